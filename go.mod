@@ -1,0 +1,3 @@
+module github.com/hangarhq/hangar
+
+go 1.26.8
