@@ -1,0 +1,370 @@
+// Package postgres is Hangar's production event store on PostgreSQL, through
+// pgx. It is the only package that imports pgx.
+//
+// An append is one SQL statement (one round trip, one implicit transaction):
+// a data-modifying CTE advances the match row only if it is at the expected
+// version and the command's request id is new, and inserts the events and the
+// command only if that update happened. The (match_id, seq) primary key is
+// the backstop against forks.
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/golang-migrate/migrate/v4"
+	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5" // the pgx5:// migrate driver
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hangarhq/hangar/migrations"
+	"github.com/hangarhq/hangar/store"
+)
+
+var _ store.Store = (*Store)(nil)
+
+// Store is a store.Store on a Postgres connection pool.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Open connects to the database at url (postgres://…) and checks it answers.
+// It does not migrate: call Migrate first.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse database url: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// Migrate applies every embedded migration not yet applied to the database
+// at url. Being up to date already is success.
+func Migrate(url string) error {
+	src, err := iofs.New(migrations.Postgres, "postgres")
+	if err != nil {
+		return fmt.Errorf("postgres: migrations: %w", err)
+	}
+	m, err := migrate.NewWithSourceInstance("iofs", src, migrateURL(url))
+	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	defer m.Close()
+	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	return nil
+}
+
+// migrateURL turns a postgres:// URL into the pgx5:// scheme of migrate's
+// pgx driver.
+func migrateURL(u string) string {
+	for _, p := range []string{"postgres://", "postgresql://"} {
+		if strings.HasPrefix(u, p) {
+			return "pgx5://" + strings.TrimPrefix(u, p)
+		}
+	}
+	return u
+}
+
+// CreateDatabase creates the database name on the server at serverURL and
+// returns a URL for it. Test harnesses use it to give each test its own
+// database.
+func CreateDatabase(ctx context.Context, serverURL, name string) (string, error) {
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		return "", fmt.Errorf("postgres: connect: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return "", fmt.Errorf("postgres: create database: %w", err)
+	}
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return "", err
+	}
+	u.Path = "/" + name
+	return u.String(), nil
+}
+
+// DropDatabase drops the database name, disconnecting its sessions.
+func DropDatabase(ctx context.Context, serverURL, name string) error {
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		return fmt.Errorf("postgres: connect: %w", err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	return err
+}
+
+const appendSQL = `
+WITH upd AS (
+	UPDATE matches SET version = $3, status = $4, player_ids = $5, free_seats = $6,
+		bot_turn = $7, summary = $8, started_at = $9, ended_at = $10
+	WHERE id = $1 AND version = $2
+	  AND NOT EXISTS (SELECT 1 FROM match_commands
+	                  WHERE match_id = $1 AND author_id = $11 AND request_id = $12)
+	RETURNING id
+), ev AS (
+	INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
+	SELECT $1, $2 + e.ord, e.t, e.p, $11, $13
+	FROM unnest($14::text[], $15::bytea[]) WITH ORDINALITY AS e(t, p, ord)
+	WHERE EXISTS (SELECT 1 FROM upd)
+), cmd AS (
+	INSERT INTO match_commands (match_id, author_id, request_id, fingerprint, first_seq, last_seq)
+	SELECT $1, $11, $12, $16, $2 + 1, $3 FROM upd
+)
+SELECT count(*) FROM upd`
+
+const createSQL = `
+WITH ins AS (
+	INSERT INTO matches (id, game, status, version, creator_id, player_ids, free_seats,
+		bot_turn, options, summary, created_at, started_at, ended_at)
+	VALUES ($1, $17, $4, $3, $18, $5, $6, $7, $19, $8, $13, $9, $10)
+	ON CONFLICT (id) DO NOTHING
+	RETURNING id
+), ev AS (
+	INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
+	SELECT $1, $2 + e.ord, e.t, e.p, $11, $13
+	FROM unnest($14::text[], $15::bytea[]) WITH ORDINALITY AS e(t, p, ord)
+	WHERE EXISTS (SELECT 1 FROM ins)
+), cmd AS (
+	INSERT INTO match_commands (match_id, author_id, request_id, fingerprint, first_seq, last_seq)
+	SELECT $1, $11, $12, $16, $2 + 1, $3 FROM ins
+)
+SELECT count(*) FROM ins`
+
+// Append implements store.Log.
+func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error) {
+	m := a.Match
+	n := int64(len(a.Events))
+	if n == 0 || m.Version != a.Expected+n || a.Expected < 0 {
+		return store.Result{}, fmt.Errorf("postgres: append of %d events from %d to %d: inconsistent", n, a.Expected, m.Version)
+	}
+	types := make([]string, n)
+	payloads := make([][]byte, n)
+	for i, e := range a.Events {
+		types[i], payloads[i] = e.Type, e.Payload
+	}
+	players := m.Players
+	if players == nil {
+		players = []string{}
+	}
+	args := []any{
+		m.ID, a.Expected, m.Version, string(m.Status), players, m.FreeSeats,
+		m.BotTurn, m.Summary, nullTime(m.Started), nullTime(m.Ended),
+		a.Command.Author, a.Command.RequestID, a.Time, types, payloads, a.Command.Fingerprint,
+	}
+	q := appendSQL
+	if a.Expected == 0 {
+		q = createSQL
+		args = append(args, m.Game, m.Creator, m.Options)
+	}
+	var applied int
+	err := s.pool.QueryRow(ctx, q, args...).Scan(&applied)
+	if err != nil {
+		var pgErr *pgconn.PgError
+		// A concurrent append of the same version or request id lost the
+		// race on a unique key: find out which.
+		if !errors.As(err, &pgErr) || (pgErr.Code != "23505" && pgErr.Code != "40001") {
+			return store.Result{}, fmt.Errorf("postgres: append: %w", err)
+		}
+	} else if applied == 1 {
+		return store.Result{First: a.Expected + 1, Last: m.Version}, nil
+	}
+	return s.explain(ctx, a)
+}
+
+// explain finds out why an append changed nothing: a retried command, a
+// reused request id, an unknown match or a stale version.
+func (s *Store) explain(ctx context.Context, a store.Append) (store.Result, error) {
+	var fp []byte
+	var r store.Result
+	err := s.pool.QueryRow(ctx,
+		`SELECT fingerprint, first_seq, last_seq FROM match_commands
+		 WHERE match_id = $1 AND author_id = $2 AND request_id = $3`,
+		a.Match.ID, a.Command.Author, a.Command.RequestID).Scan(&fp, &r.First, &r.Last)
+	switch {
+	case err == nil:
+		if !bytes.Equal(fp, a.Command.Fingerprint) {
+			return store.Result{}, store.ErrRequestMismatch
+		}
+		r.Duplicate = true
+		return r, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return store.Result{}, fmt.Errorf("postgres: append: %w", err)
+	}
+	if a.Expected == 0 {
+		return store.Result{}, store.ErrExists
+	}
+	var v int64
+	err = s.pool.QueryRow(ctx, `SELECT version FROM matches WHERE id = $1`, a.Match.ID).Scan(&v)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return store.Result{}, store.ErrNotFound
+	case err != nil:
+		return store.Result{}, fmt.Errorf("postgres: append: %w", err)
+	}
+	return store.Result{}, fmt.Errorf("%w: match %s is at %d, not %d", store.ErrVersionConflict, a.Match.ID, v, a.Expected)
+}
+
+// Events implements store.Log.
+func (s *Store) Events(ctx context.Context, matchID string, after int64, limit int) ([]store.Event, error) {
+	rows, err := s.pool.Query(ctx,
+		`SELECT seq, type, payload, author_id, created_at FROM match_events
+		 WHERE match_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, matchID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: events: %w", err)
+	}
+	evs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Event, error) {
+		var e store.Event
+		err := r.Scan(&e.Seq, &e.Type, &e.Payload, &e.Author, &e.Time)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: events: %w", err)
+	}
+	return evs, nil
+}
+
+const matchColumns = `id, game, status, version, creator_id, player_ids, free_seats, bot_turn,
+	options, summary, created_at, started_at, ended_at`
+
+func scanMatch(r pgx.Row) (store.Match, error) {
+	var m store.Match
+	var status string
+	var started, ended *time.Time
+	err := r.Scan(&m.ID, &m.Game, &status, &m.Version, &m.Creator, &m.Players, &m.FreeSeats,
+		&m.BotTurn, &m.Options, &m.Summary, &m.Created, &started, &ended)
+	m.Status = store.Status(status)
+	if started != nil {
+		m.Started = *started
+	}
+	if ended != nil {
+		m.Ended = *ended
+	}
+	return m, err
+}
+
+// Match implements store.Log.
+func (s *Store) Match(ctx context.Context, id string) (store.Match, error) {
+	m, err := scanMatch(s.pool.QueryRow(ctx, `SELECT `+matchColumns+` FROM matches WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Match{}, store.ErrNotFound
+	}
+	if err != nil {
+		return store.Match{}, fmt.Errorf("postgres: match: %w", err)
+	}
+	return m, nil
+}
+
+// Matches implements store.Log.
+func (s *Store) Matches(ctx context.Context, q store.Query) ([]store.Match, error) {
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if q.Status != "" {
+		where = append(where, "status = "+arg(string(q.Status)))
+	}
+	if q.Game != "" {
+		where = append(where, "game = "+arg(q.Game))
+	}
+	if q.Player != "" {
+		p := arg(q.Player)
+		where = append(where, fmt.Sprintf("(player_ids @> ARRAY[%s]::text[] OR creator_id = %s)", p, p))
+	}
+	if q.OpenSeats {
+		where = append(where, "free_seats > 0")
+	}
+	if q.BotTurn {
+		where = append(where, "bot_turn")
+	}
+	if q.After != nil {
+		where = append(where, fmt.Sprintf("(created_at, id) < (%s, %s)", arg(q.After.Created), arg(q.After.ID)))
+	}
+	sql := `SELECT ` + matchColumns + ` FROM matches`
+	if len(where) > 0 {
+		sql += " WHERE " + strings.Join(where, " AND ")
+	}
+	sql += " ORDER BY created_at DESC, id DESC LIMIT " + arg(q.Limit)
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: matches: %w", err)
+	}
+	ms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Match, error) { return scanMatch(r) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: matches: %w", err)
+	}
+	return ms, nil
+}
+
+// CreatePlayer implements store.Players.
+func (s *Store) CreatePlayer(ctx context.Context, p store.Player, tokenHash []byte) error {
+	_, err := s.pool.Exec(ctx, `
+		WITH p AS (INSERT INTO players (id, display_name, created_at) VALUES ($1, $2, $3) RETURNING id)
+		INSERT INTO player_tokens (token_hash, player_id, created_at) SELECT $4, id, $3 FROM p`,
+		p.ID, p.DisplayName, p.Created, tokenHash)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return store.ErrExists
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: create player: %w", err)
+	}
+	return nil
+}
+
+// Player implements store.Players.
+func (s *Store) Player(ctx context.Context, id string) (store.Player, error) {
+	return s.player(ctx, `SELECT id, display_name, created_at FROM players WHERE id = $1`, id)
+}
+
+// PlayerByToken implements store.Players.
+func (s *Store) PlayerByToken(ctx context.Context, tokenHash []byte) (store.Player, error) {
+	return s.player(ctx, `SELECT p.id, p.display_name, p.created_at FROM player_tokens t
+		JOIN players p ON p.id = t.player_id WHERE t.token_hash = $1`, tokenHash)
+}
+
+func (s *Store) player(ctx context.Context, q string, arg any) (store.Player, error) {
+	var p store.Player
+	err := s.pool.QueryRow(ctx, q, arg).Scan(&p.ID, &p.DisplayName, &p.Created)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return p, store.ErrNotFound
+	}
+	if err != nil {
+		return p, fmt.Errorf("postgres: player: %w", err)
+	}
+	return p, nil
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}

@@ -1,0 +1,30 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hangarhq/hangar/store"
+	"github.com/hangarhq/hangar/store/postgres"
+	"github.com/hangarhq/hangar/store/postgres/pgtest"
+	"github.com/hangarhq/hangar/store/storetest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func open(t *testing.T) store.Store {
+	s, err := postgres.Open(context.Background(), pgtest.Database(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) { storetest.Run(t, open) }
+
+func TestMigrateTwice(t *testing.T) {
+	url := pgtest.Database(t)
+	if err := postgres.Migrate(url); err != nil {
+		t.Fatalf("second migrate: %v", err)
+	}
+}

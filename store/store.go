@@ -1,0 +1,166 @@
+// Package store is the contract between Hangar's services and its event
+// stores: the types a store keeps, the small interfaces it implements and
+// the sentinel errors it returns. Implementations live in store/postgres
+// (production) and store/sqlite (the embedded default); store/storetest is
+// the conformance suite every implementation passes.
+//
+// A match is one append-only stream of events numbered 1, 2, 3 … (its
+// version). Every append names the version it expects the match to have;
+// the store appends the events, advances the match's summary row and records
+// the command's request id in one transaction, or does nothing at all.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors a store returns. Callers match them with errors.Is.
+var (
+	// ErrNotFound: no match or player with that id (or token).
+	ErrNotFound = errors.New("store: not found")
+	// ErrVersionConflict: the match's version is not the expected one.
+	ErrVersionConflict = errors.New("store: version conflict")
+	// ErrExists: a player or match with that id already exists.
+	ErrExists = errors.New("store: already exists")
+	// ErrRequestMismatch: the request id was already used by this author on
+	// this match for a different command.
+	ErrRequestMismatch = errors.New("store: request id reused for a different command")
+)
+
+// Status is a match's life-cycle state.
+type Status string
+
+// Match statuses.
+const (
+	StatusOpen      Status = "open"
+	StatusActive    Status = "active"
+	StatusFinished  Status = "finished"
+	StatusAbandoned Status = "abandoned"
+)
+
+// Match is a match's summary row: what lists and schedulers read without
+// folding events. The service owns Options and Summary (opaque bytes); the
+// store indexes the other fields.
+type Match struct {
+	ID      string
+	Game    string
+	Status  Status
+	Version int64
+	Creator string
+	// Players are the player ids holding a seat (for "my matches").
+	Players []string
+	// FreeSeats is the number of empty seats (open lobbies list only > 0).
+	FreeSeats int
+	// BotTurn is true while a server-side bot must act next.
+	BotTurn bool
+	Options []byte
+	Summary []byte
+	Created time.Time
+	Started time.Time // zero until started
+	Ended   time.Time // zero until ended
+}
+
+// Event is one stored event of a match.
+type Event struct {
+	Seq     int64
+	Type    string
+	Payload []byte
+	Author  string
+	Time    time.Time
+}
+
+// Command identifies the client command that produced an append, so that a
+// retry is recognised: (match, Author, RequestID) is unique, and Fingerprint
+// tells a true retry from a different command reusing the id.
+type Command struct {
+	Author      string
+	RequestID   string
+	Fingerprint []byte
+}
+
+// Append is one atomic write: the events of one command and the match row
+// as it stands after them.
+type Append struct {
+	// Match is the summary row after the append; Match.Version must equal
+	// Expected + len(Events).
+	Match Match
+	// Expected is the version the match must have; 0 creates the match.
+	Expected int64
+	Command  Command
+	// Events are numbered Expected+1 … by the store; their Seq, Author and
+	// Time fields are ignored.
+	Events []Event
+	// Time stamps the events.
+	Time time.Time
+}
+
+// Result says where an append's events are.
+type Result struct {
+	First, Last int64
+	// Duplicate is true when the command had already been applied: nothing
+	// was written and First..Last are the original command's events.
+	Duplicate bool
+}
+
+// Query selects matches, newest first.
+type Query struct {
+	Status Status // "" = any
+	Game   string // "" = any
+	// Player keeps matches where the player holds a seat or is the creator.
+	Player string
+	// OpenSeats keeps matches with at least one free seat.
+	OpenSeats bool
+	// BotTurn keeps matches where a bot must act.
+	BotTurn bool
+	// After is the cursor: only matches strictly older than it.
+	After *Cursor
+	Limit int
+}
+
+// Cursor is a position in the newest-first order of matches.
+type Cursor struct {
+	Created time.Time
+	ID      string
+}
+
+// Player is a registered player.
+type Player struct {
+	ID          string
+	DisplayName string
+	Created     time.Time
+}
+
+// Log is the event log of matches.
+type Log interface {
+	// Append writes a.Events and the new match row atomically. It returns
+	// ErrVersionConflict when the match is not at a.Expected (or, when
+	// creating, ErrExists when the id is taken by another command),
+	// ErrNotFound for an unknown match, ErrRequestMismatch when the request
+	// id was used for another command, and a Duplicate result for a retry.
+	Append(ctx context.Context, a Append) (Result, error)
+	// Events returns up to limit events with seq > after, in order.
+	Events(ctx context.Context, matchID string, after int64, limit int) ([]Event, error)
+	// Match returns a match's summary row, or ErrNotFound.
+	Match(ctx context.Context, id string) (Match, error)
+	// Matches lists the matches q selects, newest first.
+	Matches(ctx context.Context, q Query) ([]Match, error)
+}
+
+// Players keeps players and hashes of their tokens.
+type Players interface {
+	// CreatePlayer stores p and the hash of its token; ErrExists if taken.
+	CreatePlayer(ctx context.Context, p Player, tokenHash []byte) error
+	// Player returns a player by id, or ErrNotFound.
+	Player(ctx context.Context, id string) (Player, error)
+	// PlayerByToken returns the player owning a token hash, or ErrNotFound.
+	PlayerByToken(ctx context.Context, tokenHash []byte) (Player, error)
+}
+
+// Store is everything the service needs from one database.
+type Store interface {
+	Log
+	Players
+	Close() error
+}

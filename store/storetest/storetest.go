@@ -1,0 +1,343 @@
+// Package storetest is the conformance suite every store.Store passes.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hangarhq/hangar/store"
+)
+
+// Run runs the suite; open returns a new, empty, migrated store for each
+// subtest (closed by the suite).
+func Run(t *testing.T, open func(t *testing.T) store.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s store.Store)
+	}{
+		{"AppendAndLoad", testAppendAndLoad},
+		{"CreateTwice", testCreateTwice},
+		{"WrongExpectedVersion", testWrongVersion},
+		{"UnknownMatch", testUnknownMatch},
+		{"ConcurrentAppendsOneWins", testConcurrentAppends},
+		{"DuplicateRequestID", testDuplicateRequest},
+		{"LargeBatch", testLargeBatch},
+		{"Paging", testPaging},
+		{"Matches", testMatches},
+		{"Players", testPlayers},
+		{"CanceledContext", testCanceled},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := open(t)
+			t.Cleanup(func() { s.Close() })
+			tc.fn(t, s)
+		})
+	}
+}
+
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func events(n int, tag string) []store.Event {
+	evs := make([]store.Event, n)
+	for i := range evs {
+		evs[i] = store.Event{Type: "t" + tag, Payload: []byte(fmt.Sprintf("%s-%d", tag, i))}
+	}
+	return evs
+}
+
+func match(id string, version int64) store.Match {
+	return store.Match{ID: id, Game: "aeroplane", Status: store.StatusOpen, Version: version,
+		Creator: "p1", Players: []string{"p1"}, FreeSeats: 1, Options: []byte("o"),
+		Summary: []byte(fmt.Sprint("v", version)), Created: t0}
+}
+
+func cmd(req string) store.Command {
+	return store.Command{Author: "p1", RequestID: req, Fingerprint: []byte(req)}
+}
+
+// create makes match id with n events.
+func create(t *testing.T, s store.Store, id string, n int) {
+	t.Helper()
+	_, err := s.Append(context.Background(), store.Append{Match: match(id, int64(n)), Command: cmd("create-" + id),
+		Events: events(n, "c"), Time: t0})
+	if err != nil {
+		t.Fatalf("create %s: %v", id, err)
+	}
+}
+
+func add(s store.Store, id string, expected int64, req string, n int) (store.Result, error) {
+	return s.Append(context.Background(), store.Append{Match: match(id, expected+int64(n)), Expected: expected,
+		Command: cmd(req), Events: events(n, req), Time: t0.Add(time.Second)})
+}
+
+func testAppendAndLoad(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	create(t, s, "m1", 2)
+	r, err := add(s, "m1", 2, "r1", 3)
+	if err != nil || r != (store.Result{First: 3, Last: 5}) {
+		t.Fatalf("append = %+v, %v; want 3..5", r, err)
+	}
+	evs, err := s.Events(ctx, "m1", 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 5 {
+		t.Fatalf("loaded %d events, want 5", len(evs))
+	}
+	for i, e := range evs {
+		if e.Seq != int64(i+1) {
+			t.Errorf("event %d has seq %d", i, e.Seq)
+		}
+		if e.Author != "p1" {
+			t.Errorf("event %d author %q", i, e.Author)
+		}
+	}
+	if string(evs[2].Payload) != "r1-0" || evs[4].Type != "tr1" || !evs[4].Time.Equal(t0.Add(time.Second)) {
+		t.Errorf("event 3/5 = %+v / %+v", evs[2], evs[4])
+	}
+	m, err := s.Match(ctx, "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Version != 5 || string(m.Summary) != "v5" || string(m.Options) != "o" || m.Game != "aeroplane" || !m.Created.Equal(t0) {
+		t.Errorf("match row = %+v", m)
+	}
+}
+
+func testCreateTwice(t *testing.T, s store.Store) {
+	create(t, s, "m1", 1)
+	// The same command again is a retry.
+	r, err := s.Append(context.Background(), store.Append{Match: match("m1", 1), Command: cmd("create-m1"), Events: events(1, "c"), Time: t0})
+	if err != nil || !r.Duplicate || r.First != 1 || r.Last != 1 {
+		t.Fatalf("retried create = %+v, %v", r, err)
+	}
+	// Another command creating the same id is refused.
+	_, err = s.Append(context.Background(), store.Append{Match: match("m1", 1), Command: cmd("other"), Events: events(1, "c"), Time: t0})
+	if !errors.Is(err, store.ErrExists) {
+		t.Fatalf("second create: %v, want ErrExists", err)
+	}
+}
+
+func testWrongVersion(t *testing.T, s store.Store) {
+	create(t, s, "m1", 2)
+	for _, v := range []int64{1, 3} {
+		if _, err := add(s, "m1", v, fmt.Sprint("r", v), 1); !errors.Is(err, store.ErrVersionConflict) {
+			t.Errorf("append at %d: %v, want ErrVersionConflict", v, err)
+		}
+	}
+	evs, _ := s.Events(context.Background(), "m1", 0, 100)
+	m, _ := s.Match(context.Background(), "m1")
+	if len(evs) != 2 || m.Version != 2 {
+		t.Errorf("after conflicts: %d events, version %d; want 2, 2", len(evs), m.Version)
+	}
+}
+
+func testUnknownMatch(t *testing.T, s store.Store) {
+	if _, err := add(s, "nope", 1, "r", 1); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("append to unknown match: %v", err)
+	}
+	if _, err := s.Match(context.Background(), "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Match(unknown): %v", err)
+	}
+	if evs, err := s.Events(context.Background(), "nope", 0, 10); err != nil || len(evs) != 0 {
+		t.Errorf("Events(unknown) = %v, %v", evs, err)
+	}
+}
+
+func testConcurrentAppends(t *testing.T, s store.Store) {
+	create(t, s, "m1", 1)
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, errs[i] = add(s, "m1", 1, fmt.Sprint("r", i), 2)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	wins := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			wins++
+		case !errors.Is(err, store.ErrVersionConflict):
+			t.Errorf("loser got %v, want ErrVersionConflict", err)
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d appends won, want exactly 1", wins)
+	}
+	evs, _ := s.Events(context.Background(), "m1", 0, 100)
+	if len(evs) != 3 {
+		t.Fatalf("%d events, want 3", len(evs))
+	}
+}
+
+func testDuplicateRequest(t *testing.T, s store.Store) {
+	create(t, s, "m1", 1)
+	first, err := add(s, "m1", 1, "r1", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := add(s, "m1", 3, "r2", 1); err != nil {
+		t.Fatal(err)
+	}
+	// The retry names the old expected version: it returns the original result.
+	r, err := add(s, "m1", 1, "r1", 2)
+	if err != nil || !r.Duplicate || r.First != first.First || r.Last != first.Last {
+		t.Fatalf("retry = %+v, %v; want duplicate of %+v", r, err, first)
+	}
+	// The same id with another command is refused.
+	_, err = s.Append(context.Background(), store.Append{Match: match("m1", 5), Expected: 4,
+		Command: store.Command{Author: "p1", RequestID: "r1", Fingerprint: []byte("different")}, Events: events(1, "x"), Time: t0})
+	if !errors.Is(err, store.ErrRequestMismatch) {
+		t.Fatalf("reused id: %v, want ErrRequestMismatch", err)
+	}
+	// Request ids are per author.
+	_, err = s.Append(context.Background(), store.Append{Match: match("m1", 5), Expected: 4,
+		Command: store.Command{Author: "p2", RequestID: "r1", Fingerprint: []byte("r1")}, Events: events(1, "y"), Time: t0})
+	if err != nil {
+		t.Fatalf("another author's r1: %v", err)
+	}
+	evs, _ := s.Events(context.Background(), "m1", 0, 100)
+	if len(evs) != 5 {
+		t.Fatalf("%d events, want 5", len(evs))
+	}
+}
+
+func testLargeBatch(t *testing.T, s store.Store) {
+	create(t, s, "m1", 1)
+	if _, err := add(s, "m1", 1, "big", 5000); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := s.Events(context.Background(), "m1", 0, 10000)
+	if err != nil || len(evs) != 5001 || evs[5000].Seq != 5001 || string(evs[5000].Payload) != "big-4999" {
+		t.Fatalf("loaded %d events, err %v", len(evs), err)
+	}
+}
+
+func testPaging(t *testing.T, s store.Store) {
+	create(t, s, "m1", 10)
+	create(t, s, "m2", 3)
+	var seqs []int64
+	for after := int64(0); ; {
+		page, err := s.Events(context.Background(), "m1", after, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		if len(page) > 3 {
+			t.Fatalf("page of %d", len(page))
+		}
+		for _, e := range page {
+			seqs = append(seqs, e.Seq)
+		}
+		after = page[len(page)-1].Seq
+	}
+	if fmt.Sprint(seqs) != "[1 2 3 4 5 6 7 8 9 10]" {
+		t.Fatalf("paged seqs %v", seqs)
+	}
+}
+
+func testMatches(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i := range 5 {
+		m := match(fmt.Sprint("m", i), 1)
+		m.Created = t0.Add(time.Duration(i) * time.Minute)
+		m.Players = []string{"p1", fmt.Sprint("q", i%2)}
+		if i == 4 {
+			m.FreeSeats = 0
+		}
+		if _, err := s.Append(ctx, store.Append{Match: m, Command: cmd(m.ID), Events: events(1, "c"), Time: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(ms []store.Match) string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.ID)
+		}
+		return fmt.Sprint(out)
+	}
+	all, err := s.Matches(ctx, store.Query{Limit: 10})
+	if err != nil || ids(all) != "[m4 m3 m2 m1 m0]" {
+		t.Fatalf("all = %s, %v", ids(all), err)
+	}
+	open, _ := s.Matches(ctx, store.Query{Status: store.StatusOpen, OpenSeats: true, Limit: 10})
+	if ids(open) != "[m3 m2 m1 m0]" {
+		t.Errorf("open = %s", ids(open))
+	}
+	q1, _ := s.Matches(ctx, store.Query{Player: "q1", Limit: 10})
+	if ids(q1) != "[m3 m1]" {
+		t.Errorf("q1's = %s", ids(q1))
+	}
+	page1, _ := s.Matches(ctx, store.Query{Limit: 2})
+	last := page1[len(page1)-1]
+	page2, _ := s.Matches(ctx, store.Query{Limit: 2, After: &store.Cursor{Created: last.Created, ID: last.ID}})
+	if ids(page1) != "[m4 m3]" || ids(page2) != "[m2 m1]" {
+		t.Errorf("pages %s %s", ids(page1), ids(page2))
+	}
+	// A bot's turn is findable.
+	m := match("m0", 2)
+	m.Status, m.BotTurn = store.StatusActive, true
+	if _, err := s.Append(ctx, store.Append{Match: m, Expected: 1, Command: cmd("bot"), Events: events(1, "b"), Time: t0}); err != nil {
+		t.Fatal(err)
+	}
+	bots, _ := s.Matches(ctx, store.Query{Status: store.StatusActive, BotTurn: true, Limit: 10})
+	if ids(bots) != "[m0]" || bots[0].Version != 2 {
+		t.Errorf("bot turns = %s", ids(bots))
+	}
+}
+
+func testPlayers(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := store.Player{ID: "p1", DisplayName: "Ada", Created: t0}
+	if err := s.CreatePlayer(ctx, p, []byte("hash1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreatePlayer(ctx, p, []byte("hash2")); !errors.Is(err, store.ErrExists) {
+		t.Errorf("second CreatePlayer: %v", err)
+	}
+	got, err := s.Player(ctx, "p1")
+	if err != nil || got.DisplayName != "Ada" || !got.Created.Equal(t0) {
+		t.Errorf("Player = %+v, %v", got, err)
+	}
+	got, err = s.PlayerByToken(ctx, []byte("hash1"))
+	if err != nil || got.ID != "p1" {
+		t.Errorf("PlayerByToken = %+v, %v", got, err)
+	}
+	if _, err := s.PlayerByToken(ctx, []byte("hash2")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown token: %v", err)
+	}
+	if _, err := s.Player(ctx, "p2"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown player: %v", err)
+	}
+}
+
+func testCanceled(t *testing.T, s store.Store) {
+	create(t, s, "m1", 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Append(ctx, store.Append{Match: match("m1", 2), Expected: 1, Command: cmd("r"), Events: events(1, "x"), Time: t0}); err == nil {
+		t.Error("append with a canceled context succeeded")
+	}
+	if _, err := s.Events(ctx, "m1", 0, 10); err == nil {
+		t.Error("Events with a canceled context succeeded")
+	}
+	evs, _ := s.Events(context.Background(), "m1", 0, 10)
+	if len(evs) != 1 {
+		t.Errorf("%d events after a canceled append, want 1", len(evs))
+	}
+}
