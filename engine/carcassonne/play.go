@@ -62,26 +62,24 @@ func (s *State) fits(t TileID, r Rotation, p Pos) error {
 func (s *State) placements(t TileID, yield func(Placement) bool) {
 	g := &s.g
 	rts := &rotated[t]
-	for y := 0; y < g.h; y++ {
-		for x := 0; x < g.w; x++ {
-			if g.cells[y*g.w+x] != 0 {
+	c, w := g.cells, g.w
+	for y := 1; y < g.h-1; y++ {
+		for i := y*w + 1; i < (y+1)*w-1; i++ {
+			if c[i] != 0 {
+				continue
+			}
+			nb := [4]int16{c[i-w], c[i+1], c[i+w], c[i-1]}
+			if nb == [4]int16{} {
 				continue
 			}
 			// need[side] = the edge the neighbour shows, 255 where there is none
 			var need [4]Edge
-			n := 0
-			p := Pos{x + g.x0, y + g.y0}
-			for side := range Side(4) {
-				j := g.at(p.Step(side))
-				if j < 0 {
+			for side, j := range nb {
+				if j == 0 {
 					need[side] = 255
-					continue
+				} else {
+					need[side] = s.tiles[j-1].edges[(side+2)&3]
 				}
-				n++
-				need[side] = s.tiles[j].edges[side.Opposite()]
-			}
-			if n == 0 {
-				continue
 			}
 		rot:
 			for r := range Rotation(4) {
@@ -91,7 +89,7 @@ func (s *State) placements(t TileID, yield func(Placement) bool) {
 						continue rot
 					}
 				}
-				if !yield(Placement{p, r}) {
+				if !yield(Placement{Pos{i%w + g.x0, y + g.y0}, r}) {
 					return
 				}
 			}
@@ -427,6 +425,9 @@ func (s *State) finishTurn(evs []Event) []Event {
 // scoreEvents emits a Scored event for each seat in win.
 func (s *State) scoreEvents(evs []Event, root int, win uint8, final bool) []Event {
 	pts := s.value(root, final)
+	if pts == 0 {
+		return evs // a farm bordering no completed city: nothing to record
+	}
 	m := s.minNode(root)
 	n := &s.nodes[m]
 	for seat := range s.players {

@@ -43,7 +43,7 @@ func (p Phase) String() string {
 type Stack [NumTiles]uint8
 
 // Len returns the number of tiles in the stack.
-func (st *Stack) Len() int {
+func (st Stack) Len() int {
 	n := 0
 	for _, c := range st {
 		n += int(c)
@@ -52,7 +52,7 @@ func (st *Stack) Len() int {
 }
 
 // Count returns the number of tiles of type t in the stack.
-func (st *Stack) Count(t TileID) int {
+func (st Stack) Count(t TileID) int {
 	if int(t) >= NumTiles {
 		return 0
 	}
@@ -62,7 +62,7 @@ func (st *Stack) Count(t TileID) int {
 // Nth returns the i-th tile (0 <= i < Len) of the stack listed in table order, so that a caller
 // drawing i uniformly draws every face-down tile with equal chance. It returns NoTile when i is
 // out of range.
-func (st *Stack) Nth(i int) TileID {
+func (st Stack) Nth(i int) TileID {
 	if i < 0 {
 		return NoTile
 	}
@@ -136,8 +136,9 @@ type follower struct {
 	seat int8
 }
 
-// grid maps cells to tile index+1 over a bounding box that always has an empty margin around
-// the placed tiles, so every cell a tile could go to lies inside it.
+// grid maps cells to tile index+1 over a bounding box that keeps two empty rows and columns
+// around the placed tiles, so every cell a tile could go to lies inside it and is not on its
+// border (its four neighbours are in the grid too).
 type grid struct {
 	x0, y0, w, h int
 	cells        []int16
@@ -153,21 +154,21 @@ func (g *grid) at(p Pos) int {
 
 // with returns a copy of g with tile ti at p, grown so that p keeps an empty margin.
 func (g grid) with(p Pos, ti int) grid {
-	const margin = 3
+	const margin = 4
 	x0, y0, x1, y1 := g.x0, g.y0, g.x0+g.w, g.y0+g.h
 	if g.w == 0 {
 		x0, y0, x1, y1 = p.X, p.Y, p.X+1, p.Y+1
 	}
-	if p.X-1 < x0 {
+	if p.X-2 < x0 {
 		x0 = p.X - margin
 	}
-	if p.Y-1 < y0 {
+	if p.Y-2 < y0 {
 		y0 = p.Y - margin
 	}
-	if p.X+2 > x1 {
+	if p.X+3 > x1 {
 		x1 = p.X + 1 + margin
 	}
-	if p.Y+2 > y1 {
+	if p.Y+3 > y1 {
 		y1 = p.Y + 1 + margin
 	}
 	n := grid{x0: x0, y0: y0, w: x1 - x0, h: y1 - y0}
