@@ -153,7 +153,7 @@ var ruleCases = []struct {
 		err:    ErrNoSpot,
 	},
 	{
-		name:   "with an empty supply and no flying machine the placement ends the turn",
+		name: "with an empty supply and no flying machine the placement ends the turn",
 		before: "players=2 opts=- phase=place turn=0 tile=U scores=0,0 " + stack + " board=D@0,0r0 " +
 			"followers=0@0,0f0;0@0,0f0;0@0,0f0;0@0,0f0;0@0,0f1;0@0,0f2;0@0,0f3",
 		moves:  []string{"place 1,0 r0"},
