@@ -1,0 +1,93 @@
+// Package bot holds computer players for the aeroplane engine: Random plays any legal move,
+// Greedy scores each legal move with a one-ply heuristic. Both are deterministic given their
+// seeded source and never touch a global random source. A bot keeps scratch buffers and is not
+// safe for concurrent use.
+package bot
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/hangarhq/hangar/engine/aeroplane"
+)
+
+// Bot chooses a move. Choose is called only in PhaseMove, when the seat to act has at least
+// one legal move, and returns one of s.LegalMoves().
+type Bot interface {
+	Choose(s aeroplane.State) aeroplane.Move
+}
+
+// Random chooses uniformly among the legal moves.
+type Random struct {
+	r   *rand.Rand
+	buf []aeroplane.Move
+}
+
+// NewRandom returns a Random bot drawing from r.
+func NewRandom(r *rand.Rand) *Random { return &Random{r: r, buf: make([]aeroplane.Move, 0, 64)} }
+
+// Choose returns a uniformly drawn legal move.
+func (b *Random) Choose(s aeroplane.State) aeroplane.Move {
+	b.buf = s.AppendLegalMoves(b.buf[:0])
+	return b.buf[b.r.IntN(len(b.buf))]
+}
+
+// ErrTooLong: a game did not end within the driver's step limit.
+var ErrTooLong = errors.New("bot: game too long")
+
+// MaxSteps bounds the rolls and moves of one game played by Driver.
+const MaxSteps = 1 << 20
+
+// Driver plays whole games: it rolls the die from Dice for whoever must roll and asks the bot
+// of the seat to act for each move. It keeps its event buffer between games, so a game does not
+// allocate once the buffer has grown.
+type Driver struct {
+	Bots [aeroplane.MaxSeats]Bot // one per seat in play
+	Dice *rand.Rand
+	// OnStep, if set, sees every action: the state before, the roll (0 for a move), the move,
+	// and the events it caused (valid only during the call).
+	OnStep func(before aeroplane.State, die int, m aeroplane.Move, evs []aeroplane.Event)
+	evs    []aeroplane.Event
+}
+
+// Play plays s to the end and returns the final state and the number of rolls and moves made.
+// It returns an error when the engine rejects an action (a bot bug) or, wrapping ErrTooLong,
+// when the game does not end within MaxSteps.
+func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
+	if d.evs == nil {
+		d.evs = make([]aeroplane.Event, 0, 32)
+	}
+	for steps := 0; steps < MaxSteps; steps++ {
+		if s.Over() {
+			return s, steps, nil
+		}
+		var err error
+		var ns aeroplane.State
+		seat := s.Turn()
+		var m aeroplane.Move
+		die := 0
+		if s.Phase() == aeroplane.PhaseMove {
+			m = d.Bots[seat].Choose(s)
+			ns, d.evs, err = s.AppendMove(d.evs[:0], seat, m)
+		} else {
+			die = 1 + d.Dice.IntN(6)
+			ns, d.evs, err = s.AppendRoll(d.evs[:0], seat, die)
+		}
+		if err != nil {
+			return s, steps, fmt.Errorf("bot: seat %d, %s, die %d move %s: %w", seat, s, die, m, err)
+		}
+		if d.OnStep != nil {
+			d.OnStep(s, die, m, d.evs)
+		}
+		s = ns
+	}
+	return s, MaxSteps, fmt.Errorf("%w: %s", ErrTooLong, s)
+}
+
+// PlayGame plays s to the end with one bot per seat and dice drawn from dice (see Driver.Play).
+func PlayGame(s aeroplane.State, bots [aeroplane.MaxSeats]Bot, dice *rand.Rand) (aeroplane.State, error) {
+	d := Driver{Bots: bots, Dice: dice}
+	s, _, err := d.Play(s)
+	return s, err
+}
