@@ -10,9 +10,12 @@ import (
 func BenchmarkRandomGame(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	b.ReportAllocs()
+	games := 0
 	for b.Loop() {
 		randomGame(b, 2, Options{}, r, nil)
+		games++
 	}
+	b.ReportMetric(float64(games)/b.Elapsed().Seconds(), "games/s")
 }
 
 func lateBoard(tb testing.TB) State {

@@ -1,7 +1,6 @@
 package carcassonne
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -67,71 +66,45 @@ func TestGoldenReplays(t *testing.T) {
 // file, folds the file's events from the start, and checks both end in the file's final state.
 func replay(t *testing.T, text string) {
 	t.Helper()
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Scan()
-	head := strings.Fields(sc.Text())
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	head := strings.Fields(lines[0])
 	var players int
 	fmt.Sscanf(head[0], "players=%d", &players)
-	var o Options
-	o.NoFlier = strings.Contains(head[1], "noflier")
-	o.NoFarmers = strings.Contains(head[1], "nofarmers")
+	o := Options{NoFlier: strings.Contains(head[1], "noflier"), NoFarmers: strings.Contains(head[1], "nofarmers")}
 	played, err := New(players, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := played
-	var all, pending []Event
+	var all, want []Event // every event in the file; the events the last move gave
 	var finalText string
-	flush := func(line int) {
-		if pending == nil {
-			return
-		}
-		for _, e := range pending {
-			all = append(all, e)
-		}
-		pending = nil
-	}
-	line := 1
-	var expect []Event
-	check := func() {
-		if len(expect) != len(pending) {
-			t.Fatalf("line %d: move gave %v, file has %v", line, expect, pending)
-		}
-		for i := range expect {
-			if expect[i] != pending[i] {
-				t.Fatalf("line %d: move gave %v, file has %v", line, expect[i], pending[i])
-			}
-		}
-	}
-	for sc.Scan() {
-		line++
-		l := sc.Text()
+	for i, l := range lines[1:] {
 		switch {
 		case strings.HasPrefix(l, "> "):
-			check()
-			flush(line)
+			if len(want) != 0 {
+				t.Fatalf("line %d: the file lacks events %v", i+2, want)
+			}
 			m, err := ParseMove(l[2:])
 			if err != nil {
-				t.Fatalf("line %d: %v", line, err)
+				t.Fatalf("line %d: %v", i+2, err)
 			}
-			var evs []Event
-			played, evs, err = played.Play(played.Turn(), m)
-			if err != nil {
-				t.Fatalf("line %d: %v: %v", line, m, err)
+			if played, want, err = played.Play(played.Turn(), m); err != nil {
+				t.Fatalf("line %d: %v: %v", i+2, m, err)
 			}
-			expect, pending = evs, []Event{}
 		case strings.HasPrefix(l, "= "):
 			finalText = l[2:]
 		default:
 			e, err := ParseEvent(l)
 			if err != nil {
-				t.Fatalf("line %d: %v", line, err)
+				t.Fatalf("line %d: %v", i+2, err)
 			}
-			pending = append(pending, e)
+			if len(want) == 0 || want[0] != e {
+				t.Fatalf("line %d: file has %v, the move gave %v", i+2, e, want)
+			}
+			want = want[1:]
+			all = append(all, e)
 		}
 	}
-	check()
-	flush(line)
 	folded, err := start.Fold(all)
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,10 @@ func (s *State) fits(t TileID, r Rotation, p Pos) error {
 // and stops when yield returns false.
 func (s *State) placements(t TileID, yield func(Placement) bool) {
 	g := &s.g
-	rts := &rotated[t]
+	var codes [4]uint8 // the tile's edges at each rotation, two bits per side
+	for r := range codes {
+		codes[r] = rotated[t][r].code
+	}
 	c, w := g.cells, g.w
 	for y := 1; y < g.h-1; y++ {
 		for i := y*w + 1; i < (y+1)*w-1; i++ {
@@ -72,24 +75,16 @@ func (s *State) placements(t TileID, yield func(Placement) bool) {
 			if nb == [4]int16{} {
 				continue
 			}
-			// need[side] = the edge the neighbour shows, 255 where there is none
-			var need [4]Edge
+			// The neighbours' facing edges, packed like codes, and which sides have one.
+			var mask, want uint8
 			for side, j := range nb {
-				if j == 0 {
-					need[side] = 255
-				} else {
-					need[side] = s.tiles[j-1].edges[(side+2)&3]
+				if j != 0 {
+					mask |= 3 << (2 * side)
+					want |= uint8(s.tiles[j-1].edges[(side+2)&3]) << (2 * side)
 				}
 			}
-		rot:
-			for r := range Rotation(4) {
-				e := &rts[r].edges
-				for side := range 4 {
-					if need[side] != 255 && need[side] != e[side] {
-						continue rot
-					}
-				}
-				if !yield(Placement{Pos{i%w + g.x0, y + g.y0}, r}) {
+			for r, code := range codes {
+				if code&mask == want && !yield(Placement{Pos{i%w + g.x0, y + g.y0}, Rotation(r)}) {
 					return
 				}
 			}

@@ -108,7 +108,7 @@ func ParseTile(s string) (TileID, error) {
 }
 
 // Type returns the table entry of t. It panics if t is not a tile id.
-func (t TileID) Type() *TileType { return &tileTypes[t] }
+func (t TileID) Type() TileType { return tileTypes[t] }
 
 // Tiles returns the tile table: the 24 base types then the 8 flying-machine types.
 func Tiles() []TileType { return append([]TileType(nil), tileTypes[:]...) }
@@ -129,6 +129,7 @@ type rfeat struct {
 // rtile is a tile type turned to a rotation.
 type rtile struct {
 	edges    [4]Edge
+	code     uint8   // edges packed two bits per side, side 0 lowest
 	sideFeat [4]int8 // road/city feature on each side, -1 for a field side
 	halfFeat [8]int8 // field feature on each half-edge, -1 on a city side
 	feats    []rfeat
@@ -360,6 +361,9 @@ func rotate(t *TileType, r Rotation) rtile {
 	}
 	for s := range 4 {
 		rt.edges[Side(s).Rotate(r)] = t.Edges[s]
+	}
+	for s, e := range rt.edges {
+		rt.code |= uint8(e) << (2 * s)
 	}
 	for i, f := range t.Features {
 		rf := rfeat{kind: f.Kind, pennant: f.Pennant, dir: f.Dir.Rotate(r)}
