@@ -140,6 +140,10 @@ type Log interface {
 	// ErrNotFound for an unknown match, ErrRequestMismatch when the request
 	// id was used for another command, and a Duplicate result for a retry.
 	Append(ctx context.Context, a Append) (Result, error)
+	// Command returns where the events of an already applied command are
+	// (a Duplicate result), ErrRequestMismatch when the request id was used
+	// for another command, or ErrNotFound when it was never applied.
+	Command(ctx context.Context, matchID string, c Command) (Result, error)
 	// Events returns up to limit events with seq > after, in order.
 	Events(ctx context.Context, matchID string, after int64, limit int) ([]Event, error)
 	// Match returns a match's summary row, or ErrNotFound.

@@ -200,21 +200,9 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 // explain finds out why an append changed nothing: a retried command, a
 // reused request id, an unknown match or a stale version.
 func (s *Store) explain(ctx context.Context, a store.Append) (store.Result, error) {
-	var fp []byte
-	var r store.Result
-	err := s.pool.QueryRow(ctx,
-		`SELECT fingerprint, first_seq, last_seq FROM match_commands
-		 WHERE match_id = $1 AND author_id = $2 AND request_id = $3`,
-		a.Match.ID, a.Command.Author, a.Command.RequestID).Scan(&fp, &r.First, &r.Last)
-	switch {
-	case err == nil:
-		if !bytes.Equal(fp, a.Command.Fingerprint) {
-			return store.Result{}, store.ErrRequestMismatch
-		}
-		r.Duplicate = true
-		return r, nil
-	case !errors.Is(err, pgx.ErrNoRows):
-		return store.Result{}, fmt.Errorf("postgres: append: %w", err)
+	r, err := s.Command(ctx, a.Match.ID, a.Command)
+	if !errors.Is(err, store.ErrNotFound) {
+		return r, err
 	}
 	if a.Expected == 0 {
 		return store.Result{}, store.ErrExists
@@ -228,6 +216,26 @@ func (s *Store) explain(ctx context.Context, a store.Append) (store.Result, erro
 		return store.Result{}, fmt.Errorf("postgres: append: %w", err)
 	}
 	return store.Result{}, fmt.Errorf("%w: match %s is at %d, not %d", store.ErrVersionConflict, a.Match.ID, v, a.Expected)
+}
+
+// Command implements store.Log.
+func (s *Store) Command(ctx context.Context, matchID string, c store.Command) (store.Result, error) {
+	var fp []byte
+	var r store.Result
+	err := s.pool.QueryRow(ctx,
+		`SELECT fingerprint, first_seq, last_seq FROM match_commands
+		 WHERE match_id = $1 AND author_id = $2 AND request_id = $3`,
+		matchID, c.Author, c.RequestID).Scan(&fp, &r.First, &r.Last)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return store.Result{}, store.ErrNotFound
+	case err != nil:
+		return store.Result{}, fmt.Errorf("postgres: command: %w", err)
+	case !bytes.Equal(fp, c.Fingerprint):
+		return store.Result{}, store.ErrRequestMismatch
+	}
+	r.Duplicate = true
+	return r, nil
 }
 
 // Events implements store.Log.

@@ -30,6 +30,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Matches", testMatches},
 		{"Players", testPlayers},
 		{"CanceledContext", testCanceled},
+		{"MatchRow", testMatchRow},
+		{"MatchesFilters", testMatchesFilters},
+		{"TokenTaken", testTokenTaken},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,6 +200,16 @@ func testDuplicateRequest(t *testing.T, s store.Store) {
 	if err != nil || !r.Duplicate || r.First != first.First || r.Last != first.Last {
 		t.Fatalf("retry = %+v, %v; want duplicate of %+v", r, err, first)
 	}
+	// The command can be looked up.
+	if r, err := s.Command(context.Background(), "m1", cmd("r1")); err != nil || !r.Duplicate || r.First != 2 || r.Last != 3 {
+		t.Fatalf("Command(r1) = %+v, %v", r, err)
+	}
+	if _, err := s.Command(context.Background(), "m1", store.Command{Author: "p1", RequestID: "r1", Fingerprint: []byte("x")}); !errors.Is(err, store.ErrRequestMismatch) {
+		t.Fatalf("Command(r1, other fingerprint): %v", err)
+	}
+	if _, err := s.Command(context.Background(), "m1", cmd("r9")); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Command(unknown): %v", err)
+	}
 	// The same id with another command is refused.
 	_, err = s.Append(context.Background(), store.Append{Match: match("m1", 5), Expected: 4,
 		Command: store.Command{Author: "p1", RequestID: "r1", Fingerprint: []byte("different")}, Events: events(1, "x"), Time: t0})
@@ -339,5 +352,134 @@ func testCanceled(t *testing.T, s store.Store) {
 	evs, _ := s.Events(context.Background(), "m1", 0, 10)
 	if len(evs) != 1 {
 		t.Errorf("%d events after a canceled append, want 1", len(evs))
+	}
+}
+
+func testMatchRow(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	m := match("m1", 1)
+	m.Players, m.FreeSeats = []string{"q2", "p1", "q1"}, 2
+	m.Created = t0.Add(1234567 * time.Microsecond) // Postgres keeps microseconds
+	if _, err := s.Append(ctx, store.Append{Match: m, Command: cmd("create"), Events: events(1, "c"), Time: m.Created}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Match(ctx, "m1")
+	if err != nil || fmt.Sprint(got.Players) != "[q2 p1 q1]" || got.FreeSeats != 2 || got.BotTurn ||
+		got.Status != store.StatusOpen || got.Creator != "p1" || !got.Created.Equal(m.Created) ||
+		!got.Started.IsZero() || !got.Ended.IsZero() {
+		t.Fatalf("created row = %+v, %v", got, err)
+	}
+	// Appends carry the row forward.
+	m = match("m1", 2)
+	m.Status, m.Players, m.FreeSeats, m.BotTurn = store.StatusActive, []string{"q2", "p1", "q1", "q3"}, 0, true
+	m.Started = t0.Add(time.Minute)
+	if _, err := s.Append(ctx, store.Append{Match: m, Expected: 1, Command: cmd("start"), Events: events(1, "s"), Time: t0}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Match(ctx, "m1")
+	if err != nil || got.Version != 2 || fmt.Sprint(got.Players) != "[q2 p1 q1 q3]" || got.FreeSeats != 0 ||
+		!got.BotTurn || got.Status != store.StatusActive || string(got.Summary) != "v2" ||
+		!got.Started.Equal(m.Started) || !got.Ended.IsZero() {
+		t.Fatalf("started row = %+v, %v", got, err)
+	}
+	m = match("m1", 3)
+	m.Status, m.Players, m.Started, m.Ended = store.StatusFinished, []string{"q2", "p1", "q1", "q3"}, t0.Add(time.Minute), t0.Add(time.Hour)
+	if _, err := s.Append(ctx, store.Append{Match: m, Expected: 2, Command: cmd("end"), Events: events(1, "e"), Time: t0}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Match(ctx, "m1")
+	if err != nil || got.Version != 3 || got.BotTurn || got.Status != store.StatusFinished ||
+		!got.Started.Equal(m.Started) || !got.Ended.Equal(m.Ended) {
+		t.Fatalf("ended row = %+v, %v", got, err)
+	}
+	evs, err := s.Events(ctx, "m1", 1, 10)
+	if err != nil || len(evs) != 2 || evs[0].Seq != 2 || evs[1].Type != "te" {
+		t.Fatalf("events after 1 = %+v, %v", evs, err)
+	}
+}
+
+func testMatchesFilters(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	put := func(id, game, creator string, players []string, at time.Duration) {
+		t.Helper()
+		m := match(id, 1)
+		m.Game, m.Creator, m.Players, m.Created = game, creator, players, t0.Add(at)
+		if _, err := s.Append(ctx, store.Append{Match: m, Command: cmd(id), Events: events(1, "c"), Time: m.Created}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a", "aeroplane", "c1", []string{"p1"}, 0)
+	put("b", "carcassonne", "c1", []string{"p1", "p2"}, 0) // created with a: ordered by id
+	put("c", "carcassonne", "c2", []string{"p2"}, time.Minute)
+	put("d", "aeroplane", "c2", nil, -time.Minute)
+	ids := func(q store.Query) string {
+		t.Helper()
+		ms, err := s.Matches(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.ID)
+		}
+		return fmt.Sprint(out)
+	}
+	for _, tc := range []struct {
+		q    store.Query
+		want string
+	}{
+		{store.Query{Limit: 10}, "[c b a d]"},
+		{store.Query{Game: "carcassonne", Limit: 10}, "[c b]"},
+		{store.Query{Player: "c1", Limit: 10}, "[b a]"}, // the creator, without a seat
+		{store.Query{Player: "p2", Limit: 10}, "[c b]"},
+		{store.Query{Player: "p2", Game: "aeroplane", Limit: 10}, "[]"},
+		{store.Query{Player: "nobody", Limit: 10}, "[]"},
+		{store.Query{Status: store.StatusActive, Limit: 10}, "[]"},
+		{store.Query{Limit: 1, After: &store.Cursor{Created: t0, ID: "b"}}, "[a]"},
+		{store.Query{Limit: 10, After: &store.Cursor{Created: t0, ID: "a"}}, "[d]"},
+		{store.Query{Player: "p1", Limit: 1, After: &store.Cursor{Created: t0, ID: "b"}}, "[a]"},
+		{store.Query{Player: "p1", Limit: 1, After: &store.Cursor{Created: t0, ID: "a"}}, "[]"},
+	} {
+		if got := ids(tc.q); got != tc.want {
+			t.Errorf("Matches(%+v) = %s, want %s", tc.q, got, tc.want)
+		}
+	}
+	// p2 leaves b and c starts; c1 created b and still finds it.
+	m := match("b", 2)
+	m.Game, m.Creator, m.Players, m.Created = "carcassonne", "c1", []string{"p1"}, t0
+	if _, err := s.Append(ctx, store.Append{Match: m, Expected: 1, Command: cmd("leave"), Events: events(1, "l"), Time: t0}); err != nil {
+		t.Fatal(err)
+	}
+	m = match("c", 2)
+	m.Game, m.Creator, m.Players, m.Created, m.Status = "carcassonne", "c2", []string{"p2"}, t0.Add(time.Minute), store.StatusActive
+	if _, err := s.Append(ctx, store.Append{Match: m, Expected: 1, Command: cmd("start"), Events: events(1, "s"), Time: t0}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q    store.Query
+		want string
+	}{
+		{store.Query{Player: "p2", Limit: 10}, "[c]"},
+		{store.Query{Player: "c1", Limit: 10}, "[b a]"},
+		{store.Query{Status: store.StatusActive, Limit: 10}, "[c]"},
+		{store.Query{Status: store.StatusOpen, OpenSeats: true, Limit: 10}, "[b a d]"},
+	} {
+		if got := ids(tc.q); got != tc.want {
+			t.Errorf("after updates: Matches(%+v) = %s, want %s", tc.q, got, tc.want)
+		}
+	}
+}
+
+func testTokenTaken(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	if err := s.CreatePlayer(ctx, store.Player{ID: "p1", DisplayName: "Ada", Created: t0}, []byte("hash")); err != nil {
+		t.Fatal(err)
+	}
+	// Another player with a taken token hash is refused, and not half created.
+	if err := s.CreatePlayer(ctx, store.Player{ID: "p2", DisplayName: "Bob", Created: t0}, []byte("hash")); !errors.Is(err, store.ErrExists) {
+		t.Errorf("CreatePlayer with a taken token: %v, want ErrExists", err)
+	}
+	if _, err := s.Player(ctx, "p2"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Player(p2) after the refused create: %v, want ErrNotFound", err)
 	}
 }

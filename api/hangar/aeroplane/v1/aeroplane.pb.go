@@ -504,6 +504,8 @@ const (
 	MoveKind_MOVE_KIND_UNSPECIFIED MoveKind = 0
 	MoveKind_MOVE_KIND_TAKE_OFF    MoveKind = 1
 	MoveKind_MOVE_KIND_ADVANCE     MoveKind = 2
+	// MOVE_KIND_PASS leaves the roll unused (only where the options allow).
+	MoveKind_MOVE_KIND_PASS MoveKind = 3
 )
 
 // Enum value maps for MoveKind.
@@ -512,11 +514,13 @@ var (
 		0: "MOVE_KIND_UNSPECIFIED",
 		1: "MOVE_KIND_TAKE_OFF",
 		2: "MOVE_KIND_ADVANCE",
+		3: "MOVE_KIND_PASS",
 	}
 	MoveKind_value = map[string]int32{
 		"MOVE_KIND_UNSPECIFIED": 0,
 		"MOVE_KIND_TAKE_OFF":    1,
 		"MOVE_KIND_ADVANCE":     2,
+		"MOVE_KIND_PASS":        3,
 	}
 )
 
@@ -551,22 +555,40 @@ type EventKind int32
 
 const (
 	EventKind_EVENT_KIND_UNSPECIFIED EventKind = 0
-	EventKind_EVENT_KIND_ROLLED      EventKind = 1
-	EventKind_EVENT_KIND_TOOK_OFF    EventKind = 2
-	EventKind_EVENT_KIND_MOVED       EventKind = 3
-	EventKind_EVENT_KIND_JUMPED      EventKind = 4
-	EventKind_EVENT_KIND_FLEW        EventKind = 5
-	EventKind_EVENT_KIND_CAPTURED    EventKind = 6
-	EventKind_EVENT_KIND_STACKED     EventKind = 7
-	EventKind_EVENT_KIND_FINISHED    EventKind = 8
-	EventKind_EVENT_KIND_PLACED      EventKind = 9
-	EventKind_EVENT_KIND_PENALTY     EventKind = 10
-	EventKind_EVENT_KIND_PASSED      EventKind = 11
-	EventKind_EVENT_KIND_TURN        EventKind = 12
-	EventKind_EVENT_KIND_GAME_OVER   EventKind = 13
-	EventKind_EVENT_KIND_RESIGNED    EventKind = 14
-	EventKind_EVENT_KIND_START_ROLL  EventKind = 15
-	EventKind_EVENT_KIND_BOUNCED     EventKind = 16
+	// EVENT_KIND_ROLLED: seat rolled die (a start roll in PHASE_START_ROLL).
+	EventKind_EVENT_KIND_ROLLED EventKind = 1
+	// EVENT_KIND_PASSED: seat's roll die went unused.
+	EventKind_EVENT_KIND_PASSED EventKind = 2
+	// EVENT_KIND_TOOK_OFF: planes went from the hangar to the launch area.
+	EventKind_EVENT_KIND_TOOK_OFF EventKind = 3
+	// EVENT_KIND_MOVED: the unit planes walked from..to with die; rest_points
+	// lists every rest point of the whole move.
+	EventKind_EVENT_KIND_MOVED EventKind = 4
+	// EVENT_KIND_JUMPED: the unit jumped from an own-colour square to to.
+	EventKind_EVENT_KIND_JUMPED EventKind = 5
+	// EVENT_KIND_FLEW: the unit flew the shortcut from 18 to 30.
+	EventKind_EVENT_KIND_FLEW EventKind = 6
+	// EVENT_KIND_CAPTURED: seat's move sent planes home, at its rest point
+	// to, or at the opposite seat's p53 when crossing.
+	EventKind_EVENT_KIND_CAPTURED EventKind = 7
+	// EVENT_KIND_STACKED: planes on square to now form one stack.
+	EventKind_EVENT_KIND_STACKED EventKind = 8
+	// EVENT_KIND_FINISHED: planes reached the centre.
+	EventKind_EVENT_KIND_FINISHED EventKind = 9
+	// EVENT_KIND_PLACED: seat takes place.
+	EventKind_EVENT_KIND_PLACED EventKind = 10
+	// EVENT_KIND_PENALTY: a third 6 sent planes to the hangar.
+	EventKind_EVENT_KIND_PENALTY EventKind = 11
+	// EVENT_KIND_TURN_PASSED: seat's turn ended; next_seat acts now.
+	EventKind_EVENT_KIND_TURN_PASSED EventKind = 12
+	// EVENT_KIND_GAME_OVER: the game ended with ranking.
+	EventKind_EVENT_KIND_GAME_OVER EventKind = 13
+	// EVENT_KIND_RESIGNED: seat left; its planes went to the hangar.
+	EventKind_EVENT_KIND_RESIGNED EventKind = 14
+	// EVENT_KIND_START_TIE: the highest start rolls tied; seats roll again.
+	EventKind_EVENT_KIND_START_TIE EventKind = 15
+	// EVENT_KIND_FIRST_PLAYER: seat starts the game.
+	EventKind_EVENT_KIND_FIRST_PLAYER EventKind = 16
 )
 
 // Enum value maps for EventKind.
@@ -574,40 +596,40 @@ var (
 	EventKind_name = map[int32]string{
 		0:  "EVENT_KIND_UNSPECIFIED",
 		1:  "EVENT_KIND_ROLLED",
-		2:  "EVENT_KIND_TOOK_OFF",
-		3:  "EVENT_KIND_MOVED",
-		4:  "EVENT_KIND_JUMPED",
-		5:  "EVENT_KIND_FLEW",
-		6:  "EVENT_KIND_CAPTURED",
-		7:  "EVENT_KIND_STACKED",
-		8:  "EVENT_KIND_FINISHED",
-		9:  "EVENT_KIND_PLACED",
-		10: "EVENT_KIND_PENALTY",
-		11: "EVENT_KIND_PASSED",
-		12: "EVENT_KIND_TURN",
+		2:  "EVENT_KIND_PASSED",
+		3:  "EVENT_KIND_TOOK_OFF",
+		4:  "EVENT_KIND_MOVED",
+		5:  "EVENT_KIND_JUMPED",
+		6:  "EVENT_KIND_FLEW",
+		7:  "EVENT_KIND_CAPTURED",
+		8:  "EVENT_KIND_STACKED",
+		9:  "EVENT_KIND_FINISHED",
+		10: "EVENT_KIND_PLACED",
+		11: "EVENT_KIND_PENALTY",
+		12: "EVENT_KIND_TURN_PASSED",
 		13: "EVENT_KIND_GAME_OVER",
 		14: "EVENT_KIND_RESIGNED",
-		15: "EVENT_KIND_START_ROLL",
-		16: "EVENT_KIND_BOUNCED",
+		15: "EVENT_KIND_START_TIE",
+		16: "EVENT_KIND_FIRST_PLAYER",
 	}
 	EventKind_value = map[string]int32{
-		"EVENT_KIND_UNSPECIFIED": 0,
-		"EVENT_KIND_ROLLED":      1,
-		"EVENT_KIND_TOOK_OFF":    2,
-		"EVENT_KIND_MOVED":       3,
-		"EVENT_KIND_JUMPED":      4,
-		"EVENT_KIND_FLEW":        5,
-		"EVENT_KIND_CAPTURED":    6,
-		"EVENT_KIND_STACKED":     7,
-		"EVENT_KIND_FINISHED":    8,
-		"EVENT_KIND_PLACED":      9,
-		"EVENT_KIND_PENALTY":     10,
-		"EVENT_KIND_PASSED":      11,
-		"EVENT_KIND_TURN":        12,
-		"EVENT_KIND_GAME_OVER":   13,
-		"EVENT_KIND_RESIGNED":    14,
-		"EVENT_KIND_START_ROLL":  15,
-		"EVENT_KIND_BOUNCED":     16,
+		"EVENT_KIND_UNSPECIFIED":  0,
+		"EVENT_KIND_ROLLED":       1,
+		"EVENT_KIND_PASSED":       2,
+		"EVENT_KIND_TOOK_OFF":     3,
+		"EVENT_KIND_MOVED":        4,
+		"EVENT_KIND_JUMPED":       5,
+		"EVENT_KIND_FLEW":         6,
+		"EVENT_KIND_CAPTURED":     7,
+		"EVENT_KIND_STACKED":      8,
+		"EVENT_KIND_FINISHED":     9,
+		"EVENT_KIND_PLACED":       10,
+		"EVENT_KIND_PENALTY":      11,
+		"EVENT_KIND_TURN_PASSED":  12,
+		"EVENT_KIND_GAME_OVER":    13,
+		"EVENT_KIND_RESIGNED":     14,
+		"EVENT_KIND_START_TIE":    15,
+		"EVENT_KIND_FIRST_PLAYER": 16,
 	}
 )
 
@@ -1099,9 +1121,13 @@ type Move struct {
 	Fly bool `protobuf:"varint,3,opt,name=fly,proto3" json:"fly,omitempty"`
 	// stack merges with own planes at the final square.
 	Stack bool `protobuf:"varint,4,opt,name=stack,proto3" json:"stack,omitempty"`
-	// notation is the move in the engine's text notation. When set on input
-	// it is parsed and the other fields are ignored.
-	Notation      string `protobuf:"bytes,5,opt,name=notation,proto3" json:"notation,omitempty"`
+	// notation is the move in the engine's text notation ("T0", "A2+fly",
+	// "pass"). When set on input it is parsed and the other fields are ignored.
+	Notation string `protobuf:"bytes,5,opt,name=notation,proto3" json:"notation,omitempty"`
+	// no_jump declines the own-colour jump (only when jumps are optional).
+	NoJump bool `protobuf:"varint,6,opt,name=no_jump,json=noJump,proto3" json:"no_jump,omitempty"`
+	// split moves plane alone out of its stack (only with stack_split).
+	Split         bool `protobuf:"varint,7,opt,name=split,proto3" json:"split,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1171,6 +1197,20 @@ func (x *Move) GetNotation() string {
 	return ""
 }
 
+func (x *Move) GetNoJump() bool {
+	if x != nil {
+		return x.NoJump
+	}
+	return false
+}
+
+func (x *Move) GetSplit() bool {
+	if x != nil {
+		return x.Split
+	}
+	return false
+}
+
 // PlaneRef names one plane.
 type PlaneRef struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1224,27 +1264,30 @@ func (x *PlaneRef) GetIndex() int32 {
 	return 0
 }
 
-// Event is one outcome of a roll or a move.
+// Event is one outcome of a roll, a move or a resignation. Fields a kind
+// does not use are unset.
 type Event struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Kind  EventKind              `protobuf:"varint,1,opt,name=kind,proto3,enum=hangar.aeroplane.v1.EventKind" json:"kind,omitempty"`
 	Seat  int32                  `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
-	// die is the value rolled (ROLLED, START_ROLL).
-	Die int32 `protobuf:"varint,3,opt,name=die,proto3" json:"die,omitempty"`
-	// planes are the planes the event is about: the moving unit, the
-	// captured planes, the planes returned by a penalty.
-	Planes []*PlaneRef `protobuf:"bytes,4,rep,name=planes,proto3" json:"planes,omitempty"`
-	From   int32       `protobuf:"varint,5,opt,name=from,proto3" json:"from,omitempty"`
-	To     int32       `protobuf:"varint,6,opt,name=to,proto3" json:"to,omitempty"`
-	// rest_points are the squares the unit rested on (MOVED).
-	RestPoints []int32 `protobuf:"varint,7,rep,packed,name=rest_points,json=restPoints,proto3" json:"rest_points,omitempty"`
-	// place is the place taken (PLACED).
-	Place int32 `protobuf:"varint,8,opt,name=place,proto3" json:"place,omitempty"`
+	Die   int32                  `protobuf:"varint,3,opt,name=die,proto3" json:"die,omitempty"`
+	// planes are the planes the event is about (the moving unit, the
+	// captured planes, the planes a penalty returned).
+	Planes     []*PlaneRef `protobuf:"bytes,4,rep,name=planes,proto3" json:"planes,omitempty"`
+	From       int32       `protobuf:"varint,5,opt,name=from,proto3" json:"from,omitempty"`
+	To         int32       `protobuf:"varint,6,opt,name=to,proto3" json:"to,omitempty"`
+	RestPoints []int32     `protobuf:"varint,7,rep,packed,name=rest_points,json=restPoints,proto3" json:"rest_points,omitempty"`
+	Crossing   bool        `protobuf:"varint,8,opt,name=crossing,proto3" json:"crossing,omitempty"`
+	NextSeat   int32       `protobuf:"varint,9,opt,name=next_seat,json=nextSeat,proto3" json:"next_seat,omitempty"`
+	Place      int32       `protobuf:"varint,10,opt,name=place,proto3" json:"place,omitempty"`
 	// ranking lists the seats first to last (GAME_OVER).
-	Ranking []int32 `protobuf:"varint,9,rep,packed,name=ranking,proto3" json:"ranking,omitempty"`
-	// notation is the event in the engine's text notation; it is the stored
-	// form and the other fields are derived from it.
-	Notation      string `protobuf:"bytes,10,opt,name=notation,proto3" json:"notation,omitempty"`
+	Ranking []int32 `protobuf:"varint,11,rep,packed,name=ranking,proto3" json:"ranking,omitempty"`
+	// seats are the seats of a START_TIE.
+	Seats []int32 `protobuf:"varint,12,rep,packed,name=seats,proto3" json:"seats,omitempty"`
+	// notation is the event in the engine's text notation, e.g.
+	// "moved seat=0 planes=0 from=12 to=18 die=6 rest=18,30". It is what the
+	// server folds when it rebuilds a match.
+	Notation      string `protobuf:"bytes,13,opt,name=notation,proto3" json:"notation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1328,6 +1371,20 @@ func (x *Event) GetRestPoints() []int32 {
 	return nil
 }
 
+func (x *Event) GetCrossing() bool {
+	if x != nil {
+		return x.Crossing
+	}
+	return false
+}
+
+func (x *Event) GetNextSeat() int32 {
+	if x != nil {
+		return x.NextSeat
+	}
+	return 0
+}
+
 func (x *Event) GetPlace() int32 {
 	if x != nil {
 		return x.Place
@@ -1338,6 +1395,13 @@ func (x *Event) GetPlace() int32 {
 func (x *Event) GetRanking() []int32 {
 	if x != nil {
 		return x.Ranking
+	}
+	return nil
+}
+
+func (x *Event) GetSeats() []int32 {
+	if x != nil {
+		return x.Seats
 	}
 	return nil
 }
@@ -1423,16 +1487,18 @@ const file_hangar_aeroplane_v1_aeroplane_proto_rawDesc = "" +
 	"\x06planes\x18\x05 \x03(\v2\x1a.hangar.aeroplane.v1.PlaneR\x06planes\x12\x18\n" +
 	"\aranking\x18\x06 \x03(\x05R\aranking\x12\x14\n" +
 	"\x05seats\x18\a \x03(\x05R\x05seats\x12\x1a\n" +
-	"\bnotation\x18\b \x01(\tR\bnotation\"\x93\x01\n" +
+	"\bnotation\x18\b \x01(\tR\bnotation\"\xc2\x01\n" +
 	"\x04Move\x121\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1d.hangar.aeroplane.v1.MoveKindR\x04kind\x12\x14\n" +
 	"\x05plane\x18\x02 \x01(\x05R\x05plane\x12\x10\n" +
 	"\x03fly\x18\x03 \x01(\bR\x03fly\x12\x14\n" +
 	"\x05stack\x18\x04 \x01(\bR\x05stack\x12\x1a\n" +
-	"\bnotation\x18\x05 \x01(\tR\bnotation\"4\n" +
+	"\bnotation\x18\x05 \x01(\tR\bnotation\x12\x17\n" +
+	"\ano_jump\x18\x06 \x01(\bR\x06noJump\x12\x14\n" +
+	"\x05split\x18\a \x01(\bR\x05split\"4\n" +
 	"\bPlaneRef\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x14\n" +
-	"\x05index\x18\x02 \x01(\x05R\x05index\"\xa9\x02\n" +
+	"\x05index\x18\x02 \x01(\x05R\x05index\"\xf8\x02\n" +
 	"\x05Event\x122\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1e.hangar.aeroplane.v1.EventKindR\x04kind\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x10\n" +
@@ -1441,11 +1507,14 @@ const file_hangar_aeroplane_v1_aeroplane_proto_rawDesc = "" +
 	"\x04from\x18\x05 \x01(\x05R\x04from\x12\x0e\n" +
 	"\x02to\x18\x06 \x01(\x05R\x02to\x12\x1f\n" +
 	"\vrest_points\x18\a \x03(\x05R\n" +
-	"restPoints\x12\x14\n" +
-	"\x05place\x18\b \x01(\x05R\x05place\x12\x18\n" +
-	"\aranking\x18\t \x03(\x05R\aranking\x12\x1a\n" +
-	"\bnotation\x18\n" +
-	" \x01(\tR\bnotation*\x80\x01\n" +
+	"restPoints\x12\x1a\n" +
+	"\bcrossing\x18\b \x01(\bR\bcrossing\x12\x1b\n" +
+	"\tnext_seat\x18\t \x01(\x05R\bnextSeat\x12\x14\n" +
+	"\x05place\x18\n" +
+	" \x01(\x05R\x05place\x12\x18\n" +
+	"\aranking\x18\v \x03(\x05R\aranking\x12\x14\n" +
+	"\x05seats\x18\f \x03(\x05R\x05seats\x12\x1a\n" +
+	"\bnotation\x18\r \x01(\tR\bnotation*\x80\x01\n" +
 	"\fTakeoffRolls\x12\x1d\n" +
 	"\x19TAKEOFF_ROLLS_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12TAKEOFF_ROLLS_EVEN\x10\x01\x12\x1a\n" +
@@ -1495,30 +1564,31 @@ const file_hangar_aeroplane_v1_aeroplane_proto_rawDesc = "" +
 	"\n" +
 	"PHASE_MOVE\x10\x03\x12\x0e\n" +
 	"\n" +
-	"PHASE_OVER\x10\x04*T\n" +
+	"PHASE_OVER\x10\x04*h\n" +
 	"\bMoveKind\x12\x19\n" +
 	"\x15MOVE_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12MOVE_KIND_TAKE_OFF\x10\x01\x12\x15\n" +
-	"\x11MOVE_KIND_ADVANCE\x10\x02*\xa4\x03\n" +
+	"\x11MOVE_KIND_ADVANCE\x10\x02\x12\x12\n" +
+	"\x0eMOVE_KIND_PASS\x10\x03*\xaf\x03\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
-	"\x11EVENT_KIND_ROLLED\x10\x01\x12\x17\n" +
-	"\x13EVENT_KIND_TOOK_OFF\x10\x02\x12\x14\n" +
-	"\x10EVENT_KIND_MOVED\x10\x03\x12\x15\n" +
-	"\x11EVENT_KIND_JUMPED\x10\x04\x12\x13\n" +
-	"\x0fEVENT_KIND_FLEW\x10\x05\x12\x17\n" +
-	"\x13EVENT_KIND_CAPTURED\x10\x06\x12\x16\n" +
-	"\x12EVENT_KIND_STACKED\x10\a\x12\x17\n" +
-	"\x13EVENT_KIND_FINISHED\x10\b\x12\x15\n" +
-	"\x11EVENT_KIND_PLACED\x10\t\x12\x16\n" +
-	"\x12EVENT_KIND_PENALTY\x10\n" +
-	"\x12\x15\n" +
-	"\x11EVENT_KIND_PASSED\x10\v\x12\x13\n" +
-	"\x0fEVENT_KIND_TURN\x10\f\x12\x18\n" +
+	"\x11EVENT_KIND_ROLLED\x10\x01\x12\x15\n" +
+	"\x11EVENT_KIND_PASSED\x10\x02\x12\x17\n" +
+	"\x13EVENT_KIND_TOOK_OFF\x10\x03\x12\x14\n" +
+	"\x10EVENT_KIND_MOVED\x10\x04\x12\x15\n" +
+	"\x11EVENT_KIND_JUMPED\x10\x05\x12\x13\n" +
+	"\x0fEVENT_KIND_FLEW\x10\x06\x12\x17\n" +
+	"\x13EVENT_KIND_CAPTURED\x10\a\x12\x16\n" +
+	"\x12EVENT_KIND_STACKED\x10\b\x12\x17\n" +
+	"\x13EVENT_KIND_FINISHED\x10\t\x12\x15\n" +
+	"\x11EVENT_KIND_PLACED\x10\n" +
+	"\x12\x16\n" +
+	"\x12EVENT_KIND_PENALTY\x10\v\x12\x1a\n" +
+	"\x16EVENT_KIND_TURN_PASSED\x10\f\x12\x18\n" +
 	"\x14EVENT_KIND_GAME_OVER\x10\r\x12\x17\n" +
-	"\x13EVENT_KIND_RESIGNED\x10\x0e\x12\x19\n" +
-	"\x15EVENT_KIND_START_ROLL\x10\x0f\x12\x16\n" +
-	"\x12EVENT_KIND_BOUNCED\x10\x10B\xd7\x01\n" +
+	"\x13EVENT_KIND_RESIGNED\x10\x0e\x12\x18\n" +
+	"\x14EVENT_KIND_START_TIE\x10\x0f\x12\x1b\n" +
+	"\x17EVENT_KIND_FIRST_PLAYER\x10\x10B\xd7\x01\n" +
 	"\x17com.hangar.aeroplane.v1B\x0eAeroplaneProtoP\x01Z>github.com/hangarhq/hangar/api/hangar/aeroplane/v1;aeroplanev1\xa2\x02\x03HAX\xaa\x02\x13Hangar.Aeroplane.V1\xca\x02\x13Hangar\\Aeroplane\\V1\xe2\x02\x1fHangar\\Aeroplane\\V1\\GPBMetadata\xea\x02\x15Hangar::Aeroplane::V1b\x06proto3"
 
 var (

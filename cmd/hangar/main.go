@@ -1,0 +1,100 @@
+// Command hangar is the Hangar game server.
+//
+//	hangar serve   [--listen ADDR] [--database-url URL]   serve the gRPC API
+//	hangar migrate [--database-url URL]                   apply schema migrations
+//
+// Flags fall back to the environment variables HANGAR_LISTEN and
+// HANGAR_DATABASE_URL.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := run(os.Args[1:], os.Stdout, log); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "hangar:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+const usage = `usage: hangar <command> [flags]
+
+commands:
+  serve     serve the gRPC API
+  migrate   apply the database schema migrations and exit
+
+Run 'hangar <command> -h' for the flags of a command.
+`
+
+func run(args []string, stdout io.Writer, log *slog.Logger) error {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return flag.ErrHelp
+	}
+	switch args[0] {
+	case "serve":
+		cfg, err := parseConfig("serve", args[1:])
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		m := &Main{Config: cfg, Log: log}
+		if err := m.Start(context.Background()); err != nil {
+			return err
+		}
+		log.Info("hangar serving", "addr", m.Addr(), "store", m.StoreName())
+		<-ctx.Done()
+		log.Info("hangar draining")
+		m.Shutdown(context.Background())
+		return nil
+	case "migrate":
+		cfg, err := parseConfig("migrate", args[1:])
+		if err != nil {
+			return err
+		}
+		if err := migrate(cfg); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "migrations applied")
+		return nil
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stdout, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func parseConfig(name string, args []string) (Config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cfg := Config{}
+	fs.StringVar(&cfg.Listen, "listen", envOr("HANGAR_LISTEN", "127.0.0.1:7350"), "address to serve gRPC on (env HANGAR_LISTEN)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", os.Getenv("HANGAR_DATABASE_URL"), "Postgres URL, postgres://… (env HANGAR_DATABASE_URL)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return cfg, nil
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

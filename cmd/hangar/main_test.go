@@ -1,0 +1,375 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store/postgres/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// backend is one store a node can run on; every service test runs on each.
+type backend struct {
+	name string
+	// config returns a Config for a fresh, empty store; nodes started with
+	// the same Config share the store.
+	config func(t *testing.T) Config
+}
+
+var backends = []backend{
+	{"postgres", func(t *testing.T) Config { return Config{DatabaseURL: pgtest.Database(t)} }},
+}
+
+// eachBackend runs fn as a subtest per store.
+func eachBackend(t *testing.T, fn func(t *testing.T, cfg Config)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { fn(t, b.config(t)) })
+	}
+}
+
+// node starts a Hangar node on 127.0.0.1:0 and stops it when t ends.
+func node(t *testing.T, cfg Config) *Main {
+	t.Helper()
+	cfg.Listen = "127.0.0.1:0"
+	m := &Main{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatalf("start node: %v", err)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			m.Shutdown(context.Background())
+		}
+	})
+	_ = stopped
+	return m
+}
+
+// client is one player's connection.
+type client struct {
+	conn    *grpc.ClientConn
+	token   string
+	id      string
+	players hangarv1.PlayerServiceClient
+	matches hangarv1.MatchServiceClient
+	moves   hangarv1.MoveServiceClient
+}
+
+func dial(t *testing.T, addr string) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// newClient registers a player through addr.
+func newClient(t *testing.T, addr, name string) *client {
+	t.Helper()
+	conn := dial(t, addr)
+	c := &client{conn: conn, players: hangarv1.NewPlayerServiceClient(conn),
+		matches: hangarv1.NewMatchServiceClient(conn), moves: hangarv1.NewMoveServiceClient(conn)}
+	resp, err := c.players.CreatePlayer(context.Background(), &hangarv1.CreatePlayerRequest{DisplayName: name})
+	if err != nil {
+		t.Fatalf("CreatePlayer: %v", err)
+	}
+	c.token, c.id = resp.GetToken(), resp.GetPlayer().GetPlayerId()
+	return c
+}
+
+// reconnect returns the same player on another address (another node, or
+// the same one after a restart).
+func (c *client) reconnect(t *testing.T, addr string) *client {
+	conn := dial(t, addr)
+	return &client{conn: conn, token: c.token, id: c.id, players: hangarv1.NewPlayerServiceClient(conn),
+		matches: hangarv1.NewMatchServiceClient(conn), moves: hangarv1.NewMoveServiceClient(conn)}
+}
+
+func (c *client) ctx() context.Context {
+	return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+c.token)
+}
+
+func (c *client) get(t *testing.T, id string) *hangarv1.Match {
+	t.Helper()
+	r, err := c.matches.GetMatch(c.ctx(), &hangarv1.GetMatchRequest{MatchId: id})
+	if err != nil {
+		t.Fatalf("GetMatch: %v", err)
+	}
+	return r.GetMatch()
+}
+
+// events lists every stored event of a match, paging through them.
+func (c *client) events(t *testing.T, id string) []*hangarv1.Event {
+	t.Helper()
+	var out []*hangarv1.Event
+	tok := ""
+	for {
+		r, err := c.matches.ListMatchEvents(c.ctx(), &hangarv1.ListMatchEventsRequest{MatchId: id, PageSize: 37, PageToken: tok})
+		if err != nil {
+			t.Fatalf("ListMatchEvents: %v", err)
+		}
+		out = append(out, r.GetEvents()...)
+		if tok = r.GetNextPageToken(); tok == "" {
+			return out
+		}
+	}
+}
+
+var reqSeq struct {
+	sync.Mutex
+	n int
+}
+
+func reqID() string {
+	reqSeq.Lock()
+	defer reqSeq.Unlock()
+	reqSeq.n++
+	return fmt.Sprint("req-", reqSeq.n)
+}
+
+// act plays one action for the client's seat if it is its turn in m: a roll,
+// or a random legal move. It reports whether it acted.
+func (c *client) act(ctx context.Context, m *hangarv1.Match, seat int32, r *rand.Rand) (bool, error) {
+	if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE || m.GetTurnSeat() != seat {
+		return false, nil
+	}
+	ph := m.GetState().GetAeroplane().GetPhase()
+	if ph == aeroplanev1.Phase_PHASE_ROLL || ph == aeroplanev1.Phase_PHASE_START_ROLL {
+		_, err := c.moves.Roll(ctx, &hangarv1.RollRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID()})
+		return err == nil, err
+	}
+	lm, err := c.moves.ListLegalMoves(ctx, &hangarv1.ListLegalMovesRequest{MatchId: m.GetMatchId()})
+	if err != nil {
+		return false, err
+	}
+	if lm.GetVersion() != m.GetVersion() || len(lm.GetMoves()) == 0 {
+		return false, status.Error(codes.Aborted, "moved on")
+	}
+	mv := lm.GetMoves()[r.IntN(len(lm.GetMoves()))]
+	_, err = c.moves.Move(ctx, &hangarv1.MoveRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID(), Move: mv})
+	return err == nil, err
+}
+
+// playSeat plays the client's seat until the match ends, woken by its watch
+// stream, and returns the events the stream delivered.
+func (c *client) playSeat(ctx context.Context, matchID string, seat int32, seed uint64) ([]*hangarv1.Event, error) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	stream, err := c.matches.WatchMatch(ctx, &hangarv1.WatchMatchRequest{MatchId: matchID})
+	if err != nil {
+		return nil, err
+	}
+	var seen []*hangarv1.Event
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return seen, nil
+		}
+		if err != nil {
+			return seen, err
+		}
+		ev := resp.GetEvent()
+		seen = append(seen, ev)
+		m, err := c.matches.GetMatch(ctx, &hangarv1.GetMatchRequest{MatchId: matchID})
+		if err != nil {
+			return seen, err
+		}
+		// Act only on the latest event; later ones are on their way.
+		if m.GetMatch().GetVersion() != ev.GetSeq() {
+			continue
+		}
+		if _, err := c.act(ctx, m.GetMatch(), seat, r); err != nil && status.Code(err) != codes.Aborted {
+			return seen, fmt.Errorf("seat %d: %w", seat, err)
+		}
+	}
+}
+
+// checkLog asserts a match's event log is gap-free, ends with the match's end
+// and agrees with what a watcher saw.
+func checkLog(t *testing.T, log []*hangarv1.Event, watched ...[]*hangarv1.Event) {
+	t.Helper()
+	for i, ev := range log {
+		if ev.GetSeq() != int64(i+1) {
+			t.Fatalf("event %d has seq %d", i+1, ev.GetSeq())
+		}
+	}
+	if len(log) == 0 || log[len(log)-1].GetMatchEnded() == nil {
+		t.Fatalf("log does not end with match_ended")
+	}
+	for w, seen := range watched {
+		if len(seen) != len(log) {
+			t.Fatalf("watcher %d saw %d events, log has %d", w, len(seen), len(log))
+		}
+		for i := range seen {
+			if seen[i].GetSeq() != log[i].GetSeq() || seen[i].GetAeroplane().GetNotation() != log[i].GetAeroplane().GetNotation() {
+				t.Fatalf("watcher %d event %d = %v, log has %v", w, i, seen[i], log[i])
+			}
+		}
+	}
+}
+
+func TestTwoPlayersPlayToTheEnd(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		n := node(t, cfg)
+		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, RequestId: "new"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := cr.GetMatch().GetMatchId()
+		if cr.GetMatch().GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_OPEN {
+			t.Fatalf("new match status %v", cr.GetMatch().GetStatus())
+		}
+		jr, err := bob.matches.JoinMatch(bob.ctx(), &hangarv1.JoinMatchRequest{MatchId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if jr.GetMatch().GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+			t.Fatalf("full match did not start: %v", jr.GetMatch().GetStatus())
+		}
+		seats := map[string]int32{}
+		for _, s := range jr.GetMatch().GetSeats() {
+			seats[s.GetPlayerId()] = s.GetSeat()
+		}
+		if seats[ada.id] != 0 || seats[bob.id] != 2 {
+			t.Fatalf("seats %v; want Ada 0, Bob 2 (opposite)", seats)
+		}
+		watched := playAll(t, id, map[*client]int32{ada: 0, bob: 2})
+		final := ada.get(t, id)
+		if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			t.Fatalf("final status %v", final.GetStatus())
+		}
+		places := map[int32]int32{}
+		for _, s := range final.GetSeats() {
+			places[s.GetSeat()] = s.GetPlace()
+		}
+		if !(places[0] == 1 && places[2] == 2 || places[0] == 2 && places[2] == 1) {
+			t.Fatalf("places %v", places)
+		}
+		checkLog(t, ada.events(t, id), watched...)
+		// The match is in both players' lists.
+		lr, err := bob.matches.ListMatches(bob.ctx(), &hangarv1.ListMatchesRequest{Filter: hangarv1.MatchFilter_MATCH_FILTER_MINE})
+		if err != nil || len(lr.GetMatches()) != 1 || lr.GetMatches()[0].GetMatchId() != id {
+			t.Fatalf("Bob's matches = %v, %v", lr.GetMatches(), err)
+		}
+	})
+}
+
+// playAll plays every client's seat concurrently to the end of the match and
+// returns what each watch stream saw.
+func playAll(t *testing.T, id string, seats map[*client]int32) [][]*hangarv1.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var watched [][]*hangarv1.Event
+	var errs []error
+	i := uint64(0)
+	for c, seat := range seats {
+		i++
+		wg.Add(1)
+		go func(c *client, seat int32, seed uint64) {
+			defer wg.Done()
+			seen, err := c.playSeat(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.token), id, seat, seed)
+			mu.Lock()
+			defer mu.Unlock()
+			watched = append(watched, seen)
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}(c, seat, i)
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		t.Fatalf("playing: %v", errs)
+	}
+	return watched
+}
+
+func TestFourPlayersWithBots(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		n := node(t, cfg)
+		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4, BotSeats: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := cr.GetMatch().GetMatchId()
+		if _, err := bob.matches.JoinMatch(bob.ctx(), &hangarv1.JoinMatchRequest{MatchId: id, Seat: ptr(int32(1))}); err != nil {
+			t.Fatal(err)
+		}
+		watched := playAll(t, id, map[*client]int32{ada: 0, bob: 1})
+		final := ada.get(t, id)
+		if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			t.Fatalf("status %v", final.GetStatus())
+		}
+		got := map[int32]bool{}
+		for _, s := range final.GetSeats() {
+			if s.GetPlace() < 1 || s.GetPlace() > 4 || got[s.GetPlace()] {
+				t.Fatalf("seat %d place %d", s.GetSeat(), s.GetPlace())
+			}
+			got[s.GetPlace()] = true
+		}
+		checkLog(t, ada.events(t, id), watched...)
+	})
+}
+
+func TestBotsOnlyMatchEnds(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		n := node(t, cfg)
+		ada := newClient(t, n.Addr(), "Ada")
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+			SeatCount: 3, BotSeats: 3, ObserveOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream, err := ada.matches.WatchMatch(ada.ctx(), &hangarv1.WatchMatchRequest{MatchId: cr.GetMatch().GetMatchId()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []*hangarv1.Event
+		for {
+			r, err := stream.Recv()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen = append(seen, r.GetEvent())
+		}
+		checkLog(t, ada.events(t, cr.GetMatch().GetMatchId()), seen)
+	})
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestHealthAndReflection(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		n := node(t, cfg)
+		h := healthpb.NewHealthClient(dial(t, n.Addr()))
+		r, err := h.Check(context.Background(), &healthpb.HealthCheckRequest{})
+		if err != nil || r.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+			t.Fatalf("health = %v, %v", r, err)
+		}
+	})
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	"github.com/hangarhq/hangar/service"
+	"github.com/hangarhq/hangar/store"
+	"github.com/hangarhq/hangar/store/postgres"
+)
+
+// Config is what a Hangar node needs to serve.
+type Config struct {
+	Listen      string
+	DatabaseURL string
+	// Service tunes the service (tests replace the die).
+	Service service.Options
+	// DrainTimeout bounds how long in-flight calls may take to finish on
+	// shutdown (default 10s).
+	DrainTimeout time.Duration
+}
+
+// Main is one running Hangar node: its store, service and gRPC server. Tests
+// start it on port 0 and talk to Addr.
+type Main struct {
+	Config Config
+	Log    *slog.Logger
+
+	store  store.Store
+	svc    *service.Service
+	grpc   *grpc.Server
+	health *health.Server
+	lis    net.Listener
+	done   chan error
+	name   string
+}
+
+// Start opens and migrates the store, resumes server-side work and starts
+// serving. It returns once the listener is bound.
+func (m *Main) Start(ctx context.Context) error {
+	if m.Log == nil {
+		m.Log = slog.Default()
+	}
+	st, name, err := openStore(ctx, m.Config)
+	if err != nil {
+		return err
+	}
+	m.store, m.name = st, name
+	lis, err := net.Listen("tcp", m.Config.Listen)
+	if err != nil {
+		st.Close()
+		return fmt.Errorf("listen: %w", err)
+	}
+	m.lis = lis
+	m.svc = service.New(st, m.Log, m.Config.Service)
+	m.grpc = grpc.NewServer(m.svc.ServerOptions()...)
+	m.svc.Register(m.grpc)
+	m.health = health.NewServer()
+	healthpb.RegisterHealthServer(m.grpc, m.health)
+	reflection.Register(m.grpc)
+	if err := m.svc.Start(ctx); err != nil {
+		lis.Close()
+		st.Close()
+		return err
+	}
+	m.done = make(chan error, 1)
+	go func() { m.done <- m.grpc.Serve(lis) }()
+	return nil
+}
+
+// Addr is the address the node serves on.
+func (m *Main) Addr() string { return m.lis.Addr().String() }
+
+// StoreName says which store the node uses.
+func (m *Main) StoreName() string { return m.name }
+
+// Shutdown drains the node: health turns NOT_SERVING, watch streams end with
+// UNAVAILABLE (clients reconnect), in-flight calls finish (up to the drain
+// timeout), then bots stop and the store closes.
+func (m *Main) Shutdown(ctx context.Context) {
+	m.health.Shutdown()
+	m.svc.Drain()
+	timeout := m.Config.DrainTimeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	stopped := make(chan struct{})
+	go func() { m.grpc.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(timeout):
+		m.grpc.Stop()
+	case <-ctx.Done():
+		m.grpc.Stop()
+	}
+	m.svc.Close()
+	if err := <-m.done; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+		m.Log.Error("serve", "err", err)
+	}
+	m.store.Close()
+}
+
+// Kill stops the node at once, as a crash would (tests).
+func (m *Main) Kill() {
+	m.grpc.Stop()
+	m.svc.Close()
+	<-m.done
+	m.store.Close()
+}
+
+func openStore(ctx context.Context, cfg Config) (store.Store, string, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, "", errors.New("no database: give --database-url or HANGAR_DATABASE_URL")
+	}
+	if err := postgres.Migrate(cfg.DatabaseURL); err != nil {
+		return nil, "", err
+	}
+	st, err := postgres.Open(ctx, cfg.DatabaseURL)
+	return st, "postgres", err
+}
+
+func migrate(cfg Config) error {
+	if cfg.DatabaseURL == "" {
+		return errors.New("no database: give --database-url or HANGAR_DATABASE_URL")
+	}
+	return postgres.Migrate(cfg.DatabaseURL)
+}

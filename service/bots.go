@@ -1,0 +1,96 @@
+package service
+
+import (
+	"context"
+	crand "crypto/rand"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
+)
+
+func timestampOf(t time.Time) *timestamppb.Timestamp { return timestamppb.New(t) }
+
+// kickBots makes sure a goroutine plays the bot turns of match id. At most
+// one runs per match on this node; a kick while it runs makes it look again.
+func (s *Service) kickBots(id string) {
+	s.botMu.Lock()
+	defer s.botMu.Unlock()
+	if s.ctx.Err() != nil {
+		return
+	}
+	if _, running := s.botRunning[id]; running {
+		s.botRunning[id] = true
+		return
+	}
+	s.botRunning[id] = false
+	s.bots.Add(1)
+	go s.runBots(id)
+}
+
+func (s *Service) runBots(id string) {
+	defer s.bots.Done()
+	var seed [32]byte
+	_, _ = crand.Read(seed[:])
+	rng := rand.New(rand.NewChaCha8(seed))
+	for {
+		for s.ctx.Err() == nil {
+			played, err := s.botStep(s.ctx, id, rng)
+			if errors.Is(err, store.ErrVersionConflict) {
+				continue // someone else moved: look again
+			}
+			if err != nil {
+				if s.ctx.Err() == nil {
+					s.log.Error("bot turn failed", "match", id, "err", err)
+				}
+				break
+			}
+			if !played {
+				break
+			}
+		}
+		s.botMu.Lock()
+		if again := s.botRunning[id]; again && s.ctx.Err() == nil {
+			s.botRunning[id] = false
+			s.botMu.Unlock()
+			continue
+		}
+		delete(s.botRunning, id)
+		s.botMu.Unlock()
+		return
+	}
+}
+
+// botStep plays one bot action (a roll or a move) if a bot must act.
+func (s *Service) botStep(ctx context.Context, id string, rng *rand.Rand) (bool, error) {
+	m, err := s.load(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if !m.botTurn() {
+		return false, nil
+	}
+	seatNo := m.play.turn()
+	// The request id names the version the bot acts on: if two nodes race
+	// for the same turn, the store keeps one and the other sees a retry.
+	req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.version, RequestId: fmt.Sprintf("bot:%d", m.version)}
+	cmd := store.Command{RequestID: req.RequestId, Fingerprint: fingerprint(req)}
+	_, err = s.commit(ctx, m, cmd, func(m *match) ([]*hangarv1.Event, error) {
+		var (
+			evs []*hangarv1.Event
+			err error
+		)
+		if m.play.needsRoll() {
+			_, evs, err = m.play.roll(seatNo, s.dice())
+		} else {
+			_, evs, err = m.play.move(seatNo, m.play.botMove(rng))
+		}
+		return evs, err
+	})
+	return err == nil, err
+}

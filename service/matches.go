@@ -1,0 +1,427 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
+)
+
+// CreateMatch implements hangarv1.MatchServiceServer.
+func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequest) (*hangarv1.CreateMatchResponse, error) {
+	me, _ := caller(ctx)
+	r, ok := games[req.GetGame()]
+	if !ok {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: game %v is not one Hangar hosts", errInvalid, req.GetGame()))
+	}
+	if err := checkRequestID(req.GetRequestId(), false); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	n := int(req.GetSeatCount())
+	opts, err := r.normalize(req.GetOptions(), n)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	humans := n
+	if !req.GetObserveOnly() {
+		humans--
+	}
+	if b := int(req.GetBotSeats()); b < 0 || b > humans {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: bot_seats must be 0 to %d", errInvalid, humans))
+	}
+	id := newID("m_")
+	if req.GetRequestId() != "" {
+		// A retried create must land on the same match: derive its id.
+		h := sha256.Sum256([]byte(me.ID + "\x00" + req.GetRequestId()))
+		id = "m_" + strings.ToLower(b32.EncodeToString(h[:16]))
+	}
+	reqID := req.GetRequestId()
+	if reqID == "" {
+		reqID = id
+	}
+	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: fingerprint(req)}
+	out, err := s.commit(ctx, &match{id: id}, cmd, func(*match) ([]*hangarv1.Event, error) {
+		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
+			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID}}}}
+		seats := r.seats(opts, n)
+		if !req.GetObserveOnly() {
+			evs = append(evs, joined(seats[0], me))
+		}
+		for _, sn := range seats[n-int(req.GetBotSeats()):] {
+			evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
+				Seat: sn, Bot: true, DisplayName: "Bot"}}})
+		}
+		if len(evs)-1 == n {
+			evs = append(evs, started(seats))
+		}
+		return evs, nil
+	})
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.CreateMatchResponse{Match: out.match.view()}, nil
+}
+
+func joined(seatNo int32, p store.Player) *hangarv1.Event {
+	return &hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
+		Seat: seatNo, PlayerId: p.ID, DisplayName: p.DisplayName}}}
+}
+
+func started(seats []int32) *hangarv1.Event {
+	return &hangarv1.Event{Body: &hangarv1.Event_MatchStarted{MatchStarted: &hangarv1.MatchStarted{Seats: seats}}}
+}
+
+// occupied returns the seats taken in m.
+func occupied(m *match) []int32 {
+	var out []int32
+	for _, st := range m.seats {
+		if st.status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
+			out = append(out, st.seat)
+		}
+	}
+	return out
+}
+
+// matchCommand validates what every match command carries.
+func matchCommand(ctx context.Context, matchID string, expected int64, reqID string, req proto.Message) (command, error) {
+	me, _ := caller(ctx)
+	if err := checkID("match_id", matchID); err != nil {
+		return command{}, err
+	}
+	if expected < 0 {
+		return command{}, fmt.Errorf("%w: expected_version must not be negative", errInvalid)
+	}
+	if err := checkRequestID(reqID, false); err != nil {
+		return command{}, err
+	}
+	if reqID == "" {
+		reqID = newID("r_")
+	}
+	return command{matchID: matchID, expected: expected, author: me.ID, reqID: reqID, req: req}, nil
+}
+
+// JoinMatch implements hangarv1.MatchServiceServer.
+func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest) (*hangarv1.JoinMatchResponse, error) {
+	me, _ := caller(ctx)
+	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	c.decide = func(m *match) ([]*hangarv1.Event, error) {
+		if m.status != store.StatusOpen {
+			return nil, fmt.Errorf("%w: the match is not open", errRule)
+		}
+		if m.seatOf(me.ID) >= 0 {
+			return nil, fmt.Errorf("%w: you already sit in this match", errRule)
+		}
+		i := -1
+		if req.Seat != nil {
+			if i = m.seatIndex(req.GetSeat()); i < 0 {
+				return nil, fmt.Errorf("%w: the match has no seat %d", errInvalid, req.GetSeat())
+			}
+			if m.seats[i].status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
+				return nil, fmt.Errorf("%w: seat %d is taken", errRule, req.GetSeat())
+			}
+		} else {
+			i = slices.IndexFunc(m.seats, func(st seat) bool { return st.status == hangarv1.SeatStatus_SEAT_STATUS_EMPTY })
+			if i < 0 {
+				return nil, fmt.Errorf("%w: the match is full", errRule)
+			}
+		}
+		evs := []*hangarv1.Event{joined(m.seats[i].seat, me)}
+		if m.freeSeats() == 1 {
+			seats := make([]int32, len(m.seats))
+			for k, st := range m.seats {
+				seats[k] = st.seat
+			}
+			evs = append(evs, started(seats))
+		}
+		return evs, nil
+	}
+	out, err := s.exec(ctx, c)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.JoinMatchResponse{Match: out.match.view()}, nil
+}
+
+// LeaveMatch implements hangarv1.MatchServiceServer.
+func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchRequest) (*hangarv1.LeaveMatchResponse, error) {
+	me, _ := caller(ctx)
+	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	c.decide = func(m *match) ([]*hangarv1.Event, error) {
+		i := m.seatOf(me.ID)
+		if i < 0 {
+			return nil, fmt.Errorf("%w: you do not sit in this match", errPermission)
+		}
+		seatNo := m.seats[i].seat
+		switch m.status {
+		case store.StatusOpen:
+			evs := []*hangarv1.Event{{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seatNo, PlayerId: me.ID}}}}
+			humans := 0
+			for _, st := range m.seats {
+				if st.status == hangarv1.SeatStatus_SEAT_STATUS_PLAYER {
+					humans++
+				}
+			}
+			if humans == 1 {
+				evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{
+					Status: hangarv1.MatchStatus_MATCH_STATUS_ABANDONED}}})
+			}
+			return evs, nil
+		case store.StatusActive:
+			_, gevs, err := m.play.resign(seatNo)
+			if err != nil {
+				return nil, err
+			}
+			left := &hangarv1.Event{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seatNo, PlayerId: me.ID, Forfeited: true}}}
+			return append([]*hangarv1.Event{left}, gevs...), nil
+		}
+		return nil, fmt.Errorf("%w: the match is over", errRule)
+	}
+	out, err := s.exec(ctx, c)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.LeaveMatchResponse{Match: out.match.view()}, nil
+}
+
+// StartMatch implements hangarv1.MatchServiceServer.
+func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchRequest) (*hangarv1.StartMatchResponse, error) {
+	me, _ := caller(ctx)
+	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	c.decide = func(m *match) ([]*hangarv1.Event, error) {
+		if m.creator != me.ID {
+			return nil, fmt.Errorf("%w: only the creator starts a match", errPermission)
+		}
+		if m.status != store.StatusOpen {
+			return nil, fmt.Errorf("%w: the match is not open", errRule)
+		}
+		seats := occupied(m)
+		if len(seats) < 2 {
+			return nil, fmt.Errorf("%w: a match needs two seats taken to start", errRule)
+		}
+		return []*hangarv1.Event{started(seats)}, nil
+	}
+	out, err := s.exec(ctx, c)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.StartMatchResponse{Match: out.match.view()}, nil
+}
+
+// GetMatch implements hangarv1.MatchServiceServer.
+func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (*hangarv1.GetMatchResponse, error) {
+	if err := checkID("match_id", req.GetMatchId()); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	if req.GetAtVersion() < 0 {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: at_version must not be negative", errInvalid))
+	}
+	m, err := s.current(ctx, req.GetMatchId())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	if v := req.GetAtVersion(); v != 0 && v != m.version {
+		if v > m.version {
+			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: the match has only %d events", errInvalid, m.version))
+		}
+		if m, err = s.fold(ctx, &match{id: m.id}, v); err != nil {
+			return nil, toStatus(ctx, s.log, err)
+		}
+	}
+	return &hangarv1.GetMatchResponse{Match: m.view()}, nil
+}
+
+// current returns the match as the store has it now: the cache, caught up
+// with events it may have missed.
+func (s *Service) current(ctx context.Context, id string) (*match, error) {
+	m, err := s.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if ended(m.status) {
+		return m, nil
+	}
+	if m, err = s.fold(ctx, m, 0); err != nil {
+		return nil, err
+	}
+	s.hub.put(m)
+	return m, nil
+}
+
+// ListMatches implements hangarv1.MatchServiceServer.
+func (s *Service) ListMatches(ctx context.Context, req *hangarv1.ListMatchesRequest) (*hangarv1.ListMatchesResponse, error) {
+	me, _ := caller(ctx)
+	size, err := pageSize(req.GetPageSize(), 20, 100)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	q := store.Query{Limit: size + 1}
+	switch req.GetFilter() {
+	case hangarv1.MatchFilter_MATCH_FILTER_OPEN:
+		q.Status, q.OpenSeats = store.StatusOpen, true
+	case hangarv1.MatchFilter_MATCH_FILTER_MINE:
+		q.Player = me.ID
+	default:
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: filter is required", errInvalid))
+	}
+	if req.GetGame() != hangarv1.Game_GAME_UNSPECIFIED {
+		if _, ok := games[req.GetGame()]; !ok {
+			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: unknown game", errInvalid))
+		}
+		q.Game = gameName(req.GetGame())
+	}
+	if t := req.GetPageToken(); t != "" {
+		c, err := decodeCursor(t)
+		if err != nil {
+			return nil, toStatus(ctx, s.log, err)
+		}
+		q.After = &c
+	}
+	rows, err := s.store.Matches(ctx, q)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	resp := &hangarv1.ListMatchesResponse{}
+	if len(rows) > size {
+		rows = rows[:size]
+		last := rows[size-1]
+		resp.NextPageToken = encodeCursor(store.Cursor{Created: last.Created, ID: last.ID})
+	}
+	for _, r := range rows {
+		pm := &hangarv1.Match{}
+		if err := proto.Unmarshal(r.Summary, pm); err != nil {
+			return nil, toStatus(ctx, s.log, err)
+		}
+		resp.Matches = append(resp.Matches, pm)
+	}
+	return resp, nil
+}
+
+func pageSize(n, def, max int32) (int, error) {
+	switch {
+	case n == 0:
+		return int(def), nil
+	case n < 0 || n > max:
+		return 0, fmt.Errorf("%w: page_size must be 1 to %d", errInvalid, max)
+	}
+	return int(n), nil
+}
+
+func encodeCursor(c store.Cursor) string {
+	b := binary.BigEndian.AppendUint64(nil, uint64(c.Created.UnixNano()))
+	return base64.RawURLEncoding.EncodeToString(append(b, c.ID...))
+}
+
+func decodeCursor(t string) (store.Cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(t)
+	if err != nil || len(b) < 9 || len(b) > 8+64 {
+		return store.Cursor{}, fmt.Errorf("%w: bad page_token", errInvalid)
+	}
+	return store.Cursor{Created: time.Unix(0, int64(binary.BigEndian.Uint64(b))).UTC(), ID: string(b[8:])}, nil
+}
+
+// ListMatchEvents implements hangarv1.MatchServiceServer.
+func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEventsRequest) (*hangarv1.ListMatchEventsResponse, error) {
+	if err := checkID("match_id", req.GetMatchId()); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	size, err := pageSize(req.GetPageSize(), 100, 1000)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	after := req.GetAfterSeq()
+	if t := req.GetPageToken(); t != "" {
+		b, err := base64.RawURLEncoding.DecodeString(t)
+		if err != nil || len(b) != 8 {
+			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: bad page_token", errInvalid))
+		}
+		after = int64(binary.BigEndian.Uint64(b))
+	}
+	if after < 0 {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: after_seq must not be negative", errInvalid))
+	}
+	if _, err := s.load(ctx, req.GetMatchId()); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	stored, err := s.store.Events(ctx, req.GetMatchId(), after, size)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	resp := &hangarv1.ListMatchEventsResponse{}
+	for _, e := range stored {
+		ev, err := decodeEvent(req.GetMatchId(), e)
+		if err != nil {
+			return nil, toStatus(ctx, s.log, err)
+		}
+		resp.Events = append(resp.Events, ev)
+	}
+	if len(stored) == size {
+		resp.NextPageToken = base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, uint64(stored[len(stored)-1].Seq)))
+	}
+	return resp, nil
+}
+
+// WatchMatch implements hangarv1.MatchServiceServer. It always reads events
+// from the store by sequence number, so a missed wake-up only delays
+// delivery and never drops an event.
+func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.MatchService_WatchMatchServer) error {
+	ctx := stream.Context()
+	if err := checkID("match_id", req.GetMatchId()); err != nil {
+		return toStatus(ctx, s.log, err)
+	}
+	if req.GetAfterSeq() < 0 {
+		return toStatus(ctx, s.log, fmt.Errorf("%w: after_seq must not be negative", errInvalid))
+	}
+	id, after := req.GetMatchId(), req.GetAfterSeq()
+	if _, err := s.load(ctx, id); err != nil {
+		return toStatus(ctx, s.log, err)
+	}
+	wake, unsubscribe := s.hub.subscribe(id)
+	defer unsubscribe()
+	for {
+		stored, err := s.store.Events(ctx, id, after, 500)
+		if err != nil {
+			return toStatus(ctx, s.log, err)
+		}
+		for _, e := range stored {
+			ev, err := decodeEvent(id, e)
+			if err != nil {
+				return toStatus(ctx, s.log, err)
+			}
+			if err := stream.Send(&hangarv1.WatchMatchResponse{Event: ev}); err != nil {
+				return err
+			}
+			after = e.Seq
+			if _, end := ev.Body.(*hangarv1.Event_MatchEnded); end {
+				return nil
+			}
+		}
+		if len(stored) == 500 {
+			continue
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return toStatus(ctx, s.log, ctx.Err())
+		case <-s.closing:
+			return toStatus(ctx, s.log, errUnavailable)
+		}
+	}
+}

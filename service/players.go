@@ -1,0 +1,81 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
+)
+
+// CreatePlayer implements hangarv1.PlayerServiceServer.
+func (s *Service) CreatePlayer(ctx context.Context, req *hangarv1.CreatePlayerRequest) (*hangarv1.CreatePlayerResponse, error) {
+	if err := checkDisplayName(req.GetDisplayName()); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	p := store.Player{ID: newID("p_"), DisplayName: req.GetDisplayName(), Created: time.Now().UTC().Truncate(time.Microsecond)}
+	tok, hash := newToken()
+	if err := s.store.CreatePlayer(ctx, p, hash); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.CreatePlayerResponse{Player: playerProto(p), Token: tok}, nil
+}
+
+// GetPlayer implements hangarv1.PlayerServiceServer.
+func (s *Service) GetPlayer(ctx context.Context, req *hangarv1.GetPlayerRequest) (*hangarv1.GetPlayerResponse, error) {
+	me, _ := caller(ctx)
+	if req.GetPlayerId() == "" || req.GetPlayerId() == me.ID {
+		return &hangarv1.GetPlayerResponse{Player: playerProto(me)}, nil
+	}
+	if err := checkID("player_id", req.GetPlayerId()); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	p, err := s.store.Player(ctx, req.GetPlayerId())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.GetPlayerResponse{Player: playerProto(p)}, nil
+}
+
+func playerProto(p store.Player) *hangarv1.Player {
+	return &hangarv1.Player{PlayerId: p.ID, DisplayName: p.DisplayName, CreateTime: timestamppb.New(p.Created)}
+}
+
+func checkDisplayName(n string) error {
+	if n == "" || utf8.RuneCountInString(n) > 64 || !utf8.ValidString(n) {
+		return fmt.Errorf("%w: display_name must be 1 to 64 characters of UTF-8", errInvalid)
+	}
+	for _, r := range n {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("%w: display_name has a non-printable character", errInvalid)
+		}
+	}
+	return nil
+}
+
+// checkID rejects ids that cannot be ours, before any store lookup.
+func checkID(field, id string) error {
+	if id == "" {
+		return fmt.Errorf("%w: %s is required", errInvalid, field)
+	}
+	if len(id) > 64 || !utf8.ValidString(id) {
+		return fmt.Errorf("%w: %s is malformed", errInvalid, field)
+	}
+	return nil
+}
+
+// checkRequestID validates a client request id.
+func checkRequestID(id string, required bool) error {
+	if id == "" && !required {
+		return nil
+	}
+	if id == "" || len(id) > 128 || !utf8.ValidString(id) {
+		return fmt.Errorf("%w: request_id must be 1 to 128 bytes of UTF-8", errInvalid)
+	}
+	return nil
+}
