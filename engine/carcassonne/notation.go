@@ -84,7 +84,9 @@ func items(v string, sep string) []string {
 
 // ParseState parses the notation of String. The board is replayed in order and must be legal
 // (the start tile D@0,0r0 first); the tile counts of board, stack and drawn tile may not exceed
-// the box; each seat has at most 7 followers and its supply is the rest. Errors wrap ErrSyntax,
+// the box; each seat has at most 7 followers and its supply is the rest. Followers may share a
+// feature (joined features hold several), and how the position arose is not checked, so test
+// positions can be written directly. Errors wrap ErrSyntax,
 // ErrUnknownTile, ErrPlayers or ErrBadState.
 func ParseState(text string) (State, error) {
 	f := strings.Fields(text)

@@ -296,6 +296,19 @@ var ruleCases = []struct {
 		events: []string{"placed 1 FB 1,1 r0", "flew 1 1 0,1", "landed 1 0,1 f0", "turn 0"},
 	},
 	{
+		name:   "no flight without a follower in supply: with nothing else to decide the turn ends",
+		before: "players=2 opts=- phase=place turn=0 tile=FE scores=0,0 " + stack + " board=D@0,0r0 " +
+			"followers=0@0,0f0;0@0,0f0;0@0,0f0;0@0,0f0;0@0,0f1;0@0,0f2;0@0,0f3",
+		moves:  []string{"place 1,0 r0"},
+		events: []string{"placed 0 FE 1,0 r0", "passed 0", "turn 1"},
+	},
+	{
+		name:   "the flight options are listed with the normal spots",
+		before: "players=2 opts=- phase=follower turn=0 tile=- scores=0,0 " + stack + " board=D@0,0r0;FE@1,0r0 followers=-",
+		moves:  []string{"deploy f1"},
+		events: []string{"deployed 0 1,0 f1", "turn 1"},
+	},
+	{
 		name:   "fly needs a roll of 1 to 3",
 		before: "players=2 opts=- phase=follower turn=0 tile=- scores=0,0 " + stack + " board=D@0,0r0;FE@1,0r0 followers=-",
 		moves:  []string{"fly 4"},
@@ -364,5 +377,15 @@ func TestRules(t *testing.T) {
 				t.Errorf("after\n got %s\nwant %s", after, c.after)
 			}
 		})
+	}
+}
+
+func TestFollowerOptionsListing(t *testing.T) {
+	s := mustState(t, "players=2 opts=- phase=follower turn=0 tile=- scores=0,0 stack=U5 board=D@0,0r0;FE@1,0r0 followers=1@0,0f1")
+	// FE: P:W f0, R:EW f1 (joined to the occupied start road), fields f2 (north) and f3 (south).
+	// Options follow the feature order, Pass last.
+	want := []FollowerMove{{Fly, 0}, {Deploy, 2}, {Deploy, 3}, {Pass, 0}}
+	if got := s.LegalFollowerMoves(); !slices.Equal(got, want) {
+		t.Errorf("options %v, want %v", got, want)
 	}
 }
