@@ -296,7 +296,7 @@ var ruleCases = []struct {
 		events: []string{"placed 1 FB 1,1 r0", "flew 1 1 0,1", "landed 1 0,1 f0", "turn 0"},
 	},
 	{
-		name:   "no flight without a follower in supply: with nothing else to decide the turn ends",
+		name: "no flight without a follower in supply: with nothing else to decide the turn ends",
 		before: "players=2 opts=- phase=place turn=0 tile=FE scores=0,0 " + stack + " board=D@0,0r0 " +
 			"followers=0@0,0f0;0@0,0f0;0@0,0f0;0@0,0f0;0@0,0f1;0@0,0f2;0@0,0f3",
 		moves:  []string{"place 1,0 r0"},
