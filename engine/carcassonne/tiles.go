@@ -107,11 +107,29 @@ func ParseTile(s string) (TileID, error) {
 	return NoTile, fmt.Errorf("%w: %q", ErrUnknownTile, s)
 }
 
-// Type returns the table entry of t. It panics if t is not a tile id.
-func (t TileID) Type() TileType { return tileTypes[t] }
+// Type returns a copy of the table entry of t. It panics if t is not a tile id.
+func (t TileID) Type() TileType { return tileTypes[t].clone() }
 
-// Tiles returns the tile table: the 24 base types then the 8 flying-machine types.
-func Tiles() []TileType { return append([]TileType(nil), tileTypes[:]...) }
+// Tiles returns a copy of the tile table: the 24 base types then the 8 flying-machine types.
+func Tiles() []TileType {
+	out := make([]TileType, len(tileTypes))
+	for i := range tileTypes {
+		out[i] = tileTypes[i].clone()
+	}
+	return out
+}
+
+// clone copies t deeply, so that callers cannot change the package's table.
+func (t TileType) clone() TileType {
+	t.Features = append([]Feature(nil), t.Features...)
+	for i := range t.Features {
+		f := &t.Features[i]
+		f.Sides = append([]Side(nil), f.Sides...)
+		f.Halves = append([]Half(nil), f.Halves...)
+		f.Cities = append([]int(nil), f.Cities...)
+	}
+	return t
+}
 
 var tileTypes [NumTiles]TileType
 
