@@ -8,3 +8,9 @@ import "embed"
 //
 //go:embed postgres/*.sql
 var Postgres embed.FS
+
+// SQLite is the SQLite schema, in sqlite/: the Postgres schema in SQLite's
+// dialect (see the comment at the top of sqlite/0001_init.up.sql).
+//
+//go:embed sqlite/*.sql
+var SQLite embed.FS
