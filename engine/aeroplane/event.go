@@ -64,16 +64,16 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind     EventKind
 	Seat     int
-	Die      int
+	Die      int8
 	Planes   uint8    // planes of Seat, bit i = plane i
-	From, To int      // path indices of Seat
+	From, To int8     // path indices of Seat
 	Rest     [3]int8  // EvMoved: rest points in order, 0 = unused
-	Captured uint16   // EvCaptured: bit 4*seat+plane
 	Crossing bool     // EvCaptured: at the crossing square
-	Next     int      // EvTurnPassed: the next seat
-	Place    int      // EvPlaced
-	Ranking  [4]int8  // EvGameOver
+	Captured uint16   // EvCaptured: bit 4*seat+plane
+	Next     int8     // EvTurnPassed: the next seat
+	Place    int8     // EvPlaced
 	Seats    SeatMask // EvStartTie
+	Ranking  [4]int8  // EvGameOver
 }
 
 // event notation keys per kind, in order.
@@ -114,16 +114,16 @@ func (e Event) String() string {
 		case "seat":
 			b.WriteString(strconv.Itoa(e.Seat))
 		case "die":
-			b.WriteString(strconv.Itoa(e.Die))
+			b.WriteString(strconv.Itoa(int(e.Die)))
 		case "planes":
 			b.WriteString(digits(e.Planes))
 		case "from":
-			b.WriteString(strconv.Itoa(e.From))
+			b.WriteString(strconv.Itoa(int(e.From)))
 		case "to", "at":
 			if e.Kind == EvCaptured && e.Crossing {
 				b.WriteString("cross")
 			} else {
-				b.WriteString(strconv.Itoa(e.To))
+				b.WriteString(strconv.Itoa(int(e.To)))
 			}
 		case "rest":
 			for i, r := range e.Rest {
@@ -151,9 +151,9 @@ func (e Event) String() string {
 				b.WriteByte('-')
 			}
 		case "next":
-			b.WriteString(strconv.Itoa(e.Next))
+			b.WriteString(strconv.Itoa(int(e.Next)))
 		case "place":
-			b.WriteString(strconv.Itoa(e.Place))
+			b.WriteString(strconv.Itoa(int(e.Place)))
 		case "ranking":
 			for _, r := range e.Ranking {
 				if r >= 0 {
@@ -181,12 +181,9 @@ func ParseEvent(s string) (Event, error) {
 	if e.Kind == 0 || len(f)-1 != len(eventKeys[e.Kind]) {
 		return bad()
 	}
-	num := func(v string, lo, hi int) (int, bool) {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < lo || n > hi || strconv.Itoa(n) != v {
-			return 0, false
-		}
-		return n, true
+	num8 := func(v string, lo, hi int) (int8, bool) {
+		n, ok := atoi(v, lo, hi)
+		return int8(n), ok
 	}
 	for i, k := range eventKeys[e.Kind] {
 		key, v, ok := strings.Cut(f[i+1], "=")
@@ -195,20 +192,20 @@ func ParseEvent(s string) (Event, error) {
 		}
 		switch k {
 		case "seat":
-			e.Seat, ok = num(v, 0, MaxSeats-1)
+			e.Seat, ok = atoi(v, 0, MaxSeats-1)
 		case "die":
-			e.Die, ok = num(v, 1, 6)
+			e.Die, ok = num8(v, 1, 6)
 		case "planes":
 			e.Planes, ok = parseDigits(v, PlanesPerSeat)
 		case "from":
-			e.From, ok = num(v, Hangar, Finish)
+			e.From, ok = num8(v, Hangar, Finish)
 		case "to":
-			e.To, ok = num(v, Hangar, Finish)
+			e.To, ok = num8(v, Hangar, Finish)
 		case "at":
 			if e.Kind == EvCaptured && v == "cross" {
 				e.Crossing = true
 			} else {
-				e.To, ok = num(v, 1, Finish)
+				e.To, ok = num8(v, 1, Finish)
 			}
 		case "rest":
 			parts := strings.Split(v, ",")
@@ -216,11 +213,9 @@ func ParseEvent(s string) (Event, error) {
 				return bad()
 			}
 			for j, p := range parts {
-				var r int
-				if r, ok = num(p, 1, Finish); !ok {
+				if e.Rest[j], ok = num8(p, 1, Finish); !ok {
 					break
 				}
-				e.Rest[j] = int8(r)
 			}
 		case "caps":
 			if v == "-" {
@@ -239,9 +234,9 @@ func ParseEvent(s string) (Event, error) {
 				e.Captured |= 1 << bit
 			}
 		case "next":
-			e.Next, ok = num(v, 0, MaxSeats-1)
+			e.Next, ok = num8(v, 0, MaxSeats-1)
 		case "place":
-			e.Place, ok = num(v, 1, MaxSeats)
+			e.Place, ok = num8(v, 1, MaxSeats)
 		case "ranking":
 			e.Ranking = [4]int8{-1, -1, -1, -1}
 			var seen uint8
@@ -293,11 +288,11 @@ func (s *State) fold(e *Event) {
 	switch e.Kind {
 	case EvRolled:
 		if s.phase == PhaseStartRoll {
-			s.start[seat] = int8(e.Die)
+			s.start[seat] = e.Die
 			s.pending &^= 1 << seat
 			return
 		}
-		s.die = int8(e.Die)
+		s.die = e.Die
 		s.phase = PhaseMove
 		if e.Die == 6 && s.sixes < 3 {
 			s.sixes++
@@ -312,9 +307,9 @@ func (s *State) fold(e *Event) {
 		if e.Planes != s.unitOf(seat, bits.TrailingZeros8(e.Planes)) {
 			s.isolate(seat, e.Planes)
 		}
-		s.setPos(seat, e.Planes, e.To)
+		s.setPos(seat, e.Planes, int(e.To))
 	case EvJumped, EvFlew:
-		s.setPos(seat, e.Planes, e.To)
+		s.setPos(seat, e.Planes, int(e.To))
 	case EvCaptured:
 		for o := range MaxSeats {
 			if m := uint8(e.Captured>>(4*o)) & 0xF; m != 0 {
@@ -339,7 +334,7 @@ func (s *State) fold(e *Event) {
 		s.isolate(seat, e.Planes)
 		s.setPos(seat, e.Planes, Hangar)
 	case EvTurnPassed:
-		s.turn = int8(e.Next)
+		s.turn = e.Next
 		s.die, s.sixes, s.moved = 0, 0, 0
 		if s.phase != PhaseStartRoll {
 			s.phase = PhaseRoll
@@ -444,17 +439,17 @@ func (s *State) checkEvent(e *Event) error {
 			return bad("no roll due")
 		}
 	case EvPassed:
-		if s.phase != PhaseMove || !turn || e.Die != int(s.die) {
+		if s.phase != PhaseMove || !turn || e.Die != s.die {
 			return bad("no such roll to pass")
 		}
 	case EvTookOff:
-		if s.phase != PhaseMove || !turn || e.Die != int(s.die) || bits.OnesCount8(e.Planes) != 1 ||
+		if s.phase != PhaseMove || !turn || e.Die != s.die || bits.OnesCount8(e.Planes) != 1 ||
 			!planesAt(Hangar) || e.From != Hangar || e.To != Launch {
 			return bad("no such take-off")
 		}
 	case EvMoved:
-		if s.phase != PhaseMove || !turn || e.Die != int(s.die) || e.From < Launch || e.From >= Finish ||
-			e.To < 1 || e.To > Finish || !planesAt(e.From) {
+		if s.phase != PhaseMove || !turn || e.Die != s.die || e.From < Launch || e.From >= Finish ||
+			e.To < 1 || e.To > Finish || !planesAt(int(e.From)) {
 			return bad("no such move")
 		}
 		l := bits.TrailingZeros8(e.Planes)
@@ -462,7 +457,7 @@ func (s *State) checkEvent(e *Event) error {
 			return bad("not a unit")
 		}
 	case EvJumped, EvFlew:
-		if s.phase != PhaseRoll || !turn || e.From < 1 || e.To <= e.From || e.To > Finish || !planesAt(e.From) {
+		if s.phase != PhaseRoll || !turn || e.From < 1 || e.To <= e.From || e.To > Finish || !planesAt(int(e.From)) {
 			return bad("no such jump or flight")
 		}
 	case EvCaptured:
@@ -478,7 +473,7 @@ func (s *State) checkEvent(e *Event) error {
 		}
 	case EvStacked:
 		if s.phase != PhaseRoll || !turn || bits.OnesCount8(e.Planes) < 2 || e.To < 1 || e.To >= Finish ||
-			!planesAt(e.To) {
+			!planesAt(int(e.To)) {
 			return bad("no such stack")
 		}
 	case EvFinished:
@@ -486,7 +481,7 @@ func (s *State) checkEvent(e *Event) error {
 			return bad("planes not at the centre")
 		}
 	case EvPlaced:
-		if s.placed.Has(seat) || s.resigned.Has(seat) || e.Place != int(s.nRank)+1 || int(s.nRank) >= MaxSeats {
+		if s.placed.Has(seat) || s.resigned.Has(seat) || int(e.Place) != int(s.nRank)+1 || int(s.nRank) >= MaxSeats {
 			return bad("cannot place")
 		}
 	case EvPenalty:
@@ -494,10 +489,10 @@ func (s *State) checkEvent(e *Event) error {
 			return bad("no such penalty")
 		}
 	case EvTurnPassed:
-		if !turn || !s.active().Has(e.Next) {
+		if !turn || !s.active().Has(int(e.Next)) {
 			return bad("no such turn")
 		}
-		if s.phase == PhaseStartRoll && !s.pending.Has(e.Next) {
+		if s.phase == PhaseStartRoll && !s.pending.Has(int(e.Next)) {
 			return bad("next seat has rolled")
 		}
 	case EvGameOver:

@@ -23,13 +23,13 @@ const (
 // exactly when that happens, also when the rules force it (so a legal move describes its own
 // outcome). The zero Move is not a move.
 type Move struct {
-	Kind  MoveKind
-	Plane int  // 0..3; for a stack any plane of it (LegalMoves names the lowest)
-	Fly   bool // the unit flies the shortcut p18 -> p30
+	Kind MoveKind
+	Fly  bool // the unit flies the shortcut p18 -> p30
 	// NoJump declines the own-colour jump of this move (only with JumpMandatory off).
 	NoJump bool
 	Stack  bool // the unit merges with the own planes on its final square
 	Split  bool // only plane Plane leaves its stack (StackSplit)
+	Plane  int  // 0..3; for a stack any plane of it (LegalMoves names the lowest)
 }
 
 // String returns the move's notation: "T<plane>" for a take-off, "A<plane>" for an advance

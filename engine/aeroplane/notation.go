@@ -56,7 +56,7 @@ func (s State) String() string {
 			s.pending, s.contenders)
 	}
 	b.WriteString(" opts=")
-	b.WriteString(s.opt.String())
+	b.WriteString(s.r.unpack().String())
 	return b.String()
 }
 
@@ -176,10 +176,14 @@ func ParseState(str string) (State, error) {
 				s.contenders = SeatMask(m)
 			}
 		case "opts":
-			var err error
-			if s.opt, err = ParseOptions(v); err != nil {
+			o, err := ParseOptions(v)
+			if err != nil {
 				return State{}, err
 			}
+			if err := o.Validate(max(2, s.seats.Count())); err != nil {
+				return State{}, err
+			}
+			s.r = pack(o)
 		}
 		if !ok {
 			return bad("field " + k + "=" + v)
@@ -241,10 +245,11 @@ func (s *State) check() error {
 	if n < 2 {
 		return bad("fewer than two seats")
 	}
-	if err := s.opt.Validate(n); err != nil {
+	o := s.r.unpack()
+	if err := o.Validate(n); err != nil {
 		return err
 	}
-	if s.opt.Seats != 0 && s.opt.Seats != s.seats {
+	if o.Seats != 0 && o.Seats != s.seats {
 		return bad("seats differ from Options.Seats")
 	}
 	var loop [LoopLen]int8 // seat+1 standing on each loop square
@@ -258,7 +263,7 @@ func (s *State) check() error {
 			if p < Hangar || p > Finish || l < 0 || l > j || s.lead[seat][l] != int8(l) || int(s.pos[seat][l]) != p {
 				return bad("plane %d of seat %d", j, seat)
 			}
-			if u := s.unitOf(seat, j); u&(u-1) != 0 && (p < 1 || p >= Finish || s.opt.StackOptional == StackNever) {
+			if u := s.unitOf(seat, j); u&(u-1) != 0 && (p < 1 || p >= Finish || s.r.stacking() == StackNever) {
 				return bad("stack of seat %d on %d", seat, p)
 			}
 			if s.resigned.Has(seat) && p != Hangar && p != Finish {
@@ -309,10 +314,10 @@ func (s *State) check() error {
 				return bad("seat %d finished but not placed", c)
 			}
 		}
-		if s.opt.EndRule == EndFirstFinisherEnds && s.nRank > 0 {
+		if s.r.endRule() == EndFirstFinisherEnds && s.nRank > 0 {
 			return bad("a player finished, the game should be over")
 		}
-		if s.opt.ThirdSix != ThirdSixNone && s.sixes > 2 {
+		if s.r.thirdSix() != ThirdSixNone && s.sixes > 2 {
 			return bad("third six not penalised")
 		}
 	default:

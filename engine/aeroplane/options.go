@@ -247,17 +247,6 @@ func (o Options) Validate(players int) error {
 	return nil
 }
 
-// takeoff reports whether roll die lets a hangar plane take off.
-func (o *Options) takeoff(die int) bool {
-	switch o.TakeoffRolls {
-	case TakeoffSixOnly:
-		return die == 6
-	case TakeoffFiveOrSix:
-		return die >= 5
-	}
-	return die&1 == 0
-}
-
 // option notation --------------------------------------------------------------------------
 
 type optField struct {

@@ -29,16 +29,16 @@ func (s State) AppendRoll(dst []Event, seat, die int) (State, []Event, error) {
 		return s, dst, fmt.Errorf("%w: a move is due", ErrWrongPhase)
 	}
 	ns := s
-	dst = ns.emit(dst, Event{Kind: EvRolled, Seat: seat, Die: die})
+	dst = ns.emit(dst, Event{Kind: EvRolled, Seat: seat, Die: int8(die)})
 	if s.phase == PhaseStartRoll {
 		return ns, ns.settleStart(dst), nil
 	}
-	if die == 6 && ns.sixes >= 3 && ns.opt.ThirdSix != ThirdSixNone {
+	if die == 6 && ns.sixes >= 3 && ns.r.thirdSix() != ThirdSixNone {
 		dst = ns.emit(dst, Event{Kind: EvPenalty, Seat: seat, Planes: ns.penaltyPlanes(seat)})
 		return ns, ns.passTurn(dst), nil
 	}
-	if ns.opt.AutoPass && !ns.hasMove() {
-		dst = ns.emit(dst, Event{Kind: EvPassed, Seat: seat, Die: die})
+	if ns.r.has(rAutoPass) && !ns.hasMove() {
+		dst = ns.emit(dst, Event{Kind: EvPassed, Seat: seat, Die: int8(die)})
 		dst = ns.afterAction(dst, seat, die, false)
 	}
 	return ns, dst, nil
@@ -64,42 +64,59 @@ func (s State) AppendMove(dst []Event, seat int, m Move) (State, []Event, error)
 	if s.phase != PhaseMove {
 		return s, dst, fmt.Errorf("%w: a roll is due", ErrWrongPhase)
 	}
-	die := int(s.die)
-	n0 := len(dst)
 	ns := s
-	illegal := func() (State, []Event, error) {
-		return s, dst[:n0], fmt.Errorf("%w: %s with %d", ErrIllegalMove, m, die)
+	if out, ok := ns.move(dst, seat, m); ok {
+		return ns, out, nil
 	}
+	return s, dst, fmt.Errorf("%w: %s with %d", ErrIllegalMove, m, s.die)
+}
+
+// move plays m, which passed check, for seat, the seat to act in PhaseMove. It returns false
+// when m is not legal (s and the appended events must then be dropped).
+func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
+	die := int(s.die)
 	switch m.Kind {
 	case Pass:
-		if s.opt.MustMove && s.hasMove() {
-			return illegal()
+		if s.r.has(rMustMove) && s.hasMove() {
+			return dst, false
 		}
-		dst = ns.emit(dst, Event{Kind: EvPassed, Seat: seat, Die: die})
-		return ns, ns.afterAction(dst, seat, die, false), nil
+		dst = s.emit(dst, Event{Kind: EvPassed, Seat: seat, Die: int8(die)})
+		return s.afterAction(dst, seat, die, false), true
 	case TakeOff:
-		if s.pos[seat][m.Plane] != Hangar || !s.opt.takeoff(die) {
-			return illegal()
+		if s.pos[seat][m.Plane] != Hangar || !s.r.takeoff(die) {
+			return dst, false
 		}
-		dst = ns.emit(dst, Event{Kind: EvTookOff, Seat: seat, Die: die, Planes: 1 << m.Plane, From: Hangar, To: Launch})
-		return ns, ns.afterAction(dst, seat, die, true), nil
+		dst = s.emit(dst, Event{Kind: EvTookOff, Seat: seat, Die: int8(die), Planes: 1 << m.Plane, From: Hangar, To: Launch})
+		return s.afterAction(dst, seat, die, true), true
 	}
 	from := int(s.pos[seat][m.Plane])
 	if from < Launch || from >= Finish {
-		return illegal()
+		return dst, false
 	}
 	unit := s.unitOf(seat, m.Plane)
 	if m.Split {
-		if !s.opt.StackSplit || bits.OnesCount8(unit) < 2 {
-			return illegal()
+		if !s.r.has(rStackSplit) || bits.OnesCount8(unit) < 2 {
+			return dst, false
 		}
 		unit = 1 << m.Plane
 	}
-	var ok bool
-	if dst, _, ok = ns.advance(dst, seat, unit, from, die, m, true); !ok {
-		return illegal()
+	pl, ok := s.plan(seat, unit, from, die, m.Fly, m.NoJump)
+	if !ok || !s.r.choicesFit(m, &pl) {
+		return dst, false
 	}
-	return ns, ns.afterAction(dst, seat, die, true), nil
+	final := pl.final()
+	var own uint8
+	if pl.alive && final != Finish {
+		own = s.ownAt(seat, final) &^ unit
+	}
+	if !s.r.stackOK(own, m.Stack) {
+		return dst, false
+	}
+	dst = s.applyPlan(dst, seat, unit, from, die, &pl)
+	if m.Stack {
+		dst = s.emit(dst, Event{Kind: EvStacked, Seat: seat, Planes: unit | own, To: int8(final)})
+	}
+	return s.afterAction(dst, seat, die, true), true
 }
 
 // Resign takes seat out of the game: its planes on the board go to the hangar, its turns are
@@ -179,7 +196,7 @@ func (s State) AppendLegalMoves(dst []Move) []Move {
 	}
 	n0 := len(dst)
 	dst = s.appendMoves(dst)
-	if len(dst) == n0 || !s.opt.MustMove {
+	if len(dst) == n0 || !s.r.has(rMustMove) {
 		dst = append(dst, Move{Kind: Pass})
 	}
 	return dst
@@ -188,12 +205,12 @@ func (s State) AppendLegalMoves(dst []Move) []Move {
 // appendMoves appends the take-offs and advances for the pending roll.
 func (s *State) appendMoves(dst []Move) []Move {
 	seat, die := int(s.turn), int(s.die)
-	o := &s.opt
+	r := s.r
 	for i := range PlanesPerSeat {
 		p := int(s.pos[seat][i])
 		switch {
 		case p == Hangar:
-			if o.takeoff(die) {
+			if r.takeoff(die) {
 				dst = append(dst, Move{Kind: TakeOff, Plane: i})
 			}
 			continue
@@ -204,56 +221,72 @@ func (s *State) appendMoves(dst []Move) []Move {
 		if int(s.lead[seat][i]) == i {
 			dst = s.appendAdvances(dst, seat, i, unit, p, die, false)
 		}
-		if o.StackSplit && unit&(unit-1) != 0 {
+		if r.has(rStackSplit) && unit&(unit-1) != 0 {
 			dst = s.appendAdvances(dst, seat, i, 1<<i, p, die, true)
 		}
 	}
 	return dst
 }
 
-// appendAdvances appends every variant of moving unit (named by plane) from p.
+// appendAdvances appends every variant of moving unit (named by plane) from p: one per
+// combination of the flight and jump choices that the move meets, times the stacking choice.
 func (s *State) appendAdvances(dst []Move, seat, plane int, unit uint8, p, die int, split bool) []Move {
-	o := &s.opt
-	q, _, ok := s.landing(seat, p, die)
+	r := s.r
+	p0, ok := s.plan(seat, unit, p, die, false, false)
 	if !ok {
 		return dst
 	}
-	flys, nojumps := 1, 1
-	if q == ShortcutFrom || q == ShortcutFrom-JumpLen {
-		flys = 2
+	if r.has(rJumpMandatory) && (!p0.flightChoice || !r.has(rShortcutOptional)) {
+		// no choice but stacking
+		m := Move{Kind: Advance, Plane: plane, Fly: p0.flew, Split: split}
+		return s.appendStacking(dst, m, seat, unit, &p0)
 	}
-	if !o.JumpMandatory {
-		nojumps = 2
-	}
-	for f := range flys {
-		for nj := range nojumps {
+	for f := range 2 {
+		if f == 1 && (!p0.flightChoice || !r.has(rShortcutOptional)) {
+			break // no flight on the way, or flying is not a choice (p0 already flew)
+		}
+		for nj := range 2 {
+			if nj == 1 && r.has(rJumpMandatory) {
+				break
+			}
 			m := Move{Kind: Advance, Plane: plane, Fly: f == 1, NoJump: nj == 1, Split: split}
-			_, own, ok := s.advance(nil, seat, unit, p, die, m, false)
-			if !ok {
+			pl := p0
+			if f|nj != 0 {
+				pl, _ = s.plan(seat, unit, p, die, m.Fly, m.NoJump)
+			}
+			if !r.choicesFit(m, &pl) {
 				continue
 			}
-			switch {
-			case own == 0 || o.StackOptional == StackNever:
-				dst = append(dst, m)
-			case o.StackOptional == StackAuto:
-				m.Stack = true
-				dst = append(dst, m)
-			default:
-				dst = append(dst, m)
-				m.Stack = true
-				dst = append(dst, m)
-			}
+			dst = s.appendStacking(dst, m, seat, unit, &pl)
 		}
 	}
 	return dst
+}
+
+// appendStacking appends m with the stacking choices its final square offers.
+func (s *State) appendStacking(dst []Move, m Move, seat int, unit uint8, pl *plan) []Move {
+	var own uint8
+	if f := pl.final(); pl.alive && f != Finish {
+		own = s.ownAt(seat, f) &^ unit
+	}
+	switch {
+	case own == 0 || s.r.stacking() == StackNever:
+		return append(dst, m)
+	case s.r.stacking() == StackAuto:
+		m.Stack = true
+		return append(dst, m)
+	}
+	dst = append(dst, m)
+	m.Stack = true
+	return append(dst, m)
 }
 
 // hasMove reports whether the pending roll has a take-off or an advance.
 func (s *State) hasMove() bool {
 	seat, die := int(s.turn), int(s.die)
 	// Without blocking rules every unit on the board can use every roll.
-	simple := s.opt.Overshoot != OvershootBlock && !s.opt.StackBlocks
-	canTake := s.opt.takeoff(die)
+	simple := s.r.overshoot() != OvershootBlock && !s.r.has(rStackBlocks)
+	canTake := s.r.takeoff(die)
 	slow := false
 	for _, p := range s.pos[seat] {
 		switch {
@@ -280,7 +313,7 @@ func (s *State) hasMove() bool {
 func (s *State) landing(seat, from, die int) (q, passHi int, ok bool) {
 	q = from + die
 	passHi = q - 1
-	if s.opt.StackBlocks && from < TurnIn {
+	if s.r.has(rStackBlocks) && from < TurnIn {
 		end := min(q-1, TurnIn)
 		for b := from + 1; b <= end; b++ {
 			if s.opposingStackAt(seat, b) {
@@ -293,7 +326,7 @@ func (s *State) landing(seat, from, die int) (q, passHi int, ok bool) {
 		}
 	}
 	if q > Finish {
-		switch s.opt.Overshoot {
+		switch s.r.overshoot() {
 		case OvershootBlock:
 			return 0, 0, false
 		case OvershootReverse:
@@ -309,189 +342,174 @@ func (s *State) landing(seat, from, die int) (q, passHi int, ok bool) {
 
 // flightOpen reports whether seat may fly its shortcut now.
 func (s *State) flightOpen(seat int) bool {
-	return !s.opt.CrossingBlockedByStack || !s.stackAt(Opposite(seat), CrossP)
+	return !s.r.has(rCrossingBlockedByStack) || !s.stackAt(Opposite(seat), CrossP)
 }
 
-// walk is one advance being resolved (or only checked when !apply).
-type walk struct {
-	s     *State
-	dst   []Event
-	seat  int
-	unit  uint8
-	size  int
-	apply bool
-	alive bool
-	at    int
-	nrest int
-	rest  [3]int8
+// plan is the course of one advance (spec §2.4): the rest points and what happened there.
+// Computing it reads the state but changes nothing, so the legal-move generator and the
+// validation of a move share it with applyPlan.
+type plan struct {
+	q, passHi    int8    // die landing (bounces included), last loop square walked over
+	rest         [3]int8 // rest points in order
+	n            int8    // number of rest points
+	flyIdx       int8    // index in rest of the flight's landing, -1 if no flight
+	alive        bool    // false: the unit was sent home at rest[n-1]
+	flew         bool    // the unit flew the shortcut
+	flightChoice bool    // the unit stood on p18 with the flight open
+	sawJump      bool    // the unit met an own-colour jump (taken or declined)
 }
 
-func (w *walk) emit(e Event) { w.dst = w.s.emit(w.dst, e) }
+func (p *plan) final() int {
+	if !p.alive {
+		return Hangar
+	}
+	return int(p.rest[p.n-1])
+}
 
-// restAt stops the unit on p and resolves the captures there.
-func (w *walk) restAt(p int) {
-	w.at = p
-	if w.nrest < len(w.rest) {
-		w.rest[w.nrest] = int8(p)
-		w.nrest++
+// plan works out the advance of unit (size planes of seat) from from by die with the flight
+// and jump choices fly and nojump. It returns false when the unit may not use the roll.
+func (s *State) plan(seat int, unit uint8, from, die int, fly, nojump bool) (plan, bool) {
+	r := s.r
+	var p plan
+	q, passHi, ok := s.landing(seat, from, die)
+	if !ok {
+		return p, false
 	}
-	if !onLoop(p) {
-		return
+	p.q, p.passHi, p.flyIdx, p.alive = int8(q), int8(passHi), -1, true
+	size := bits.OnesCount8(unit)
+	if !p.step(s, seat, q, size) || !onLoop(q) {
+		return p, true
 	}
-	o := &w.s.opt
-	if o.StackCapture == StackCaptureAll && !w.apply {
-		return
+	takeJump := r.has(rJumpMandatory) || !nojump
+	switch {
+	case q == ShortcutFrom:
+		if s.flightOpen(seat) {
+			p.flightChoice = true
+			if fly || !r.has(rShortcutOptional) {
+				p.flew, p.flyIdx = true, p.n
+				if p.step(s, seat, ShortcutTo, size) && r.has(rShortcutThenJump) {
+					p.sawJump = true
+					if takeJump {
+						p.step(s, seat, ShortcutTo+JumpLen, size)
+					}
+				}
+				break
+			}
+		}
+		if r.has(rDeclinedShortcutJumps) {
+			p.sawJump = true
+			if takeJump {
+				p.step(s, seat, q+JumpLen, size)
+			}
+		}
+	case q == ShortcutTo:
+		if r.has(rJumpAfterShortcutEnd) {
+			p.sawJump = true
+			if takeJump {
+				p.step(s, seat, q+JumpLen, size)
+			}
+		}
+	case OwnColour(q) && (q < TurnIn || r.has(rJumpFromTurnIn)):
+		p.sawJump = true
+		if takeJump && p.step(s, seat, q+JumpLen, size) && q+JumpLen == ShortcutFrom && r.has(rJumpThenShortcut) &&
+			s.flightOpen(seat) {
+			p.flightChoice = true
+			if fly || !r.has(rShortcutOptional) {
+				p.flew, p.flyIdx = true, p.n
+				p.step(s, seat, ShortcutTo, size)
+			}
+		}
 	}
-	caps, n := w.s.victimsAt(w.seat, p)
+	return p, true
+}
+
+// step adds rest point x and reports whether the unit survives it.
+func (p *plan) step(s *State, seat, x, size int) bool {
+	p.rest[p.n] = int8(x)
+	p.n++
+	if s.r.stackCapture() != StackCaptureAll && onLoop(x) {
+		if _, dies := s.captures(seat, 0, size, x); dies {
+			p.alive = false
+		}
+	}
+	return p.alive
+}
+
+// captures returns the planes a unit of seat (its planes unit, size of them) sends home by
+// resting on its path index x, and whether the unit itself is among them (spec §2.5,
+// StackCapture).
+func (s *State) captures(seat int, unit uint8, size, x int) (uint16, bool) {
+	caps, n := s.victimsAt(seat, x)
 	if n == 0 {
-		return
+		return 0, false
 	}
-	self := uint16(w.unit) << (4 * w.seat)
-	switch o.StackCapture {
+	self := uint16(unit) << (4 * seat)
+	switch s.r.stackCapture() {
 	case StackCaptureAttackerReturns:
 		if n >= 2 {
-			caps, w.alive = self, false
+			return self, true
 		}
 	case StackCaptureMutual:
 		if n >= 2 {
-			caps, w.alive = caps|self, false
+			return caps | self, true
 		}
 	case StackCaptureByCount:
-		if w.size < n {
-			caps, w.alive = caps|self, false
+		if size < n {
+			return caps | self, true
 		}
 	}
-	if w.apply {
-		w.emit(Event{Kind: EvCaptured, Seat: w.seat, Captured: caps, To: p})
-	}
+	return caps, false
 }
 
-// passOver captures on the loop squares lo..hi except skip (CapturePassOver).
-func (w *walk) passOver(lo, hi, skip int) {
-	if !w.apply || w.s.opt.CaptureMode != CapturePassOver {
-		return
+// applyPlan moves unit along pl, emitting the walk, jumps, flight, captures and finishing.
+func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *plan) []Event {
+	size := bits.OnesCount8(unit)
+	dst = s.emit(dst, Event{Kind: EvMoved, Seat: seat, Planes: unit, From: int8(from), To: pl.q, Die: int8(die), Rest: pl.rest})
+	dst = s.passOver(dst, seat, from+1, int(pl.passHi), int(pl.q))
+	prev := int(pl.q)
+	for i := range pl.n {
+		x := int(pl.rest[i])
+		switch {
+		case i == 0:
+		case i == pl.flyIdx:
+			dst = s.emit(dst, Event{Kind: EvFlew, Seat: seat, Planes: unit, From: ShortcutFrom, To: ShortcutTo})
+			opp := Opposite(seat)
+			if s.r.has(rCrossingCapture) && s.seats.Has(opp) {
+				if m := s.ownAt(opp, CrossP); m != 0 {
+					dst = s.emit(dst, Event{Kind: EvCaptured, Seat: seat, Captured: uint16(m) << (4 * opp), Crossing: true})
+				}
+			}
+		default:
+			dst = s.emit(dst, Event{Kind: EvJumped, Seat: seat, Planes: unit, From: int8(prev), To: int8(x)})
+			dst = s.passOver(dst, seat, prev+1, x-1, -1)
+		}
+		if onLoop(x) {
+			if caps, _ := s.captures(seat, unit, size, x); caps != 0 {
+				dst = s.emit(dst, Event{Kind: EvCaptured, Seat: seat, Captured: caps, To: int8(x)})
+			}
+		}
+		prev = x
+	}
+	if pl.alive && pl.final() == Finish {
+		dst = s.emit(dst, Event{Kind: EvFinished, Seat: seat, Planes: unit})
+	}
+	return dst
+}
+
+// passOver captures on the loop squares lo..hi of seat's path except skip (CapturePassOver).
+func (s *State) passOver(dst []Event, seat, lo, hi, skip int) []Event {
+	if !s.r.passOver() {
+		return dst
 	}
 	for sq := lo; sq <= min(hi, TurnIn); sq++ {
 		if sq == skip {
 			continue
 		}
-		if caps, n := w.s.victimsAt(w.seat, sq); n > 0 {
-			w.emit(Event{Kind: EvCaptured, Seat: w.seat, Captured: caps, To: sq})
+		if caps, n := s.victimsAt(seat, sq); n > 0 {
+			dst = s.emit(dst, Event{Kind: EvCaptured, Seat: seat, Captured: caps, To: int8(sq)})
 		}
 	}
-}
-
-func (w *walk) jump(a, b int) {
-	if w.apply {
-		w.emit(Event{Kind: EvJumped, Seat: w.seat, Planes: w.unit, From: a, To: b})
-		w.passOver(a+1, b-1, -1)
-	}
-	w.restAt(b)
-}
-
-func (w *walk) fly() {
-	if w.apply {
-		w.emit(Event{Kind: EvFlew, Seat: w.seat, Planes: w.unit, From: ShortcutFrom, To: ShortcutTo})
-		opp := Opposite(w.seat)
-		if w.s.opt.CrossingCapture && w.s.seats.Has(opp) {
-			if m := w.s.ownAt(opp, CrossP); m != 0 {
-				w.emit(Event{Kind: EvCaptured, Seat: w.seat, Captured: uint16(m) << (4 * opp), Crossing: true})
-			}
-		}
-	}
-	w.restAt(ShortcutTo)
-}
-
-// advance resolves the unit of seat on from walking die steps with the choices of m (spec
-// §2.4). With apply it changes s and appends the events to dst; without, s is untouched and
-// the stacking choice is left to the caller. It returns the own planes waiting on the final
-// square and false when the unit may not use the roll or m's choices do not fit the move
-// (with apply, s and dst must then be dropped).
-func (s *State) advance(dst []Event, seat int, unit uint8, from, die int, m Move, apply bool) ([]Event, uint8, bool) {
-	o := &s.opt
-	q, passHi, ok := s.landing(seat, from, die)
-	if !ok {
-		return dst, 0, false
-	}
-	w := walk{s: s, dst: dst, seat: seat, unit: unit, size: bits.OnesCount8(unit), apply: apply, alive: true}
-	mi := len(dst)
-	if apply {
-		w.emit(Event{Kind: EvMoved, Seat: seat, Planes: unit, From: from, To: q, Die: die})
-		w.passOver(from+1, passHi, q)
-	}
-	sawFlight, sawJump := false, false
-	takeJump := o.JumpMandatory || !m.NoJump
-	w.restAt(q)
-	if w.alive && onLoop(q) {
-		switch {
-		case q == ShortcutFrom:
-			if s.flightOpen(seat) && (m.Fly || !o.ShortcutOptional) {
-				sawFlight = true
-				w.fly()
-				if w.alive && o.ShortcutThenJump {
-					sawJump = true
-					if takeJump {
-						w.jump(ShortcutTo, ShortcutTo+JumpLen)
-					}
-				}
-			} else if o.DeclinedShortcutJumps {
-				sawJump = true
-				if takeJump {
-					w.jump(q, q+JumpLen)
-				}
-			}
-		case q == ShortcutTo:
-			if o.JumpAfterShortcutEnd {
-				sawJump = true
-				if takeJump {
-					w.jump(q, q+JumpLen)
-				}
-			}
-		case OwnColour(q) && (q < TurnIn || o.JumpFromTurnIn):
-			sawJump = true
-			if takeJump {
-				w.jump(q, q+JumpLen)
-				if w.alive && w.at == ShortcutFrom && o.JumpThenShortcut && s.flightOpen(seat) &&
-					(m.Fly || !o.ShortcutOptional) {
-					sawFlight = true
-					w.fly()
-				}
-			}
-		}
-	}
-	if m.Fly != sawFlight || (m.NoJump && (!sawJump || o.JumpMandatory)) {
-		return w.dst, 0, false
-	}
-	var own uint8
-	if w.alive && w.at != Finish {
-		own = s.ownAt(seat, w.at) &^ unit
-	}
-	if !apply {
-		return w.dst, own, true
-	}
-	if !o.stackOK(own, m.Stack) {
-		return w.dst, 0, false
-	}
-	w.dst[mi].Rest = w.rest
-	switch {
-	case !w.alive:
-	case w.at == Finish:
-		w.emit(Event{Kind: EvFinished, Seat: seat, Planes: unit})
-	case m.Stack:
-		w.emit(Event{Kind: EvStacked, Seat: seat, Planes: unit | own, To: w.at})
-	}
-	return w.dst, own, true
-}
-
-// stackOK reports whether the stacking choice fits own planes waiting on the final square.
-func (o *Options) stackOK(own uint8, stack bool) bool {
-	switch {
-	case own == 0 || o.StackOptional == StackNever:
-		return !stack
-	case o.StackOptional == StackAuto:
-		return stack
-	}
-	return true
+	return dst
 }
 
 // penaltyPlanes returns the planes the third 6 sends home (spec §2.7, option ThirdSix).
@@ -499,9 +517,9 @@ func (s *State) penaltyPlanes(seat int) uint8 {
 	var m uint8
 	for j, p := range s.pos[seat] {
 		var back bool
-		switch s.opt.ThirdSix {
+		switch s.r.thirdSix() {
 		case ThirdSixReturnMovedBySixes:
-			back = s.moved&(1<<j) != 0 && p != Hangar && (p != Finish || s.opt.ThirdSixReturnsFinished)
+			back = s.moved&(1<<j) != 0 && p != Hangar && (p != Finish || s.r.has(rThirdSixReturnsFinished))
 		case ThirdSixReturnAllActive:
 			back = p != Hangar && p != Finish
 		case ThirdSixReturnAllInclFinished:
@@ -517,13 +535,13 @@ func (s *State) penaltyPlanes(seat int) uint8 {
 // afterAction ends a used or passed roll: placing, end of game, bonus roll or hand-over.
 func (s *State) afterAction(dst []Event, seat, die int, moved bool) []Event {
 	if !s.placed.Has(seat) && s.allFinished(seat) {
-		dst = s.emit(dst, Event{Kind: EvPlaced, Seat: seat, Place: int(s.nRank) + 1})
-		if s.opt.EndRule == EndFirstFinisherEnds || s.active().Count() <= 1 {
+		dst = s.emit(dst, Event{Kind: EvPlaced, Seat: seat, Place: s.nRank + 1})
+		if s.r.endRule() == EndFirstFinisherEnds || s.active().Count() <= 1 {
 			return s.gameOver(dst)
 		}
 		return s.passTurn(dst)
 	}
-	if die == 6 && s.opt.BonusOnSix && (moved || !s.opt.BonusNeedsMove) {
+	if die == 6 && s.r.has(rBonusOnSix) && (moved || !s.r.has(rBonusNeedsMove)) {
 		return dst
 	}
 	return s.passTurn(dst)
@@ -531,7 +549,7 @@ func (s *State) afterAction(dst []Event, seat, die int, moved bool) []Event {
 
 // passTurn hands the turn to the next active seat in play order.
 func (s *State) passTurn(dst []Event) []Event {
-	return s.emit(dst, Event{Kind: EvTurnPassed, Seat: int(s.turn), Next: s.nextActive(int(s.turn))})
+	return s.emit(dst, Event{Kind: EvTurnPassed, Seat: int(s.turn), Next: int8(s.nextActive(int(s.turn)))})
 }
 
 func (s *State) nextActive(from int) int {
@@ -550,7 +568,7 @@ func (s *State) nextActive(from int) int {
 func (s *State) gameOver(dst []Event) []Event {
 	act := s.active()
 	if act.Count() == 1 {
-		dst = s.emit(dst, Event{Kind: EvPlaced, Seat: lowestSeat(act), Place: int(s.nRank) + 1})
+		dst = s.emit(dst, Event{Kind: EvPlaced, Seat: lowestSeat(act), Place: s.nRank + 1})
 		act = 0
 	}
 	r := [MaxSeats]int8{-1, -1, -1, -1}
@@ -615,7 +633,7 @@ func (s *State) settleStart(dst []Event) []Event {
 		next = lowestSeat(s.pending) // a new round starts with the lowest seat
 	}
 	if next != int(s.turn) {
-		dst = s.emit(dst, Event{Kind: EvTurnPassed, Seat: int(s.turn), Next: next})
+		dst = s.emit(dst, Event{Kind: EvTurnPassed, Seat: int(s.turn), Next: int8(next)})
 	}
 	return dst
 }

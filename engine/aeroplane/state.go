@@ -30,7 +30,7 @@ func (p Phase) String() string {
 // comparable value without pointers; copying it copies the game, and == compares games.
 // The zero State is not a game; use New or ParseState.
 type State struct {
-	opt        Options
+	r          rules                         // the options, packed
 	pos        [MaxSeats][PlanesPerSeat]int8 // path index, Hangar..Finish
 	lead       [MaxSeats][PlanesPerSeat]int8 // lowest plane index of the plane's unit
 	start      [MaxSeats]int8                // start rolls of the current round (PhaseStartRoll)
@@ -57,7 +57,7 @@ func New(players int, o Options) (State, error) {
 		return State{}, err
 	}
 	var s State
-	s.opt = o
+	s.r = pack(o)
 	s.seats = o.Seats
 	if s.seats == 0 {
 		s.seats = DefaultSeats(players)
@@ -92,7 +92,7 @@ func (s *State) clearPlanes() {
 func lowestSeat(m SeatMask) int { return bits.TrailingZeros8(uint8(m)) }
 
 // Options returns the rule set of the game.
-func (s State) Options() Options { return s.opt }
+func (s State) Options() Options { return s.r.unpack() }
 
 // Players returns the number of seats in play.
 func (s State) Players() int { return s.seats.Count() }

@@ -1,0 +1,32 @@
+package bot
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hangarhq/hangar/engine/aeroplane"
+)
+
+// BenchmarkGame4Random plays whole 4-player games between Random bots (default options).
+func BenchmarkGame4Random(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	d := Driver{Dice: r}
+	for i := range d.Bots {
+		d.Bots[i] = NewRandom(r)
+	}
+	s0, err := aeroplane.New(4, aeroplane.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	steps := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		_, n, err := d.Play(s0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps += n
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
+	b.ReportMetric(float64(steps)/float64(b.N), "steps/game")
+}
