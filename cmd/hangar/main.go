@@ -1,10 +1,12 @@
 // Command hangar is the Hangar game server.
 //
-//	hangar serve   [--listen ADDR] [--database-url URL]   serve the gRPC API
-//	hangar migrate [--database-url URL]                   apply schema migrations
+//	hangar serve   [--listen ADDR] [--database-url URL | --data-dir DIR]   serve the gRPC API
+//	hangar migrate [--database-url URL | --data-dir DIR]                   apply schema migrations
 //
-// Flags fall back to the environment variables HANGAR_LISTEN and
-// HANGAR_DATABASE_URL.
+// Without a database URL Hangar keeps everything in an embedded SQLite
+// database in the data directory (default ./hangar-data), a single-node
+// store; with one it uses Postgres. Flags fall back to the environment
+// variables HANGAR_LISTEN, HANGAR_DATABASE_URL and HANGAR_DATA_DIR.
 package main
 
 import (
@@ -82,7 +84,8 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	cfg := Config{}
 	fs.StringVar(&cfg.Listen, "listen", envOr("HANGAR_LISTEN", "127.0.0.1:7350"), "address to serve gRPC on (env HANGAR_LISTEN)")
-	fs.StringVar(&cfg.DatabaseURL, "database-url", os.Getenv("HANGAR_DATABASE_URL"), "Postgres URL, postgres://… (env HANGAR_DATABASE_URL)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", os.Getenv("HANGAR_DATABASE_URL"), "Postgres URL, postgres://… (env HANGAR_DATABASE_URL); empty: the embedded store")
+	fs.StringVar(&cfg.DataDir, "data-dir", envOr("HANGAR_DATA_DIR", "hangar-data"), "directory of the embedded SQLite store, used without a database URL (env HANGAR_DATA_DIR)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}

@@ -35,6 +35,7 @@ type backend struct {
 
 var backends = []backend{
 	{"postgres", func(t *testing.T) Config { return Config{DatabaseURL: pgtest.Database(t)} }},
+	{"sqlite", func(t *testing.T) Config { return Config{DataDir: t.TempDir()} }},
 }
 
 // eachBackend runs fn as a subtest per store.
@@ -52,13 +53,7 @@ func node(t *testing.T, cfg Config) *Main {
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatalf("start node: %v", err)
 	}
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			m.Shutdown(context.Background())
-		}
-	})
-	_ = stopped
+	t.Cleanup(func() { m.Shutdown(context.Background()) })
 	return m
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -16,12 +17,16 @@ import (
 	"github.com/hangarhq/hangar/service"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
+	"github.com/hangarhq/hangar/store/sqlite"
 )
 
 // Config is what a Hangar node needs to serve.
 type Config struct {
 	Listen      string
 	DatabaseURL string
+	// DataDir holds the embedded SQLite store, used when DatabaseURL is
+	// empty (default ./hangar-data).
+	DataDir string
 	// Service tunes the service (tests replace the die).
 	Service service.Options
 	// DrainTimeout bounds how long in-flight calls may take to finish on
@@ -42,6 +47,7 @@ type Main struct {
 	lis    net.Listener
 	done   chan error
 	name   string
+	stop   sync.Once
 }
 
 // Start opens and migrates the store, resumes server-side work and starts
@@ -87,6 +93,10 @@ func (m *Main) StoreName() string { return m.name }
 // UNAVAILABLE (clients reconnect), in-flight calls finish (up to the drain
 // timeout), then bots stop and the store closes.
 func (m *Main) Shutdown(ctx context.Context) {
+	m.stop.Do(func() { m.shutdown(ctx) })
+}
+
+func (m *Main) shutdown(ctx context.Context) {
 	m.health.Shutdown()
 	m.svc.Drain()
 	timeout := m.Config.DrainTimeout
@@ -111,15 +121,24 @@ func (m *Main) Shutdown(ctx context.Context) {
 
 // Kill stops the node at once, as a crash would (tests).
 func (m *Main) Kill() {
-	m.grpc.Stop()
-	m.svc.Close()
-	<-m.done
-	m.store.Close()
+	m.stop.Do(func() {
+		m.grpc.Stop()
+		m.svc.Close()
+		<-m.done
+		m.store.Close()
+	})
 }
 
+// openStore migrates and opens the store the config names: Postgres when a
+// database URL is given, else the embedded SQLite store in the data dir.
 func openStore(ctx context.Context, cfg Config) (store.Store, string, error) {
 	if cfg.DatabaseURL == "" {
-		return nil, "", errors.New("no database: give --database-url or HANGAR_DATABASE_URL")
+		dir := dataDir(cfg)
+		if err := sqlite.Migrate(dir); err != nil {
+			return nil, "", err
+		}
+		st, err := sqlite.Open(ctx, dir)
+		return st, "sqlite:" + dir, err
 	}
 	if err := postgres.Migrate(cfg.DatabaseURL); err != nil {
 		return nil, "", err
@@ -128,9 +147,16 @@ func openStore(ctx context.Context, cfg Config) (store.Store, string, error) {
 	return st, "postgres", err
 }
 
+func dataDir(cfg Config) string {
+	if cfg.DataDir == "" {
+		return "hangar-data"
+	}
+	return cfg.DataDir
+}
+
 func migrate(cfg Config) error {
 	if cfg.DatabaseURL == "" {
-		return errors.New("no database: give --database-url or HANGAR_DATABASE_URL")
+		return sqlite.Migrate(dataDir(cfg))
 	}
 	return postgres.Migrate(cfg.DatabaseURL)
 }

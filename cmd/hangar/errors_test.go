@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+)
+
+// startedMatch creates a 2-player match between two new players and returns
+// it with the client whose turn it is first.
+func startedMatch(t *testing.T, addr string) (m *hangarv1.Match, first, second *client) {
+	t.Helper()
+	ada, bob := newClient(t, addr, "Ada"), newClient(t, addr, "Bob")
+	opts := &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
+		FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jr, err := bob.matches.JoinMatch(bob.ctx(), &hangarv1.JoinMatchRequest{MatchId: cr.GetMatch().GetMatchId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jr.GetMatch(), ada, bob
+}
+
+func TestBadCommandsGetTheirStatusAndWriteNothing(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		n := node(t, cfg)
+		m, ada, bob := startedMatch(t, n.Addr())
+		eve := newClient(t, n.Addr(), "Eve")
+		id, v := m.GetMatchId(), m.GetVersion()
+		if m.GetTurnSeat() != 0 {
+			t.Fatalf("turn seat %d, want 0 (FIRST_PLAYER_SEAT0)", m.GetTurnSeat())
+		}
+		roll := func(v int64, req string) *hangarv1.RollRequest {
+			return &hangarv1.RollRequest{MatchId: id, ExpectedVersion: v, RequestId: req}
+		}
+		cases := []struct {
+			name string
+			call func() error
+			want codes.Code
+		}{
+			{"wrong turn", func() error { _, err := bob.moves.Roll(bob.ctx(), roll(v, "b1")); return err }, codes.FailedPrecondition},
+			{"not seated", func() error { _, err := eve.moves.Roll(eve.ctx(), roll(v, "e1")); return err }, codes.PermissionDenied},
+			{"stale version", func() error { _, err := ada.moves.Roll(ada.ctx(), roll(v-1, "a1")); return err }, codes.Aborted},
+			{"future version", func() error { _, err := ada.moves.Roll(ada.ctx(), roll(v+5, "a2")); return err }, codes.Aborted},
+			{"no version", func() error { _, err := ada.moves.Roll(ada.ctx(), roll(0, "a3")); return err }, codes.InvalidArgument},
+			{"no request id", func() error { _, err := ada.moves.Roll(ada.ctx(), roll(v, "")); return err }, codes.InvalidArgument},
+			{"move before roll", func() error {
+				_, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: v, RequestId: "a4",
+					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: "T0"}}}})
+				return err
+			}, codes.FailedPrecondition},
+			{"malformed move", func() error {
+				_, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: v, RequestId: "a5",
+					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: "Z9"}}}})
+				return err
+			}, codes.InvalidArgument},
+			{"no token", func() error { _, err := ada.moves.Roll(context.Background(), roll(v, "a6")); return err }, codes.Unauthenticated},
+			{"bad token", func() error {
+				ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer hgr_notatoken")
+				_, err := ada.moves.Roll(ctx, roll(v, "a7"))
+				return err
+			}, codes.Unauthenticated},
+			{"unknown match", func() error {
+				_, err := ada.moves.Roll(ada.ctx(), &hangarv1.RollRequest{MatchId: "m_nope", ExpectedVersion: 1, RequestId: "a8"})
+				return err
+			}, codes.NotFound},
+			{"join a running match", func() error {
+				_, err := eve.matches.JoinMatch(eve.ctx(), &hangarv1.JoinMatchRequest{MatchId: id})
+				return err
+			}, codes.FailedPrecondition},
+			{"start by non-creator", func() error {
+				_, err := bob.matches.StartMatch(bob.ctx(), &hangarv1.StartMatchRequest{MatchId: id})
+				return err
+			}, codes.PermissionDenied},
+			{"leave a match not joined", func() error {
+				_, err := eve.matches.LeaveMatch(eve.ctx(), &hangarv1.LeaveMatchRequest{MatchId: id})
+				return err
+			}, codes.PermissionDenied},
+			{"unknown game", func() error {
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: 99, SeatCount: 2})
+				return err
+			}, codes.InvalidArgument},
+			{"too many seats", func() error {
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 5})
+				return err
+			}, codes.InvalidArgument},
+			{"impossible options", func() error {
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
+					Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{LaunchAreaSafe: proto.Bool(false)}}}})
+				return err
+			}, codes.InvalidArgument},
+			{"get at a future version", func() error {
+				_, err := ada.matches.GetMatch(ada.ctx(), &hangarv1.GetMatchRequest{MatchId: id, AtVersion: v + 10})
+				return err
+			}, codes.InvalidArgument},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				err := tc.call()
+				if status.Code(err) != tc.want {
+					t.Fatalf("got %v, want %v", err, tc.want)
+				}
+				if got := ada.get(t, id).GetVersion(); got != v {
+					t.Fatalf("version moved from %d to %d", v, got)
+				}
+				if evs := ada.events(t, id); int64(len(evs)) != v {
+					t.Fatalf("%d events stored, want %d", len(evs), v)
+				}
+			})
+		}
+		lm, err := ada.matches.ListMatches(ada.ctx(), &hangarv1.ListMatchesRequest{Filter: hangarv1.MatchFilter_MATCH_FILTER_MINE})
+		if err != nil || len(lm.GetMatches()) != 1 {
+			t.Fatalf("a refused create made a match: %v, %v", lm.GetMatches(), err)
+		}
+	})
+}
+
+func TestRetriedCommandIsAppliedOnce(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		n := node(t, cfg)
+		m, ada, _ := startedMatch(t, n.Addr())
+		req := &hangarv1.RollRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: "roll-1"}
+		first, err := ada.moves.Roll(ada.ctx(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := ada.get(t, m.GetMatchId()).GetVersion()
+		for range 3 {
+			again, err := ada.moves.Roll(ada.ctx(), req)
+			if err != nil {
+				t.Fatalf("retry: %v", err)
+			}
+			if !proto.Equal(again, first) {
+				t.Fatalf("retry answered %v, first answer was %v", again, first)
+			}
+		}
+		if v := ada.get(t, m.GetMatchId()).GetVersion(); v != after {
+			t.Fatalf("retries moved the version from %d to %d", after, v)
+		}
+		// The same id for a different command is refused.
+		other := proto.Clone(req).(*hangarv1.RollRequest)
+		other.ExpectedVersion = after
+		if _, err := ada.moves.Roll(ada.ctx(), other); status.Code(err) != codes.AlreadyExists && status.Code(err) != codes.FailedPrecondition {
+			t.Fatalf("reused request id: %v", err)
+		}
+		if v := ada.get(t, m.GetMatchId()).GetVersion(); v != after {
+			t.Fatalf("a reused request id moved the version from %d to %d", after, v)
+		}
+		// A retried create returns the same match.
+		c1, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 3, RequestId: "lobby"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 3, RequestId: "lobby"})
+		if err != nil || c2.GetMatch().GetMatchId() != c1.GetMatch().GetMatchId() || c2.GetMatch().GetVersion() != c1.GetMatch().GetVersion() {
+			t.Fatalf("retried create = %v, %v; first %v", c2.GetMatch(), err, c1.GetMatch())
+		}
+	})
+}
