@@ -331,7 +331,7 @@ func encodeCursor(c store.Cursor) string {
 
 func decodeCursor(t string) (store.Cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(t)
-	if err != nil || len(b) < 9 || len(b) > 8+64 {
+	if err != nil || len(b) < 9 || len(b) > 8+64 || !printable(string(b[8:])) {
 		return store.Cursor{}, fmt.Errorf("%w: bad page_token", errInvalid)
 	}
 	return store.Cursor{Created: time.Unix(0, int64(binary.BigEndian.Uint64(b))).UTC(), ID: string(b[8:])}, nil

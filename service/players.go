@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -63,10 +64,16 @@ func checkID(field, id string) error {
 	if id == "" {
 		return fmt.Errorf("%w: %s is required", errInvalid, field)
 	}
-	if len(id) > 64 || !utf8.ValidString(id) {
+	if len(id) > 64 || !printable(id) {
 		return fmt.Errorf("%w: %s is malformed", errInvalid, field)
 	}
 	return nil
+}
+
+// printable reports whether s is valid UTF-8 without control characters
+// (which no id of ours has, and Postgres text cannot hold NUL).
+func printable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
 }
 
 // checkRequestID validates a client request id.
@@ -74,8 +81,8 @@ func checkRequestID(id string, required bool) error {
 	if id == "" && !required {
 		return nil
 	}
-	if id == "" || len(id) > 128 || !utf8.ValidString(id) {
-		return fmt.Errorf("%w: request_id must be 1 to 128 bytes of UTF-8", errInvalid)
+	if id == "" || len(id) > 128 || !printable(id) {
+		return fmt.Errorf("%w: request_id must be 1 to 128 bytes of printable UTF-8", errInvalid)
 	}
 	return nil
 }

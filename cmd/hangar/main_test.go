@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -45,11 +46,19 @@ func eachBackend(t *testing.T, fn func(t *testing.T, cfg Config)) {
 	}
 }
 
+// quietLog discards the nodes' logs; HANGAR_TEST_LOG=1 shows them.
+var quietLog = func() *slog.Logger {
+	if os.Getenv("HANGAR_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}()
+
 // node starts a Hangar node on 127.0.0.1:0 and stops it when t ends.
 func node(t *testing.T, cfg Config) *Main {
 	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
-	m := &Main{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	m := &Main{Config: cfg, Log: quietLog}
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatalf("start node: %v", err)
 	}
