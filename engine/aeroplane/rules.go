@@ -254,6 +254,9 @@ func (s *State) appendAdvances(dst []Move, seat, plane int, unit uint8, p, die i
 			if f|nj != 0 {
 				pl, _ = s.plan(seat, unit, p, die, m.Fly, m.NoJump)
 			}
+			if f == 0 {
+				m.Fly = pl.flew // a forced flight
+			}
 			if !r.choicesFit(m, &pl) {
 				continue
 			}
