@@ -39,7 +39,7 @@ const (
 	shFirstSeat = shSeats + 4
 )
 
-func flag(b bool, f rules) rules {
+func bit(b bool, f rules) rules {
 	if b {
 		return f
 	}
@@ -48,14 +48,14 @@ func flag(b bool, f rules) rules {
 
 // pack packs o, which must have passed Validate.
 func pack(o Options) rules {
-	r := flag(o.BonusOnSix, rBonusOnSix) | flag(o.ThirdSixReturnsFinished, rThirdSixReturnsFinished) |
-		flag(o.JumpMandatory, rJumpMandatory) | flag(o.JumpFromTurnIn, rJumpFromTurnIn) |
-		flag(o.JumpThenShortcut, rJumpThenShortcut) | flag(o.ShortcutThenJump, rShortcutThenJump) |
-		flag(o.ShortcutOptional, rShortcutOptional) | flag(o.DeclinedShortcutJumps, rDeclinedShortcutJumps) |
-		flag(o.JumpAfterShortcutEnd, rJumpAfterShortcutEnd) | flag(o.CrossingCapture, rCrossingCapture) |
-		flag(o.CrossingBlockedByStack, rCrossingBlockedByStack) | flag(o.StackSplit, rStackSplit) |
-		flag(o.StackBlocks, rStackBlocks) | flag(o.LaunchAreaSafe, rLaunchAreaSafe) |
-		flag(o.MustMove, rMustMove) | flag(o.AutoPass, rAutoPass) | flag(o.BonusNeedsMove, rBonusNeedsMove)
+	r := bit(o.BonusOnSix, rBonusOnSix) | bit(o.ThirdSixReturnsFinished, rThirdSixReturnsFinished) |
+		bit(o.JumpMandatory, rJumpMandatory) | bit(o.JumpFromTurnIn, rJumpFromTurnIn) |
+		bit(o.JumpThenShortcut, rJumpThenShortcut) | bit(o.ShortcutThenJump, rShortcutThenJump) |
+		bit(o.ShortcutOptional, rShortcutOptional) | bit(o.DeclinedShortcutJumps, rDeclinedShortcutJumps) |
+		bit(o.JumpAfterShortcutEnd, rJumpAfterShortcutEnd) | bit(o.CrossingCapture, rCrossingCapture) |
+		bit(o.CrossingBlockedByStack, rCrossingBlockedByStack) | bit(o.StackSplit, rStackSplit) |
+		bit(o.StackBlocks, rStackBlocks) | bit(o.LaunchAreaSafe, rLaunchAreaSafe) |
+		bit(o.MustMove, rMustMove) | bit(o.AutoPass, rAutoPass) | bit(o.BonusNeedsMove, rBonusNeedsMove)
 	r |= rules(o.FirstPlayer)<<shFirstPlayer | rules(o.TakeoffRolls)<<shTakeoffRolls |
 		rules(o.TakeoffTarget)<<shTakeoffTarget | rules(o.ThirdSix)<<shThirdSix | rules(o.Overshoot)<<shOvershoot |
 		rules(o.CaptureMode)<<shCaptureMode | rules(o.StackOptional)<<shStackOptional |
