@@ -62,8 +62,8 @@ func (k EventKind) String() string {
 // Event is one outcome of Roll, Move or Resign: a plain comparable value whose fields are
 // described per kind (see the EventKind constants); the fields a kind does not use are zero.
 type Event struct {
-	Kind     EventKind
 	Seat     int
+	Kind     EventKind
 	Die      int8
 	Planes   uint8    // planes of Seat, bit i = plane i
 	From, To int8     // path indices of Seat
@@ -269,8 +269,39 @@ func ParseEvent(s string) (Event, error) {
 // emit folds e into s and appends it to dst: the engine changes its state only through the
 // events it reports, so folding them elsewhere gives the same state.
 func (s *State) emit(dst []Event, e Event) []Event {
-	s.fold(&e)
-	return append(dst, e)
+	dst = append(dst, e)
+	s.fold(&dst[len(dst)-1])
+	return dst
+}
+
+// The emitters below write the fields of the frequent events straight into dst: building the
+// event on the stack and copying it would make the copy wait for the byte-sized stores.
+
+// emitUnit emits a roll, pass or a unit's event (take-off, walk, jump, flight, finish, stack).
+func (s *State) emitUnit(dst []Event, kind EventKind, seat int, planes uint8, from, to, die int) []Event {
+	dst = append(dst, Event{})
+	e := &dst[len(dst)-1]
+	e.Seat, e.Kind, e.Planes, e.From, e.To, e.Die = seat, kind, planes, int8(from), int8(to), int8(die)
+	s.fold(e)
+	return dst
+}
+
+// emitCapture emits a capture by seat at its path index to, or at the crossing.
+func (s *State) emitCapture(dst []Event, seat int, caps uint16, to int, crossing bool) []Event {
+	dst = append(dst, Event{})
+	e := &dst[len(dst)-1]
+	e.Seat, e.Kind, e.Captured, e.To, e.Crossing = seat, EvCaptured, caps, int8(to), crossing
+	s.fold(e)
+	return dst
+}
+
+// emitTurn emits the hand-over from seat to next.
+func (s *State) emitTurn(dst []Event, seat, next int) []Event {
+	dst = append(dst, Event{})
+	e := &dst[len(dst)-1]
+	e.Seat, e.Kind, e.Next = seat, EvTurnPassed, int8(next)
+	s.fold(e)
+	return dst
 }
 
 // consume ends the use of the pending roll; planes are the planes it moved.

@@ -29,7 +29,7 @@ func (s State) AppendRoll(dst []Event, seat, die int) (State, []Event, error) {
 		return s, dst, fmt.Errorf("%w: a move is due", ErrWrongPhase)
 	}
 	ns := s
-	dst = ns.emit(dst, Event{Kind: EvRolled, Seat: seat, Die: int8(die)})
+	dst = ns.emitUnit(dst, EvRolled, seat, 0, 0, 0, die)
 	if s.phase == PhaseStartRoll {
 		return ns, ns.settleStart(dst), nil
 	}
@@ -38,7 +38,7 @@ func (s State) AppendRoll(dst []Event, seat, die int) (State, []Event, error) {
 		return ns, ns.passTurn(dst), nil
 	}
 	if ns.r.has(rAutoPass) && !ns.hasMove() {
-		dst = ns.emit(dst, Event{Kind: EvPassed, Seat: seat, Die: int8(die)})
+		dst = ns.emitUnit(dst, EvPassed, seat, 0, 0, 0, die)
 		dst = ns.afterAction(dst, seat, die, false)
 	}
 	return ns, dst, nil
@@ -80,13 +80,13 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 		if s.r.has(rMustMove) && s.hasMove() {
 			return dst, false
 		}
-		dst = s.emit(dst, Event{Kind: EvPassed, Seat: seat, Die: int8(die)})
+		dst = s.emitUnit(dst, EvPassed, seat, 0, 0, 0, die)
 		return s.afterAction(dst, seat, die, false), true
 	case TakeOff:
 		if s.pos[seat][m.Plane] != Hangar || !s.r.takeoff(die) {
 			return dst, false
 		}
-		dst = s.emit(dst, Event{Kind: EvTookOff, Seat: seat, Die: int8(die), Planes: 1 << m.Plane, From: Hangar, To: Launch})
+		dst = s.emitUnit(dst, EvTookOff, seat, 1<<m.Plane, Hangar, Launch, die)
 		return s.afterAction(dst, seat, die, true), true
 	}
 	from := int(s.pos[seat][m.Plane])
@@ -100,8 +100,8 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 		}
 		unit = 1 << m.Plane
 	}
-	pl, ok := s.plan(seat, unit, from, die, m.Fly, m.NoJump)
-	if !ok || !s.r.choicesFit(m, &pl) {
+	var pl plan
+	if !s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) || !s.r.choicesFit(m, &pl) {
 		return dst, false
 	}
 	final := pl.final()
@@ -114,7 +114,7 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 	}
 	dst = s.applyPlan(dst, seat, unit, from, die, &pl)
 	if m.Stack {
-		dst = s.emit(dst, Event{Kind: EvStacked, Seat: seat, Planes: unit | own, To: int8(final)})
+		dst = s.emitUnit(dst, EvStacked, seat, unit|own, 0, final, 0)
 	}
 	return s.afterAction(dst, seat, die, true), true
 }
@@ -232,8 +232,8 @@ func (s *State) appendMoves(dst []Move) []Move {
 // combination of the flight and jump choices that the move meets, times the stacking choice.
 func (s *State) appendAdvances(dst []Move, seat, plane int, unit uint8, p, die int, split bool) []Move {
 	r := s.r
-	p0, ok := s.plan(seat, unit, p, die, false, false)
-	if !ok {
+	var p0 plan
+	if !s.plan(&p0, seat, unit, p, die, false, false) {
 		return dst
 	}
 	if r.has(rJumpMandatory) && (!p0.flightChoice || !r.has(rShortcutOptional)) {
@@ -250,17 +250,19 @@ func (s *State) appendAdvances(dst []Move, seat, plane int, unit uint8, p, die i
 				break
 			}
 			m := Move{Kind: Advance, Plane: plane, Fly: f == 1, NoJump: nj == 1, Split: split}
-			pl := p0
+			pl := &p0
+			var pn plan
 			if f|nj != 0 {
-				pl, _ = s.plan(seat, unit, p, die, m.Fly, m.NoJump)
+				pl = &pn
+				s.plan(pl, seat, unit, p, die, m.Fly, m.NoJump)
 			}
 			if f == 0 {
 				m.Fly = pl.flew // a forced flight
 			}
-			if !r.choicesFit(m, &pl) {
+			if !r.choicesFit(m, pl) {
 				continue
 			}
-			dst = s.appendStacking(dst, m, seat, unit, &pl)
+			dst = s.appendStacking(dst, m, seat, unit, pl)
 		}
 	}
 	return dst
@@ -369,19 +371,19 @@ func (p *plan) final() int {
 	return int(p.rest[p.n-1])
 }
 
-// plan works out the advance of unit (size planes of seat) from from by die with the flight
+// plan works out into p the advance of unit (planes of seat) from from by die with the flight
 // and jump choices fly and nojump. It returns false when the unit may not use the roll.
-func (s *State) plan(seat int, unit uint8, from, die int, fly, nojump bool) (plan, bool) {
+func (s *State) plan(p *plan, seat int, unit uint8, from, die int, fly, nojump bool) bool {
 	r := s.r
-	var p plan
+	*p = plan{}
 	q, passHi, ok := s.landing(seat, from, die)
 	if !ok {
-		return p, false
+		return false
 	}
 	p.q, p.passHi, p.flyIdx, p.alive = int8(q), int8(passHi), -1, true
 	size := bits.OnesCount8(unit)
 	if !p.step(s, seat, q, size) || !onLoop(q) {
-		return p, true
+		return true
 	}
 	takeJump := r.has(rJumpMandatory) || !nojump
 	switch {
@@ -423,7 +425,7 @@ func (s *State) plan(seat int, unit uint8, from, die int, fly, nojump bool) (pla
 			}
 		}
 	}
-	return p, true
+	return true
 }
 
 // step adds rest point x and reports whether the unit survives it.
@@ -467,7 +469,8 @@ func (s *State) captures(seat int, unit uint8, size, x int) (uint16, bool) {
 // applyPlan moves unit along pl, emitting the walk, jumps, flight, captures and finishing.
 func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *plan) []Event {
 	size := bits.OnesCount8(unit)
-	dst = s.emit(dst, Event{Kind: EvMoved, Seat: seat, Planes: unit, From: int8(from), To: pl.q, Die: int8(die), Rest: pl.rest})
+	dst = s.emitUnit(dst, EvMoved, seat, unit, from, int(pl.q), die)
+	dst[len(dst)-1].Rest = pl.rest
 	dst = s.passOver(dst, seat, from+1, int(pl.passHi), int(pl.q))
 	prev := int(pl.q)
 	for i := range pl.n {
@@ -475,26 +478,26 @@ func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *
 		switch {
 		case i == 0:
 		case i == pl.flyIdx:
-			dst = s.emit(dst, Event{Kind: EvFlew, Seat: seat, Planes: unit, From: ShortcutFrom, To: ShortcutTo})
+			dst = s.emitUnit(dst, EvFlew, seat, unit, ShortcutFrom, ShortcutTo, 0)
 			opp := Opposite(seat)
 			if s.r.has(rCrossingCapture) && s.seats.Has(opp) {
 				if m := s.ownAt(opp, CrossP); m != 0 {
-					dst = s.emit(dst, Event{Kind: EvCaptured, Seat: seat, Captured: uint16(m) << (4 * opp), Crossing: true})
+					dst = s.emitCapture(dst, seat, uint16(m)<<(4*opp), 0, true)
 				}
 			}
 		default:
-			dst = s.emit(dst, Event{Kind: EvJumped, Seat: seat, Planes: unit, From: int8(prev), To: int8(x)})
+			dst = s.emitUnit(dst, EvJumped, seat, unit, prev, x, 0)
 			dst = s.passOver(dst, seat, prev+1, x-1, -1)
 		}
 		if onLoop(x) {
 			if caps, _ := s.captures(seat, unit, size, x); caps != 0 {
-				dst = s.emit(dst, Event{Kind: EvCaptured, Seat: seat, Captured: caps, To: int8(x)})
+				dst = s.emitCapture(dst, seat, caps, x, false)
 			}
 		}
 		prev = x
 	}
 	if pl.alive && pl.final() == Finish {
-		dst = s.emit(dst, Event{Kind: EvFinished, Seat: seat, Planes: unit})
+		dst = s.emitUnit(dst, EvFinished, seat, unit, 0, 0, 0)
 	}
 	return dst
 }
@@ -509,7 +512,7 @@ func (s *State) passOver(dst []Event, seat, lo, hi, skip int) []Event {
 			continue
 		}
 		if caps, n := s.victimsAt(seat, sq); n > 0 {
-			dst = s.emit(dst, Event{Kind: EvCaptured, Seat: seat, Captured: caps, To: int8(sq)})
+			dst = s.emitCapture(dst, seat, caps, sq, false)
 		}
 	}
 	return dst
@@ -552,7 +555,7 @@ func (s *State) afterAction(dst []Event, seat, die int, moved bool) []Event {
 
 // passTurn hands the turn to the next active seat in play order.
 func (s *State) passTurn(dst []Event) []Event {
-	return s.emit(dst, Event{Kind: EvTurnPassed, Seat: int(s.turn), Next: int8(s.nextActive(int(s.turn)))})
+	return s.emitTurn(dst, int(s.turn), s.nextActive(int(s.turn)))
 }
 
 func (s *State) nextActive(from int) int {
@@ -636,7 +639,7 @@ func (s *State) settleStart(dst []Event) []Event {
 		next = lowestSeat(s.pending) // a new round starts with the lowest seat
 	}
 	if next != int(s.turn) {
-		dst = s.emit(dst, Event{Kind: EvTurnPassed, Seat: int(s.turn), Next: int8(next)})
+		dst = s.emitTurn(dst, int(s.turn), next)
 	}
 	return dst
 }

@@ -213,16 +213,17 @@ func (s *State) progress(seat int) int {
 func (s *State) victimsAt(seat, p int) (uint16, int) {
 	var m uint16
 	n := 0
-	for o := range MaxSeats {
-		if o == seat {
-			continue
-		}
-		po := int8(sameSquare(seat, o, p))
+	others := s.seats &^ (1 << seat)
+	for others != 0 {
+		o := bits.TrailingZeros8(uint8(others))
+		others &= others - 1
+		po := sameSquare(seat, o, p)
 		if po == 0 {
 			continue
 		}
+		q := &s.pos[o]
 		for j := range PlanesPerSeat {
-			if s.pos[o][j] == po {
+			if int(q[j]) == po {
 				m |= 1 << (4*o + j)
 				n++
 			}

@@ -63,24 +63,23 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 			return s, steps, nil
 		}
 		var err error
-		var ns aeroplane.State
+		before := s
 		seat := s.Turn()
 		var m aeroplane.Move
 		die := 0
 		if s.Phase() == aeroplane.PhaseMove {
 			m = d.Bots[seat].Choose(s)
-			ns, d.evs, err = s.AppendMove(d.evs[:0], seat, m)
+			s, d.evs, err = s.AppendMove(d.evs[:0], seat, m)
 		} else {
 			die = 1 + d.Dice.IntN(6)
-			ns, d.evs, err = s.AppendRoll(d.evs[:0], seat, die)
+			s, d.evs, err = s.AppendRoll(d.evs[:0], seat, die)
 		}
 		if err != nil {
 			return s, steps, fmt.Errorf("bot: seat %d, %s, die %d move %s: %w", seat, s, die, m, err)
 		}
 		if d.OnStep != nil {
-			d.OnStep(s, die, m, d.evs)
+			d.OnStep(before, die, m, d.evs)
 		}
-		s = ns
 	}
 	return s, MaxSteps, fmt.Errorf("%w: %s", ErrTooLong, s)
 }
