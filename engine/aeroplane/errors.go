@@ -23,6 +23,9 @@ var (
 	ErrNoSuchSeat = fmt.Errorf("%w: no such seat", ErrInvalid)
 	// ErrNoSuchPlane: the plane index is outside 0..3.
 	ErrNoSuchPlane = fmt.Errorf("%w: no such plane", ErrInvalid)
+	// ErrBadMove: a move that is malformed whatever the state: an unknown kind, or choices on
+	// a take-off or a pass.
+	ErrBadMove = fmt.Errorf("%w: malformed move", ErrInvalid)
 	// ErrBadDie: a roll outside 1..6.
 	ErrBadDie = fmt.Errorf("%w: die must be 1 to 6", ErrInvalid)
 	// ErrSyntax: a state, move, event or option string does not parse.
@@ -46,7 +49,3 @@ var (
 	// ErrPlayerDone: the seat has already finished all its planes or resigned.
 	ErrPlayerDone = fmt.Errorf("%w: player already finished or resigned", ErrIllegal)
 )
-
-// ErrBadMove: a move that is malformed whatever the state: an unknown kind, or choices on a
-// take-off or a pass (wraps ErrInvalid).
-var ErrBadMove = fmt.Errorf("%w: malformed move", ErrInvalid)

@@ -635,7 +635,7 @@ func (s *State) settleStart(dst []Event) []Event {
 			break
 		}
 	}
-	if s.pending.Has(lowestSeat(s.pending)) && s.start == [MaxSeats]int8{} {
+	if s.pending != 0 && s.start == [MaxSeats]int8{} {
 		next = lowestSeat(s.pending) // a new round starts with the lowest seat
 	}
 	if next != int(s.turn) {
