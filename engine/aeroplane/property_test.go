@@ -176,9 +176,9 @@ func playChecked(t testing.TB, s State, r *rand.Rand, resignRate int) (State, in
 
 // Many random games under random rule sets end, and every step keeps the invariants.
 func TestRandomGames(t *testing.T) {
-	games := 300
+	games := 1000
 	if testing.Short() {
-		games = 30
+		games = 50
 	}
 	r := rand.New(rand.NewPCG(11, 12))
 	for g := range games {

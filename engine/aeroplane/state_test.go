@@ -1,0 +1,53 @@
+package aeroplane
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestAccessors(t *testing.T) {
+	s := mustParse(t, "0:h,30*1,30*1,56 1:h,h,h,h 2:5,h,h,h 3:56,56,56,56 turn=0 phase=move die=6 sixes=2 moved=1 rank=3 resigned=1 opts=default")
+	if s.Players() != 4 || !slices.Equal(s.Seats(), []int{0, 1, 2, 3}) || s.SeatMask() != 0b1111 {
+		t.Errorf("seats %v", s.Seats())
+	}
+	if s.Phase() != PhaseMove || s.Phase().String() != "move" || s.Turn() != 0 || s.Die() != 6 || s.Sixes() != 2 || s.MovedBySixes() != 0b10 {
+		t.Errorf("turn: %v %d %d %d %b", s.Phase(), s.Turn(), s.Die(), s.Sixes(), s.MovedBySixes())
+	}
+	if s.Over() || !slices.Equal(s.Ranking(), []int{3}) {
+		t.Errorf("ranking %v", s.Ranking())
+	}
+	if !s.Active(0) || s.Active(1) || !s.Resigned(1) || s.Active(3) || s.Resigned(3) || s.Active(7) {
+		t.Error("active or resigned")
+	}
+	if p := s.Plane(0, 2); p.Pos != 30 || p.Unit != 0b110 || !p.Stacked() {
+		t.Errorf("plane 0.2 %+v", p)
+	}
+	if p := s.Plane(0, 3); p.Pos != Finish || p.Stacked() {
+		t.Errorf("plane 0.3 %+v", p)
+	}
+	if p := s.Plane(4, 0); p.Pos != Hangar || p.Unit != 0 {
+		t.Errorf("plane 4.0 %+v", p)
+	}
+	if s.Options() != DefaultOptions() || s.StartRoll(0) != 0 || s.StartRoll(9) != 0 {
+		t.Error("options or start roll")
+	}
+	st := mustParse(t, "0:h,h,h,h 2:h,h,h,h turn=2 phase=start die=0 sixes=0 moved=- rank=- resigned=- start=4,0,0,0 pending=2 contenders=02 opts=default")
+	if st.StartRoll(0) != 4 || st.Phase().String() != "start" || Phase(9).String() != "?" {
+		t.Error("start phase")
+	}
+	// the zero State is no game, but nothing panics on it
+	var z State
+	if _, _, err := z.Roll(0, 3); err == nil {
+		t.Error("roll on the zero state")
+	}
+	if z.LegalMoves() != nil || len(z.Ranking()) != 0 || z.Seats() != nil {
+		t.Error("zero state")
+	}
+	_ = z.String()
+	if _, err := z.Apply(Event{Kind: EvRolled, Die: 1}); err == nil {
+		t.Error("apply on the zero state")
+	}
+	if DefaultSeats(1) != 0 || EventKind(0).String() != "?0" || (Event{}).String() != "?0" {
+		t.Error("odd values")
+	}
+}
