@@ -55,6 +55,9 @@ type Match struct {
 	FreeSeats int
 	// BotTurn is true while a server-side bot must act next.
 	BotTurn bool
+	// Deadline is when the match's turn clock fires (zero: no clock). Some
+	// node claims it with Due once it has passed.
+	Deadline time.Time
 	Options []byte
 	Summary []byte
 	Created time.Time
@@ -152,6 +155,39 @@ type Log interface {
 	Matches(ctx context.Context, q Query) ([]Match, error)
 }
 
+// Clocks hands out the turn clocks that have fired.
+type Clocks interface {
+	// Due claims up to limit active matches whose deadline is at or before
+	// now: it moves their deadline to lease (a time after now), so no other
+	// node claims them meanwhile, and returns them. Concurrent callers never
+	// claim the same match. A claimant that dies loses the claim when the
+	// lease passes.
+	Due(ctx context.Context, now, lease time.Time, limit int) ([]Due, error)
+}
+
+// Due is a claimed match: its id and version when claimed.
+type Due struct {
+	ID      string
+	Version int64
+}
+
+// Change says that a match reached a version.
+type Change struct {
+	Match   string
+	Version int64
+}
+
+// Feed carries changes between the nodes sharing a store. Delivery is best
+// effort: a node must re-read the store after a gap.
+type Feed interface {
+	// Publish announces changes to every node (this one included).
+	Publish(ctx context.Context, changes []Change) error
+	// Listen calls onChange for each change published by any node, and
+	// onGap after (re)connecting, when changes may have been missed. It
+	// returns when ctx ends.
+	Listen(ctx context.Context, onChange func(Change), onGap func()) error
+}
+
 // Players keeps players and hashes of their tokens.
 type Players interface {
 	// CreatePlayer stores p and the hash of its token; ErrExists if taken.
@@ -166,5 +202,6 @@ type Players interface {
 type Store interface {
 	Log
 	Players
+	Clocks
 	Close() error
 }

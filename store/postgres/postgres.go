@@ -122,7 +122,7 @@ func DropDatabase(ctx context.Context, serverURL, name string) error {
 const appendSQL = `
 WITH upd AS (
 	UPDATE matches SET version = $3, status = $4, player_ids = $5, free_seats = $6,
-		bot_turn = $7, summary = $8, started_at = $9, ended_at = $10
+		bot_turn = $7, summary = $8, started_at = $9, ended_at = $10, deadline = $17
 	WHERE id = $1 AND version = $2
 	  AND NOT EXISTS (SELECT 1 FROM match_commands
 	                  WHERE match_id = $1 AND author_id = $11 AND request_id = $12)
@@ -141,8 +141,8 @@ SELECT count(*) FROM upd`
 const createSQL = `
 WITH ins AS (
 	INSERT INTO matches (id, game, status, version, creator_id, player_ids, free_seats,
-		bot_turn, options, summary, created_at, started_at, ended_at)
-	VALUES ($1, $17, $4, $3, $18, $5, $6, $7, $19, $8, $13, $9, $10)
+		bot_turn, options, summary, created_at, started_at, ended_at, deadline)
+	VALUES ($1, $18, $4, $3, $19, $5, $6, $7, $20, $8, $13, $9, $10, $17)
 	ON CONFLICT (id) DO NOTHING
 	RETURNING id
 ), ev AS (
@@ -176,6 +176,7 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 		m.ID, a.Expected, m.Version, string(m.Status), players, m.FreeSeats,
 		m.BotTurn, m.Summary, nullTime(m.Started), nullTime(m.Ended),
 		a.Command.Author, a.Command.RequestID, a.Time, types, payloads, a.Command.Fingerprint,
+		nullTime(m.Deadline),
 	}
 	q := appendSQL
 	if a.Expected == 0 {
@@ -258,14 +259,17 @@ func (s *Store) Events(ctx context.Context, matchID string, after int64, limit i
 }
 
 const matchColumns = `id, game, status, version, creator_id, player_ids, free_seats, bot_turn,
-	options, summary, created_at, started_at, ended_at`
+	options, summary, created_at, started_at, ended_at, deadline`
 
 func scanMatch(r pgx.Row) (store.Match, error) {
 	var m store.Match
 	var status string
-	var started, ended *time.Time
+	var started, ended, deadline *time.Time
 	err := r.Scan(&m.ID, &m.Game, &status, &m.Version, &m.Creator, &m.Players, &m.FreeSeats,
-		&m.BotTurn, &m.Options, &m.Summary, &m.Created, &started, &ended)
+		&m.BotTurn, &m.Options, &m.Summary, &m.Created, &started, &ended, &deadline)
+	if deadline != nil {
+		m.Deadline = *deadline
+	}
 	m.Status = store.Status(status)
 	if started != nil {
 		m.Started = *started
@@ -329,6 +333,25 @@ func (s *Store) Matches(ctx context.Context, q store.Query) ([]store.Match, erro
 		return nil, fmt.Errorf("postgres: matches: %w", err)
 	}
 	return ms, nil
+}
+
+// Due implements store.Clocks. SKIP LOCKED lets concurrent nodes claim
+// disjoint sets of matches without waiting on each other.
+func (s *Store) Due(ctx context.Context, now, lease time.Time, limit int) ([]store.Due, error) {
+	rows, err := s.pool.Query(ctx, `
+		UPDATE matches SET deadline = $2
+		WHERE id IN (SELECT id FROM matches
+		             WHERE status = 'active' AND deadline IS NOT NULL AND deadline <= $1
+		             ORDER BY deadline LIMIT $3 FOR UPDATE SKIP LOCKED)
+		RETURNING id, version`, now, lease, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: due: %w", err)
+	}
+	due, err := pgx.CollectRows(rows, pgx.RowToStructByPos[store.Due])
+	if err != nil {
+		return nil, fmt.Errorf("postgres: due: %w", err)
+	}
+	return due, nil
 }
 
 // CreatePlayer implements store.Players.

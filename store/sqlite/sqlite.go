@@ -197,11 +197,11 @@ const (
 	commandSQL = `SELECT fingerprint, first_seq, last_seq FROM match_commands
 		WHERE match_id = ? AND author_id = ? AND request_id = ?`
 	updateMatchSQL = `UPDATE matches SET version = ?, status = ?, player_ids = ?, free_seats = ?,
-		bot_turn = ?, summary = ?, started_at = ?, ended_at = ?
+		bot_turn = ?, summary = ?, started_at = ?, ended_at = ?, deadline = ?
 		WHERE id = ? AND version = ?`
 	insertMatchSQL = `INSERT INTO matches (id, game, status, version, creator_id, player_ids,
-		free_seats, bot_turn, options, summary, created_at, started_at, ended_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		free_seats, bot_turn, options, summary, created_at, started_at, ended_at, deadline)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`
 	insertEventSQL = `INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)`
@@ -252,11 +252,11 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, a store.Append, player
 		// creates it (a.Time; m.Created is not read).
 		res, err = tx.StmtContext(ctx, s.insertMatch).ExecContext(ctx, m.ID, m.Game, string(m.Status),
 			m.Version, m.Creator, players, m.FreeSeats, m.BotTurn, m.Options, m.Summary,
-			a.Time.UnixMicro(), nullTime(m.Started), nullTime(m.Ended))
+			a.Time.UnixMicro(), nullTime(m.Started), nullTime(m.Ended), nullTime(m.Deadline))
 	} else {
 		res, err = tx.StmtContext(ctx, s.updateMatch).ExecContext(ctx, m.Version, string(m.Status),
 			players, m.FreeSeats, m.BotTurn, m.Summary, nullTime(m.Started), nullTime(m.Ended),
-			m.ID, a.Expected)
+			nullTime(m.Deadline), m.ID, a.Expected)
 	}
 	if err != nil {
 		return store.Result{}, fmt.Errorf("sqlite: append: %w", err)
@@ -355,15 +355,15 @@ func (s *Store) Events(ctx context.Context, matchID string, after int64, limit i
 }
 
 const matchColumns = `m.id, m.game, m.status, m.version, m.creator_id, m.player_ids, m.free_seats,
-	m.bot_turn, m.options, m.summary, m.created_at, m.started_at, m.ended_at`
+	m.bot_turn, m.options, m.summary, m.created_at, m.started_at, m.ended_at, m.deadline`
 
 func scanMatch(r interface{ Scan(...any) error }) (store.Match, error) {
 	var m store.Match
 	var status, players string
 	var created int64
-	var started, ended sql.NullInt64
+	var started, ended, deadline sql.NullInt64
 	err := r.Scan(&m.ID, &m.Game, &status, &m.Version, &m.Creator, &players, &m.FreeSeats,
-		&m.BotTurn, &m.Options, &m.Summary, &created, &started, &ended)
+		&m.BotTurn, &m.Options, &m.Summary, &created, &started, &ended, &deadline)
 	if err != nil {
 		return m, err
 	}
@@ -378,7 +378,36 @@ func scanMatch(r interface{ Scan(...any) error }) (store.Match, error) {
 	if ended.Valid {
 		m.Ended = fromMicros(ended.Int64)
 	}
+	if deadline.Valid {
+		m.Deadline = fromMicros(deadline.Int64)
+	}
 	return m, nil
+}
+
+// Due implements store.Clocks. The single writer makes the claim atomic.
+func (s *Store) Due(ctx context.Context, now, lease time.Time, limit int) ([]store.Due, error) {
+	rows, err := s.w.QueryContext(ctx, `
+		UPDATE matches SET deadline = ?
+		WHERE id IN (SELECT id FROM matches
+		             WHERE status = 'active' AND deadline IS NOT NULL AND deadline <= ?
+		             ORDER BY deadline LIMIT ?)
+		RETURNING id, version`, lease.UnixMicro(), now.UnixMicro(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: due: %w", err)
+	}
+	defer rows.Close()
+	var due []store.Due
+	for rows.Next() {
+		var d store.Due
+		if err := rows.Scan(&d.ID, &d.Version); err != nil {
+			return nil, fmt.Errorf("sqlite: due: %w", err)
+		}
+		due = append(due, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: due: %w", err)
+	}
+	return due, nil
 }
 
 // Match implements store.Log.

@@ -30,6 +30,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Matches", testMatches},
 		{"Players", testPlayers},
 		{"CanceledContext", testCanceled},
+		{"DueClocks", testDue},
 		{"MatchRow", testMatchRow},
 		{"MatchesFilters", testMatchesFilters},
 		{"TokenTaken", testTokenTaken},
@@ -481,5 +482,72 @@ func testTokenTaken(t *testing.T, s store.Store) {
 	}
 	if _, err := s.Player(ctx, "p2"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Player(p2) after the refused create: %v, want ErrNotFound", err)
+	}
+}
+
+func testDue(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i := range 6 {
+		m := match(fmt.Sprint("m", i), 1)
+		m.Status = store.StatusActive
+		if i < 5 {
+			m.Deadline = t0.Add(time.Duration(i) * time.Second) // m0..m4 due by t0+4s; m5 has no clock
+		}
+		if _, err := s.Append(ctx, store.Append{Match: m, Command: cmd(m.ID), Events: events(1, "c"), Time: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Match(ctx, "m3")
+	if err != nil || !got.Deadline.Equal(t0.Add(3*time.Second)) {
+		t.Fatalf("m3 deadline = %v, %v", got.Deadline, err)
+	}
+	// Nothing is due before the first deadline.
+	if due, err := s.Due(ctx, t0.Add(-time.Second), t0.Add(time.Minute), 10); err != nil || len(due) != 0 {
+		t.Fatalf("early Due = %v, %v", due, err)
+	}
+	// Concurrent claimers at t0+2s share m0, m1, m2 without overlap.
+	var mu sync.Mutex
+	claimed := map[string]int{}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			due, err := s.Due(ctx, t0.Add(2*time.Second), t0.Add(time.Minute), 1)
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, d := range due {
+				claimed[d.ID]++
+				if d.Version != 1 {
+					t.Errorf("claimed %s at version %d", d.ID, d.Version)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(claimed) != 3 || claimed["m0"] != 1 || claimed["m1"] != 1 || claimed["m2"] != 1 {
+		t.Fatalf("claims %v; want m0, m1, m2 once each", claimed)
+	}
+	// Claimed clocks are leased: not due again until the lease passes.
+	due, _ := s.Due(ctx, t0.Add(10*time.Second), t0.Add(time.Minute), 10)
+	if len(due) != 2 {
+		t.Fatalf("at t0+10s claimed %v; want m3, m4", due)
+	}
+	due, _ = s.Due(ctx, t0.Add(2*time.Minute), t0.Add(3*time.Minute), 10)
+	if len(due) != 5 {
+		t.Fatalf("after the lease claimed %v; want all five clocks again", due)
+	}
+	// A finished match's clock never fires.
+	m := match("m0", 2)
+	m.Status, m.Deadline = store.StatusFinished, t0
+	if _, err := s.Append(ctx, store.Append{Match: m, Expected: 1, Command: cmd("end"), Events: events(1, "e"), Time: t0}); err != nil {
+		t.Fatal(err)
+	}
+	due, _ = s.Due(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 10)
+	if len(due) != 4 {
+		t.Fatalf("with m0 finished claimed %v; want 4", due)
 	}
 }

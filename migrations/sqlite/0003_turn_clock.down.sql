@@ -1,0 +1,2 @@
+DROP INDEX matches_deadline;
+ALTER TABLE matches DROP COLUMN deadline;

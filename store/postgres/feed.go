@@ -1,0 +1,99 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hangarhq/hangar/store"
+)
+
+var _ store.Feed = (*Store)(nil)
+
+// channel is the LISTEN/NOTIFY channel of match changes.
+const channel = "hangar_matches"
+
+// maxPayload keeps a notification under Postgres's 8000-byte limit.
+const maxPayload = 7900
+
+// Publish implements store.Feed with NOTIFY. It must be called after the
+// append's commit, never inside it: a NOTIFY in a transaction takes a
+// database-wide lock at commit and would serialise every append. Changes
+// are packed several to a notification ("id version" lines).
+func (s *Store) Publish(ctx context.Context, changes []store.Change) error {
+	var b strings.Builder
+	flush := func() error {
+		if b.Len() == 0 {
+			return nil
+		}
+		_, err := s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, b.String())
+		b.Reset()
+		if err != nil {
+			return fmt.Errorf("postgres: notify: %w", err)
+		}
+		return nil
+	}
+	for _, c := range changes {
+		line := c.Match + " " + strconv.FormatInt(c.Version, 10)
+		if b.Len()+len(line)+1 > maxPayload {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+	}
+	return flush()
+}
+
+// Listen implements store.Feed: it holds one connection LISTENing on the
+// channel, reconnecting (with onGap, since notifications may have been
+// lost meanwhile) whenever it breaks, until ctx ends.
+func (s *Store) Listen(ctx context.Context, onChange func(store.Change), onGap func()) error {
+	backoff := 50 * time.Millisecond
+	for ctx.Err() == nil {
+		err := s.listenOnce(ctx, onChange, onGap, func() { backoff = 50 * time.Millisecond })
+		if ctx.Err() != nil {
+			break
+		}
+		_ = err // the connection broke: reconnect after a pause
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+	return ctx.Err()
+}
+
+func (s *Store) listenOnce(ctx context.Context, onChange func(store.Change), onGap func(), connected func()) error {
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
+		return err
+	}
+	connected()
+	onGap() // anything published before LISTEN took effect was missed
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(n.Payload, "\n") {
+			id, v, ok := strings.Cut(line, " ")
+			ver, err := strconv.ParseInt(v, 10, 64)
+			if ok && err == nil {
+				onChange(store.Change{Match: id, Version: ver})
+			}
+		}
+	}
+}
