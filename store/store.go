@@ -58,11 +58,11 @@ type Match struct {
 	// Deadline is when the match's turn clock fires (zero: no clock). Some
 	// node claims it with Due once it has passed.
 	Deadline time.Time
-	Options []byte
-	Summary []byte
-	Created time.Time
-	Started time.Time // zero until started
-	Ended   time.Time // zero until ended
+	Options  []byte
+	Summary  []byte
+	Created  time.Time
+	Started  time.Time // zero until started
+	Ended    time.Time // zero until ended
 }
 
 // Event is one stored event of a match.
