@@ -204,10 +204,11 @@ func (s State) AppendLegalMoves(dst []Move) []Move {
 
 // appendMoves appends the take-offs and advances for the pending roll.
 func (s *State) appendMoves(dst []Move) []Move {
-	seat, die := int(s.turn), int(s.die)
+	seat, die := int(s.turn)&3, int(s.die)
 	r := s.r
+	pos, lead := &s.pos[seat], &s.lead[seat]
 	for i := range PlanesPerSeat {
-		p := int(s.pos[seat][i])
+		p := int(pos[i])
 		switch {
 		case p == Hangar:
 			if r.takeoff(die) {
@@ -217,8 +218,12 @@ func (s *State) appendMoves(dst []Move) []Move {
 		case p == Finish:
 			continue
 		}
+		isLead := int(lead[i]) == i
+		if !isLead && !r.has(rStackSplit) {
+			continue // moves with its stack's lowest plane
+		}
 		unit := s.unitOf(seat, i)
-		if int(s.lead[seat][i]) == i {
+		if isLead {
 			dst = s.appendAdvances(dst, seat, i, unit, p, die, false)
 		}
 		if r.has(rStackSplit) && unit&(unit-1) != 0 {
