@@ -127,6 +127,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	next := m.clone()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	for i := 0; i < len(evs); i++ {
+		evs[i].AuthorId = cmd.Author
 		if err := next.apply(evs[i], now); err != nil {
 			return outcome{}, err
 		}
@@ -165,6 +166,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 		ev.MatchId, ev.Seq, ev.Time, ev.AuthorId = m.id, m.version+int64(i)+1, ts, cmd.Author
 	}
 	s.hub.put(next)
+	s.published(next.id, next.version)
 	if next.botTurn() {
 		s.kickBots(next.id)
 	}

@@ -9,10 +9,58 @@ type hub struct {
 	mu      sync.Mutex
 	matches map[string]*match
 	subs    map[string]map[chan struct{}]struct{}
+	// known is the latest version this node knows of each watched match.
+	known map[string]int64
 }
 
 func newHub() *hub {
-	return &hub{matches: make(map[string]*match), subs: make(map[string]map[chan struct{}]struct{})}
+	return &hub{matches: make(map[string]*match), subs: make(map[string]map[chan struct{}]struct{}),
+		known: make(map[string]int64)}
+}
+
+// wake wakes the watchers of match id; the caller holds h.mu.
+func (h *hub) wake(id string) {
+	for ch := range h.subs[id] {
+		select {
+		case ch <- struct{}{}:
+		default: // a wake-up is pending already: notifications coalesce
+		}
+	}
+}
+
+// remote records that match id reached version v elsewhere: a cached older
+// state is dropped and the match's watchers re-read the store.
+func (h *hub) remote(id string, v int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if m := h.matches[id]; m != nil && m.version < v {
+		delete(h.matches, id)
+	}
+	if _, watched := h.subs[id]; watched && h.known[id] < v {
+		h.known[id] = v
+	}
+	h.wake(id)
+}
+
+// gap handles a gap in the change feed: anything may have changed.
+func (h *hub) gap() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	clear(h.matches)
+	for id := range h.subs {
+		h.wake(id)
+	}
+}
+
+// watched returns the watched matches with the latest version known here.
+func (h *hub) watched() map[string]int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[string]int64, len(h.subs))
+	for id := range h.subs {
+		out[id] = h.known[id]
+	}
+	return out
 }
 
 // get returns the cached match (never modified; copy before changing).
@@ -34,12 +82,10 @@ func (h *hub) put(m *match) {
 			h.matches[m.id] = m
 		}
 	}
-	for ch := range h.subs[m.id] {
-		select {
-		case ch <- struct{}{}:
-		default: // a wake-up is pending already: notifications coalesce
-		}
+	if _, watched := h.subs[m.id]; watched && h.known[m.id] < m.version {
+		h.known[m.id] = m.version
 	}
+	h.wake(m.id)
 }
 
 // forget drops a cached match (after a conflict shows it is stale).
@@ -65,6 +111,7 @@ func (h *hub) subscribe(id string) (<-chan struct{}, func()) {
 		delete(h.subs[id], ch)
 		if len(h.subs[id]) == 0 {
 			delete(h.subs, id)
+			delete(h.known, id)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -62,6 +63,8 @@ type seat struct {
 	player string
 	name   string
 	place  int32
+	// timeouts counts the seat's turn-clock timeouts in a row.
+	timeouts int32
 }
 
 // match is a match folded from its events. A *match held by anyone is never
@@ -79,6 +82,32 @@ type match struct {
 	created time.Time
 	started time.Time
 	ended   time.Time
+	// turnTime is the turn clock (0: none); botAfter hands a seat to a bot
+	// after that many timeouts in a row (0: never).
+	turnTime time.Duration
+	botAfter int32
+	// last is the time of the latest event: turn clocks run from it.
+	last time.Time
+}
+
+// botGrace is how long a bot's turn may wait for the node that made it due
+// before any node's clock scheduler plays it.
+const botGrace = 2 * time.Second
+
+// deadline is when the turn clock of the seat to act fires: bots are due at
+// once (after botGrace), players after the turn time since the latest event.
+// Zero means no clock runs.
+func (m *match) deadline() time.Time {
+	if m.status != store.StatusActive || m.play == nil || m.play.over() {
+		return time.Time{}
+	}
+	if m.botTurn() {
+		return m.last.Add(botGrace)
+	}
+	if m.turnTime > 0 {
+		return m.last.Add(m.turnTime)
+	}
+	return time.Time{}
 }
 
 // ended reports whether a match with status st is over for good.
@@ -141,6 +170,8 @@ func (m *match) apply(ev *hangarv1.Event, t time.Time) error {
 		m.status = store.StatusOpen
 		m.creator = b.MatchCreated.GetCreatorId()
 		m.options = b.MatchCreated.GetOptions()
+		m.turnTime = b.MatchCreated.GetTurnTime().AsDuration()
+		m.botAfter = b.MatchCreated.GetTimeoutsBeforeBot()
 		m.created = t
 		for _, n := range r.seats(m.options, int(b.MatchCreated.GetSeatCount())) {
 			m.seats = append(m.seats, seat{seat: n, status: hangarv1.SeatStatus_SEAT_STATUS_EMPTY})
@@ -174,6 +205,14 @@ func (m *match) apply(ev *hangarv1.Event, t time.Time) error {
 			return fmt.Errorf("match %s: start: %w", m.id, err)
 		}
 		m.play, m.status, m.started = g, store.StatusActive, t
+	case *hangarv1.Event_TurnTimedOut:
+		if i := m.seatIndex(b.TurnTimedOut.GetSeat()); i >= 0 {
+			m.seats[i].timeouts = b.TurnTimedOut.GetConsecutive()
+		}
+	case *hangarv1.Event_SeatHandedToBot:
+		if i := m.seatIndex(b.SeatHandedToBot.GetSeat()); i >= 0 {
+			m.seats[i].status = hangarv1.SeatStatus_SEAT_STATUS_BOT
+		}
 	case *hangarv1.Event_MatchEnded:
 		m.status, m.ended = store.StatusAbandoned, t
 		if b.MatchEnded.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
@@ -193,8 +232,13 @@ func (m *match) apply(ev *hangarv1.Event, t time.Time) error {
 			return fmt.Errorf("match %s: event %d: %w", m.id, m.version+1, err)
 		}
 		m.play = g
+		// A player acting on its own stops its run of timeouts.
+		if i := m.seatOf(ev.GetAuthorId()); i >= 0 && ev.GetAuthorId() != "" {
+			m.seats[i].timeouts = 0
+		}
 	}
 	m.version++
+	m.last = t
 	return nil
 }
 
@@ -211,6 +255,10 @@ func eventType(ev *hangarv1.Event) string {
 		return "match_started"
 	case *hangarv1.Event_MatchEnded:
 		return "match_ended"
+	case *hangarv1.Event_TurnTimedOut:
+		return "turn_timed_out"
+	case *hangarv1.Event_SeatHandedToBot:
+		return "seat_handed_to_bot"
 	case *hangarv1.Event_Aeroplane:
 		return "aeroplane"
 	}
@@ -254,7 +302,7 @@ func (m *match) row() (store.Match, error) {
 	return store.Match{
 		ID: m.id, Game: gameName(m.game), Status: m.status, Version: m.version, Creator: m.creator,
 		Players: players, FreeSeats: m.freeSeats(), BotTurn: m.botTurn(), Options: opts, Summary: sum,
-		Created: m.created, Started: m.started, Ended: m.ended,
+		Created: m.created, Started: m.started, Ended: m.ended, Deadline: m.deadline(),
 	}, nil
 }
 
@@ -279,6 +327,13 @@ func (m *match) summary() *hangarv1.Match {
 	}
 	if m.play != nil && m.status == store.StatusActive {
 		pm.TurnSeat = m.play.turn()
+	}
+	if m.turnTime > 0 {
+		pm.TurnTime = durationpb.New(m.turnTime)
+		pm.TimeoutsBeforeBot = m.botAfter
+		if d := m.deadline(); !d.IsZero() && !m.botTurn() {
+			pm.TurnDeadline = timestamppb.New(d)
+		}
 	}
 	for _, st := range m.seats {
 		pm.Seats = append(pm.Seats, &hangarv1.Seat{Seat: st.seat, Status: st.status, PlayerId: st.player,

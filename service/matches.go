@@ -38,6 +38,14 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 	if b := int(req.GetBotSeats()); b < 0 || b > humans {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: bot_seats must be 0 to %d", errInvalid, humans))
 	}
+	if tt := req.GetTurnTime(); tt != nil {
+		if d := tt.AsDuration(); !tt.IsValid() || d < time.Second || d > 30*24*time.Hour {
+			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: turn_time must be 1s to 30 days", errInvalid))
+		}
+	}
+	if b := req.GetTimeoutsBeforeBot(); b < 0 || b > 1000 || (b > 0 && req.GetTurnTime() == nil) {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: timeouts_before_bot must be 0 to 1000, and needs turn_time", errInvalid))
+	}
 	id := newID("m_")
 	if req.GetRequestId() != "" {
 		// A retried create must land on the same match: derive its id.
@@ -51,7 +59,8 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: fingerprint(req)}
 	out, err := s.commit(ctx, &match{id: id}, cmd, func(*match) ([]*hangarv1.Event, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
-			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID}}}}
+			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID,
+			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot()}}}}
 		seats := r.seats(opts, n)
 		if !req.GetObserveOnly() {
 			evs = append(evs, joined(seats[0], me))

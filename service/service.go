@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -37,6 +38,14 @@ type Service struct {
 	// look again before it stops.
 	botMu      sync.Mutex
 	botRunning map[string]bool
+
+	clockTick time.Duration
+	pollEvery time.Duration
+	// feed carries changes to and from other nodes (nil: single node).
+	feed    store.Feed
+	pubMu   sync.Mutex
+	pending map[string]int64
+	pubWake chan struct{}
 	// closing is closed when the node starts draining: watch streams end
 	// with UNAVAILABLE so clients reconnect elsewhere.
 	closing   chan struct{}
@@ -50,6 +59,16 @@ type Dice func() int
 type Options struct {
 	// Dice replaces the server's cryptographic die (tests only).
 	Dice Dice
+	// Feed, when set, delivers this node's changes to other nodes sharing
+	// the store and theirs to this node's watchers.
+	Feed store.Feed
+	// ClockTick is how often the node looks for fired turn clocks
+	// (default 250ms).
+	ClockTick time.Duration
+	// PollEvery is how often, with a Feed, the node re-reads the versions
+	// of the matches watched on it, in case a notification was lost
+	// (default 2s).
+	PollEvery time.Duration
 }
 
 // New returns a Service on st. Call Start to resume server-side work
@@ -66,6 +85,17 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		closing: make(chan struct{}),
 
 		botRunning: make(map[string]bool),
+		clockTick:  o.ClockTick,
+		pollEvery:  o.PollEvery,
+		feed:       o.Feed,
+		pending:    make(map[string]int64),
+		pubWake:    make(chan struct{}, 1),
+	}
+	if s.clockTick <= 0 {
+		s.clockTick = 250 * time.Millisecond
+	}
+	if s.pollEvery <= 0 {
+		s.pollEvery = 2 * time.Second
 	}
 	if s.dice == nil {
 		s.dice = cryptoDie
@@ -92,24 +122,19 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 	hangarv1.RegisterMoveServiceServer(g, s)
 }
 
-// Start resumes the server-side work a previous run left: bots whose turn
-// it is play.
+// Start starts the node's background work: the turn-clock scheduler (which
+// also resumes the bot turns a previous run left), and with a feed the
+// publisher, the listener and the watch poll.
 func (s *Service) Start(ctx context.Context) error {
-	var after *store.Cursor
-	for {
-		ms, err := s.store.Matches(ctx, store.Query{Status: store.StatusActive, BotTurn: true, After: after, Limit: 500})
-		if err != nil {
-			return fmt.Errorf("resume bots: %w", err)
-		}
-		for _, m := range ms {
-			s.kickBots(m.ID)
-		}
-		if len(ms) < 500 {
-			return nil
-		}
-		last := ms[len(ms)-1]
-		after = &store.Cursor{Created: last.Created, ID: last.ID}
+	s.bots.Add(1)
+	go s.runClocks()
+	if s.feed != nil {
+		s.bots.Add(3)
+		go s.runPublisher()
+		go s.runListener()
+		go s.runPoll(s.pollEvery)
 	}
+	return nil
 }
 
 // Drain makes open watch streams end with UNAVAILABLE (clients resume on

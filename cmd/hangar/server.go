@@ -32,6 +32,12 @@ type Config struct {
 	// DrainTimeout bounds how long in-flight calls may take to finish on
 	// shutdown (default 10s).
 	DrainTimeout time.Duration
+	// DrainGrace is how long the node reports NOT_SERVING before it drains.
+	DrainGrace time.Duration
+	// CrossNode delivers changes between nodes sharing a Postgres store.
+	CrossNode bool
+
+	err error // a flag error found after parsing
 }
 
 // Main is one running Hangar node: its store, service and gRPC server. Tests
@@ -67,7 +73,11 @@ func (m *Main) Start(ctx context.Context) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	m.lis = lis
-	m.svc = service.New(st, m.Log, m.Config.Service)
+	opts := m.Config.Service
+	if feed, ok := st.(store.Feed); ok && m.Config.CrossNode {
+		opts.Feed = feed
+	}
+	m.svc = service.New(st, m.Log, opts)
 	m.grpc = grpc.NewServer(m.svc.ServerOptions()...)
 	m.svc.Register(m.grpc)
 	m.health = health.NewServer()
@@ -98,6 +108,12 @@ func (m *Main) Shutdown(ctx context.Context) {
 
 func (m *Main) shutdown(ctx context.Context) {
 	m.health.Shutdown()
+	if m.Config.DrainGrace > 0 {
+		select {
+		case <-time.After(m.Config.DrainGrace):
+		case <-ctx.Done():
+		}
+	}
 	m.svc.Drain()
 	timeout := m.Config.DrainTimeout
 	if timeout == 0 {

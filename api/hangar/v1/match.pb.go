@@ -10,6 +10,7 @@ import (
 	v1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -537,9 +538,17 @@ type Match struct {
 	StartTime  *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
 	EndTime    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
 	// turn_seat is the seat that must act now (active matches only).
-	TurnSeat      int32 `protobuf:"varint,12,opt,name=turn_seat,json=turnSeat,proto3" json:"turn_seat,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TurnSeat int32 `protobuf:"varint,12,opt,name=turn_seat,json=turnSeat,proto3" json:"turn_seat,omitempty"`
+	// turn_time is the time a seat has to act (unset: no turn clock).
+	TurnTime *durationpb.Duration `protobuf:"bytes,13,opt,name=turn_time,json=turnTime,proto3" json:"turn_time,omitempty"`
+	// turn_deadline is when the turn clock of turn_seat fires: the server
+	// then plays the turn for it (recorded as TurnTimedOut).
+	TurnDeadline *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=turn_deadline,json=turnDeadline,proto3" json:"turn_deadline,omitempty"`
+	// timeouts_before_bot is how many turns in a row a seat may time out
+	// before a bot takes the seat for good (0: never).
+	TimeoutsBeforeBot int32 `protobuf:"varint,15,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Match) Reset() {
@@ -656,6 +665,27 @@ func (x *Match) GetTurnSeat() int32 {
 	return 0
 }
 
+func (x *Match) GetTurnTime() *durationpb.Duration {
+	if x != nil {
+		return x.TurnTime
+	}
+	return nil
+}
+
+func (x *Match) GetTurnDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.TurnDeadline
+	}
+	return nil
+}
+
+func (x *Match) GetTimeoutsBeforeBot() int32 {
+	if x != nil {
+		return x.TimeoutsBeforeBot
+	}
+	return 0
+}
+
 // Event is one entry of a match's event stream.
 type Event struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -673,6 +703,8 @@ type Event struct {
 	//	*Event_PlayerLeft
 	//	*Event_MatchStarted
 	//	*Event_MatchEnded
+	//	*Event_TurnTimedOut
+	//	*Event_SeatHandedToBot
 	//	*Event_Aeroplane
 	Body          isEvent_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
@@ -789,6 +821,24 @@ func (x *Event) GetMatchEnded() *MatchEnded {
 	return nil
 }
 
+func (x *Event) GetTurnTimedOut() *TurnTimedOut {
+	if x != nil {
+		if x, ok := x.Body.(*Event_TurnTimedOut); ok {
+			return x.TurnTimedOut
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetSeatHandedToBot() *SeatHandedToBot {
+	if x != nil {
+		if x, ok := x.Body.(*Event_SeatHandedToBot); ok {
+			return x.SeatHandedToBot
+		}
+	}
+	return nil
+}
+
 func (x *Event) GetAeroplane() *v1.Event {
 	if x != nil {
 		if x, ok := x.Body.(*Event_Aeroplane); ok {
@@ -822,6 +872,14 @@ type Event_MatchEnded struct {
 	MatchEnded *MatchEnded `protobuf:"bytes,14,opt,name=match_ended,json=matchEnded,proto3,oneof"`
 }
 
+type Event_TurnTimedOut struct {
+	TurnTimedOut *TurnTimedOut `protobuf:"bytes,15,opt,name=turn_timed_out,json=turnTimedOut,proto3,oneof"`
+}
+
+type Event_SeatHandedToBot struct {
+	SeatHandedToBot *SeatHandedToBot `protobuf:"bytes,16,opt,name=seat_handed_to_bot,json=seatHandedToBot,proto3,oneof"`
+}
+
 type Event_Aeroplane struct {
 	Aeroplane *v1.Event `protobuf:"bytes,20,opt,name=aeroplane,proto3,oneof"`
 }
@@ -836,16 +894,22 @@ func (*Event_MatchStarted) isEvent_Body() {}
 
 func (*Event_MatchEnded) isEvent_Body() {}
 
+func (*Event_TurnTimedOut) isEvent_Body() {}
+
+func (*Event_SeatHandedToBot) isEvent_Body() {}
+
 func (*Event_Aeroplane) isEvent_Body() {}
 
 type MatchCreated struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Game          Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
-	Options       *GameOptions           `protobuf:"bytes,2,opt,name=options,proto3" json:"options,omitempty"`
-	SeatCount     int32                  `protobuf:"varint,3,opt,name=seat_count,json=seatCount,proto3" json:"seat_count,omitempty"`
-	CreatorId     string                 `protobuf:"bytes,4,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Game              Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
+	Options           *GameOptions           `protobuf:"bytes,2,opt,name=options,proto3" json:"options,omitempty"`
+	SeatCount         int32                  `protobuf:"varint,3,opt,name=seat_count,json=seatCount,proto3" json:"seat_count,omitempty"`
+	CreatorId         string                 `protobuf:"bytes,4,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
+	TurnTime          *durationpb.Duration   `protobuf:"bytes,5,opt,name=turn_time,json=turnTime,proto3" json:"turn_time,omitempty"`
+	TimeoutsBeforeBot int32                  `protobuf:"varint,6,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *MatchCreated) Reset() {
@@ -906,6 +970,129 @@ func (x *MatchCreated) GetCreatorId() string {
 	return ""
 }
 
+func (x *MatchCreated) GetTurnTime() *durationpb.Duration {
+	if x != nil {
+		return x.TurnTime
+	}
+	return nil
+}
+
+func (x *MatchCreated) GetTimeoutsBeforeBot() int32 {
+	if x != nil {
+		return x.TimeoutsBeforeBot
+	}
+	return 0
+}
+
+// TurnTimedOut: seat's turn clock fired; the server played the turn for it
+// with the Greedy bot (the game events that follow, in the same command).
+type TurnTimedOut struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Seat  int32                  `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// consecutive counts the seat's timeouts in a row, this one included.
+	Consecutive   int32 `protobuf:"varint,2,opt,name=consecutive,proto3" json:"consecutive,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TurnTimedOut) Reset() {
+	*x = TurnTimedOut{}
+	mi := &file_hangar_v1_match_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TurnTimedOut) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TurnTimedOut) ProtoMessage() {}
+
+func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TurnTimedOut.ProtoReflect.Descriptor instead.
+func (*TurnTimedOut) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *TurnTimedOut) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *TurnTimedOut) GetConsecutive() int32 {
+	if x != nil {
+		return x.Consecutive
+	}
+	return 0
+}
+
+// SeatHandedToBot: after too many timeouts in a row, a bot plays the seat
+// from now on.
+type SeatHandedToBot struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seat          int32                  `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	PlayerId      string                 `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatHandedToBot) Reset() {
+	*x = SeatHandedToBot{}
+	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatHandedToBot) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatHandedToBot) ProtoMessage() {}
+
+func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatHandedToBot.ProtoReflect.Descriptor instead.
+func (*SeatHandedToBot) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *SeatHandedToBot) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatHandedToBot) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
 type PlayerJoined struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Seat  int32                  `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
@@ -919,7 +1106,7 @@ type PlayerJoined struct {
 
 func (x *PlayerJoined) Reset() {
 	*x = PlayerJoined{}
-	mi := &file_hangar_v1_match_proto_msgTypes[7]
+	mi := &file_hangar_v1_match_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -931,7 +1118,7 @@ func (x *PlayerJoined) String() string {
 func (*PlayerJoined) ProtoMessage() {}
 
 func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[7]
+	mi := &file_hangar_v1_match_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -944,7 +1131,7 @@ func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerJoined.ProtoReflect.Descriptor instead.
 func (*PlayerJoined) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{7}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PlayerJoined) GetSeat() int32 {
@@ -987,7 +1174,7 @@ type PlayerLeft struct {
 
 func (x *PlayerLeft) Reset() {
 	*x = PlayerLeft{}
-	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	mi := &file_hangar_v1_match_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -999,7 +1186,7 @@ func (x *PlayerLeft) String() string {
 func (*PlayerLeft) ProtoMessage() {}
 
 func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	mi := &file_hangar_v1_match_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1012,7 +1199,7 @@ func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerLeft.ProtoReflect.Descriptor instead.
 func (*PlayerLeft) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{8}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PlayerLeft) GetSeat() int32 {
@@ -1046,7 +1233,7 @@ type MatchStarted struct {
 
 func (x *MatchStarted) Reset() {
 	*x = MatchStarted{}
-	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	mi := &file_hangar_v1_match_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1058,7 +1245,7 @@ func (x *MatchStarted) String() string {
 func (*MatchStarted) ProtoMessage() {}
 
 func (x *MatchStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	mi := &file_hangar_v1_match_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1071,7 +1258,7 @@ func (x *MatchStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchStarted.ProtoReflect.Descriptor instead.
 func (*MatchStarted) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{9}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *MatchStarted) GetSeats() []int32 {
@@ -1092,7 +1279,7 @@ type MatchEnded struct {
 
 func (x *MatchEnded) Reset() {
 	*x = MatchEnded{}
-	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	mi := &file_hangar_v1_match_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1104,7 +1291,7 @@ func (x *MatchEnded) String() string {
 func (*MatchEnded) ProtoMessage() {}
 
 func (x *MatchEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	mi := &file_hangar_v1_match_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1117,7 +1304,7 @@ func (x *MatchEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEnded.ProtoReflect.Descriptor instead.
 func (*MatchEnded) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{10}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *MatchEnded) GetStatus() MatchStatus {
@@ -1146,14 +1333,20 @@ type CreateMatchRequest struct {
 	// observe_only keeps the creator out of the seats.
 	ObserveOnly bool `protobuf:"varint,5,opt,name=observe_only,json=observeOnly,proto3" json:"observe_only,omitempty"`
 	// request_id makes the call idempotent: a retry returns the same match.
-	RequestId     string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	RequestId string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// turn_time, when set (1 second to 30 days), is the time each seat has to
+	// act; when it passes the server plays the turn for the seat.
+	TurnTime *durationpb.Duration `protobuf:"bytes,7,opt,name=turn_time,json=turnTime,proto3" json:"turn_time,omitempty"`
+	// timeouts_before_bot hands a seat to a bot for good after that many
+	// timeouts in a row (0: never).
+	TimeoutsBeforeBot int32 `protobuf:"varint,8,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	mi := &file_hangar_v1_match_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1165,7 +1358,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	mi := &file_hangar_v1_match_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1178,7 +1371,7 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{11}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateMatchRequest) GetGame() Game {
@@ -1223,6 +1416,20 @@ func (x *CreateMatchRequest) GetRequestId() string {
 	return ""
 }
 
+func (x *CreateMatchRequest) GetTurnTime() *durationpb.Duration {
+	if x != nil {
+		return x.TurnTime
+	}
+	return nil
+}
+
+func (x *CreateMatchRequest) GetTimeoutsBeforeBot() int32 {
+	if x != nil {
+		return x.TimeoutsBeforeBot
+	}
+	return 0
+}
+
 type CreateMatchResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Match         *Match                 `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
@@ -1232,7 +1439,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	mi := &file_hangar_v1_match_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1244,7 +1451,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	mi := &file_hangar_v1_match_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1257,7 +1464,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{12}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateMatchResponse) GetMatch() *Match {
@@ -1281,7 +1488,7 @@ type JoinMatchRequest struct {
 
 func (x *JoinMatchRequest) Reset() {
 	*x = JoinMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[13]
+	mi := &file_hangar_v1_match_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1293,7 +1500,7 @@ func (x *JoinMatchRequest) String() string {
 func (*JoinMatchRequest) ProtoMessage() {}
 
 func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[13]
+	mi := &file_hangar_v1_match_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1306,7 +1513,7 @@ func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchRequest.ProtoReflect.Descriptor instead.
 func (*JoinMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{13}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *JoinMatchRequest) GetMatchId() string {
@@ -1346,7 +1553,7 @@ type JoinMatchResponse struct {
 
 func (x *JoinMatchResponse) Reset() {
 	*x = JoinMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[14]
+	mi := &file_hangar_v1_match_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1358,7 +1565,7 @@ func (x *JoinMatchResponse) String() string {
 func (*JoinMatchResponse) ProtoMessage() {}
 
 func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[14]
+	mi := &file_hangar_v1_match_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1371,7 +1578,7 @@ func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchResponse.ProtoReflect.Descriptor instead.
 func (*JoinMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{14}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *JoinMatchResponse) GetMatch() *Match {
@@ -1392,7 +1599,7 @@ type LeaveMatchRequest struct {
 
 func (x *LeaveMatchRequest) Reset() {
 	*x = LeaveMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[15]
+	mi := &file_hangar_v1_match_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1404,7 +1611,7 @@ func (x *LeaveMatchRequest) String() string {
 func (*LeaveMatchRequest) ProtoMessage() {}
 
 func (x *LeaveMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[15]
+	mi := &file_hangar_v1_match_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1417,7 +1624,7 @@ func (x *LeaveMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveMatchRequest.ProtoReflect.Descriptor instead.
 func (*LeaveMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{15}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *LeaveMatchRequest) GetMatchId() string {
@@ -1450,7 +1657,7 @@ type LeaveMatchResponse struct {
 
 func (x *LeaveMatchResponse) Reset() {
 	*x = LeaveMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[16]
+	mi := &file_hangar_v1_match_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1462,7 +1669,7 @@ func (x *LeaveMatchResponse) String() string {
 func (*LeaveMatchResponse) ProtoMessage() {}
 
 func (x *LeaveMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[16]
+	mi := &file_hangar_v1_match_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1475,7 +1682,7 @@ func (x *LeaveMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveMatchResponse.ProtoReflect.Descriptor instead.
 func (*LeaveMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{16}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *LeaveMatchResponse) GetMatch() *Match {
@@ -1496,7 +1703,7 @@ type StartMatchRequest struct {
 
 func (x *StartMatchRequest) Reset() {
 	*x = StartMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[17]
+	mi := &file_hangar_v1_match_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1508,7 +1715,7 @@ func (x *StartMatchRequest) String() string {
 func (*StartMatchRequest) ProtoMessage() {}
 
 func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[17]
+	mi := &file_hangar_v1_match_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1521,7 +1728,7 @@ func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchRequest.ProtoReflect.Descriptor instead.
 func (*StartMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{17}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *StartMatchRequest) GetMatchId() string {
@@ -1554,7 +1761,7 @@ type StartMatchResponse struct {
 
 func (x *StartMatchResponse) Reset() {
 	*x = StartMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[18]
+	mi := &file_hangar_v1_match_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1566,7 +1773,7 @@ func (x *StartMatchResponse) String() string {
 func (*StartMatchResponse) ProtoMessage() {}
 
 func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[18]
+	mi := &file_hangar_v1_match_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1579,7 +1786,7 @@ func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchResponse.ProtoReflect.Descriptor instead.
 func (*StartMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{18}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StartMatchResponse) GetMatch() *Match {
@@ -1600,7 +1807,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	mi := &file_hangar_v1_match_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1612,7 +1819,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	mi := &file_hangar_v1_match_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1625,7 +1832,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{19}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -1651,7 +1858,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	mi := &file_hangar_v1_match_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1663,7 +1870,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	mi := &file_hangar_v1_match_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1676,7 +1883,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{20}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetMatchResponse) GetMatch() *Match {
@@ -1700,7 +1907,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[21]
+	mi := &file_hangar_v1_match_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1712,7 +1919,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[21]
+	mi := &file_hangar_v1_match_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1725,7 +1932,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{21}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListMatchesRequest) GetFilter() MatchFilter {
@@ -1768,7 +1975,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[22]
+	mi := &file_hangar_v1_match_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1780,7 +1987,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[22]
+	mi := &file_hangar_v1_match_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1793,7 +2000,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{22}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*Match {
@@ -1821,7 +2028,7 @@ type WatchMatchRequest struct {
 
 func (x *WatchMatchRequest) Reset() {
 	*x = WatchMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[23]
+	mi := &file_hangar_v1_match_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1833,7 +2040,7 @@ func (x *WatchMatchRequest) String() string {
 func (*WatchMatchRequest) ProtoMessage() {}
 
 func (x *WatchMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[23]
+	mi := &file_hangar_v1_match_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1846,7 +2053,7 @@ func (x *WatchMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{23}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *WatchMatchRequest) GetMatchId() string {
@@ -1872,7 +2079,7 @@ type WatchMatchResponse struct {
 
 func (x *WatchMatchResponse) Reset() {
 	*x = WatchMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[24]
+	mi := &file_hangar_v1_match_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1884,7 +2091,7 @@ func (x *WatchMatchResponse) String() string {
 func (*WatchMatchResponse) ProtoMessage() {}
 
 func (x *WatchMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[24]
+	mi := &file_hangar_v1_match_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1897,7 +2104,7 @@ func (x *WatchMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{24}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *WatchMatchResponse) GetEvent() *Event {
@@ -1921,7 +2128,7 @@ type ListMatchEventsRequest struct {
 
 func (x *ListMatchEventsRequest) Reset() {
 	*x = ListMatchEventsRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	mi := &file_hangar_v1_match_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1933,7 +2140,7 @@ func (x *ListMatchEventsRequest) String() string {
 func (*ListMatchEventsRequest) ProtoMessage() {}
 
 func (x *ListMatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	mi := &file_hangar_v1_match_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1946,7 +2153,7 @@ func (x *ListMatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{25}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListMatchEventsRequest) GetMatchId() string {
@@ -1988,7 +2195,7 @@ type ListMatchEventsResponse struct {
 
 func (x *ListMatchEventsResponse) Reset() {
 	*x = ListMatchEventsResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	mi := &file_hangar_v1_match_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2000,7 +2207,7 @@ func (x *ListMatchEventsResponse) String() string {
 func (*ListMatchEventsResponse) ProtoMessage() {}
 
 func (x *ListMatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	mi := &file_hangar_v1_match_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2013,7 +2220,7 @@ func (x *ListMatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{26}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListMatchEventsResponse) GetEvents() []*Event {
@@ -2034,7 +2241,7 @@ var File_hangar_v1_match_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#hangar/aeroplane/v1/aeroplane.proto\"\x9f\x01\n" +
+	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#hangar/aeroplane/v1/aeroplane.proto\"\x9f\x01\n" +
 	"\x04Seat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12-\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x15.hangar.v1.SeatStatusR\x06status\x12\x1b\n" +
@@ -2049,7 +2256,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x04game\"M\n" +
 	"\bGameMove\x129\n" +
 	"\taeroplane\x18\x01 \x01(\v2\x19.hangar.aeroplane.v1.MoveH\x00R\taeroplaneB\x06\n" +
-	"\x04game\"\x81\x04\n" +
+	"\x04game\"\xaa\x05\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12.\n" +
@@ -2066,7 +2273,10 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"start_time\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
 	"\bend_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12\x1b\n" +
-	"\tturn_seat\x18\f \x01(\x05R\bturnSeat\"\xf9\x03\n" +
+	"\tturn_seat\x18\f \x01(\x05R\bturnSeat\x126\n" +
+	"\tturn_time\x18\r \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12?\n" +
+	"\rturn_deadline\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\fturnDeadline\x12.\n" +
+	"\x13timeouts_before_bot\x18\x0f \x01(\x05R\x11timeoutsBeforeBot\"\x85\x05\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -2079,16 +2289,26 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"playerLeft\x12>\n" +
 	"\rmatch_started\x18\r \x01(\v2\x17.hangar.v1.MatchStartedH\x00R\fmatchStarted\x128\n" +
 	"\vmatch_ended\x18\x0e \x01(\v2\x15.hangar.v1.MatchEndedH\x00R\n" +
-	"matchEnded\x12:\n" +
+	"matchEnded\x12?\n" +
+	"\x0eturn_timed_out\x18\x0f \x01(\v2\x17.hangar.v1.TurnTimedOutH\x00R\fturnTimedOut\x12I\n" +
+	"\x12seat_handed_to_bot\x18\x10 \x01(\v2\x1a.hangar.v1.SeatHandedToBotH\x00R\x0fseatHandedToBot\x12:\n" +
 	"\taeroplane\x18\x14 \x01(\v2\x1a.hangar.aeroplane.v1.EventH\x00R\taeroplaneB\x06\n" +
-	"\x04body\"\xa3\x01\n" +
+	"\x04body\"\x8b\x02\n" +
 	"\fMatchCreated\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
 	"\n" +
 	"seat_count\x18\x03 \x01(\x05R\tseatCount\x12\x1d\n" +
 	"\n" +
-	"creator_id\x18\x04 \x01(\tR\tcreatorId\"t\n" +
+	"creator_id\x18\x04 \x01(\tR\tcreatorId\x126\n" +
+	"\tturn_time\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12.\n" +
+	"\x13timeouts_before_bot\x18\x06 \x01(\x05R\x11timeoutsBeforeBot\"D\n" +
+	"\fTurnTimedOut\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12 \n" +
+	"\vconsecutive\x18\x02 \x01(\x05R\vconsecutive\"B\n" +
+	"\x0fSeatHandedToBot\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\"t\n" +
 	"\fPlayerJoined\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12!\n" +
@@ -2104,7 +2324,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"MatchEnded\x12.\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12\x18\n" +
-	"\aranking\x18\x02 \x03(\x05R\aranking\"\xe9\x01\n" +
+	"\aranking\x18\x02 \x03(\x05R\aranking\"\xd1\x02\n" +
 	"\x12CreateMatchRequest\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
@@ -2113,7 +2333,9 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\tbot_seats\x18\x04 \x01(\x05R\bbotSeats\x12!\n" +
 	"\fobserve_only\x18\x05 \x01(\bR\vobserveOnly\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x06 \x01(\tR\trequestId\"=\n" +
+	"request_id\x18\x06 \x01(\tR\trequestId\x126\n" +
+	"\tturn_time\x18\a \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12.\n" +
+	"\x13timeouts_before_bot\x18\b \x01(\x05R\x11timeoutsBeforeBot\"=\n" +
 	"\x13CreateMatchResponse\x12&\n" +
 	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\x99\x01\n" +
 	"\x10JoinMatchRequest\x12\x19\n" +
@@ -2217,7 +2439,7 @@ func file_hangar_v1_match_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_hangar_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_hangar_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_hangar_v1_match_proto_goTypes = []any{
 	(Game)(0),                       // 0: hangar.v1.Game
 	(MatchStatus)(0),                // 1: hangar.v1.MatchStatus
@@ -2230,88 +2452,97 @@ var file_hangar_v1_match_proto_goTypes = []any{
 	(*Match)(nil),                   // 8: hangar.v1.Match
 	(*Event)(nil),                   // 9: hangar.v1.Event
 	(*MatchCreated)(nil),            // 10: hangar.v1.MatchCreated
-	(*PlayerJoined)(nil),            // 11: hangar.v1.PlayerJoined
-	(*PlayerLeft)(nil),              // 12: hangar.v1.PlayerLeft
-	(*MatchStarted)(nil),            // 13: hangar.v1.MatchStarted
-	(*MatchEnded)(nil),              // 14: hangar.v1.MatchEnded
-	(*CreateMatchRequest)(nil),      // 15: hangar.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),     // 16: hangar.v1.CreateMatchResponse
-	(*JoinMatchRequest)(nil),        // 17: hangar.v1.JoinMatchRequest
-	(*JoinMatchResponse)(nil),       // 18: hangar.v1.JoinMatchResponse
-	(*LeaveMatchRequest)(nil),       // 19: hangar.v1.LeaveMatchRequest
-	(*LeaveMatchResponse)(nil),      // 20: hangar.v1.LeaveMatchResponse
-	(*StartMatchRequest)(nil),       // 21: hangar.v1.StartMatchRequest
-	(*StartMatchResponse)(nil),      // 22: hangar.v1.StartMatchResponse
-	(*GetMatchRequest)(nil),         // 23: hangar.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),        // 24: hangar.v1.GetMatchResponse
-	(*ListMatchesRequest)(nil),      // 25: hangar.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),     // 26: hangar.v1.ListMatchesResponse
-	(*WatchMatchRequest)(nil),       // 27: hangar.v1.WatchMatchRequest
-	(*WatchMatchResponse)(nil),      // 28: hangar.v1.WatchMatchResponse
-	(*ListMatchEventsRequest)(nil),  // 29: hangar.v1.ListMatchEventsRequest
-	(*ListMatchEventsResponse)(nil), // 30: hangar.v1.ListMatchEventsResponse
-	(*v1.Options)(nil),              // 31: hangar.aeroplane.v1.Options
-	(*v1.State)(nil),                // 32: hangar.aeroplane.v1.State
-	(*v1.Move)(nil),                 // 33: hangar.aeroplane.v1.Move
-	(*timestamppb.Timestamp)(nil),   // 34: google.protobuf.Timestamp
-	(*v1.Event)(nil),                // 35: hangar.aeroplane.v1.Event
+	(*TurnTimedOut)(nil),            // 11: hangar.v1.TurnTimedOut
+	(*SeatHandedToBot)(nil),         // 12: hangar.v1.SeatHandedToBot
+	(*PlayerJoined)(nil),            // 13: hangar.v1.PlayerJoined
+	(*PlayerLeft)(nil),              // 14: hangar.v1.PlayerLeft
+	(*MatchStarted)(nil),            // 15: hangar.v1.MatchStarted
+	(*MatchEnded)(nil),              // 16: hangar.v1.MatchEnded
+	(*CreateMatchRequest)(nil),      // 17: hangar.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),     // 18: hangar.v1.CreateMatchResponse
+	(*JoinMatchRequest)(nil),        // 19: hangar.v1.JoinMatchRequest
+	(*JoinMatchResponse)(nil),       // 20: hangar.v1.JoinMatchResponse
+	(*LeaveMatchRequest)(nil),       // 21: hangar.v1.LeaveMatchRequest
+	(*LeaveMatchResponse)(nil),      // 22: hangar.v1.LeaveMatchResponse
+	(*StartMatchRequest)(nil),       // 23: hangar.v1.StartMatchRequest
+	(*StartMatchResponse)(nil),      // 24: hangar.v1.StartMatchResponse
+	(*GetMatchRequest)(nil),         // 25: hangar.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),        // 26: hangar.v1.GetMatchResponse
+	(*ListMatchesRequest)(nil),      // 27: hangar.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),     // 28: hangar.v1.ListMatchesResponse
+	(*WatchMatchRequest)(nil),       // 29: hangar.v1.WatchMatchRequest
+	(*WatchMatchResponse)(nil),      // 30: hangar.v1.WatchMatchResponse
+	(*ListMatchEventsRequest)(nil),  // 31: hangar.v1.ListMatchEventsRequest
+	(*ListMatchEventsResponse)(nil), // 32: hangar.v1.ListMatchEventsResponse
+	(*v1.Options)(nil),              // 33: hangar.aeroplane.v1.Options
+	(*v1.State)(nil),                // 34: hangar.aeroplane.v1.State
+	(*v1.Move)(nil),                 // 35: hangar.aeroplane.v1.Move
+	(*timestamppb.Timestamp)(nil),   // 36: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),     // 37: google.protobuf.Duration
+	(*v1.Event)(nil),                // 38: hangar.aeroplane.v1.Event
 }
 var file_hangar_v1_match_proto_depIdxs = []int32{
 	2,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
-	31, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
-	32, // 2: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
-	33, // 3: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
+	33, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
+	34, // 2: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
+	35, // 3: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
 	0,  // 4: hangar.v1.Match.game:type_name -> hangar.v1.Game
 	1,  // 5: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
 	4,  // 6: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
 	5,  // 7: hangar.v1.Match.options:type_name -> hangar.v1.GameOptions
 	6,  // 8: hangar.v1.Match.state:type_name -> hangar.v1.GameState
-	34, // 9: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
-	34, // 10: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
-	34, // 11: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
-	34, // 12: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
-	10, // 13: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
-	11, // 14: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
-	12, // 15: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
-	13, // 16: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
-	14, // 17: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
-	35, // 18: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
-	0,  // 19: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
-	5,  // 20: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
-	1,  // 21: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
-	0,  // 22: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
-	5,  // 23: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
-	8,  // 24: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 25: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 26: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 27: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 28: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
-	3,  // 29: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
-	0,  // 30: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
-	8,  // 31: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
-	9,  // 32: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	9,  // 33: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	15, // 34: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	17, // 35: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	19, // 36: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	21, // 37: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	23, // 38: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	25, // 39: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	27, // 40: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	29, // 41: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	16, // 42: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	18, // 43: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	20, // 44: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	22, // 45: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	24, // 46: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	26, // 47: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	28, // 48: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	30, // 49: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	42, // [42:50] is the sub-list for method output_type
-	34, // [34:42] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	36, // 9: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
+	36, // 10: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
+	36, // 11: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
+	37, // 12: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
+	36, // 13: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
+	36, // 14: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
+	10, // 15: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
+	13, // 16: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
+	14, // 17: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
+	15, // 18: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
+	16, // 19: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
+	11, // 20: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
+	12, // 21: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
+	38, // 22: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
+	0,  // 23: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
+	5,  // 24: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
+	37, // 25: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	1,  // 26: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
+	0,  // 27: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
+	5,  // 28: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
+	37, // 29: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
+	8,  // 30: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
+	8,  // 31: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
+	8,  // 32: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
+	8,  // 33: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
+	8,  // 34: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
+	3,  // 35: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
+	0,  // 36: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
+	8,  // 37: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
+	9,  // 38: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
+	9,  // 39: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	17, // 40: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	19, // 41: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	21, // 42: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	23, // 43: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	25, // 44: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	27, // 45: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	29, // 46: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	31, // 47: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	18, // 48: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	20, // 49: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	22, // 50: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	24, // 51: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	26, // 52: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	28, // 53: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	30, // 54: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	32, // 55: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	48, // [48:56] is the sub-list for method output_type
+	40, // [40:48] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -2334,16 +2565,18 @@ func file_hangar_v1_match_proto_init() {
 		(*Event_PlayerLeft)(nil),
 		(*Event_MatchStarted)(nil),
 		(*Event_MatchEnded)(nil),
+		(*Event_TurnTimedOut)(nil),
+		(*Event_SeatHandedToBot)(nil),
 		(*Event_Aeroplane)(nil),
 	}
-	file_hangar_v1_match_proto_msgTypes[13].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_match_proto_rawDesc), len(file_hangar_v1_match_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   27,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,114 @@
+package service
+
+import (
+	"context"
+	crand "crypto/rand"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
+)
+
+// clockLease is how long a claimed turn clock stays with the node that
+// claimed it; if the node dies, another claims the clock after it.
+const clockLease = 15 * time.Second
+
+// runClocks claims fired turn clocks (in the store, so exactly one node
+// gets each) and plays their turns, until the service closes. Bot turns are
+// clocks too, so a bot never stalls when the node that made it due dies.
+func (s *Service) runClocks() {
+	defer s.bots.Done()
+	t := time.NewTicker(s.clockTick)
+	defer t.Stop()
+	for {
+		now := time.Now()
+		due, err := s.store.Due(s.ctx, now, now.Add(clockLease), 64)
+		if err != nil && s.ctx.Err() == nil {
+			s.log.Error("claim turn clocks", "err", err)
+		}
+		for _, d := range due {
+			s.bots.Add(1)
+			go func() {
+				defer s.bots.Done()
+				if err := s.fire(s.ctx, d); err != nil && s.ctx.Err() == nil && !errors.Is(err, store.ErrVersionConflict) {
+					s.log.Error("turn clock", "match", d.ID, "err", err)
+				}
+			}()
+		}
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// fire plays the turn whose clock this node claimed.
+func (s *Service) fire(ctx context.Context, d store.Due) error {
+	m, err := s.load(ctx, d.ID)
+	if err != nil {
+		return err
+	}
+	if m, err = s.fold(ctx, m, 0); err != nil {
+		return err
+	}
+	s.hub.put(m)
+	if m.version != d.Version {
+		return nil // someone acted since: that append set a new deadline
+	}
+	if m.botTurn() {
+		s.kickBots(m.id)
+		return nil
+	}
+	dl := m.deadline()
+	if dl.IsZero() || time.Now().Before(dl) {
+		return nil
+	}
+	return s.timeout(ctx, m)
+}
+
+// timeout plays the rest of the turn of the seat whose clock fired, with the
+// Greedy bot, in one command: TurnTimedOut, the turn's game events, and a
+// SeatHandedToBot when the seat has timed out too often in a row.
+func (s *Service) timeout(ctx context.Context, m *match) error {
+	seatNo := m.play.turn()
+	i := m.seatIndex(seatNo)
+	if i < 0 {
+		return fmt.Errorf("match %s: no seat %d", m.id, seatNo)
+	}
+	var seed [32]byte
+	_, _ = crand.Read(seed[:])
+	rng := rand.New(rand.NewChaCha8(seed))
+	req := &hangarv1.RollRequest{MatchId: m.id, ExpectedVersion: m.version, RequestId: fmt.Sprintf("clock:%d", m.version)}
+	cmd := store.Command{RequestID: req.RequestId, Fingerprint: fingerprint(req)}
+	_, err := s.commit(ctx, m, cmd, func(m *match) ([]*hangarv1.Event, error) {
+		n := m.seats[i].timeouts + 1
+		evs := []*hangarv1.Event{{Body: &hangarv1.Event_TurnTimedOut{TurnTimedOut: &hangarv1.TurnTimedOut{Seat: seatNo, Consecutive: n}}}}
+		g := m.play
+		for steps := 0; !g.over() && g.turn() == seatNo; steps++ {
+			if steps > 1000 {
+				return nil, fmt.Errorf("match %s: a timed-out turn did not end", m.id)
+			}
+			var more []*hangarv1.Event
+			var err error
+			if g.needsRoll() {
+				g, more, err = g.roll(seatNo, s.dice())
+			} else {
+				g, more, err = g.move(seatNo, g.botMove(rng))
+			}
+			if err != nil {
+				return nil, err
+			}
+			evs = append(evs, more...)
+		}
+		if m.botAfter > 0 && n >= m.botAfter && !g.over() {
+			evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_SeatHandedToBot{SeatHandedToBot: &hangarv1.SeatHandedToBot{
+				Seat: seatNo, PlayerId: m.seats[i].player}}})
+		}
+		return evs, nil
+	})
+	return err
+}
