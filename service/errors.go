@@ -52,7 +52,7 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 		code = codes.NotFound
 	case errors.Is(err, store.ErrExists), errors.Is(err, store.ErrRequestMismatch):
 		code = codes.AlreadyExists
-	case errors.Is(err, errUnavailable):
+	case errors.Is(err, errUnavailable), errors.Is(err, store.ErrUnavailable):
 		code = codes.Unavailable
 	}
 	if code == codes.Internal {

@@ -40,15 +40,15 @@ type Store struct {
 func Open(ctx context.Context, url string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: parse database url: %w", err)
+		return nil, wrapErr("parse database url", err)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: connect: %w", err)
+		return nil, wrapErr("connect", err)
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("postgres: connect: %w", err)
+		return nil, wrapErr("connect", err)
 	}
 	return &Store{pool: pool}, nil
 }
@@ -64,15 +64,15 @@ func (s *Store) Close() error {
 func Migrate(url string) error {
 	src, err := iofs.New(migrations.Postgres, "postgres")
 	if err != nil {
-		return fmt.Errorf("postgres: migrations: %w", err)
+		return wrapErr("migrations", err)
 	}
 	m, err := migrate.NewWithSourceInstance("iofs", src, migrateURL(url))
 	if err != nil {
-		return fmt.Errorf("postgres: migrate: %w", err)
+		return wrapErr("migrate", err)
 	}
 	defer m.Close()
 	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
-		return fmt.Errorf("postgres: migrate: %w", err)
+		return wrapErr("migrate", err)
 	}
 	return nil
 }
@@ -94,11 +94,11 @@ func migrateURL(u string) string {
 func CreateDatabase(ctx context.Context, serverURL, name string) (string, error) {
 	conn, err := pgx.Connect(ctx, serverURL)
 	if err != nil {
-		return "", fmt.Errorf("postgres: connect: %w", err)
+		return "", wrapErr("connect", err)
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		return "", fmt.Errorf("postgres: create database: %w", err)
+		return "", wrapErr("create database", err)
 	}
 	u, err := url.Parse(serverURL)
 	if err != nil {
@@ -112,7 +112,7 @@ func CreateDatabase(ctx context.Context, serverURL, name string) (string, error)
 func DropDatabase(ctx context.Context, serverURL, name string) error {
 	conn, err := pgx.Connect(ctx, serverURL)
 	if err != nil {
-		return fmt.Errorf("postgres: connect: %w", err)
+		return wrapErr("connect", err)
 	}
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
@@ -183,6 +183,9 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 		q = createSQL
 		args = append(args, m.Game, m.Creator, m.Options)
 	}
+	if a.End != nil {
+		return s.appendEnd(ctx, a, q, args)
+	}
 	var applied int
 	err := s.pool.QueryRow(ctx, q, args...).Scan(&applied)
 	if err != nil {
@@ -190,7 +193,7 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 		// A concurrent append of the same version or request id lost the
 		// race on a unique key: find out which.
 		if !errors.As(err, &pgErr) || (pgErr.Code != "23505" && pgErr.Code != "40001") {
-			return store.Result{}, fmt.Errorf("postgres: append: %w", err)
+			return store.Result{}, wrapErr("append", err)
 		}
 	} else if applied == 1 {
 		return store.Result{First: a.Expected + 1, Last: m.Version}, nil
@@ -214,7 +217,7 @@ func (s *Store) explain(ctx context.Context, a store.Append) (store.Result, erro
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.Result{}, store.ErrNotFound
 	case err != nil:
-		return store.Result{}, fmt.Errorf("postgres: append: %w", err)
+		return store.Result{}, wrapErr("append", err)
 	}
 	return store.Result{}, fmt.Errorf("%w: match %s is at %d, not %d", store.ErrVersionConflict, a.Match.ID, v, a.Expected)
 }
@@ -231,7 +234,7 @@ func (s *Store) Command(ctx context.Context, matchID string, c store.Command) (s
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.Result{}, store.ErrNotFound
 	case err != nil:
-		return store.Result{}, fmt.Errorf("postgres: command: %w", err)
+		return store.Result{}, wrapErr("command", err)
 	case !bytes.Equal(fp, c.Fingerprint):
 		return store.Result{}, store.ErrRequestMismatch
 	}
@@ -245,7 +248,7 @@ func (s *Store) Events(ctx context.Context, matchID string, after int64, limit i
 		`SELECT seq, type, payload, author_id, created_at FROM match_events
 		 WHERE match_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, matchID, after, limit)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: events: %w", err)
+		return nil, wrapErr("events", err)
 	}
 	evs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Event, error) {
 		var e store.Event
@@ -253,7 +256,7 @@ func (s *Store) Events(ctx context.Context, matchID string, after int64, limit i
 		return e, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: events: %w", err)
+		return nil, wrapErr("events", err)
 	}
 	return evs, nil
 }
@@ -287,7 +290,7 @@ func (s *Store) Match(ctx context.Context, id string) (store.Match, error) {
 		return store.Match{}, store.ErrNotFound
 	}
 	if err != nil {
-		return store.Match{}, fmt.Errorf("postgres: match: %w", err)
+		return store.Match{}, wrapErr("match", err)
 	}
 	return m, nil
 }
@@ -326,11 +329,11 @@ func (s *Store) Matches(ctx context.Context, q store.Query) ([]store.Match, erro
 	sql += " ORDER BY created_at DESC, id DESC LIMIT " + arg(q.Limit)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: matches: %w", err)
+		return nil, wrapErr("matches", err)
 	}
 	ms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Match, error) { return scanMatch(r) })
 	if err != nil {
-		return nil, fmt.Errorf("postgres: matches: %w", err)
+		return nil, wrapErr("matches", err)
 	}
 	return ms, nil
 }
@@ -345,11 +348,11 @@ func (s *Store) Due(ctx context.Context, now, lease time.Time, limit int) ([]sto
 		             ORDER BY deadline LIMIT $3 FOR UPDATE SKIP LOCKED)
 		RETURNING id, version`, now, lease, limit)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: due: %w", err)
+		return nil, wrapErr("due", err)
 	}
 	due, err := pgx.CollectRows(rows, pgx.RowToStructByPos[store.Due])
 	if err != nil {
-		return nil, fmt.Errorf("postgres: due: %w", err)
+		return nil, wrapErr("due", err)
 	}
 	return due, nil
 }
@@ -365,7 +368,7 @@ func (s *Store) CreatePlayer(ctx context.Context, p store.Player, tokenHash []by
 		return store.ErrExists
 	}
 	if err != nil {
-		return fmt.Errorf("postgres: create player: %w", err)
+		return wrapErr("create player", err)
 	}
 	return nil
 }
@@ -388,7 +391,7 @@ func (s *Store) player(ctx context.Context, q string, arg any) (store.Player, er
 		return p, store.ErrNotFound
 	}
 	if err != nil {
-		return p, fmt.Errorf("postgres: player: %w", err)
+		return p, wrapErr("player", err)
 	}
 	return p, nil
 }

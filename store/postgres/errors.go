@@ -1,0 +1,41 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hangarhq/hangar/store"
+)
+
+// wrapErr names the failed operation and marks errors that mean the
+// database cannot be reached (rather than that the statement failed) with
+// store.ErrUnavailable, so clients are told to retry. Connection trouble is
+// recognised by error type and SQLSTATE class, never by message text.
+func wrapErr(op string, err error) error {
+	if unreachable(err) {
+		return fmt.Errorf("postgres: %s: %w: %w", op, store.ErrUnavailable, err)
+	}
+	return fmt.Errorf("postgres: %s: %w", op, err)
+}
+
+func unreachable(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// 08: connection exception; 57P01-57P03: admin or crash shutdown,
+		// cannot connect now.
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+	}
+	var connErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connErr) || errors.As(err, &netErr) || pgconn.SafeToRetry(err) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
+}
