@@ -97,6 +97,10 @@ type Append struct {
 	Events []Event
 	// Time stamps the events.
 	Time time.Time
+	// End, set on the append that ends a started match, is its result: the
+	// store writes it, the players' statistics and ratings (history.go) in
+	// the same transaction as the events.
+	End *MatchResult
 }
 
 // Result says where an append's events are.

@@ -1,0 +1,246 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// This file is the contract of match history, player statistics and
+// ratings. They are summary tables: the append that ends a started match
+// (Append.End) writes one result row per player, advances each player's
+// statistics and, for a rated match, their ratings, in the transaction that
+// appends the match's last events. Queries read only these tables (and the
+// matches row for a match's summary); nothing is recomputed per query.
+
+// Outcome is how a match ended for one player.
+type Outcome string
+
+// Outcomes. A forfeit is always OutcomeAbandoned, whatever place it got.
+const (
+	OutcomeWon       Outcome = "won"       // first place
+	OutcomePlaced    Outcome = "placed"    // a place between the first and the last
+	OutcomeLost      Outcome = "lost"      // the last place
+	OutcomeAbandoned Outcome = "abandoned" // left the game in play (forfeited)
+)
+
+// OutcomeOf classifies place (1 = first) among seats seats.
+func OutcomeOf(place, seats int, forfeited bool) Outcome {
+	switch {
+	case forfeited:
+		return OutcomeAbandoned
+	case place == 1:
+		return OutcomeWon
+	case place >= seats:
+		return OutcomeLost
+	}
+	return OutcomePlaced
+}
+
+// MaxPlaces is how many places PlayerStats counts (Hangar's games seat at
+// most six).
+const MaxPlaces = 6
+
+// SeatResult is how a match ended for one seat.
+type SeatResult struct {
+	Seat int
+	// Player is empty for a bot.
+	Player string
+	Bot    bool
+	// Place is 1 for the winner; Seats is how many seats were in play.
+	Place, Seats int
+	Forfeited    bool
+	Outcome      Outcome
+	// CapturesMade counts opponents' planes the seat sent home;
+	// CapturesSuffered its own planes sent home by captures; PlanesFinished
+	// its planes that reached the centre.
+	CapturesMade, CapturesSuffered, PlanesFinished int
+	// Played is the time the seat was in the game: from the start to the
+	// end, or to its forfeit.
+	Played time.Duration
+	// Rated marks the seats whose ratings the match changes.
+	Rated bool
+}
+
+// MatchResult is how a started match ended: Append.End of the append that
+// ends it. The game, start and end times are those of Append.Match.
+type MatchResult struct {
+	// Seats are the seats in play, bots included.
+	Seats []SeatResult
+	// Rate computes the new ratings of the Rated seats, in seat order, from
+	// their current ones, which the store reads in the ending transaction
+	// (with the players' rating rows locked, so that concurrent ends of two
+	// matches of one player apply one after the other). A player never rated
+	// in the game comes as a Rating with only Player and Game set (Matches
+	// 0). Rate returns one Rating per argument with Mu, Sigma and Score set.
+	// Nil when no seat is rated.
+	Rate func(current []Rating) ([]Rating, error)
+}
+
+// PlayerStats are a player's statistics in one game, over the started
+// matches the player held a seat in to the end (forfeits included).
+type PlayerStats struct {
+	Player, Game string
+	Played, Won  int
+	// Places[i] counts the matches finished in place i+1.
+	Places [MaxPlaces]int
+	// PlaceSum is the sum of the places: the average place is
+	// PlaceSum/Played.
+	PlaceSum                       int
+	Forfeits                       int
+	CapturesMade, CapturesSuffered int
+	PlanesFinished                 int
+	// WinStreak is the current run of wins, LongestWinStreak the longest.
+	WinStreak, LongestWinStreak int
+	TimePlayed                  time.Duration
+	// LastEnded is when the player's latest match ended.
+	LastEnded time.Time
+}
+
+// Add counts one more match ended at ended. It is what a store's ending
+// transaction does to the player's statistics row.
+func (s *PlayerStats) Add(r SeatResult, ended time.Time) {
+	s.Played++
+	if r.Outcome == OutcomeWon {
+		s.Won++
+		s.WinStreak++
+		s.LongestWinStreak = max(s.LongestWinStreak, s.WinStreak)
+	} else {
+		s.WinStreak = 0
+	}
+	if r.Place >= 1 && r.Place <= MaxPlaces {
+		s.Places[r.Place-1]++
+	}
+	s.PlaceSum += r.Place
+	if r.Forfeited {
+		s.Forfeits++
+	}
+	s.CapturesMade += r.CapturesMade
+	s.CapturesSuffered += r.CapturesSuffered
+	s.PlanesFinished += r.PlanesFinished
+	s.TimePlayed += r.Played
+	if ended.After(s.LastEnded) {
+		s.LastEnded = ended
+	}
+}
+
+// Rating is a player's skill rating in one game.
+type Rating struct {
+	Player, Game string
+	Mu, Sigma    float64
+	// Score orders the leaderboard, highest first.
+	Score float64
+	// Matches counts the player's rated matches in the game.
+	Matches int
+	Updated time.Time
+}
+
+// PlayerMatch is one entry of a player's match history.
+type PlayerMatch struct {
+	// Match is the match's summary row (Ended is when it ended).
+	Match Match
+	// Result is the player's seat's result.
+	Result SeatResult
+	// Rating is the change of the player's rating, nil when the match was
+	// not rated for the player.
+	Rating *RatingChange
+}
+
+// RatingChange is what one rated match did to a player's rating.
+type RatingChange struct {
+	MatchID string
+	Ended   time.Time
+	// Before has Matches 0 for the player's first rated match (and then the
+	// prior Mu and Sigma the Rate function used).
+	Before, After Rating
+	Place, Seats  int
+}
+
+// EndCursor is a position in a newest-ended-first order.
+type EndCursor struct {
+	Ended time.Time
+	ID    string // the match id
+}
+
+// HistoryQuery selects the matches a player played to the end, newest
+// ended first. Only Player is required.
+type HistoryQuery struct {
+	Player  string
+	Game    string
+	Outcome Outcome
+	// Opponent keeps matches where that player held another seat.
+	Opponent string
+	// From and To bound the end time: From <= ended < To (zero: unbounded).
+	From, To time.Time
+	// After is the cursor: only matches strictly after it in the order.
+	After *EndCursor
+	Limit int
+}
+
+// RatingQuery selects a player's rating changes in one game, newest first.
+type RatingQuery struct {
+	Player, Game string
+	After        *EndCursor
+	Limit        int
+}
+
+// Standing is a player's place on a game's leaderboard.
+type Standing struct {
+	Rating
+	DisplayName string
+	// Rank is the 1-based position in the order of Score descending, then
+	// Player descending.
+	Rank int
+}
+
+// ScoreCursor is a position on a leaderboard.
+type ScoreCursor struct {
+	Score  float64
+	Player string
+}
+
+// LeaderboardQuery selects a page of a game's leaderboard.
+type LeaderboardQuery struct {
+	Game  string
+	After *ScoreCursor
+	Limit int
+}
+
+// History reads match history, statistics and ratings.
+type History interface {
+	// PlayerMatches lists the matches q selects, newest ended first.
+	PlayerMatches(ctx context.Context, q HistoryQuery) ([]PlayerMatch, error)
+	// PlayerStats returns a player's statistics in a game: zero counts when
+	// the player has ended no match of it.
+	PlayerStats(ctx context.Context, player, game string) (PlayerStats, error)
+	// RatingHistory lists a player's rating changes, newest first.
+	RatingHistory(ctx context.Context, q RatingQuery) ([]RatingChange, error)
+	// Leaderboard lists a page of a game's rated players with their ranks.
+	Leaderboard(ctx context.Context, q LeaderboardQuery) ([]Standing, error)
+	// Standing returns one player's leaderboard entry, or ErrNotFound when
+	// the player is not rated in the game.
+	Standing(ctx context.Context, game, player string) (Standing, error)
+}
+
+// Check reports what is inconsistent in an ending's result, so that stores
+// refuse it before writing anything.
+func (r *MatchResult) Check() error {
+	rated := 0
+	for _, s := range r.Seats {
+		switch {
+		case s.Bot != (s.Player == ""):
+			return fmt.Errorf("store: seat %d: a seat is a bot or has a player", s.Seat)
+		case s.Bot && s.Rated:
+			return fmt.Errorf("store: seat %d: bots are not rated", s.Seat)
+		case s.Place < 1 || s.Place > s.Seats:
+			return fmt.Errorf("store: seat %d: place %d of %d", s.Seat, s.Place, s.Seats)
+		}
+		if s.Rated {
+			rated++
+		}
+	}
+	if (rated > 0) != (r.Rate != nil) {
+		return fmt.Errorf("store: %d rated seats with Rate set %v", rated, r.Rate != nil)
+	}
+	return nil
+}

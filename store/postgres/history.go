@@ -1,0 +1,455 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hangarhq/hangar/store"
+)
+
+// The append that ends a started match (store.Append.End) runs the usual
+// append statement in a transaction and, when it applied, writes the result
+// rows, the head-to-head pairs, the statistics and the ratings in the same
+// transaction (two more round trips, each a batch). Appends that end nothing
+// keep the single statement of Append.
+//
+// Ratings are read and written under transaction-scoped advisory locks on
+// (game, player), taken in key order: two matches of one player that end
+// at once rate one after the other, and never deadlock.
+
+// ratingLockClass is the first key of the rating advisory locks ("HANG").
+const ratingLockClass = 0x48414E47
+
+// errNotApplied rolls back an ending append whose statement changed nothing.
+var errNotApplied = errors.New("postgres: append not applied")
+
+// appendEnd is Append for a.End != nil; q and args are the append statement.
+func (s *Store) appendEnd(ctx context.Context, a store.Append, q string, args []any) (store.Result, error) {
+	if err := a.End.Check(); err != nil {
+		return store.Result{}, err
+	}
+	for attempt := 1; ; attempt++ {
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			var applied int
+			if err := tx.QueryRow(ctx, q, args...).Scan(&applied); err != nil {
+				return err
+			}
+			if applied != 1 {
+				return errNotApplied
+			}
+			return writeEnd(ctx, tx, a)
+		})
+		if err == nil {
+			return store.Result{First: a.Expected + 1, Last: a.Match.Version}, nil
+		}
+		var pgErr *pgconn.PgError
+		switch {
+		case errors.Is(err, errNotApplied):
+		case errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "40001"):
+			// Lost a race on a unique key, as in Append.
+		case errors.As(err, &pgErr) && pgErr.Code == "40P01" && attempt < 3:
+			continue // a deadlock with another writer: try again
+		default:
+			return store.Result{}, fmt.Errorf("postgres: append: %w", err)
+		}
+		return s.explain(ctx, a)
+	}
+}
+
+const insertResultsSQL = `
+INSERT INTO match_results (match_id, player_id, game, ended_at, seat, place, seats, result,
+	forfeited, captures_made, captures_suffered, planes_finished, played_us, rated)
+SELECT $1, r.p, $2, $3, r.seat, r.place, r.seats, r.result, r.forfeited, r.made, r.suffered,
+	r.finished, r.played, r.rated
+FROM unnest($4::text[], $5::int[], $6::int[], $7::int[], $8::text[], $9::bool[], $10::int[],
+	$11::int[], $12::int[], $13::bigint[], $14::bool[])
+	AS r(p, seat, place, seats, result, forfeited, made, suffered, finished, played, rated)`
+
+const insertOpponentsSQL = `
+INSERT INTO match_opponents (player_id, opponent_id, ended_at, match_id)
+SELECT a, b, $2, $1 FROM unnest($3::text[]) AS a, unnest($3::text[]) AS b WHERE a <> b`
+
+// upsertStatsSQL is store.PlayerStats.Add in SQL, one row per player in
+// player order.
+const upsertStatsSQL = `
+INSERT INTO player_stats AS s (player_id, game, played, won, place_1, place_2, place_3, place_4,
+	place_5, place_6, place_sum, forfeits, captures_made, captures_suffered, planes_finished,
+	win_streak, longest_win_streak, played_us, last_ended_at)
+SELECT r.p, $1, 1, r.won, (r.place = 1)::int, (r.place = 2)::int, (r.place = 3)::int,
+	(r.place = 4)::int, (r.place = 5)::int, (r.place = 6)::int, r.place, r.forfeited,
+	r.made, r.suffered, r.finished, r.won, r.won, r.played, $2
+FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::int[], $10::bigint[])
+	AS r(p, won, place, forfeited, made, suffered, finished, played)
+ORDER BY r.p
+ON CONFLICT (player_id, game) DO UPDATE SET
+	played = s.played + 1,
+	won = s.won + excluded.won,
+	place_1 = s.place_1 + excluded.place_1,
+	place_2 = s.place_2 + excluded.place_2,
+	place_3 = s.place_3 + excluded.place_3,
+	place_4 = s.place_4 + excluded.place_4,
+	place_5 = s.place_5 + excluded.place_5,
+	place_6 = s.place_6 + excluded.place_6,
+	place_sum = s.place_sum + excluded.place_sum,
+	forfeits = s.forfeits + excluded.forfeits,
+	captures_made = s.captures_made + excluded.captures_made,
+	captures_suffered = s.captures_suffered + excluded.captures_suffered,
+	planes_finished = s.planes_finished + excluded.planes_finished,
+	win_streak = CASE WHEN excluded.won = 1 THEN s.win_streak + 1 ELSE 0 END,
+	longest_win_streak = GREATEST(s.longest_win_streak, CASE WHEN excluded.won = 1 THEN s.win_streak + 1 ELSE 0 END),
+	played_us = s.played_us + excluded.played_us,
+	last_ended_at = GREATEST(s.last_ended_at, excluded.last_ended_at)`
+
+const lockRatingsSQL = `
+SELECT count(pg_advisory_xact_lock($1, k))
+FROM (SELECT DISTINCT hashtext($2 || ':' || p) AS k FROM unnest($3::text[]) AS p ORDER BY k) AS l`
+
+const selectRatingsSQL = `
+SELECT player_id, mu, sigma, score, matches, updated_at FROM ratings
+WHERE game = $1 AND player_id = ANY($2::text[])`
+
+const upsertRatingsSQL = `
+INSERT INTO ratings (game, player_id, mu, sigma, score, matches, updated_at)
+SELECT $1, r.p, r.mu, r.sigma, r.score, r.matches, $2
+FROM unnest($3::text[], $4::float8[], $5::float8[], $6::float8[], $7::int[]) AS r(p, mu, sigma, score, matches)
+ON CONFLICT (game, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,
+	score = excluded.score, matches = excluded.matches, updated_at = excluded.updated_at`
+
+const insertRatingHistorySQL = `
+INSERT INTO rating_history (player_id, game, ended_at, match_id, mu_before, sigma_before,
+	score_before, matches_before, mu, sigma, score, place, seats)
+SELECT r.p, $1, $2, $3, r.mu0, r.sigma0, r.score0, r.matches0, r.mu, r.sigma, r.score, r.place, r.seats
+FROM unnest($4::text[], $5::float8[], $6::float8[], $7::float8[], $8::int[], $9::float8[],
+	$10::float8[], $11::float8[], $12::int[], $13::int[])
+	AS r(p, mu0, sigma0, score0, matches0, mu, sigma, score, place, seats)`
+
+// endTime is when the match a ends ended.
+func endTime(a store.Append) time.Time {
+	if !a.Match.Ended.IsZero() {
+		return a.Match.Ended
+	}
+	return a.Time
+}
+
+// writeEnd writes a.End in tx, after the append statement applied.
+func writeEnd(ctx context.Context, tx pgx.Tx, a store.Append) error {
+	m, ended := a.Match, endTime(a)
+	var humans []store.SeatResult
+	for _, r := range a.End.Seats {
+		if !r.Bot {
+			humans = append(humans, r)
+		}
+	}
+	slices.SortFunc(humans, func(x, y store.SeatResult) int { return strings.Compare(x.Player, y.Player) })
+	n := len(humans)
+	var (
+		ids                                = make([]string, n)
+		results                            = make([]string, n)
+		seat, place, seats, made, suf, fin = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+		won, forfeits                      = make([]int32, n), make([]int32, n)
+		forfeited, rated                   = make([]bool, n), make([]bool, n)
+		played                             = make([]int64, n)
+		ratedIDs                           []string
+	)
+	for i, r := range humans {
+		ids[i], results[i] = r.Player, string(r.Outcome)
+		seat[i], place[i], seats[i] = int32(r.Seat), int32(r.Place), int32(r.Seats)
+		made[i], suf[i], fin[i] = int32(r.CapturesMade), int32(r.CapturesSuffered), int32(r.PlanesFinished)
+		forfeited[i], rated[i], played[i] = r.Forfeited, r.Rated, r.Played.Microseconds()
+		if r.Outcome == store.OutcomeWon {
+			won[i] = 1
+		}
+		if r.Forfeited {
+			forfeits[i] = 1
+		}
+		if r.Rated {
+			ratedIDs = append(ratedIDs, r.Player)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	b.Queue(insertResultsSQL, m.ID, m.Game, ended, ids, seat, place, seats, results, forfeited, made, suf, fin, played, rated)
+	b.Queue(insertOpponentsSQL, m.ID, ended, ids)
+	b.Queue(upsertStatsSQL, m.Game, ended, ids, won, place, forfeits, made, suf, fin, played)
+	var current map[string]store.Rating
+	if len(ratedIDs) > 0 {
+		b.Queue(lockRatingsSQL, int32(ratingLockClass), m.Game, ratedIDs)
+		current = make(map[string]store.Rating, len(ratedIDs))
+		b.Queue(selectRatingsSQL, m.Game, ratedIDs).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				r := store.Rating{Game: m.Game}
+				if err := rows.Scan(&r.Player, &r.Mu, &r.Sigma, &r.Score, &r.Matches, &r.Updated); err != nil {
+					return err
+				}
+				current[r.Player] = r
+			}
+			return rows.Err()
+		})
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return err
+	}
+	if len(ratedIDs) == 0 {
+		return nil
+	}
+	return writeRatings(ctx, tx, a, ended, current)
+}
+
+// writeRatings rates a's rated seats from their current ratings.
+func writeRatings(ctx context.Context, tx pgx.Tx, a store.Append, ended time.Time, current map[string]store.Rating) error {
+	var before []store.Rating
+	var rs []store.SeatResult
+	for _, r := range a.End.Seats {
+		if r.Rated {
+			cur, ok := current[r.Player]
+			if !ok {
+				cur = store.Rating{Player: r.Player, Game: a.Match.Game}
+			}
+			before, rs = append(before, cur), append(rs, r)
+		}
+	}
+	after, err := a.End.Rate(slices.Clone(before))
+	if err != nil {
+		return fmt.Errorf("rate: %w", err)
+	}
+	if len(after) != len(before) {
+		return fmt.Errorf("rate: %d ratings for %d players", len(after), len(before))
+	}
+	n := len(before)
+	ids := make([]string, n)
+	mu0, sigma0, score0, mu, sigma, score := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	matches0, matches, place, seats := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+	for i, b := range before {
+		ids[i] = rs[i].Player
+		mu0[i], sigma0[i], score0[i], matches0[i] = b.Mu, b.Sigma, b.Score, int32(b.Matches)
+		mu[i], sigma[i], score[i], matches[i] = after[i].Mu, after[i].Sigma, after[i].Score, int32(b.Matches+1)
+		place[i], seats[i] = int32(rs[i].Place), int32(rs[i].Seats)
+	}
+	b := &pgx.Batch{}
+	b.Queue(upsertRatingsSQL, a.Match.Game, ended, ids, mu, sigma, score, matches)
+	b.Queue(insertRatingHistorySQL, a.Match.Game, ended, a.Match.ID, ids, mu0, sigma0, score0, matches0, mu, sigma, score, place, seats)
+	return tx.SendBatch(ctx, b).Close()
+}
+
+// historyMatchColumns are matchColumns of the matches table aliased m.
+const historyMatchColumns = `m.id, m.game, m.status, m.version, m.creator_id, m.player_ids, m.free_seats,
+	m.bot_turn, m.options, m.summary, m.created_at, m.started_at, m.ended_at`
+
+// historyColumns are a history row: the player's result, the rating change
+// (null when unrated) and the match.
+const historyColumns = `r.player_id, r.seat, r.place, r.seats, r.result, r.forfeited, r.captures_made,
+	r.captures_suffered, r.planes_finished, r.played_us, r.rated,
+	h.mu_before, h.sigma_before, h.score_before, h.matches_before, h.mu, h.sigma, h.score, ` + historyMatchColumns
+
+// historySQL builds the query for q. With an opponent it walks the pair
+// table's (player, opponent, ended_at, match_id) key; otherwise a player's
+// results along one of the (player[, game | result], ended_at, match_id)
+// indexes.
+func historySQL(q store.HistoryQuery) (string, []any) {
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	from, key := "match_results r", "r"
+	if q.Opponent != "" {
+		from = `match_opponents o JOIN match_results r ON r.match_id = o.match_id AND r.player_id = o.player_id`
+		key = "o"
+		where = append(where, "o.player_id = "+arg(q.Player), "o.opponent_id = "+arg(q.Opponent))
+	} else {
+		where = append(where, "r.player_id = "+arg(q.Player))
+	}
+	if q.Game != "" {
+		where = append(where, "r.game = "+arg(q.Game))
+	}
+	if q.Outcome != "" {
+		where = append(where, "r.result = "+arg(string(q.Outcome)))
+	}
+	if !q.From.IsZero() {
+		where = append(where, key+".ended_at >= "+arg(q.From))
+	}
+	if !q.To.IsZero() {
+		where = append(where, key+".ended_at < "+arg(q.To))
+	}
+	if q.After != nil {
+		where = append(where, fmt.Sprintf("(%s.ended_at, %s.match_id) < (%s, %s)", key, key, arg(q.After.Ended), arg(q.After.ID)))
+	}
+	sql := `SELECT ` + historyColumns + ` FROM ` + from + `
+	JOIN matches m ON m.id = r.match_id
+	LEFT JOIN rating_history h ON h.player_id = r.player_id AND h.game = r.game
+		AND h.ended_at = r.ended_at AND h.match_id = r.match_id
+	WHERE ` + strings.Join(where, " AND ") +
+		fmt.Sprintf(" ORDER BY %s.ended_at DESC, %s.match_id DESC LIMIT %s", key, key, arg(q.Limit))
+	return sql, args
+}
+
+// PlayerMatches implements store.History.
+func (s *Store) PlayerMatches(ctx context.Context, q store.HistoryQuery) ([]store.PlayerMatch, error) {
+	sql, args := historySQL(q)
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: player matches: %w", err)
+	}
+	pms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.PlayerMatch, error) {
+		var pm store.PlayerMatch
+		var res store.SeatResult
+		var result, status string
+		var played int64
+		var mu0, sigma0, score0, mu, sigma, score *float64
+		var matches0 *int
+		var started, ended *time.Time
+		m := &pm.Match
+		err := r.Scan(&res.Player, &res.Seat, &res.Place, &res.Seats, &result, &res.Forfeited,
+			&res.CapturesMade, &res.CapturesSuffered, &res.PlanesFinished, &played, &res.Rated,
+			&mu0, &sigma0, &score0, &matches0, &mu, &sigma, &score,
+			&m.ID, &m.Game, &status, &m.Version, &m.Creator, &m.Players, &m.FreeSeats,
+			&m.BotTurn, &m.Options, &m.Summary, &m.Created, &started, &ended)
+		if err != nil {
+			return pm, err
+		}
+		m.Status, res.Outcome, res.Played = store.Status(status), store.Outcome(result), time.Duration(played)*time.Microsecond
+		if started != nil {
+			m.Started = *started
+		}
+		if ended != nil {
+			m.Ended = *ended
+		}
+		pm.Result = res
+		if mu != nil {
+			pm.Rating = &store.RatingChange{MatchID: m.ID, Ended: m.Ended, Place: res.Place, Seats: res.Seats,
+				Before: store.Rating{Player: res.Player, Game: m.Game, Mu: *mu0, Sigma: *sigma0, Score: *score0, Matches: *matches0},
+				After:  store.Rating{Player: res.Player, Game: m.Game, Mu: *mu, Sigma: *sigma, Score: *score, Matches: *matches0 + 1, Updated: m.Ended}}
+		}
+		return pm, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: player matches: %w", err)
+	}
+	return pms, nil
+}
+
+const statsSQL = `SELECT played, won, place_1, place_2, place_3, place_4, place_5, place_6, place_sum,
+	forfeits, captures_made, captures_suffered, planes_finished, win_streak, longest_win_streak,
+	played_us, last_ended_at
+	FROM player_stats WHERE player_id = $1 AND game = $2`
+
+// PlayerStats implements store.History.
+func (s *Store) PlayerStats(ctx context.Context, player, game string) (store.PlayerStats, error) {
+	st := store.PlayerStats{Player: player, Game: game}
+	var played int64
+	p := &st.Places
+	err := s.pool.QueryRow(ctx, statsSQL, player, game).Scan(&st.Played, &st.Won, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5],
+		&st.PlaceSum, &st.Forfeits, &st.CapturesMade, &st.CapturesSuffered, &st.PlanesFinished,
+		&st.WinStreak, &st.LongestWinStreak, &played, &st.LastEnded)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return store.PlayerStats{Player: player, Game: game}, nil
+	case err != nil:
+		return st, fmt.Errorf("postgres: player stats: %w", err)
+	}
+	st.TimePlayed = time.Duration(played) * time.Microsecond
+	return st, nil
+}
+
+// ratingHistorySQL walks rating_history's primary key backwards.
+func ratingHistorySQL(q store.RatingQuery) (string, []any) {
+	args := []any{q.Player, q.Game}
+	sql := `SELECT match_id, ended_at, mu_before, sigma_before, score_before, matches_before,
+		mu, sigma, score, place, seats FROM rating_history WHERE player_id = $1 AND game = $2`
+	if q.After != nil {
+		sql += ` AND (ended_at, match_id) < ($3, $4)`
+		args = append(args, q.After.Ended, q.After.ID)
+	}
+	args = append(args, q.Limit)
+	return sql + fmt.Sprintf(` ORDER BY ended_at DESC, match_id DESC LIMIT $%d`, len(args)), args
+}
+
+// RatingHistory implements store.History.
+func (s *Store) RatingHistory(ctx context.Context, q store.RatingQuery) ([]store.RatingChange, error) {
+	sql, args := ratingHistorySQL(q)
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: rating history: %w", err)
+	}
+	cs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.RatingChange, error) {
+		c := store.RatingChange{Before: store.Rating{Player: q.Player, Game: q.Game}, After: store.Rating{Player: q.Player, Game: q.Game}}
+		err := r.Scan(&c.MatchID, &c.Ended, &c.Before.Mu, &c.Before.Sigma, &c.Before.Score, &c.Before.Matches,
+			&c.After.Mu, &c.After.Sigma, &c.After.Score, &c.Place, &c.Seats)
+		c.After.Matches, c.After.Updated = c.Before.Matches+1, c.Ended
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: rating history: %w", err)
+	}
+	return cs, nil
+}
+
+// standingColumns are a leaderboard row; display_name comes from players.
+const standingColumns = `r.player_id, r.mu, r.sigma, r.score, r.matches, r.updated_at, coalesce(p.display_name, '')`
+
+// leaderboardSQL reads a range of ratings_leaderboard and, with a cursor,
+// counts the entries up to it (the rank of the page's first entry, less
+// one) in the same statement, so both come from one snapshot.
+func leaderboardSQL(q store.LeaderboardQuery) (string, []any) {
+	if q.After == nil {
+		return `SELECT ` + standingColumns + `, 0 FROM ratings r LEFT JOIN players p ON p.id = r.player_id
+			WHERE r.game = $1 ORDER BY r.score DESC, r.player_id DESC LIMIT $2`, []any{q.Game, q.Limit}
+	}
+	return `SELECT ` + standingColumns + `,
+		(SELECT count(*) FROM ratings c WHERE c.game = $1 AND (c.score, c.player_id) >= ($2, $3))
+		FROM ratings r LEFT JOIN players p ON p.id = r.player_id
+		WHERE r.game = $1 AND (r.score, r.player_id) < ($2, $3)
+		ORDER BY r.score DESC, r.player_id DESC LIMIT $4`, []any{q.Game, q.After.Score, q.After.Player, q.Limit}
+}
+
+// standingSQL reads one player's rating and counts the entries above it.
+const standingSQL = `SELECT ` + standingColumns + `,
+	(SELECT count(*) FROM ratings c WHERE c.game = r.game AND (c.score, c.player_id) > (r.score, r.player_id))
+	FROM ratings r LEFT JOIN players p ON p.id = r.player_id
+	WHERE r.game = $1 AND r.player_id = $2`
+
+func scanStanding(r pgx.Row, game string) (store.Standing, error) {
+	st := store.Standing{Rating: store.Rating{Game: game}}
+	err := r.Scan(&st.Player, &st.Mu, &st.Sigma, &st.Score, &st.Matches, &st.Updated, &st.DisplayName, &st.Rank)
+	st.Rank++
+	return st, err
+}
+
+// Leaderboard implements store.History.
+func (s *Store) Leaderboard(ctx context.Context, q store.LeaderboardQuery) ([]store.Standing, error) {
+	sql, args := leaderboardSQL(q)
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: leaderboard: %w", err)
+	}
+	sts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Standing, error) { return scanStanding(r, q.Game) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: leaderboard: %w", err)
+	}
+	for i := range sts {
+		sts[i].Rank += i
+	}
+	return sts, nil
+}
+
+// Standing implements store.History.
+func (s *Store) Standing(ctx context.Context, game, player string) (store.Standing, error) {
+	st, err := scanStanding(s.pool.QueryRow(ctx, standingSQL, game, player), game)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return store.Standing{}, store.ErrNotFound
+	case err != nil:
+		return store.Standing{}, fmt.Errorf("postgres: standing: %w", err)
+	}
+	return st, nil
+}
