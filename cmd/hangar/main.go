@@ -36,6 +36,7 @@ const usage = `usage: hangar <command> [flags]
 commands:
   serve     serve the gRPC API
   migrate   apply the database schema migrations and exit
+  bench     load a server with simulated players and report throughput and latency
 
 Run 'hangar <command> -h' for the flags of a command.
 `
@@ -72,6 +73,8 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		}
 		fmt.Fprintln(stdout, "migrations applied")
 		return nil
+	case "bench":
+		return benchMain(args[1:], stdout, log)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
