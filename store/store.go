@@ -207,5 +207,6 @@ type Store interface {
 	Log
 	Players
 	Clocks
+	History
 	Close() error
 }

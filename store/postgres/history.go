@@ -57,7 +57,7 @@ func (s *Store) appendEnd(ctx context.Context, a store.Append, q string, args []
 		case errors.As(err, &pgErr) && pgErr.Code == "40P01" && attempt < 3:
 			continue // a deadlock with another writer: try again
 		default:
-			return store.Result{}, fmt.Errorf("postgres: append: %w", err)
+			return store.Result{}, wrapErr("append", err)
 		}
 		return s.explain(ctx, a)
 	}
@@ -298,7 +298,7 @@ func (s *Store) PlayerMatches(ctx context.Context, q store.HistoryQuery) ([]stor
 	sql, args := historySQL(q)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: player matches: %w", err)
+		return nil, wrapErr("player matches", err)
 	}
 	pms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.PlayerMatch, error) {
 		var pm store.PlayerMatch
@@ -333,7 +333,7 @@ func (s *Store) PlayerMatches(ctx context.Context, q store.HistoryQuery) ([]stor
 		return pm, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: player matches: %w", err)
+		return nil, wrapErr("player matches", err)
 	}
 	return pms, nil
 }
@@ -355,7 +355,7 @@ func (s *Store) PlayerStats(ctx context.Context, player, game string) (store.Pla
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.PlayerStats{Player: player, Game: game}, nil
 	case err != nil:
-		return st, fmt.Errorf("postgres: player stats: %w", err)
+		return st, wrapErr("player stats", err)
 	}
 	st.TimePlayed = time.Duration(played) * time.Microsecond
 	return st, nil
@@ -379,7 +379,7 @@ func (s *Store) RatingHistory(ctx context.Context, q store.RatingQuery) ([]store
 	sql, args := ratingHistorySQL(q)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: rating history: %w", err)
+		return nil, wrapErr("rating history", err)
 	}
 	cs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.RatingChange, error) {
 		c := store.RatingChange{Before: store.Rating{Player: q.Player, Game: q.Game}, After: store.Rating{Player: q.Player, Game: q.Game}}
@@ -389,7 +389,7 @@ func (s *Store) RatingHistory(ctx context.Context, q store.RatingQuery) ([]store
 		return c, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: rating history: %w", err)
+		return nil, wrapErr("rating history", err)
 	}
 	return cs, nil
 }
@@ -430,11 +430,11 @@ func (s *Store) Leaderboard(ctx context.Context, q store.LeaderboardQuery) ([]st
 	sql, args := leaderboardSQL(q)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: leaderboard: %w", err)
+		return nil, wrapErr("leaderboard", err)
 	}
 	sts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Standing, error) { return scanStanding(r, q.Game) })
 	if err != nil {
-		return nil, fmt.Errorf("postgres: leaderboard: %w", err)
+		return nil, wrapErr("leaderboard", err)
 	}
 	for i := range sts {
 		sts[i].Rank += i
@@ -449,7 +449,7 @@ func (s *Store) Standing(ctx context.Context, game, player string) (store.Standi
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.Standing{}, store.ErrNotFound
 	case err != nil:
-		return store.Standing{}, fmt.Errorf("postgres: standing: %w", err)
+		return store.Standing{}, wrapErr("standing", err)
 	}
 	return st, nil
 }

@@ -283,6 +283,11 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, a store.Append, player
 	if err != nil {
 		return store.Result{}, fmt.Errorf("sqlite: append: %w", err)
 	}
+	if a.End != nil {
+		if err := writeEnd(ctx, tx, a); err != nil {
+			return store.Result{}, fmt.Errorf("sqlite: append: end: %w", err)
+		}
+	}
 	return store.Result{First: a.Expected + 1, Last: m.Version}, nil
 }
 

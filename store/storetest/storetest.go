@@ -34,6 +34,14 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"MatchRow", testMatchRow},
 		{"MatchesFilters", testMatchesFilters},
 		{"TokenTaken", testTokenTaken},
+		{"EndWritesResults", testEndWritesResults},
+		{"EndIsAtomic", testEndIsAtomic},
+		{"HistoryFilters", testHistoryFilters},
+		{"HistoryPagingWhileMatchesEnd", testHistoryPagingWhileMatchesEnd},
+		{"StatsAccumulate", testStatsAccumulate},
+		{"Leaderboard", testLeaderboard},
+		{"ConcurrentEnds", testConcurrentEnds},
+		{"RatingHistoryPaging", testRatingHistoryPaging},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
