@@ -67,14 +67,23 @@ func OwnColour(p int) bool { return p >= 2 && p <= TurnIn && p%4 == 2 }
 // Opposite returns the seat across the board, whose p53 the seat's flight crosses.
 func Opposite(seat int) int { return (seat + 2) & 3 }
 
+// sameSq[s][o][p] is the path index of seat o on the loop square of path index p (1..50) of
+// seat s, or 0 if o never stands there or p is not a loop square.
+var sameSq = func() (t [MaxSeats][MaxSeats][64]int8) {
+	for s := range MaxSeats {
+		for o := range MaxSeats {
+			for p := 1; p <= LoopSteps; p++ {
+				if q := PathIndex(o, Loop(s, p)); q > 0 {
+					t[s][o][p] = int8(q)
+				}
+			}
+		}
+	}
+	return t
+}()
+
 // sameSquare converts path index p (1..50) of seat s into the path index of seat o on the same
 // loop square, or 0 if o never stands there.
-func sameSquare(s, o, p int) int {
-	q := (p-1+SeatOffset*(s-o)+LoopLen)%LoopLen + 1
-	if q > LoopSteps {
-		return 0
-	}
-	return q
-}
+func sameSquare(s, o, p int) int { return int(sameSq[s&3][o&3][p&63]) }
 
 func onLoop(p int) bool { return p >= 1 && p <= LoopSteps }

@@ -206,12 +206,17 @@ func (s State) AppendLegalMoves(dst []Move) []Move {
 func (s *State) appendMoves(dst []Move) []Move {
 	seat, die := int(s.turn)&3, int(s.die)
 	r := s.r
+	split, canTake := r.has(rStackSplit), r.takeoff(die)
+	// With mandatory jumps an advance has no choice but stacking unless it may fly.
+	forced, optFlight := r.has(rJumpMandatory), r.has(rShortcutOptional)
 	pos, lead := &s.pos[seat], &s.lead[seat]
+	pw, lw := word(pos), word(lead) // the state does not change while generating
+	var pl plan
 	for i := range PlanesPerSeat {
 		p := int(pos[i])
 		switch {
 		case p == Hangar:
-			if r.takeoff(die) {
+			if canTake {
 				dst = append(dst, Move{Kind: TakeOff, Plane: i})
 			}
 			continue
@@ -219,14 +224,23 @@ func (s *State) appendMoves(dst []Move) []Move {
 			continue
 		}
 		isLead := int(lead[i]) == i
-		if !isLead && !r.has(rStackSplit) {
+		if !isLead && !split {
 			continue // moves with its stack's lowest plane
 		}
-		unit := s.unitOf(seat, i)
-		if isLead {
-			dst = s.appendAdvances(dst, seat, i, unit, p, die, false)
+		unit := match(lw, lead[i])
+		if isLead && s.plan(&pl, seat, unit, p, die, false, false) {
+			if forced && (!pl.flightChoice || !optFlight) { // the common case, inline
+				m := Move{Kind: Advance, Plane: i, Fly: pl.flew}
+				if f := pl.final(); !pl.alive || f == Finish || match(pw, int8(f))&^unit == 0 {
+					dst = append(dst, m)
+				} else {
+					dst = s.appendStacking(dst, m, seat, unit, &pl)
+				}
+			} else {
+				dst = s.appendVariants(dst, seat, i, unit, p, die, false, &pl)
+			}
 		}
-		if r.has(rStackSplit) && unit&(unit-1) != 0 {
+		if split && unit&(unit-1) != 0 {
 			dst = s.appendAdvances(dst, seat, i, 1<<i, p, die, true)
 		}
 	}
@@ -236,15 +250,20 @@ func (s *State) appendMoves(dst []Move) []Move {
 // appendAdvances appends every variant of moving unit (named by plane) from p: one per
 // combination of the flight and jump choices that the move meets, times the stacking choice.
 func (s *State) appendAdvances(dst []Move, seat, plane int, unit uint8, p, die int, split bool) []Move {
-	r := s.r
 	var p0 plan
 	if !s.plan(&p0, seat, unit, p, die, false, false) {
 		return dst
 	}
+	return s.appendVariants(dst, seat, plane, unit, p, die, split, &p0)
+}
+
+// appendVariants is appendAdvances given the plan p0 of the move without choices.
+func (s *State) appendVariants(dst []Move, seat, plane int, unit uint8, p, die int, split bool, p0 *plan) []Move {
+	r := s.r
 	if r.has(rJumpMandatory) && (!p0.flightChoice || !r.has(rShortcutOptional)) {
 		// no choice but stacking
 		m := Move{Kind: Advance, Plane: plane, Fly: p0.flew, Split: split}
-		return s.appendStacking(dst, m, seat, unit, &p0)
+		return s.appendStacking(dst, m, seat, unit, p0)
 	}
 	for f := range 2 {
 		if f == 1 && (!p0.flightChoice || !r.has(rShortcutOptional)) {
@@ -255,7 +274,7 @@ func (s *State) appendAdvances(dst []Move, seat, plane int, unit uint8, p, die i
 				break
 			}
 			m := Move{Kind: Advance, Plane: plane, Fly: f == 1, NoJump: nj == 1, Split: split}
-			pl := &p0
+			pl := p0
 			var pn plan
 			if f|nj != 0 {
 				pl = &pn
@@ -380,14 +399,28 @@ func (p *plan) final() int {
 // and jump choices fly and nojump. It returns false when the unit may not use the roll.
 func (s *State) plan(p *plan, seat int, unit uint8, from, die int, fly, nojump bool) bool {
 	r := s.r
-	*p = plan{}
-	q, passHi, ok := s.landing(seat, from, die)
-	if !ok {
-		return false
+	q, passHi := from+die, from+die-1
+	if q > Finish || r.has(rStackBlocks) { // bounces and blocks
+		var ok bool
+		if q, passHi, ok = s.landing(seat, from, die); !ok {
+			*p = plan{}
+			return false
+		}
 	}
-	p.q, p.passHi, p.flyIdx, p.alive = int8(q), int8(passHi), -1, true
-	size := bits.OnesCount8(unit)
-	if !p.step(s, seat, q, size) || !onLoop(q) {
+	*p = plan{q: int8(q), passHi: int8(passHi), flyIdx: -1, alive: true}
+	size := 0 // 0: no capture can send the unit home (StackCaptureAll), step skips the check
+	if r.stackCapture() != StackCaptureAll {
+		size = bits.OnesCount8(unit)
+	}
+	p.rest[0], p.n = int8(q), 1 // the first step, inline
+	if !onLoop(q) {
+		return true
+	}
+	if size != 0 && s.dies(seat, size, q) {
+		p.alive = false
+		return true
+	}
+	if q%4 != 2 { // every square where the course goes on (p18, p30, own colour) has q%4 == 2
 		return true
 	}
 	takeJump := r.has(rJumpMandatory) || !nojump
@@ -433,16 +466,21 @@ func (s *State) plan(p *plan, seat int, unit uint8, from, die int, fly, nojump b
 	return true
 }
 
-// step adds rest point x and reports whether the unit survives it.
+// step adds rest point x and reports whether the unit, size planes, survives it; size 0 means
+// that it cannot be sent home.
 func (p *plan) step(s *State, seat, x, size int) bool {
 	p.rest[p.n] = int8(x)
 	p.n++
-	if s.r.stackCapture() != StackCaptureAll && onLoop(x) {
-		if _, dies := s.captures(seat, 0, size, x); dies {
-			p.alive = false
-		}
+	if size != 0 && onLoop(x) {
+		p.alive = !s.dies(seat, size, x)
 	}
 	return p.alive
+}
+
+// dies reports whether a unit of seat, size planes, resting on its path index x goes home.
+func (s *State) dies(seat, size, x int) bool {
+	_, dies := s.captures(seat, 0, size, x)
+	return dies
 }
 
 // captures returns the planes a unit of seat (its planes unit, size of them) sends home by

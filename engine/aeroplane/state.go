@@ -172,26 +172,46 @@ func (s State) Plane(seat, i int) PlaneState {
 
 // unitOf returns the planes of plane i's unit.
 func (s *State) unitOf(seat, i int) uint8 {
-	l := s.lead[seat][i]
-	var m uint8
-	for j := range PlanesPerSeat {
-		if s.lead[seat][j] == l {
-			m |= 1 << j
-		}
-	}
-	return m
+	l := &s.lead[seat&3]
+	return match(word(l), l[i&3])
 }
 
 // ownAt returns the planes of seat standing on path index p.
-func (s *State) ownAt(seat, p int) uint8 {
-	var m uint8
-	for j := range PlanesPerSeat {
-		if int(s.pos[seat][j]) == p {
-			m |= 1 << j
+func (s *State) ownAt(seat, p int) uint8 { return match(word(&s.pos[seat&3]), int8(p)) }
+
+// The four planes of a seat are four bytes: word reads them as one little-endian word and
+// putWord writes it back, so that the helpers below handle all four at once (the compiler
+// turns each into a single load or store).
+
+func word(a *[PlanesPerSeat]int8) uint32 {
+	return uint32(uint8(a[0])) | uint32(uint8(a[1]))<<8 | uint32(uint8(a[2]))<<16 | uint32(uint8(a[3]))<<24
+}
+
+func putWord(a *[PlanesPerSeat]int8, w uint32) {
+	a[0], a[1], a[2], a[3] = int8(w), int8(w>>8), int8(w>>16), int8(w>>24)
+}
+
+// match returns the planes (bit j = byte j) whose byte in w equals b.
+func match(w uint32, b int8) uint8 {
+	x := w ^ uint32(uint8(b))*0x01010101
+	// the high bit of each byte is set where the byte of x is zero (exact: no borrow between
+	// bytes, since the low seven bits are added separately)
+	z := ^((x&0x7f7f7f7f + 0x7f7f7f7f) | x) & 0x80808080
+	// gather the four high bits into bits 0..3 (no carries: the partial sums stay below 16)
+	return uint8((z >> 7) * 0x01020408 >> 24)
+}
+
+// byteMask[m] has the bytes of the planes in m (bit j = byte j) all ones.
+var byteMask = func() (t [16]uint32) {
+	for m := range t {
+		for j := range PlanesPerSeat {
+			if m&(1<<j) != 0 {
+				t[m] |= 0xFF << (8 * j)
+			}
 		}
 	}
-	return m
-}
+	return t
+}()
 
 func (s *State) allFinished(seat int) bool {
 	q := &s.pos[seat]
@@ -209,28 +229,59 @@ func (s *State) progress(seat int) int {
 }
 
 // victimsAt returns the opposing planes (bit 4*seat+plane) on the loop square of seat's path
-// index p, and how many there are.
+// index p (1..50), and how many there are.
 func (s *State) victimsAt(seat, p int) (uint16, int) {
-	var m uint16
-	n := 0
-	others := s.seats &^ (1 << seat)
-	for others != 0 {
-		o := bits.TrailingZeros8(uint8(others))
-		others &= others - 1
-		po := sameSquare(seat, o, p)
-		if po == 0 {
-			continue
-		}
-		q := &s.pos[o]
-		for j := range PlanesPerSeat {
-			if int(q[j]) == po {
-				m |= 1 << (4*o + j)
-				n++
+	q := &s.pos
+	t := &victimWords[seat&3][p&63]
+	// all sixteen planes as two words of eight bytes, seats 0-1 and 2-3
+	lo := uint64(uint8(q[0][0])) | uint64(uint8(q[0][1]))<<8 | uint64(uint8(q[0][2]))<<16 | uint64(uint8(q[0][3]))<<24 |
+		uint64(uint8(q[1][0]))<<32 | uint64(uint8(q[1][1]))<<40 | uint64(uint8(q[1][2]))<<48 | uint64(uint8(q[1][3]))<<56
+	hi := uint64(uint8(q[2][0])) | uint64(uint8(q[2][1]))<<8 | uint64(uint8(q[2][2]))<<16 | uint64(uint8(q[2][3]))<<24 |
+		uint64(uint8(q[3][0]))<<32 | uint64(uint8(q[3][1]))<<40 | uint64(uint8(q[3][2]))<<48 | uint64(uint8(q[3][3]))<<56
+	m := (uint16(zeroBytes(lo^t[0])) | uint16(zeroBytes(hi^t[1]))<<8) & seatPlanes[s.seats&0xF]
+	return m, bits.OnesCount16(m)
+}
+
+// zeroBytes returns the bytes of x that are zero (bit k = byte k); see match.
+func zeroBytes(x uint64) uint8 {
+	z := ^((x&0x7f7f7f7f7f7f7f7f + 0x7f7f7f7f7f7f7f7f) | x) & 0x8080808080808080
+	return uint8((z >> 7) * 0x0102040810204080 >> 56)
+}
+
+// noPlane is a byte value that no plane's path index takes.
+const noPlane = 0x7F
+
+// victimWords[s][p] holds, byte for byte like the words of victimsAt, the path index at which
+// the planes of each other seat stand on the loop square of seat s's path index p: noPlane for
+// s itself, for the seats that never stand there, and for p off the loop.
+var victimWords = func() (t [MaxSeats][64][2]uint64) {
+	for s := range MaxSeats {
+		for p := range 64 {
+			for o := range MaxSeats {
+				po := uint64(noPlane)
+				if o != s && onLoop(p) {
+					if q := sameSquare(s, o, p); q != 0 {
+						po = uint64(q)
+					}
+				}
+				t[s][p][o/2] |= po * 0x01010101 << (32 * (o % 2))
 			}
 		}
 	}
-	return m, n
-}
+	return t
+}()
+
+// seatPlanes[m] holds the planes (bit 4*seat+plane) of the seats in m.
+var seatPlanes = func() (t [16]uint16) {
+	for m := range t {
+		for o := range MaxSeats {
+			if m&(1<<o) != 0 {
+				t[m] |= 0xF << (4 * o)
+			}
+		}
+	}
+	return t
+}()
 
 // stackAt reports whether seat o has a stack (two or more merged planes) on path index po.
 func (s *State) stackAt(o, po int) bool {
@@ -252,7 +303,7 @@ func (s *State) opposingStackAt(seat, p int) bool {
 		if o == seat {
 			continue
 		}
-		if po := sameSquare(seat, o, p); po != 0 && s.stackAt(o, po) {
+		if po := int(sameSq[seat][o][p&63]); po != 0 && s.stackAt(o, po) {
 			return true
 		}
 	}
@@ -282,10 +333,9 @@ func (s *State) isolate(seat int, mask uint8) {
 	}
 }
 
+// setPos puts the planes mask of seat on path index p.
 func (s *State) setPos(seat int, mask uint8, p int) {
-	for j := range PlanesPerSeat {
-		if mask&(1<<j) != 0 {
-			s.pos[seat][j] = int8(p)
-		}
-	}
+	q := &s.pos[seat&3]
+	bm := byteMask[mask&0xF]
+	putWord(q, word(q)&^bm|uint32(uint8(p))*0x01010101&bm)
 }
