@@ -335,7 +335,7 @@ func (s *State) fold(e *Event) {
 		s.setPos(seat, e.Planes, Launch)
 	case EvMoved:
 		s.consume(e.Planes)
-		if e.Planes != s.unitOf(seat, bits.TrailingZeros8(e.Planes)) {
+		if l := &s.lead[seat]; e.Planes != match(word(l), l[bits.TrailingZeros8(e.Planes)&3]) {
 			s.isolate(seat, e.Planes)
 		}
 		s.setPos(seat, e.Planes, int(e.To))

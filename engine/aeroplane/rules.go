@@ -105,10 +105,7 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 		return dst, false
 	}
 	final := pl.final()
-	var own uint8
-	if pl.alive && final != Finish {
-		own = s.ownAt(seat, final) &^ unit
-	}
+	own := s.ownAfter(seat, unit, &pl)
 	if !s.r.stackOK(own, m.Stack) {
 		return dst, false
 	}
@@ -152,6 +149,14 @@ func (s State) AppendResign(dst []Event, seat int) (State, []Event, error) {
 
 // checkActor checks the seat of a roll or move against the game.
 func (s *State) checkActor(seat int) error {
+	if seat == int(s.turn) && s.phase != PhaseOver && s.seats&(1<<(seat&3)) != 0 {
+		return nil
+	}
+	return s.actorError(seat)
+}
+
+// actorError is the error of checkActor.
+func (s *State) actorError(seat int) error {
 	switch {
 	case !s.seats.Has(seat):
 		return fmt.Errorf("%w: %d", ErrNoSuchSeat, seat)
@@ -165,6 +170,14 @@ func (s *State) checkActor(seat int) error {
 
 // check rejects moves that are malformed whatever the state.
 func (m Move) check() error {
+	if m.Kind == Advance && uint(m.Plane) < PlanesPerSeat {
+		return nil
+	}
+	return m.checkSlow()
+}
+
+// checkSlow is check for the moves other than a well-formed advance.
+func (m Move) checkSlow() error {
 	switch m.Kind {
 	case Pass:
 		if m != (Move{Kind: Pass}) {
@@ -209,6 +222,9 @@ func (s *State) appendMoves(dst []Move) []Move {
 	split, canTake := r.has(rStackSplit), r.takeoff(die)
 	// With mandatory jumps an advance has no choice but stacking unless it may fly.
 	forced, optFlight := r.has(rJumpMandatory), r.has(rShortcutOptional)
+	// Without blocking stacks or captures that hit back, a die walk that stays on the board
+	// and ends off the p%4 == 2 squares (colours, flight) rests where it lands: no plan needed.
+	walks := !r.has(rStackBlocks) && r.stackCapture() == StackCaptureAll
 	pos, lead := &s.pos[seat], &s.lead[seat]
 	pw, lw := word(pos), word(lead) // the state does not change while generating
 	var pl plan
@@ -228,14 +244,17 @@ func (s *State) appendMoves(dst []Move) []Move {
 			continue // moves with its stack's lowest plane
 		}
 		unit := match(lw, lead[i])
-		if isLead && s.plan(&pl, seat, unit, p, die, false, false) {
-			if forced && (!pl.flightChoice || !optFlight) { // the common case, inline
+		if q := p + die; isLead && walks && q <= Finish && (q%4 != 2 || q > TurnIn) {
+			m := Move{Kind: Advance, Plane: i}
+			if own := match(pw, int8(q)) &^ unit; own == 0 || q == Finish {
+				dst = append(dst, m)
+			} else {
+				dst = r.appendStacking(dst, m, own)
+			}
+		} else if isLead && s.plan(&pl, seat, unit, p, die, false, false) {
+			if forced && (!pl.flightChoice || !optFlight) {
 				m := Move{Kind: Advance, Plane: i, Fly: pl.flew}
-				if f := pl.final(); !pl.alive || f == Finish || match(pw, int8(f))&^unit == 0 {
-					dst = append(dst, m)
-				} else {
-					dst = s.appendStacking(dst, m, seat, unit, &pl)
-				}
+				dst = r.appendStacking(dst, m, s.ownAfter(seat, unit, &pl))
 			} else {
 				dst = s.appendVariants(dst, seat, i, unit, p, die, false, &pl)
 			}
@@ -263,7 +282,7 @@ func (s *State) appendVariants(dst []Move, seat, plane int, unit uint8, p, die i
 	if r.has(rJumpMandatory) && (!p0.flightChoice || !r.has(rShortcutOptional)) {
 		// no choice but stacking
 		m := Move{Kind: Advance, Plane: plane, Fly: p0.flew, Split: split}
-		return s.appendStacking(dst, m, seat, unit, p0)
+		return r.appendStacking(dst, m, s.ownAfter(seat, unit, p0))
 	}
 	for f := range 2 {
 		if f == 1 && (!p0.flightChoice || !r.has(rShortcutOptional)) {
@@ -286,22 +305,28 @@ func (s *State) appendVariants(dst []Move, seat, plane int, unit uint8, p, die i
 			if !r.choicesFit(m, pl) {
 				continue
 			}
-			dst = s.appendStacking(dst, m, seat, unit, pl)
+			dst = r.appendStacking(dst, m, s.ownAfter(seat, unit, pl))
 		}
 	}
 	return dst
 }
 
-// appendStacking appends m with the stacking choices its final square offers.
-func (s *State) appendStacking(dst []Move, m Move, seat int, unit uint8, pl *plan) []Move {
-	var own uint8
+// ownAfter returns the own planes that unit (of seat) would find on its final square after pl:
+// the planes it may stack with.
+func (s *State) ownAfter(seat int, unit uint8, pl *plan) uint8 {
 	if f := pl.final(); pl.alive && f != Finish {
-		own = s.ownAt(seat, f) &^ unit
+		return s.ownAt(seat, f) &^ unit
 	}
+	return 0
+}
+
+// appendStacking appends m with the stacking choices offered by own planes own on its final
+// square.
+func (r rules) appendStacking(dst []Move, m Move, own uint8) []Move {
 	switch {
-	case own == 0 || s.r.stacking() == StackNever:
+	case own == 0 || r.stacking() == StackNever:
 		return append(dst, m)
-	case s.r.stacking() == StackAuto:
+	case r.stacking() == StackAuto:
 		m.Stack = true
 		return append(dst, m)
 	}

@@ -172,12 +172,12 @@ func (s State) Plane(seat, i int) PlaneState {
 
 // unitOf returns the planes of plane i's unit.
 func (s *State) unitOf(seat, i int) uint8 {
-	l := &s.lead[seat&3]
-	return match(word(l), l[i&3])
+	l := &s.lead[seat]
+	return match(word(l), l[i])
 }
 
 // ownAt returns the planes of seat standing on path index p.
-func (s *State) ownAt(seat, p int) uint8 { return match(word(&s.pos[seat&3]), int8(p)) }
+func (s *State) ownAt(seat, p int) uint8 { return match(word(&s.pos[seat]), int8(p)) }
 
 // The four planes of a seat are four bytes: word reads them as one little-endian word and
 // putWord writes it back, so that the helpers below handle all four at once (the compiler
@@ -213,10 +213,7 @@ var byteMask = func() (t [16]uint32) {
 	return t
 }()
 
-func (s *State) allFinished(seat int) bool {
-	q := &s.pos[seat]
-	return q[0] == Finish && q[1] == Finish && q[2] == Finish && q[3] == Finish
-}
+func (s *State) allFinished(seat int) bool { return word(&s.pos[seat]) == Finish*0x01010101 }
 
 // progress is the sum over the seat's planes of pos+1 (hangar 0, finished 57), used to rank
 // unfinished players when EndFirstFinisherEnds stops the game.
