@@ -108,8 +108,10 @@ func (c *client) reconnect(t *testing.T, addr string) *client {
 		matches: hangarv1.NewMatchServiceClient(conn), moves: hangarv1.NewMoveServiceClient(conn)}
 }
 
-func (c *client) ctx() context.Context {
-	return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+c.token)
+func (c *client) ctx() context.Context { return withToken(context.Background(), c.token) }
+
+func withToken(ctx context.Context, token string) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 }
 
 func (c *client) get(t *testing.T, id string) *hangarv1.Match {

@@ -1,16 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
-	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -22,50 +15,10 @@ import (
 // ends with UNAVAILABLE (the client's cue to reconnect), the process exits
 // cleanly, and a restarted server still has the match.
 func TestSIGTERMDrains(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "hangar")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	data := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	// serve starts the server and returns once it logs that it serves.
-	serve := func() *exec.Cmd {
-		cmd := exec.Command(bin, "serve", "--listen", addr, "--data-dir", data)
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		up := make(chan struct{})
-		go func() {
-			sc := bufio.NewScanner(stderr)
-			for sc.Scan() {
-				if testing.Verbose() {
-					fmt.Fprintln(os.Stderr, sc.Text())
-				}
-				if strings.Contains(sc.Text(), "hangar serving") {
-					close(up)
-				}
-			}
-		}()
-		select {
-		case <-up:
-		case <-time.After(30 * time.Second):
-			t.Fatal("the server did not start")
-		}
-		return cmd
-	}
+	addr := freeAddr(t)
+	serve := func() *exec.Cmd { return startProc(t, bin, "--listen", addr, "--data-dir", data).cmd }
 	srv := serve()
 	ada := newClient(t, addr, "Ada")
 	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
