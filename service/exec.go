@@ -143,6 +143,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 		return outcome{}, err
 	}
 	a := store.Append{Match: row, Expected: m.version, Command: cmd, Time: now, Events: make([]store.Event, len(evs))}
+	a.End = matchEnd(m, next)
 	for i, ev := range evs {
 		p, err := encodeEvent(ev)
 		if err != nil {

@@ -65,6 +65,8 @@ type seat struct {
 	place  int32
 	// timeouts counts the seat's turn-clock timeouts in a row.
 	timeouts int32
+	// tally counts what the seat did, for its result (results.go).
+	tally tally
 }
 
 // match is a match folded from its events. A *match held by anyone is never
@@ -237,6 +239,7 @@ func (m *match) apply(ev *hangarv1.Event, t time.Time) error {
 			m.seats[i].timeouts = 0
 		}
 	}
+	m.count(ev, t)
 	m.version++
 	m.last = t
 	return nil

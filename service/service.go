@@ -1,7 +1,8 @@
 // Package service implements Hangar's gRPC services (PlayerService,
-// MatchService, MoveService) over a store and the game engines. Handlers
-// decode and validate protobuf, call the engine and the store, and encode
-// the result; toStatus is the one place that maps errors to gRPC codes.
+// MatchService, MoveService, HistoryService) over a store and the game
+// engines. Handlers decode and validate protobuf, call the engine and the
+// store, and encode the result; toStatus is the one place that maps errors
+// to gRPC codes.
 package service
 
 import (
@@ -23,6 +24,7 @@ type Service struct {
 	hangarv1.UnimplementedPlayerServiceServer
 	hangarv1.UnimplementedMatchServiceServer
 	hangarv1.UnimplementedMoveServiceServer
+	hangarv1.UnimplementedHistoryServiceServer
 
 	store store.Store
 	log   *slog.Logger
@@ -115,11 +117,12 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 	}
 }
 
-// Register registers the three services on g.
+// Register registers the services on g.
 func (s *Service) Register(g grpc.ServiceRegistrar) {
 	hangarv1.RegisterPlayerServiceServer(g, s)
 	hangarv1.RegisterMatchServiceServer(g, s)
 	hangarv1.RegisterMoveServiceServer(g, s)
+	hangarv1.RegisterHistoryServiceServer(g, s)
 }
 
 // Start starts the node's background work: the turn-clock scheduler (which

@@ -1,0 +1,468 @@
+package service
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
+)
+
+// HistoryService: match history, exports, statistics, ratings and
+// leaderboards. Every read is open to any authenticated player.
+
+var outcomeProto = map[store.Outcome]hangarv1.MatchResult{
+	store.OutcomeWon:       hangarv1.MatchResult_MATCH_RESULT_WON,
+	store.OutcomePlaced:    hangarv1.MatchResult_MATCH_RESULT_PLACED,
+	store.OutcomeLost:      hangarv1.MatchResult_MATCH_RESULT_LOST,
+	store.OutcomeAbandoned: hangarv1.MatchResult_MATCH_RESULT_ABANDONED,
+}
+
+// historyGame is the store's name of the game g asks for: "" for any game
+// when g is unset and not required.
+func historyGame(g hangarv1.Game, required bool) (string, error) {
+	if g == hangarv1.Game_GAME_UNSPECIFIED {
+		if required {
+			return "", fmt.Errorf("%w: game is required", errInvalid)
+		}
+		return "", nil
+	}
+	if _, ok := games[g]; !ok {
+		return "", fmt.Errorf("%w: unknown game", errInvalid)
+	}
+	return gameName(g), nil
+}
+
+// playerOrCaller is id, or the caller's id when id is empty.
+func playerOrCaller(ctx context.Context, id string) (string, error) {
+	if id == "" {
+		me, _ := caller(ctx)
+		return me.ID, nil
+	}
+	return id, checkID("player_id", id)
+}
+
+// Page tokens of this file: base64url of a kind byte, 8 bytes of position
+// (a time in Unix nanoseconds, or a score's float bits) and an id.
+const (
+	tokenEnded   = 'E' // a history listing: store.EndCursor
+	tokenCreated = 'C' // a listing of matches not ended: store.Cursor
+	tokenScore   = 'S' // a leaderboard: store.ScoreCursor
+)
+
+func encodeToken(kind byte, pos uint64, id string) string {
+	b := binary.BigEndian.AppendUint64([]byte{kind}, pos)
+	return base64.RawURLEncoding.EncodeToString(append(b, id...))
+}
+
+func decodeToken(t string, kind byte) (uint64, string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(t)
+	if err != nil || len(b) < 10 || len(b) > 9+64 || b[0] != kind || !printable(string(b[9:])) {
+		return 0, "", fmt.Errorf("%w: bad page_token", errInvalid)
+	}
+	return binary.BigEndian.Uint64(b[1:9]), string(b[9:]), nil
+}
+
+func timeOfToken(pos uint64) time.Time { return time.Unix(0, int64(pos)).UTC() }
+
+// ListPlayerMatches implements hangarv1.HistoryServiceServer.
+func (s *Service) ListPlayerMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest) (*hangarv1.ListPlayerMatchesResponse, error) {
+	resp, err := s.listPlayerMatches(ctx, req)
+	return resp, toStatus(ctx, s.log, err)
+}
+
+func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest) (*hangarv1.ListPlayerMatchesResponse, error) {
+	player, err := playerOrCaller(ctx, req.GetPlayerId())
+	if err != nil {
+		return nil, err
+	}
+	size, err := pageSize(req.GetPageSize(), 20, 100)
+	if err != nil {
+		return nil, err
+	}
+	game, err := historyGame(req.GetGame(), false)
+	if err != nil {
+		return nil, err
+	}
+	switch st := req.GetStatus(); st {
+	case hangarv1.MatchStatus_MATCH_STATUS_UNSPECIFIED, hangarv1.MatchStatus_MATCH_STATUS_FINISHED:
+	case hangarv1.MatchStatus_MATCH_STATUS_OPEN, hangarv1.MatchStatus_MATCH_STATUS_ACTIVE, hangarv1.MatchStatus_MATCH_STATUS_ABANDONED:
+		if req.GetResult() != hangarv1.MatchResult_MATCH_RESULT_UNSPECIFIED || req.GetOpponentId() != "" ||
+			req.GetEndedAfter() != nil || req.GetEndedBefore() != nil {
+			return nil, fmt.Errorf("%w: result, opponent_id and the end times apply to finished matches only", errInvalid)
+		}
+		return s.listLiveMatches(ctx, req, player, game, st, size)
+	default:
+		return nil, fmt.Errorf("%w: unknown status", errInvalid)
+	}
+	q := store.HistoryQuery{Player: player, Game: game, Opponent: req.GetOpponentId(), Limit: size + 1}
+	if r := req.GetResult(); r != hangarv1.MatchResult_MATCH_RESULT_UNSPECIFIED {
+		for o, p := range outcomeProto {
+			if p == r {
+				q.Outcome = o
+			}
+		}
+		if q.Outcome == "" {
+			return nil, fmt.Errorf("%w: unknown result", errInvalid)
+		}
+	}
+	if q.Opponent != "" {
+		if err := checkID("opponent_id", q.Opponent); err != nil {
+			return nil, err
+		}
+	}
+	for _, b := range []struct {
+		ts  *timestamppb.Timestamp
+		dst *time.Time
+	}{{req.GetEndedAfter(), &q.From}, {req.GetEndedBefore(), &q.To}} {
+		if b.ts == nil {
+			continue
+		}
+		if err := b.ts.CheckValid(); err != nil {
+			return nil, fmt.Errorf("%w: %v", errInvalid, err)
+		}
+		*b.dst = b.ts.AsTime()
+	}
+	if t := req.GetPageToken(); t != "" {
+		pos, id, err := decodeToken(t, tokenEnded)
+		if err != nil {
+			return nil, err
+		}
+		q.After = &store.EndCursor{Ended: timeOfToken(pos), ID: id}
+	}
+	rows, err := s.store.PlayerMatches(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	resp := &hangarv1.ListPlayerMatchesResponse{}
+	if len(rows) > size {
+		rows = rows[:size]
+		last := rows[size-1].Match
+		resp.NextPageToken = encodeToken(tokenEnded, uint64(last.Ended.UnixNano()), last.ID)
+	}
+	for _, r := range rows {
+		pm, err := playerMatchProto(r)
+		if err != nil {
+			return nil, err
+		}
+		resp.Matches = append(resp.Matches, pm)
+	}
+	return resp, nil
+}
+
+// listLiveMatches lists the player's matches in status st (not ended by
+// play), newest created first.
+func (s *Service) listLiveMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest, player, game string, st hangarv1.MatchStatus, size int) (*hangarv1.ListPlayerMatchesResponse, error) {
+	q := store.Query{Player: player, Game: game, Limit: size + 1}
+	for k, v := range statusProto {
+		if v == st {
+			q.Status = k
+		}
+	}
+	if t := req.GetPageToken(); t != "" {
+		pos, id, err := decodeToken(t, tokenCreated)
+		if err != nil {
+			return nil, err
+		}
+		q.After = &store.Cursor{Created: timeOfToken(pos), ID: id}
+	}
+	rows, err := s.store.Matches(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	resp := &hangarv1.ListPlayerMatchesResponse{}
+	if len(rows) > size {
+		rows = rows[:size]
+		last := rows[size-1]
+		resp.NextPageToken = encodeToken(tokenCreated, uint64(last.Created.UnixNano()), last.ID)
+	}
+	for _, r := range rows {
+		pm := &hangarv1.Match{}
+		if err := proto.Unmarshal(r.Summary, pm); err != nil {
+			return nil, err
+		}
+		resp.Matches = append(resp.Matches, &hangarv1.PlayerMatch{Match: pm})
+	}
+	return resp, nil
+}
+
+func playerMatchProto(r store.PlayerMatch) (*hangarv1.PlayerMatch, error) {
+	m := &hangarv1.Match{}
+	if err := proto.Unmarshal(r.Match.Summary, m); err != nil {
+		return nil, fmt.Errorf("match %s: summary: %w", r.Match.ID, err)
+	}
+	res := r.Result
+	pm := &hangarv1.PlayerMatch{
+		Match: m, Seat: int32(res.Seat), Place: int32(res.Place), Result: outcomeProto[res.Outcome],
+		CapturesMade: int32(res.CapturesMade), CapturesSuffered: int32(res.CapturesSuffered),
+		PlanesFinished: int32(res.PlanesFinished), TimePlayed: durationpb.New(res.Played), Rated: res.Rated,
+	}
+	if c := r.Rating; c != nil {
+		pm.RatingBefore, pm.RatingAfter = ratingProto(c.Before), ratingProto(c.After)
+	}
+	return pm, nil
+}
+
+// ratingProto is r as the API shows it; a player never rated has a new
+// player's rating.
+func ratingProto(r store.Rating) *hangarv1.Rating {
+	if r.Matches == 0 {
+		n := ratingOf(r)
+		return &hangarv1.Rating{Mu: n.Mu, Sigma: n.Sigma, Score: n.Ordinal()}
+	}
+	return &hangarv1.Rating{Mu: r.Mu, Sigma: r.Sigma, Score: r.Score, RatedMatches: int32(r.Matches)}
+}
+
+// ExportMatch implements hangarv1.HistoryServiceServer.
+func (s *Service) ExportMatch(ctx context.Context, req *hangarv1.ExportMatchRequest) (*hangarv1.ExportMatchResponse, error) {
+	resp, err := s.exportMatch(ctx, req.GetMatchId())
+	return resp, toStatus(ctx, s.log, err)
+}
+
+func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportMatchResponse, error) {
+	if err := checkID("match_id", id); err != nil {
+		return nil, err
+	}
+	m, err := s.current(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# hangar match %s game=%s status=%s events=%d\n", m.id, gameName(m.game), m.status, m.version)
+	fmt.Fprintf(&b, "options %s\n", optionsNotation(m.options))
+	for after := int64(0); after < m.version; {
+		evs, err := s.store.Events(ctx, id, after, int(min(foldPage, m.version-after)))
+		if err != nil {
+			return nil, err
+		}
+		if len(evs) == 0 {
+			return nil, fmt.Errorf("match %s: events after %d of %d are missing", id, after, m.version)
+		}
+		for _, e := range evs {
+			ev, err := decodeEvent(id, e)
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(eventNotation(ev))
+			b.WriteByte('\n')
+			after = e.Seq
+		}
+	}
+	return &hangarv1.ExportMatchResponse{Text: b.String(), Version: m.version}, nil
+}
+
+// optionsNotation is the game's notation of o.
+func optionsNotation(o *hangarv1.GameOptions) string {
+	switch g := o.GetGame().(type) {
+	case *hangarv1.GameOptions_Aeroplane:
+		return g.Aeroplane.GetNotation()
+	}
+	return "?"
+}
+
+// eventNotation is one line of an export: a game event in its engine's
+// notation, the match's own events in the same key=value style.
+func eventNotation(ev *hangarv1.Event) string {
+	seats := func(ss []int32) string {
+		if len(ss) == 0 {
+			return "-"
+		}
+		parts := make([]string, len(ss))
+		for i, s := range ss {
+			parts[i] = strconv.Itoa(int(s))
+		}
+		return strings.Join(parts, ",")
+	}
+	switch b := ev.Body.(type) {
+	case *hangarv1.Event_Aeroplane:
+		return b.Aeroplane.GetNotation()
+	case *hangarv1.Event_MatchCreated:
+		return fmt.Sprintf("created seats=%d creator=%s", b.MatchCreated.GetSeatCount(), b.MatchCreated.GetCreatorId())
+	case *hangarv1.Event_PlayerJoined:
+		if b.PlayerJoined.GetBot() {
+			return fmt.Sprintf("joined seat=%d bot", b.PlayerJoined.GetSeat())
+		}
+		return fmt.Sprintf("joined seat=%d player=%s name=%s", b.PlayerJoined.GetSeat(), b.PlayerJoined.GetPlayerId(),
+			strconv.Quote(b.PlayerJoined.GetDisplayName()))
+	case *hangarv1.Event_PlayerLeft:
+		s := fmt.Sprintf("left seat=%d player=%s", b.PlayerLeft.GetSeat(), b.PlayerLeft.GetPlayerId())
+		if b.PlayerLeft.GetForfeited() {
+			s += " forfeited"
+		}
+		return s
+	case *hangarv1.Event_MatchStarted:
+		return "started seats=" + seats(b.MatchStarted.GetSeats())
+	case *hangarv1.Event_TurnTimedOut:
+		return fmt.Sprintf("timeout seat=%d consecutive=%d", b.TurnTimedOut.GetSeat(), b.TurnTimedOut.GetConsecutive())
+	case *hangarv1.Event_SeatHandedToBot:
+		return fmt.Sprintf("handed seat=%d player=%s", b.SeatHandedToBot.GetSeat(), b.SeatHandedToBot.GetPlayerId())
+	case *hangarv1.Event_MatchEnded:
+		st := "abandoned"
+		if b.MatchEnded.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			st = "finished"
+		}
+		return fmt.Sprintf("ended status=%s ranking=%s", st, seats(b.MatchEnded.GetRanking()))
+	}
+	return "unknown"
+}
+
+// GetPlayerStats implements hangarv1.HistoryServiceServer.
+func (s *Service) GetPlayerStats(ctx context.Context, req *hangarv1.GetPlayerStatsRequest) (*hangarv1.GetPlayerStatsResponse, error) {
+	resp, err := s.playerStats(ctx, req)
+	return resp, toStatus(ctx, s.log, err)
+}
+
+func (s *Service) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsRequest) (*hangarv1.GetPlayerStatsResponse, error) {
+	player, err := playerOrCaller(ctx, req.GetPlayerId())
+	if err != nil {
+		return nil, err
+	}
+	game, err := historyGame(req.GetGame(), true)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetPlayerId() != "" {
+		if _, err := s.store.Player(ctx, player); err != nil {
+			return nil, err
+		}
+	}
+	st, err := s.store.PlayerStats(ctx, player, game)
+	if err != nil {
+		return nil, err
+	}
+	p := &hangarv1.PlayerStats{
+		PlayerId: player, Game: req.GetGame(), MatchesPlayed: int32(st.Played), MatchesWon: int32(st.Won),
+		Forfeits: int32(st.Forfeits), CapturesMade: int32(st.CapturesMade), CapturesSuffered: int32(st.CapturesSuffered),
+		PlanesFinished: int32(st.PlanesFinished), CurrentWinStreak: int32(st.WinStreak),
+		LongestWinStreak: int32(st.LongestWinStreak), TimePlayed: durationpb.New(st.TimePlayed),
+	}
+	last := 0
+	for i, n := range st.Places {
+		if n > 0 {
+			last = i + 1
+		}
+	}
+	for _, n := range st.Places[:last] {
+		p.PlaceCounts = append(p.PlaceCounts, int32(n))
+	}
+	if st.Played > 0 {
+		p.AveragePlace = float64(st.PlaceSum) / float64(st.Played)
+		p.LastMatchEndTime = timestamppb.New(st.LastEnded)
+	}
+	switch r, err := s.store.Standing(ctx, game, player); {
+	case err == nil:
+		p.Rating, p.LeaderboardRank = ratingProto(r.Rating), int32(r.Rank)
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	return &hangarv1.GetPlayerStatsResponse{Stats: p}, nil
+}
+
+// GetRatingHistory implements hangarv1.HistoryServiceServer.
+func (s *Service) GetRatingHistory(ctx context.Context, req *hangarv1.GetRatingHistoryRequest) (*hangarv1.GetRatingHistoryResponse, error) {
+	resp, err := s.ratingHistory(ctx, req)
+	return resp, toStatus(ctx, s.log, err)
+}
+
+func (s *Service) ratingHistory(ctx context.Context, req *hangarv1.GetRatingHistoryRequest) (*hangarv1.GetRatingHistoryResponse, error) {
+	player, err := playerOrCaller(ctx, req.GetPlayerId())
+	if err != nil {
+		return nil, err
+	}
+	game, err := historyGame(req.GetGame(), true)
+	if err != nil {
+		return nil, err
+	}
+	size, err := pageSize(req.GetPageSize(), 20, 100)
+	if err != nil {
+		return nil, err
+	}
+	q := store.RatingQuery{Player: player, Game: game, Limit: size + 1}
+	if t := req.GetPageToken(); t != "" {
+		pos, id, err := decodeToken(t, tokenEnded)
+		if err != nil {
+			return nil, err
+		}
+		q.After = &store.EndCursor{Ended: timeOfToken(pos), ID: id}
+	}
+	cs, err := s.store.RatingHistory(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	resp := &hangarv1.GetRatingHistoryResponse{}
+	if len(cs) > size {
+		cs = cs[:size]
+		last := cs[size-1]
+		resp.NextPageToken = encodeToken(tokenEnded, uint64(last.Ended.UnixNano()), last.MatchID)
+	}
+	for _, c := range cs {
+		resp.Changes = append(resp.Changes, &hangarv1.RatingChange{MatchId: c.MatchID, EndTime: timestamppb.New(c.Ended),
+			Before: ratingProto(c.Before), After: ratingProto(c.After), Place: int32(c.Place), SeatCount: int32(c.Seats)})
+	}
+	return resp, nil
+}
+
+// ListLeaderboard implements hangarv1.HistoryServiceServer.
+func (s *Service) ListLeaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
+	resp, err := s.leaderboard(ctx, req)
+	return resp, toStatus(ctx, s.log, err)
+}
+
+func (s *Service) leaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
+	me, _ := caller(ctx)
+	game, err := historyGame(req.GetGame(), true)
+	if err != nil {
+		return nil, err
+	}
+	size, err := pageSize(req.GetPageSize(), 20, 100)
+	if err != nil {
+		return nil, err
+	}
+	q := store.LeaderboardQuery{Game: game, Limit: size + 1}
+	if t := req.GetPageToken(); t != "" {
+		pos, id, err := decodeToken(t, tokenScore)
+		if err != nil {
+			return nil, err
+		}
+		q.After = &store.ScoreCursor{Score: math.Float64frombits(pos), Player: id}
+		if math.IsNaN(q.After.Score) {
+			return nil, fmt.Errorf("%w: bad page_token", errInvalid)
+		}
+	}
+	sts, err := s.store.Leaderboard(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	resp := &hangarv1.ListLeaderboardResponse{}
+	if len(sts) > size {
+		sts = sts[:size]
+		last := sts[size-1]
+		resp.NextPageToken = encodeToken(tokenScore, math.Float64bits(last.Score), last.Player)
+	}
+	for _, st := range sts {
+		resp.Entries = append(resp.Entries, entryProto(st))
+	}
+	switch mine, err := s.store.Standing(ctx, game, me.ID); {
+	case err == nil:
+		resp.CallerEntry = entryProto(mine)
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	return resp, nil
+}
+
+func entryProto(st store.Standing) *hangarv1.LeaderboardEntry {
+	return &hangarv1.LeaderboardEntry{Rank: int32(st.Rank), PlayerId: st.Player, DisplayName: st.DisplayName,
+		Rating: ratingProto(st.Rating)}
+}

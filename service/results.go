@@ -1,0 +1,163 @@
+package service
+
+import (
+	"time"
+
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/rating"
+	"github.com/hangarhq/hangar/store"
+)
+
+// This file turns the end of a match into its result: the per-seat counters
+// folded from the game's events, the places, and the rating update, which
+// the store writes with the append that ends the match (store.Append.End).
+//
+// Who is rated: players, never bots. A match is rated among its human seats
+// only, in their order of places with the bots left out, and only when it
+// has at least two. A player who left the game in play (forfeited with
+// LeaveMatch, or whose seat was handed to a bot after turn-clock timeouts)
+// gets the result "abandoned" and, for the rating, ties for last with
+// anyone else who left, whatever place the engine (or the bot) gave the
+// seat. Their time played runs to when they left.
+
+// ratingModel is the rating every match is rated with (see package rating).
+var ratingModel = rating.Default()
+
+// tally is what a seat did in a match.
+type tally struct {
+	// capturesMade counts opponents' planes the seat sent home,
+	// capturesSuffered the seat's own planes sent home by any capture,
+	// planesFinished its planes that reached the centre.
+	capturesMade, capturesSuffered, planesFinished int32
+	// left is when the seat's player forfeited or was replaced by a bot
+	// (zero: the player played on to the end).
+	left time.Time
+}
+
+// count adds ev, an event at time t that m has just folded, to the seats'
+// tallies.
+func (m *match) count(ev *hangarv1.Event, t time.Time) {
+	switch b := ev.Body.(type) {
+	case *hangarv1.Event_PlayerLeft:
+		if i := m.seatIndex(b.PlayerLeft.GetSeat()); i >= 0 && b.PlayerLeft.GetForfeited() {
+			m.seats[i].tally.left = t
+		}
+	case *hangarv1.Event_SeatHandedToBot:
+		if i := m.seatIndex(b.SeatHandedToBot.GetSeat()); i >= 0 && m.seats[i].tally.left.IsZero() {
+			m.seats[i].tally.left = t
+		}
+	case *hangarv1.Event_Aeroplane:
+		e := b.Aeroplane
+		switch e.GetKind() {
+		case aeroplanev1.EventKind_EVENT_KIND_CAPTURED:
+			by := m.seatIndex(e.GetSeat())
+			for _, p := range e.GetPlanes() {
+				if i := m.seatIndex(p.GetSeat()); i >= 0 {
+					m.seats[i].tally.capturesSuffered++
+				}
+				if by >= 0 && p.GetSeat() != e.GetSeat() {
+					m.seats[by].tally.capturesMade++
+				}
+			}
+		case aeroplanev1.EventKind_EVENT_KIND_FINISHED:
+			if i := m.seatIndex(e.GetSeat()); i >= 0 {
+				m.seats[i].tally.planesFinished += int32(len(e.GetPlanes()))
+			}
+		}
+	}
+}
+
+// left reports whether the seat's player left the game before its end.
+func (st seat) left() bool {
+	return st.player != "" && (st.status == hangarv1.SeatStatus_SEAT_STATUS_FORFEITED ||
+		st.status == hangarv1.SeatStatus_SEAT_STATUS_BOT)
+}
+
+// matchEnd is the result of next when the events that led from m to next
+// end a started match, else nil.
+func matchEnd(m, next *match) *store.MatchResult {
+	if ended(m.status) || next.status != store.StatusFinished || next.play == nil {
+		return nil
+	}
+	n := len(next.seats)
+	// Every seat in play is in the final ranking; should one not be, it
+	// takes the places after the ranked ones rather than block the end.
+	places := make([]int, n)
+	taken := make([]bool, n+1)
+	for i, st := range next.seats {
+		if p := int(st.place); p >= 1 && p <= n && !taken[p] {
+			places[i], taken[p] = p, true
+		}
+	}
+	free := 1
+	for i := range places {
+		for places[i] == 0 {
+			if !taken[free] {
+				places[i], taken[free] = free, true
+			}
+			free++
+		}
+	}
+	r := &store.MatchResult{}
+	var rated []int
+	for i, st := range next.seats {
+		left := st.left()
+		until := next.ended
+		if left && !st.tally.left.IsZero() {
+			until = st.tally.left
+		}
+		sr := store.SeatResult{
+			Seat: int(st.seat), Player: st.player, Bot: st.player == "", Place: places[i], Seats: n,
+			Forfeited: left, Outcome: store.OutcomeOf(places[i], n, left),
+			CapturesMade: int(st.tally.capturesMade), CapturesSuffered: int(st.tally.capturesSuffered),
+			PlanesFinished: int(st.tally.planesFinished), Played: max(until.Sub(next.started), 0),
+		}
+		if !sr.Bot {
+			rated = append(rated, len(r.Seats))
+		}
+		r.Seats = append(r.Seats, sr)
+	}
+	if len(rated) < 2 {
+		return r
+	}
+	ranks := make([]int, len(rated))
+	for k, i := range rated {
+		r.Seats[i].Rated = true
+		ranks[k] = r.Seats[i].Place
+		if r.Seats[i].Forfeited {
+			ranks[k] = n + 1
+		}
+	}
+	r.Rate = func(cur []store.Rating) ([]store.Rating, error) {
+		return rate(cur, ranks)
+	}
+	return r
+}
+
+// rate applies the rating model to the current ratings (zero for a player
+// never rated) of players who took ranks.
+func rate(cur []store.Rating, ranks []int) ([]store.Rating, error) {
+	in := make([]rating.Rating, len(cur))
+	for i, c := range cur {
+		in[i] = ratingOf(c)
+	}
+	out, err := ratingModel.Rate(in, ranks)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]store.Rating, len(out))
+	for i, o := range out {
+		res[i] = store.Rating{Player: cur[i].Player, Game: cur[i].Game, Mu: o.Mu, Sigma: o.Sigma, Score: o.Ordinal()}
+	}
+	return res, nil
+}
+
+// ratingOf is a stored rating in the model's terms: a new player's when the
+// player was never rated.
+func ratingOf(r store.Rating) rating.Rating {
+	if r.Matches == 0 {
+		return ratingModel.New()
+	}
+	return rating.Rating{Mu: r.Mu, Sigma: r.Sigma}
+}
