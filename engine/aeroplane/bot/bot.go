@@ -59,15 +59,19 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 		d.evs = make([]aeroplane.Event, 0, 32)
 	}
 	for steps := 0; steps < MaxSteps; steps++ {
-		if s.Over() {
+		phase := s.Phase()
+		if phase == aeroplane.PhaseOver {
 			return s, steps, nil
 		}
 		var err error
-		before := s
+		var before aeroplane.State
+		if d.OnStep != nil {
+			before = s // copied only when someone looks: a State is 64 bytes
+		}
 		seat := s.Turn()
 		var m aeroplane.Move
 		die := 0
-		if s.Phase() == aeroplane.PhaseMove {
+		if phase == aeroplane.PhaseMove {
 			m = d.Bots[seat].Choose(s)
 			s, d.evs, err = s.AppendMove(d.evs[:0], seat, m)
 		} else {
