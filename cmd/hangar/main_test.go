@@ -283,6 +283,15 @@ func TestTwoPlayersPlayToTheEnd(t *testing.T) {
 // returns what each watch stream saw.
 func playAll(t *testing.T, id string, seats map[*client]int32) [][]*hangarv1.Event {
 	t.Helper()
+	watched, err := playAllErr(id, seats)
+	if err != nil {
+		t.Fatalf("playing: %v", err)
+	}
+	return watched
+}
+
+// playAllErr is playAll for use off the test's goroutine.
+func playAllErr(id string, seats map[*client]int32) ([][]*hangarv1.Event, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -295,7 +304,7 @@ func playAll(t *testing.T, id string, seats map[*client]int32) [][]*hangarv1.Eve
 		wg.Add(1)
 		go func(c *client, seat int32, seed uint64) {
 			defer wg.Done()
-			seen, err := c.playSeat(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.token), id, seat, seed)
+			seen, err := c.playSeat(withToken(ctx, c.token), id, seat, seed)
 			mu.Lock()
 			defer mu.Unlock()
 			watched = append(watched, seen)
@@ -305,10 +314,7 @@ func playAll(t *testing.T, id string, seats map[*client]int32) [][]*hangarv1.Eve
 		}(c, seat, i)
 	}
 	wg.Wait()
-	if len(errs) > 0 {
-		t.Fatalf("playing: %v", errs)
-	}
-	return watched
+	return watched, errors.Join(errs...)
 }
 
 func TestFourPlayersWithBots(t *testing.T) {
