@@ -122,7 +122,7 @@ func benchFlags(args []string, stderr io.Writer) (benchConfig, error) {
 	fs.StringVar(&c.Target, "target", "", "address of a running server to load (host:port); empty: start one")
 	fs.StringVar(&c.Store, "store", "sqlite", "store of the server the bench starts: sqlite or postgres")
 	fs.StringVar(&c.DatabaseURL, "database-url", envOr("HANGAR_BENCH_DATABASE_URL", os.Getenv("HANGAR_DATABASE_URL")),
-		"Postgres server URL for -store postgres (env HANGAR_BENCH_DATABASE_URL, then HANGAR_DATABASE_URL); pool_max_conns=N in its query sizes the server's pool")
+		"Postgres server URL for -store postgres (env HANGAR_BENCH_DATABASE_URL, then HANGAR_DATABASE_URL)")
 	fs.BoolVar(&c.ScratchDB, "scratch-db", true, "with -store postgres, create a fresh database on that server for the run and drop it afterwards; false: use the URL's database as it is")
 	fs.StringVar(&c.DataDir, "data-dir", "", "with -store sqlite, the data directory (empty: a temporary one, removed afterwards)")
 	fs.StringVar(&c.Server, "server", "child", "how to start the server: child (a 'hangar serve' process: its own CPU and RSS) or inproc (inside the bench process)")
@@ -252,7 +252,7 @@ type spent struct {
 	// PostgresCPUS is the CPU time of the Postgres backends serving the
 	// bench's database (without Postgres's shared background processes,
 	// such as the WAL writer); with -target, of every process named
-	// postgres.
+	// postgres; 0 on SQLite.
 	PostgresCPUS float64 `json:"postgres_cpu_s"`
 	// MachineBusyPercent is the busy share of all the machine's CPUs.
 	MachineBusyPercent float64 `json:"machine_busy_percent"`
@@ -1390,8 +1390,9 @@ var (
 )
 
 // scratchDatabase creates a database for the run on the server at base and
-// returns its URL; s drops it when it closes. Pool settings in base's query
-// (pool_max_conns…) are kept for the server, not sent to Postgres.
+// returns its URL; s drops it when it closes. pgx pool settings in base's
+// query (pool_max_conns…) are passed on to the server's URL only: Postgres
+// itself rejects them.
 func scratchDatabase(ctx context.Context, base string, s *benchServer) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil {
@@ -1466,13 +1467,16 @@ type sample struct {
 	at          time.Time
 	cpu         time.Duration // the server process
 	rss, hwm    int64
-	self        time.Duration // this process
-	pg          time.Duration
-	busy, total uint64 // machine jiffies
+	self        time.Duration         // this process
+	pg          map[int]time.Duration // CPU time by postgres process
+	busy, total uint64                // machine jiffies
 }
 
 func (s *benchServer) sample() sample {
-	x := sample{at: time.Now(), self: selfCPU(), pg: postgresCPU(s.dbName)}
+	x := sample{at: time.Now(), self: selfCPU()}
+	if s.dbName != "" || s.mode == "target" {
+		x.pg = postgresCPU(s.dbName)
+	}
 	x.busy, x.total = machineCPU()
 	switch s.mode {
 	case "inproc":
@@ -1489,7 +1493,12 @@ func (s *benchServer) sample() sample {
 
 // window is what was spent between two samples.
 func window(a, b sample, secs float64) *spent {
-	u := &spent{LoadGenCPUS: (b.self - a.self).Seconds(), PostgresCPUS: (b.pg - a.pg).Seconds()}
+	u := &spent{LoadGenCPUS: (b.self - a.self).Seconds()}
+	// Per process, so that backends that come or go count what they spent
+	// in the window.
+	for pid, cpu := range b.pg {
+		u.PostgresCPUS += (cpu - a.pg[pid]).Seconds()
+	}
 	if b.total > a.total {
 		u.MachineBusyPercent = 100 * float64(b.busy-a.busy) / float64(b.total-a.total)
 	}
@@ -1564,17 +1573,18 @@ func procMem(who string) (rss, hwm int64) {
 	return rss, hwm
 }
 
-// postgresCPU sums the CPU time of the processes named postgres; with a
+// postgresCPU returns the CPU time of the processes named postgres; with a
 // database name, of those whose command line (a backend's shows "postgres:
 // USER DATABASE HOST(PORT) STATE") names it.
-func postgresCPU(db string) time.Duration {
+func postgresCPU(db string) map[int]time.Duration {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return nil
 	}
-	var sum time.Duration
+	out := map[int]time.Duration{}
 	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
@@ -1591,9 +1601,9 @@ func postgresCPU(db string) time.Duration {
 				continue
 			}
 		}
-		sum += cpu
+		out[pid] = cpu
 	}
-	return sum
+	return out
 }
 
 // machineCPU reads the busy and total jiffies of all CPUs from /proc/stat.
@@ -1733,8 +1743,10 @@ func (r *benchResult) print(w io.Writer) {
 			if !r.Server.IncludesLoadGenerator {
 				fmt.Fprintf(w, "  load generator CPU %.2fs (%.0f%% of one core)\n", u.LoadGenCPUS, 100*u.LoadGenCPUS/l.Seconds)
 			}
-			fmt.Fprintf(w, "  postgres backends CPU %.2fs (%.0f%% of one core); machine busy %.0f%% of %d CPUs (everything on it)\n",
-				u.PostgresCPUS, 100*u.PostgresCPUS/l.Seconds, u.MachineBusyPercent, r.Machine.CPUs)
+			if r.Server.Store != "" && !strings.HasPrefix(r.Server.Store, "sqlite") {
+				fmt.Fprintf(w, "  postgres backends CPU %.2fs (%.0f%% of one core)\n", u.PostgresCPUS, 100*u.PostgresCPUS/l.Seconds)
+			}
+			fmt.Fprintf(w, "  machine busy %.0f%% of %d CPUs (everything on it, other users included)\n", u.MachineBusyPercent, r.Machine.CPUs)
 		}
 	}
 	if wr := r.Watch; wr != nil {

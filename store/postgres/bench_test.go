@@ -10,9 +10,8 @@ import (
 )
 
 // benchStore opens a fresh, migrated database for b (skipping b when no
-// Postgres can be had, see pgtest). A pool_max_conns=N in
-// HANGAR_TEST_DATABASE_URL's query sizes the pool (pgx's default is
-// max(4, GOMAXPROCS) connections).
+// Postgres can be had, see pgtest). The pool is pgx's default: max(4,
+// GOMAXPROCS) connections.
 func benchStore(b *testing.B) *postgres.Store {
 	s, err := postgres.Open(context.Background(), pgtest.Database(b))
 	if err != nil {
