@@ -264,6 +264,7 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 		}
 	}
 	var players []*faultPlayer
+	var joiners []*client // the second player of each match, on its own connection
 	for i := range faultMatches {
 		a := newClient(t, addrs[(2*i)%3], fmt.Sprint("A", i))
 		b := newClient(t, addrs[(2*i+1)%3], fmt.Sprint("B", i))
@@ -276,6 +277,7 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := cr.GetMatch().GetMatchId()
+		joiners = append(joiners, b)
 		for k, c := range []*client{a, b} {
 			players = append(players, &faultPlayer{t: t, name: fmt.Sprintf("m%d/seat%d", i, 2*k), token: c.token, match: id,
 				seat: int32(2 * k), lazy: i < faultClocked && k == 1, addrs: addrs, node: (2*i + k) % 3,
@@ -297,9 +299,8 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 		}()
 	}
 	// Joining starts the matches: the players are watching already.
-	for i := range faultMatches {
-		b := players[2*i+1]
-		if _, err := b.client().matches.JoinMatch(b.client().ctx(), &hangarv1.JoinMatchRequest{MatchId: b.match}); err != nil {
+	for i, b := range joiners {
+		if _, err := b.matches.JoinMatch(b.ctx(), &hangarv1.JoinMatchRequest{MatchId: players[2*i+1].match}); err != nil {
 			t.Fatal(err)
 		}
 	}
