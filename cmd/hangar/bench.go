@@ -460,12 +460,16 @@ func (b *bench) players(ctx context.Context, n int, name string) ([]*player, err
 }
 
 // timed runs one RPC under the RPC deadline and records its latency (or
-// its error) under rpc.
+// its error) under rpc. A call cut short because the bench itself was
+// interrupted is not an error of the server's.
 func timed[T any](b *bench, ctx context.Context, rpc string, f func(context.Context) (T, error)) (T, error) {
-	ctx, cancel := context.WithTimeout(ctx, b.cfg.RPCTimeout)
+	cctx, cancel := context.WithTimeout(ctx, b.cfg.RPCTimeout)
 	defer cancel()
 	t0 := time.Now()
-	v, err := f(ctx)
+	v, err := f(cctx)
+	if err != nil && ctx.Err() != nil && status.Code(err) == codes.Canceled {
+		return v, err
+	}
 	b.rec.observe(rpc, time.Since(t0), err)
 	return v, err
 }
@@ -876,7 +880,6 @@ func (b *bench) load(ctx context.Context) (*loadResult, *watchResult, error) {
 	// Set up: every table's players and first match, and the watchers.
 	tables := make([][]*player, cfg.Matches)
 	firsts := make([]*hangarv1.Match, cfg.Matches)
-	var setupErr error
 	if cfg.Matches > 0 {
 		ps, err := b.players(ctx, cfg.Matches*cfg.Seats, "seat")
 		if err != nil {
@@ -896,8 +899,8 @@ func (b *bench) load(ctx context.Context) (*loadResult, *watchResult, error) {
 			}()
 		}
 		wg.Wait()
-		if setupErr = errors.Join(errs...); setupErr != nil {
-			return nil, nil, setupErr
+		if err := errors.Join(errs...); err != nil {
+			return nil, nil, err
 		}
 	}
 	var w *watchRun
@@ -1012,7 +1015,6 @@ type watchRun struct {
 type watcher struct {
 	got  []received
 	last atomic.Int64
-	err  error
 	done chan struct{}
 }
 
@@ -1068,7 +1070,7 @@ func (b *bench) setupWatch(ctx context.Context) (*watchRun, error) {
 		b.connMu.Unlock()
 		wt := &watcher{done: make(chan struct{})}
 		w.watchers = append(w.watchers, wt)
-		go wt.watch(sp.with(wctx), hangarv1.NewMatchServiceClient(conn), w.match, ready)
+		go wt.watch(sp.with(wctx), b.rec, hangarv1.NewMatchServiceClient(conn), w.match, ready)
 	}
 	for range b.cfg.Watchers {
 		if err := <-ready; err != nil {
@@ -1080,8 +1082,9 @@ func (b *bench) setupWatch(ctx context.Context) (*watchRun, error) {
 }
 
 // watch follows the match from its latest event (the subscription check)
-// until the stream ends.
-func (wt *watcher) watch(ctx context.Context, c hangarv1.MatchServiceClient, m *hangarv1.Match, ready chan<- error) {
+// until the stream ends. A failure other than the bench ending the stream
+// is counted as a WatchMatch error.
+func (wt *watcher) watch(ctx context.Context, rec *recorder, c hangarv1.MatchServiceClient, m *hangarv1.Match, ready chan<- error) {
 	defer close(wt.done)
 	stream, err := c.WatchMatch(ctx, &hangarv1.WatchMatchRequest{MatchId: m.GetMatchId(), AfterSeq: m.GetVersion() - 1})
 	if err != nil {
@@ -1096,8 +1099,8 @@ func (wt *watcher) watch(ctx context.Context, c hangarv1.MatchServiceClient, m *
 			if first {
 				ready <- err
 			}
-			if !errors.Is(err, io.EOF) {
-				wt.err = err
+			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+				rec.observe("WatchMatch", 0, err)
 			}
 			return
 		}
@@ -1743,7 +1746,10 @@ func (r *benchResult) print(w io.Writer) {
 			if !r.Server.IncludesLoadGenerator {
 				fmt.Fprintf(w, "  load generator CPU %.2fs (%.0f%% of one core)\n", u.LoadGenCPUS, 100*u.LoadGenCPUS/l.Seconds)
 			}
-			if r.Server.Store != "" && !strings.HasPrefix(r.Server.Store, "sqlite") {
+			switch {
+			case r.Server.Mode == "target":
+				fmt.Fprintf(w, "  processes named postgres on this machine: CPU %.2fs (%.0f%% of one core)\n", u.PostgresCPUS, 100*u.PostgresCPUS/l.Seconds)
+			case !strings.HasPrefix(r.Server.Store, "sqlite"):
 				fmt.Fprintf(w, "  postgres backends CPU %.2fs (%.0f%% of one core)\n", u.PostgresCPUS, 100*u.PostgresCPUS/l.Seconds)
 			}
 			fmt.Fprintf(w, "  machine busy %.0f%% of %d CPUs (everything on it, other users included)\n", u.MachineBusyPercent, r.Machine.CPUs)
