@@ -78,14 +78,24 @@ func Migrate(url string) error {
 }
 
 // migrateURL turns a postgres:// URL into the pgx5:// scheme of migrate's
-// pgx driver.
-func migrateURL(u string) string {
-	for _, p := range []string{"postgres://", "postgresql://"} {
-		if strings.HasPrefix(u, p) {
-			return "pgx5://" + strings.TrimPrefix(u, p)
+// pgx driver, without pgxpool's own pool_* parameters, which the server
+// would reject as unknown settings.
+func migrateURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if u.Scheme == "postgres" || u.Scheme == "postgresql" {
+		u.Scheme = "pgx5"
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "pool_") {
+			q.Del(k)
 		}
 	}
-	return u
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // CreateDatabase creates the database name on the server at serverURL and

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/hangarhq/hangar/store"
@@ -27,4 +28,21 @@ func TestMigrateTwice(t *testing.T) {
 	if err := postgres.Migrate(url); err != nil {
 		t.Fatalf("second migrate: %v", err)
 	}
+}
+
+func TestPoolParametersInTheURL(t *testing.T) {
+	url := pgtest.Database(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	url += sep + "pool_max_conns=8"
+	if err := postgres.Migrate(url); err != nil {
+		t.Fatalf("migrate with pool_max_conns: %v", err)
+	}
+	s, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatalf("open with pool_max_conns: %v", err)
+	}
+	s.Close()
 }

@@ -61,7 +61,13 @@ type Store struct {
 
 	// Statements prepared on the writer connection, reused by every append.
 	commandW, updateMatch, insertMatch, insertEvent, insertCommand *sql.Stmt
+	// events is prepared on the readers: the hottest read (database/sql
+	// prepares it once per reader connection and reuses it).
+	events *sql.Stmt
 }
+
+const eventsSQL = `SELECT seq, type, payload, author_id, created_at FROM match_events
+	WHERE match_id = ? AND seq > ? ORDER BY seq LIMIT ?`
 
 // dsn is the data source name of the database file at path. The _pragma
 // parameters are run by the driver on every new connection.
@@ -148,13 +154,17 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 			return nil, fmt.Errorf("sqlite: open %s (not migrated?): %w", path, err)
 		}
 	}
+	if s.events, err = r.PrepareContext(ctx, eventsSQL); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s (not migrated?): %w", path, err)
+	}
 	return s, nil
 }
 
 // Close closes the store's connections; the last to close checkpoints the
 // WAL into the database file.
 func (s *Store) Close() error {
-	for _, st := range []*sql.Stmt{s.commandW, s.updateMatch, s.insertMatch, s.insertEvent, s.insertCommand} {
+	for _, st := range []*sql.Stmt{s.commandW, s.updateMatch, s.insertMatch, s.insertEvent, s.insertCommand, s.events} {
 		if st != nil {
 			st.Close()
 		}
@@ -336,9 +346,7 @@ func (s *Store) Events(ctx context.Context, matchID string, after int64, limit i
 	if limit < 0 {
 		return nil, fmt.Errorf("sqlite: events: negative limit %d", limit)
 	}
-	rows, err := s.r.QueryContext(ctx,
-		`SELECT seq, type, payload, author_id, created_at FROM match_events
-		 WHERE match_id = ? AND seq > ? ORDER BY seq LIMIT ?`, matchID, after, limit)
+	rows, err := s.events.QueryContext(ctx, matchID, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: events: %w", err)
 	}
