@@ -37,6 +37,7 @@ commands:
   serve     serve the gRPC API
   migrate   apply the database schema migrations and exit
   bench     load a server with simulated players and report throughput and latency
+  seed-history  fill an empty Postgres database with finished matches (history benchmark fixture)
 
 Run 'hangar <command> -h' for the flags of a command.
 `
@@ -75,6 +76,8 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		return nil
 	case "bench":
 		return benchMain(args[1:], stdout, log)
+	case "seed-history":
+		return seedHistoryMain(args[1:], stdout)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

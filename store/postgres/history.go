@@ -284,10 +284,15 @@ func historySQL(q store.HistoryQuery) (string, []any) {
 	if q.After != nil {
 		where = append(where, fmt.Sprintf("(%s.ended_at, %s.match_id) < (%s, %s)", key, key, arg(q.After.Ended), arg(q.After.ID)))
 	}
+	// The rating change is a LATERAL probe of rating_history's key per row
+	// of the page (LIMIT 1 keeps Postgres from flattening it into a join):
+	// a generic plan, made for a player of average history, would otherwise
+	// read a busy player's whole rating history to join it.
 	sql := `SELECT ` + historyColumns + ` FROM ` + from + `
 	JOIN matches m ON m.id = r.match_id
-	LEFT JOIN rating_history h ON h.player_id = r.player_id AND h.game = r.game
-		AND h.ended_at = r.ended_at AND h.match_id = r.match_id
+	LEFT JOIN LATERAL (SELECT mu_before, sigma_before, score_before, matches_before, mu, sigma, score
+		FROM rating_history h WHERE r.rated AND h.player_id = r.player_id AND h.game = r.game
+		AND h.ended_at = r.ended_at AND h.match_id = r.match_id LIMIT 1) h ON true
 	WHERE ` + strings.Join(where, " AND ") +
 		fmt.Sprintf(" ORDER BY %s.ended_at DESC, %s.match_id DESC LIMIT %s", key, key, arg(q.Limit))
 	return sql, args

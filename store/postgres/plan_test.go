@@ -1,0 +1,152 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hangarhq/hangar/store"
+	"github.com/hangarhq/hangar/store/postgres"
+	"github.com/hangarhq/hangar/store/postgres/pgtest"
+)
+
+// TestHistoryQueryPlans loads a history of some size (20,000 matches of
+// 3,000 players, two of whom play thousands), lets Postgres vacuum and
+// analyze it, and pins that every history query of a busy player reads its
+// page along an index, in order: no sequential scan and no sort anywhere in
+// the plan, in the custom plan for the busy player and in the generic plan a
+// prepared statement (pgx prepares them) falls back to after five runs. (For
+// a player with a handful of matches Postgres may rightly prefer a bitmap
+// scan and a sort of those few rows.)
+func TestHistoryQueryPlans(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 20,000 matches")
+	}
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, pgtest.Database(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const players, matches = 3000, 20000
+	r := rand.New(rand.NewPCG(1, 2))
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ps := make([]store.Player, players)
+	hashes := make([][]byte, players)
+	for i := range ps {
+		ps[i] = store.Player{ID: fmt.Sprintf("p%05d", i), DisplayName: "P", Created: t0}
+		hashes[i] = []byte(ps[i].ID)
+	}
+	if err := s.LoadPlayers(ctx, ps, hashes); err != nil {
+		t.Fatal(err)
+	}
+	var ended []postgres.Ended
+	stats := map[string]*store.PlayerStats{}
+	ratings := map[string]store.Rating{}
+	for i := range matches {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		e := postgres.Ended{Match: store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: store.StatusFinished,
+			Version: 1, Created: at.Add(-time.Hour), Started: at.Add(-time.Hour), Ended: at}}
+		seen := map[string]bool{}
+		for k, place := range r.Perm(3) {
+			// p00042 and p00043 play a quarter of the matches each; the
+			// others a few each.
+			p := ps[r.IntN(players)].ID
+			if x := r.IntN(8); x < 2 {
+				p = ps[42+x].ID
+			}
+			for seen[p] {
+				p = ps[r.IntN(players)].ID
+			}
+			seen[p] = true
+			sr := store.SeatResult{Seat: k, Player: p, Place: place + 1, Seats: 3, Outcome: store.OutcomeOf(place+1, 3, false), Rated: true}
+			e.Result.Seats = append(e.Result.Seats, sr)
+			e.Match.Players = append(e.Match.Players, p)
+			if stats[p] == nil {
+				stats[p] = &store.PlayerStats{Player: p, Game: "aeroplane"}
+			}
+			stats[p].Add(sr, at)
+			before := ratings[p]
+			before.Player, before.Game = p, "aeroplane"
+			after := store.Rating{Player: p, Game: "aeroplane", Mu: 25 + r.Float64(), Sigma: 5, Matches: before.Matches + 1, Updated: at}
+			after.Score = after.Mu - 15
+			ratings[p] = after
+			e.Ratings = append(e.Ratings, store.RatingChange{Before: before, After: after, Place: sr.Place, Seats: 3})
+		}
+		ended = append(ended, e)
+	}
+	if err := s.LoadEnded(ctx, ended); err != nil {
+		t.Fatal(err)
+	}
+	var st []store.PlayerStats
+	var rs []store.Rating
+	for p, ps := range stats {
+		st = append(st, *ps)
+		rs = append(rs, ratings[p])
+	}
+	if err := s.LoadSummaries(ctx, st, rs); err != nil { // and VACUUM ANALYZE
+		t.Fatal(err)
+	}
+
+	after := &store.EndCursor{Ended: t0.Add(matches / 2 * time.Minute), ID: "m010000"}
+	for _, tc := range []struct {
+		name  string
+		sql   string
+		args  []any
+		index string // an index the plan must use
+	}{
+		{"history", "", nil, "match_results_player"},
+		{"history page 2", "", nil, "match_results_player"},
+		{"history of a game", "", nil, "match_results_player"},
+		{"history by result", "", nil, "match_results_player"},
+		{"history in a time range", "", nil, "match_results_player"},
+		{"head to head", "", nil, "match_opponents_pkey"},
+		{"head to head page 2", "", nil, "match_opponents_pkey"},
+		{"rating history", "", nil, "rating_history_pkey"},
+		{"leaderboard", "", nil, "ratings_leaderboard"},
+		{"leaderboard page 2", "", nil, "ratings_leaderboard"},
+		{"standing", postgres.StandingSQL, []any{"aeroplane", "p00042"}, "ratings_leaderboard"},
+		{"stats", postgres.StatsSQL, []any{"p00042", "aeroplane"}, "player_stats_pkey"},
+	} {
+		switch tc.name {
+		case "history":
+			tc.sql, tc.args = postgres.HistorySQL(store.HistoryQuery{Player: "p00042", Limit: 21})
+		case "history page 2":
+			tc.sql, tc.args = postgres.HistorySQL(store.HistoryQuery{Player: "p00042", After: after, Limit: 21})
+		case "history of a game":
+			tc.sql, tc.args = postgres.HistorySQL(store.HistoryQuery{Player: "p00042", Game: "aeroplane", After: after, Limit: 21})
+		case "history by result":
+			tc.sql, tc.args = postgres.HistorySQL(store.HistoryQuery{Player: "p00042", Outcome: store.OutcomeWon, Limit: 21})
+		case "history in a time range":
+			tc.sql, tc.args = postgres.HistorySQL(store.HistoryQuery{Player: "p00042", From: t0, To: t0.Add(24 * time.Hour), Limit: 21})
+		case "head to head":
+			tc.sql, tc.args = postgres.HistorySQL(store.HistoryQuery{Player: "p00042", Opponent: "p00043", Limit: 21})
+		case "head to head page 2":
+			tc.sql, tc.args = postgres.HistorySQL(store.HistoryQuery{Player: "p00042", Opponent: "p00043", After: after, Limit: 21})
+		case "rating history":
+			tc.sql, tc.args = postgres.RatingHistorySQL(store.RatingQuery{Player: "p00042", Game: "aeroplane", After: after, Limit: 21})
+		case "leaderboard":
+			tc.sql, tc.args = postgres.LeaderboardSQL(store.LeaderboardQuery{Game: "aeroplane", Limit: 21})
+		case "leaderboard page 2":
+			tc.sql, tc.args = postgres.LeaderboardSQL(store.LeaderboardQuery{Game: "aeroplane", After: &store.ScoreCursor{Score: 10.99, Player: "p01000"}, Limit: 21}) // near the top, as page 2 is
+		}
+		for _, generic := range []bool{false, true} {
+			name := tc.name
+			if generic {
+				name += " (generic plan)"
+			}
+			plan, err := s.Explain(ctx, generic, tc.sql, tc.args...)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !strings.Contains(plan, tc.index) || strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Sort") {
+				t.Errorf("%s: want an ordered read of %s, no Seq Scan, no Sort; plan:\n%s", name, tc.index, plan)
+			} else {
+				t.Logf("%s:\n%s", name, plan)
+			}
+		}
+	}
+}
