@@ -1,0 +1,191 @@
+package service
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
+)
+
+// playedMatch folds a four-seat match (Ada, a bot, Bob, Cy; Bob forfeits
+// after ten minutes) to the end with random moves, and returns the match
+// before its MatchEnded event, after it, and every event.
+func playedMatch(t *testing.T, seed uint64) (before, after *match, log []*hangarv1.Event) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	now := t0
+	m := &match{id: "m1"}
+	add := func(evs ...*hangarv1.Event) {
+		for _, ev := range evs {
+			if err := m.apply(ev, now); err != nil {
+				t.Fatal(err)
+			}
+			log = append(log, ev)
+		}
+	}
+	r := aeroplaneRules{}
+	opts, err := r.normalize(nil, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(&hangarv1.Event{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
+		Game: hangarv1.Game_GAME_AEROPLANE, Options: opts, SeatCount: 4, CreatorId: "ada"}}})
+	seats := r.seats(opts, 4)
+	for i, p := range []string{"ada", "", "bob", "cy"} {
+		add(&hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
+			Seat: seats[i], PlayerId: p, Bot: p == ""}}})
+	}
+	add(started(seats))
+	for step := 0; !m.play.over(); step++ {
+		if step == 200 {
+			now = t0.Add(10 * time.Minute)
+			_, evs, err := m.play.resign(seats[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			add(&hangarv1.Event{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seats[2], PlayerId: "bob", Forfeited: true}}})
+			add(evs...)
+			continue
+		}
+		var evs []*hangarv1.Event
+		if m.play.needsRoll() {
+			_, evs, err = m.play.roll(m.play.turn(), rng.IntN(6)+1)
+		} else {
+			_, evs, err = m.play.move(m.play.turn(), m.play.botMove(rng))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		add(evs...)
+	}
+	now = t0.Add(30 * time.Minute)
+	before = m.clone()
+	add(&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{
+		Status: hangarv1.MatchStatus_MATCH_STATUS_FINISHED, Ranking: m.play.ranking()}}})
+	return before, m, log
+}
+
+func TestMatchEnd(t *testing.T) {
+	before, after, log := playedMatch(t, 7)
+	res := matchEnd(before, after)
+	if res == nil || len(res.Seats) != 4 {
+		t.Fatalf("result = %+v", res)
+	}
+	if err := res.Check(); err != nil {
+		t.Fatal(err)
+	}
+	// The tallies are what the log says.
+	type counts struct{ made, suffered, finished int }
+	want := map[int32]*counts{}
+	for _, s := range after.seats {
+		want[s.seat] = &counts{}
+	}
+	for _, ev := range log {
+		e := ev.GetAeroplane()
+		switch e.GetKind() {
+		case aeroplanev1.EventKind_EVENT_KIND_CAPTURED:
+			for _, p := range e.GetPlanes() {
+				want[p.GetSeat()].suffered++
+				if p.GetSeat() != e.GetSeat() {
+					want[e.GetSeat()].made++
+				}
+			}
+		case aeroplanev1.EventKind_EVENT_KIND_FINISHED:
+			want[e.GetSeat()].finished += len(e.GetPlanes())
+		}
+	}
+	places := map[int]bool{}
+	var ranks []int
+	for _, s := range res.Seats {
+		w := want[int32(s.Seat)]
+		if s.CapturesMade != w.made || s.CapturesSuffered != w.suffered || s.PlanesFinished != w.finished {
+			t.Errorf("seat %d: %d/%d/%d, the log says %+v", s.Seat, s.CapturesMade, s.CapturesSuffered, s.PlanesFinished, *w)
+		}
+		places[s.Place] = true
+		switch s.Player {
+		case "":
+			if !s.Bot || s.Rated || s.Played != 30*time.Minute {
+				t.Errorf("bot seat = %+v", s)
+			}
+		case "bob":
+			if !s.Forfeited || s.Outcome != store.OutcomeAbandoned || !s.Rated || s.Place != 4 || s.Played != 10*time.Minute {
+				t.Errorf("Bob, who forfeited = %+v", s)
+			}
+		default:
+			if s.Forfeited || !s.Rated || s.Outcome != store.OutcomeOf(s.Place, 4, false) || s.Played != 30*time.Minute {
+				t.Errorf("%s = %+v", s.Player, s)
+			}
+		}
+		if s.Rated {
+			ranks = append(ranks, s.Place)
+		}
+	}
+	if len(places) != 4 {
+		t.Errorf("places %v", places)
+	}
+	// The rating: three new players; Bob, who left, ends lowest, and the
+	// better placed of Ada and Cy above the other.
+	cur := []store.Rating{{Player: "ada"}, {Player: "bob"}, {Player: "cy"}}
+	var rated []store.SeatResult
+	for _, s := range res.Seats {
+		if s.Rated {
+			rated = append(rated, s)
+		}
+	}
+	got, err := res.Rate(cur)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("Rate = %+v, %v", got, err)
+	}
+	mu := map[string]float64{}
+	for i, s := range rated {
+		mu[s.Player] = got[i].Mu
+		if got[i].Score != got[i].Mu-3*got[i].Sigma || got[i].Sigma >= 25.0/3 {
+			t.Errorf("%s rated %+v", s.Player, got[i])
+		}
+	}
+	better, worse := "ada", "cy"
+	if rated[0].Place > rated[2].Place {
+		better, worse = "cy", "ada"
+	}
+	if !(mu[better] > mu[worse] && mu[worse] > mu["bob"] && mu["bob"] < 25) {
+		t.Errorf("ratings after the match: %v (ranks %v)", mu, ranks)
+	}
+}
+
+func TestMatchEndOnlyWhenAStartedMatchEnds(t *testing.T) {
+	before, after, _ := playedMatch(t, 9)
+	if r := matchEnd(after, after); r != nil {
+		t.Errorf("an ended match ends again: %+v", r)
+	}
+	if r := matchEnd(before, before); r != nil {
+		t.Errorf("a match in play ends: %+v", r)
+	}
+	lobby := &match{id: "m2", status: store.StatusOpen}
+	left := &match{id: "m2", status: store.StatusAbandoned}
+	if r := matchEnd(lobby, left); r != nil {
+		t.Errorf("an abandoned lobby has a result: %+v", r)
+	}
+	// One player and bots: results, but no rating.
+	solo := after.clone()
+	for i := range solo.seats {
+		if solo.seats[i].player != "ada" {
+			solo.seats[i] = seat{seat: solo.seats[i].seat, status: hangarv1.SeatStatus_SEAT_STATUS_BOT, place: solo.seats[i].place}
+		}
+	}
+	r := matchEnd(before, solo)
+	if r == nil || r.Rate != nil {
+		t.Fatalf("one player with bots: %+v", r)
+	}
+	for _, s := range r.Seats {
+		if s.Rated {
+			t.Errorf("seat %+v rated", s)
+		}
+	}
+	if err := r.Check(); err != nil {
+		t.Error(err)
+	}
+}
