@@ -166,7 +166,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	for i, ev := range evs {
 		ev.MatchId, ev.Seq, ev.Time, ev.AuthorId = m.id, m.version+int64(i)+1, ts, cmd.Author
 	}
-	s.hub.put(next)
+	s.hub.put(next, evs...)
 	s.published(next.id, next.version)
 	if next.botTurn() {
 		s.kickBots(next.id)

@@ -48,8 +48,16 @@ func (s *Service) runPublisher() {
 		clear(s.pending)
 		s.pubMu.Unlock()
 		if err := s.feed.Publish(s.ctx, batch); err != nil && s.ctx.Err() == nil {
-			// Watchers elsewhere still catch up through their poll.
+			// Other nodes' caches must hear of every change: requeue the
+			// batch and try again shortly (newer versions win the merge).
 			s.log.Warn("publish changes", "changes", len(batch), "err", err)
+			for _, c := range batch {
+				s.published(c.Match, c.Version)
+			}
+			select {
+			case <-s.ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
 		}
 	}
 }

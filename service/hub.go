@@ -1,21 +1,36 @@
 package service
 
-import "sync"
+import (
+	"sync"
 
-// hub is a node's in-memory view of matches: a cache of folded match states
-// and the watchers waiting for news of each match. It is only a cache:
-// every read that must be exact goes back to the store by version.
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+)
+
+// recentLen is how many of a watched match's latest events the hub keeps,
+// so that watchers who are caught up are served from memory.
+const recentLen = 256
+
+// hub is a node's in-memory view of matches: a cache of folded match states,
+// the watchers waiting for news of each match, and the latest events of the
+// watched matches. It is only a cache: it serves events only while it knows
+// of no newer version than it holds, and otherwise watchers read the store
+// by sequence number.
 type hub struct {
 	mu      sync.Mutex
 	matches map[string]*match
 	subs    map[string]map[chan struct{}]struct{}
 	// known is the latest version this node knows of each watched match.
 	known map[string]int64
+	// recent holds consecutive latest events of watched matches.
+	recent map[string][]*hangarv1.Event
+	// fetch serialises a watched match's store reads, so that watchers
+	// woken together read the store once and share the result.
+	fetch map[string]*sync.Mutex
 }
 
 func newHub() *hub {
 	return &hub{matches: make(map[string]*match), subs: make(map[string]map[chan struct{}]struct{}),
-		known: make(map[string]int64)}
+		known: make(map[string]int64), recent: make(map[string][]*hangarv1.Event), fetch: make(map[string]*sync.Mutex)}
 }
 
 // wake wakes the watchers of match id; the caller holds h.mu.
@@ -33,13 +48,20 @@ func (h *hub) wake(id string) {
 func (h *hub) remote(id string, v int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.learn(id, v)
+	h.wake(id)
+}
+
+// learn records that match id has reached version v: the latest known
+// version of a watched match moves up, and a cached older state is dropped.
+// The caller holds h.mu.
+func (h *hub) learn(id string, v int64) {
 	if m := h.matches[id]; m != nil && m.version < v {
 		delete(h.matches, id)
 	}
 	if _, watched := h.subs[id]; watched && h.known[id] < v {
 		h.known[id] = v
 	}
-	h.wake(id)
 }
 
 // gap handles a gap in the change feed: anything may have changed.
@@ -48,6 +70,8 @@ func (h *hub) gap() {
 	defer h.mu.Unlock()
 	clear(h.matches)
 	for id := range h.subs {
+		// Serve nothing from memory until the store has been read again.
+		h.known[id] = max(h.known[id], h.last(id)+1)
 		h.wake(id)
 	}
 }
@@ -70,9 +94,10 @@ func (h *hub) get(id string) *match {
 	return h.matches[id]
 }
 
-// put caches m unless a newer version is cached already, and wakes the
-// match's watchers. Finished matches leave the cache.
-func (h *hub) put(m *match) {
+// put caches m, unless a newer version is cached already, keeps evs (the
+// events that led to it, numbered) for the match's watchers, and wakes them.
+// Finished matches leave the cache.
+func (h *hub) put(m *match, evs ...*hangarv1.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if old := h.matches[m.id]; old == nil || old.version < m.version {
@@ -82,10 +107,80 @@ func (h *hub) put(m *match) {
 			h.matches[m.id] = m
 		}
 	}
-	if _, watched := h.subs[m.id]; watched && h.known[m.id] < m.version {
-		h.known[m.id] = m.version
-	}
+	h.keep(m.id, evs)
+	h.learn(m.id, m.version)
 	h.wake(m.id)
+}
+
+// last is the seq of the latest event kept for id, or 0; the caller holds
+// h.mu.
+func (h *hub) last(id string) int64 {
+	if r := h.recent[id]; len(r) > 0 {
+		return r[len(r)-1].GetSeq()
+	}
+	return 0
+}
+
+// keep appends consecutive events to a watched match's recent events; the
+// caller holds h.mu. Events that do not follow on start a new run.
+func (h *hub) keep(id string, evs []*hangarv1.Event) {
+	if _, watched := h.subs[id]; !watched || len(evs) == 0 {
+		return
+	}
+	r := h.recent[id]
+	switch last := h.last(id); {
+	case evs[0].GetSeq() <= last:
+		skip := int(last - evs[0].GetSeq() + 1)
+		if skip >= len(evs) {
+			return
+		}
+		evs = evs[skip:]
+	case evs[0].GetSeq() != last+1:
+		r = nil
+	}
+	r = append(r, evs...)
+	if len(r) > recentLen {
+		r = append([]*hangarv1.Event(nil), r[len(r)-recentLen:]...)
+	}
+	h.recent[id] = r
+}
+
+// since returns the events after seq `after` from memory, with ok = true,
+// when the hub holds all of them up to the latest version it knows of (an
+// empty slice then means nothing new). ok = false means: read the store.
+func (h *hub) since(id string, after int64) ([]*hangarv1.Event, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.recent[id]
+	if len(r) == 0 || r[0].GetSeq() > after+1 || h.last(id) < h.known[id] {
+		return nil, false
+	}
+	if after >= h.last(id) {
+		return nil, true
+	}
+	return r[after+1-r[0].GetSeq():], true
+}
+
+// fill keeps events a watcher read from the store for the others.
+func (h *hub) fill(id string, evs []*hangarv1.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.keep(id, evs)
+	if n := len(evs); n > 0 {
+		h.learn(id, evs[n-1].GetSeq())
+	}
+}
+
+// fetchLock returns the lock that serialises store reads for match id.
+func (h *hub) fetchLock(id string) *sync.Mutex {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	l := h.fetch[id]
+	if l == nil {
+		l = new(sync.Mutex)
+		h.fetch[id] = l
+	}
+	return l
 }
 
 // forget drops a cached match (after a conflict shows it is stale).
@@ -112,6 +207,8 @@ func (h *hub) subscribe(id string) (<-chan struct{}, func()) {
 		if len(h.subs[id]) == 0 {
 			delete(h.subs, id)
 			delete(h.known, id)
+			delete(h.recent, id)
+			delete(h.fetch, id)
 		}
 	}
 }

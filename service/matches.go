@@ -257,14 +257,16 @@ func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (
 	return &hangarv1.GetMatchResponse{Match: m.view()}, nil
 }
 
-// current returns the match as the store has it now: the cache, caught up
-// with events it may have missed.
+// current returns the match as the store has it now. The cache is exact on
+// a single node; with other nodes it is caught up from the store (one
+// indexed read), because a node that dies between its commit and its
+// notification leaves the others' caches stale without telling them.
 func (s *Service) current(ctx context.Context, id string) (*match, error) {
 	m, err := s.load(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if ended(m.status) {
+	if ended(m.status) || s.singleNode {
 		return m, nil
 	}
 	if m, err = s.fold(ctx, m, 0); err != nil {
@@ -387,6 +389,36 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 	return resp, nil
 }
 
+// watchPage is how many events a watcher reads from the store at once.
+const watchPage = 500
+
+// watchEvents returns the events of match id after seq after: from the
+// hub's memory while it is up to date, else from the store — read once for
+// all the watchers woken together. more says another page is waiting.
+func (s *Service) watchEvents(ctx context.Context, id string, after int64) (evs []*hangarv1.Event, more bool, err error) {
+	if evs, ok := s.hub.since(id, after); ok {
+		return evs, false, nil
+	}
+	l := s.hub.fetchLock(id)
+	l.Lock()
+	defer l.Unlock()
+	if evs, ok := s.hub.since(id, after); ok {
+		return evs, false, nil
+	}
+	stored, err := s.store.Events(ctx, id, after, watchPage)
+	if err != nil {
+		return nil, false, err
+	}
+	evs = make([]*hangarv1.Event, len(stored))
+	for i, e := range stored {
+		if evs[i], err = decodeEvent(id, e); err != nil {
+			return nil, false, err
+		}
+	}
+	s.hub.fill(id, evs)
+	return evs, len(stored) == watchPage, nil
+}
+
 // WatchMatch implements hangarv1.MatchServiceServer. It always reads events
 // from the store by sequence number, so a missed wake-up only delays
 // delivery and never drops an event.
@@ -405,24 +437,20 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 	wake, unsubscribe := s.hub.subscribe(id)
 	defer unsubscribe()
 	for {
-		stored, err := s.store.Events(ctx, id, after, 500)
+		evs, more, err := s.watchEvents(ctx, id, after)
 		if err != nil {
 			return toStatus(ctx, s.log, err)
 		}
-		for _, e := range stored {
-			ev, err := decodeEvent(id, e)
-			if err != nil {
-				return toStatus(ctx, s.log, err)
-			}
+		for _, ev := range evs {
 			if err := stream.Send(&hangarv1.WatchMatchResponse{Event: ev}); err != nil {
 				return err
 			}
-			after = e.Seq
+			after = ev.GetSeq()
 			if _, end := ev.Body.(*hangarv1.Event_MatchEnded); end {
 				return nil
 			}
 		}
-		if len(stored) == 500 {
+		if more {
 			continue
 		}
 		select {

@@ -43,11 +43,12 @@ type Service struct {
 
 	clockTick time.Duration
 	pollEvery time.Duration
-	// feed carries changes to and from other nodes (nil: single node).
-	feed    store.Feed
-	pubMu   sync.Mutex
-	pending map[string]int64
-	pubWake chan struct{}
+	// feed carries changes to and from other nodes.
+	feed       store.Feed
+	singleNode bool
+	pubMu      sync.Mutex
+	pending    map[string]int64
+	pubWake    chan struct{}
 	// closing is closed when the node starts draining: watch streams end
 	// with UNAVAILABLE so clients reconnect elsewhere.
 	closing   chan struct{}
@@ -67,6 +68,9 @@ type Options struct {
 	// ClockTick is how often the node looks for fired turn clocks
 	// (default 250ms).
 	ClockTick time.Duration
+	// SingleNode says no other node writes to the store (the embedded
+	// store): the node's cache is then exact.
+	SingleNode bool
 	// PollEvery is how often, with a Feed, the node re-reads the versions
 	// of the matches watched on it, in case a notification was lost
 	// (default 2s).
@@ -90,6 +94,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		clockTick:  o.ClockTick,
 		pollEvery:  o.PollEvery,
 		feed:       o.Feed,
+		singleNode: o.SingleNode,
 		pending:    make(map[string]int64),
 		pubWake:    make(chan struct{}, 1),
 	}

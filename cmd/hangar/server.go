@@ -74,8 +74,11 @@ func (m *Main) Start(ctx context.Context) error {
 	}
 	m.lis = lis
 	opts := m.Config.Service
-	if feed, ok := st.(store.Feed); ok && m.Config.CrossNode {
+	if feed, ok := st.(store.Feed); ok && m.Config.CrossNode && opts.Feed == nil {
 		opts.Feed = feed
+	}
+	if _, ok := st.(*sqlite.Store); ok {
+		opts.SingleNode = true // the embedded store has one writer: this node
 	}
 	m.svc = service.New(st, m.Log, opts)
 	m.grpc = grpc.NewServer(m.svc.ServerOptions()...)
