@@ -32,6 +32,10 @@ func (s *Service) published(id string, version int64) {
 	}
 }
 
+// publishWindow is how long the publisher gathers changes before it sends
+// them: under load one notification then carries many commits.
+const publishWindow = time.Millisecond
+
 func (s *Service) runPublisher() {
 	defer s.bots.Done()
 	for {
@@ -40,10 +44,15 @@ func (s *Service) runPublisher() {
 			return
 		case <-s.pubWake:
 		}
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-time.After(publishWindow):
+		}
 		s.pubMu.Lock()
 		batch := make([]store.Change, 0, len(s.pending))
 		for id, v := range s.pending {
-			batch = append(batch, store.Change{Match: id, Version: v})
+			batch = append(batch, store.Change{Match: id, Version: v, Origin: s.node})
 		}
 		clear(s.pending)
 		s.pubMu.Unlock()
@@ -64,7 +73,11 @@ func (s *Service) runPublisher() {
 
 func (s *Service) runListener() {
 	defer s.bots.Done()
-	_ = s.feed.Listen(s.ctx, func(c store.Change) { s.hub.remote(c.Match, c.Version) }, s.hub.gap)
+	_ = s.feed.Listen(s.ctx, func(c store.Change) {
+		if c.Origin != s.node { // this node's own changes are in its hub already
+			s.hub.remote(c.Match, c.Version)
+		}
+	}, s.hub.gap)
 }
 
 // runPoll re-reads the versions of the matches watched on this node, so a

@@ -46,9 +46,11 @@ type Service struct {
 	// feed carries changes to and from other nodes.
 	feed       store.Feed
 	singleNode bool
-	pubMu      sync.Mutex
-	pending    map[string]int64
-	pubWake    chan struct{}
+	// node names this node in the changes it publishes.
+	node    string
+	pubMu   sync.Mutex
+	pending map[string]int64
+	pubWake chan struct{}
 	// closing is closed when the node starts draining: watch streams end
 	// with UNAVAILABLE so clients reconnect elsewhere.
 	closing   chan struct{}
@@ -95,6 +97,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		pollEvery:  o.PollEvery,
 		feed:       o.Feed,
 		singleNode: o.SingleNode,
+		node:       newID("n_"),
 		pending:    make(map[string]int64),
 		pubWake:    make(chan struct{}, 1),
 	}

@@ -179,6 +179,9 @@ type Due struct {
 type Change struct {
 	Match   string
 	Version int64
+	// Origin names the node that made the change, so that it can ignore
+	// its own changes coming back.
+	Origin string
 }
 
 // Feed carries changes between the nodes sharing a store. Delivery is best

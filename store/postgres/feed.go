@@ -23,15 +23,22 @@ const maxPayload = 7900
 // Publish implements store.Feed with NOTIFY. It must be called after the
 // append's commit, never inside it: a NOTIFY in a transaction takes a
 // database-wide lock at commit and would serialise every append. Changes
-// are packed several to a notification ("id version" lines).
+// are packed several to a notification: an "@origin" line (the origin of
+// the first change; a batch comes from one node) and "id version" lines.
 func (s *Store) Publish(ctx context.Context, changes []store.Change) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	header := "@" + changes[0].Origin
 	var b strings.Builder
+	b.WriteString(header)
 	flush := func() error {
-		if b.Len() == 0 {
+		if b.Len() == len(header) {
 			return nil
 		}
 		_, err := s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, b.String())
 		b.Reset()
+		b.WriteString(header)
 		if err != nil {
 			return fmt.Errorf("postgres: notify: %w", err)
 		}
@@ -44,9 +51,7 @@ func (s *Store) Publish(ctx context.Context, changes []store.Change) error {
 				return err
 			}
 		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
+		b.WriteByte('\n')
 		b.WriteString(line)
 	}
 	return flush()
@@ -88,11 +93,16 @@ func (s *Store) listenOnce(ctx context.Context, onChange func(store.Change), onG
 		if err != nil {
 			return err
 		}
+		origin := ""
 		for _, line := range strings.Split(n.Payload, "\n") {
+			if o, ok := strings.CutPrefix(line, "@"); ok {
+				origin = o
+				continue
+			}
 			id, v, ok := strings.Cut(line, " ")
 			ver, err := strconv.ParseInt(v, 10, 64)
 			if ok && err == nil {
-				onChange(store.Change{Match: id, Version: ver})
+				onChange(store.Change{Match: id, Version: ver, Origin: origin})
 			}
 		}
 	}

@@ -36,7 +36,7 @@ func TestFeedCarriesChangesBetweenStores(t *testing.T) {
 	// Enough changes to need several notifications.
 	var sent []store.Change
 	for i := range 800 {
-		sent = append(sent, store.Change{Match: fmt.Sprintf("m_%026d", i), Version: int64(i + 1)})
+		sent = append(sent, store.Change{Match: fmt.Sprintf("m_%026d", i), Version: int64(i + 1), Origin: "n_a"})
 	}
 	if err := a.Publish(ctx, sent); err != nil {
 		t.Fatal(err)
