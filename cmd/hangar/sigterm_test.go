@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+	"time"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -48,4 +52,46 @@ func TestSIGTERMDrains(t *testing.T) {
 	if got := ada2.get(t, cr.GetMatch().GetMatchId()); got.GetVersion() != cr.GetMatch().GetVersion() {
 		t.Fatalf("after the restart the match is at %d, was %d", got.GetVersion(), cr.GetMatch().GetVersion())
 	}
+}
+
+// TestDrainReportsNotServing: during the drain grace a load balancer's
+// health check sees NOT_SERVING while calls are still answered.
+func TestDrainReportsNotServing(t *testing.T) {
+	m := &Main{Config: Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), DrainGrace: 2 * time.Second}, Log: quietLog}
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h := healthpb.NewHealthClient(dial(t, m.Addr()))
+	wctx, stopWatch := context.WithCancel(context.Background())
+	w, err := h.Watch(wctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := w.Recv(); err != nil || r.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("before the drain: %v, %v", r, err)
+	}
+	done := make(chan struct{})
+	go func() { m.Shutdown(context.Background()); close(done) }()
+	if r, err := w.Recv(); err != nil || r.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Fatalf("while draining: %v, %v", r, err)
+	}
+	stopWatch() // an open stream would hold the drain until its timeout
+	// Still answering during the grace period.
+	if _, err := tryClient(t, m.Addr(), "Late"); err != nil {
+		t.Fatalf("a call during the drain grace failed: %v", err)
+	}
+	<-done
+}
+
+// tryClient registers a player, returning the error instead of failing.
+func tryClient(t *testing.T, addr, name string) (*client, error) {
+	conn := dial(t, addr)
+	c := &client{conn: conn, players: hangarv1.NewPlayerServiceClient(conn),
+		matches: hangarv1.NewMatchServiceClient(conn), moves: hangarv1.NewMoveServiceClient(conn)}
+	resp, err := c.players.CreatePlayer(context.Background(), &hangarv1.CreatePlayerRequest{DisplayName: name})
+	if err != nil {
+		return nil, err
+	}
+	c.token, c.id = resp.GetToken(), resp.GetPlayer().GetPlayerId()
+	return c, nil
 }
