@@ -300,8 +300,58 @@ func (s *State) emitTurn(dst []Event, seat, next int) []Event {
 	dst = append(dst, Event{})
 	e := &dst[len(dst)-1]
 	e.Seat, e.Kind, e.Next = seat, EvTurnPassed, int8(next)
-	s.fold(e)
+	s.foldTurn(e.Next)
 	return dst
+}
+
+// The three most frequent events (a roll of the turn, a unit's walk and the hand-over) are
+// emitted and folded by emitters of their own, which call fold's code for their kind directly
+// instead of going through its switch. fold uses the same helpers, so the two cannot drift.
+
+// emitRolled emits seat's roll die of the turn (PhaseRoll, not a start roll).
+func (s *State) emitRolled(dst []Event, seat, die int) []Event {
+	dst = append(dst, Event{})
+	e := &dst[len(dst)-1]
+	e.Seat, e.Kind, e.Die = seat, EvRolled, int8(die)
+	s.foldRolled(e.Die)
+	return dst
+}
+
+// emitMoved emits the walk of unit (planes of seat) from from by die along pl.
+func (s *State) emitMoved(dst []Event, seat int, unit uint8, from, die int, pl *plan) []Event {
+	dst = append(dst, Event{})
+	e := &dst[len(dst)-1]
+	e.Seat, e.Kind, e.Planes, e.From, e.To, e.Die = seat, EvMoved, unit, int8(from), pl.q, int8(die)
+	e.Rest = pl.rest
+	s.foldMoved(seat, unit, pl.q)
+	return dst
+}
+
+// foldRolled folds a roll of the turn.
+func (s *State) foldRolled(die int8) {
+	s.die = die
+	s.phase = PhaseMove
+	if die == 6 && s.sixes < 3 {
+		s.sixes++
+	}
+}
+
+// foldMoved folds the walk of the planes unit of seat to path index to.
+func (s *State) foldMoved(seat int, unit uint8, to int8) {
+	s.consume(unit)
+	if l := &s.lead[seat&3]; unit != match(word(l), l[bits.TrailingZeros8(unit)&3]) {
+		s.isolate(seat, unit)
+	}
+	s.setPos(seat, unit, int(to))
+}
+
+// foldTurn folds the hand-over to seat next.
+func (s *State) foldTurn(next int8) {
+	s.turn = next
+	s.die, s.sixes, s.moved = 0, 0, 0
+	if s.phase != PhaseStartRoll {
+		s.phase = PhaseRoll
+	}
 }
 
 // consume ends the use of the pending roll; planes are the planes it moved.
@@ -323,22 +373,14 @@ func (s *State) fold(e *Event) {
 			s.pending &^= 1 << seat
 			return
 		}
-		s.die = e.Die
-		s.phase = PhaseMove
-		if e.Die == 6 && s.sixes < 3 {
-			s.sixes++
-		}
+		s.foldRolled(e.Die)
 	case EvPassed:
 		s.consume(0)
 	case EvTookOff:
 		s.consume(e.Planes)
 		s.setPos(seat, e.Planes, Launch)
 	case EvMoved:
-		s.consume(e.Planes)
-		if l := &s.lead[seat]; e.Planes != match(word(l), l[bits.TrailingZeros8(e.Planes)&3]) {
-			s.isolate(seat, e.Planes)
-		}
-		s.setPos(seat, e.Planes, int(e.To))
+		s.foldMoved(seat, e.Planes, e.To)
 	case EvJumped, EvFlew:
 		s.setPos(seat, e.Planes, int(e.To))
 	case EvCaptured:
@@ -365,11 +407,7 @@ func (s *State) fold(e *Event) {
 		s.isolate(seat, e.Planes)
 		s.setPos(seat, e.Planes, Hangar)
 	case EvTurnPassed:
-		s.turn = e.Next
-		s.die, s.sixes, s.moved = 0, 0, 0
-		if s.phase != PhaseStartRoll {
-			s.phase = PhaseRoll
-		}
+		s.foldTurn(e.Next)
 	case EvGameOver:
 		s.phase = PhaseOver
 		s.turn, s.die, s.sixes, s.moved = -1, 0, 0, 0

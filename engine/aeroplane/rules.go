@@ -19,29 +19,31 @@ func (s State) Roll(seat, die int) (State, []Event, error) { return s.AppendRoll
 // AppendRoll is Roll appending the events to dst; with a dst of enough capacity it does not
 // allocate.
 func (s State) AppendRoll(dst []Event, seat, die int) (State, []Event, error) {
-	if err := s.checkActor(seat); err != nil {
-		return s, dst, err
+	if !s.isActor(seat) {
+		return s, dst, s.actorError(seat)
 	}
 	if die < 1 || die > 6 {
 		return s, dst, fmt.Errorf("%w: %d", ErrBadDie, die)
 	}
-	if s.phase != PhaseRoll && s.phase != PhaseStartRoll {
+	switch s.phase {
+	case PhaseRoll:
+	case PhaseStartRoll:
+		dst = s.emitUnit(dst, EvRolled, seat, 0, 0, 0, die)
+		return s, s.settleStart(dst), nil
+	default:
 		return s, dst, fmt.Errorf("%w: a move is due", ErrWrongPhase)
 	}
-	ns := s
-	dst = ns.emitUnit(dst, EvRolled, seat, 0, 0, 0, die)
-	if s.phase == PhaseStartRoll {
-		return ns, ns.settleStart(dst), nil
+	// s is the receiver's copy: the roll changes it in place.
+	dst = s.emitRolled(dst, seat, die)
+	if die == 6 && s.sixes >= 3 && s.r.thirdSix() != ThirdSixNone {
+		dst = s.emit(dst, Event{Kind: EvPenalty, Seat: seat, Planes: s.penaltyPlanes(seat)})
+		return s, s.passTurn(dst), nil
 	}
-	if die == 6 && ns.sixes >= 3 && ns.r.thirdSix() != ThirdSixNone {
-		dst = ns.emit(dst, Event{Kind: EvPenalty, Seat: seat, Planes: ns.penaltyPlanes(seat)})
-		return ns, ns.passTurn(dst), nil
+	if s.r.has(rAutoPass) && !s.hasMove() {
+		dst = s.emitUnit(dst, EvPassed, seat, 0, 0, 0, die)
+		dst = s.afterAction(dst, seat, die, false)
 	}
-	if ns.r.has(rAutoPass) && !ns.hasMove() {
-		dst = ns.emitUnit(dst, EvPassed, seat, 0, 0, 0, die)
-		dst = ns.afterAction(dst, seat, die, false)
-	}
-	return ns, dst, nil
+	return s, dst, nil
 }
 
 // Move plays m for seat with the pending roll. m must be one of LegalMoves (for a stack any
@@ -55,8 +57,8 @@ func (s State) Move(seat int, m Move) (State, []Event, error) { return s.AppendM
 // AppendMove is Move appending the events to dst; with a dst of enough capacity it does not
 // allocate.
 func (s State) AppendMove(dst []Event, seat int, m Move) (State, []Event, error) {
-	if err := s.checkActor(seat); err != nil {
-		return s, dst, err
+	if !s.isActor(seat) {
+		return s, dst, s.actorError(seat)
 	}
 	if err := m.check(); err != nil {
 		return s, dst, err
@@ -64,15 +66,15 @@ func (s State) AppendMove(dst []Event, seat int, m Move) (State, []Event, error)
 	if s.phase != PhaseMove {
 		return s, dst, fmt.Errorf("%w: a roll is due", ErrWrongPhase)
 	}
-	ns := s
-	if out, ok := ns.move(dst, seat, m); ok {
-		return ns, out, nil
+	// s is the receiver's copy, and move leaves it alone when m is illegal: no second copy.
+	if out, ok := s.move(dst, seat, m); ok {
+		return s, out, nil
 	}
 	return s, dst, fmt.Errorf("%w: %s with %d", ErrIllegalMove, m, s.die)
 }
 
 // move plays m, which passed check, for seat, the seat to act in PhaseMove. It returns false
-// when m is not legal (s and the appended events must then be dropped).
+// when m is not legal, before it changes s or appends an event.
 func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 	die := int(s.die)
 	switch m.Kind {
@@ -147,15 +149,13 @@ func (s State) AppendResign(dst []Event, seat int) (State, []Event, error) {
 	return ns, dst, nil
 }
 
-// checkActor checks the seat of a roll or move against the game.
-func (s *State) checkActor(seat int) error {
-	if seat == int(s.turn) && s.phase != PhaseOver && s.seats&(1<<(seat&3)) != 0 {
-		return nil
-	}
-	return s.actorError(seat)
+// isActor reports whether seat may roll or move now. It is small enough to be inlined into
+// Roll and Move; actorError says why not.
+func (s *State) isActor(seat int) bool {
+	return seat == int(s.turn) && s.phase != PhaseOver && s.seats&(1<<(seat&3)) != 0
 }
 
-// actorError is the error of checkActor.
+// actorError is the error for a seat that isActor rejects.
 func (s *State) actorError(seat int) error {
 	switch {
 	case !s.seats.Has(seat):
@@ -537,9 +537,10 @@ func (s *State) captures(seat int, unit uint8, size, x int) (uint16, bool) {
 // applyPlan moves unit along pl, emitting the walk, jumps, flight, captures and finishing.
 func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *plan) []Event {
 	size := bits.OnesCount8(unit)
-	dst = s.emitUnit(dst, EvMoved, seat, unit, from, int(pl.q), die)
-	dst[len(dst)-1].Rest = pl.rest
-	dst = s.passOver(dst, seat, from+1, int(pl.passHi), int(pl.q))
+	dst = s.emitMoved(dst, seat, unit, from, die, pl)
+	if s.r.passOver() {
+		dst = s.passOver(dst, seat, from+1, int(pl.passHi), int(pl.q))
+	}
 	prev := int(pl.q)
 	for i := range pl.n {
 		x := int(pl.rest[i])
@@ -555,7 +556,9 @@ func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *
 			}
 		default:
 			dst = s.emitUnit(dst, EvJumped, seat, unit, prev, x, 0)
-			dst = s.passOver(dst, seat, prev+1, x-1, -1)
+			if s.r.passOver() {
+				dst = s.passOver(dst, seat, prev+1, x-1, -1)
+			}
 		}
 		if onLoop(x) {
 			if caps, _ := s.captures(seat, unit, size, x); caps != 0 {
@@ -571,10 +574,8 @@ func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *
 }
 
 // passOver captures on the loop squares lo..hi of seat's path except skip (CapturePassOver).
+// The callers check the option first: the check inlines, the loop does not.
 func (s *State) passOver(dst []Event, seat, lo, hi, skip int) []Event {
-	if !s.r.passOver() {
-		return dst
-	}
 	for sq := lo; sq <= min(hi, TurnIn); sq++ {
 		if sq == skip {
 			continue
