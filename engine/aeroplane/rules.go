@@ -216,54 +216,63 @@ func (s State) AppendLegalMoves(dst []Move) []Move {
 }
 
 // appendMoves appends the take-offs and advances for the pending roll.
+//
+// Go keeps no register across a call, so every value live across the calls of plan in the
+// loop is spilled and reloaded: the loop keeps few of them and tests the options on s.r where
+// it uses them.
 func (s *State) appendMoves(dst []Move) []Move {
 	seat, die := int(s.turn)&3, int(s.die)
-	r := s.r
-	split, canTake := r.has(rStackSplit), r.takeoff(die)
-	// With mandatory jumps an advance has no choice but stacking unless it may fly.
-	forced, optFlight := r.has(rJumpMandatory), r.has(rShortcutOptional)
-	// Without blocking stacks or captures that hit back, a die walk that stays on the board
-	// and ends off the p%4 == 2 squares (colours, flight) rests where it lands: no plan needed.
-	walks := !r.has(rStackBlocks) && r.stackCapture() == StackCaptureAll
-	pos, lead := &s.pos[seat], &s.lead[seat]
-	pw, lw := word(pos), word(lead) // the state does not change while generating
-	var pl plan
 	for i := range PlanesPerSeat {
-		p := int(pos[i])
+		p := int(s.pos[seat][i])
 		switch {
 		case p == Hangar:
-			if canTake {
+			if s.r.takeoff(die) {
 				dst = append(dst, Move{Kind: TakeOff, Plane: i})
 			}
 			continue
 		case p == Finish:
 			continue
 		}
-		isLead := int(lead[i]) == i
-		if !isLead && !split {
+		lead := s.lead[seat][i]
+		split := s.r.has(rStackSplit)
+		if int(lead) != i && !split {
 			continue // moves with its stack's lowest plane
 		}
-		unit := match(lw, lead[i])
-		if q := p + die; isLead && walks && q <= Finish && (q%4 != 2 || q > TurnIn) {
-			m := Move{Kind: Advance, Plane: i}
-			if own := match(pw, int8(q)) &^ unit; own == 0 || q == Finish {
-				dst = append(dst, m)
-			} else {
-				dst = r.appendStacking(dst, m, own)
-			}
-		} else if isLead && s.plan(&pl, seat, unit, p, die, false, false) {
-			if forced && (!pl.flightChoice || !optFlight) {
-				m := Move{Kind: Advance, Plane: i, Fly: pl.flew}
-				dst = r.appendStacking(dst, m, s.ownAfter(seat, unit, &pl))
-			} else {
-				dst = s.appendVariants(dst, seat, i, unit, p, die, false, &pl)
-			}
+		unit := match(word(&s.lead[seat]), lead)
+		if int(lead) == i {
+			dst = s.appendUnit(dst, seat, i, unit, p, die)
 		}
 		if split && unit&(unit-1) != 0 {
 			dst = s.appendAdvances(dst, seat, i, 1<<i, p, die, true)
 		}
 	}
 	return dst
+}
+
+// appendUnit appends the advances of the whole unit unit (named by its lowest plane, plane)
+// from p.
+func (s *State) appendUnit(dst []Move, seat, plane int, unit uint8, p, die int) []Move {
+	r := s.r
+	// Without blocking stacks or captures that hit back, a die walk that stays on the board
+	// and ends off the p%4 == 2 squares (colours, flight) rests where it lands: no plan needed.
+	if q := p + die; q <= Finish && (q%4 != 2 || q > TurnIn) && !r.has(rStackBlocks) &&
+		r.stackCapture() == StackCaptureAll {
+		m := Move{Kind: Advance, Plane: plane}
+		if own := s.ownAt(seat, q) &^ unit; own != 0 && q != Finish {
+			return r.appendStacking(dst, m, own)
+		}
+		return append(dst, m)
+	}
+	var pl plan
+	if !s.plan(&pl, seat, unit, p, die, false, false) {
+		return dst
+	}
+	// With mandatory jumps an advance has no choice but stacking unless it may fly.
+	if r.has(rJumpMandatory) && (!pl.flightChoice || !r.has(rShortcutOptional)) {
+		m := Move{Kind: Advance, Plane: plane, Fly: pl.flew}
+		return r.appendStacking(dst, m, s.ownAfter(seat, unit, &pl))
+	}
+	return s.appendVariants(dst, seat, plane, unit, p, die, false, &pl)
 }
 
 // appendAdvances appends every variant of moving unit (named by plane) from p: one per
