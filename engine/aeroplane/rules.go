@@ -19,31 +19,38 @@ func (s State) Roll(seat, die int) (State, []Event, error) { return s.AppendRoll
 // AppendRoll is Roll appending the events to dst; with a dst of enough capacity it does not
 // allocate.
 func (s State) AppendRoll(dst []Event, seat, die int) (State, []Event, error) {
+	dst, err := s.StepRoll(dst, seat, die) // s is the receiver's copy
+	return s, dst, err
+}
+
+// StepRoll is AppendRoll changing s in place instead of returning the next state; s is
+// unchanged when it returns an error. Loops that play many actions (self-play, search) use
+// it to save copying the State into and out of every call.
+func (s *State) StepRoll(dst []Event, seat, die int) ([]Event, error) {
 	if !s.isActor(seat) {
-		return s, dst, s.actorError(seat)
+		return dst, s.actorError(seat)
 	}
 	if die < 1 || die > 6 {
-		return s, dst, fmt.Errorf("%w: %d", ErrBadDie, die)
+		return dst, fmt.Errorf("%w: %d", ErrBadDie, die)
 	}
 	switch s.phase {
 	case PhaseRoll:
 	case PhaseStartRoll:
 		dst = s.emitUnit(dst, EvRolled, seat, 0, 0, 0, die)
-		return s, s.settleStart(dst), nil
+		return s.settleStart(dst), nil
 	default:
-		return s, dst, fmt.Errorf("%w: a move is due", ErrWrongPhase)
+		return dst, fmt.Errorf("%w: a move is due", ErrWrongPhase)
 	}
-	// s is the receiver's copy: the roll changes it in place.
 	dst = s.emitRolled(dst, seat, die)
 	if die == 6 && s.sixes >= 3 && s.r.thirdSix() != ThirdSixNone {
 		dst = s.emit(dst, Event{Kind: EvPenalty, Seat: seat, Planes: s.penaltyPlanes(seat)})
-		return s, s.passTurn(dst), nil
+		return s.passTurn(dst), nil
 	}
 	if s.r.has(rAutoPass) && !s.hasMove() {
 		dst = s.emitUnit(dst, EvPassed, seat, 0, 0, 0, die)
 		dst = s.afterAction(dst, seat, die, false)
 	}
-	return s, dst, nil
+	return dst, nil
 }
 
 // Move plays m for seat with the pending roll. m must be one of LegalMoves (for a stack any
@@ -57,20 +64,26 @@ func (s State) Move(seat int, m Move) (State, []Event, error) { return s.AppendM
 // AppendMove is Move appending the events to dst; with a dst of enough capacity it does not
 // allocate.
 func (s State) AppendMove(dst []Event, seat int, m Move) (State, []Event, error) {
+	dst, err := s.StepMove(dst, seat, m) // s is the receiver's copy
+	return s, dst, err
+}
+
+// StepMove is AppendMove changing s in place instead of returning the next state; s is
+// unchanged when it returns an error (see StepRoll).
+func (s *State) StepMove(dst []Event, seat int, m Move) ([]Event, error) {
 	if !s.isActor(seat) {
-		return s, dst, s.actorError(seat)
+		return dst, s.actorError(seat)
 	}
 	if err := m.check(); err != nil {
-		return s, dst, err
+		return dst, err
 	}
 	if s.phase != PhaseMove {
-		return s, dst, fmt.Errorf("%w: a roll is due", ErrWrongPhase)
+		return dst, fmt.Errorf("%w: a roll is due", ErrWrongPhase)
 	}
-	// s is the receiver's copy, and move leaves it alone when m is illegal: no second copy.
 	if out, ok := s.move(dst, seat, m); ok {
-		return s, out, nil
+		return out, nil
 	}
-	return s, dst, fmt.Errorf("%w: %s with %d", ErrIllegalMove, m, s.die)
+	return dst, fmt.Errorf("%w: %s with %d", ErrIllegalMove, m, s.die)
 }
 
 // move plays m, which passed check, for seat, the seat to act in PhaseMove. It returns false
@@ -203,7 +216,11 @@ func (m Move) checkSlow() error {
 func (s State) LegalMoves() []Move { return s.AppendLegalMoves(nil) }
 
 // AppendLegalMoves appends the legal moves to dst (see LegalMoves).
-func (s State) AppendLegalMoves(dst []Move) []Move {
+func (s State) AppendLegalMoves(dst []Move) []Move { return s.appendLegal(dst) }
+
+// appendLegal is AppendLegalMoves; kept apart so that AppendLegalMoves inlines and a call
+// through a *State does not copy the State.
+func (s *State) appendLegal(dst []Move) []Move {
 	if s.phase != PhaseMove {
 		return dst
 	}

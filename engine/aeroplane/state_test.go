@@ -51,3 +51,33 @@ func TestAccessors(t *testing.T) {
 		t.Error("odd values")
 	}
 }
+
+// StepRoll and StepMove change the state in place like Roll and Move return it, and leave it
+// alone when they reject the action.
+func TestStepInPlace(t *testing.T) {
+	s := mustParse(t, "0:h,30*1,30*1,56 1:h,h,h,h 2:5,h,h,h 3:56,56,56,56 turn=0 phase=move die=6 sixes=2 moved=1 rank=3 resigned=1 opts=default")
+	want, wantEvs, err := s.Move(0, Move{Kind: TakeOff, Plane: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s
+	evs, err := got.StepMove(nil, 0, Move{Kind: TakeOff, Plane: 0})
+	if err != nil || got != want || !slices.Equal(evs, wantEvs) {
+		t.Errorf("StepMove: %v, %s, %v; want %s, %v", err, got, evs, want, wantEvs)
+	}
+	before := got
+	if _, err := got.StepMove(nil, 0, Move{Kind: Pass}); err == nil || got != before {
+		t.Errorf("StepMove with a roll due: %v, %s", err, got)
+	}
+	if _, err := got.StepRoll(nil, 0, 7); err == nil || got != before {
+		t.Errorf("StepRoll of 7: %v, %s", err, got)
+	}
+	s0 := s
+	if _, err := s.StepMove(nil, 0, Move{Kind: Advance, Plane: 3}); err == nil || s != s0 {
+		t.Errorf("StepMove of a finished plane: %s", s)
+	}
+	want, wantEvs, _ = before.Roll(0, 3)
+	if evs, err := before.StepRoll(nil, 0, 3); err != nil || before != want || !slices.Equal(evs, wantEvs) {
+		t.Errorf("StepRoll: %v, %s, %v; want %s, %v", err, before, evs, want, wantEvs)
+	}
+}

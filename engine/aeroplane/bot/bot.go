@@ -28,7 +28,11 @@ type Random struct {
 func NewRandom(r *rand.Rand) *Random { return &Random{r: r, buf: make([]aeroplane.Move, 0, 64)} }
 
 // Choose returns a uniformly drawn legal move.
-func (b *Random) Choose(s aeroplane.State) aeroplane.Move {
+func (b *Random) Choose(s aeroplane.State) aeroplane.Move { return b.choose(&s) }
+
+// choose is Choose reading the state through a pointer: Driver calls it to save a copy of
+// the State per move.
+func (b *Random) choose(s *aeroplane.State) aeroplane.Move {
 	b.buf = s.AppendLegalMoves(b.buf[:0])
 	return b.buf[b.r.IntN(len(b.buf))]
 }
@@ -54,9 +58,16 @@ type Driver struct {
 // Play plays s to the end and returns the final state and the number of rolls and moves made.
 // It returns an error when the engine rejects an action (a bot bug) or, wrapping ErrTooLong,
 // when the game does not end within MaxSteps.
+//
+// Play changes its copy of s in place (StepRoll, StepMove) and asks Random bots directly,
+// so that no step copies the State unless OnStep wants the state before.
 func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 	if d.evs == nil {
 		d.evs = make([]aeroplane.Event, 0, 32)
+	}
+	var random [aeroplane.MaxSeats]*Random
+	for i, b := range d.Bots {
+		random[i], _ = b.(*Random)
 	}
 	for steps := 0; steps < MaxSteps; steps++ {
 		phase := s.Phase()
@@ -72,11 +83,15 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 		var m aeroplane.Move
 		die := 0
 		if phase == aeroplane.PhaseMove {
-			m = d.Bots[seat].Choose(s)
-			s, d.evs, err = s.AppendMove(d.evs[:0], seat, m)
+			if r := random[seat]; r != nil {
+				m = r.choose(&s)
+			} else {
+				m = d.Bots[seat].Choose(s)
+			}
+			d.evs, err = s.StepMove(d.evs[:0], seat, m)
 		} else {
 			die = 1 + d.Dice.IntN(6)
-			s, d.evs, err = s.AppendRoll(d.evs[:0], seat, die)
+			d.evs, err = s.StepRoll(d.evs[:0], seat, die)
 		}
 		if err != nil {
 			return s, steps, fmt.Errorf("bot: seat %d, %s, die %d move %s: %w", seat, s, die, m, err)
