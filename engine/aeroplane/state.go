@@ -109,6 +109,11 @@ func (s State) Phase() Phase { return s.phase }
 // Turn returns the seat that must act now (roll or move), or -1 when the game is over.
 func (s State) Turn() int { return int(s.turn) }
 
+// Due returns Phase and Turn together. Called through a pointer it reads them in place, where
+// the value methods would copy the State first: it is for loops that play in place (StepRoll,
+// StepMove).
+func (s *State) Due() (Phase, int) { return s.phase, int(s.turn) }
+
 // Die returns the roll awaiting a move, or 0 if none.
 func (s State) Die() int { return int(s.die) }
 

@@ -13,6 +13,9 @@ func TestAccessors(t *testing.T) {
 	if s.Phase() != PhaseMove || s.Phase().String() != "move" || s.Turn() != 0 || s.Die() != 6 || s.Sixes() != 2 || s.MovedBySixes() != 0b10 {
 		t.Errorf("turn: %v %d %d %d %b", s.Phase(), s.Turn(), s.Die(), s.Sixes(), s.MovedBySixes())
 	}
+	if ph, turn := s.Due(); ph != PhaseMove || turn != 0 {
+		t.Errorf("due: %v %d", ph, turn)
+	}
 	if s.Over() || !slices.Equal(s.Ranking(), []int{3}) {
 		t.Errorf("ranking %v", s.Ranking())
 	}

@@ -69,17 +69,16 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 	for i, b := range d.Bots {
 		random[i], _ = b.(*Random)
 	}
+	var before aeroplane.State
 	for steps := 0; steps < MaxSteps; steps++ {
-		phase := s.Phase()
+		phase, seat := s.Due()
 		if phase == aeroplane.PhaseOver {
 			return s, steps, nil
 		}
 		var err error
-		var before aeroplane.State
 		if d.OnStep != nil {
 			before = s // copied only when someone looks: a State is 64 bytes
 		}
-		seat := s.Turn()
 		var m aeroplane.Move
 		die := 0
 		if phase == aeroplane.PhaseMove {
