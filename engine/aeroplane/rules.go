@@ -116,7 +116,12 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 		unit = 1 << m.Plane
 	}
 	var pl plan
-	if !s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) || !s.r.choicesFit(m, &pl) {
+	if q, ok := s.r.walkOnly(from, die); ok {
+		pl.walk(q)
+	} else if !s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) {
+		return dst, false
+	}
+	if !s.r.choicesFit(m, &pl) {
 		return dst, false
 	}
 	final := pl.final()
@@ -270,10 +275,7 @@ func (s *State) appendMoves(dst []Move) []Move {
 // from p.
 func (s *State) appendUnit(dst []Move, seat, plane int, unit uint8, p, die int) []Move {
 	r := s.r
-	// Without blocking stacks or captures that hit back, a die walk that stays on the board
-	// and ends off the p%4 == 2 squares (colours, flight) rests where it lands: no plan needed.
-	if q := p + die; q <= Finish && (q%4 != 2 || q > TurnIn) && !r.has(rStackBlocks) &&
-		r.stackCapture() == StackCaptureAll {
+	if q, ok := r.walkOnly(p, die); ok {
 		m := Move{Kind: Advance, Plane: plane}
 		if own := s.ownAt(seat, q) &^ unit; own != 0 && q != Finish {
 			return r.appendStacking(dst, m, own)
@@ -437,6 +439,20 @@ type plan struct {
 	flew         bool    // the unit flew the shortcut
 	flightChoice bool    // the unit stood on p18 with the flight open
 	sawJump      bool    // the unit met an own-colour jump (taken or declined)
+}
+
+// walkOnly returns where a unit on p walks with roll die, and whether it rests there with
+// nothing to work out: without blocking stacks or captures that hit back, a walk that stays on
+// the board and ends off the p%4 == 2 squares (colours, flight) rests where it lands. Its plan
+// is then plan.walk, what plan would work out at greater cost.
+func (r rules) walkOnly(p, die int) (int, bool) {
+	q := p + die
+	return q, q <= Finish && (q%4 != 2 || q > TurnIn) && !r.has(rStackBlocks) && r.stackCapture() == StackCaptureAll
+}
+
+// walk sets p to the plan of a unit that walks to q and rests there (see walkOnly).
+func (p *plan) walk(q int) {
+	*p = plan{q: int8(q), passHi: int8(q - 1), rest: [3]int8{int8(q)}, n: 1, flyIdx: -1, alive: true}
 }
 
 func (p *plan) final() int {
