@@ -261,8 +261,14 @@ func (s *State) appendMoves(dst []Move) []Move {
 			continue // moves with its stack's lowest plane
 		}
 		unit := match(word(&s.lead[seat]), lead)
-		if int(lead) == i {
-			dst = s.appendUnit(dst, seat, i, unit, p, die)
+		if int(lead) == i { // the whole unit; plain walks inline, the rest planned
+			if q, ok := s.r.walkOnly(p, die); !ok {
+				dst = s.appendPlanned(dst, seat, i, unit, p, die)
+			} else if own := s.ownAt(seat, q) &^ unit; own != 0 && q != Finish {
+				dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, own)
+			} else {
+				dst = append(dst, Move{Kind: Advance, Plane: i})
+			}
 		}
 		if split && unit&(unit-1) != 0 {
 			dst = s.appendAdvances(dst, seat, i, 1<<i, p, die, true)
@@ -271,17 +277,10 @@ func (s *State) appendMoves(dst []Move) []Move {
 	return dst
 }
 
-// appendUnit appends the advances of the whole unit unit (named by its lowest plane, plane)
-// from p.
-func (s *State) appendUnit(dst []Move, seat, plane int, unit uint8, p, die int) []Move {
+// appendPlanned appends the advances of the whole unit unit (named by its lowest plane, plane)
+// from p when its walk is not walkOnly.
+func (s *State) appendPlanned(dst []Move, seat, plane int, unit uint8, p, die int) []Move {
 	r := s.r
-	if q, ok := r.walkOnly(p, die); ok {
-		m := Move{Kind: Advance, Plane: plane}
-		if own := s.ownAt(seat, q) &^ unit; own != 0 && q != Finish {
-			return r.appendStacking(dst, m, own)
-		}
-		return append(dst, m)
-	}
 	var pl plan
 	if !s.plan(&pl, seat, unit, p, die, false, false) {
 		return dst
