@@ -108,7 +108,8 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 	if from < Launch || from >= Finish {
 		return dst, false
 	}
-	unit := s.unitOf(seat, m.Plane)
+	l := &s.lead[seat]
+	unit := match(word(l), l[m.Plane]) // unitOf, which does not inline
 	if m.Split {
 		if !s.r.has(rStackSplit) || bits.OnesCount8(unit) < 2 {
 			return dst, false
@@ -116,16 +117,21 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 		unit = 1 << m.Plane
 	}
 	var pl plan
+	var own uint8 // ownAfter
 	if q, ok := s.r.walkOnly(from, die); ok {
 		pl.walk(q)
-	} else if !s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) {
+		if q != Finish {
+			own = s.ownAt(seat, q) &^ unit
+		}
+	} else if s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) {
+		own = s.ownAfter(seat, unit, &pl)
+	} else {
 		return dst, false
 	}
 	if !s.r.choicesFit(m, &pl) {
 		return dst, false
 	}
 	final := pl.final()
-	own := s.ownAfter(seat, unit, &pl)
 	if !s.r.stackOK(own, m.Stack) {
 		return dst, false
 	}
@@ -602,7 +608,13 @@ func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *
 			}
 		}
 		if onLoop(x) {
-			if caps, _ := s.captures(seat, unit, size, x); caps != 0 {
+			var caps uint16
+			if s.r.stackCapture() == StackCaptureAll { // captures without its call
+				caps, _ = s.victimsAt(seat, x)
+			} else {
+				caps, _ = s.captures(seat, unit, size, x)
+			}
+			if caps != 0 {
 				dst = s.emitCapture(dst, seat, caps, x, false)
 			}
 		}
