@@ -6,6 +6,10 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
 
+// endedLen is how many finished matches the hub keeps, most recent first
+// out: history readers ask for them again and again, and they never change.
+const endedLen = 1024
+
 // recentLen is how many of a watched match's latest events the hub keeps,
 // so that watchers who are caught up are served from memory.
 const recentLen = 256
@@ -26,11 +30,15 @@ type hub struct {
 	// fetch serialises a watched match's store reads, so that watchers
 	// woken together read the store once and share the result.
 	fetch map[string]*sync.Mutex
+	// ended keeps the latest finished matches; endedOrder is its FIFO.
+	ended      map[string]*match
+	endedOrder []string
 }
 
 func newHub() *hub {
 	return &hub{matches: make(map[string]*match), subs: make(map[string]map[chan struct{}]struct{}),
-		known: make(map[string]int64), recent: make(map[string][]*hangarv1.Event), fetch: make(map[string]*sync.Mutex)}
+		known: make(map[string]int64), recent: make(map[string][]*hangarv1.Event), fetch: make(map[string]*sync.Mutex),
+		ended: make(map[string]*match)}
 }
 
 // wake wakes the watchers of match id; the caller holds h.mu.
@@ -91,7 +99,10 @@ func (h *hub) watched() map[string]int64 {
 func (h *hub) get(id string) *match {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.matches[id]
+	if m := h.matches[id]; m != nil {
+		return m
+	}
+	return h.ended[id]
 }
 
 // put caches m, unless a newer version is cached already, keeps evs (the
@@ -103,6 +114,7 @@ func (h *hub) put(m *match, evs ...*hangarv1.Event) {
 	if old := h.matches[m.id]; old == nil || old.version < m.version {
 		if ended(m.status) {
 			delete(h.matches, m.id)
+			h.keepEnded(m)
 		} else {
 			h.matches[m.id] = m
 		}
@@ -110,6 +122,19 @@ func (h *hub) put(m *match, evs ...*hangarv1.Event) {
 	h.keep(m.id, evs)
 	h.learn(m.id, m.version)
 	h.wake(m.id)
+}
+
+// keepEnded remembers a finished match, forgetting the oldest beyond
+// endedLen; the caller holds h.mu.
+func (h *hub) keepEnded(m *match) {
+	if _, ok := h.ended[m.id]; !ok {
+		h.endedOrder = append(h.endedOrder, m.id)
+		if len(h.endedOrder) > endedLen {
+			delete(h.ended, h.endedOrder[0])
+			h.endedOrder = h.endedOrder[1:]
+		}
+	}
+	h.ended[m.id] = m
 }
 
 // last is the seq of the latest event kept for id, or 0; the caller holds

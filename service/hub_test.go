@@ -1,0 +1,90 @@
+package service
+
+import (
+	"testing"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
+)
+
+func evs(from, to int64) []*hangarv1.Event {
+	var out []*hangarv1.Event
+	for s := from; s <= to; s++ {
+		out = append(out, &hangarv1.Event{Seq: s})
+	}
+	return out
+}
+
+func seqs(evs []*hangarv1.Event) []int64 {
+	var out []int64
+	for _, e := range evs {
+		out = append(out, e.GetSeq())
+	}
+	return out
+}
+
+func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
+	h := newHub()
+	m := &match{id: "m", status: store.StatusActive, version: 3}
+	// Unwatched matches keep no events.
+	h.put(m, evs(1, 3)...)
+	if _, ok := h.since("m", 0); ok {
+		t.Fatal("events kept for an unwatched match")
+	}
+	wake, unsubscribe := h.subscribe("m")
+	defer unsubscribe()
+	// The first read goes to the store; what it read is kept.
+	if _, ok := h.since("m", 0); ok {
+		t.Fatal("served from an empty ring")
+	}
+	h.fill("m", evs(1, 3))
+	if got, ok := h.since("m", 1); !ok || len(got) != 2 || got[0].GetSeq() != 2 {
+		t.Fatalf("since(1) = %v, %v", seqs(got), ok)
+	}
+	// A local commit extends the ring and wakes the watcher.
+	h.put(&match{id: "m", status: store.StatusActive, version: 5}, evs(4, 5)...)
+	select {
+	case <-wake:
+	default:
+		t.Fatal("put did not wake the watcher")
+	}
+	if got, ok := h.since("m", 3); !ok || len(got) != 2 || got[1].GetSeq() != 5 {
+		t.Fatalf("since(3) = %v, %v", seqs(got), ok)
+	}
+	if got, ok := h.since("m", 5); !ok || len(got) != 0 {
+		t.Fatalf("caught up: since(5) = %v, %v", seqs(got), ok)
+	}
+	// Another node's change: memory is behind, so read the store; the
+	// stale cached state is dropped.
+	h.remote("m", 7)
+	if _, ok := h.since("m", 5); ok {
+		t.Fatal("served from memory while a newer version is known")
+	}
+	if h.get("m") != nil {
+		t.Fatal("stale cached state kept after a newer version was heard of")
+	}
+	h.fill("m", evs(6, 7))
+	if got, ok := h.since("m", 5); !ok || len(got) != 2 {
+		t.Fatalf("after the fill since(5) = %v, %v", seqs(got), ok)
+	}
+	// A gap in the feed: nothing is served from memory until the store is read.
+	h.gap()
+	if _, ok := h.since("m", 7); ok {
+		t.Fatal("served from memory after a gap")
+	}
+	// Events older than the ring come from the store.
+	h.fill("m", evs(8, 8+recentLen))
+	if _, ok := h.since("m", 1); ok {
+		t.Fatal("served events the ring no longer holds")
+	}
+}
+
+func TestHubKeepsFinishedMatches(t *testing.T) {
+	h := newHub()
+	for i := range endedLen + 1 {
+		h.put(&match{id: string(rune('a' + i%26)) + string(rune(i)), status: store.StatusFinished, version: 1})
+	}
+	if len(h.ended) != endedLen {
+		t.Fatalf("%d finished matches kept, want %d", len(h.ended), endedLen)
+	}
+}
