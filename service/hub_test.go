@@ -82,7 +82,7 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 func TestHubKeepsFinishedMatches(t *testing.T) {
 	h := newHub()
 	for i := range endedLen + 1 {
-		h.put(&match{id: string(rune('a' + i%26)) + string(rune(i)), status: store.StatusFinished, version: 1})
+		h.put(&match{id: string(rune('a'+i%26)) + string(rune(i)), status: store.StatusFinished, version: 1})
 	}
 	if len(h.ended) != endedLen {
 		t.Fatalf("%d finished matches kept, want %d", len(h.ended), endedLen)
