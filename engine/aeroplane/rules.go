@@ -370,26 +370,18 @@ func (r rules) appendStacking(dst []Move, m Move, own uint8) []Move {
 
 // hasMove reports whether the pending roll has a take-off or an advance.
 func (s *State) hasMove() bool {
-	seat, die := int(s.turn), int(s.die)
-	// Without blocking rules every unit on the board can use every roll.
-	simple := s.r.overshoot() != OvershootBlock && !s.r.has(rStackBlocks)
-	canTake := s.r.takeoff(die)
-	slow := false
-	for _, p := range s.pos[seat] {
-		switch {
-		case p == Hangar:
-			if canTake {
-				return true
-			}
-		case p == Finish:
-		case simple:
-			return true
-		default:
-			slow = true
-		}
+	seat, die := int(s.turn)&3, int(s.die)
+	w := word(&s.pos[seat]) // the four planes at once
+	hangar := match(w, Hangar)
+	if hangar != 0 && s.r.takeoff(die) {
+		return true
 	}
-	if !slow {
-		return false
+	if hangar|match(w, Finish) == 0xF {
+		return false // no plane on the board
+	}
+	// Without blocking rules every unit on the board can use every roll.
+	if s.r.overshoot() != OvershootBlock && !s.r.has(rStackBlocks) {
+		return true
 	}
 	var buf [maxMoves]Move
 	return len(s.appendMoves(buf[:0])) > 0
