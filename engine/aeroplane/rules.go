@@ -443,8 +443,8 @@ type plan struct {
 // the board and ends off the p%4 == 2 squares (colours, flight) rests where it lands. Its plan
 // is then plan.walk, what plan would work out at greater cost.
 func (r rules) walkOnly(p, die int) (int, bool) {
-	q := p + die
-	return q, q <= Finish && (q%4 != 2 || q > TurnIn) && !r.has(rStackBlocks) && r.stackCapture() == StackCaptureAll
+	q := p + die // p >= Launch: q&3 is q%4 without the sign fix-up
+	return q, q <= Finish && (q&3 != 2 || q > TurnIn) && !r.has(rStackBlocks) && r.stackCapture() == StackCaptureAll
 }
 
 // walk sets p to the plan of a unit that walks to q and rests there (see walkOnly).
