@@ -72,7 +72,7 @@ func (c *chaos) step() {
 	before := c.versions(c.clients[0])
 	var err error
 	command := true
-	switch c.r.IntN(12) {
+	switch c.r.IntN(16) {
 	case 0:
 		var r *hangarv1.CreateMatchResponse
 		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game(c.r.IntN(3)),
@@ -119,6 +119,23 @@ func (c *chaos) step() {
 		command = false
 		_, err = cl.matches.ListMatches(ctx, &hangarv1.ListMatchesRequest{Filter: hangarv1.MatchFilter(c.r.IntN(4)),
 			Game: hangarv1.Game(c.r.IntN(3)), PageSize: int32(c.num()), PageToken: c.str()})
+	case 12:
+		command = false
+		_, err = hangarv1.NewHistoryServiceClient(cl.conn).ListPlayerMatches(ctx, &hangarv1.ListPlayerMatchesRequest{
+			PlayerId: []string{"", cl.id, c.str()}[c.r.IntN(3)], Game: hangarv1.Game(c.r.IntN(3)),
+			Status: hangarv1.MatchStatus(c.r.IntN(6)), Result: hangarv1.MatchResult(c.r.IntN(6)), OpponentId: c.str(),
+			PageSize: int32(c.num()), PageToken: c.str()})
+	case 13:
+		command = false
+		_, err = hangarv1.NewHistoryServiceClient(cl.conn).ExportMatch(ctx, &hangarv1.ExportMatchRequest{MatchId: match})
+	case 14:
+		command = false
+		_, err = hangarv1.NewHistoryServiceClient(cl.conn).ListLeaderboard(ctx, &hangarv1.ListLeaderboardRequest{
+			Game: hangarv1.Game(c.r.IntN(3)), PageSize: int32(c.num()), PageToken: c.str()})
+	case 15:
+		command = false
+		_, err = hangarv1.NewHistoryServiceClient(cl.conn).GetPlayerStats(ctx, &hangarv1.GetPlayerStatsRequest{
+			PlayerId: []string{"", cl.id, c.str()}[c.r.IntN(3)], Game: hangarv1.Game(c.r.IntN(3))})
 	}
 	switch status.Code(err) {
 	case codes.Internal, codes.Unknown, codes.Unimplemented, codes.DataLoss:
