@@ -299,11 +299,11 @@ func (s *Service) ListMatches(ctx context.Context, req *hangarv1.ListMatchesRequ
 		q.Game = gameName(req.GetGame())
 	}
 	if t := req.GetPageToken(); t != "" {
-		c, err := decodeCursor(t)
+		pos, id, err := decodeToken(t, tokenCreated)
 		if err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
-		q.After = &c
+		q.After = &store.Cursor{Created: timeOfToken(pos), ID: id}
 	}
 	rows, err := s.store.Matches(ctx, q)
 	if err != nil {
@@ -313,7 +313,7 @@ func (s *Service) ListMatches(ctx context.Context, req *hangarv1.ListMatchesRequ
 	if len(rows) > size {
 		rows = rows[:size]
 		last := rows[size-1]
-		resp.NextPageToken = encodeCursor(store.Cursor{Created: last.Created, ID: last.ID})
+		resp.NextPageToken = encodeToken(tokenCreated, uint64(last.Created.UnixNano()), last.ID)
 	}
 	for _, r := range rows {
 		pm := &hangarv1.Match{}
@@ -333,19 +333,6 @@ func pageSize(n, def, max int32) (int, error) {
 		return 0, fmt.Errorf("%w: page_size must be 1 to %d", errInvalid, max)
 	}
 	return int(n), nil
-}
-
-func encodeCursor(c store.Cursor) string {
-	b := binary.BigEndian.AppendUint64(nil, uint64(c.Created.UnixNano()))
-	return base64.RawURLEncoding.EncodeToString(append(b, c.ID...))
-}
-
-func decodeCursor(t string) (store.Cursor, error) {
-	b, err := base64.RawURLEncoding.DecodeString(t)
-	if err != nil || len(b) < 9 || len(b) > 8+64 || !printable(string(b[8:])) {
-		return store.Cursor{}, fmt.Errorf("%w: bad page_token", errInvalid)
-	}
-	return store.Cursor{Created: time.Unix(0, int64(binary.BigEndian.Uint64(b))).UTC(), ID: string(b[8:])}, nil
 }
 
 // ListMatchEvents implements hangarv1.MatchServiceServer.

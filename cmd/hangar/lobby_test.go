@@ -100,3 +100,44 @@ func TestLeavingAGameForfeits(t *testing.T) {
 		}
 	})
 }
+
+func TestListMatchesPages(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		n := node(t, cfg)
+		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+		var created []string
+		for range 5 {
+			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			created = append([]string{cr.GetMatch().GetMatchId()}, created...) // newest first
+		}
+		var got []string
+		tok := ""
+		for page := 0; ; page++ {
+			r, err := bob.matches.ListMatches(bob.ctx(), &hangarv1.ListMatchesRequest{Filter: hangarv1.MatchFilter_MATCH_FILTER_OPEN,
+				PageSize: 2, PageToken: tok})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.GetMatches()) > 2 || page > 3 {
+				t.Fatalf("page %d has %d matches", page, len(r.GetMatches()))
+			}
+			for _, m := range r.GetMatches() {
+				got = append(got, m.GetMatchId())
+			}
+			if tok = r.GetNextPageToken(); tok == "" {
+				break
+			}
+		}
+		if len(got) != 5 {
+			t.Fatalf("paged through %v, want %v", got, created)
+		}
+		for i := range got {
+			if got[i] != created[i] {
+				t.Fatalf("paged through %v, want %v (newest first)", got, created)
+			}
+		}
+	})
+}

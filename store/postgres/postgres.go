@@ -129,42 +129,37 @@ func DropDatabase(ctx context.Context, serverURL, name string) error {
 	return err
 }
 
+// appendSQL and createSQL advance (or create) the match row in a CTE named
+// done; the events and the command record are inserted only if it did.
 const appendSQL = `
-WITH upd AS (
+WITH done AS (
 	UPDATE matches SET version = $3, status = $4, player_ids = $5, free_seats = $6,
 		bot_turn = $7, summary = $8, started_at = $9, ended_at = $10, deadline = $17
 	WHERE id = $1 AND version = $2
 	  AND NOT EXISTS (SELECT 1 FROM match_commands
 	                  WHERE match_id = $1 AND author_id = $11 AND request_id = $12)
 	RETURNING id
-), ev AS (
-	INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
-	SELECT $1, $2 + e.ord, e.t, e.p, $11, $13
-	FROM unnest($14::text[], $15::bytea[]) WITH ORDINALITY AS e(t, p, ord)
-	WHERE EXISTS (SELECT 1 FROM upd)
-), cmd AS (
-	INSERT INTO match_commands (match_id, author_id, request_id, fingerprint, first_seq, last_seq)
-	SELECT $1, $11, $12, $16, $2 + 1, $3 FROM upd
-)
-SELECT count(*) FROM upd`
+)` + appendTail
 
 const createSQL = `
-WITH ins AS (
+WITH done AS (
 	INSERT INTO matches (id, game, status, version, creator_id, player_ids, free_seats,
 		bot_turn, options, summary, created_at, started_at, ended_at, deadline)
 	VALUES ($1, $18, $4, $3, $19, $5, $6, $7, $20, $8, $13, $9, $10, $17)
 	ON CONFLICT (id) DO NOTHING
 	RETURNING id
-), ev AS (
+)` + appendTail
+
+const appendTail = `, ev AS (
 	INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
 	SELECT $1, $2 + e.ord, e.t, e.p, $11, $13
 	FROM unnest($14::text[], $15::bytea[]) WITH ORDINALITY AS e(t, p, ord)
-	WHERE EXISTS (SELECT 1 FROM ins)
+	WHERE EXISTS (SELECT 1 FROM done)
 ), cmd AS (
 	INSERT INTO match_commands (match_id, author_id, request_id, fingerprint, first_seq, last_seq)
-	SELECT $1, $11, $12, $16, $2 + 1, $3 FROM ins
+	SELECT $1, $11, $12, $16, $2 + 1, $3 FROM done
 )
-SELECT count(*) FROM ins`
+SELECT count(*) FROM done`
 
 // Append implements store.Log.
 func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error) {
