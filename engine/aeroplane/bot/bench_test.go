@@ -9,11 +9,12 @@ import (
 
 // BenchmarkGame4Random plays whole 4-player games between Random bots (default options) on
 // one goroutine: games/s, and rolls plus moves ("steps") per game. allocs/op is per game.
+// The dice and the bots share one seeded PCG, drawn through Bits.
 func BenchmarkGame4Random(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 1))
-	d := Driver{Dice: r}
+	r := NewBits(rand.NewPCG(1, 1))
+	d := Driver{DiceBits: r}
 	for i := range d.Bots {
-		d.Bots[i] = NewRandom(r)
+		d.Bots[i] = NewRandomBits(r)
 	}
 	s0, err := aeroplane.New(4, aeroplane.DefaultOptions())
 	if err != nil {

@@ -20,12 +20,17 @@ type Bot interface {
 
 // Random chooses uniformly among the legal moves.
 type Random struct {
-	r   *rand.Rand
-	buf []aeroplane.Move
+	r    *rand.Rand
+	bits *Bits // instead of r when not nil
+	buf  []aeroplane.Move
 }
 
 // NewRandom returns a Random bot drawing from r.
 func NewRandom(r *rand.Rand) *Random { return &Random{r: r, buf: make([]aeroplane.Move, 0, 64)} }
+
+// NewRandomBits returns a Random bot drawing from b, which is cheaper than a *rand.Rand (see
+// Bits).
+func NewRandomBits(b *Bits) *Random { return &Random{bits: b, buf: make([]aeroplane.Move, 0, 64)} }
 
 // Choose returns a uniformly drawn legal move.
 func (b *Random) Choose(s aeroplane.State) aeroplane.Move { return b.choose(&s) }
@@ -34,6 +39,9 @@ func (b *Random) Choose(s aeroplane.State) aeroplane.Move { return b.choose(&s) 
 // the State per move.
 func (b *Random) choose(s *aeroplane.State) aeroplane.Move {
 	b.buf = s.AppendLegalMoves(b.buf[:0])
+	if b.bits != nil {
+		return b.buf[b.bits.IntN(len(b.buf))]
+	}
 	return b.buf[b.r.IntN(len(b.buf))]
 }
 
@@ -49,6 +57,8 @@ const MaxSteps = 1 << 20
 type Driver struct {
 	Bots [aeroplane.MaxSeats]Bot // one per seat in play
 	Dice *rand.Rand
+	// DiceBits, if set, rolls the dice instead of Dice, more cheaply (see Bits).
+	DiceBits *Bits
 	// OnStep, if set, sees every action: the state before, the roll (0 for a move), the move,
 	// and the events it caused (valid only during the call).
 	OnStep func(before aeroplane.State, die int, m aeroplane.Move, evs []aeroplane.Event)
@@ -89,7 +99,11 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 			}
 			d.evs, err = s.StepMove(d.evs[:0], seat, m)
 		} else {
-			die = 1 + d.Dice.IntN(6)
+			if d.DiceBits != nil {
+				die = 1 + d.DiceBits.IntN(6)
+			} else {
+				die = 1 + d.Dice.IntN(6)
+			}
 			d.evs, err = s.StepRoll(d.evs[:0], seat, die)
 		}
 		if err != nil {

@@ -1,0 +1,56 @@
+package bot
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hangarhq/hangar/engine/aeroplane"
+)
+
+// Bits.IntN stays in range, hits every value about equally often, and repeats with the seed.
+func TestBitsIntN(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 6, 7, 8, 13, 64} {
+		b := NewBits(rand.NewPCG(3, 4))
+		const draws = 60000
+		count := make([]int, n)
+		for range draws {
+			v := b.IntN(n)
+			if v < 0 || v >= n {
+				t.Fatalf("IntN(%d) = %d", n, v)
+			}
+			count[v]++
+		}
+		want := float64(draws) / float64(n)
+		for v, c := range count {
+			if d := float64(c) - want; d*d > 25*want { // beyond 5 standard deviations
+				t.Errorf("IntN(%d): %d drawn %d times, want about %.0f", n, v, c, want)
+			}
+		}
+	}
+	a, b := NewBits(rand.NewPCG(9, 9)), NewBits(rand.NewPCG(9, 9))
+	for i := range 1000 {
+		if x, y := a.IntN(6), b.IntN(6); x != y {
+			t.Fatalf("draw %d: %d and %d from the same seed", i, x, y)
+		}
+	}
+}
+
+// A Driver on Bits plays a game to the end with Random bots.
+func TestDriverBits(t *testing.T) {
+	r := NewBits(rand.NewPCG(5, 6))
+	d := Driver{DiceBits: r}
+	for i := range d.Bots {
+		d.Bots[i] = NewRandomBits(r)
+	}
+	s0, err := aeroplane.New(4, aeroplane.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, _, err := d.Play(s0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !end.Over() {
+		t.Fatalf("game not over: %s", end)
+	}
+}
