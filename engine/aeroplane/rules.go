@@ -123,6 +123,9 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 		if q != Finish {
 			own = s.ownAt(seat, q) &^ unit
 		}
+	} else if f, ok := s.r.jumpOnly(q); ok {
+		pl.jump(q)
+		own = s.ownAt(seat, f) &^ unit
 	} else if s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) {
 		own = s.ownAfter(seat, unit, &pl)
 	} else {
@@ -269,7 +272,11 @@ func (s *State) appendMoves(dst []Move) []Move {
 		unit := match(word(&s.lead[seat]), lead)
 		if int(lead) == i { // the whole unit; plain walks inline, the rest planned
 			if q, ok := s.r.walkOnly(p, die); !ok {
-				dst = s.appendPlanned(dst, seat, i, unit, p, die)
+				if f, ok := s.r.jumpOnly(q); ok {
+					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, s.ownAt(seat, f)&^unit)
+				} else {
+					dst = s.appendPlanned(dst, seat, i, unit, p, die)
+				}
 			} else if own := s.ownAt(seat, q) &^ unit; own != 0 && q != Finish {
 				dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, own)
 			} else {
@@ -450,6 +457,24 @@ func (r rules) walkOnly(p, die int) (int, bool) {
 // walk sets p to the plan of a unit that walks to q and rests there (see walkOnly).
 func (p *plan) walk(q int) {
 	*p = plan{q: int8(q), passHi: int8(q - 1), rest: [3]int8{int8(q)}, n: 1, flyIdx: -1, alive: true}
+}
+
+// jumpOnly is walkOnly's companion for the most frequent course that walkOnly leaves to plan:
+// given the landing q = p+die of a walk that walkOnly refused, it returns where the unit
+// rests, and whether that course is a plain own-colour jump. It is when q is an own-colour
+// square before the turn-in other than the flight's ends, the jump does not land on the
+// flight's start (p14 -> p18 may fly on), the jump is mandatory (so declining it is no
+// choice) and, as for walkOnly, no stack blocks and no capture hits back. Its plan is then
+// plan.jump.
+func (r rules) jumpOnly(q int) (int, bool) {
+	return q + JumpLen, q < TurnIn && q&3 == 2 && q != ShortcutFrom && q != ShortcutTo && q+JumpLen != ShortcutFrom &&
+		r&(rJumpMandatory|rStackBlocks) == rJumpMandatory && r.stackCapture() == StackCaptureAll
+}
+
+// jump sets p to the plan of a unit that walks to q and jumps on (see jumpOnly).
+func (p *plan) jump(q int) {
+	*p = plan{q: int8(q), passHi: int8(q - 1), rest: [3]int8{int8(q), int8(q + JumpLen)}, n: 2, flyIdx: -1, alive: true,
+		sawJump: true}
 }
 
 func (p *plan) final() int {
