@@ -126,6 +126,9 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 	} else if f, ok := s.r.jumpOnly(q); ok {
 		pl.jump(q)
 		own = s.ownAt(seat, f) &^ unit
+	} else if f, ok := s.r.bounceOnly(q); ok {
+		pl.bounce(q)
+		own = s.ownAt(seat, f) &^ unit
 	} else if s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) {
 		own = s.ownAfter(seat, unit, &pl)
 	} else {
@@ -273,6 +276,8 @@ func (s *State) appendMoves(dst []Move) []Move {
 		if int(lead) == i { // the whole unit; plain walks inline, the rest planned
 			if q, ok := s.r.walkOnly(p, die); !ok {
 				if f, ok := s.r.jumpOnly(q); ok {
+					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, s.ownAt(seat, f)&^unit)
+				} else if f, ok := s.r.bounceOnly(q); ok {
 					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, s.ownAt(seat, f)&^unit)
 				} else {
 					dst = s.appendPlanned(dst, seat, i, unit, p, die)
@@ -469,6 +474,21 @@ func (p *plan) walk(q int) {
 func (r rules) jumpOnly(q int) (int, bool) {
 	return q + JumpLen, q < TurnIn && q&3 == 2 && q != ShortcutFrom && q != ShortcutTo && q+JumpLen != ShortcutFrom &&
 		r&(rJumpMandatory|rStackBlocks) == rJumpMandatory && r.stackCapture() == StackCaptureAll
+}
+
+// bounceOnly is the other companion of walkOnly: given the landing q = p+die of a walk that
+// walkOnly refused, it returns where the unit rests, and whether the walk simply bounces back
+// from the centre (OvershootBounce, no blocking stacks). Only a unit in the home column can
+// overshoot, so it rests in the home column, where nothing else happens. Its plan is then
+// plan.bounce.
+func (r rules) bounceOnly(q int) (int, bool) {
+	return 2*Finish - q, q > Finish && r.overshoot() == OvershootBounce && !r.has(rStackBlocks)
+}
+
+// bounce sets p to the plan of a unit whose walk to q bounces back (see bounceOnly).
+func (p *plan) bounce(q int) {
+	*p = plan{q: int8(2*Finish - q), passHi: int8(q - 1), rest: [3]int8{int8(2*Finish - q)}, n: 1, flyIdx: -1,
+		alive: true}
 }
 
 // jump sets p to the plan of a unit that walks to q and jumps on (see jumpOnly).
