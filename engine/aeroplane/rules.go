@@ -452,11 +452,13 @@ type plan struct {
 
 // walkOnly returns where a unit on p walks with roll die, and whether it rests there with
 // nothing to work out: without blocking stacks or captures that hit back, a walk that stays on
-// the board and ends off the p%4 == 2 squares (colours, flight) rests where it lands. Its plan
+// the board and ends off the p%4 == 2 squares (colours, flight) rests where it lands, and so
+// does one that ends on the turn-in square (own colour) when JumpFromTurnIn is off. Its plan
 // is then plan.walk, what plan would work out at greater cost.
 func (r rules) walkOnly(p, die int) (int, bool) {
 	q := p + die // p >= Launch: q&3 is q%4 without the sign fix-up
-	return q, q <= Finish && (q&3 != 2 || q > TurnIn) && !r.has(rStackBlocks) && r.stackCapture() == StackCaptureAll
+	return q, q <= Finish && (q&3 != 2 || q > TurnIn || q == TurnIn && !r.has(rJumpFromTurnIn)) &&
+		!r.has(rStackBlocks) && r.stackCapture() == StackCaptureAll
 }
 
 // walk sets p to the plan of a unit that walks to q and rests there (see walkOnly).
