@@ -13,7 +13,7 @@ import (
 type Bits struct {
 	src *rand.PCG
 	w   uint64 // unused random bits, consumed from the low end
-	n   int    // how many bits of w are unused
+	n   uint   // how many bits of w are unused
 }
 
 // NewBits returns a Bits drawing from src.
@@ -28,16 +28,23 @@ func (b *Bits) IntN(n int) int {
 	if n <= 0 {
 		panic("bot: invalid argument to Bits.IntN")
 	}
-	k := bits.Len(uint(n - 1))
+	k := uint(bits.Len(uint(n - 1)))
 	for {
 		if b.n < k {
-			b.w, b.n = b.src.Uint64(), 64
+			b.refill()
 		}
-		v := int(b.w & (1<<k - 1))
+		v := b.w & (1<<k - 1)
 		b.w >>= k
 		b.n -= k
-		if v < n {
-			return v
+		if v < uint64(n) {
+			return int(v)
 		}
 	}
 }
+
+// refill replaces the unused bits by a fresh output of the source. It stays out of line: a
+// refill serves many draws, and inlined into IntN the PCG's constants would be loaded on
+// every draw.
+//
+//go:noinline
+func (b *Bits) refill() { b.w, b.n = b.src.Uint64(), 64 }
