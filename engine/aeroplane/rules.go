@@ -46,9 +46,15 @@ func (s *State) StepRoll(dst []Event, seat, die int) ([]Event, error) {
 		dst = s.emit(dst, Event{Kind: EvPenalty, Seat: seat, Planes: s.penaltyPlanes(seat)})
 		return s.passTurn(dst), nil
 	}
-	if s.r.has(rAutoPass) && !s.hasMove() {
-		dst = s.emitUnit(dst, EvPassed, seat, 0, 0, 0, die)
-		dst = s.afterAction(dst, seat, die, false)
+	if s.r.has(rAutoPass) {
+		// Without blocking rules a plane on the board can use any roll: that settles most
+		// rolls here, where hasMove is a call (this is its test, too costly to inline).
+		w := word(&s.pos[seat&3])
+		anyBoard := match(w, Hangar)|match(w, Finish) != 0xF && s.r&rStackBlocks == 0 && s.r.overshoot() != OvershootBlock
+		if !anyBoard && !s.hasMove() {
+			dst = s.emitUnit(dst, EvPassed, seat, 0, 0, 0, die)
+			dst = s.afterAction(dst, seat, die, false)
+		}
 	}
 	return dst, nil
 }
