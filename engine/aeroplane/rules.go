@@ -135,6 +135,9 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 	} else if f, ok := s.r.bounceOnly(q); ok {
 		pl.bounce(q)
 		own = s.ownAt(seat, f) &^ unit
+	} else if _, _, ok := s.r.flightOnly(q); ok {
+		pl.flight(s.r, m.Fly)
+		own = s.ownAt(seat, pl.final()) &^ unit
 	} else if s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) {
 		own = s.ownAfter(seat, unit, &pl)
 	} else {
@@ -285,6 +288,9 @@ func (s *State) appendMoves(dst []Move) []Move {
 					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, s.ownAt(seat, f)&^unit)
 				} else if f, ok := s.r.bounceOnly(q); ok {
 					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, s.ownAt(seat, f)&^unit)
+				} else if f, g, ok := s.r.flightOnly(q); ok {
+					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, s.ownAt(seat, f)&^unit)
+					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i, Fly: true}, s.ownAt(seat, g)&^unit)
 				} else {
 					dst = s.appendPlanned(dst, seat, i, unit, p, die)
 				}
@@ -491,6 +497,44 @@ func (r rules) jumpOnly(q int) (int, bool) {
 // plan.bounce.
 func (r rules) bounceOnly(q int) (int, bool) {
 	return 2*Finish - q, q > Finish && r.overshoot() == OvershootBounce && !r.has(rStackBlocks)
+}
+
+// flightOnly is the third companion of walkOnly: given the landing q = p+die of a walk that
+// walkOnly refused, it reports whether the unit lands on the start of its flight with nothing
+// to work out but the choice to fly: the flight is optional and never blocked, jumps are
+// mandatory, and as for walkOnly no stack blocks and no capture hits back. It returns where
+// the unit rests without flying (p18, or p22 with DeclinedShortcutJumps) and flying (p30, or
+// p34 with ShortcutThenJump). Its plans are then plan.flight.
+func (r rules) flightOnly(q int) (int, int, bool) {
+	const want = rJumpMandatory | rShortcutOptional
+	noFly, fly := ShortcutFrom, ShortcutTo
+	if r.has(rDeclinedShortcutJumps) {
+		noFly += JumpLen
+	}
+	if r.has(rShortcutThenJump) {
+		fly += JumpLen
+	}
+	return noFly, fly, q == ShortcutFrom && r&(want|rCrossingBlockedByStack|rStackBlocks) == want &&
+		r.stackCapture() == StackCaptureAll
+}
+
+// flight sets p to the plan of a unit that lands on the start of its flight and flies or not
+// (see flightOnly).
+func (p *plan) flight(r rules, fly bool) {
+	*p = plan{q: ShortcutFrom, passHi: ShortcutFrom - 1, rest: [3]int8{ShortcutFrom}, n: 1, flyIdx: -1, alive: true,
+		flightChoice: true}
+	switch {
+	case fly:
+		p.flew, p.flyIdx = true, 1
+		p.rest[1], p.n = ShortcutTo, 2
+		if r.has(rShortcutThenJump) {
+			p.sawJump = true
+			p.rest[2], p.n = ShortcutTo+JumpLen, 3
+		}
+	case r.has(rDeclinedShortcutJumps):
+		p.sawJump = true
+		p.rest[1], p.n = ShortcutFrom+JumpLen, 2
+	}
 }
 
 // bounce sets p to the plan of a unit whose walk to q bounces back (see bounceOnly).
