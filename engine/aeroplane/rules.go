@@ -136,7 +136,7 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 		pl.bounce(q)
 		own = s.ownAt(seat, f) &^ unit
 	} else if _, _, ok := s.r.flightOnly(q); ok {
-		pl.flight(s.r, m.Fly)
+		pl.flight(s.r, q, m.Fly)
 		own = s.ownAt(seat, pl.final()) &^ unit
 	} else if s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) {
 		own = s.ownAfter(seat, unit, &pl)
@@ -500,13 +500,19 @@ func (r rules) bounceOnly(q int) (int, bool) {
 }
 
 // flightOnly is the third companion of walkOnly: given the landing q = p+die of a walk that
-// walkOnly refused, it reports whether the unit lands on the start of its flight with nothing
-// to work out but the choice to fly: the flight is optional and never blocked, jumps are
-// mandatory, and as for walkOnly no stack blocks and no capture hits back. It returns where
-// the unit rests without flying (p18, or p22 with DeclinedShortcutJumps) and flying (p30, or
-// p34 with ShortcutThenJump). Its plans are then plan.flight.
+// walkOnly refused, it reports whether the unit reaches the start of its flight with nothing
+// to work out but the choice to fly: by landing on it (q = p18), or with JumpThenShortcut by
+// the jump from q = p14. The flight must be optional and never blocked, jumps mandatory and,
+// as for walkOnly, no stack blocks and no capture hits back. It returns where the unit rests
+// without flying and flying. From p18 those are p18 (p22 with DeclinedShortcutJumps) and p30
+// (p34 with ShortcutThenJump); after the jump from p14 they are p18 and p30. Its plans are
+// then plan.flight.
 func (r rules) flightOnly(q int) (int, int, bool) {
 	const want = rJumpMandatory | rShortcutOptional
+	ok := r&(want|rCrossingBlockedByStack|rStackBlocks) == want && r.stackCapture() == StackCaptureAll
+	if q == ShortcutFrom-JumpLen {
+		return ShortcutFrom, ShortcutTo, ok && r.has(rJumpThenShortcut)
+	}
 	noFly, fly := ShortcutFrom, ShortcutTo
 	if r.has(rDeclinedShortcutJumps) {
 		noFly += JumpLen
@@ -514,15 +520,23 @@ func (r rules) flightOnly(q int) (int, int, bool) {
 	if r.has(rShortcutThenJump) {
 		fly += JumpLen
 	}
-	return noFly, fly, q == ShortcutFrom && r&(want|rCrossingBlockedByStack|rStackBlocks) == want &&
-		r.stackCapture() == StackCaptureAll
+	return noFly, fly, ok && q == ShortcutFrom
 }
 
-// flight sets p to the plan of a unit that lands on the start of its flight and flies or not
-// (see flightOnly).
-func (p *plan) flight(r rules, fly bool) {
-	*p = plan{q: ShortcutFrom, passHi: ShortcutFrom - 1, rest: [3]int8{ShortcutFrom}, n: 1, flyIdx: -1, alive: true,
+// flight sets p to the plan of a unit that walks to q, reaches the start of its flight there
+// or by a jump, and flies or not (see flightOnly).
+func (p *plan) flight(r rules, q int, fly bool) {
+	*p = plan{q: int8(q), passHi: int8(q - 1), rest: [3]int8{int8(q)}, n: 1, flyIdx: -1, alive: true,
 		flightChoice: true}
+	if q != ShortcutFrom { // the jump from p14
+		p.sawJump = true
+		p.rest[1], p.n = ShortcutFrom, 2
+		if fly {
+			p.flew, p.flyIdx = true, 2
+			p.rest[2], p.n = ShortcutTo, 3
+		}
+		return
+	}
 	switch {
 	case fly:
 		p.flew, p.flyIdx = true, 1
