@@ -481,12 +481,13 @@ func (p *plan) walk(q int) {
 // jumpOnly is walkOnly's companion for the most frequent course that walkOnly leaves to plan:
 // given the landing q = p+die of a walk that walkOnly refused, it returns where the unit
 // rests, and whether that course is a plain own-colour jump. It is when q is an own-colour
-// square before the turn-in other than the flight's ends, the jump does not land on the
-// flight's start (p14 -> p18 may fly on), the jump is mandatory (so declining it is no
-// choice) and, as for walkOnly, no stack blocks and no capture hits back. Its plan is then
-// plan.jump.
+// square before the turn-in other than the flight's start (and than its end, p30, unless
+// JumpAfterShortcutEnd jumps on from there), the jump does not land on the flight's start
+// (p14 -> p18 may fly on), the jump is mandatory (so declining it is no choice) and, as for
+// walkOnly, no stack blocks and no capture hits back. Its plan is then plan.jump.
 func (r rules) jumpOnly(q int) (int, bool) {
-	return q + JumpLen, q < TurnIn && q&3 == 2 && q != ShortcutFrom && q != ShortcutTo && q+JumpLen != ShortcutFrom &&
+	return q + JumpLen, q < TurnIn && q&3 == 2 && q != ShortcutFrom && q+JumpLen != ShortcutFrom &&
+		(q != ShortcutTo || r.has(rJumpAfterShortcutEnd)) &&
 		r&(rJumpMandatory|rStackBlocks) == rJumpMandatory && r.stackCapture() == StackCaptureAll
 }
 
