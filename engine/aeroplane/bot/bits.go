@@ -42,6 +42,22 @@ func (b *Bits) IntN(n int) int {
 	}
 }
 
+// die returns 1 + IntN(6), drawing the same bits, with the bit count known in advance: the
+// Driver's rolls.
+func (b *Bits) die() int {
+	for {
+		if b.n < 3 {
+			b.refill()
+		}
+		v := b.w & 7
+		b.w >>= 3
+		b.n -= 3
+		if v < 6 {
+			return int(v) + 1
+		}
+	}
+}
+
 // refill replaces the unused bits by a fresh output of the source. It stays out of line: a
 // refill serves many draws, and inlined into IntN the PCG's constants would be loaded on
 // every draw.

@@ -54,3 +54,13 @@ func TestDriverBits(t *testing.T) {
 		t.Fatalf("game not over: %s", end)
 	}
 }
+
+// die draws exactly what 1 + IntN(6) draws.
+func TestBitsDie(t *testing.T) {
+	a, b := NewBits(rand.NewPCG(2, 3)), NewBits(rand.NewPCG(2, 3))
+	for i := range 10000 {
+		if x, y := a.die(), 1+b.IntN(6); x != y {
+			t.Fatalf("draw %d: die %d, 1+IntN(6) %d", i, x, y)
+		}
+	}
+}

@@ -100,7 +100,7 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 			d.evs, err = s.StepMove(d.evs[:0], seat, m)
 		} else {
 			if d.DiceBits != nil {
-				die = 1 + d.DiceBits.IntN(6)
+				die = d.DiceBits.die()
 			} else {
 				die = 1 + d.Dice.IntN(6)
 			}
