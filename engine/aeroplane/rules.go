@@ -282,7 +282,7 @@ func (s *State) appendMoves(dst []Move) []Move {
 			continue // moves with its stack's lowest plane
 		}
 		unit := match(word(&s.lead[seat]), lead)
-		if int(lead) == i { // the whole unit; plain walks inline, the rest planned
+		if int(lead) == i { // the whole unit; walkOnly and its companions inline, the rest planned
 			if q, ok := s.r.walkOnly(p, die); !ok {
 				if f, ok := s.r.jumpOnly(q); ok {
 					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, s.ownAt(seat, f)&^unit)
