@@ -714,7 +714,7 @@ func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *
 		if onLoop(x) {
 			var caps uint16
 			if s.r.stackCapture() == StackCaptureAll { // captures without its call
-				caps, _ = s.victimsAt(seat, x)
+				caps = s.victims(seat, x)
 			} else {
 				caps, _ = s.captures(seat, unit, size, x)
 			}

@@ -233,6 +233,12 @@ func (s *State) progress(seat int) int {
 // victimsAt returns the opposing planes (bit 4*seat+plane) on the loop square of seat's path
 // index p (1..50), and how many there are.
 func (s *State) victimsAt(seat, p int) (uint16, int) {
+	m := s.victims(seat, p)
+	return m, bits.OnesCount16(m)
+}
+
+// victims is victimsAt without the count, for callers that need only the planes.
+func (s *State) victims(seat, p int) uint16 {
 	q := &s.pos
 	t := &victimWords[seat&3][p&63]
 	// all sixteen planes as two words of eight bytes, seats 0-1 and 2-3
@@ -240,8 +246,7 @@ func (s *State) victimsAt(seat, p int) (uint16, int) {
 		uint64(uint8(q[1][0]))<<32 | uint64(uint8(q[1][1]))<<40 | uint64(uint8(q[1][2]))<<48 | uint64(uint8(q[1][3]))<<56
 	hi := uint64(uint8(q[2][0])) | uint64(uint8(q[2][1]))<<8 | uint64(uint8(q[2][2]))<<16 | uint64(uint8(q[2][3]))<<24 |
 		uint64(uint8(q[3][0]))<<32 | uint64(uint8(q[3][1]))<<40 | uint64(uint8(q[3][2]))<<48 | uint64(uint8(q[3][3]))<<56
-	m := (uint16(zeroBytes(lo^t[0])) | uint16(zeroBytes(hi^t[1]))<<8) & seatPlanes[s.seats&0xF]
-	return m, bits.OnesCount16(m)
+	return (uint16(zeroBytes(lo^t[0])) | uint16(zeroBytes(hi^t[1]))<<8) & seatPlanes[s.seats&0xF]
 }
 
 // zeroBytes returns the bytes of x that are zero (bit k = byte k); see match.
