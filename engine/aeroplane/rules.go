@@ -687,7 +687,6 @@ func (s *State) captures(seat int, unit uint8, size, x int) (uint16, bool) {
 
 // applyPlan moves unit along pl, emitting the walk, jumps, flight, captures and finishing.
 func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *plan) []Event {
-	size := bits.OnesCount8(unit)
 	dst = s.emitMoved(dst, seat, unit, from, die, pl)
 	if s.r.passOver() {
 		dst = s.passOver(dst, seat, from+1, int(pl.passHi), int(pl.q))
@@ -716,7 +715,7 @@ func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *
 			if s.r.stackCapture() == StackCaptureAll { // captures without its call
 				caps = s.victims(seat, x)
 			} else {
-				caps, _ = s.captures(seat, unit, size, x)
+				caps, _ = s.captures(seat, unit, bits.OnesCount8(unit), x)
 			}
 			if caps != 0 {
 				dst = s.emitCapture(dst, seat, caps, x, false)
