@@ -6,15 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"time"
-
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/store"
 )
 
-func timestampOf(t time.Time) *timestamppb.Timestamp { return timestamppb.New(t) }
+// botRand returns a bot's tie-breaking source, seeded from the operating
+// system's cryptographic source so that no client can predict a bot.
+func botRand() *rand.Rand {
+	var seed [32]byte
+	_, _ = crand.Read(seed[:])
+	return rand.New(rand.NewChaCha8(seed))
+}
 
 // kickBots makes sure a goroutine plays the bot turns of match id. At most
 // one runs per match on this node; a kick while it runs makes it look again.
@@ -35,9 +38,7 @@ func (s *Service) kickBots(id string) {
 
 func (s *Service) runBots(id string) {
 	defer s.bots.Done()
-	var seed [32]byte
-	_, _ = crand.Read(seed[:])
-	rng := rand.New(rand.NewChaCha8(seed))
+	rng := botRand()
 	for {
 		for s.ctx.Err() == nil {
 			played, err := s.botStep(s.ctx, id, rng)

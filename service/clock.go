@@ -2,10 +2,8 @@ package service
 
 import (
 	"context"
-	crand "crypto/rand"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -79,9 +77,7 @@ func (s *Service) timeout(ctx context.Context, m *match) error {
 	if i < 0 {
 		return fmt.Errorf("match %s: no seat %d", m.id, seatNo)
 	}
-	var seed [32]byte
-	_, _ = crand.Read(seed[:])
-	rng := rand.New(rand.NewChaCha8(seed))
+	rng := botRand()
 	req := &hangarv1.RollRequest{MatchId: m.id, ExpectedVersion: m.version, RequestId: fmt.Sprintf("clock:%d", m.version)}
 	cmd := store.Command{RequestID: req.RequestId, Fingerprint: fingerprint(req)}
 	_, err := s.commit(ctx, m, cmd, func(m *match) ([]*hangarv1.Event, error) {

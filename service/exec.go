@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/store"
@@ -162,7 +163,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 		s.hub.forget(m.id)
 		return s.replay(ctx, m, r)
 	}
-	ts := timestampOf(now)
+	ts := timestamppb.New(now)
 	for i, ev := range evs {
 		ev.MatchId, ev.Seq, ev.Time, ev.AuthorId = m.id, m.version+int64(i)+1, ts, cmd.Author
 	}
