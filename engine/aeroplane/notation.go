@@ -184,6 +184,7 @@ func ParseState(str string) (State, error) {
 				return State{}, err
 			}
 			s.r = pack(o)
+			useCourses(s.r)
 		}
 		if !ok {
 			return bad("field " + k + "=" + v)

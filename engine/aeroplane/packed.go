@@ -1,7 +1,8 @@
 package aeroplane
 
 // rules is a validated Options packed into one word, so that a State stays a small value that
-// is cheap to copy: seventeen flags, nine two-bit enumerations, the seats and the first seat.
+// is cheap to copy: seventeen flags, nine two-bit enumerations, the seats and the first seat,
+// and, worked out from them, which course table the rule set uses.
 type rules uint64
 
 const (
@@ -37,6 +38,7 @@ const (
 	shEndRule
 	shSeats     // 38
 	shFirstSeat = shSeats + 4
+	shCourses   = 48 // the key of the course table plus one, 0 for none (see courses)
 )
 
 func bit(b bool, f rules) rules {
@@ -61,7 +63,7 @@ func pack(o Options) rules {
 		rules(o.CaptureMode)<<shCaptureMode | rules(o.StackOptional)<<shStackOptional |
 		rules(o.StackCapture)<<shStackCapture | rules(o.EndRule)<<shEndRule
 	r |= rules(o.Seats)<<shSeats | rules(o.FirstSeat&3)<<shFirstSeat
-	return r
+	return r | r.courseKey()<<shCourses
 }
 
 // unpack returns the Options that pack packed.

@@ -95,6 +95,12 @@ func (s *State) StepMove(dst []Event, seat int, m Move) ([]Event, error) {
 // move plays m, which passed check, for seat, the seat to act in PhaseMove. It returns false
 // when m is not legal, before it changes s or appends an event.
 func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
+	return s.moveWith(dst, seat, m, s.courses())
+}
+
+// moveWith is move taking the course table of the rule set, or nil to work out the course
+// with plan.
+func (s *State) moveWith(dst []Event, seat int, m Move, t *courseTable) ([]Event, bool) {
 	die := int(s.die)
 	switch m.Kind {
 	case Pass:
@@ -124,26 +130,16 @@ func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
 	}
 	var pl plan
 	var own uint8 // ownAfter
-	if q, ok := s.r.walkOnly(from, die); ok {
-		pl.walk(q)
-		if q != Finish {
-			own = s.ownAt(seat, q) &^ unit
+	if t != nil {
+		c := t[(from+die)&63].find(m.Fly, m.NoJump)
+		if c == nil {
+			return dst, false
 		}
-	} else if f, ok := s.r.jumpOnly(q); ok {
-		pl.jump(q)
-		own = s.ownAt(seat, f) &^ unit
-	} else if f, ok := s.r.bounceOnly(q); ok {
-		pl.bounce(q)
-		own = s.ownAt(seat, f) &^ unit
-	} else if _, _, ok := s.r.flightOnly(q); ok {
-		pl.flight(s.r, q, m.Fly)
-		own = s.ownAt(seat, pl.final()) &^ unit
-	} else if s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) {
+		pl = c.pl
+		own = s.ownAt(seat, int(c.at)) &^ unit
+	} else if s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) && s.r.choicesFit(m, &pl) {
 		own = s.ownAfter(seat, unit, &pl)
 	} else {
-		return dst, false
-	}
-	if !s.r.choicesFit(m, &pl) {
 		return dst, false
 	}
 	final := pl.final()
@@ -258,12 +254,13 @@ func (s *State) appendLegal(dst []Move) []Move {
 	return dst
 }
 
-// appendMoves appends the take-offs and advances for the pending roll.
-//
-// Go keeps no register across a call, so every value live across the calls of plan in the
-// loop is spilled and reloaded: the loop keeps few of them and tests the options on s.r where
-// it uses them.
+// appendMoves appends the take-offs and advances for the pending roll: from the course table
+// of the rule set when it has one (see courses), else worked out by appendGeneral.
 func (s *State) appendMoves(dst []Move) []Move {
+	t := s.courses()
+	if t == nil {
+		return s.appendGeneral(dst)
+	}
 	seat, die := int(s.turn)&3, int(s.die)
 	for i := range PlanesPerSeat {
 		p := int(s.pos[seat][i])
@@ -282,45 +279,60 @@ func (s *State) appendMoves(dst []Move) []Move {
 			continue // moves with its stack's lowest plane
 		}
 		unit := match(word(&s.lead[seat]), lead)
-		if int(lead) == i { // the whole unit; walkOnly and its companions inline, the rest planned
-			if q, ok := s.r.walkOnly(p, die); !ok {
-				if f, ok := s.r.jumpOnly(q); ok {
-					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, s.ownAt(seat, f)&^unit)
-				} else if f, ok := s.r.bounceOnly(q); ok {
-					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, s.ownAt(seat, f)&^unit)
-				} else if f, g, ok := s.r.flightOnly(q); ok {
-					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, s.ownAt(seat, f)&^unit)
-					dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i, Fly: true}, s.ownAt(seat, g)&^unit)
-				} else {
-					dst = s.appendPlanned(dst, seat, i, unit, p, die)
-				}
-			} else if own := s.ownAt(seat, q) &^ unit; own != 0 && q != Finish {
-				dst = s.r.appendStacking(dst, Move{Kind: Advance, Plane: i}, own)
-			} else {
-				dst = append(dst, Move{Kind: Advance, Plane: i})
+		cs := &t[(p+die)&63]
+		if int(lead) == i {
+			for v := range cs.n {
+				c := &cs.c[v&3]
+				m := c.m
+				m.Plane = i
+				dst = s.r.appendStacking(dst, m, s.ownAt(seat, int(c.at))&^unit)
 			}
+		}
+		if split && unit&(unit-1) != 0 {
+			for v := range cs.n {
+				c := &cs.c[v&3]
+				m := c.m
+				m.Plane, m.Split = i, true
+				dst = s.r.appendStacking(dst, m, s.ownAt(seat, int(c.at))&^(1<<i))
+			}
+		}
+	}
+	return dst
+}
+
+// appendGeneral is appendMoves working out every advance with plan: for the rule sets without
+// a course table, and to build the tables.
+//
+// Go keeps no register across a call, so every value live across the calls of plan in the
+// loop is spilled and reloaded: the loop keeps few of them and tests the options on s.r where
+// it uses them.
+func (s *State) appendGeneral(dst []Move) []Move {
+	seat, die := int(s.turn)&3, int(s.die)
+	for i := range PlanesPerSeat {
+		p := int(s.pos[seat][i])
+		switch {
+		case p == Hangar:
+			if s.r.takeoff(die) {
+				dst = append(dst, Move{Kind: TakeOff, Plane: i})
+			}
+			continue
+		case p == Finish:
+			continue
+		}
+		lead := s.lead[seat][i]
+		split := s.r.has(rStackSplit)
+		if int(lead) != i && !split {
+			continue // moves with its stack's lowest plane
+		}
+		unit := match(word(&s.lead[seat]), lead)
+		if int(lead) == i {
+			dst = s.appendAdvances(dst, seat, i, unit, p, die, false)
 		}
 		if split && unit&(unit-1) != 0 {
 			dst = s.appendAdvances(dst, seat, i, 1<<i, p, die, true)
 		}
 	}
 	return dst
-}
-
-// appendPlanned appends the advances of the whole unit unit (named by its lowest plane, plane)
-// from p when its walk is not walkOnly.
-func (s *State) appendPlanned(dst []Move, seat, plane int, unit uint8, p, die int) []Move {
-	r := s.r
-	var pl plan
-	if !s.plan(&pl, seat, unit, p, die, false, false) {
-		return dst
-	}
-	// With mandatory jumps an advance has no choice but stacking unless it may fly.
-	if r.has(rJumpMandatory) && (!pl.flightChoice || !r.has(rShortcutOptional)) {
-		m := Move{Kind: Advance, Plane: plane, Fly: pl.flew}
-		return r.appendStacking(dst, m, s.ownAfter(seat, unit, &pl))
-	}
-	return s.appendVariants(dst, seat, plane, unit, p, die, false, &pl)
 }
 
 // appendAdvances appends every variant of moving unit (named by plane) from p: one per
@@ -460,108 +472,6 @@ type plan struct {
 	flew         bool    // the unit flew the shortcut
 	flightChoice bool    // the unit stood on p18 with the flight open
 	sawJump      bool    // the unit met an own-colour jump (taken or declined)
-}
-
-// walkOnly returns where a unit on p walks with roll die, and whether it rests there with
-// nothing to work out: without blocking stacks or captures that hit back, a walk that stays on
-// the board and ends off the p%4 == 2 squares (colours, flight) rests where it lands, and so
-// does one that ends on the turn-in square (own colour) when JumpFromTurnIn is off. Its plan
-// is then plan.walk, what plan would work out at greater cost.
-func (r rules) walkOnly(p, die int) (int, bool) {
-	q := p + die // p >= Launch: q&3 is q%4 without the sign fix-up
-	return q, q <= Finish && (q&3 != 2 || q > TurnIn || q == TurnIn && !r.has(rJumpFromTurnIn)) &&
-		!r.has(rStackBlocks) && r.stackCapture() == StackCaptureAll
-}
-
-// walk sets p to the plan of a unit that walks to q and rests there (see walkOnly).
-func (p *plan) walk(q int) {
-	*p = plan{q: int8(q), passHi: int8(q - 1), rest: [3]int8{int8(q)}, n: 1, flyIdx: -1, alive: true}
-}
-
-// jumpOnly is walkOnly's companion for the most frequent course that walkOnly leaves to plan:
-// given the landing q = p+die of a walk that walkOnly refused, it returns where the unit
-// rests, and whether that course is a plain own-colour jump. It is when q is an own-colour
-// square before the turn-in other than the flight's start (and than its end, p30, unless
-// JumpAfterShortcutEnd jumps on from there), the jump does not land on the flight's start
-// (p14 -> p18 may fly on), the jump is mandatory (so declining it is no choice) and, as for
-// walkOnly, no stack blocks and no capture hits back. Its plan is then plan.jump.
-func (r rules) jumpOnly(q int) (int, bool) {
-	return q + JumpLen, q < TurnIn && q&3 == 2 && q != ShortcutFrom && q+JumpLen != ShortcutFrom &&
-		(q != ShortcutTo || r.has(rJumpAfterShortcutEnd)) &&
-		r&(rJumpMandatory|rStackBlocks) == rJumpMandatory && r.stackCapture() == StackCaptureAll
-}
-
-// bounceOnly is the other companion of walkOnly: given the landing q = p+die of a walk that
-// walkOnly refused, it returns where the unit rests, and whether the walk simply bounces back
-// from the centre (OvershootBounce, no blocking stacks). Only a unit in the home column can
-// overshoot, so it rests in the home column, where nothing else happens. Its plan is then
-// plan.bounce.
-func (r rules) bounceOnly(q int) (int, bool) {
-	return 2*Finish - q, q > Finish && r.overshoot() == OvershootBounce && !r.has(rStackBlocks)
-}
-
-// flightOnly is the third companion of walkOnly: given the landing q = p+die of a walk that
-// walkOnly refused, it reports whether the unit reaches the start of its flight with nothing
-// to work out but the choice to fly: by landing on it (q = p18), or with JumpThenShortcut by
-// the jump from q = p14. The flight must be optional and never blocked, jumps mandatory and,
-// as for walkOnly, no stack blocks and no capture hits back. It returns where the unit rests
-// without flying and flying. From p18 those are p18 (p22 with DeclinedShortcutJumps) and p30
-// (p34 with ShortcutThenJump); after the jump from p14 they are p18 and p30. Its plans are
-// then plan.flight.
-func (r rules) flightOnly(q int) (int, int, bool) {
-	const want = rJumpMandatory | rShortcutOptional
-	ok := r&(want|rCrossingBlockedByStack|rStackBlocks) == want && r.stackCapture() == StackCaptureAll
-	if q == ShortcutFrom-JumpLen {
-		return ShortcutFrom, ShortcutTo, ok && r.has(rJumpThenShortcut)
-	}
-	noFly, fly := ShortcutFrom, ShortcutTo
-	if r.has(rDeclinedShortcutJumps) {
-		noFly += JumpLen
-	}
-	if r.has(rShortcutThenJump) {
-		fly += JumpLen
-	}
-	return noFly, fly, ok && q == ShortcutFrom
-}
-
-// flight sets p to the plan of a unit that walks to q, reaches the start of its flight there
-// or by a jump, and flies or not (see flightOnly).
-func (p *plan) flight(r rules, q int, fly bool) {
-	*p = plan{q: int8(q), passHi: int8(q - 1), rest: [3]int8{int8(q)}, n: 1, flyIdx: -1, alive: true,
-		flightChoice: true}
-	if q != ShortcutFrom { // the jump from p14
-		p.sawJump = true
-		p.rest[1], p.n = ShortcutFrom, 2
-		if fly {
-			p.flew, p.flyIdx = true, 2
-			p.rest[2], p.n = ShortcutTo, 3
-		}
-		return
-	}
-	switch {
-	case fly:
-		p.flew, p.flyIdx = true, 1
-		p.rest[1], p.n = ShortcutTo, 2
-		if r.has(rShortcutThenJump) {
-			p.sawJump = true
-			p.rest[2], p.n = ShortcutTo+JumpLen, 3
-		}
-	case r.has(rDeclinedShortcutJumps):
-		p.sawJump = true
-		p.rest[1], p.n = ShortcutFrom+JumpLen, 2
-	}
-}
-
-// bounce sets p to the plan of a unit whose walk to q bounces back (see bounceOnly).
-func (p *plan) bounce(q int) {
-	*p = plan{q: int8(2*Finish - q), passHi: int8(q - 1), rest: [3]int8{int8(2*Finish - q)}, n: 1, flyIdx: -1,
-		alive: true}
-}
-
-// jump sets p to the plan of a unit that walks to q and jumps on (see jumpOnly).
-func (p *plan) jump(q int) {
-	*p = plan{q: int8(q), passHi: int8(q - 1), rest: [3]int8{int8(q), int8(q + JumpLen)}, n: 2, flyIdx: -1, alive: true,
-		sawJump: true}
 }
 
 func (p *plan) final() int {

@@ -58,6 +58,7 @@ func New(players int, o Options) (State, error) {
 	}
 	var s State
 	s.r = pack(o)
+	useCourses(s.r)
 	s.seats = o.Seats
 	if s.seats == 0 {
 		s.seats = DefaultSeats(players)

@@ -35,14 +35,19 @@ func NewRandomBits(b *Bits) *Random { return &Random{bits: b, buf: make([]aeropl
 // Choose returns a uniformly drawn legal move.
 func (b *Random) Choose(s aeroplane.State) aeroplane.Move { return b.choose(&s) }
 
-// choose is Choose reading the state through a pointer: Driver calls it to save a copy of
-// the State per move.
+// choose is Choose reading the state through a pointer, which saves a copy of the State.
 func (b *Random) choose(s *aeroplane.State) aeroplane.Move {
 	b.buf = s.AppendLegalMoves(b.buf[:0])
+	return b.buf[b.ChooseIndex(s, b.buf)]
+}
+
+// ChooseIndex returns a uniformly drawn index into moves: Random is an aeroplane.Chooser, and
+// Driver plays it through StepChoose.
+func (b *Random) ChooseIndex(_ *aeroplane.State, moves []aeroplane.Move) int {
 	if b.bits != nil {
-		return b.buf[b.bits.IntN(len(b.buf))]
+		return b.bits.IntN(len(moves))
 	}
-	return b.buf[b.r.IntN(len(b.buf))]
+	return b.r.IntN(len(moves))
 }
 
 // ErrTooLong: a game did not end within the driver's step limit.
@@ -63,6 +68,7 @@ type Driver struct {
 	// and the events it caused (valid only during the call).
 	OnStep func(before aeroplane.State, die int, m aeroplane.Move, evs []aeroplane.Event)
 	evs    []aeroplane.Event
+	moves  []aeroplane.Move // StepChoose's scratch
 }
 
 // Play plays s to the end and returns the final state and the number of rolls and moves made.
@@ -74,6 +80,7 @@ type Driver struct {
 func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 	if d.evs == nil {
 		d.evs = make([]aeroplane.Event, 0, 32)
+		d.moves = make([]aeroplane.Move, 0, 64)
 	}
 	var random [aeroplane.MaxSeats]*Random
 	for i, b := range d.Bots {
@@ -93,11 +100,15 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 		die := 0
 		if phase == aeroplane.PhaseMove {
 			if r := random[seat]; r != nil {
-				m = r.choose(&s)
+				var k int
+				d.evs, d.moves, k, err = s.StepChoose(d.evs[:0], seat, d.moves, r)
+				if k >= 0 && k < len(d.moves) {
+					m = d.moves[k]
+				}
 			} else {
 				m = d.Bots[seat].Choose(s)
+				d.evs, err = s.StepMove(d.evs[:0], seat, m)
 			}
-			d.evs, err = s.StepMove(d.evs[:0], seat, m)
 		} else {
 			if d.DiceBits != nil {
 				die = d.DiceBits.die()
