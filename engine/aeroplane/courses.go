@@ -37,8 +37,15 @@ func (cs *courseSet) find(fly, nojump bool) *course {
 	return nil
 }
 
-// courseTable holds the course sets by landing square q = from+die (1..61).
-type courseTable [64]courseSet
+// courseTable holds the course sets of advances by landing square q = from+die (1..61), then
+// the take-offs by rule (TakeoffRolls) and roll at takeoffRow+8*rule+die, and an empty row
+// for the planes that do not move. The rows without a course have at = noPlane.
+type courseTable [128]courseSet
+
+const (
+	takeoffRow = 64
+	idleRow    = 127
+)
 
 // courseRules are the options that shape courses, JumpMandatory to JumpAfterShortcutEnd: one
 // run of bits of rules, which with the overshoot rule makes the key of a table.
@@ -86,6 +93,17 @@ func useCourses(r rules) {
 		return
 	}
 	t := new(courseTable)
+	for i := range t {
+		t[i].c[0].at = noPlane
+	}
+	for tr := range TakeoffFiveOrSix + 1 {
+		for die := 1; die <= 6; die++ {
+			if (r&^(3<<shTakeoffRolls) | rules(tr)<<shTakeoffRolls).takeoff(die) {
+				cs := &t[takeoffRow+8*int(tr)+die]
+				cs.n, cs.c[0].m = 1, Move{Kind: TakeOff}
+			}
+		}
+	}
 	for q := 1; q <= Finish-1+6; q++ {
 		die := min(q, 6)
 		from := q - die

@@ -6,14 +6,15 @@ import (
 )
 
 // Bits draws small uniform integers from a seeded PCG more cheaply than a *rand.Rand: it
-// keeps the unused bits of each 64-bit output and spends only as many as a draw needs, so one
-// call of the source serves a dozen or more dice. IntN is exactly uniform (rejection
+// keeps the unused bits of each output of the source and spends only as many as a draw needs,
+// so one call of the source serves a dozen or more dice. IntN is exactly uniform (rejection
 // sampling, no modulo bias) and, like the source, deterministic from the seed; it draws other
 // numbers than rand.Rand.IntN on the same seed. A Bits is not safe for concurrent use.
 type Bits struct {
 	src *rand.PCG
-	w   uint64 // unused random bits, consumed from the low end
-	n   uint   // how many bits of w are unused
+	// w holds the unused random bits below a marker bit: w>>k != 0 tells that k bits are
+	// left, and a draw takes them from the low end. 0 before the first refill.
+	w uint64
 }
 
 // NewBits returns a Bits drawing from src.
@@ -25,42 +26,59 @@ func NewBits(src *rand.PCG) *Bits { return &Bits{src: src} }
 // each try succeeds with probability above 1/2, and the accepted numbers are uniform. When
 // fewer than k bits are left it drops them and refills from the source.
 func (b *Bits) IntN(n int) int {
+	if v, ok := b.try(n); ok {
+		return v
+	}
+	return b.intN(n)
+}
+
+// try is the first try of IntN without a refill: it reports false, having drawn nothing,
+// when the try is rejected or fewer bits are left than it needs. It is small enough to be
+// inlined, where IntN, which has to call the source, is not.
+func (b *Bits) try(n int) (int, bool) {
+	k := uint(bits.Len(uint(n-1))) & 63
+	if v := b.w & (1<<k - 1); b.w>>k != 0 && n > 0 && v < uint64(n) {
+		b.w >>= k
+		return int(v), true
+	}
+	return 0, false
+}
+
+// intN is IntN from the start, out of line.
+func (b *Bits) intN(n int) int {
 	if n <= 0 {
 		panic("bot: invalid argument to Bits.IntN")
 	}
 	k := uint(bits.Len(uint(n - 1)))
 	for {
-		if b.n < k {
+		if b.w>>k == 0 {
 			b.refill()
 		}
 		v := b.w & (1<<k - 1)
 		b.w >>= k
-		b.n -= k
 		if v < uint64(n) {
 			return int(v)
 		}
 	}
 }
 
-// die returns 1 + IntN(6), drawing the same bits, with the bit count known in advance: the
-// Driver's rolls.
+// die returns 1 + IntN(6), drawing the same bits: the Driver's rolls.
 func (b *Bits) die() int {
-	for {
-		if b.n < 3 {
-			b.refill()
-		}
-		v := b.w & 7
-		b.w >>= 3
-		b.n -= 3
-		if v < 6 {
-			return int(v) + 1
-		}
+	if v, ok := b.tryDie(); ok {
+		return v
 	}
+	return 1 + b.intN(6)
 }
 
-// refill replaces the unused bits by a fresh output of the source. It stays out of line: a
-// refill serves many draws, and inlined into IntN the PCG's constants would be loaded on
-// every draw.
-//
-//go:noinline
-func (b *Bits) refill() { b.w, b.n = b.src.Uint64(), 64 }
+// tryDie is try(6) plus one with the bit count known in advance; the Driver calls it inlined
+// and die when it fails.
+func (b *Bits) tryDie() (int, bool) {
+	if v := b.w & 7; b.w>>3 != 0 && v < 6 {
+		b.w >>= 3
+		return int(v) + 1, true
+	}
+	return 0, false
+}
+
+// refill replaces the unused bits by 63 bits of a fresh output of the source and the marker.
+func (b *Bits) refill() { b.w = b.src.Uint64()>>1 | 1<<63 }

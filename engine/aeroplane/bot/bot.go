@@ -45,7 +45,10 @@ func (b *Random) choose(s *aeroplane.State) aeroplane.Move {
 // Driver plays it through StepChoose.
 func (b *Random) ChooseIndex(_ *aeroplane.State, moves []aeroplane.Move) int {
 	if b.bits != nil {
-		return b.bits.IntN(len(moves))
+		if k, ok := b.bits.try(len(moves)); ok {
+			return k
+		}
+		return b.bits.intN(len(moves))
 	}
 	return b.r.IntN(len(moves))
 }
@@ -75,16 +78,20 @@ type Driver struct {
 // It returns an error when the engine rejects an action (a bot bug) or, wrapping ErrTooLong,
 // when the game does not end within MaxSteps.
 //
-// Play changes its copy of s in place (StepRoll, StepMove) and asks Random bots directly,
-// so that no step copies the State unless OnStep wants the state before.
+// Play changes its copy of s in place (StepRoll, StepMove) and plays the bots that are
+// aeroplane.Choosers (Random) through StepChoose, so that no step copies the State unless
+// OnStep wants the state before.
 func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 	if d.evs == nil {
 		d.evs = make([]aeroplane.Event, 0, 32)
 		d.moves = make([]aeroplane.Move, 0, 64)
 	}
-	var random [aeroplane.MaxSeats]*Random
+	// the loop keeps what it uses in locals, which it need not store back after every step
+	evs, moves, onStep, bits := d.evs, d.moves, d.OnStep, d.DiceBits
+	defer func() { d.evs, d.moves = evs, moves }()
+	var choosers [aeroplane.MaxSeats]aeroplane.Chooser
 	for i, b := range d.Bots {
-		random[i], _ = b.(*Random)
+		choosers[i], _ = b.(aeroplane.Chooser)
 	}
 	var before aeroplane.State
 	for steps := 0; steps < MaxSteps; steps++ {
@@ -93,35 +100,35 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 			return s, steps, nil
 		}
 		var err error
-		if d.OnStep != nil {
+		if onStep != nil {
 			before = s // copied only when someone looks: a State is 64 bytes
 		}
 		var m aeroplane.Move
 		die := 0
 		if phase == aeroplane.PhaseMove {
-			if r := random[seat]; r != nil {
+			if c := choosers[seat&3]; c != nil {
 				var k int
-				d.evs, d.moves, k, err = s.StepChoose(d.evs[:0], seat, d.moves, r)
-				if k >= 0 && k < len(d.moves) {
-					m = d.moves[k]
+				if evs, moves, k, err = s.StepChoose(evs[:0], seat, moves, c); err == nil && onStep != nil {
+					m = moves[k]
 				}
 			} else {
 				m = d.Bots[seat].Choose(s)
-				d.evs, err = s.StepMove(d.evs[:0], seat, m)
+				evs, err = s.StepMove(evs[:0], seat, m)
 			}
 		} else {
-			if d.DiceBits != nil {
-				die = d.DiceBits.die()
-			} else {
+			var ok bool
+			if bits == nil {
 				die = 1 + d.Dice.IntN(6)
+			} else if die, ok = bits.tryDie(); !ok {
+				die = bits.die()
 			}
-			d.evs, err = s.StepRoll(d.evs[:0], seat, die)
+			evs, err = s.StepRoll(evs[:0], seat, die)
 		}
 		if err != nil {
 			return s, steps, fmt.Errorf("bot: seat %d, %s, die %d move %s: %w", seat, s, die, m, err)
 		}
-		if d.OnStep != nil {
-			d.OnStep(before, die, m, d.evs)
+		if onStep != nil {
+			onStep(before, die, m, evs)
 		}
 	}
 	return s, MaxSteps, fmt.Errorf("%w: %s", ErrTooLong, s)
