@@ -3,7 +3,6 @@ package aeroplane
 import (
 	"fmt"
 	"math/bits"
-	"slices"
 )
 
 // maxMoves bounds the legal moves of one roll: four planes, each with up to eight variants
@@ -256,48 +255,49 @@ func (s *State) appendLegal(dst []Move) []Move {
 }
 
 // appendMoves appends the take-offs and advances for the pending roll: from the course table
-// of the rule set when it has one and no stack may split (see courses), else worked out by
-// appendGeneral.
-//
-// With the table, the outcome of a roll for a plane is random, and so would be every branch
-// on it: each plane's course set comes from one index (take-off rows for the hangar, an empty
-// row for planes that do not move), its first move is written in any case and counted only
-// when the set has one, and only the rare plane with more than one course or with own planes
-// on its final square takes a branch.
+// of the rule set when it has one (see courses), else worked out by appendGeneral.
 func (s *State) appendMoves(dst []Move) []Move {
 	t := s.courses()
-	if t == nil || s.r.has(rStackSplit) {
+	if t == nil {
 		return s.appendGeneral(dst)
 	}
-	dst = slices.Grow(dst, maxMoves)
-	n0 := len(dst)
-	buf := (*[maxMoves]Move)(dst[n0 : n0+maxMoves])
 	seat, die := int(s.turn)&3, int(s.die)
-	w, lw := word(&s.pos[seat]), word(&s.lead[seat])
-	idle := match(w, Finish) | ^match(lw^0x03020100, 0) // finished, or moving with a lower plane
-	takeoff := takeoffRow + 8*int(s.r.enum(shTakeoffRolls)) - Hangar
-	n := 0
 	for i := range PlanesPerSeat {
 		p := int(s.pos[seat][i])
-		x := p + die + takeoff&(p>>8)    // p>>8 is -1 in the hangar, else 0
-		sk := -int(idle >> i & 1)        // -1 for an idle plane, else 0
-		cs := &t[(x&^sk|idleRow&sk)&127] // no branch on the plane's state
-		c := &cs.c[0]
-		own := match(w, c.at) &^ match(lw, int8(i))
-		buf[n&63] = c.m
-		buf[n&63].Plane = i
-		if own == 0 && cs.n <= 1 {
-			n += int(cs.n)
+		switch {
+		case p == Hangar:
+			if s.r.takeoff(die) {
+				dst = append(dst, Move{Kind: TakeOff, Plane: i})
+			}
+			continue
+		case p == Finish:
 			continue
 		}
-		for v := range cs.n { // a flight choice, or own planes to stack with
-			c := &cs.c[v&3]
-			m := c.m
-			m.Plane = i
-			n = s.r.putStacking(buf, n, m, match(w, c.at)&^match(lw, int8(i)))
+		lead := s.lead[seat][i]
+		split := s.r.has(rStackSplit)
+		if int(lead) != i && !split {
+			continue // moves with its stack's lowest plane
+		}
+		unit := match(word(&s.lead[seat]), lead)
+		cs := &t[(p+die)&63]
+		if int(lead) == i {
+			for v := range cs.n {
+				c := &cs.c[v&3]
+				m := c.m
+				m.Plane = i
+				dst = s.r.appendStacking(dst, m, s.ownAt(seat, int(c.at))&^unit)
+			}
+		}
+		if split && unit&(unit-1) != 0 {
+			for v := range cs.n {
+				c := &cs.c[v&3]
+				m := c.m
+				m.Plane, m.Split = i, true
+				dst = s.r.appendStacking(dst, m, s.ownAt(seat, int(c.at))&^(1<<i))
+			}
 		}
 	}
-	return dst[:n0+n]
+	return dst
 }
 
 // appendGeneral is appendMoves working out every advance with plan: for the rule sets without
