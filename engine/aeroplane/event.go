@@ -323,7 +323,7 @@ func (s *State) emitMoved(dst []Event, seat int, unit uint8, from, die int, pl *
 	e := &dst[len(dst)-1]
 	e.Seat, e.Kind, e.Planes, e.From, e.To, e.Die = seat, EvMoved, unit, int8(from), pl.q, int8(die)
 	e.Rest = pl.rest
-	s.foldMoved(seat, unit, pl.q)
+	s.foldMoved(seat, unit, pl.q, s.r.has(rStackSplit)) // only a split moves part of a unit
 	return dst
 }
 
@@ -336,10 +336,11 @@ func (s *State) foldRolled(die int8) {
 	}
 }
 
-// foldMoved folds the walk of the planes unit of seat to path index to.
-func (s *State) foldMoved(seat int, unit uint8, to int8) {
+// foldMoved folds the walk of the planes unit of seat to path index to; part says whether unit
+// may be part of a unit only.
+func (s *State) foldMoved(seat int, unit uint8, to int8, part bool) {
 	s.consume(unit)
-	if l := &s.lead[seat&3]; unit != match(word(l), l[bits.TrailingZeros8(unit)&3]) {
+	if l := &s.lead[seat&3]; part && unit != match(word(l), l[bits.TrailingZeros8(unit)&3]) {
 		s.isolate(seat, unit)
 	}
 	s.setPos(seat, unit, int(to))
@@ -380,7 +381,7 @@ func (s *State) fold(e *Event) {
 		s.consume(e.Planes)
 		s.setPos(seat, e.Planes, Launch)
 	case EvMoved:
-		s.foldMoved(seat, e.Planes, e.To)
+		s.foldMoved(seat, e.Planes, e.To, true)
 	case EvJumped, EvFlew:
 		s.setPos(seat, e.Planes, int(e.To))
 	case EvCaptured:

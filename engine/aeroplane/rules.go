@@ -27,19 +27,8 @@ func (s State) AppendRoll(dst []Event, seat, die int) (State, []Event, error) {
 // unchanged when it returns an error. Loops that play many actions (self-play, search) use
 // it to save copying the State into and out of every call.
 func (s *State) StepRoll(dst []Event, seat, die int) ([]Event, error) {
-	if !s.isActor(seat) {
-		return dst, s.actorError(seat)
-	}
-	if die < 1 || die > 6 {
-		return dst, fmt.Errorf("%w: %d", ErrBadDie, die)
-	}
-	switch s.phase {
-	case PhaseRoll:
-	case PhaseStartRoll:
-		dst = s.emitUnit(dst, EvRolled, seat, 0, 0, 0, die)
-		return s.settleStart(dst), nil
-	default:
-		return dst, fmt.Errorf("%w: a move is due", ErrWrongPhase)
+	if !s.isActor(seat) || uint(die-1) > 5 || s.phase != PhaseRoll {
+		return s.stepRollOther(dst, seat, die)
 	}
 	dst = s.emitRolled(dst, seat, die)
 	if die == 6 && s.sixes >= 3 && s.r.thirdSix() != ThirdSixNone {
@@ -49,14 +38,27 @@ func (s *State) StepRoll(dst []Event, seat, die int) ([]Event, error) {
 	if s.r.has(rAutoPass) {
 		// Without blocking rules a plane on the board can use any roll: that settles most
 		// rolls here, where hasMove is a call (this is its test, too costly to inline).
-		w := word(&s.pos[seat&3])
-		anyBoard := match(w, Hangar)|match(w, Finish) != 0xF && s.r&rStackBlocks == 0 && s.r.overshoot() != OvershootBlock
+		anyBoard := onBoard(word(&s.pos[seat&3])) && s.r&rStackBlocks == 0 && s.r.overshoot() != OvershootBlock
 		if !anyBoard && !s.hasMove() {
 			dst = s.emitUnit(dst, EvPassed, seat, 0, 0, 0, die)
 			dst = s.afterAction(dst, seat, die, false)
 		}
 	}
 	return dst, nil
+}
+
+// stepRollOther is StepRoll for the start rolls and the errors.
+func (s *State) stepRollOther(dst []Event, seat, die int) ([]Event, error) {
+	switch {
+	case !s.isActor(seat):
+		return dst, s.actorError(seat)
+	case die < 1 || die > 6:
+		return dst, fmt.Errorf("%w: %d", ErrBadDie, die)
+	case s.phase == PhaseStartRoll:
+		dst = s.emitUnit(dst, EvRolled, seat, 0, 0, 0, die)
+		return s.settleStart(dst), nil
+	}
+	return dst, fmt.Errorf("%w: a move is due", ErrWrongPhase)
 }
 
 // Move plays m for seat with the pending roll. m must be one of LegalMoves (for a stack any
@@ -280,8 +282,12 @@ func (s *State) appendMoves(dst []Move) []Move {
 		}
 		unit := match(word(&s.lead[seat]), lead)
 		cs := &t[(p+die)&63]
-		if int(lead) == i {
-			for v := range cs.n {
+		if int(lead) == i && cs.n != 0 {
+			c := &cs.c[0] // most rolls have one course
+			m := c.m
+			m.Plane = i
+			dst = s.r.appendStacking(dst, m, s.ownAt(seat, int(c.at))&^unit)
+			for v := 1; v < int(cs.n); v++ {
 				c := &cs.c[v&3]
 				m := c.m
 				m.Plane = i
@@ -700,7 +706,7 @@ func (s *State) afterAction(dst []Event, seat, die int, moved bool) []Event {
 	if die == 6 && s.r.has(rBonusOnSix) && (moved || !s.r.has(rBonusNeedsMove)) {
 		return dst
 	}
-	return s.passTurn(dst)
+	return s.emitTurn(dst, seat, s.nextActive(seat)) // passTurn, inline
 }
 
 // passTurn hands the turn to the next active seat in play order.

@@ -207,6 +207,11 @@ func match(w uint32, b int8) uint8 {
 	return uint8((z >> 7) * 0x01020408 >> 24)
 }
 
+// onBoard reports whether a byte of w, the path indices of a seat's planes, is on the board
+// (Launch..Finish-1): unsigned, below Finish (the hangar's -1 is 255). The test is exact for
+// "some byte": a borrow can only start at a byte that is itself below Finish.
+func onBoard(w uint32) bool { return (w-Finish*0x01010101)&^w&0x80808080 != 0 }
+
 // byteMask[m] has the bytes of the planes in m (bit j = byte j) all ones.
 var byteMask = func() (t [16]uint32) {
 	for m := range t {

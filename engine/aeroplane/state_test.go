@@ -84,3 +84,25 @@ func TestStepInPlace(t *testing.T) {
 		t.Errorf("StepRoll: %v, %s, %v; want %s, %v", err, before, evs, want, wantEvs)
 	}
 }
+
+// onBoard agrees with testing the four path indices one by one, for every combination of
+// hangar, launch, loop, home column and finish.
+func TestOnBoard(t *testing.T) {
+	for a := Hangar; a <= Finish; a++ {
+		for b := Hangar; b <= Finish; b++ {
+			for _, c := range []int{Hangar, Launch, 1, 30, 50, 51, 55, Finish} {
+				for _, d := range []int{Hangar, Launch, 13, 55, Finish} {
+					var q [PlanesPerSeat]int8
+					q[0], q[1], q[2], q[3] = int8(a), int8(b), int8(c), int8(d)
+					want := false
+					for _, p := range q {
+						want = want || p >= Launch && p < Finish
+					}
+					if got := onBoard(word(&q)); got != want {
+						t.Fatalf("%v: onBoard %v", q, got)
+					}
+				}
+			}
+		}
+	}
+}
