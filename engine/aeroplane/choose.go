@@ -24,6 +24,25 @@ func (s *State) StepChoose(dst []Event, seat int, moves []Move, c Chooser) ([]Ev
 	if s.phase != PhaseMove {
 		return dst, moves, -1, fmt.Errorf("%w: a roll is due", ErrWrongPhase)
 	}
+	return s.choose(dst, seat, moves, c)
+}
+
+// StepTurn is StepRoll and, when the roll leaves seat a move to make, StepChoose, in one call:
+// for self-play loops that do not look at the state between a roll and its move. It returns
+// the events of both, the legal moves, and the index of the move played, or -1 when the roll
+// left none to choose (an automatic pass, the third-six penalty). It returns the errors of
+// StepRoll, with s unchanged, and an error wrapping ErrBadMove when c returns an index out of
+// range, with the roll played.
+func (s *State) StepTurn(dst []Event, seat, die int, moves []Move, c Chooser) ([]Event, []Move, int, error) {
+	dst, err := s.StepRoll(dst, seat, die)
+	if err != nil || s.phase != PhaseMove {
+		return dst, moves, -1, err
+	}
+	return s.choose(dst, seat, moves, c)
+}
+
+// choose is StepChoose after its checks.
+func (s *State) choose(dst []Event, seat int, moves []Move, c Chooser) ([]Event, []Move, int, error) {
 	moves = s.appendLegal(moves[:0])
 	k := c.ChooseIndex(s, moves)
 	if uint(k) >= uint(len(moves)) {

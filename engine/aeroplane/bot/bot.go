@@ -33,12 +33,9 @@ func NewRandom(r *rand.Rand) *Random { return &Random{r: r, buf: make([]aeroplan
 func NewRandomBits(b *Bits) *Random { return &Random{bits: b, buf: make([]aeroplane.Move, 0, 64)} }
 
 // Choose returns a uniformly drawn legal move.
-func (b *Random) Choose(s aeroplane.State) aeroplane.Move { return b.choose(&s) }
-
-// choose is Choose reading the state through a pointer, which saves a copy of the State.
-func (b *Random) choose(s *aeroplane.State) aeroplane.Move {
+func (b *Random) Choose(s aeroplane.State) aeroplane.Move {
 	b.buf = s.AppendLegalMoves(b.buf[:0])
-	return b.buf[b.ChooseIndex(s, b.buf)]
+	return b.buf[b.ChooseIndex(&s, b.buf)]
 }
 
 // ChooseIndex returns a uniformly drawn index into moves: Random is an aeroplane.Chooser, and
@@ -105,24 +102,32 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 		}
 		var m aeroplane.Move
 		die := 0
-		if phase == aeroplane.PhaseMove {
-			if c := choosers[seat&3]; c != nil {
-				var k int
-				if evs, moves, k, err = s.StepChoose(evs[:0], seat, moves, c); err == nil && onStep != nil {
-					m = moves[k]
-				}
-			} else {
-				m = d.Bots[seat].Choose(s)
-				evs, err = s.StepMove(evs[:0], seat, m)
-			}
-		} else {
+		c := choosers[seat&3]
+		switch {
+		case phase != aeroplane.PhaseMove:
 			var ok bool
 			if bits == nil {
 				die = 1 + d.Dice.IntN(6)
 			} else if die, ok = bits.tryDie(); !ok {
 				die = bits.die()
 			}
-			evs, err = s.StepRoll(evs[:0], seat, die)
+			if c == nil || onStep != nil || phase != aeroplane.PhaseRoll {
+				evs, err = s.StepRoll(evs[:0], seat, die)
+				break
+			}
+			// the roll and its move in one call, when nobody looks at the state between them
+			var k int
+			if evs, moves, k, err = s.StepTurn(evs[:0], seat, die, moves, c); k >= 0 {
+				steps++
+			}
+		case c != nil:
+			var k int
+			if evs, moves, k, err = s.StepChoose(evs[:0], seat, moves, c); err == nil && onStep != nil {
+				m = moves[k]
+			}
+		default:
+			m = d.Bots[seat].Choose(s)
+			evs, err = s.StepMove(evs[:0], seat, m)
 		}
 		if err != nil {
 			return s, steps, fmt.Errorf("bot: seat %d, %s, die %d move %s: %w", seat, s, die, m, err)
