@@ -64,3 +64,27 @@ func TestBitsDie(t *testing.T) {
 		}
 	}
 }
+
+// Once its buffers have grown, a Driver plays a whole game between Random bots without
+// allocating (the hot-path goal: no allocation per applied move).
+func TestDriverDoesNotAllocate(t *testing.T) {
+	r := NewBits(rand.NewPCG(7, 8))
+	d := Driver{DiceBits: r}
+	for i := range d.Bots {
+		d.Bots[i] = NewRandomBits(r)
+	}
+	s0, err := aeroplane.New(4, aeroplane.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.Play(s0); err != nil { // grows the buffers
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(20, func() {
+		if _, _, err := d.Play(s0); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations per game", n)
+	}
+}

@@ -35,12 +35,12 @@ func NewRandomBits(b *Bits) *Random { return &Random{bits: b, buf: make([]aeropl
 // Choose returns a uniformly drawn legal move.
 func (b *Random) Choose(s aeroplane.State) aeroplane.Move {
 	b.buf = s.AppendLegalMoves(b.buf[:0])
-	return b.buf[b.ChooseIndex(&s, b.buf)]
+	return b.buf[b.ChooseIndex(s, b.buf)]
 }
 
 // ChooseIndex returns a uniformly drawn index into moves: Random is an aeroplane.Chooser, and
 // Driver plays it through StepChoose.
-func (b *Random) ChooseIndex(_ *aeroplane.State, moves []aeroplane.Move) int {
+func (b *Random) ChooseIndex(_ aeroplane.State, moves []aeroplane.Move) int {
 	if b.bits != nil {
 		if k, ok := b.bits.try(len(moves)); ok {
 			return k
@@ -85,7 +85,6 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 	}
 	// the loop keeps what it uses in locals, which it need not store back after every step
 	evs, moves, onStep, bits := d.evs, d.moves, d.OnStep, d.DiceBits
-	defer func() { d.evs, d.moves = evs, moves }()
 	var choosers [aeroplane.MaxSeats]aeroplane.Chooser
 	for i, b := range d.Bots {
 		choosers[i], _ = b.(aeroplane.Chooser)
@@ -94,6 +93,7 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 	for steps := 0; steps < MaxSteps; steps++ {
 		phase, seat := s.Due()
 		if phase == aeroplane.PhaseOver {
+			d.evs, d.moves = evs, moves
 			return s, steps, nil
 		}
 		var err error
@@ -130,12 +130,14 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 			evs, err = s.StepMove(evs[:0], seat, m)
 		}
 		if err != nil {
+			d.evs, d.moves = evs, moves
 			return s, steps, fmt.Errorf("bot: seat %d, %s, die %d move %s: %w", seat, s, die, m, err)
 		}
 		if onStep != nil {
 			onStep(before, die, m, evs)
 		}
 	}
+	d.evs, d.moves = evs, moves
 	return s, MaxSteps, fmt.Errorf("%w: %s", ErrTooLong, s)
 }
 
