@@ -264,11 +264,13 @@ func (s *State) appendMoves(dst []Move) []Move {
 		return s.appendGeneral(dst)
 	}
 	seat, die := int(s.turn)&3, int(s.die)
+	takeoff, split := s.r.takeoff(die), s.r.has(rStackSplit)
+	w := word(&s.pos[seat])
 	for i := range PlanesPerSeat {
 		p := int(s.pos[seat][i])
 		switch {
 		case p == Hangar:
-			if s.r.takeoff(die) {
+			if takeoff {
 				dst = append(dst, Move{Kind: TakeOff, Plane: i})
 			}
 			continue
@@ -276,30 +278,32 @@ func (s *State) appendMoves(dst []Move) []Move {
 			continue
 		}
 		lead := s.lead[seat][i]
-		split := s.r.has(rStackSplit)
 		if int(lead) != i && !split {
 			continue // moves with its stack's lowest plane
 		}
-		unit := match(word(&s.lead[seat]), lead)
 		cs := &t[(p+die)&63]
 		if int(lead) == i && cs.n != 0 {
 			c := &cs.c[0] // most rolls have one course
 			m := c.m
 			m.Plane = i
-			dst = s.r.appendStacking(dst, m, s.ownAt(seat, int(c.at))&^unit)
+			own := match(w, c.at) // own planes on the final square, rarely any
+			if own != 0 {
+				own &^= match(word(&s.lead[seat]), lead) // not the unit's own
+			}
+			dst = s.r.appendStacking(dst, m, own)
 			for v := 1; v < int(cs.n); v++ {
 				c := &cs.c[v&3]
 				m := c.m
 				m.Plane = i
-				dst = s.r.appendStacking(dst, m, s.ownAt(seat, int(c.at))&^unit)
+				dst = s.r.appendStacking(dst, m, match(w, c.at)&^match(word(&s.lead[seat]), lead))
 			}
 		}
-		if split && unit&(unit-1) != 0 {
+		if split && match(word(&s.lead[seat]), lead)&^(1<<i) != 0 { // a plane of a stack alone
 			for v := range cs.n {
 				c := &cs.c[v&3]
 				m := c.m
 				m.Plane, m.Split = i, true
-				dst = s.r.appendStacking(dst, m, s.ownAt(seat, int(c.at))&^(1<<i))
+				dst = s.r.appendStacking(dst, m, match(w, c.at)&^(1<<i))
 			}
 		}
 	}

@@ -55,12 +55,40 @@ func TestDriverBits(t *testing.T) {
 	}
 }
 
-// die draws exactly what 1 + IntN(6) draws.
+// die rolls every face about equally often, repeats with the seed, and draws what its inlined
+// first try draws.
 func TestBitsDie(t *testing.T) {
-	a, b := NewBits(rand.NewPCG(2, 3)), NewBits(rand.NewPCG(2, 3))
+	b := NewBits(rand.NewPCG(2, 3))
+	const draws = 60000
+	var count [7]int
+	for range draws {
+		var v int
+		if d, ok := b.tryDie(); ok {
+			v = d
+		} else {
+			v = b.die()
+		}
+		if v < 1 || v > 6 {
+			t.Fatalf("die = %d", v)
+		}
+		count[v]++
+	}
+	want := float64(draws) / 6
+	for v := 1; v <= 6; v++ {
+		if d := float64(count[v]) - want; d*d > 25*want { // beyond 5 standard deviations
+			t.Errorf("face %d rolled %d times, want about %.0f", v, count[v], want)
+		}
+	}
+	x, y := NewBits(rand.NewPCG(4, 4)), NewBits(rand.NewPCG(4, 4))
 	for i := range 10000 {
-		if x, y := a.die(), 1+b.IntN(6); x != y {
-			t.Fatalf("draw %d: die %d, 1+IntN(6) %d", i, x, y)
+		var a int
+		if d, ok := x.tryDie(); ok {
+			a = d
+		} else {
+			a = x.die()
+		}
+		if c := y.die(); a != c {
+			t.Fatalf("roll %d: %d with the inlined try, %d without", i, a, c)
 		}
 	}
 }
