@@ -266,12 +266,17 @@ func (s *State) appendMoves(dst []Move) []Move {
 	seat, die := int(s.turn)&3, int(s.die)
 	takeoff, split := s.r.takeoff(die), s.r.has(rStackSplit)
 	w := word(&s.pos[seat])
+	// The moves are written field by field into dst, or copied whole from the table: a Move
+	// built in a local and then copied would be read back as one 16-byte word right after
+	// its byte-sized stores, which stalls the processor.
 	for i := range PlanesPerSeat {
 		p := int(s.pos[seat][i])
 		switch {
 		case p == Hangar:
 			if takeoff {
-				dst = append(dst, Move{Kind: TakeOff, Plane: i})
+				dst = append(dst, Move{})
+				m := &dst[len(dst)-1]
+				m.Kind, m.Plane = TakeOff, i
 			}
 			continue
 		case p == Finish:
@@ -284,18 +289,20 @@ func (s *State) appendMoves(dst []Move) []Move {
 		cs := &t[(p+die)&63]
 		if int(lead) == i && cs.n != 0 {
 			c := &cs.c[0] // most rolls have one course
-			m := c.m
-			m.Plane = i
 			own := match(w, c.at) // own planes on the final square, rarely any
 			if own != 0 {
 				own &^= match(word(&s.lead[seat]), lead) // not the unit's own
 			}
-			dst = s.r.appendStacking(dst, m, own)
-			for v := 1; v < int(cs.n); v++ {
-				c := &cs.c[v&3]
-				m := c.m
-				m.Plane = i
-				dst = s.r.appendStacking(dst, m, match(w, c.at)&^match(word(&s.lead[seat]), lead))
+			if own == 0 && cs.n == 1 {
+				dst = append(dst, c.m)
+				dst[len(dst)-1].Plane = i
+			} else {
+				for v := range int(cs.n) {
+					c := &cs.c[v&3]
+					m := c.m
+					m.Plane = i
+					dst = s.r.appendStacking(dst, m, match(w, c.at)&^match(word(&s.lead[seat]), lead))
+				}
 			}
 		}
 		if split && match(word(&s.lead[seat]), lead)&^(1<<i) != 0 { // a plane of a stack alone
