@@ -3,6 +3,7 @@ package aeroplane
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // maxMoves bounds the legal moves of one roll: four planes, each with up to eight variants
@@ -260,61 +261,41 @@ func (s *State) appendLegal(dst []Move) []Move {
 // of the rule set when it has one (see courses), else worked out by appendGeneral.
 func (s *State) appendMoves(dst []Move) []Move {
 	t := s.courses()
-	if t == nil {
+	if t == nil || s.r.has(rStackSplit) {
 		return s.appendGeneral(dst)
 	}
+	dst = slices.Grow(dst, maxMoves)
+	n0 := len(dst)
+	buf := (*[maxMoves]Move)(dst[n0 : n0+maxMoves])
 	seat, die := int(s.turn)&3, int(s.die)
-	takeoff, split := s.r.takeoff(die), s.r.has(rStackSplit)
-	w := word(&s.pos[seat])
-	// The moves are written field by field into dst, or copied whole from the table: a Move
-	// built in a local and then copied would be read back as one 16-byte word right after
-	// its byte-sized stores, which stalls the processor.
+	w, lw := word(&s.pos[seat]), word(&s.lead[seat])
+	idle := match(w, Finish) | ^match(lw^0x03020100, 0) // finished, or moving with a lower plane
+	takeoff := takeoffRow + 8*int(s.r.enum(shTakeoffRolls)) - Hangar
+	n := 0
 	for i := range PlanesPerSeat {
 		p := int(s.pos[seat][i])
-		switch {
-		case p == Hangar:
-			if takeoff {
-				dst = append(dst, Move{})
-				m := &dst[len(dst)-1]
-				m.Kind, m.Plane = TakeOff, i
-			}
+		x := p + die + takeoff&(p>>8)    // p>>8 is -1 in the hangar, else 0
+		sk := -int(idle >> i & 1)        // -1 for an idle plane, else 0
+		cs := &t[(x&^sk|idleRow&sk)&127] // no branch on the plane's state
+		c := &cs.c[0]
+		buf[n&63] = c.m
+		buf[n&63].Plane = i
+		own := match(w, c.at)
+		if own != 0 {
+			own &^= match(lw, int8(i))
+		}
+		if own == 0 && cs.n <= 1 {
+			n += int(cs.n)
 			continue
-		case p == Finish:
-			continue
 		}
-		lead := s.lead[seat][i]
-		if int(lead) != i && !split {
-			continue // moves with its stack's lowest plane
-		}
-		cs := &t[(p+die)&63]
-		if int(lead) == i && cs.n != 0 {
-			c := &cs.c[0] // most rolls have one course
-			own := match(w, c.at) // own planes on the final square, rarely any
-			if own != 0 {
-				own &^= match(word(&s.lead[seat]), lead) // not the unit's own
-			}
-			if own == 0 && cs.n == 1 {
-				dst = append(dst, c.m)
-				dst[len(dst)-1].Plane = i
-			} else {
-				for v := range int(cs.n) {
-					c := &cs.c[v&3]
-					m := c.m
-					m.Plane = i
-					dst = s.r.appendStacking(dst, m, match(w, c.at)&^match(word(&s.lead[seat]), lead))
-				}
-			}
-		}
-		if split && match(word(&s.lead[seat]), lead)&^(1<<i) != 0 { // a plane of a stack alone
-			for v := range cs.n {
-				c := &cs.c[v&3]
-				m := c.m
-				m.Plane, m.Split = i, true
-				dst = s.r.appendStacking(dst, m, match(w, c.at)&^(1<<i))
-			}
+		for v := range cs.n { // a flight choice, or own planes to stack with
+			c := &cs.c[v&3]
+			m := c.m
+			m.Plane = i
+			n = s.r.putStacking(buf, n, m, match(w, c.at)&^match(lw, int8(i)))
 		}
 	}
-	return dst
+	return dst[:n0+n]
 }
 
 // appendGeneral is appendMoves working out every advance with plan: for the rule sets without
