@@ -6,8 +6,9 @@ import "fmt"
 // through StepChoose.
 type Chooser interface {
 	// ChooseIndex returns the index in moves of the move to play. moves holds the legal moves
-	// of s in LegalMoves order, at least one, and is valid only during the call.
-	ChooseIndex(s State, moves []Move) int
+	// of s in LegalMoves order, at least one; both are valid only during the call, and the
+	// chooser must not change them. (s is a pointer to spare copying the State per move.)
+	ChooseIndex(s *State, moves []Move) int
 }
 
 // StepChoose is AppendLegalMoves, a choice and StepMove in one, for loops that let bots play
@@ -44,7 +45,7 @@ func (s *State) StepTurn(dst []Event, seat, die int, moves []Move, c Chooser) ([
 // choose is StepChoose after its checks.
 func (s *State) choose(dst []Event, seat int, moves []Move, c Chooser) ([]Event, []Move, int, error) {
 	moves = s.appendLegal(moves[:0])
-	k := c.ChooseIndex(*s, moves)
+	k := c.ChooseIndex(s, moves)
 	if uint(k) >= uint(len(moves)) {
 		return dst, moves, k, fmt.Errorf("%w: chose move %d of %d", ErrBadMove, k, len(moves))
 	}

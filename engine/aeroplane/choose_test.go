@@ -13,7 +13,7 @@ type pick struct {
 	shown []Move
 }
 
-func (p *pick) ChooseIndex(s State, moves []Move) int {
+func (p *pick) ChooseIndex(s *State, moves []Move) int {
 	p.shown = append(p.shown[:0], moves...)
 	return p.k
 }

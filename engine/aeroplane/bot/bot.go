@@ -35,12 +35,12 @@ func NewRandomBits(b *Bits) *Random { return &Random{bits: b, buf: make([]aeropl
 // Choose returns a uniformly drawn legal move.
 func (b *Random) Choose(s aeroplane.State) aeroplane.Move {
 	b.buf = s.AppendLegalMoves(b.buf[:0])
-	return b.buf[b.ChooseIndex(s, b.buf)]
+	return b.buf[b.ChooseIndex(&s, b.buf)]
 }
 
 // ChooseIndex returns a uniformly drawn index into moves: Random is an aeroplane.Chooser, and
 // Driver plays it through StepChoose.
-func (b *Random) ChooseIndex(_ aeroplane.State, moves []aeroplane.Move) int {
+func (b *Random) ChooseIndex(_ *aeroplane.State, moves []aeroplane.Move) int {
 	if b.bits != nil {
 		if k, ok := b.bits.try(len(moves)); ok {
 			return k
@@ -69,6 +69,7 @@ type Driver struct {
 	OnStep func(before aeroplane.State, die int, m aeroplane.Move, evs []aeroplane.Event)
 	evs    []aeroplane.Event
 	moves  []aeroplane.Move // StepChoose's scratch
+	state  aeroplane.State  // the game being played
 }
 
 // Play plays s to the end and returns the final state and the number of rolls and moves made.
@@ -78,13 +79,17 @@ type Driver struct {
 // Play changes its copy of s in place (StepRoll, StepMove) and plays the bots that are
 // aeroplane.Choosers (Random) through StepChoose, so that no step copies the State unless
 // OnStep wants the state before.
-func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
+func (d *Driver) Play(s0 aeroplane.State) (aeroplane.State, int, error) {
 	if d.evs == nil {
 		d.evs = make([]aeroplane.Event, 0, 32)
 		d.moves = make([]aeroplane.Move, 0, 64)
 	}
-	// the loop keeps what it uses in locals, which it need not store back after every step
+	// the loop keeps what it uses in locals, which it need not store back after every step,
+	// and the state in the Driver: the choosers see it through a pointer, and a local would
+	// move to the heap for that
 	evs, moves, onStep, bits := d.evs, d.moves, d.OnStep, d.DiceBits
+	d.state = s0
+	s := &d.state
 	var choosers [aeroplane.MaxSeats]aeroplane.Chooser
 	for i, b := range d.Bots {
 		choosers[i], _ = b.(aeroplane.Chooser)
@@ -94,11 +99,11 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 		phase, seat := s.Due()
 		if phase == aeroplane.PhaseOver {
 			d.evs, d.moves = evs, moves
-			return s, steps, nil
+			return *s, steps, nil
 		}
 		var err error
 		if onStep != nil {
-			before = s // copied only when someone looks: a State is 64 bytes
+			before = *s // copied only when someone looks: a State is 64 bytes
 		}
 		var m aeroplane.Move
 		die := 0
@@ -126,19 +131,19 @@ func (d *Driver) Play(s aeroplane.State) (aeroplane.State, int, error) {
 				m = moves[k]
 			}
 		default:
-			m = d.Bots[seat].Choose(s)
+			m = d.Bots[seat].Choose(*s)
 			evs, err = s.StepMove(evs[:0], seat, m)
 		}
 		if err != nil {
 			d.evs, d.moves = evs, moves
-			return s, steps, fmt.Errorf("bot: seat %d, %s, die %d move %s: %w", seat, s, die, m, err)
+			return *s, steps, fmt.Errorf("bot: seat %d, %s, die %d move %s: %w", seat, s, die, m, err)
 		}
 		if onStep != nil {
 			onStep(before, die, m, evs)
 		}
 	}
 	d.evs, d.moves = evs, moves
-	return s, MaxSteps, fmt.Errorf("%w: %s", ErrTooLong, s)
+	return *s, MaxSteps, fmt.Errorf("%w: %s", ErrTooLong, s)
 }
 
 // PlayGame plays s to the end with one bot per seat and dice drawn from dice (see Driver.Play).
