@@ -343,10 +343,6 @@ func (s *State) foldMoved(seat int, unit uint8, to int8, part bool) {
 	if l := &s.lead[seat&3]; part && unit != match(word(l), l[bits.TrailingZeros8(unit)&3]) {
 		s.isolate(seat, unit)
 	}
-	if unit&(unit-1) == 0 { // one plane, the most frequent unit: one store
-		s.pos[seat&3][bits.TrailingZeros8(unit)&3] = to
-		return
-	}
 	s.setPos(seat, unit, int(to))
 }
 

@@ -247,12 +247,13 @@ func (s *State) victimsAt(seat, p int) (uint16, int) {
 func (s *State) victims(seat, p int) uint16 {
 	q := &s.pos
 	t := &victimWords[seat&3][p&63]
-	// all sixteen planes as two words of eight bytes, seats 0-1 and 2-3
-	lo := uint64(uint8(q[0][0])) | uint64(uint8(q[0][1]))<<8 | uint64(uint8(q[0][2]))<<16 | uint64(uint8(q[0][3]))<<24 |
-		uint64(uint8(q[1][0]))<<32 | uint64(uint8(q[1][1]))<<40 | uint64(uint8(q[1][2]))<<48 | uint64(uint8(q[1][3]))<<56
-	hi := uint64(uint8(q[2][0])) | uint64(uint8(q[2][1]))<<8 | uint64(uint8(q[2][2]))<<16 | uint64(uint8(q[2][3]))<<24 |
-		uint64(uint8(q[3][0]))<<32 | uint64(uint8(q[3][1]))<<40 | uint64(uint8(q[3][2]))<<48 | uint64(uint8(q[3][3]))<<56
-	return (uint16(zeroBytes(lo^t[0])) | uint16(zeroBytes(hi^t[1]))<<8) & seatPlanes[s.seats&0xF]
+	// All sixteen planes as two words of eight bytes, seats 0 and 2, seats 1 and 3: read as
+	// four words of four bytes, like setPos writes them, and not as two eight-byte words
+	// (adjacent seats), which would have to wait for a move's store to reach the cache.
+	lo := uint64(word(&q[0])) | uint64(word(&q[2]))<<32
+	hi := uint64(word(&q[1])) | uint64(word(&q[3]))<<32
+	x := uint16(zeroBytes(lo^t[0])) | uint16(zeroBytes(hi^t[1]))<<8 // seats 0, 2, 1, 3
+	return (x&0xF00F | x&0x00F0<<4 | x&0x0F00>>4) & seatPlanes[s.seats&0xF]
 }
 
 // zeroBytes returns the bytes of x that are zero (bit k = byte k); see match.
@@ -264,7 +265,7 @@ func zeroBytes(x uint64) uint8 {
 // noPlane is a byte value that no plane's path index takes.
 const noPlane = 0x7F
 
-// victimWords[s][p] holds, byte for byte like the words of victimsAt, the path index at which
+// victimWords[s][p] holds, byte for byte like the words of victims, the path index at which
 // the planes of each other seat stand on the loop square of seat s's path index p: noPlane for
 // s itself, for the seats that never stand there, and for p off the loop.
 var victimWords = func() (t [MaxSeats][64][2]uint64) {
@@ -277,7 +278,7 @@ var victimWords = func() (t [MaxSeats][64][2]uint64) {
 						po = uint64(q)
 					}
 				}
-				t[s][p][o/2] |= po * 0x01010101 << (32 * (o % 2))
+				t[s][p][o%2] |= po * 0x01010101 << (32 * (o / 2))
 			}
 		}
 	}
