@@ -131,27 +131,27 @@ func (s *State) moveWith(dst []Event, seat int, m Move, t *courseTable) ([]Event
 		}
 		unit = 1 << m.Plane
 	}
-	var pl plan
+	var pl *plan  // the table's, read in place, or worked out into local
 	var own uint8 // ownAfter
+	var local plan
 	if t != nil {
 		c := t[(from+die)&63].find(m.Fly, m.NoJump)
 		if c == nil {
 			return dst, false
 		}
-		pl = c.pl
+		pl = &c.pl
 		own = s.ownAt(seat, int(c.at)) &^ unit
-	} else if s.plan(&pl, seat, unit, from, die, m.Fly, m.NoJump) && s.r.choicesFit(m, &pl) {
-		own = s.ownAfter(seat, unit, &pl)
+	} else if pl = &local; s.plan(pl, seat, unit, from, die, m.Fly, m.NoJump) && s.r.choicesFit(m, pl) {
+		own = s.ownAfter(seat, unit, pl)
 	} else {
 		return dst, false
 	}
-	final := pl.final()
 	if !s.r.stackOK(own, m.Stack) {
 		return dst, false
 	}
-	dst = s.applyPlan(dst, seat, unit, from, die, &pl)
+	dst = s.applyPlan(dst, seat, unit, from, die, pl)
 	if m.Stack {
-		dst = s.emitUnit(dst, EvStacked, seat, unit|own, 0, final, 0)
+		dst = s.emitUnit(dst, EvStacked, seat, unit|own, 0, pl.final(), 0)
 	}
 	return s.afterAction(dst, seat, die, true), true
 }
