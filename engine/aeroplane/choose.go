@@ -44,11 +44,12 @@ func (s *State) StepTurn(dst []Event, seat, die int, moves []Move, c Chooser) ([
 
 // choose is StepChoose after its checks.
 func (s *State) choose(dst []Event, seat int, moves []Move, c Chooser) ([]Event, []Move, int, error) {
+	t := s.courses()
 	moves = s.appendLegal(moves[:0])
 	k := c.ChooseIndex(s, moves)
 	if uint(k) >= uint(len(moves)) {
 		return dst, moves, k, fmt.Errorf("%w: chose move %d of %d", ErrBadMove, k, len(moves))
 	}
-	out, _ := s.move(dst, seat, moves[k])
+	out, _ := s.moveWith(dst, seat, moves[k], t)
 	return out, moves, k, nil
 }
