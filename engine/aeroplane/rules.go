@@ -614,12 +614,13 @@ func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *
 	if s.r.passOver() {
 		dst = s.passOver(dst, seat, from+1, int(pl.passHi), int(pl.q))
 	}
-	prev := int(pl.q)
-	for i := range pl.n {
+	prev := int(pl.q) // rest[0], the landing, which ends most moves
+	if onLoop(prev) {
+		dst = s.captureAt(dst, seat, unit, prev)
+	}
+	for i := 1; i < int(pl.n); i++ {
 		x := int(pl.rest[i])
-		switch {
-		case i == 0:
-		case i == pl.flyIdx:
+		if i == int(pl.flyIdx) {
 			dst = s.emitUnit(dst, EvFlew, seat, unit, ShortcutFrom, ShortcutTo, 0)
 			opp := Opposite(seat)
 			if s.r.has(rCrossingCapture) && s.seats.Has(opp) {
@@ -627,27 +628,33 @@ func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *
 					dst = s.emitCapture(dst, seat, uint16(m)<<(4*opp), 0, true)
 				}
 			}
-		default:
+		} else {
 			dst = s.emitUnit(dst, EvJumped, seat, unit, prev, x, 0)
 			if s.r.passOver() {
 				dst = s.passOver(dst, seat, prev+1, x-1, -1)
 			}
 		}
 		if onLoop(x) {
-			var caps uint16
-			if s.r.stackCapture() == StackCaptureAll { // captures without its call
-				caps = s.victims(seat, x)
-			} else {
-				caps, _ = s.captures(seat, unit, bits.OnesCount8(unit), x)
-			}
-			if caps != 0 {
-				dst = s.emitCapture(dst, seat, caps, x, false)
-			}
+			dst = s.captureAt(dst, seat, unit, x)
 		}
 		prev = x
 	}
 	if pl.alive && pl.final() == Finish {
 		dst = s.emitUnit(dst, EvFinished, seat, unit, 0, 0, 0)
+	}
+	return dst
+}
+
+// captureAt emits the captures of unit (of seat) resting on its loop square x, if any.
+func (s *State) captureAt(dst []Event, seat int, unit uint8, x int) []Event {
+	var caps uint16
+	if s.r.stackCapture() == StackCaptureAll { // captures without its call
+		caps = s.victims(seat, x)
+	} else {
+		caps, _ = s.captures(seat, unit, bits.OnesCount8(unit), x)
+	}
+	if caps != 0 {
+		dst = s.emitCapture(dst, seat, caps, x, false)
 	}
 	return dst
 }
