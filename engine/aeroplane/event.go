@@ -327,6 +327,30 @@ func (s *State) emitMoved(dst []Event, seat int, unit uint8, from, die int, pl *
 	return dst
 }
 
+// emitTookOff emits the take-off of seat's planes planes (one plane) with roll die.
+func (s *State) emitTookOff(dst []Event, seat int, planes uint8, die int) []Event {
+	dst = append(dst, Event{})
+	e := &dst[len(dst)-1]
+	e.Seat, e.Kind, e.Planes, e.From, e.To, e.Die = seat, EvTookOff, planes, Hangar, Launch, int8(die)
+	s.foldTookOff(seat, planes)
+	return dst
+}
+
+// emitHop emits a jump or a flight (kind) of unit (planes of seat) from from to to.
+func (s *State) emitHop(dst []Event, kind EventKind, seat int, unit uint8, from, to int) []Event {
+	dst = append(dst, Event{})
+	e := &dst[len(dst)-1]
+	e.Seat, e.Kind, e.Planes, e.From, e.To = seat, kind, unit, int8(from), int8(to)
+	s.setPos(seat, unit, to) // fold's code for both kinds
+	return dst
+}
+
+// foldTookOff folds a take-off of seat's planes planes.
+func (s *State) foldTookOff(seat int, planes uint8) {
+	s.consume(planes)
+	s.setPos(seat, planes, Launch)
+}
+
 // foldRolled folds a roll of the turn.
 func (s *State) foldRolled(die int8) {
 	s.die = die
@@ -378,8 +402,7 @@ func (s *State) fold(e *Event) {
 	case EvPassed:
 		s.consume(0)
 	case EvTookOff:
-		s.consume(e.Planes)
-		s.setPos(seat, e.Planes, Launch)
+		s.foldTookOff(seat, e.Planes)
 	case EvMoved:
 		s.foldMoved(seat, e.Planes, e.To, true)
 	case EvJumped, EvFlew:

@@ -116,7 +116,7 @@ func (s *State) moveWith(dst []Event, seat int, m Move, t *courseTable) ([]Event
 		if s.pos[seat][m.Plane] != Hangar || !s.r.takeoff(die) {
 			return dst, false
 		}
-		dst = s.emitUnit(dst, EvTookOff, seat, 1<<m.Plane, Hangar, Launch, die)
+		dst = s.emitTookOff(dst, seat, 1<<m.Plane, die)
 		return s.afterAction(dst, seat, die, true), true
 	}
 	from := int(s.pos[seat][m.Plane])
@@ -621,7 +621,7 @@ func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *
 	for i := 1; i < int(pl.n); i++ {
 		x := int(pl.rest[i])
 		if i == int(pl.flyIdx) {
-			dst = s.emitUnit(dst, EvFlew, seat, unit, ShortcutFrom, ShortcutTo, 0)
+			dst = s.emitHop(dst, EvFlew, seat, unit, ShortcutFrom, ShortcutTo)
 			opp := Opposite(seat)
 			if s.r.has(rCrossingCapture) && s.seats.Has(opp) {
 				if m := s.ownAt(opp, CrossP); m != 0 {
@@ -629,7 +629,7 @@ func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *
 				}
 			}
 		} else {
-			dst = s.emitUnit(dst, EvJumped, seat, unit, prev, x, 0)
+			dst = s.emitHop(dst, EvJumped, seat, unit, prev, x)
 			if s.r.passOver() {
 				dst = s.passOver(dst, seat, prev+1, x-1, -1)
 			}

@@ -327,6 +327,9 @@ func (s *State) opposingStackAt(seat, p int) bool {
 // isolate makes every plane of mask a unit of its own; the planes left behind in their old
 // units keep moving together under their lowest index.
 func (s *State) isolate(seat int, mask uint8) {
+	if mask&(mask-1) == 0 && match(word(&s.lead[seat&3]), int8(bits.TrailingZeros8(mask))) == mask {
+		return // a single plane that is a unit of its own already: the most frequent case
+	}
 	old := s.lead[seat]
 	l := &s.lead[seat]
 	for j := range PlanesPerSeat {
