@@ -12,44 +12,45 @@ type Chooser interface {
 }
 
 // StepChoose is AppendLegalMoves, a choice and StepMove in one, for loops that let bots play
-// (self-play, search): for seat, in PhaseMove, it generates the legal moves into the array of
-// moves (when it is large enough), asks c which one to play, and plays it without checking it
-// again. It returns dst with the move's events appended, the legal moves (to be passed back as
-// moves next time, which spares the allocation) and the index of the one played. It returns the
-// errors of StepMove for the seat and the phase, and one wrapping ErrBadMove when c returns an
-// index out of range; s is unchanged after an error.
-func (s *State) StepChoose(dst []Event, seat int, moves []Move, c Chooser) ([]Event, []Move, int, error) {
+// (self-play, search): for seat, in PhaseMove, it generates the legal moves into *moves
+// (reusing its array, which spares an allocation once it has grown), asks c which one to play,
+// and plays it without checking it again. It returns dst with the move's events appended and
+// the index in *moves of the move played. It returns the errors of StepMove for the seat and
+// the phase, and one wrapping ErrBadMove when c returns an index out of range; s is unchanged
+// after an error.
+func (s *State) StepChoose(dst []Event, seat int, moves *[]Move, c Chooser) ([]Event, int, error) {
 	if !s.isActor(seat) {
-		return dst, moves, -1, s.actorError(seat)
+		return dst, -1, s.actorError(seat)
 	}
 	if s.phase != PhaseMove {
-		return dst, moves, -1, fmt.Errorf("%w: a roll is due", ErrWrongPhase)
+		return dst, -1, fmt.Errorf("%w: a roll is due", ErrWrongPhase)
 	}
 	return s.choose(dst, seat, moves, c)
 }
 
 // StepTurn is StepRoll and, when the roll leaves seat a move to make, StepChoose, in one call:
 // for self-play loops that do not look at the state between a roll and its move. It returns
-// the events of both, the legal moves, and the index of the move played, or -1 when the roll
-// left none to choose (an automatic pass, the third-six penalty). It returns the errors of
+// the events of both and the index in *moves of the move played, or -1 when the roll left
+// none to choose (an automatic pass, the third-six penalty). It returns the errors of
 // StepRoll, with s unchanged, and an error wrapping ErrBadMove when c returns an index out of
 // range, with the roll played.
-func (s *State) StepTurn(dst []Event, seat, die int, moves []Move, c Chooser) ([]Event, []Move, int, error) {
+func (s *State) StepTurn(dst []Event, seat, die int, moves *[]Move, c Chooser) ([]Event, int, error) {
 	dst, err := s.StepRoll(dst, seat, die)
 	if err != nil || s.phase != PhaseMove {
-		return dst, moves, -1, err
+		return dst, -1, err
 	}
 	return s.choose(dst, seat, moves, c)
 }
 
 // choose is StepChoose after its checks.
-func (s *State) choose(dst []Event, seat int, moves []Move, c Chooser) ([]Event, []Move, int, error) {
+func (s *State) choose(dst []Event, seat int, moves *[]Move, c Chooser) ([]Event, int, error) {
 	t := s.courses()
-	moves = s.appendLegal(moves[:0])
-	k := c.ChooseIndex(s, moves)
-	if uint(k) >= uint(len(moves)) {
-		return dst, moves, k, fmt.Errorf("%w: chose move %d of %d", ErrBadMove, k, len(moves))
+	ms := s.appendLegal((*moves)[:0])
+	*moves = ms
+	k := c.ChooseIndex(s, ms)
+	if uint(k) >= uint(len(ms)) {
+		return dst, k, fmt.Errorf("%w: chose move %d of %d", ErrBadMove, k, len(ms))
 	}
-	out, _ := s.moveWith(dst, seat, moves[k], t)
-	return out, moves, k, nil
+	out, _ := s.moveWith(dst, seat, ms[k], t)
+	return out, k, nil
 }

@@ -43,13 +43,15 @@ func TestStepChooseIsLegalMovesAndStepMove(t *testing.T) {
 				p := &pick{k: -1}
 				if want.Phase() == PhaseMove && want.Turn() == seat {
 					p.k = r.IntN(len(want.LegalMoves()))
-					wantEvs, _, _, err = want.StepChoose(wantEvs, seat, nil, &pick{k: p.k})
+					var scratch []Move
+					wantEvs, _, err = want.StepChoose(wantEvs, seat, &scratch, &pick{k: p.k})
 					if err != nil {
 						t.Fatal(err)
 					}
 				}
 				got := s
-				gotEvs, _, k, err := got.StepTurn(nil, seat, die, nil, p)
+				var scratch []Move
+				gotEvs, k, err := got.StepTurn(nil, seat, die, &scratch, p)
 				if err != nil || got != want || !slices.Equal(gotEvs, wantEvs) || k != max(p.k, -1) {
 					t.Fatalf("%s: StepTurn(%d) = %v %s %v, want %s %v", s, die, err, got, gotEvs, want, wantEvs)
 				}
@@ -66,7 +68,8 @@ func TestStepChooseIsLegalMovesAndStepMove(t *testing.T) {
 					t.Fatal(err)
 				}
 				got, p := s, &pick{k: k}
-				gotEvs, moves, gotK, err := got.StepChoose(nil, seat, nil, p)
+				var moves []Move
+				gotEvs, gotK, err := got.StepChoose(nil, seat, &moves, p)
 				if err != nil || gotK != k || got != want || !slices.Equal(gotEvs, wantEvs) ||
 					!slices.Equal(p.shown, legal) || !slices.Equal(moves, legal) {
 					t.Fatalf("%s: StepChoose of %s = %v %s %v, want %s %v", s, m, err, got, gotEvs, want, wantEvs)
@@ -97,12 +100,14 @@ func TestStepChooseErrors(t *testing.T) {
 		want error
 	}{{1, ErrNotYourTurn}, {0, ErrWrongPhase}, {7, ErrNoSuchSeat}} {
 		got := s
-		if _, _, _, err := got.StepChoose(nil, c.seat, nil, &pick{}); !errors.Is(err, c.want) || got != s {
+		var moves []Move
+		if _, _, err := got.StepChoose(nil, c.seat, &moves, &pick{}); !errors.Is(err, c.want) || got != s {
 			t.Errorf("StepChoose(seat %d) in %s: %v, want %v", c.seat, s, err, c.want)
 		}
 	}
 	got := s
-	if _, _, _, err := got.StepTurn(nil, 0, 7, nil, &pick{}); !errors.Is(err, ErrBadDie) || got != s {
+	var moves []Move
+	if _, _, err := got.StepTurn(nil, 0, 7, &moves, &pick{}); !errors.Is(err, ErrBadDie) || got != s {
 		t.Errorf("StepTurn with die 7: %v", err)
 	}
 	// a 6 gives seat 0 a take-off to choose
@@ -113,11 +118,11 @@ func TestStepChooseErrors(t *testing.T) {
 	n := len(rolled.LegalMoves())
 	for _, k := range []int{-1, n} {
 		got := rolled
-		if _, _, _, err := got.StepChoose(nil, 0, nil, &pick{k: k}); !errors.Is(err, ErrBadMove) || got != rolled {
+		if _, _, err := got.StepChoose(nil, 0, &moves, &pick{k: k}); !errors.Is(err, ErrBadMove) || got != rolled {
 			t.Errorf("StepChoose index %d of %d: %v, state %s", k, n, err, got)
 		}
 		got = s
-		if _, _, _, err := got.StepTurn(nil, 0, 6, nil, &pick{k: k}); !errors.Is(err, ErrBadMove) || got != rolled {
+		if _, _, err := got.StepTurn(nil, 0, 6, &moves, &pick{k: k}); !errors.Is(err, ErrBadMove) || got != rolled {
 			t.Errorf("StepTurn index %d of %d: %v, state %s", k, n, err, got)
 		}
 	}

@@ -84,10 +84,10 @@ func (d *Driver) Play(s0 aeroplane.State) (aeroplane.State, int, error) {
 		d.evs = make([]aeroplane.Event, 0, 32)
 		d.moves = make([]aeroplane.Move, 0, 64)
 	}
-	// the loop keeps what it uses in locals, which it need not store back after every step,
-	// and the state in the Driver: the choosers see it through a pointer, and a local would
-	// move to the heap for that
-	evs, moves, onStep, bits := d.evs, d.moves, d.OnStep, d.DiceBits
+	// The loop keeps the event buffer in a local, which it need not store back after every
+	// step, and the state and the moves in the Driver: StepChoose fills d.moves in place, and
+	// the choosers see the state through a pointer, for which a local would move to the heap.
+	evs, onStep, bits := d.evs, d.OnStep, d.DiceBits
 	d.state = s0
 	s := &d.state
 	var choosers [aeroplane.MaxSeats]aeroplane.Chooser
@@ -98,7 +98,7 @@ func (d *Driver) Play(s0 aeroplane.State) (aeroplane.State, int, error) {
 	for steps := 0; steps < MaxSteps; steps++ {
 		phase, seat := s.Due()
 		if phase == aeroplane.PhaseOver {
-			d.evs, d.moves = evs, moves
+			d.evs = evs
 			return *s, steps, nil
 		}
 		var err error
@@ -122,27 +122,27 @@ func (d *Driver) Play(s0 aeroplane.State) (aeroplane.State, int, error) {
 			}
 			// the roll and its move in one call, when nobody looks at the state between them
 			var k int
-			if evs, moves, k, err = s.StepTurn(evs[:0], seat, die, moves, c); k >= 0 {
+			if evs, k, err = s.StepTurn(evs[:0], seat, die, &d.moves, c); k >= 0 {
 				steps++
 			}
 		case c != nil:
 			var k int
-			if evs, moves, k, err = s.StepChoose(evs[:0], seat, moves, c); err == nil && onStep != nil {
-				m = moves[k]
+			if evs, k, err = s.StepChoose(evs[:0], seat, &d.moves, c); err == nil && onStep != nil {
+				m = d.moves[k]
 			}
 		default:
 			m = d.Bots[seat].Choose(*s)
 			evs, err = s.StepMove(evs[:0], seat, m)
 		}
 		if err != nil {
-			d.evs, d.moves = evs, moves
+			d.evs = evs
 			return *s, steps, fmt.Errorf("bot: seat %d, %s, die %d move %s: %w", seat, s, die, m, err)
 		}
 		if onStep != nil {
 			onStep(before, die, m, evs)
 		}
 	}
-	d.evs, d.moves = evs, moves
+	d.evs = evs
 	return *s, MaxSteps, fmt.Errorf("%w: %s", ErrTooLong, s)
 }
 
