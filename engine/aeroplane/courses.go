@@ -13,23 +13,25 @@ import "sync/atomic"
 // themselves, on a board with a single plane, so it cannot disagree with them.
 
 // course is one way for a unit to go with a roll: the choices of its move, the plan they give
-// and the square where the unit may stack with own planes (noPlane when it finishes).
+// and the square where the unit may stack with own planes (noPlane when it finishes or takes
+// off).
 type course struct {
-	m  Move // an advance of plane 0 with the choices
+	m  Move // an advance of plane 0 with the choices, or a take-off
 	at int8
+	n  uint8 // in the first course of a set: how many courses the set has
 	pl plan
 }
 
-// courseSet holds the courses of one landing square, n of them, in the order of LegalMoves.
+// courseSet holds the courses of one landing square in the order of LegalMoves; c[0].n says
+// how many. Four courses of 32 bytes make 128, a shift to index.
 type courseSet struct {
-	n uint8
 	c [4]course
 }
 
 // find returns the course with the choices fly and nojump, or nil when there is none (the move
 // is illegal).
 func (cs *courseSet) find(fly, nojump bool) *course {
-	for v := range cs.n {
+	for v := range cs.c[0].n {
 		if c := &cs.c[v&3]; c.m.Fly == fly && c.m.NoJump == nojump {
 			return c
 		}
@@ -38,17 +40,21 @@ func (cs *courseSet) find(fly, nojump bool) *course {
 }
 
 // courseTable holds the course sets of advances by landing square q = from+die (1..61), then
-// the take-offs by rule (TakeoffRolls) and roll at takeoffRow+8*rule+die, and an empty row
-// for the planes that do not move. The rows without a course have at = noPlane.
-type courseTable [128]courseSet
+// the take-offs by roll at takeoffRow+die and an empty set for the planes that do not move;
+// the sets without a course have at = noPlane. row[die][p+1] is the set of a plane on path
+// index p (Hangar..Finish) for roll die: the generator's one index for every plane.
+type courseTable struct {
+	sets [128]courseSet
+	row  [8][64]uint8
+}
 
 const (
 	takeoffRow = 64
 	idleRow    = 127
 )
 
-// courseRules are the options that shape courses, JumpMandatory to JumpAfterShortcutEnd: one
-// run of bits of rules, which with the overshoot rule makes the key of a table.
+// The options that shape courses, JumpMandatory to JumpAfterShortcutEnd, are one run of bits
+// of rules; with the overshoot rule and the take-off rolls they make the key of a table.
 const (
 	courseShift = 2
 	courseBits  = rules(0x7F)
@@ -68,41 +74,44 @@ var (
 // flight closed by a stack, and captures that can send the mover home.
 const noCourses = rStackBlocks | rCrossingBlockedByStack | 3<<shStackCapture
 
-// courseKey returns the key of r's course table plus one (the options that shape courses and
-// the overshoot rule), or 0 when courses depend on the board: noCourses, or OvershootReverse,
-// whose landing depends on the start square. pack stores it in the rules.
+// courseKey returns the key of r's course table plus one (the options that shape courses, the
+// overshoot rule and the take-off rolls), or 0 when courses depend on the board: noCourses, or
+// OvershootReverse, whose landing depends on the start square. pack stores it in the rules.
 func (r rules) courseKey() rules {
 	if r&noCourses != 0 || r.overshoot() == OvershootReverse {
 		return 0
 	}
-	return 1 + (r>>courseShift&courseBits | rules(r.overshoot())<<7)
+	return 1 + (r>>courseShift&courseBits | rules(r.overshoot())<<7 | rules(r.enum(shTakeoffRolls))<<9)
 }
 
 // courseTables holds the tables by key plus one; the first stays nil.
-var courseTables [1024]atomic.Pointer[courseTable]
+var courseTables [2048]atomic.Pointer[courseTable]
 
 // courses returns the course table of the rule set, or nil when it has none. New and
 // ParseState build the table of their rule set (see useCourses); nil for a rule set with a key
 // means only that the courses are worked out with plan.
-func (s *State) courses() *courseTable { return courseTables[s.r>>shCourses&1023].Load() }
+func (s *State) courses() *courseTable { return courseTables[s.r>>shCourses&2047].Load() }
 
 // useCourses builds the course table of r unless it has none or it is built.
 func useCourses(r rules) {
-	k := r >> shCourses & 1023
+	k := r >> shCourses & 2047
 	if k == 0 || courseTables[k].Load() != nil {
 		return
 	}
 	t := new(courseTable)
-	for i := range t {
-		t[i].c[0].at = noPlane
+	for i := range t.sets {
+		t.sets[i].c[0].at = noPlane
 	}
-	for tr := range TakeoffFiveOrSix + 1 {
-		for die := 1; die <= 6; die++ {
-			if (r&^(3<<shTakeoffRolls) | rules(tr)<<shTakeoffRolls).takeoff(die) {
-				cs := &t[takeoffRow+8*int(tr)+die]
-				cs.n, cs.c[0].m = 1, Move{Kind: TakeOff}
-			}
+	for die := 1; die <= 6; die++ {
+		if r.takeoff(die) {
+			c := &t.sets[takeoffRow+die].c[0]
+			c.n, c.m = 1, Move{Kind: TakeOff}
 		}
+		t.row[die][0] = takeoffRow + uint8(die) // Hangar
+		for p := Launch; p < Finish; p++ {
+			t.row[die][p+1] = uint8(p + die)
+		}
+		t.row[die][Finish+1] = idleRow
 	}
 	for q := 1; q <= Finish-1+6; q++ {
 		die := min(q, 6)
@@ -113,13 +122,13 @@ func useCourses(r rules) {
 		s.pos[0][0] = int8(from)
 		s.phase, s.turn, s.die = PhaseMove, 0, int8(die)
 		var buf [maxMoves]Move
-		cs := &t[q]
+		cs := &t.sets[q]
 		for _, m := range s.appendGeneral(buf[:0]) {
 			if m.Kind != Advance {
 				continue // take-offs of the planes in the hangar
 			}
-			c := &cs.c[cs.n]
-			cs.n++
+			c := &cs.c[cs.c[0].n]
+			cs.c[0].n++
 			c.m = m
 			s.plan(&c.pl, 0, 1, from, die, m.Fly, m.NoJump)
 			c.at = int8(c.pl.final())

@@ -93,21 +93,23 @@ func TestNoCourseTable(t *testing.T) {
 	}
 }
 
-// Rule sets that shape courses differently have different table keys, each within the table
-// array.
+// Rule sets that shape courses or take-offs differently have different table keys, each
+// within the table array.
 func TestCourseKeysDistinct(t *testing.T) {
 	seen := map[rules]rules{}
 	for f := range rules(courseBits + 1) {
 		for _, ov := range []Overshoot{OvershootBounce, OvershootBlock, OvershootFinish} {
-			r := f<<courseShift | rules(ov)<<shOvershoot
-			k := r.courseKey()
-			if k == 0 || k >= rules(len(courseTables)) {
-				t.Fatalf("rules %#x: key %d", r, k)
+			for _, tr := range []TakeoffRolls{TakeoffEven, TakeoffSixOnly, TakeoffFiveOrSix} {
+				r := f<<courseShift | rules(ov)<<shOvershoot | rules(tr)<<shTakeoffRolls
+				k := r.courseKey()
+				if k == 0 || k >= rules(len(courseTables)) {
+					t.Fatalf("rules %#x: key %d", r, k)
+				}
+				if prev, ok := seen[k]; ok {
+					t.Fatalf("rules %#x and %#x share the key %d", prev, r, k)
+				}
+				seen[k] = r
 			}
-			if prev, ok := seen[k]; ok {
-				t.Fatalf("rules %#x and %#x share the key %d", prev, r, k)
-			}
-			seen[k] = r
 		}
 	}
 }

@@ -135,7 +135,7 @@ func (s *State) moveWith(dst []Event, seat int, m Move, t *courseTable) ([]Event
 	var own uint8 // ownAfter
 	var local plan
 	if t != nil {
-		c := t[(from+die)&63].find(m.Fly, m.NoJump)
+		c := t.sets[(from+die)&63].find(m.Fly, m.NoJump)
 		if c == nil {
 			return dst, false
 		}
@@ -269,14 +269,15 @@ func (s *State) appendMoves(dst []Move) []Move {
 	buf := (*[maxMoves]Move)(dst[n0 : n0+maxMoves])
 	seat, die := int(s.turn)&3, int(s.die)
 	w, lw := word(&s.pos[seat]), word(&s.lead[seat])
-	idle := match(w, Finish) | ^match(lw^0x03020100, 0) // finished, or moving with a lower plane
-	takeoff := takeoffRow + 8*int(s.r.enum(shTakeoffRolls)) - Hangar
+	rows := &t.row[die&7]
+	stacked := ^match(lw^0x03020100, 0) & 0xF // planes moving with a lower plane, rarely any
 	n := 0
 	for i := range PlanesPerSeat {
-		p := int(s.pos[seat][i])
-		x := p + die + takeoff&(p>>8)    // p>>8 is -1 in the hangar, else 0
-		sk := -int(idle >> i & 1)        // -1 for an idle plane, else 0
-		cs := &t[(x&^sk|idleRow&sk)&127] // no branch on the plane's state
+		x := rows[(int(s.pos[seat][i])+1)&63] // one index, no branch on the plane's state
+		if stacked != 0 && stacked&(1<<i) != 0 {
+			x = idleRow
+		}
+		cs := &t.sets[x&127]
 		c := &cs.c[0]
 		buf[n&63] = c.m
 		buf[n&63].Plane = i
@@ -284,11 +285,11 @@ func (s *State) appendMoves(dst []Move) []Move {
 		if own != 0 {
 			own &^= match(lw, int8(i))
 		}
-		if own == 0 && cs.n <= 1 {
-			n += int(cs.n)
+		if own == 0 && c.n <= 1 {
+			n += int(c.n)
 			continue
 		}
-		for v := range cs.n { // a flight choice, or own planes to stack with
+		for v := range c.n { // a flight choice, or own planes to stack with
 			c := &cs.c[v&3]
 			m := c.m
 			m.Plane = i
