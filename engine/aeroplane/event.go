@@ -367,7 +367,9 @@ func (s *State) foldMoved(seat int, unit uint8, to int8, part bool) {
 	if l := &s.lead[seat&3]; part && unit != match(word(l), l[bits.TrailingZeros8(unit)&3]) {
 		s.isolate(seat, unit)
 	}
-	s.setPos(seat, unit, int(to))
+	q := &s.pos[seat&3] // setPos, inline
+	bm := byteMask[unit&0xF]
+	putWord(q, word(q)&^bm|uint32(uint8(to))*0x01010101&bm)
 }
 
 // foldTurn folds the hand-over to seat next.
