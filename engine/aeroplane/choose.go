@@ -45,7 +45,11 @@ func (s *State) StepTurn(dst []Event, seat, die int, moves *[]Move, c Chooser) (
 // choose is StepChoose after its checks.
 func (s *State) choose(dst []Event, seat int, moves *[]Move, c Chooser) ([]Event, int, error) {
 	t := s.courses()
-	ms := s.appendLegal((*moves)[:0])
+	ms := s.appendMoves((*moves)[:0]) // appendLegal in PhaseMove, without its call
+	if len(ms) == 0 || !s.r.has(rMustMove) {
+		ms = append(ms, Move{})
+		ms[len(ms)-1].Kind = Pass
+	}
 	*moves = ms
 	k := c.ChooseIndex(s, ms)
 	if uint(k) >= uint(len(ms)) {

@@ -617,7 +617,13 @@ func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *
 	}
 	prev := int(pl.q) // rest[0], the landing, which ends most moves
 	if onLoop(prev) {
-		dst = s.captureAt(dst, seat, unit, prev)
+		if s.r.stackCapture() == StackCaptureAll { // captureAt without its call
+			if caps := s.victims(seat, prev); caps != 0 {
+				dst = s.emitCapture(dst, seat, caps, prev, false)
+			}
+		} else {
+			dst = s.captureAt(dst, seat, unit, prev)
+		}
 	}
 	for i := 1; i < int(pl.n); i++ {
 		x := int(pl.rest[i])
