@@ -55,6 +55,6 @@ func (s *State) choose(dst []Event, seat int, moves *[]Move, c Chooser) ([]Event
 	if uint(k) >= uint(len(ms)) {
 		return dst, k, fmt.Errorf("%w: chose move %d of %d", ErrBadMove, k, len(ms))
 	}
-	out, _ := s.moveWith(dst, seat, ms[k], t)
+	out, _ := s.moveWith(dst, seat, &ms[k], t) // by pointer: a copy would read the move back as one word right after the generator wrote it as two
 	return out, k, nil
 }

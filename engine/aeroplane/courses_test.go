@@ -45,8 +45,8 @@ func TestCourseTablesMatchPlan(t *testing.T) {
 					m := Move{Kind: Advance, Plane: plane, Fly: bits&1 != 0, NoJump: bits&2 != 0,
 						Stack: bits&4 != 0, Split: bits&8 != 0}
 					a, b := s, s
-					ea, oka := a.moveWith(nil, seat, m, a.courses())
-					eb, okb := b.moveWith(nil, seat, m, nil)
+					ea, oka := a.moveWith(nil, seat, &m, a.courses())
+					eb, okb := b.moveWith(nil, seat, &m, nil)
 					if oka != okb || a != b || !slices.Equal(ea, eb) {
 						t.Fatalf("%s: %s with the table: %v %s %v; without: %v %s %v", s, m, oka, a, ea, okb, b, eb)
 					}

@@ -98,12 +98,12 @@ func (s *State) StepMove(dst []Event, seat int, m Move) ([]Event, error) {
 // move plays m, which passed check, for seat, the seat to act in PhaseMove. It returns false
 // when m is not legal, before it changes s or appends an event.
 func (s *State) move(dst []Event, seat int, m Move) ([]Event, bool) {
-	return s.moveWith(dst, seat, m, s.courses())
+	return s.moveWith(dst, seat, &m, s.courses())
 }
 
 // moveWith is move taking the course table of the rule set, or nil to work out the course
 // with plan.
-func (s *State) moveWith(dst []Event, seat int, m Move, t *courseTable) ([]Event, bool) {
+func (s *State) moveWith(dst []Event, seat int, m *Move, t *courseTable) ([]Event, bool) {
 	die := int(s.die)
 	switch m.Kind {
 	case Pass:
@@ -141,7 +141,7 @@ func (s *State) moveWith(dst []Event, seat int, m Move, t *courseTable) ([]Event
 		}
 		pl = &c.pl
 		own = s.ownAt(seat, int(c.at)) &^ unit
-	} else if pl = &local; s.plan(pl, seat, unit, from, die, m.Fly, m.NoJump) && s.r.choicesFit(m, pl) {
+	} else if pl = &local; s.plan(pl, seat, unit, from, die, m.Fly, m.NoJump) && s.r.choicesFit(*m, pl) {
 		own = s.ownAfter(seat, unit, pl)
 	} else {
 		return dst, false
