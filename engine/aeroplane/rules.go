@@ -153,6 +153,9 @@ func (s *State) moveWith(dst []Event, seat int, m *Move, t *courseTable) ([]Even
 	if m.Stack {
 		dst = s.emitUnit(dst, EvStacked, seat, unit|own, 0, pl.final(), 0)
 	}
+	if die != 6 && !s.allFinished(seat) { // afterAction's most frequent case, inline
+		return s.emitTurn(dst, seat, s.nextActive(seat)), true
+	}
 	return s.afterAction(dst, seat, die, true), true
 }
 
