@@ -304,9 +304,10 @@ func (s *State) emitTurn(dst []Event, seat, next int) []Event {
 	return dst
 }
 
-// The three most frequent events (a roll of the turn, a unit's walk and the hand-over) are
-// emitted and folded by emitters of their own, which call fold's code for their kind directly
-// instead of going through its switch. fold uses the same helpers, so the two cannot drift.
+// The most frequent events (a roll of the turn, a unit's walk, jumps and flights, take-offs and
+// the hand-over) are emitted and folded by emitters of their own (applyPlan writes the walk),
+// which call fold's code for their kind directly instead of going through its switch. fold
+// uses the same helpers, so the two cannot drift.
 
 // emitRolled emits seat's roll die of the turn (PhaseRoll, not a start roll).
 func (s *State) emitRolled(dst []Event, seat, die int) []Event {
@@ -314,16 +315,6 @@ func (s *State) emitRolled(dst []Event, seat, die int) []Event {
 	e := &dst[len(dst)-1]
 	e.Seat, e.Kind, e.Die = seat, EvRolled, int8(die)
 	s.foldRolled(e.Die)
-	return dst
-}
-
-// emitMoved emits the walk of unit (planes of seat) from from by die along pl.
-func (s *State) emitMoved(dst []Event, seat int, unit uint8, from, die int, pl *plan) []Event {
-	dst = append(dst, Event{})
-	e := &dst[len(dst)-1]
-	e.Seat, e.Kind, e.Planes, e.From, e.To, e.Die = seat, EvMoved, unit, int8(from), pl.q, int8(die)
-	e.Rest = pl.rest
-	s.foldMoved(seat, unit, pl.q, s.r.has(rStackSplit)) // only a split moves part of a unit
 	return dst
 }
 

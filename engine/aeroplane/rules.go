@@ -614,7 +614,11 @@ func (s *State) captures(seat int, unit uint8, size, x int) (uint16, bool) {
 
 // applyPlan moves unit along pl, emitting the walk, jumps, flight, captures and finishing.
 func (s *State) applyPlan(dst []Event, seat int, unit uint8, from, die int, pl *plan) []Event {
-	dst = s.emitMoved(dst, seat, unit, from, die, pl)
+	dst = append(dst, Event{}) // the walk, emitted here to spare a call
+	e := &dst[len(dst)-1]
+	e.Seat, e.Kind, e.Planes, e.From, e.To, e.Die = seat, EvMoved, unit, int8(from), pl.q, int8(die)
+	e.Rest = pl.rest
+	s.foldMoved(seat, unit, pl.q, s.r.has(rStackSplit)) // only a split moves part of a unit
 	if s.r.passOver() {
 		dst = s.passOver(dst, seat, from+1, int(pl.passHi), int(pl.q))
 	}
