@@ -28,20 +28,6 @@ func (s *State) StepChoose(dst []Event, seat int, moves *[]Move, c Chooser) ([]E
 	return s.choose(dst, seat, moves, c)
 }
 
-// StepTurn is StepRoll and, when the roll leaves seat a move to make, StepChoose, in one call:
-// for self-play loops that do not look at the state between a roll and its move. It returns
-// the events of both and the index in *moves of the move played, or -1 when the roll left
-// none to choose (an automatic pass, the third-six penalty). It returns the errors of
-// StepRoll, with s unchanged, and an error wrapping ErrBadMove when c returns an index out of
-// range, with the roll played.
-func (s *State) StepTurn(dst []Event, seat, die int, moves *[]Move, c Chooser) ([]Event, int, error) {
-	dst, err := s.StepRoll(dst, seat, die)
-	if err != nil || s.phase != PhaseMove {
-		return dst, -1, err
-	}
-	return s.choose(dst, seat, moves, c)
-}
-
 // choose is StepChoose after its checks.
 func (s *State) choose(dst []Event, seat int, moves *[]Move, c Chooser) ([]Event, int, error) {
 	t := s.courses()
@@ -57,4 +43,40 @@ func (s *State) choose(dst []Event, seat int, moves *[]Move, c Chooser) ([]Event
 	}
 	out, _ := s.moveWith(dst, seat, &ms[k], t) // by pointer: a copy would read the move back as one word right after the generator wrote it as two
 	return out, k, nil
+}
+
+// Dice rolls the die for PlayOut: each call returns 1 to 6.
+type Dice interface {
+	Roll() int
+}
+
+// PlayOut plays s on for at most max rolls and moves, or to the end of the game: dice rolls
+// for whoever must roll (start rolls included), and choosers[seat] picks each move of seat
+// among its legal moves, which PlayOut generates into *moves. It is StepRoll and StepChoose
+// in one loop, for self-play and for rollouts in search. dst is scratch for the events of each
+// roll and move, which PlayOut does not keep; it returns dst for reuse and the number of rolls
+// and moves played. It stops with the errors of StepRoll and StepChoose, and with one
+// wrapping ErrInvalid when the seat to move has no chooser; s is then the state before the
+// failed action.
+func (s *State) PlayOut(dst []Event, dice Dice, choosers *[MaxSeats]Chooser, moves *[]Move, max int) ([]Event, int, error) {
+	for steps := 0; steps < max; steps++ {
+		seat := int(s.turn)
+		var err error
+		switch s.phase {
+		case PhaseOver:
+			return dst, steps, nil
+		case PhaseMove:
+			c := choosers[seat&3]
+			if c == nil {
+				return dst, steps, fmt.Errorf("%w: no chooser for seat %d", ErrInvalid, seat)
+			}
+			dst, _, err = s.choose(dst[:0], seat, moves, c)
+		default:
+			dst, err = s.StepRoll(dst[:0], seat, dice.Roll())
+		}
+		if err != nil {
+			return dst, steps, err
+		}
+	}
+	return dst, max, nil
 }

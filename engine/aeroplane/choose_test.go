@@ -19,11 +19,10 @@ func (p *pick) ChooseIndex(s *State, moves []Move) int {
 }
 
 // StepChoose shows the chooser exactly LegalMoves and then plays what StepMove plays for the
-// chosen move, for every index, in positions of random games under random rule sets; StepTurn
-// is StepRoll followed by StepChoose.
+// chosen move, for every index, in positions of random games under random rule sets.
 func TestStepChooseIsLegalMovesAndStepMove(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
-	var choices, turns int
+	var choices, rolls int
 	for g := range 300 {
 		players := 2 + g%3
 		s, err := New(players, optionsFromBits(r.Uint64(), players))
@@ -34,28 +33,7 @@ func TestStepChooseIsLegalMovesAndStepMove(t *testing.T) {
 			seat := s.Turn()
 			if s.Phase() != PhaseMove {
 				die := 1 + r.IntN(6)
-				// StepTurn against StepRoll then StepChoose
-				want := s
-				wantEvs, err := want.StepRoll(nil, seat, die)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p := &pick{k: -1}
-				if want.Phase() == PhaseMove && want.Turn() == seat {
-					p.k = r.IntN(len(want.LegalMoves()))
-					var scratch []Move
-					wantEvs, _, err = want.StepChoose(wantEvs, seat, &scratch, &pick{k: p.k})
-					if err != nil {
-						t.Fatal(err)
-					}
-				}
-				got := s
-				var scratch []Move
-				gotEvs, k, err := got.StepTurn(nil, seat, die, &scratch, p)
-				if err != nil || got != want || !slices.Equal(gotEvs, wantEvs) || k != max(p.k, -1) {
-					t.Fatalf("%s: StepTurn(%d) = %v %s %v, want %s %v", s, die, err, got, gotEvs, want, wantEvs)
-				}
-				turns++
+				rolls++
 				if s, _, err = s.Roll(seat, die); err != nil {
 					t.Fatal(err)
 				}
@@ -81,12 +59,11 @@ func TestStepChooseIsLegalMovesAndStepMove(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d choices, %d turns", choices, turns)
+	t.Logf("%d choices in %d rolls", choices, rolls)
 }
 
-// StepChoose and StepTurn reject the wrong seat, the wrong phase and an index out of range,
-// with the errors of StepMove and StepRoll, and leave s unchanged (StepTurn keeps the roll
-// when only the index is wrong).
+// StepChoose rejects the wrong seat, the wrong phase and an index out of range, with the
+// errors of StepMove, and leaves s unchanged.
 func TestStepChooseErrors(t *testing.T) {
 	o := DefaultOptions()
 	o.FirstPlayer = FirstSeat0
@@ -105,11 +82,7 @@ func TestStepChooseErrors(t *testing.T) {
 			t.Errorf("StepChoose(seat %d) in %s: %v, want %v", c.seat, s, err, c.want)
 		}
 	}
-	got := s
 	var moves []Move
-	if _, _, err := got.StepTurn(nil, 0, 7, &moves, &pick{}); !errors.Is(err, ErrBadDie) || got != s {
-		t.Errorf("StepTurn with die 7: %v", err)
-	}
 	// a 6 gives seat 0 a take-off to choose
 	rolled, _, err := s.Roll(0, 6)
 	if err != nil {
@@ -121,9 +94,88 @@ func TestStepChooseErrors(t *testing.T) {
 		if _, _, err := got.StepChoose(nil, 0, &moves, &pick{k: k}); !errors.Is(err, ErrBadMove) || got != rolled {
 			t.Errorf("StepChoose index %d of %d: %v, state %s", k, n, err, got)
 		}
-		got = s
-		if _, _, err := got.StepTurn(nil, 0, 6, &moves, &pick{k: k}); !errors.Is(err, ErrBadMove) || got != rolled {
-			t.Errorf("StepTurn index %d of %d: %v, state %s", k, n, err, got)
-		}
 	}
 }
+
+// seqDice rolls from a seeded source; rolls counts them.
+type seqDice struct {
+	r     *rand.Rand
+	rolls int
+}
+
+func (d *seqDice) Roll() int { d.rolls++; return 1 + d.r.IntN(6) }
+
+// first chooses the first legal move, or a fixed bad index.
+type first struct{ bad bool }
+
+func (f first) ChooseIndex(s *State, moves []Move) int {
+	if f.bad {
+		return len(moves)
+	}
+	return 0
+}
+
+// PlayOut plays what a loop of StepRoll and StepChoose plays with the same dice and choosers,
+// under random rule sets, to the same end in as many steps; it stops at max, and reports a
+// seat without a chooser, a bad roll and a bad choice with the state before the action.
+func TestPlayOutIsStepRollAndStepChoose(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for g := range 200 {
+		players := 2 + g%3
+		s0, err := New(players, optionsFromBits(r.Uint64(), players))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed := r.Uint64()
+		var choosers [MaxSeats]Chooser
+		for i := range choosers {
+			choosers[i] = &pick{k: 0}
+		}
+		// the loop, with the same dice
+		want, dice := s0, &seqDice{r: rand.New(rand.NewPCG(seed, 1))}
+		var moves []Move
+		steps := 0
+		for ; !want.Over() && steps < 100000; steps++ {
+			if want.Phase() == PhaseMove {
+				_, _, err = want.StepChoose(nil, want.Turn(), &moves, choosers[want.Turn()])
+			} else {
+				_, err = want.StepRoll(nil, want.Turn(), dice.Roll())
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, dice2 := s0, &seqDice{r: rand.New(rand.NewPCG(seed, 1))}
+		_, n, err := got.PlayOut(nil, dice2, &choosers, &moves, 100000)
+		if err != nil || got != want || n != steps || dice2.rolls != dice.rolls {
+			t.Fatalf("%s: PlayOut = %v, %d steps, %s; the loop: %d steps, %s", s0, err, n, got, steps, want)
+		}
+		// stopping at max
+		part := s0
+		if _, n, err := part.PlayOut(nil, &seqDice{r: rand.New(rand.NewPCG(seed, 1))}, &choosers, &moves, steps/2); err != nil || n != steps/2 || part.Over() {
+			t.Fatalf("PlayOut with max %d: %d steps, %v, over %v", steps/2, n, err, part.Over())
+		}
+	}
+	o := DefaultOptions()
+	o.FirstPlayer = FirstSeat0
+	s0, _ := New(4, o)
+	var moves []Move
+	// a seat without a chooser: seat 0 rolls 6, then must move
+	s := s0
+	if _, n, err := s.PlayOut(nil, constDice(6), &[MaxSeats]Chooser{}, &moves, 10); !errors.Is(err, ErrInvalid) || n != 1 || s.Phase() != PhaseMove {
+		t.Errorf("no chooser: %d steps, %v, %s", n, err, s)
+	}
+	s = s0
+	if _, n, err := s.PlayOut(nil, constDice(7), &[MaxSeats]Chooser{}, &moves, 10); !errors.Is(err, ErrBadDie) || n != 0 || s != s0 {
+		t.Errorf("die 7: %d steps, %v, %s", n, err, s)
+	}
+	s = s0
+	bad := [MaxSeats]Chooser{first{true}, first{true}, first{true}, first{true}}
+	if _, n, err := s.PlayOut(nil, constDice(6), &bad, &moves, 10); !errors.Is(err, ErrBadMove) || n != 1 || s.Phase() != PhaseMove {
+		t.Errorf("bad choice: %d steps, %v, %s", n, err, s)
+	}
+}
+
+type constDice int
+
+func (d constDice) Roll() int { return int(d) }

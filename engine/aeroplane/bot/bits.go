@@ -62,7 +62,7 @@ func (b *Bits) intN(n int) int {
 	}
 }
 
-// die returns a uniform roll of the die, 1 to 6: the Driver's rolls. It takes five bits at a
+// die returns a uniform roll of the die, 1 to 6 (see Roll). It takes five bits at a
 // time and keeps the thirty values below 30, six of each remainder by 6: a draw is rejected
 // one time in sixteen (IntN(6) would take three bits and reject one time in four), and a
 // refill serves twelve rolls.
@@ -79,8 +79,16 @@ func (b *Bits) die() int {
 	}
 }
 
+// Roll returns a roll of the die, 1 to 6: Bits is an aeroplane.Dice.
+func (b *Bits) Roll() int {
+	if v, ok := b.tryDie(); ok {
+		return v
+	}
+	return b.die()
+}
+
 // tryDie is die's first try without a refill: it reports false, having drawn nothing, when
-// the try is rejected or fewer than five bits are left. The Driver calls it inlined and die
+// the try is rejected or fewer than five bits are left. Roll calls it inlined and die
 // when it fails.
 func (b *Bits) tryDie() (int, bool) {
 	if v := b.w & 31; b.w>>5 != 0 && v < 30 {

@@ -39,7 +39,7 @@ func (b *Random) Choose(s aeroplane.State) aeroplane.Move {
 }
 
 // ChooseIndex returns a uniformly drawn index into moves: Random is an aeroplane.Chooser, and
-// Driver plays it through StepChoose.
+// Driver plays it through PlayOut or StepChoose.
 func (b *Random) ChooseIndex(_ *aeroplane.State, moves []aeroplane.Move) int {
 	if b.bits != nil {
 		if k, ok := b.bits.try(len(moves)); ok {
@@ -76,58 +76,60 @@ type Driver struct {
 // It returns an error when the engine rejects an action (a bot bug) or, wrapping ErrTooLong,
 // when the game does not end within MaxSteps.
 //
-// Play changes its copy of s in place (StepRoll, StepMove) and plays the bots that are
-// aeroplane.Choosers (Random) through StepChoose, so that no step copies the State unless
-// OnStep wants the state before.
+// When every seat's bot is an aeroplane.Chooser (Random) and no OnStep looks, the engine's
+// PlayOut plays the game; otherwise Play steps through it, playing Choosers through
+// StepChoose.
 func (d *Driver) Play(s0 aeroplane.State) (aeroplane.State, int, error) {
 	if d.evs == nil {
 		d.evs = make([]aeroplane.Event, 0, 32)
 		d.moves = make([]aeroplane.Move, 0, 64)
 	}
-	// The loop keeps the event buffer in a local, which it need not store back after every
-	// step, and the state and the moves in the Driver: StepChoose fills d.moves in place, and
-	// the choosers see the state through a pointer, for which a local would move to the heap.
-	evs, onStep, bits := d.evs, d.OnStep, d.DiceBits
+	// The state and the moves live in the Driver: StepChoose and PlayOut fill d.moves in
+	// place, and the choosers see the state through a pointer, for which a local would move
+	// to the heap.
 	d.state = s0
 	s := &d.state
 	var choosers [aeroplane.MaxSeats]aeroplane.Chooser
+	all := true // every seat in play has a Chooser
 	for i, b := range d.Bots {
 		choosers[i], _ = b.(aeroplane.Chooser)
+		all = all && (choosers[i] != nil || !s.SeatMask().Has(i))
 	}
-	var before aeroplane.State
+	var dice aeroplane.Dice = randDice{d.Dice}
+	if d.DiceBits != nil {
+		dice = d.DiceBits
+	}
+	if all && d.OnStep == nil {
+		// nobody looks between the steps: the engine's own loop plays the game
+		var steps int
+		var err error
+		d.evs, steps, err = s.PlayOut(d.evs, dice, &choosers, &d.moves, MaxSteps)
+		switch {
+		case err != nil:
+			return *s, steps, fmt.Errorf("bot: %s: %w", s, err)
+		case !s.Over():
+			return *s, steps, fmt.Errorf("%w: %s", ErrTooLong, s)
+		}
+		return *s, steps, nil
+	}
+	evs := d.evs
 	for steps := 0; steps < MaxSteps; steps++ {
 		phase, seat := s.Due()
 		if phase == aeroplane.PhaseOver {
 			d.evs = evs
 			return *s, steps, nil
 		}
-		var err error
-		if onStep != nil {
-			before = *s // copied only when someone looks: a State is 64 bytes
-		}
+		before := *s // for OnStep
 		var m aeroplane.Move
+		var err error
 		die := 0
-		c := choosers[seat&3]
-		switch {
+		switch c := choosers[seat&3]; {
 		case phase != aeroplane.PhaseMove:
-			var ok bool
-			if bits == nil {
-				die = 1 + d.Dice.IntN(6)
-			} else if die, ok = bits.tryDie(); !ok {
-				die = bits.die()
-			}
-			if c == nil || onStep != nil || phase != aeroplane.PhaseRoll {
-				evs, err = s.StepRoll(evs[:0], seat, die)
-				break
-			}
-			// the roll and its move in one call, when nobody looks at the state between them
-			var k int
-			if evs, k, err = s.StepTurn(evs[:0], seat, die, &d.moves, c); k >= 0 {
-				steps++
-			}
+			die = dice.Roll()
+			evs, err = s.StepRoll(evs[:0], seat, die)
 		case c != nil:
 			var k int
-			if evs, k, err = s.StepChoose(evs[:0], seat, &d.moves, c); err == nil && onStep != nil {
+			if evs, k, err = s.StepChoose(evs[:0], seat, &d.moves, c); err == nil {
 				m = d.moves[k]
 			}
 		default:
@@ -138,13 +140,18 @@ func (d *Driver) Play(s0 aeroplane.State) (aeroplane.State, int, error) {
 			d.evs = evs
 			return *s, steps, fmt.Errorf("bot: seat %d, %s, die %d move %s: %w", seat, s, die, m, err)
 		}
-		if onStep != nil {
-			onStep(before, die, m, evs)
+		if d.OnStep != nil {
+			d.OnStep(before, die, m, evs)
 		}
 	}
 	d.evs = evs
 	return *s, MaxSteps, fmt.Errorf("%w: %s", ErrTooLong, s)
 }
+
+// randDice rolls with a *rand.Rand.
+type randDice struct{ r *rand.Rand }
+
+func (d randDice) Roll() int { return 1 + d.r.IntN(6) }
 
 // PlayGame plays s to the end with one bot per seat and dice drawn from dice (see Driver.Play).
 func PlayGame(s aeroplane.State, bots [aeroplane.MaxSeats]Bot, dice *rand.Rand) (aeroplane.State, error) {
