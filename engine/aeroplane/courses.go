@@ -31,6 +31,9 @@ type courseSet struct {
 // find returns the course with the choices fly and nojump, or nil when there is none (the move
 // is illegal).
 func (cs *courseSet) find(fly, nojump bool) *course {
+	if c := &cs.c[0]; c.n != 0 && c.m.Fly == fly && c.m.NoJump == nojump {
+		return c // the first, most often the only one
+	}
 	for v := range cs.c[0].n {
 		if c := &cs.c[v&3]; c.m.Fly == fly && c.m.NoJump == nojump {
 			return c
