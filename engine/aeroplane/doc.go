@@ -15,6 +15,13 @@
 // itself changes a state only by folding the events it reports. The Append forms write into
 // caller buffers and do not allocate.
 //
+// For self-play and search, StepRoll and StepMove change a state in place, StepChoose lets a
+// Chooser (a bot that picks a move by its index among the legal moves) play without the move
+// being checked again, and PlayOut plays a game on with Dice and Choosers. None of them
+// allocates once its buffers have grown. In the rule sets where the course of an advance does
+// not depend on the board (most of them, the default included) the move generator and Move
+// look courses up in a table that the general planner builds on first use (courses.go).
+//
 // Positions are path indices relative to the plane's owner: Hangar (-1), Launch (0, the launch
 // area), 1..50 on the shared loop (Loop converts to the seat-independent square 0..51), 51..55
 // the home column, Finish (56) the centre.
