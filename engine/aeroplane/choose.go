@@ -31,7 +31,7 @@ func (s *State) StepChoose(dst []Event, seat int, moves *[]Move, c Chooser) ([]E
 // choose is StepChoose after its checks.
 func (s *State) choose(dst []Event, seat int, moves *[]Move, c Chooser) ([]Event, int, error) {
 	t := s.courses()
-	ms := s.appendMoves((*moves)[:0]) // appendLegal in PhaseMove, without its call
+	ms := s.appendMovesWith((*moves)[:0], t) // appendLegal in PhaseMove, without its call
 	if len(ms) == 0 || !s.r.has(rMustMove) {
 		ms = append(ms, Move{})
 		ms[len(ms)-1].Kind = Pass
@@ -72,7 +72,12 @@ func (s *State) PlayOut(dst []Event, dice Dice, choosers *[MaxSeats]Chooser, mov
 			}
 			dst, _, err = s.choose(dst[:0], seat, moves, c)
 		default:
-			dst, err = s.StepRoll(dst[:0], seat, dice.Roll())
+			if dst, err = s.StepRoll(dst[:0], seat, dice.Roll()); err == nil && s.phase == PhaseMove &&
+				steps+1 < max && choosers[seat&3] != nil {
+				// the roll's move at once, without going round the loop
+				steps++
+				dst, _, err = s.choose(dst[:0], seat, moves, choosers[seat&3])
+			}
 		}
 		if err != nil {
 			return dst, steps, err

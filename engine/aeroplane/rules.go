@@ -262,8 +262,10 @@ func (s *State) appendLegal(dst []Move) []Move {
 
 // appendMoves appends the take-offs and advances for the pending roll: from the course table
 // of the rule set when it has one (see courses), else worked out by appendGeneral.
-func (s *State) appendMoves(dst []Move) []Move {
-	t := s.courses()
+func (s *State) appendMoves(dst []Move) []Move { return s.appendMovesWith(dst, s.courses()) }
+
+// appendMovesWith is appendMoves given the course table of the rule set, or nil.
+func (s *State) appendMovesWith(dst []Move, t *courseTable) []Move {
 	if t == nil || s.r.has(rStackSplit) {
 		return s.appendGeneral(dst)
 	}
