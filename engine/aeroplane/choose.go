@@ -41,7 +41,9 @@ func (s *State) choose(dst []Event, seat int, moves *[]Move, c Chooser) ([]Event
 	if uint(k) >= uint(len(ms)) {
 		return dst, k, fmt.Errorf("%w: chose move %d of %d", ErrBadMove, k, len(ms))
 	}
-	out, _ := s.moveWith(dst, seat, &ms[k], t) // by pointer: a copy would read the move back as one word right after the generator wrote it as two
+	// the move by pointer: a copy would read it back as one word right after the generator
+	// wrote it as two, and wait for the stores
+	out, _ := s.moveWith(dst, seat, &ms[k], t)
 	return out, k, nil
 }
 
