@@ -32,10 +32,7 @@ func (s *State) StepChoose(dst []Event, seat int, moves *[]Move, c Chooser) ([]E
 func (s *State) choose(dst []Event, seat int, moves *[]Move, c Chooser) ([]Event, int, error) {
 	t := s.courses()
 	ms := s.appendMovesWith((*moves)[:0], t) // appendLegal in PhaseMove, without its call
-	if len(ms) == 0 || !s.r.has(rMustMove) {
-		ms = append(ms, Move{})
-		ms[len(ms)-1].Kind = Pass
-	}
+	ms = s.r.appendPass(ms, len(ms) == 0)
 	*moves = ms
 	k := c.ChooseIndex(s, ms)
 	if uint(k) >= uint(len(ms)) {

@@ -254,8 +254,15 @@ func (s *State) appendLegal(dst []Move) []Move {
 	}
 	n0 := len(dst)
 	dst = s.appendMoves(dst)
-	if len(dst) == n0 || !s.r.has(rMustMove) {
-		dst = append(dst, Move{Kind: Pass})
+	return s.r.appendPass(dst, len(dst) == n0)
+}
+
+// appendPass appends "pass" to the moves of a roll when it is legal: when the roll has no other
+// move (none), or always without MustMove.
+func (r rules) appendPass(dst []Move, none bool) []Move {
+	if none || !r.has(rMustMove) {
+		dst = append(dst, Move{})
+		dst[len(dst)-1].Kind = Pass // written in place, not built and copied
 	}
 	return dst
 }
