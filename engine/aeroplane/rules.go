@@ -272,6 +272,14 @@ func (r rules) appendPass(dst []Move, none bool) []Move {
 func (s *State) appendMoves(dst []Move) []Move { return s.appendMovesWith(dst, s.courses()) }
 
 // appendMovesWith is appendMoves given the course table of the rule set, or nil.
+//
+// With the table, the outcome of a roll for a plane is random, and so would be every branch
+// on it: each plane's course set comes from one index (row: a take-off set for the hangar, an
+// empty one for the planes that cannot move), and its first move is written whatever it is and
+// counted by the set's size. Only a plane with a choice (several courses, or own planes on its
+// final square) takes the loop of putStacking. Moves are copied whole from the table and their
+// plane written in place: a Move built in a local and copied would be read back as one word
+// right after its byte-sized stores, which stalls the processor.
 func (s *State) appendMovesWith(dst []Move, t *courseTable) []Move {
 	if t == nil || s.r.has(rStackSplit) {
 		return s.appendGeneral(dst)
