@@ -122,13 +122,30 @@ func (r rules) takeoff(die int) bool {
 
 // stackOK reports whether the stacking choice fits own planes waiting on the final square.
 func (r rules) stackOK(own uint8, stack bool) bool {
-	switch {
-	case own == 0 || r.stacking() == StackNever:
-		return !stack
-	case r.stacking() == StackAuto:
-		return stack
+	if stack {
+		return r.stackings(own)&stackMerged != 0
 	}
-	return true
+	return r.stackings(own)&stackApart != 0
+}
+
+// The ends a unit may choose with own planes waiting on its final square: staying apart and
+// merging with them.
+const (
+	stackApart  = 1
+	stackMerged = 2
+)
+
+// stackEnds holds stackings by Stacking: StackByChoice either, StackAuto merged, StackNever
+// apart.
+var stackEnds = [4]uint8{StackByChoice: stackApart | stackMerged, StackAuto: stackMerged, StackNever: stackApart}
+
+// stackings returns the ends (stackApart, stackMerged) a unit may choose with own planes own
+// on its final square: with none it stays apart.
+func (r rules) stackings(own uint8) uint8 {
+	if own == 0 {
+		return stackApart
+	}
+	return stackEnds[r.stacking()&3]
 }
 
 // choicesFit reports whether m's flight and jump choices are the ones plan pl made.

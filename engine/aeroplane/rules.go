@@ -411,29 +411,25 @@ func (s *State) ownAfter(seat int, unit uint8, pl *plan) uint8 {
 // appendStacking appends m with the stacking choices offered by own planes own on its final
 // square.
 func (r rules) appendStacking(dst []Move, m Move, own uint8) []Move {
-	switch {
-	case own == 0 || r.stacking() == StackNever:
-		return append(dst, m)
-	case r.stacking() == StackAuto:
-		m.Stack = true
-		return append(dst, m)
+	ends := r.stackings(own)
+	if ends&stackApart != 0 {
+		dst = append(dst, m)
 	}
-	dst = append(dst, m)
-	m.Stack = true
-	return append(dst, m)
+	if ends&stackMerged != 0 {
+		m.Stack = true
+		dst = append(dst, m)
+	}
+	return dst
 }
 
 // putStacking is appendStacking writing into buf at n; it returns the new count.
 func (r rules) putStacking(buf *[maxMoves]Move, n int, m Move, own uint8) int {
-	switch {
-	case own == 0 || r.stacking() == StackNever:
-	case r.stacking() == StackAuto:
-		m.Stack = true
-	default:
+	ends := r.stackings(own)
+	if ends == stackApart|stackMerged { // both: first the move that stays apart
 		buf[n&63] = m
 		n++
-		m.Stack = true
 	}
+	m.Stack = ends&stackMerged != 0
 	buf[n&63] = m
 	return n + 1
 }

@@ -119,7 +119,10 @@ func (d *Driver) Play(s0 aeroplane.State) (aeroplane.State, int, error) {
 			d.evs = evs
 			return *s, steps, nil
 		}
-		before := *s // for OnStep
+		var before aeroplane.State
+		if d.OnStep != nil {
+			before = *s // copied only when someone looks: a State is 64 bytes
+		}
 		var m aeroplane.Move
 		var err error
 		die := 0
