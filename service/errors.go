@@ -19,6 +19,7 @@ var (
 	errUnauthenticated = errors.New("missing or invalid bearer token")
 	errPermission      = errors.New("permission denied")
 	errNotFound        = errors.New("not found")
+	errOutOfRange      = errors.New("out of range")
 	errUnavailable     = errors.New("server is shutting down; reconnect")
 )
 
@@ -48,6 +49,8 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 		code = codes.FailedPrecondition
 	case errors.Is(err, store.ErrVersionConflict):
 		code = codes.Aborted
+	case errors.Is(err, errOutOfRange):
+		code = codes.OutOfRange
 	case errors.Is(err, errNotFound), errors.Is(err, store.ErrNotFound):
 		code = codes.NotFound
 	case errors.Is(err, store.ErrExists), errors.Is(err, store.ErrRequestMismatch):

@@ -72,6 +72,16 @@ func (h *hub) learn(id string, v int64) {
 	}
 }
 
+// reached records that match id is known to have reached version v (a new
+// watcher read it): until the hub holds the events up to v, since sends its
+// watchers to the store. Without it a late watcher that has read one page
+// of a long match would take the end of that page for the latest version.
+func (h *hub) reached(id string, v int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.learn(id, v)
+}
+
 // gap handles a gap in the change feed: anything may have changed.
 func (h *hub) gap() {
 	h.mu.Lock()

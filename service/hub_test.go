@@ -88,3 +88,22 @@ func TestHubKeepsFinishedMatches(t *testing.T) {
 		t.Fatalf("%d finished matches kept, want %d", len(h.ended), endedLen)
 	}
 }
+
+// A late watcher's full page of a long match is not "caught up": the hub
+// knows the version the watcher found at its start and serves from memory
+// only once it holds the events up to it.
+func TestHubFullPageIsNotCaughtUp(t *testing.T) {
+	h := newHub()
+	_, unsubscribe := h.subscribe("m")
+	defer unsubscribe()
+	h.reached("m", 1451)
+	h.fill("m", evs(1, 500))
+	if got, ok := h.since("m", 500); ok {
+		t.Fatalf("after a page of 500 of 1451, since(500) = %v from memory", seqs(got))
+	}
+	h.fill("m", evs(501, 1000))
+	h.fill("m", evs(1001, 1451))
+	if got, ok := h.since("m", 1451); !ok || len(got) != 0 {
+		t.Fatalf("at the end since(1451) = %v, %v", seqs(got), ok)
+	}
+}

@@ -358,10 +358,14 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 	if _, err := s.load(ctx, req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	stored, err := s.store.Events(ctx, req.GetMatchId(), after, size)
+	// One event more than the page tells whether another page follows: a
+	// full page that happens to end at the last event gets no token.
+	stored, err := s.store.Events(ctx, req.GetMatchId(), after, size+1)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	more := len(stored) > size
+	stored = stored[:min(len(stored), size)]
 	resp := &hangarv1.ListMatchEventsResponse{}
 	for _, e := range stored {
 		ev, err := decodeEvent(req.GetMatchId(), e)
@@ -370,7 +374,7 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 		}
 		resp.Events = append(resp.Events, ev)
 	}
-	if len(stored) == size {
+	if more {
 		resp.NextPageToken = base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, uint64(stored[len(stored)-1].Seq)))
 	}
 	return resp, nil
@@ -418,11 +422,28 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 		return toStatus(ctx, s.log, fmt.Errorf("%w: after_seq must not be negative", errInvalid))
 	}
 	id, after := req.GetMatchId(), req.GetAfterSeq()
-	if _, err := s.load(ctx, id); err != nil {
-		return toStatus(ctx, s.log, err)
-	}
+	// Subscribe before reading the version, so that no change after the
+	// read goes unnoticed.
 	wake, unsubscribe := s.hub.subscribe(id)
 	defer unsubscribe()
+	m, err := s.load(ctx, id)
+	if err != nil {
+		return toStatus(ctx, s.log, err)
+	}
+	if after > m.version && !ended(m.status) {
+		// The cache may be behind another node: the store decides.
+		if m, err = s.fold(ctx, m, 0); err != nil {
+			return toStatus(ctx, s.log, err)
+		}
+		s.hub.put(m)
+	}
+	if after > m.version {
+		return toStatus(ctx, s.log, fmt.Errorf("%w: after_seq %d is beyond the match's last event %d", errOutOfRange, after, m.version))
+	}
+	if ended(m.status) && after == m.version {
+		return nil // the client has seen the end already
+	}
+	s.hub.reached(id, m.version)
 	for {
 		evs, more, err := s.watchEvents(ctx, id, after)
 		if err != nil {

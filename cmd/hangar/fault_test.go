@@ -36,7 +36,46 @@ const (
 	faultClocked = 10 // of which have a 1s turn clock and a player who never acts
 	killAfter    = 1500
 	restartAfter = 4000
+	// Late watchers start from seq 0 on every fifth match, once before the
+	// kill and once between the kill and the Postgres restart.
+	lateEvery = 5
 )
+
+var lateAfter = []int64{800, 2500}
+
+// lateWatch watches a match from seq 0 through whichever node answers,
+// resuming after the last seq seen, until the stream ends after the match's
+// last event. It returns what it saw.
+func lateWatch(ctx context.Context, t *testing.T, token, match string, addrs []string, node int) ([]*hangarv1.Event, error) {
+	var seen []*hangarv1.Event
+	conns := map[string]*client{}
+	for ctx.Err() == nil {
+		addr := addrs[node]
+		c, ok := conns[addr]
+		if !ok {
+			c = (&client{token: token}).reconnect(t, addr)
+			conns[addr] = c
+		}
+		stream, err := c.matches.WatchMatch(c.ctxFrom(ctx), &hangarv1.WatchMatchRequest{MatchId: match, AfterSeq: int64(len(seen))})
+		for err == nil {
+			var r *hangarv1.WatchMatchResponse
+			if r, err = stream.Recv(); err == nil {
+				if ev := r.GetEvent(); ev.GetSeq() != int64(len(seen))+1 {
+					return seen, fmt.Errorf("late watcher of %s: seq %d after %d", match, ev.GetSeq(), len(seen))
+				}
+				seen = append(seen, r.GetEvent())
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return seen, nil
+		}
+		if !retryable(err) {
+			return seen, fmt.Errorf("late watcher of %s: %w", match, err)
+		}
+		node = (node + 1) % len(addrs)
+	}
+	return seen, ctx.Err()
+}
 
 // ack is an acknowledged command: the events its answer named.
 type ack struct {
@@ -255,12 +294,19 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 	// whose acknowledgement reaches them.
 	var acked atomic.Int64
 	kill, restart := make(chan struct{}), make(chan struct{})
+	lateStart := []chan struct{}{make(chan struct{}), make(chan struct{})}
 	onAck := func() {
-		switch acked.Add(1) {
+		switch n := acked.Add(1); n {
 		case killAfter:
 			close(kill)
 		case restartAfter:
 			close(restart)
+		case lateAfter[0], lateAfter[1]:
+			if n == lateAfter[0] {
+				close(lateStart[0])
+			} else {
+				close(lateStart[1])
+			}
 		}
 	}
 	var players []*faultPlayer
@@ -288,7 +334,7 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	var wg sync.WaitGroup
-	errs := make(chan error, len(players))
+	errs := make(chan error, len(players)+2*faultMatches)
 	for _, p := range players {
 		wg.Add(1)
 		go func() {
@@ -297,6 +343,31 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 				errs <- err
 			}
 		}()
+	}
+	// Late watchers: each waits for its moment, then watches from 0.
+	type lateResult struct {
+		match int
+		seen  []*hangarv1.Event
+	}
+	lates := make(chan lateResult, 2*faultMatches)
+	for i := 0; i < faultMatches; i += lateEvery {
+		for k, at := range lateStart {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				select {
+				case <-at:
+				case <-ctx.Done():
+					errs <- fmt.Errorf("late watcher of match %d: never started", i)
+					return
+				}
+				seen, err := lateWatch(ctx, t, joiners[i].token, players[2*i].match, addrs, (i+k)%3)
+				if err != nil {
+					errs <- err
+				}
+				lates <- lateResult{i, seen}
+			}()
+		}
 	}
 	// Joining starts the matches: the players are watching already.
 	for i, b := range joiners {
@@ -325,6 +396,7 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 	}()
 	wg.Wait()
 	close(errs)
+	close(lates)
 	for err := range errs {
 		t.Error(err)
 	}
@@ -388,6 +460,15 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 			}
 		}
 	}
+	nlate := 0
+	for l := range lates {
+		nlate++
+		checkLog(t, reader.events(t, players[2*l.match].match), l.seen)
+	}
+	if want := 2 * ((faultMatches + lateEvery - 1) / lateEvery); nlate != want {
+		t.Fatalf("%d late watchers finished, want %d", nlate, want)
+	}
+	t.Logf("%d late watchers from seq 0 saw their whole matches", nlate)
 	t.Logf("%d matches finished in %v through 3 nodes (one killed) and a Postgres restart: %d events, %d acknowledged commands (%.0f/s), %d player reconnects, %d turn clocks fired",
 		faultMatches, elapsed.Round(time.Millisecond), events, commands, float64(commands)/elapsed.Seconds(), reconnects, timeouts)
 }

@@ -421,6 +421,9 @@ func leaderboard(t *testing.T, c *client, size int32) []*hangarv1.LeaderboardEnt
 		if err != nil {
 			t.Fatal(err)
 		}
+		if tok != "" && len(r.GetEntries()) == 0 {
+			t.Fatalf("leaderboard: an empty page after a page token (at %d entries)", len(all))
+		}
 		for _, e := range r.GetEntries() {
 			if seen[e.GetPlayerId()] || e.GetRank() != int32(len(all)+1) {
 				t.Fatalf("leaderboard entry %v after %v", e, all)

@@ -133,6 +133,9 @@ func (c *client) events(t *testing.T, id string) []*hangarv1.Event {
 		if err != nil {
 			t.Fatalf("ListMatchEvents: %v", err)
 		}
+		if tok != "" && len(r.GetEvents()) == 0 {
+			t.Fatalf("ListMatchEvents: an empty page after a page token (at %d events)", len(out))
+		}
 		out = append(out, r.GetEvents()...)
 		if tok = r.GetNextPageToken(); tok == "" {
 			return out

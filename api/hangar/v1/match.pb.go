@@ -2187,7 +2187,9 @@ func (x *ListMatchEventsRequest) GetPageToken() string {
 type ListMatchEventsResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Events []*Event               `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
-	// next_page_token is empty when no more events are stored now.
+	// next_page_token is set only when more events are stored now: a page
+	// that ends at the latest event has none (list again with after_seq to
+	// read later events).
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

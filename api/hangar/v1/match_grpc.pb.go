@@ -56,7 +56,9 @@ type MatchServiceClient interface {
 	ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error)
 	// WatchMatch streams a match's events after after_seq: the stored ones,
 	// then live ones as they happen. The stream ends (OK) after the match's
-	// last event. UNAVAILABLE means reconnect, resuming after the last seq seen.
+	// last event, at once when after_seq is the last event of a finished
+	// match; after_seq beyond the match's last event is OUT_OF_RANGE.
+	// UNAVAILABLE means reconnect, resuming after the last seq seen.
 	WatchMatch(ctx context.Context, in *WatchMatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchMatchResponse], error)
 	// ListMatchEvents pages through a match's stored events in order.
 	ListMatchEvents(ctx context.Context, in *ListMatchEventsRequest, opts ...grpc.CallOption) (*ListMatchEventsResponse, error)
@@ -186,7 +188,9 @@ type MatchServiceServer interface {
 	ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error)
 	// WatchMatch streams a match's events after after_seq: the stored ones,
 	// then live ones as they happen. The stream ends (OK) after the match's
-	// last event. UNAVAILABLE means reconnect, resuming after the last seq seen.
+	// last event, at once when after_seq is the last event of a finished
+	// match; after_seq beyond the match's last event is OUT_OF_RANGE.
+	// UNAVAILABLE means reconnect, resuming after the last seq seen.
 	WatchMatch(*WatchMatchRequest, grpc.ServerStreamingServer[WatchMatchResponse]) error
 	// ListMatchEvents pages through a match's stored events in order.
 	ListMatchEvents(context.Context, *ListMatchEventsRequest) (*ListMatchEventsResponse, error)
