@@ -76,22 +76,14 @@ func (s *Service) botStep(ctx context.Context, id string, rng *rand.Rand) (bool,
 	if !m.botTurn() {
 		return false, nil
 	}
-	seatNo := m.play.turn()
+	seatNo, _ := m.play.Turn()
 	// The request id names the version the bot acts on: if two nodes race
 	// for the same turn, the store keeps one and the other sees a retry.
 	req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.version, RequestId: fmt.Sprintf("bot:%d", m.version)}
 	cmd := store.Command{RequestID: req.RequestId, Fingerprint: fingerprint(req)}
-	_, err = s.commit(ctx, m, cmd, func(m *match) ([]*hangarv1.Event, error) {
-		var (
-			evs []*hangarv1.Event
-			err error
-		)
-		if m.play.needsRoll() {
-			_, evs, err = m.play.roll(seatNo, s.dice())
-		} else {
-			_, evs, err = m.play.move(seatNo, m.play.botMove(rng))
-		}
-		return evs, err
+	_, err = s.commit(ctx, m, cmd, func(m *match) (step, error) {
+		g, evs, err := m.play.Act(seatNo, m.play.Bot(rng), s.rand)
+		return step{events: evs, play: g}, err
 	})
 	return err == nil, err
 }

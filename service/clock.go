@@ -22,7 +22,7 @@ func (s *Service) runClocks() {
 	t := time.NewTicker(s.clockTick)
 	defer t.Stop()
 	for {
-		now := time.Now()
+		now := s.now()
 		due, err := s.store.Due(s.ctx, now, now.Add(clockLease), 64)
 		if err != nil && s.ctx.Err() == nil {
 			s.log.Error("claim turn clocks", "err", err)
@@ -62,7 +62,7 @@ func (s *Service) fire(ctx context.Context, d store.Due) error {
 		return nil
 	}
 	dl := m.deadline()
-	if dl.IsZero() || time.Now().Before(dl) {
+	if dl.IsZero() || s.now().Before(dl) {
 		return nil
 	}
 	return s.timeout(ctx, m)
@@ -72,7 +72,7 @@ func (s *Service) fire(ctx context.Context, d store.Due) error {
 // Greedy bot, in one command: TurnTimedOut, the turn's game events, and a
 // SeatHandedToBot when the seat has timed out too often in a row.
 func (s *Service) timeout(ctx context.Context, m *match) error {
-	seatNo := m.play.turn()
+	seatNo, _ := m.play.Turn()
 	i := m.seatIndex(seatNo)
 	if i < 0 {
 		return fmt.Errorf("match %s: no seat %d", m.id, seatNo)
@@ -80,31 +80,32 @@ func (s *Service) timeout(ctx context.Context, m *match) error {
 	rng := botRand()
 	req := &hangarv1.RollRequest{MatchId: m.id, ExpectedVersion: m.version, RequestId: fmt.Sprintf("clock:%d", m.version)}
 	cmd := store.Command{RequestID: req.RequestId, Fingerprint: fingerprint(req)}
-	_, err := s.commit(ctx, m, cmd, func(m *match) ([]*hangarv1.Event, error) {
+	_, err := s.commit(ctx, m, cmd, func(m *match) (step, error) {
 		n := m.seats[i].timeouts + 1
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_TurnTimedOut{TurnTimedOut: &hangarv1.TurnTimedOut{Seat: seatNo, Consecutive: n}}}}
 		g := m.play
-		for steps := 0; !g.over() && g.turn() == seatNo; steps++ {
+		for steps := 0; ; steps++ {
+			if turn, ok := g.Turn(); !ok || turn != seatNo {
+				break
+			}
 			if steps > 1000 {
-				return nil, fmt.Errorf("match %s: a timed-out turn did not end", m.id)
+				return step{}, fmt.Errorf("match %s: a timed-out turn did not end", m.id)
 			}
-			var more []*hangarv1.Event
+			var more, drawn []*hangarv1.Event
 			var err error
-			if g.needsRoll() {
-				g, more, err = g.roll(seatNo, s.dice())
-			} else {
-				g, more, err = g.move(seatNo, g.botMove(rng))
+			if g, more, err = g.Act(seatNo, g.Bot(rng), s.rand); err != nil {
+				return step{}, err
 			}
-			if err != nil {
-				return nil, err
+			if g, drawn, err = g.Prepare(s.rand); err != nil {
+				return step{}, err
 			}
-			evs = append(evs, more...)
+			evs = append(append(evs, more...), drawn...)
 		}
-		if m.botAfter > 0 && n >= m.botAfter && !g.over() {
+		if m.botAfter > 0 && n >= m.botAfter && !g.Over() {
 			evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_SeatHandedToBot{SeatHandedToBot: &hangarv1.SeatHandedToBot{
 				Seat: seatNo, PlayerId: m.seats[i].player}}})
 		}
-		return evs, nil
+		return step{events: evs, play: g}, nil
 	})
 	return err
 }

@@ -8,14 +8,14 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/hangarhq/hangar/engine/aeroplane"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/store"
 )
 
 // Errors of the service's own, each mapped to one gRPC code by toStatus.
 var (
-	errInvalid         = errors.New("invalid argument")
-	errRule            = errors.New("not allowed now")
+	errInvalid         = game.ErrInvalid
+	errRule            = game.ErrIllegal
 	errUnauthenticated = errors.New("missing or invalid bearer token")
 	errPermission      = errors.New("permission denied")
 	errNotFound        = errors.New("not found")
@@ -43,9 +43,9 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 		code = codes.Unauthenticated
 	case errors.Is(err, errPermission):
 		code = codes.PermissionDenied
-	case errors.Is(err, errInvalid), errors.Is(err, aeroplane.ErrInvalid):
+	case errors.Is(err, errInvalid):
 		code = codes.InvalidArgument
-	case errors.Is(err, errRule), errors.Is(err, aeroplane.ErrIllegal):
+	case errors.Is(err, errRule):
 		code = codes.FailedPrecondition
 	case errors.Is(err, store.ErrVersionConflict):
 		code = codes.Aborted

@@ -11,11 +11,15 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/store"
 )
 
 // foldPage is how many events a fold reads per store round trip.
 const foldPage = 1000
+
+// newMatch is an empty match to fold events onto.
+func (s *Service) newMatch(id string) *match { return &match{id: id, games: s.games} }
 
 // load returns match id as this node knows it best: the cache, else a fold
 // of its events.
@@ -23,7 +27,7 @@ func (s *Service) load(ctx context.Context, id string) (*match, error) {
 	if m := s.hub.get(id); m != nil {
 		return m, nil
 	}
-	m, err := s.fold(ctx, &match{id: id}, 0)
+	m, err := s.fold(ctx, s.newMatch(id), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -71,9 +75,19 @@ type command struct {
 	reqID    string
 	// req is the request message; its bytes fingerprint the command.
 	req proto.Message
-	// decide returns the events the command causes on m, or an error.
-	decide func(m *match) ([]*hangarv1.Event, error)
+	// decide returns what the command does to m, or an error.
+	decide func(m *match) (step, error)
 }
+
+// step is what a command does: its events and, when it played the game,
+// the game state after them, so that the game's events are not folded again.
+type step struct {
+	events []*hangarv1.Event
+	play   game.State
+}
+
+// events is a step of events only (no game action).
+func events(evs ...*hangarv1.Event) step { return step{events: evs} }
 
 // outcome is what a command did: its events (numbered) and the match after
 // them.
@@ -120,23 +134,47 @@ func (s *Service) exec(ctx context.Context, c command) (outcome, error) {
 }
 
 // commit decides on m and appends the result with m.version expected.
-func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decide func(*match) ([]*hangarv1.Event, error)) (outcome, error) {
-	evs, err := decide(m)
+// The command's game actions ran through the game once, in decide: the
+// match after them is built from the events and the game state decide
+// returned, never by folding the game's events again.
+func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decide func(*match) (step, error)) (outcome, error) {
+	st, err := decide(m)
 	if err != nil {
 		return outcome{}, err
 	}
+	evs := st.events
 	next := m.clone()
-	now := time.Now().UTC().Truncate(time.Microsecond)
-	for i := 0; i < len(evs); i++ {
-		evs[i].AuthorId = cmd.Author
-		if err := next.apply(evs[i], now); err != nil {
+	now := s.now().UTC().Truncate(time.Microsecond)
+	for _, ev := range evs {
+		ev.AuthorId = cmd.Author
+		if err := next.record(ev, now, st.play == nil); err != nil {
 			return outcome{}, err
 		}
+	}
+	if st.play != nil {
+		next.play = st.play
+	}
+	// The chance the game needs before its next seat acts is drawn now, in
+	// the same command (in a tile game, the tile for the next turn).
+	if next.play != nil && next.status == store.StatusActive {
+		g, more, err := next.play.Prepare(s.rand)
+		if err != nil {
+			return outcome{}, err
+		}
+		for _, ev := range more {
+			ev.AuthorId = cmd.Author
+			if err := next.record(ev, now, false); err != nil {
+				return outcome{}, err
+			}
+		}
+		next.play, evs = g, append(evs, more...)
 		// A game that ends ends its match.
-		if i == len(evs)-1 && next.play != nil &&
-			next.status == store.StatusActive && next.play.over() {
-			evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{
-				Status: hangarv1.MatchStatus_MATCH_STATUS_FINISHED, Ranking: next.play.ranking()}}})
+		if next.play.Over() {
+			ev := &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: matchEnded(next.play.Result())}}
+			if err := next.record(ev, now, false); err != nil {
+				return outcome{}, err
+			}
+			evs = append(evs, ev)
 		}
 	}
 	row, err := next.row()
@@ -146,11 +184,11 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	a := store.Append{Match: row, Expected: m.version, Command: cmd, Time: now, Events: make([]store.Event, len(evs))}
 	a.End = matchEnd(m, next)
 	for i, ev := range evs {
-		p, err := encodeEvent(ev)
+		p, err := game.EncodeEvent(ev)
 		if err != nil {
 			return outcome{}, err
 		}
-		a.Events[i] = store.Event{Type: eventType(ev), Payload: p}
+		a.Events[i] = store.Event{Type: game.EventType(ev), Payload: p}
 	}
 	r, err := s.store.Append(ctx, a)
 	if errors.Is(err, store.ErrVersionConflict) {
@@ -163,6 +201,11 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 		s.hub.forget(m.id)
 		return s.replay(ctx, m, r)
 	}
+	if s.checkFold {
+		if err := s.foldsToSame(ctx, m, next); err != nil {
+			return outcome{}, err
+		}
+	}
 	ts := timestamppb.New(now)
 	for i, ev := range evs {
 		ev.MatchId, ev.Seq, ev.Time, ev.AuthorId = m.id, m.version+int64(i)+1, ts, cmd.Author
@@ -173,6 +216,37 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 		s.kickBots(next.id)
 	}
 	return outcome{match: next, events: evs}, nil
+}
+
+// matchEnded is the end of a match whose game ended with result r.
+func matchEnded(r []game.Place) *hangarv1.MatchEnded {
+	e := &hangarv1.MatchEnded{Status: hangarv1.MatchStatus_MATCH_STATUS_FINISHED}
+	scores := false
+	for _, p := range r {
+		e.Ranking = append(e.Ranking, p.Seat)
+		e.Places = append(e.Places, p.Place)
+		e.Scores = append(e.Scores, p.Score)
+		scores = scores || p.Score != 0
+	}
+	if !scores {
+		e.Scores = nil
+	}
+	return e
+}
+
+// foldsToSame checks that folding the stored events of a command onto the
+// match before it gives the match the command produced (Options.CheckFold).
+func (s *Service) foldsToSame(ctx context.Context, before, produced *match) error {
+	folded, err := s.fold(ctx, before, produced.version)
+	if err != nil {
+		return err
+	}
+	a, b := folded.view(""), produced.view("")
+	if !proto.Equal(a, b) {
+		return fmt.Errorf("match %s: the fold of events %d..%d differs from the state the command produced:\nfolded   %v\nproduced %v",
+			before.id, before.version+1, produced.version, a, b)
+	}
+	return nil
 }
 
 // replay returns the stored outcome of an already applied command.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -31,17 +33,18 @@ var outcomeProto = map[store.Outcome]hangarv1.MatchResult{
 
 // historyGame is the store's name of the game g asks for: "" for any game
 // when g is unset and not required.
-func historyGame(g hangarv1.Game, required bool) (string, error) {
+func (s *Service) historyGame(g hangarv1.Game, required bool) (string, error) {
 	if g == hangarv1.Game_GAME_UNSPECIFIED {
 		if required {
 			return "", fmt.Errorf("%w: game is required", errInvalid)
 		}
 		return "", nil
 	}
-	if _, ok := games[g]; !ok {
+	gm, ok := s.games[g]
+	if !ok {
 		return "", fmt.Errorf("%w: unknown game", errInvalid)
 	}
-	return gameName(g), nil
+	return gm.Name(), nil
 }
 
 // playerOrCaller is id, or the caller's id when id is empty.
@@ -91,7 +94,7 @@ func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlaye
 	if err != nil {
 		return nil, err
 	}
-	game, err := historyGame(req.GetGame(), false)
+	gname, err := s.historyGame(req.GetGame(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -102,11 +105,11 @@ func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlaye
 			req.GetEndedAfter() != nil || req.GetEndedBefore() != nil {
 			return nil, fmt.Errorf("%w: result, opponent_id and the end times apply to finished matches only", errInvalid)
 		}
-		return s.listLiveMatches(ctx, req, player, game, st, size)
+		return s.listLiveMatches(ctx, req, player, gname, st, size)
 	default:
 		return nil, fmt.Errorf("%w: unknown status", errInvalid)
 	}
-	q := store.HistoryQuery{Player: player, Game: game, Opponent: req.GetOpponentId(), Limit: size + 1}
+	q := store.HistoryQuery{Player: player, Game: gname, Opponent: req.GetOpponentId(), Limit: size + 1}
 	if r := req.GetResult(); r != hangarv1.MatchResult_MATCH_RESULT_UNSPECIFIED {
 		for o, p := range outcomeProto {
 			if p == r {
@@ -163,8 +166,8 @@ func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlaye
 
 // listLiveMatches lists the player's matches in status st (not ended by
 // play), newest created first.
-func (s *Service) listLiveMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest, player, game string, st hangarv1.MatchStatus, size int) (*hangarv1.ListPlayerMatchesResponse, error) {
-	q := store.Query{Player: player, Game: game, Limit: size + 1}
+func (s *Service) listLiveMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest, player, gname string, st hangarv1.MatchStatus, size int) (*hangarv1.ListPlayerMatchesResponse, error) {
+	q := store.Query{Player: player, Game: gname, Limit: size + 1}
 	for k, v := range statusProto {
 		if v == st {
 			q.Status = k
@@ -239,8 +242,8 @@ func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportM
 		return nil, err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# hangar match %s game=%s status=%s events=%d\n", m.id, gameName(m.game), m.status, m.version)
-	fmt.Fprintf(&b, "options %s\n", optionsNotation(m.options))
+	fmt.Fprintf(&b, "# hangar match %s game=%s status=%s events=%d\n", m.id, m.game.Name(), m.status, m.version)
+	fmt.Fprintf(&b, "options %s\n", m.game.OptionsNotation(m.options))
 	for after := int64(0); after < m.version; {
 		evs, err := s.store.Events(ctx, id, after, int(min(foldPage, m.version-after)))
 		if err != nil {
@@ -254,7 +257,7 @@ func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportM
 			if err != nil {
 				return nil, err
 			}
-			b.WriteString(eventNotation(ev))
+			b.WriteString(eventNotation(m.game, ev))
 			b.WriteByte('\n')
 			after = e.Seq
 		}
@@ -262,18 +265,9 @@ func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportM
 	return &hangarv1.ExportMatchResponse{Text: b.String(), Version: m.version}, nil
 }
 
-// optionsNotation is the game's notation of o.
-func optionsNotation(o *hangarv1.GameOptions) string {
-	switch g := o.GetGame().(type) {
-	case *hangarv1.GameOptions_Aeroplane:
-		return g.Aeroplane.GetNotation()
-	}
-	return "?"
-}
-
 // eventNotation is one line of an export: a game event in its engine's
 // notation, the match's own events in the same key=value style.
-func eventNotation(ev *hangarv1.Event) string {
+func eventNotation(g game.Game, ev *hangarv1.Event) string {
 	seats := func(ss []int32) string {
 		if len(ss) == 0 {
 			return "-"
@@ -284,9 +278,10 @@ func eventNotation(ev *hangarv1.Event) string {
 		}
 		return strings.Join(parts, ",")
 	}
+	if n := g.EventNotation(ev); n != "" {
+		return n
+	}
 	switch b := ev.Body.(type) {
-	case *hangarv1.Event_Aeroplane:
-		return b.Aeroplane.GetNotation()
 	case *hangarv1.Event_MatchCreated:
 		return fmt.Sprintf("created seats=%d creator=%s", b.MatchCreated.GetSeatCount(), b.MatchCreated.GetCreatorId())
 	case *hangarv1.Event_PlayerJoined:
@@ -312,9 +307,29 @@ func eventNotation(ev *hangarv1.Event) string {
 		if b.MatchEnded.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
 			st = "finished"
 		}
-		return fmt.Sprintf("ended status=%s ranking=%s", st, seats(b.MatchEnded.GetRanking()))
+		out := fmt.Sprintf("ended status=%s ranking=%s", st, seats(b.MatchEnded.GetRanking()))
+		if ps := b.MatchEnded.GetPlaces(); !slices.Equal(ps, placesInOrder(len(ps))) {
+			out += " places=" + seats(ps) // ties
+		}
+		if sc := b.MatchEnded.GetScores(); len(sc) > 0 {
+			parts := make([]string, len(sc))
+			for i, v := range sc {
+				parts[i] = strconv.FormatInt(v, 10)
+			}
+			out += " scores=" + strings.Join(parts, ",")
+		}
+		return out
 	}
 	return "unknown"
+}
+
+// placesInOrder is 1, 2, … n: the places of a ranking without ties.
+func placesInOrder(n int) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(i + 1)
+	}
+	return out
 }
 
 // GetPlayerStats implements hangarv1.HistoryServiceServer.
@@ -328,7 +343,7 @@ func (s *Service) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsR
 	if err != nil {
 		return nil, err
 	}
-	game, err := historyGame(req.GetGame(), true)
+	gname, err := s.historyGame(req.GetGame(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +352,7 @@ func (s *Service) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsR
 			return nil, err
 		}
 	}
-	st, err := s.store.PlayerStats(ctx, player, game)
+	st, err := s.store.PlayerStats(ctx, player, gname)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +375,7 @@ func (s *Service) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsR
 		p.AveragePlace = float64(st.PlaceSum) / float64(st.Played)
 		p.LastMatchEndTime = timestamppb.New(st.LastEnded)
 	}
-	switch r, err := s.store.Standing(ctx, game, player); {
+	switch r, err := s.store.Standing(ctx, gname, player); {
 	case err == nil:
 		p.Rating, p.LeaderboardRank = ratingProto(r.Rating), int32(r.Rank)
 	case !errors.Is(err, store.ErrNotFound):
@@ -380,7 +395,7 @@ func (s *Service) ratingHistory(ctx context.Context, req *hangarv1.GetRatingHist
 	if err != nil {
 		return nil, err
 	}
-	game, err := historyGame(req.GetGame(), true)
+	gname, err := s.historyGame(req.GetGame(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +403,7 @@ func (s *Service) ratingHistory(ctx context.Context, req *hangarv1.GetRatingHist
 	if err != nil {
 		return nil, err
 	}
-	q := store.RatingQuery{Player: player, Game: game, Limit: size + 1}
+	q := store.RatingQuery{Player: player, Game: gname, Limit: size + 1}
 	if t := req.GetPageToken(); t != "" {
 		pos, id, err := decodeToken(t, tokenEnded)
 		if err != nil {
@@ -421,7 +436,7 @@ func (s *Service) ListLeaderboard(ctx context.Context, req *hangarv1.ListLeaderb
 
 func (s *Service) leaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
 	me, _ := caller(ctx)
-	game, err := historyGame(req.GetGame(), true)
+	gname, err := s.historyGame(req.GetGame(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +444,7 @@ func (s *Service) leaderboard(ctx context.Context, req *hangarv1.ListLeaderboard
 	if err != nil {
 		return nil, err
 	}
-	q := store.LeaderboardQuery{Game: game, Limit: size + 1}
+	q := store.LeaderboardQuery{Game: gname, Limit: size + 1}
 	if t := req.GetPageToken(); t != "" {
 		pos, id, err := decodeToken(t, tokenScore)
 		if err != nil {
@@ -453,7 +468,7 @@ func (s *Service) leaderboard(ctx context.Context, req *hangarv1.ListLeaderboard
 	for _, st := range sts {
 		resp.Entries = append(resp.Entries, entryProto(st))
 	}
-	switch mine, err := s.store.Standing(ctx, game, me.ID); {
+	switch mine, err := s.store.Standing(ctx, gname, me.ID); {
 	case err == nil:
 		resp.CallerEntry = entryProto(mine)
 	case !errors.Is(err, store.ErrNotFound):

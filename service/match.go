@@ -2,7 +2,7 @@ package service
 
 import (
 	"fmt"
-	"math/rand/v2"
+	"maps"
 	"slices"
 	"time"
 
@@ -11,50 +11,9 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/store"
 )
-
-// rules is one game's adapter: it turns the API's game-neutral messages
-// into calls of that game's engine. Adding a game means adding one rules
-// value and one game implementation (see aeroplane.go).
-type rules interface {
-	// normalize validates options (nil means the defaults) for seatCount
-	// seats and returns them complete.
-	normalize(o *hangarv1.GameOptions, seatCount int) (*hangarv1.GameOptions, error)
-	// seats returns the board seats of a lobby of seatCount seats.
-	seats(o *hangarv1.GameOptions, seatCount int) []int32
-	// start begins the game with the given seats in play.
-	start(o *hangarv1.GameOptions, seats []int32) (game, error)
-}
-
-// game is a game in play, a value: methods never change the receiver.
-// Events it returns are Event messages with only the game body set.
-type game interface {
-	turn() int32
-	needsRoll() bool
-	over() bool
-	ranking() []int32
-	roll(seat int32, die int) (game, []*hangarv1.Event, error)
-	move(seat int32, m *hangarv1.GameMove) (game, []*hangarv1.Event, error)
-	resign(seat int32) (game, []*hangarv1.Event, error)
-	legalMoves() []*hangarv1.GameMove
-	botMove(r *rand.Rand) *hangarv1.GameMove
-	apply(ev *hangarv1.Event) (game, error)
-	state() *hangarv1.GameState
-}
-
-var games = map[hangarv1.Game]rules{
-	hangarv1.Game_GAME_AEROPLANE: aeroplaneRules{},
-}
-
-// gameName is the store's name of a game.
-func gameName(g hangarv1.Game) string {
-	switch g {
-	case hangarv1.Game_GAME_AEROPLANE:
-		return "aeroplane"
-	}
-	return fmt.Sprint(int32(g))
-}
 
 // seat is one seat of a match.
 type seat struct {
@@ -65,22 +24,26 @@ type seat struct {
 	place  int32
 	// timeouts counts the seat's turn-clock timeouts in a row.
 	timeouts int32
-	// tally counts what the seat did, for its result (results.go).
-	tally tally
+	// counters are the game's statistics counters of the seat (results.go).
+	counters map[string]int64
+	// leftAt is when the seat's player forfeited or was replaced by a bot
+	// (zero: the player played on to the end).
+	leftAt time.Time
 }
 
 // match is a match folded from its events. A *match held by anyone is never
 // changed: clone, then apply.
 type match struct {
-	id      string
-	game    hangarv1.Game
-	rules   rules
+	id string
+	// games are the games the server hosts (set by whoever makes a match).
+	games   game.Registry
+	game    game.Game
 	status  store.Status
 	version int64
 	creator string
 	options *hangarv1.GameOptions
 	seats   []seat
-	play    game // nil until started
+	play    game.State // nil until started
 	created time.Time
 	started time.Time
 	ended   time.Time
@@ -100,7 +63,7 @@ const botGrace = 2 * time.Second
 // once (after botGrace), players after the turn time since the latest event.
 // Zero means no clock runs.
 func (m *match) deadline() time.Time {
-	if m.status != store.StatusActive || m.play == nil || m.play.over() {
+	if m.status != store.StatusActive || m.play == nil || m.play.Over() {
 		return time.Time{}
 	}
 	if m.botTurn() {
@@ -118,6 +81,9 @@ func ended(st store.Status) bool { return st == store.StatusFinished || st == st
 func (m *match) clone() *match {
 	c := *m
 	c.seats = slices.Clone(m.seats)
+	for i, st := range c.seats {
+		c.seats[i].counters = maps.Clone(st.counters)
+	}
 	return &c
 }
 
@@ -152,30 +118,40 @@ func (m *match) freeSeats() int {
 
 // botTurn reports whether a server bot must act next.
 func (m *match) botTurn() bool {
-	if m.status != store.StatusActive || m.play == nil || m.play.over() {
+	if m.status != store.StatusActive || m.play == nil {
 		return false
 	}
-	i := m.seatIndex(m.play.turn())
+	turn, ok := m.play.Turn()
+	if !ok {
+		return false
+	}
+	i := m.seatIndex(turn)
 	return i >= 0 && m.seats[i].status != hangarv1.SeatStatus_SEAT_STATUS_PLAYER
 }
 
 // apply folds one event onto m (which the caller owns). t is the event's
 // time.
 func (m *match) apply(ev *hangarv1.Event, t time.Time) error {
+	return m.record(ev, t, true)
+}
+
+// record folds one event onto m; with fold false the game's own events only
+// count (the command that made them has the game state after them already).
+func (m *match) record(ev *hangarv1.Event, t time.Time, fold bool) error {
 	switch b := ev.Body.(type) {
 	case *hangarv1.Event_MatchCreated:
-		r, ok := games[b.MatchCreated.GetGame()]
-		if !ok || m.version != 0 {
-			return fmt.Errorf("match %s: bad creation event", m.id)
+		g := m.games[b.MatchCreated.GetGame()]
+		if g == nil || m.version != 0 {
+			return fmt.Errorf("match %s: bad creation event (game %v)", m.id, b.MatchCreated.GetGame())
 		}
-		m.game, m.rules = b.MatchCreated.GetGame(), r
+		m.game = g
 		m.status = store.StatusOpen
 		m.creator = b.MatchCreated.GetCreatorId()
 		m.options = b.MatchCreated.GetOptions()
 		m.turnTime = b.MatchCreated.GetTurnTime().AsDuration()
 		m.botAfter = b.MatchCreated.GetTimeoutsBeforeBot()
 		m.created = t
-		for _, n := range r.seats(m.options, int(b.MatchCreated.GetSeatCount())) {
+		for _, n := range g.Seats(m.options, int(b.MatchCreated.GetSeatCount())) {
 			m.seats = append(m.seats, seat{seat: n, status: hangarv1.SeatStatus_SEAT_STATUS_EMPTY})
 		}
 	case *hangarv1.Event_PlayerJoined:
@@ -202,7 +178,7 @@ func (m *match) apply(ev *hangarv1.Event, t time.Time) error {
 	case *hangarv1.Event_MatchStarted:
 		// Seats nobody took are dropped from a game started early.
 		m.seats = slices.DeleteFunc(m.seats, func(st seat) bool { return st.status == hangarv1.SeatStatus_SEAT_STATUS_EMPTY })
-		g, err := m.rules.start(m.options, b.MatchStarted.GetSeats())
+		g, err := m.game.Start(m.options, b.MatchStarted.GetSeats())
 		if err != nil {
 			return fmt.Errorf("match %s: start: %w", m.id, err)
 		}
@@ -220,20 +196,27 @@ func (m *match) apply(ev *hangarv1.Event, t time.Time) error {
 		if b.MatchEnded.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
 			m.status = store.StatusFinished
 		}
-		for place, sn := range b.MatchEnded.GetRanking() {
+		places := b.MatchEnded.GetPlaces()
+		for k, sn := range b.MatchEnded.GetRanking() {
 			if i := m.seatIndex(sn); i >= 0 {
-				m.seats[i].place = int32(place + 1)
+				m.seats[i].place = int32(k + 1)
+				if k < len(places) {
+					m.seats[i].place = places[k]
+				}
 			}
 		}
 	default:
 		if m.play == nil {
 			return fmt.Errorf("match %s: game event before the start", m.id)
 		}
-		g, err := m.play.apply(ev)
-		if err != nil {
-			return fmt.Errorf("match %s: event %d: %w", m.id, m.version+1, err)
+		if fold {
+			g, err := m.play.Apply(ev)
+			if err != nil {
+				return fmt.Errorf("match %s: event %d: %w", m.id, m.version+1, err)
+			}
+			m.play = g
 		}
-		m.play = g
+		m.game.Count(ev, m.add)
 		// A player acting on its own stops its run of timeouts.
 		if i := m.seatOf(ev.GetAuthorId()); i >= 0 && ev.GetAuthorId() != "" {
 			m.seats[i].timeouts = 0
@@ -245,41 +228,10 @@ func (m *match) apply(ev *hangarv1.Event, t time.Time) error {
 	return nil
 }
 
-// eventType is the stored type name of an event body.
-func eventType(ev *hangarv1.Event) string {
-	switch ev.Body.(type) {
-	case *hangarv1.Event_MatchCreated:
-		return "match_created"
-	case *hangarv1.Event_PlayerJoined:
-		return "player_joined"
-	case *hangarv1.Event_PlayerLeft:
-		return "player_left"
-	case *hangarv1.Event_MatchStarted:
-		return "match_started"
-	case *hangarv1.Event_MatchEnded:
-		return "match_ended"
-	case *hangarv1.Event_TurnTimedOut:
-		return "turn_timed_out"
-	case *hangarv1.Event_SeatHandedToBot:
-		return "seat_handed_to_bot"
-	case *hangarv1.Event_Aeroplane:
-		return "aeroplane"
-	}
-	return "unknown"
-}
-
-// encodeEvent is the stored payload of an event: the Event message with only
-// its body set (sequence, time and author are columns of their own). The
-// wire format of hangar.v1.Event is guarded by buf breaking, so stored
-// payloads stay readable as the API evolves.
-func encodeEvent(ev *hangarv1.Event) ([]byte, error) {
-	return proto.MarshalOptions{Deterministic: true}.Marshal(&hangarv1.Event{Body: ev.Body})
-}
-
 // decodeEvent turns a stored event into the API's Event.
 func decodeEvent(matchID string, e store.Event) (*hangarv1.Event, error) {
-	ev := &hangarv1.Event{}
-	if err := proto.Unmarshal(e.Payload, ev); err != nil {
+	ev, err := game.DecodeEvent(e.Type, e.Payload)
+	if err != nil {
 		return nil, fmt.Errorf("match %s event %d: %w", matchID, e.Seq, err)
 	}
 	ev.MatchId, ev.Seq, ev.Time, ev.AuthorId = matchID, e.Seq, timestamppb.New(e.Time), e.Author
@@ -303,7 +255,7 @@ func (m *match) row() (store.Match, error) {
 		return store.Match{}, err
 	}
 	return store.Match{
-		ID: m.id, Game: gameName(m.game), Status: m.status, Version: m.version, Creator: m.creator,
+		ID: m.id, Game: m.game.Name(), Status: m.status, Version: m.version, Creator: m.creator,
 		Players: players, FreeSeats: m.freeSeats(), BotTurn: m.botTurn(), Options: opts, Summary: sum,
 		Created: m.created, Started: m.started, Ended: m.ended, Deadline: m.deadline(),
 	}, nil
@@ -319,7 +271,7 @@ var statusProto = map[store.Status]hangarv1.MatchStatus{
 // summary is m as the API shows it, without the game state.
 func (m *match) summary() *hangarv1.Match {
 	pm := &hangarv1.Match{
-		MatchId: m.id, Game: m.game, Status: statusProto[m.status], Version: m.version,
+		MatchId: m.id, Game: m.game.Enum(), Status: statusProto[m.status], Version: m.version,
 		CreatorId: m.creator, Options: m.options, CreateTime: timestamppb.New(m.created),
 	}
 	if !m.started.IsZero() {
@@ -329,7 +281,7 @@ func (m *match) summary() *hangarv1.Match {
 		pm.EndTime = timestamppb.New(m.ended)
 	}
 	if m.play != nil && m.status == store.StatusActive {
-		pm.TurnSeat = m.play.turn()
+		pm.TurnSeat, _ = m.play.Turn()
 	}
 	if m.turnTime > 0 {
 		pm.TurnTime = durationpb.New(m.turnTime)
@@ -345,11 +297,16 @@ func (m *match) summary() *hangarv1.Match {
 	return pm
 }
 
-// view is m as the API shows it, with the game state.
-func (m *match) view() *hangarv1.Match {
+// view is m as the API shows it to player (a seat's player, or anyone else
+// as a spectator), with the game state as that recipient may see it.
+func (m *match) view(player string) *hangarv1.Match {
 	pm := m.summary()
 	if m.play != nil {
-		pm.State = m.play.state()
+		recipient := int32(-1)
+		if i := m.seatOf(player); i >= 0 && player != "" {
+			recipient = m.seats[i].seat
+		}
+		pm.State = m.play.View(recipient)
 	}
 	return pm
 }

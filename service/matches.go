@@ -19,7 +19,7 @@ import (
 // CreateMatch implements hangarv1.MatchServiceServer.
 func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequest) (*hangarv1.CreateMatchResponse, error) {
 	me, _ := caller(ctx)
-	r, ok := games[req.GetGame()]
+	g, ok := s.games[req.GetGame()]
 	if !ok {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: game %v is not one Hangar hosts", errInvalid, req.GetGame()))
 	}
@@ -27,7 +27,7 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 		return nil, toStatus(ctx, s.log, err)
 	}
 	n := int(req.GetSeatCount())
-	opts, err := r.normalize(req.GetOptions(), n)
+	opts, err := g.Options(req.GetOptions(), n)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -57,11 +57,11 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 		reqID = id
 	}
 	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: fingerprint(req)}
-	out, err := s.commit(ctx, &match{id: id}, cmd, func(*match) ([]*hangarv1.Event, error) {
+	out, err := s.commit(ctx, s.newMatch(id), cmd, func(*match) (step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID,
 			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot()}}}}
-		seats := r.seats(opts, n)
+		seats := g.Seats(opts, n)
 		if !req.GetObserveOnly() {
 			evs = append(evs, joined(seats[0], me))
 		}
@@ -72,12 +72,12 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 		if len(evs)-1 == n {
 			evs = append(evs, started(seats))
 		}
-		return evs, nil
+		return events(evs...), nil
 	})
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.CreateMatchResponse{Match: out.match.view()}, nil
+	return &hangarv1.CreateMatchResponse{Match: out.match.view(me.ID)}, nil
 }
 
 func joined(seatNo int32, p store.Player) *hangarv1.Event {
@@ -125,25 +125,25 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	c.decide = func(m *match) ([]*hangarv1.Event, error) {
+	c.decide = func(m *match) (step, error) {
 		if m.status != store.StatusOpen {
-			return nil, fmt.Errorf("%w: the match is not open", errRule)
+			return step{}, fmt.Errorf("%w: the match is not open", errRule)
 		}
 		if m.seatOf(me.ID) >= 0 {
-			return nil, fmt.Errorf("%w: you already sit in this match", errRule)
+			return step{}, fmt.Errorf("%w: you already sit in this match", errRule)
 		}
 		i := -1
 		if req.Seat != nil {
 			if i = m.seatIndex(req.GetSeat()); i < 0 {
-				return nil, fmt.Errorf("%w: the match has no seat %d", errInvalid, req.GetSeat())
+				return step{}, fmt.Errorf("%w: the match has no seat %d", errInvalid, req.GetSeat())
 			}
 			if m.seats[i].status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
-				return nil, fmt.Errorf("%w: seat %d is taken", errRule, req.GetSeat())
+				return step{}, fmt.Errorf("%w: seat %d is taken", errRule, req.GetSeat())
 			}
 		} else {
 			i = slices.IndexFunc(m.seats, func(st seat) bool { return st.status == hangarv1.SeatStatus_SEAT_STATUS_EMPTY })
 			if i < 0 {
-				return nil, fmt.Errorf("%w: the match is full", errRule)
+				return step{}, fmt.Errorf("%w: the match is full", errRule)
 			}
 		}
 		evs := []*hangarv1.Event{joined(m.seats[i].seat, me)}
@@ -154,13 +154,13 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 			}
 			evs = append(evs, started(seats))
 		}
-		return evs, nil
+		return events(evs...), nil
 	}
 	out, err := s.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.JoinMatchResponse{Match: out.match.view()}, nil
+	return &hangarv1.JoinMatchResponse{Match: out.match.view(me.ID)}, nil
 }
 
 // LeaveMatch implements hangarv1.MatchServiceServer.
@@ -170,10 +170,10 @@ func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReques
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	c.decide = func(m *match) ([]*hangarv1.Event, error) {
+	c.decide = func(m *match) (step, error) {
 		i := m.seatOf(me.ID)
 		if i < 0 {
-			return nil, fmt.Errorf("%w: you do not sit in this match", errPermission)
+			return step{}, fmt.Errorf("%w: you do not sit in this match", errPermission)
 		}
 		seatNo := m.seats[i].seat
 		switch m.status {
@@ -189,22 +189,22 @@ func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReques
 				evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{
 					Status: hangarv1.MatchStatus_MATCH_STATUS_ABANDONED}}})
 			}
-			return evs, nil
+			return events(evs...), nil
 		case store.StatusActive:
-			_, gevs, err := m.play.resign(seatNo)
+			g, gevs, err := m.play.Resign(seatNo)
 			if err != nil {
-				return nil, err
+				return step{}, err
 			}
 			left := &hangarv1.Event{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seatNo, PlayerId: me.ID, Forfeited: true}}}
-			return append([]*hangarv1.Event{left}, gevs...), nil
+			return step{events: append([]*hangarv1.Event{left}, gevs...), play: g}, nil
 		}
-		return nil, fmt.Errorf("%w: the match is over", errRule)
+		return step{}, fmt.Errorf("%w: the match is over", errRule)
 	}
 	out, err := s.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.LeaveMatchResponse{Match: out.match.view()}, nil
+	return &hangarv1.LeaveMatchResponse{Match: out.match.view(me.ID)}, nil
 }
 
 // StartMatch implements hangarv1.MatchServiceServer.
@@ -214,24 +214,24 @@ func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchReques
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	c.decide = func(m *match) ([]*hangarv1.Event, error) {
+	c.decide = func(m *match) (step, error) {
 		if m.creator != me.ID {
-			return nil, fmt.Errorf("%w: only the creator starts a match", errPermission)
+			return step{}, fmt.Errorf("%w: only the creator starts a match", errPermission)
 		}
 		if m.status != store.StatusOpen {
-			return nil, fmt.Errorf("%w: the match is not open", errRule)
+			return step{}, fmt.Errorf("%w: the match is not open", errRule)
 		}
 		seats := occupied(m)
 		if len(seats) < 2 {
-			return nil, fmt.Errorf("%w: a match needs two seats taken to start", errRule)
+			return step{}, fmt.Errorf("%w: a match needs two seats taken to start", errRule)
 		}
-		return []*hangarv1.Event{started(seats)}, nil
+		return events(started(seats)), nil
 	}
 	out, err := s.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.StartMatchResponse{Match: out.match.view()}, nil
+	return &hangarv1.StartMatchResponse{Match: out.match.view(me.ID)}, nil
 }
 
 // GetMatch implements hangarv1.MatchServiceServer.
@@ -250,11 +250,12 @@ func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (
 		if v > m.version {
 			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: the match has only %d events", errInvalid, m.version))
 		}
-		if m, err = s.fold(ctx, &match{id: m.id}, v); err != nil {
+		if m, err = s.fold(ctx, s.newMatch(m.id), v); err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
 	}
-	return &hangarv1.GetMatchResponse{Match: m.view()}, nil
+	me, _ := caller(ctx)
+	return &hangarv1.GetMatchResponse{Match: m.view(me.ID)}, nil
 }
 
 // current returns the match as the store has it now. The cache is exact on
@@ -293,10 +294,11 @@ func (s *Service) ListMatches(ctx context.Context, req *hangarv1.ListMatchesRequ
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: filter is required", errInvalid))
 	}
 	if req.GetGame() != hangarv1.Game_GAME_UNSPECIFIED {
-		if _, ok := games[req.GetGame()]; !ok {
+		g, ok := s.games[req.GetGame()]
+		if !ok {
 			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: unknown game", errInvalid))
 		}
-		q.Game = gameName(req.GetGame())
+		q.Game = g.Name()
 	}
 	if t := req.GetPageToken(); t != "" {
 		pos, id, err := decodeToken(t, tokenCreated)

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -42,13 +43,8 @@ func (s *Service) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	c.decide = func(m *match) ([]*hangarv1.Event, error) {
-		seatNo, err := playerSeat(m, me.ID)
-		if err != nil {
-			return nil, err
-		}
-		_, evs, err := m.play.roll(seatNo, s.dice())
-		return evs, err
+	c.decide = func(m *match) (step, error) {
+		return s.act(m, me.ID, game.Action{Roll: true})
 	}
 	out, err := s.exec(ctx, c)
 	if err != nil {
@@ -56,7 +52,7 @@ func (s *Service) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv
 	}
 	resp := &hangarv1.RollResponse{Events: out.events, Version: lastSeq(out)}
 	for _, ev := range out.events {
-		if d := rolledDie(ev); d != 0 {
+		if d := out.match.game.Rolled(ev); d != 0 {
 			resp.Die = d
 			break
 		}
@@ -74,19 +70,24 @@ func (s *Service) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangarv
 	if req.GetMove() == nil || req.GetMove().GetGame() == nil {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: move is required", errInvalid))
 	}
-	c.decide = func(m *match) ([]*hangarv1.Event, error) {
-		seatNo, err := playerSeat(m, me.ID)
-		if err != nil {
-			return nil, err
-		}
-		_, evs, err := m.play.move(seatNo, req.GetMove())
-		return evs, err
+	c.decide = func(m *match) (step, error) {
+		return s.act(m, me.ID, game.Action{Move: req.GetMove()})
 	}
 	out, err := s.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	return &hangarv1.MoveResponse{Events: out.events, Version: lastSeq(out)}, nil
+}
+
+// act plays the caller's action in m.
+func (s *Service) act(m *match, player string, a game.Action) (step, error) {
+	seatNo, err := playerSeat(m, player)
+	if err != nil {
+		return step{}, err
+	}
+	g, evs, err := m.play.Act(seatNo, a, s.rand)
+	return step{events: evs, play: g}, err
 }
 
 func lastSeq(o outcome) int64 {
@@ -110,12 +111,6 @@ func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMov
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	resp := &hangarv1.ListLegalMovesResponse{Version: m.version}
-	if m.play.turn() == seatNo && !m.play.needsRoll() && !m.play.over() {
-		resp.Moves = m.play.legalMoves()
-		if st := m.play.state().GetAeroplane(); st != nil {
-			resp.Die = st.GetDie()
-		}
-	}
-	return resp, nil
+	l := m.play.Legal(seatNo)
+	return &hangarv1.ListLegalMovesResponse{Version: m.version, Moves: l.Moves, Die: l.Die}, nil
 }

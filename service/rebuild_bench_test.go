@@ -7,6 +7,8 @@ import (
 	"time"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/sqlite"
 )
@@ -18,47 +20,42 @@ func recordedGame(tb testing.TB) (*match, []store.Event) {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	m := &match{id: "m_rebuild"}
+	m := &match{id: "m_rebuild", games: testGames}
 	var out []store.Event
 	add := func(evs ...*hangarv1.Event) {
 		for _, ev := range evs {
 			if err := m.apply(ev, now); err != nil {
 				tb.Fatal(err)
 			}
-			p, err := encodeEvent(ev)
+			p, err := game.EncodeEvent(ev)
 			if err != nil {
 				tb.Fatal(err)
 			}
-			out = append(out, store.Event{Seq: m.version, Type: eventType(ev), Payload: p, Time: now})
+			out = append(out, store.Event{Seq: m.version, Type: game.EventType(ev), Payload: p, Time: now})
 		}
 	}
-	r := aeroplaneRules{}
-	opts, err := r.normalize(nil, 4)
+	g := aeroplane.Game{}
+	opts, err := g.Options(nil, 4)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	add(&hangarv1.Event{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 		Game: hangarv1.Game_GAME_AEROPLANE, Options: opts, SeatCount: 4, CreatorId: "p_host"}}})
-	seats := r.seats(opts, 4)
+	seats := g.Seats(opts, 4)
 	for _, sn := range seats {
 		add(&hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
 			Seat: sn, Bot: true, DisplayName: "Bot"}}})
 	}
 	add(started(seats))
-	for !m.play.over() {
-		var evs []*hangarv1.Event
-		if m.play.needsRoll() {
-			_, evs, err = m.play.roll(m.play.turn(), rng.IntN(6)+1)
-		} else {
-			_, evs, err = m.play.move(m.play.turn(), m.play.botMove(rng))
-		}
+	for !m.play.Over() {
+		turn, _ := m.play.Turn()
+		_, evs, err := m.play.Act(turn, m.play.Bot(rng), rng)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		add(evs...)
 	}
-	add(&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{
-		Status: hangarv1.MatchStatus_MATCH_STATUS_FINISHED, Ranking: m.play.ranking()}}})
+	add(&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: matchEnded(m.play.Result())}})
 	return m, out
 }
 
@@ -89,7 +86,7 @@ func BenchmarkRebuild(b *testing.B) {
 		s := &Service{store: st}
 		b.ReportAllocs()
 		for b.Loop() {
-			m, err := s.fold(ctx, &match{id: final.id}, 0)
+			m, err := s.fold(ctx, &match{id: final.id, games: testGames}, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -153,7 +150,7 @@ func BenchmarkRebuildParts(b *testing.B) {
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			m := &match{id: final.id}
+			m := &match{id: final.id, games: testGames}
 			for i, ev := range decoded {
 				if err := m.apply(ev, events[i].Time); err != nil {
 					b.Fatal(err)

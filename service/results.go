@@ -3,7 +3,6 @@ package service
 import (
 	"time"
 
-	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/rating"
 	"github.com/hangarhq/hangar/store"
@@ -24,48 +23,31 @@ import (
 // ratingModel is the rating every match is rated with (see package rating).
 var ratingModel = rating.Default()
 
-// tally is what a seat did in a match.
-type tally struct {
-	// capturesMade counts opponents' planes the seat sent home,
-	// capturesSuffered the seat's own planes sent home by any capture,
-	// planesFinished its planes that reached the centre.
-	capturesMade, capturesSuffered, planesFinished int32
-	// left is when the seat's player forfeited or was replaced by a bot
-	// (zero: the player played on to the end).
-	left time.Time
-}
-
-// count adds ev, an event at time t that m has just folded, to the seats'
-// tallies.
+// count adds ev, an event at time t that m has just folded, to when the
+// seats' players left.
 func (m *match) count(ev *hangarv1.Event, t time.Time) {
 	switch b := ev.Body.(type) {
 	case *hangarv1.Event_PlayerLeft:
 		if i := m.seatIndex(b.PlayerLeft.GetSeat()); i >= 0 && b.PlayerLeft.GetForfeited() {
-			m.seats[i].tally.left = t
+			m.seats[i].leftAt = t
 		}
 	case *hangarv1.Event_SeatHandedToBot:
-		if i := m.seatIndex(b.SeatHandedToBot.GetSeat()); i >= 0 && m.seats[i].tally.left.IsZero() {
-			m.seats[i].tally.left = t
-		}
-	case *hangarv1.Event_Aeroplane:
-		e := b.Aeroplane
-		switch e.GetKind() {
-		case aeroplanev1.EventKind_EVENT_KIND_CAPTURED:
-			by := m.seatIndex(e.GetSeat())
-			for _, p := range e.GetPlanes() {
-				if i := m.seatIndex(p.GetSeat()); i >= 0 {
-					m.seats[i].tally.capturesSuffered++
-				}
-				if by >= 0 && p.GetSeat() != e.GetSeat() {
-					m.seats[by].tally.capturesMade++
-				}
-			}
-		case aeroplanev1.EventKind_EVENT_KIND_FINISHED:
-			if i := m.seatIndex(e.GetSeat()); i >= 0 {
-				m.seats[i].tally.planesFinished += int32(len(e.GetPlanes()))
-			}
+		if i := m.seatIndex(b.SeatHandedToBot.GetSeat()); i >= 0 && m.seats[i].leftAt.IsZero() {
+			m.seats[i].leftAt = t
 		}
 	}
+}
+
+// add adds n to a statistics counter of seat (the game's Count calls it).
+func (m *match) add(seatNo int32, counter string, n int64) {
+	i := m.seatIndex(seatNo)
+	if i < 0 || n == 0 {
+		return
+	}
+	if m.seats[i].counters == nil {
+		m.seats[i].counters = make(map[string]int64)
+	}
+	m.seats[i].counters[counter] += n
 }
 
 // left reports whether the seat's player left the game before its end.
@@ -81,22 +63,13 @@ func matchEnd(m, next *match) *store.MatchResult {
 		return nil
 	}
 	n := len(next.seats)
-	// Every seat in play is in the final ranking; should one not be, it
-	// takes the places after the ranked ones rather than block the end.
+	// Every seat in play is in the final standing (ties share a place);
+	// should one not be, it takes the last place rather than block the end.
 	places := make([]int, n)
-	taken := make([]bool, n+1)
 	for i, st := range next.seats {
-		if p := int(st.place); p >= 1 && p <= n && !taken[p] {
-			places[i], taken[p] = p, true
-		}
-	}
-	free := 1
-	for i := range places {
-		for places[i] == 0 {
-			if !taken[free] {
-				places[i], taken[free] = free, true
-			}
-			free++
+		places[i] = n
+		if p := int(st.place); p >= 1 && p <= n {
+			places[i] = p
 		}
 	}
 	r := &store.MatchResult{}
@@ -104,14 +77,14 @@ func matchEnd(m, next *match) *store.MatchResult {
 	for i, st := range next.seats {
 		left := st.left()
 		until := next.ended
-		if left && !st.tally.left.IsZero() {
-			until = st.tally.left
+		if left && !st.leftAt.IsZero() {
+			until = st.leftAt
 		}
 		sr := store.SeatResult{
 			Seat: int(st.seat), Player: st.player, Bot: st.player == "", Place: places[i], Seats: n,
 			Forfeited: left, Outcome: store.OutcomeOf(places[i], n, left),
-			CapturesMade: int(st.tally.capturesMade), CapturesSuffered: int(st.tally.capturesSuffered),
-			PlanesFinished: int(st.tally.planesFinished), Played: max(until.Sub(next.started), 0),
+			CapturesMade: int(st.counters["captures_made"]), CapturesSuffered: int(st.counters["captures_suffered"]),
+			PlanesFinished: int(st.counters["planes_finished"]), Played: max(until.Sub(next.started), 0),
 		}
 		if !sr.Bot {
 			rated = append(rated, len(r.Seats))

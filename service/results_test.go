@@ -7,6 +7,7 @@ import (
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -18,7 +19,7 @@ func playedMatch(t *testing.T, seed uint64) (before, after *match, log []*hangar
 	rng := rand.New(rand.NewPCG(seed, 1))
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	now := t0
-	m := &match{id: "m1"}
+	m := &match{id: "m1", games: testGames}
 	add := func(evs ...*hangarv1.Event) {
 		for _, ev := range evs {
 			if err := m.apply(ev, now); err != nil {
@@ -27,23 +28,23 @@ func playedMatch(t *testing.T, seed uint64) (before, after *match, log []*hangar
 			log = append(log, ev)
 		}
 	}
-	r := aeroplaneRules{}
-	opts, err := r.normalize(nil, 4)
+	g := aeroplane.Game{}
+	opts, err := g.Options(nil, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	add(&hangarv1.Event{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 		Game: hangarv1.Game_GAME_AEROPLANE, Options: opts, SeatCount: 4, CreatorId: "ada"}}})
-	seats := r.seats(opts, 4)
+	seats := g.Seats(opts, 4)
 	for i, p := range []string{"ada", "", "bob", "cy"} {
 		add(&hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
 			Seat: seats[i], PlayerId: p, Bot: p == ""}}})
 	}
 	add(started(seats))
-	for step := 0; !m.play.over(); step++ {
+	for step := 0; !m.play.Over(); step++ {
 		if step == 200 {
 			now = t0.Add(10 * time.Minute)
-			_, evs, err := m.play.resign(seats[2])
+			_, evs, err := m.play.Resign(seats[2])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,12 +52,8 @@ func playedMatch(t *testing.T, seed uint64) (before, after *match, log []*hangar
 			add(evs...)
 			continue
 		}
-		var evs []*hangarv1.Event
-		if m.play.needsRoll() {
-			_, evs, err = m.play.roll(m.play.turn(), rng.IntN(6)+1)
-		} else {
-			_, evs, err = m.play.move(m.play.turn(), m.play.botMove(rng))
-		}
+		turn, _ := m.play.Turn()
+		_, evs, err := m.play.Act(turn, m.play.Bot(rng), rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,8 +61,7 @@ func playedMatch(t *testing.T, seed uint64) (before, after *match, log []*hangar
 	}
 	now = t0.Add(30 * time.Minute)
 	before = m.clone()
-	add(&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{
-		Status: hangarv1.MatchStatus_MATCH_STATUS_FINISHED, Ranking: m.play.ranking()}}})
+	add(&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: matchEnded(m.play.Result())}})
 	return before, m, log
 }
 

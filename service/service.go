@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -30,7 +31,11 @@ type Service struct {
 	log   *slog.Logger
 	auth  *authenticator
 	hub   *hub
-	dice  Dice
+	games game.Registry
+	rand  game.Rand
+	now   func() time.Time
+	// checkFold checks every command against a fold of its stored events.
+	checkFold bool
 
 	// ctx lives until Close; bot goroutines run under it.
 	ctx    context.Context
@@ -57,13 +62,19 @@ type Service struct {
 	closeOnce sync.Once
 }
 
-// Dice draws a die roll 1..6.
-type Dice func() int
-
-// Options tune a Service. The zero value is the production setting.
+// Options tune a Service. Games is required; the zero value of the rest is
+// the production setting.
 type Options struct {
-	// Dice replaces the server's cryptographic die (tests only).
-	Dice Dice
+	// Games are the games the service hosts.
+	Games game.Registry
+	// Rand replaces the server's cryptographic source of chance (tests
+	// only).
+	Rand game.Rand
+	// Now replaces the clock (tests); default time.Now.
+	Now func() time.Time
+	// CheckFold makes every command check that folding its stored events
+	// onto the match before it gives the match it produced (tests).
+	CheckFold bool
 	// Feed, when set, delivers this node's changes to other nodes sharing
 	// the store and theirs to this node's watchers.
 	Feed store.Feed
@@ -87,7 +98,11 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		store:   st,
 		log:     log,
 		hub:     newHub(),
-		dice:    o.Dice,
+		games:   o.Games,
+		rand:    o.Rand,
+		now:     o.Now,
+
+		checkFold: o.CheckFold,
 		ctx:     ctx,
 		cancel:  cancel,
 		closing: make(chan struct{}),
@@ -107,8 +122,11 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	if s.pollEvery <= 0 {
 		s.pollEvery = 2 * time.Second
 	}
-	if s.dice == nil {
-		s.dice = cryptoDie
+	if s.rand == nil {
+		s.rand = cryptoRand{}
+	}
+	if s.now == nil {
+		s.now = time.Now
 	}
 	s.auth = &authenticator{players: st, open: map[string]bool{
 		hangarv1.PlayerService_CreatePlayer_FullMethodName: true,

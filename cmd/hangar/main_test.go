@@ -58,6 +58,7 @@ var quietLog = func() *slog.Logger {
 func node(t *testing.T, cfg Config) *Main {
 	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
+	cfg.Service.CheckFold = true // every command: the fold of its stored events equals the state it produced
 	m := &Main{Config: cfg, Log: quietLog}
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatalf("start node: %v", err)

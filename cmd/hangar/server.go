@@ -14,6 +14,8 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/service"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
@@ -38,6 +40,13 @@ type Config struct {
 	CrossNode bool
 
 	err error // a flag error found after parsing
+}
+
+// hosted are the games this server hosts: one line per game.
+func hosted() game.Registry {
+	return game.NewRegistry(
+		aeroplane.Game{},
+	)
 }
 
 // Main is one running Hangar node: its store, service and gRPC server. Tests
@@ -79,6 +88,9 @@ func (m *Main) Start(ctx context.Context) error {
 	}
 	if _, ok := st.(*sqlite.Store); ok {
 		opts.SingleNode = true // the embedded store has one writer: this node
+	}
+	if opts.Games == nil {
+		opts.Games = hosted()
 	}
 	m.svc = service.New(st, m.Log, opts)
 	m.grpc = grpc.NewServer(m.svc.ServerOptions()...)

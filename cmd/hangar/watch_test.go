@@ -155,12 +155,7 @@ func TestLateWatchersOfLongMatches(t *testing.T) {
 			// and each roll is passed, so the match grows without ending.
 			var stalled atomic.Bool
 			stalled.Store(true)
-			cfg.Service.Dice = func() int {
-				if stalled.Load() {
-					return 1
-				}
-				return 1 + rand.IntN(6)
-			}
+			cfg.Service.Rand = stallingRand{&stalled}
 			n := node(t, cfg)
 			players := make([]*client, 4)
 			for i := range players {
@@ -335,4 +330,14 @@ func checkPagedReads(t *testing.T, c *client, id string, last int64) {
 	if lines := strings.Count(ex.GetText(), "\n"); lines != int(last)+2 {
 		t.Fatalf("export has %d lines, want a header, the options and %d events", lines, last)
 	}
+}
+
+// stallingRand draws 0 (a die of 1) while stalled is set, else at random.
+type stallingRand struct{ stalled *atomic.Bool }
+
+func (r stallingRand) IntN(n int) int {
+	if r.stalled.Load() {
+		return 0
+	}
+	return rand.IntN(n)
 }

@@ -112,7 +112,7 @@ func testEndWritesResults(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	ended := t0.Add(2 * time.Hour)
-	endMatch(t, s, "m1", "aeroplane", ended, []seatOf{{"ada", 1, false}, {"", 2, false}, {"bob", 3, false}}, true)
+	endMatch(t, s, "m1", "game-a", ended, []seatOf{{"ada", 1, false}, {"", 2, false}, {"bob", 3, false}}, true)
 	// The events of the ending append are there, as always.
 	if m, err := s.Match(ctx, "m1"); err != nil || m.Version != 4 || m.Status != store.StatusFinished {
 		t.Fatalf("match = %+v, %v", m, err)
@@ -124,7 +124,7 @@ func testEndWritesResults(t *testing.T, s store.Store) {
 	pm := pms[0]
 	want := store.SeatResult{Seat: 2, Player: "bob", Place: 3, Seats: 3, Outcome: store.OutcomeLost, CapturesMade: 3,
 		CapturesSuffered: 4, PlanesFinished: 1, Played: 12 * time.Minute, Rated: true}
-	if pm.Result != want || pm.Match.ID != "m1" || !pm.Match.Ended.Equal(ended) || pm.Match.Game != "aeroplane" ||
+	if pm.Result != want || pm.Match.ID != "m1" || !pm.Match.Ended.Equal(ended) || pm.Match.Game != "game-a" ||
 		pm.Match.Version != 4 || pm.Match.Status != store.StatusFinished {
 		t.Errorf("bob's entry = %+v / %+v", pm.Result, pm.Match)
 	}
@@ -136,11 +136,11 @@ func testEndWritesResults(t *testing.T, s store.Store) {
 	if got := historyIDs(t, s, store.HistoryQuery{Player: ""}); got != "[]" {
 		t.Errorf("the bot's history = %s", got)
 	}
-	st, err := s.PlayerStats(ctx, "ada", "aeroplane")
+	st, err := s.PlayerStats(ctx, "ada", "game-a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStats := store.PlayerStats{Player: "ada", Game: "aeroplane", Played: 1, Won: 1, Places: [store.MaxPlaces]int{1},
+	wantStats := store.PlayerStats{Player: "ada", Game: "game-a", Played: 1, Won: 1, Places: [store.MaxPlaces]int{1},
 		PlaceSum: 1, CapturesMade: 1, PlanesFinished: 3, WinStreak: 1, LongestWinStreak: 1,
 		TimePlayed: 10 * time.Minute, LastEnded: ended}
 	if !st.LastEnded.Equal(ended) {
@@ -151,24 +151,24 @@ func testEndWritesResults(t *testing.T, s store.Store) {
 		t.Errorf("ada's stats = %+v\nwant %+v", st, wantStats)
 	}
 	// No matches: zero stats, no error.
-	if st, err := s.PlayerStats(ctx, "nobody", "aeroplane"); err != nil || st.Played != 0 || st.Player != "nobody" {
+	if st, err := s.PlayerStats(ctx, "nobody", "game-a"); err != nil || st.Played != 0 || st.Player != "nobody" {
 		t.Errorf("nobody's stats = %+v, %v", st, err)
 	}
-	ada, err := s.Standing(ctx, "aeroplane", "ada")
+	ada, err := s.Standing(ctx, "game-a", "ada")
 	if err != nil || ada.Rank != 1 || ada.Mu != 27 || ada.Score != 27 || ada.Matches != 1 || ada.DisplayName != "Ada" ||
 		!ada.Updated.Equal(ended) {
 		t.Errorf("ada's standing = %+v, %v", ada, err)
 	}
-	if bob, err := s.Standing(ctx, "aeroplane", "bob"); err != nil || bob.Rank != 2 || bob.DisplayName != "" {
+	if bob, err := s.Standing(ctx, "game-a", "bob"); err != nil || bob.Rank != 2 || bob.DisplayName != "" {
 		t.Errorf("bob's standing = %+v, %v", bob, err)
 	}
-	if _, err := s.Standing(ctx, "aeroplane", "nobody"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Standing(ctx, "game-a", "nobody"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("an unrated player's standing: %v, want ErrNotFound", err)
 	}
-	if _, err := s.Standing(ctx, "carcassonne", "ada"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Standing(ctx, "game-b", "ada"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a standing in another game: %v, want ErrNotFound", err)
 	}
-	ch, err := s.RatingHistory(ctx, store.RatingQuery{Player: "ada", Game: "aeroplane", Limit: 10})
+	ch, err := s.RatingHistory(ctx, store.RatingQuery{Player: "ada", Game: "game-a", Limit: 10})
 	if err != nil || len(ch) != 1 || ch[0].MatchID != "m1" || ch[0].After.Mu != 27 || ch[0].Before.Matches != 0 || ch[0].Place != 1 {
 		t.Errorf("ada's rating history = %+v, %v", ch, err)
 	}
@@ -180,7 +180,7 @@ func testEndIsAtomic(t *testing.T, s store.Store) {
 	// A Rate that fails undoes the whole append, events included.
 	bad := result(seats, true)
 	bad.Rate = func([]store.Rating) ([]store.Rating, error) { return nil, errors.New("no") }
-	if err := tryEnd(s, "m1", "aeroplane", t0, seats, bad); err == nil {
+	if err := tryEnd(s, "m1", "game-a", t0, seats, bad); err == nil {
 		t.Fatal("an end whose Rate failed succeeded")
 	}
 	if m, err := s.Match(ctx, "m1"); err != nil || m.Version != 2 || m.Status != store.StatusActive {
@@ -192,7 +192,7 @@ func testEndIsAtomic(t *testing.T, s store.Store) {
 	if got := historyIDs(t, s, store.HistoryQuery{Player: "ada"}); got != "[]" {
 		t.Errorf("after a failed end: history %s", got)
 	}
-	if st, _ := s.PlayerStats(ctx, "ada", "aeroplane"); st.Played != 0 {
+	if st, _ := s.PlayerStats(ctx, "ada", "game-a"); st.Played != 0 {
 		t.Errorf("after a failed end: stats %+v", st)
 	}
 	// An end at a stale version writes nothing.
@@ -202,7 +202,7 @@ func testEndIsAtomic(t *testing.T, s store.Store) {
 	if !errors.Is(err, store.ErrVersionConflict) {
 		t.Errorf("stale end: %v, want ErrVersionConflict", err)
 	}
-	if _, err := s.Standing(ctx, "aeroplane", "ada"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Standing(ctx, "game-a", "ada"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("after a stale end: standing %v", err)
 	}
 	// The end applies once; its retry is a duplicate that counts nothing.
@@ -214,34 +214,34 @@ func testEndIsAtomic(t *testing.T, s store.Store) {
 			t.Fatalf("end #%d = %+v, %v", i+1, r, err)
 		}
 	}
-	if st, _ := s.PlayerStats(ctx, "ada", "aeroplane"); st.Played != 1 {
+	if st, _ := s.PlayerStats(ctx, "ada", "game-a"); st.Played != 1 {
 		t.Errorf("after a retried end: played %d, want 1", st.Played)
 	}
-	if ada, _ := s.Standing(ctx, "aeroplane", "ada"); ada.Matches != 1 || ada.Mu != 26 {
+	if ada, _ := s.Standing(ctx, "game-a", "ada"); ada.Matches != 1 || ada.Mu != 26 {
 		t.Errorf("after a retried end: %+v", ada)
 	}
 	// A result that contradicts itself is refused before anything is written.
 	incoherent := result([]seatOf{{"ada", 1, false}, {"", 2, false}}, true)
 	incoherent.Seats[1].Rated = true
-	if err := tryEnd(s, "m2", "aeroplane", t0, nil, incoherent); err == nil {
+	if err := tryEnd(s, "m2", "game-a", t0, nil, incoherent); err == nil {
 		t.Error("an end rating a bot succeeded")
 	}
 }
 
 func testHistoryFilters(t *testing.T, s store.Store) {
 	h := func(d int) time.Time { return t0.Add(time.Duration(d) * time.Hour) }
-	endMatch(t, s, "a", "aeroplane", h(1), []seatOf{{"ada", 1, false}, {"bob", 2, false}}, true)
-	endMatch(t, s, "b", "aeroplane", h(2), []seatOf{{"ada", 2, false}, {"cy", 1, false}, {"", 3, false}}, false)
-	endMatch(t, s, "c", "carcassonne", h(3), []seatOf{{"ada", 3, true}, {"bob", 2, false}, {"cy", 1, false}}, true)
-	endMatch(t, s, "d", "aeroplane", h(4), []seatOf{{"bob", 1, false}, {"ada", 2, false}, {"cy", 4, true}, {"", 3, false}}, true)
-	endMatch(t, s, "e", "aeroplane", h(4), []seatOf{{"ada", 1, false}, {"", 2, false}}, false) // ends with d: by id
+	endMatch(t, s, "a", "game-a", h(1), []seatOf{{"ada", 1, false}, {"bob", 2, false}}, true)
+	endMatch(t, s, "b", "game-a", h(2), []seatOf{{"ada", 2, false}, {"cy", 1, false}, {"", 3, false}}, false)
+	endMatch(t, s, "c", "game-b", h(3), []seatOf{{"ada", 3, true}, {"bob", 2, false}, {"cy", 1, false}}, true)
+	endMatch(t, s, "d", "game-a", h(4), []seatOf{{"bob", 1, false}, {"ada", 2, false}, {"cy", 4, true}, {"", 3, false}}, true)
+	endMatch(t, s, "e", "game-a", h(4), []seatOf{{"ada", 1, false}, {"", 2, false}}, false) // ends with d: by id
 	for _, tc := range []struct {
 		q    store.HistoryQuery
 		want string
 	}{
 		{store.HistoryQuery{Player: "ada"}, "[e d c b a]"},
-		{store.HistoryQuery{Player: "ada", Game: "aeroplane"}, "[e d b a]"},
-		{store.HistoryQuery{Player: "ada", Game: "carcassonne"}, "[c]"},
+		{store.HistoryQuery{Player: "ada", Game: "game-a"}, "[e d b a]"},
+		{store.HistoryQuery{Player: "ada", Game: "game-b"}, "[c]"},
 		{store.HistoryQuery{Player: "ada", Outcome: store.OutcomeWon}, "[e a]"},
 		{store.HistoryQuery{Player: "ada", Outcome: store.OutcomePlaced}, "[d b]"},
 		{store.HistoryQuery{Player: "ada", Outcome: store.OutcomeAbandoned}, "[c]"},
@@ -251,7 +251,7 @@ func testHistoryFilters(t *testing.T, s store.Store) {
 		{store.HistoryQuery{Player: "ada", Opponent: "bob"}, "[d c a]"},
 		{store.HistoryQuery{Player: "bob", Opponent: "ada"}, "[d c a]"},
 		{store.HistoryQuery{Player: "ada", Opponent: "cy"}, "[d c b]"},
-		{store.HistoryQuery{Player: "ada", Opponent: "cy", Game: "aeroplane"}, "[d b]"},
+		{store.HistoryQuery{Player: "ada", Opponent: "cy", Game: "game-a"}, "[d b]"},
 		{store.HistoryQuery{Player: "ada", Opponent: "bob", Outcome: store.OutcomePlaced}, "[d]"},
 		{store.HistoryQuery{Player: "ada", Opponent: "ada"}, "[]"},
 		{store.HistoryQuery{Player: "ada", Opponent: ""}, "[e d c b a]"},
@@ -286,7 +286,7 @@ func testHistoryFilters(t *testing.T, s store.Store) {
 // ended when paging began, once, in order.
 func testHistoryPagingWhileMatchesEnd(t *testing.T, s store.Store) {
 	for i := range 7 {
-		endMatch(t, s, fmt.Sprint("m", i), "aeroplane", t0.Add(time.Duration(i)*time.Minute), []seatOf{{"ada", 1, false}, {"bob", 2, false}}, true)
+		endMatch(t, s, fmt.Sprint("m", i), "game-a", t0.Add(time.Duration(i)*time.Minute), []seatOf{{"ada", 1, false}, {"bob", 2, false}}, true)
 	}
 	var seen []string
 	q := store.HistoryQuery{Player: "ada", Opponent: "", Limit: 3}
@@ -303,7 +303,7 @@ func testHistoryPagingWhileMatchesEnd(t *testing.T, s store.Store) {
 		}
 		last := pms[len(pms)-1]
 		q.After = &store.EndCursor{Ended: last.Match.Ended, ID: last.Match.ID}
-		endMatch(t, s, fmt.Sprint("new", page), "aeroplane", t0.Add(time.Hour+time.Duration(page)*time.Minute), []seatOf{{"bob", 1, false}, {"ada", 2, false}}, true)
+		endMatch(t, s, fmt.Sprint("new", page), "game-a", t0.Add(time.Hour+time.Duration(page)*time.Minute), []seatOf{{"bob", 1, false}, {"ada", 2, false}}, true)
 	}
 	if got := fmt.Sprint(seen); got != "[m6 m5 m4 m3 m2 m1 m0]" {
 		t.Errorf("pages = %s", got)
@@ -313,7 +313,7 @@ func testHistoryPagingWhileMatchesEnd(t *testing.T, s store.Store) {
 func testStatsAccumulate(t *testing.T, s store.Store) {
 	// ada: won, won, won (longest 3), placed, won, abandoned, won.
 	places := []seatOf{{"ada", 1, false}, {"ada", 1, false}, {"ada", 1, false}, {"ada", 2, false}, {"ada", 1, false}, {"ada", 3, true}, {"ada", 1, false}}
-	want := store.PlayerStats{Player: "ada", Game: "aeroplane"}
+	want := store.PlayerStats{Player: "ada", Game: "game-a"}
 	var ended time.Time
 	for i, p := range places {
 		seats := []seatOf{{"bob", 0, false}, {"", 0, false}, {"cy", 0, false}}
@@ -329,7 +329,7 @@ func testStatsAccumulate(t *testing.T, s store.Store) {
 			}
 		}
 		ended = t0.Add(time.Duration(i) * time.Hour)
-		endMatch(t, s, fmt.Sprint("m", i), "aeroplane", ended, seats, i%2 == 0)
+		endMatch(t, s, fmt.Sprint("m", i), "game-a", ended, seats, i%2 == 0)
 		for _, r := range result(seats, false).Seats {
 			if r.Player == "ada" {
 				want.Add(r, ended)
@@ -337,8 +337,8 @@ func testStatsAccumulate(t *testing.T, s store.Store) {
 		}
 	}
 	// Another game's matches are counted apart.
-	endMatch(t, s, "other", "carcassonne", ended.Add(time.Hour), []seatOf{{"ada", 2, false}, {"bob", 1, false}}, true)
-	got, err := s.PlayerStats(context.Background(), "ada", "aeroplane")
+	endMatch(t, s, "other", "game-b", ended.Add(time.Hour), []seatOf{{"ada", 2, false}, {"bob", 1, false}}, true)
+	got, err := s.PlayerStats(context.Background(), "ada", "game-a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func testStatsAccumulate(t *testing.T, s store.Store) {
 	if got != want {
 		t.Errorf("stats = %+v\nwant    %+v", got, want)
 	}
-	if c, _ := s.PlayerStats(context.Background(), "ada", "carcassonne"); c.Played != 1 || c.Won != 0 || c.WinStreak != 0 {
+	if c, _ := s.PlayerStats(context.Background(), "ada", "game-b"); c.Played != 1 || c.Won != 0 || c.WinStreak != 0 {
 		t.Errorf("carcassonne stats = %+v", c)
 	}
 }
@@ -370,13 +370,13 @@ func testLeaderboard(t *testing.T, s store.Store) {
 				seats = append(seats, seatOf{"", q, false})
 			}
 		}
-		endMatch(t, s, fmt.Sprint("mp", i), "aeroplane", t0.Add(time.Duration(i)*time.Minute), seats, true)
+		endMatch(t, s, fmt.Sprint("mp", i), "game-a", t0.Add(time.Duration(i)*time.Minute), seats, true)
 	}
 	// Scores: 25 + 6 - place; place = 5 - i%5.
 	var all []store.Standing
 	var after *store.ScoreCursor
 	for {
-		page, err := s.Leaderboard(ctx, store.LeaderboardQuery{Game: "aeroplane", After: after, Limit: 3})
+		page, err := s.Leaderboard(ctx, store.LeaderboardQuery{Game: "game-a", After: after, Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -393,7 +393,7 @@ func testLeaderboard(t *testing.T, s store.Store) {
 		if st.Rank != i+1 {
 			t.Errorf("entry %d (%s) has rank %d", i, st.Player, st.Rank)
 		}
-		one, err := s.Standing(ctx, "aeroplane", st.Player)
+		one, err := s.Standing(ctx, "game-a", st.Player)
 		if err != nil || one.Rank != st.Rank || one.Score != st.Score {
 			t.Errorf("Standing(%s) = %+v, %v; leaderboard says %+v", st.Player, one, err, st)
 		}
@@ -401,7 +401,7 @@ func testLeaderboard(t *testing.T, s store.Store) {
 	if got := fmt.Sprint(order); got != "[p9:30 p4:30 p8:29 p3:29 p7:28 p2:28 p6:27 p1:27 p5:26 p0:26]" {
 		t.Errorf("leaderboard = %s", got)
 	}
-	if other, err := s.Leaderboard(ctx, store.LeaderboardQuery{Game: "carcassonne", Limit: 3}); err != nil || len(other) != 0 {
+	if other, err := s.Leaderboard(ctx, store.LeaderboardQuery{Game: "game-b", Limit: 3}); err != nil || len(other) != 0 {
 		t.Errorf("another game's leaderboard = %+v, %v", other, err)
 	}
 }
@@ -420,7 +420,7 @@ func testConcurrentEnds(t *testing.T, s store.Store) {
 			defer wg.Done()
 			// Each match seats three of the four, in varying order.
 			seats := []seatOf{{players[i%4], 1, false}, {players[(i+1)%4], 2, false}, {players[(i+3)%4], 3, false}}
-			errs[i] = tryEnd(s, fmt.Sprint("m", i), "aeroplane", t0.Add(time.Duration(i)*time.Second), seats, result(seats, true))
+			errs[i] = tryEnd(s, fmt.Sprint("m", i), "game-a", t0.Add(time.Duration(i)*time.Second), seats, result(seats, true))
 		}()
 	}
 	wg.Wait()
@@ -432,11 +432,11 @@ func testConcurrentEnds(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	total := 0
 	for _, p := range players {
-		st, err := s.PlayerStats(ctx, p, "aeroplane")
+		st, err := s.PlayerStats(ctx, p, "game-a")
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := s.Standing(ctx, "aeroplane", p)
+		r, err := s.Standing(ctx, "game-a", p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -448,7 +448,7 @@ func testConcurrentEnds(t *testing.T, s store.Store) {
 		if r.Mu != want {
 			t.Errorf("%s: mu %v, want %v", p, r.Mu, want)
 		}
-		ch, err := s.RatingHistory(ctx, store.RatingQuery{Player: p, Game: "aeroplane", Limit: 100})
+		ch, err := s.RatingHistory(ctx, store.RatingQuery{Player: p, Game: "game-a", Limit: 100})
 		if err != nil || len(ch) != st.Played {
 			t.Fatalf("%s: %d rating changes, %v", p, len(ch), err)
 		}
@@ -470,11 +470,11 @@ func testConcurrentEnds(t *testing.T, s store.Store) {
 
 func testRatingHistoryPaging(t *testing.T, s store.Store) {
 	for i := range 5 {
-		endMatch(t, s, fmt.Sprint("m", i), "aeroplane", t0.Add(time.Duration(i)*time.Minute), []seatOf{{"ada", 1 + i%2, false}, {"bob", 2 - i%2, false}}, true)
+		endMatch(t, s, fmt.Sprint("m", i), "game-a", t0.Add(time.Duration(i)*time.Minute), []seatOf{{"ada", 1 + i%2, false}, {"bob", 2 - i%2, false}}, true)
 	}
-	endMatch(t, s, "unrated", "aeroplane", t0.Add(time.Hour), []seatOf{{"ada", 1, false}, {"bob", 2, false}}, false)
+	endMatch(t, s, "unrated", "game-a", t0.Add(time.Hour), []seatOf{{"ada", 1, false}, {"bob", 2, false}}, false)
 	var got []string
-	q := store.RatingQuery{Player: "ada", Game: "aeroplane", Limit: 2}
+	q := store.RatingQuery{Player: "ada", Game: "game-a", Limit: 2}
 	for {
 		page, err := s.RatingHistory(context.Background(), q)
 		if err != nil {

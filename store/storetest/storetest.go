@@ -63,7 +63,7 @@ func events(n int, tag string) []store.Event {
 }
 
 func match(id string, version int64) store.Match {
-	return store.Match{ID: id, Game: "aeroplane", Status: store.StatusOpen, Version: version,
+	return store.Match{ID: id, Game: "game-a", Status: store.StatusOpen, Version: version,
 		Creator: "p1", Players: []string{"p1"}, FreeSeats: 1, Options: []byte("o"),
 		Summary: []byte(fmt.Sprint("v", version)), Created: t0}
 }
@@ -116,7 +116,7 @@ func testAppendAndLoad(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Version != 5 || string(m.Summary) != "v5" || string(m.Options) != "o" || m.Game != "aeroplane" || !m.Created.Equal(t0) {
+	if m.Version != 5 || string(m.Summary) != "v5" || string(m.Options) != "o" || m.Game != "game-a" || !m.Created.Equal(t0) {
 		t.Errorf("match row = %+v", m)
 	}
 }
@@ -417,10 +417,10 @@ func testMatchesFilters(t *testing.T, s store.Store) {
 			t.Fatal(err)
 		}
 	}
-	put("a", "aeroplane", "c1", []string{"p1"}, 0)
-	put("b", "carcassonne", "c1", []string{"p1", "p2"}, 0) // created with a: ordered by id
-	put("c", "carcassonne", "c2", []string{"p2"}, time.Minute)
-	put("d", "aeroplane", "c2", nil, -time.Minute)
+	put("a", "game-a", "c1", []string{"p1"}, 0)
+	put("b", "game-b", "c1", []string{"p1", "p2"}, 0) // created with a: ordered by id
+	put("c", "game-b", "c2", []string{"p2"}, time.Minute)
+	put("d", "game-a", "c2", nil, -time.Minute)
 	ids := func(q store.Query) string {
 		t.Helper()
 		ms, err := s.Matches(ctx, q)
@@ -438,10 +438,10 @@ func testMatchesFilters(t *testing.T, s store.Store) {
 		want string
 	}{
 		{store.Query{Limit: 10}, "[c b a d]"},
-		{store.Query{Game: "carcassonne", Limit: 10}, "[c b]"},
+		{store.Query{Game: "game-b", Limit: 10}, "[c b]"},
 		{store.Query{Player: "c1", Limit: 10}, "[b a]"}, // the creator, without a seat
 		{store.Query{Player: "p2", Limit: 10}, "[c b]"},
-		{store.Query{Player: "p2", Game: "aeroplane", Limit: 10}, "[]"},
+		{store.Query{Player: "p2", Game: "game-a", Limit: 10}, "[]"},
 		{store.Query{Player: "nobody", Limit: 10}, "[]"},
 		{store.Query{Status: store.StatusActive, Limit: 10}, "[]"},
 		{store.Query{Limit: 1, After: &store.Cursor{Created: t0, ID: "b"}}, "[a]"},
@@ -455,12 +455,12 @@ func testMatchesFilters(t *testing.T, s store.Store) {
 	}
 	// p2 leaves b and c starts; c1 created b and still finds it.
 	m := match("b", 2)
-	m.Game, m.Creator, m.Players, m.Created = "carcassonne", "c1", []string{"p1"}, t0
+	m.Game, m.Creator, m.Players, m.Created = "game-b", "c1", []string{"p1"}, t0
 	if _, err := s.Append(ctx, store.Append{Match: m, Expected: 1, Command: cmd("leave"), Events: events(1, "l"), Time: t0}); err != nil {
 		t.Fatal(err)
 	}
 	m = match("c", 2)
-	m.Game, m.Creator, m.Players, m.Created, m.Status = "carcassonne", "c2", []string{"p2"}, t0.Add(time.Minute), store.StatusActive
+	m.Game, m.Creator, m.Players, m.Created, m.Status = "game-b", "c2", []string{"p2"}, t0.Add(time.Minute), store.StatusActive
 	if _, err := s.Append(ctx, store.Append{Match: m, Expected: 1, Command: cmd("start"), Events: events(1, "s"), Time: t0}); err != nil {
 		t.Fatal(err)
 	}

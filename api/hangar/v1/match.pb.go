@@ -1272,7 +1272,13 @@ type MatchEnded struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Status MatchStatus            `protobuf:"varint,1,opt,name=status,proto3,enum=hangar.v1.MatchStatus" json:"status,omitempty"`
 	// ranking lists the seats from first place to last.
-	Ranking       []int32 `protobuf:"varint,2,rep,packed,name=ranking,proto3" json:"ranking,omitempty"`
+	Ranking []int32 `protobuf:"varint,2,rep,packed,name=ranking,proto3" json:"ranking,omitempty"`
+	// places[i] is the place of ranking[i] (1 = first); seats that tie share
+	// a place and the next place is skipped (1, 1, 3). Empty in matches ended
+	// before ties existed: there the place of ranking[i] is i+1.
+	Places []int32 `protobuf:"varint,3,rep,packed,name=places,proto3" json:"places,omitempty"`
+	// scores[i] is the final score of ranking[i], in games that keep scores.
+	Scores        []int64 `protobuf:"varint,4,rep,packed,name=scores,proto3" json:"scores,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1317,6 +1323,20 @@ func (x *MatchEnded) GetStatus() MatchStatus {
 func (x *MatchEnded) GetRanking() []int32 {
 	if x != nil {
 		return x.Ranking
+	}
+	return nil
+}
+
+func (x *MatchEnded) GetPlaces() []int32 {
+	if x != nil {
+		return x.Places
+	}
+	return nil
+}
+
+func (x *MatchEnded) GetScores() []int64 {
+	if x != nil {
+		return x.Scores
 	}
 	return nil
 }
@@ -2322,11 +2342,13 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1c\n" +
 	"\tforfeited\x18\x03 \x01(\bR\tforfeited\"$\n" +
 	"\fMatchStarted\x12\x14\n" +
-	"\x05seats\x18\x01 \x03(\x05R\x05seats\"V\n" +
+	"\x05seats\x18\x01 \x03(\x05R\x05seats\"\x86\x01\n" +
 	"\n" +
 	"MatchEnded\x12.\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12\x18\n" +
-	"\aranking\x18\x02 \x03(\x05R\aranking\"\xd1\x02\n" +
+	"\aranking\x18\x02 \x03(\x05R\aranking\x12\x16\n" +
+	"\x06places\x18\x03 \x03(\x05R\x06places\x12\x16\n" +
+	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\xd1\x02\n" +
 	"\x12CreateMatchRequest\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +

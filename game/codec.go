@@ -1,0 +1,47 @@
+package game
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+)
+
+// The stored form of events. This codec is the one writer and reader of
+// match_events payloads (the service and the history seeder both call it):
+// the payload is a hangar.v1.Event with only its body set (sequence, time
+// and author are columns of their own), and the type column is the name of
+// the body's field ("match_created", "aeroplane", …). The wire format of
+// hangar.v1.Event is guarded by buf breaking and by the frozen payloads in
+// testdata, so stored matches stay readable as the API evolves.
+
+var bodyOneof = (&hangarv1.Event{}).ProtoReflect().Descriptor().Oneofs().ByName("body")
+
+// EventType is the stored type of ev: the name of its body's field, or
+// "unknown" for an event without a body.
+func EventType(ev *hangarv1.Event) string {
+	if f := ev.ProtoReflect().WhichOneof(bodyOneof); f != nil {
+		return string(f.Name())
+	}
+	return "unknown"
+}
+
+// EncodeEvent returns the stored payload of ev.
+func EncodeEvent(ev *hangarv1.Event) ([]byte, error) {
+	return proto.MarshalOptions{Deterministic: true}.Marshal(&hangarv1.Event{Body: ev.Body})
+}
+
+// DecodeEvent reads a stored payload of the given type back into an Event
+// with its body set. A payload whose body is not the stored type is an
+// error (a corrupt row, or a type written by a newer server).
+func DecodeEvent(typ string, payload []byte) (*hangarv1.Event, error) {
+	ev := &hangarv1.Event{}
+	if err := proto.Unmarshal(payload, ev); err != nil {
+		return nil, fmt.Errorf("event payload: %w", err)
+	}
+	if got := EventType(ev); got != typ {
+		return nil, fmt.Errorf("event payload is %q, stored as %q", got, typ)
+	}
+	return ev, nil
+}

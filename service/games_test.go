@@ -1,0 +1,9 @@
+package service
+
+import (
+	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/game/aeroplane"
+)
+
+// testGames are the games the service's own tests fold.
+var testGames = game.NewRegistry(aeroplane.Game{})
