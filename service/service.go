@@ -95,17 +95,17 @@ type Options struct {
 func New(st store.Store, log *slog.Logger, o Options) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Service{
-		store:   st,
-		log:     log,
-		hub:     newHub(),
-		games:   o.Games,
-		rand:    o.Rand,
-		now:     o.Now,
+		store: st,
+		log:   log,
+		hub:   newHub(),
+		games: o.Games,
+		rand:  o.Rand,
+		now:   o.Now,
 
 		checkFold: o.CheckFold,
-		ctx:     ctx,
-		cancel:  cancel,
-		closing: make(chan struct{}),
+		ctx:       ctx,
+		cancel:    cancel,
+		closing:   make(chan struct{}),
 
 		botRunning: make(map[string]bool),
 		clockTick:  o.ClockTick,

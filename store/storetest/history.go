@@ -354,7 +354,7 @@ func testStatsAccumulate(t *testing.T, s store.Store) {
 		t.Errorf("stats = %+v\nwant    %+v", got, want)
 	}
 	if c, _ := s.PlayerStats(context.Background(), "ada", "game-b"); c.Played != 1 || c.Won != 0 || c.WinStreak != 0 {
-		t.Errorf("carcassonne stats = %+v", c)
+		t.Errorf("game-b stats = %+v", c)
 	}
 }
 
