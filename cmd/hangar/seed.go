@@ -16,6 +16,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/engine/aeroplane"
 	"github.com/hangarhq/hangar/engine/aeroplane/bot"
+	aeroplanegame "github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/rating"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
@@ -249,10 +250,16 @@ func (g *seedGen) match(i int, ended time.Time) postgres.Ended {
 	for k := range res.Seats {
 		s := &res.Seats[k]
 		s.Outcome = store.OutcomeOf(s.Place, n, s.Forfeited)
-		s.CapturesMade, s.CapturesSuffered = r.IntN(7), r.IntN(7)
-		s.PlanesFinished = 4
+		made, suffered, finished := r.IntN(7), r.IntN(7), 4
 		if s.Place > 1 {
-			s.PlanesFinished = r.IntN(4)
+			finished = r.IntN(4)
+		}
+		s.Counters = store.Counters{}
+		for name, v := range map[string]int{aeroplanegame.CapturesMade: made, aeroplanegame.CapturesSuffered: suffered,
+			aeroplanegame.PlanesFinished: finished} {
+			if v != 0 {
+				s.Counters[name] = int64(v)
+			}
 		}
 		s.Played = duration
 		if s.Forfeited {
