@@ -751,11 +751,12 @@ func (x *TileType) GetFeatures() []*Feature {
 	return nil
 }
 
-// Position is a board cell.
+// Position is a board cell. Coordinates, negative as often as not, are
+// sint32 here and everywhere in this package.
 type Position struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	X             int32                  `protobuf:"varint,1,opt,name=x,proto3" json:"x,omitempty"`
-	Y             int32                  `protobuf:"varint,2,opt,name=y,proto3" json:"y,omitempty"`
+	X             int32                  `protobuf:"zigzag32,1,opt,name=x,proto3" json:"x,omitempty"`
+	Y             int32                  `protobuf:"zigzag32,2,opt,name=y,proto3" json:"y,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -809,8 +810,8 @@ type PlacedTile struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// tile is the tile type's name.
 	Tile     string `protobuf:"bytes,1,opt,name=tile,proto3" json:"tile,omitempty"`
-	X        int32  `protobuf:"varint,2,opt,name=x,proto3" json:"x,omitempty"`
-	Y        int32  `protobuf:"varint,3,opt,name=y,proto3" json:"y,omitempty"`
+	X        int32  `protobuf:"zigzag32,2,opt,name=x,proto3" json:"x,omitempty"`
+	Y        int32  `protobuf:"zigzag32,3,opt,name=y,proto3" json:"y,omitempty"`
 	Rotation int32  `protobuf:"varint,4,opt,name=rotation,proto3" json:"rotation,omitempty"`
 	// features are the tile's features as they lie on the board.
 	Features      []*Feature `protobuf:"bytes,5,rep,name=features,proto3" json:"features,omitempty"`
@@ -889,8 +890,8 @@ type Follower struct {
 	Seat  int32                  `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
 	// x, y and feature name the segment it stands on: feature index feature
 	// of the tile at x,y.
-	X       int32 `protobuf:"varint,2,opt,name=x,proto3" json:"x,omitempty"`
-	Y       int32 `protobuf:"varint,3,opt,name=y,proto3" json:"y,omitempty"`
+	X       int32 `protobuf:"zigzag32,2,opt,name=x,proto3" json:"x,omitempty"`
+	Y       int32 `protobuf:"zigzag32,3,opt,name=y,proto3" json:"y,omitempty"`
 	Feature int32 `protobuf:"varint,4,opt,name=feature,proto3" json:"feature,omitempty"`
 	// kind is the kind of that segment: the follower's role (thief on a road,
 	// knight in a city, monk in a cloister, farmer on a field).
@@ -1172,8 +1173,8 @@ type Move struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Kind  MoveKind               `protobuf:"varint,1,opt,name=kind,proto3,enum=hangar.carcassonne.v1.MoveKind" json:"kind,omitempty"`
 	// x, y and rotation (0..3) place the tile (MOVE_KIND_PLACE).
-	X        int32 `protobuf:"varint,2,opt,name=x,proto3" json:"x,omitempty"`
-	Y        int32 `protobuf:"varint,3,opt,name=y,proto3" json:"y,omitempty"`
+	X        int32 `protobuf:"zigzag32,2,opt,name=x,proto3" json:"x,omitempty"`
+	Y        int32 `protobuf:"zigzag32,3,opt,name=y,proto3" json:"y,omitempty"`
 	Rotation int32 `protobuf:"varint,4,opt,name=rotation,proto3" json:"rotation,omitempty"`
 	// feature is the feature index (MOVE_KIND_DEPLOY, MOVE_KIND_LAND).
 	Feature int32 `protobuf:"varint,5,opt,name=feature,proto3" json:"feature,omitempty"`
@@ -1267,8 +1268,8 @@ type Event struct {
 	Tile string `protobuf:"bytes,3,opt,name=tile,proto3" json:"tile,omitempty"`
 	// x and y are the tile's cell (PLACED), the cell of the segment
 	// (DEPLOYED, LANDED, RETURNED, SCORED) or the flight's target (FLEW).
-	X int32 `protobuf:"varint,4,opt,name=x,proto3" json:"x,omitempty"`
-	Y int32 `protobuf:"varint,5,opt,name=y,proto3" json:"y,omitempty"`
+	X int32 `protobuf:"zigzag32,4,opt,name=x,proto3" json:"x,omitempty"`
+	Y int32 `protobuf:"zigzag32,5,opt,name=y,proto3" json:"y,omitempty"`
 	// rotation is the placed tile's rotation, 0..3 (PLACED).
 	Rotation int32 `protobuf:"varint,6,opt,name=rotation,proto3" json:"rotation,omitempty"`
 	// feature is the feature index on the tile at x,y (DEPLOYED, LANDED,
@@ -1430,19 +1431,19 @@ const file_hangar_carcassonne_v1_carcassonne_proto_rawDesc = "" +
 	"\x05count\x18\x03 \x01(\x05R\x05count\x12:\n" +
 	"\bfeatures\x18\x04 \x03(\v2\x1e.hangar.carcassonne.v1.FeatureR\bfeatures\"&\n" +
 	"\bPosition\x12\f\n" +
-	"\x01x\x18\x01 \x01(\x05R\x01x\x12\f\n" +
-	"\x01y\x18\x02 \x01(\x05R\x01y\"\x94\x01\n" +
+	"\x01x\x18\x01 \x01(\x11R\x01x\x12\f\n" +
+	"\x01y\x18\x02 \x01(\x11R\x01y\"\x94\x01\n" +
 	"\n" +
 	"PlacedTile\x12\x12\n" +
 	"\x04tile\x18\x01 \x01(\tR\x04tile\x12\f\n" +
-	"\x01x\x18\x02 \x01(\x05R\x01x\x12\f\n" +
-	"\x01y\x18\x03 \x01(\x05R\x01y\x12\x1a\n" +
+	"\x01x\x18\x02 \x01(\x11R\x01x\x12\f\n" +
+	"\x01y\x18\x03 \x01(\x11R\x01y\x12\x1a\n" +
 	"\brotation\x18\x04 \x01(\x05R\brotation\x12:\n" +
 	"\bfeatures\x18\x05 \x03(\v2\x1e.hangar.carcassonne.v1.FeatureR\bfeatures\"\x8c\x01\n" +
 	"\bFollower\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\f\n" +
-	"\x01x\x18\x02 \x01(\x05R\x01x\x12\f\n" +
-	"\x01y\x18\x03 \x01(\x05R\x01y\x12\x18\n" +
+	"\x01x\x18\x02 \x01(\x11R\x01x\x12\f\n" +
+	"\x01y\x18\x03 \x01(\x11R\x01y\x12\x18\n" +
 	"\afeature\x18\x04 \x01(\x05R\afeature\x126\n" +
 	"\x04kind\x18\x05 \x01(\x0e2\".hangar.carcassonne.v1.FeatureKindR\x04kind\"5\n" +
 	"\tTileCount\x12\x12\n" +
@@ -1466,8 +1467,8 @@ const file_hangar_carcassonne_v1_carcassonne_proto_rawDesc = "" +
 	"\bnotation\x18\f \x01(\tR\bnotation\"\xa9\x01\n" +
 	"\x04Move\x123\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1f.hangar.carcassonne.v1.MoveKindR\x04kind\x12\f\n" +
-	"\x01x\x18\x02 \x01(\x05R\x01x\x12\f\n" +
-	"\x01y\x18\x03 \x01(\x05R\x01y\x12\x1a\n" +
+	"\x01x\x18\x02 \x01(\x11R\x01x\x12\f\n" +
+	"\x01y\x18\x03 \x01(\x11R\x01y\x12\x1a\n" +
 	"\brotation\x18\x04 \x01(\x05R\brotation\x12\x18\n" +
 	"\afeature\x18\x05 \x01(\x05R\afeature\x12\x1a\n" +
 	"\bnotation\x18\x06 \x01(\tR\bnotation\"\xdc\x02\n" +
@@ -1475,8 +1476,8 @@ const file_hangar_carcassonne_v1_carcassonne_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2 .hangar.carcassonne.v1.EventKindR\x04kind\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x12\n" +
 	"\x04tile\x18\x03 \x01(\tR\x04tile\x12\f\n" +
-	"\x01x\x18\x04 \x01(\x05R\x01x\x12\f\n" +
-	"\x01y\x18\x05 \x01(\x05R\x01y\x12\x1a\n" +
+	"\x01x\x18\x04 \x01(\x11R\x01x\x12\f\n" +
+	"\x01y\x18\x05 \x01(\x11R\x01y\x12\x1a\n" +
 	"\brotation\x18\x06 \x01(\x05R\brotation\x12\x18\n" +
 	"\afeature\x18\a \x01(\x05R\afeature\x12\x12\n" +
 	"\x04roll\x18\b \x01(\x05R\x04roll\x12\x16\n" +
