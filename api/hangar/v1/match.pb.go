@@ -1415,7 +1415,8 @@ type CreateMatchRequest struct {
 	Game  Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
 	// options default to the game's default rules.
 	Options *GameOptions `protobuf:"bytes,2,opt,name=options,proto3" json:"options,omitempty"`
-	// seat_count is the number of seats (Aeroplane Chess: 2 to 4).
+	// seat_count is the number of seats (Aeroplane Chess: 2 to 4;
+	// Carcassonne: 2 to 5).
 	SeatCount int32 `protobuf:"varint,3,opt,name=seat_count,json=seatCount,proto3" json:"seat_count,omitempty"`
 	// bot_seats is how many seats (the last ones) bots take at once.
 	BotSeats int32 `protobuf:"varint,4,opt,name=bot_seats,json=botSeats,proto3" json:"bot_seats,omitempty"`
