@@ -166,9 +166,7 @@ func (aeroplaneRules) normalize(g *hangarv1.GameOptions, seatCount int) (*hangar
 
 func (aeroplaneRules) seats(g *hangarv1.GameOptions, seatCount int) []int32 {
 	var out []int32
-	for _, s := range g.GetAeroplane().GetSeats() {
-		out = append(out, s)
-	}
+	out = append(out, g.GetAeroplane().GetSeats()...)
 	if len(out) != seatCount { // options from before normalisation: the defaults
 		out = out[:0]
 		for _, s := range aeroplane.DefaultSeats(seatCount).Seats() {
