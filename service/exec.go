@@ -170,7 +170,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 		next.play, evs = g, append(evs, more...)
 		// A game that ends ends its match.
 		if next.play.Over() {
-			ev := &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: matchEnded(next.play.Result())}}
+			ev := &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: matchEnded(next.standing())}}
 			if err := next.record(ev, now, false); err != nil {
 				return outcome{}, err
 			}
@@ -216,6 +216,40 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 		s.kickBots(next.id)
 	}
 	return outcome{match: next, events: evs}, nil
+}
+
+// standing is the final standing of m's game with the seats whose players
+// forfeited moved after everyone who played on (in their order, sharing no
+// place), whatever a bot made of their seat after they left. A game that
+// takes resigned seats out of play ranks them last already.
+func (m *match) standing() []game.Place {
+	r := m.play.Result()
+	var on, off []game.Place
+	for _, p := range r {
+		if i := m.seatIndex(p.Seat); i >= 0 && m.seats[i].left() {
+			off = append(off, p)
+		} else {
+			on = append(on, p)
+		}
+	}
+	if len(off) == 0 {
+		return r
+	}
+	// Renumber who played on, ties kept: 1, 1, 3 …
+	prev := int32(0)
+	for k := range on {
+		orig := on[k].Place
+		if k == 0 || orig != prev {
+			on[k].Place = int32(k + 1)
+		} else {
+			on[k].Place = on[k-1].Place
+		}
+		prev = orig
+	}
+	for k := range off {
+		off[k].Place = int32(len(on) + k + 1)
+	}
+	return append(on, off...)
 }
 
 // matchEnded is the end of a match whose game ended with result r.

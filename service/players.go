@@ -19,7 +19,7 @@ func (s *Service) CreatePlayer(ctx context.Context, req *hangarv1.CreatePlayerRe
 	if err := checkDisplayName(req.GetDisplayName()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	p := store.Player{ID: newID("p_"), DisplayName: req.GetDisplayName(), Created: time.Now().UTC().Truncate(time.Microsecond)}
+	p := store.Player{ID: newID("p_"), DisplayName: req.GetDisplayName(), Created: s.now().UTC().Truncate(time.Microsecond)}
 	tok, hash := newToken()
 	if err := s.store.CreatePlayer(ctx, p, hash); err != nil {
 		return nil, toStatus(ctx, s.log, err)

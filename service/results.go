@@ -67,11 +67,13 @@ func matchEnd(m, next *match) *store.MatchResult {
 	// Every seat in play is in the final standing (ties share a place);
 	// should one not be, it takes the last place rather than block the end.
 	places := make([]int, n)
+	last := 1 // the last place taken: with ties at the end it is less than n
 	for i, st := range next.seats {
 		places[i] = n
 		if p := int(st.place); p >= 1 && p <= n {
 			places[i] = p
 		}
+		last = max(last, places[i])
 	}
 	r := &store.MatchResult{}
 	var rated []int
@@ -83,7 +85,7 @@ func matchEnd(m, next *match) *store.MatchResult {
 		}
 		sr := store.SeatResult{
 			Seat: int(st.seat), Player: st.player, Bot: st.player == "", Place: places[i], Seats: n,
-			Forfeited: left, Outcome: store.OutcomeOf(places[i], n, left),
+			Forfeited: left, Outcome: store.OutcomeOf(places[i], last, left),
 			Counters: maps.Clone(st.counters), Played: max(until.Sub(next.started), 0),
 		}
 		if !sr.Bot {

@@ -9,6 +9,7 @@ import (
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/store"
 )
@@ -187,5 +188,72 @@ func TestMatchEndOnlyWhenAStartedMatchEnds(t *testing.T) {
 	}
 	if err := r.Check(); err != nil {
 		t.Error(err)
+	}
+}
+
+// Ties share a place: a three-player match ending 1, 2, 2 gives one win and
+// two losses, and rates the two who tied as equals.
+func TestMatchEndWithTies(t *testing.T) {
+	g := aeroplane.Game{}
+	opts, _ := g.Options(nil, 3)
+	st, err := g.Start(opts, g.Seats(opts, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	before := &match{id: "m", status: store.StatusActive, play: st, started: t0}
+	for i, p := range []string{"ada", "bob", "cy"} {
+		before.seats = append(before.seats, seat{seat: int32(i), status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, player: p})
+	}
+	after := before.clone()
+	after.status, after.ended = store.StatusFinished, t0.Add(time.Hour)
+	for i, pl := range []int32{1, 2, 2} {
+		after.seats[i].place = pl
+	}
+	r := matchEnd(before, after)
+	if r == nil {
+		t.Fatal("no result")
+	}
+	want := []store.Outcome{store.OutcomeWon, store.OutcomeLost, store.OutcomeLost}
+	for i, s := range r.Seats {
+		if s.Place != int(after.seats[i].place) || s.Outcome != want[i] {
+			t.Errorf("seat %d: place %d %s, want %d %s", i, s.Place, s.Outcome, after.seats[i].place, want[i])
+		}
+	}
+	got, err := r.Rate([]store.Rating{{Player: "ada"}, {Player: "bob"}, {Player: "cy"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[1].Mu != got[2].Mu || got[0].Mu <= got[1].Mu {
+		t.Errorf("ratings after 1, 2, 2: %+v", got)
+	}
+}
+
+// resultOnly is a game state that only knows its result.
+type resultOnly struct {
+	game.State
+	r []game.Place
+}
+
+func (s resultOnly) Result() []game.Place { return s.r }
+
+// A forfeit ranks after everyone who played on, whatever the bot that took
+// the seat scored; the others close up, ties kept.
+func TestStandingPutsForfeitsLast(t *testing.T) {
+	m := &match{id: "m"}
+	for i, p := range []string{"ada", "bob", "cy", "dee"} {
+		st := seat{seat: int32(i), status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, player: p}
+		if p == "bob" {
+			st.status = hangarv1.SeatStatus_SEAT_STATUS_FORFEITED
+		}
+		m.seats = append(m.seats, st)
+	}
+	m.play = resultOnly{r: []game.Place{{Seat: 1, Place: 1, Score: 90}, {Seat: 0, Place: 2, Score: 80},
+		{Seat: 2, Place: 2, Score: 80}, {Seat: 3, Place: 4, Score: 10}}}
+	got := m.standing()
+	want := []game.Place{{Seat: 0, Place: 1, Score: 80}, {Seat: 2, Place: 1, Score: 80}, {Seat: 3, Place: 3, Score: 10},
+		{Seat: 1, Place: 4, Score: 90}}
+	if !slices.Equal(got, want) {
+		t.Errorf("standing = %v, want %v", got, want)
 	}
 }

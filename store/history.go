@@ -25,14 +25,15 @@ const (
 	OutcomeAbandoned Outcome = "abandoned" // left the game in play (forfeited)
 )
 
-// OutcomeOf classifies place (1 = first) among seats seats.
-func OutcomeOf(place, seats int, forfeited bool) Outcome {
+// OutcomeOf classifies place (1 = first) where last is the last place
+// (the seat count, or less when seats tie for last: they all lost).
+func OutcomeOf(place, last int, forfeited bool) Outcome {
 	switch {
 	case forfeited:
 		return OutcomeAbandoned
 	case place == 1:
 		return OutcomeWon
-	case place >= seats:
+	case place >= last:
 		return OutcomeLost
 	}
 	return OutcomePlaced

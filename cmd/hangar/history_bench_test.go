@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/seed"
 )
 
 // BenchmarkHistory measures the history reads over gRPC, end to end (client,
@@ -49,7 +50,7 @@ func BenchmarkHistory(b *testing.B) {
 	hist := hangarv1.NewHistoryServiceClient(conn)
 	matches := hangarv1.NewMatchServiceClient(conn)
 	as := func(p int) context.Context {
-		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+seedToken(p))
+		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+seed.Token(p))
 	}
 	r := rand.New(rand.NewPCG(1, 1))
 	pick := func() int {
@@ -81,7 +82,7 @@ func BenchmarkHistory(b *testing.B) {
 		call func(p int) error
 	}{
 		{"PlayerHistory", func(p int) error {
-			_, err := hist.ListPlayerMatches(as(p), &hangarv1.ListPlayerMatchesRequest{PlayerId: seedPlayerID(p)})
+			_, err := hist.ListPlayerMatches(as(p), &hangarv1.ListPlayerMatchesRequest{PlayerId: seed.PlayerID(p)})
 			return err
 		}},
 		{"PlayerHistoryWon", func(p int) error {
@@ -101,7 +102,7 @@ func BenchmarkHistory(b *testing.B) {
 		}},
 		{"HeadToHead", func(int) error {
 			pr := pairs[r.IntN(len(pairs))]
-			_, err := hist.ListPlayerMatches(as(pr.a), &hangarv1.ListPlayerMatchesRequest{OpponentId: seedPlayerID(pr.b)})
+			_, err := hist.ListPlayerMatches(as(pr.a), &hangarv1.ListPlayerMatchesRequest{OpponentId: seed.PlayerID(pr.b)})
 			return err
 		}},
 		{"Leaderboard", func(p int) error {
@@ -109,7 +110,7 @@ func BenchmarkHistory(b *testing.B) {
 			return err
 		}},
 		{"PlayerStats", func(p int) error {
-			_, err := hist.GetPlayerStats(as(p), &hangarv1.GetPlayerStatsRequest{PlayerId: seedPlayerID(p), Game: hangarv1.Game_GAME_AEROPLANE})
+			_, err := hist.GetPlayerStats(as(p), &hangarv1.GetPlayerStatsRequest{PlayerId: seed.PlayerID(p), Game: hangarv1.Game_GAME_AEROPLANE})
 			return err
 		}},
 		{"RatingHistory", func(p int) error {

@@ -55,10 +55,13 @@ var quietLog = func() *slog.Logger {
 }()
 
 // node starts a Hangar node on 127.0.0.1:0 and stops it when t ends.
-func node(t *testing.T, cfg Config) *Main {
+func node(t testing.TB, cfg Config) *Main {
 	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
-	cfg.Service.CheckFold = true // every command: the fold of its stored events equals the state it produced
+	// Every test command: the fold of its stored events equals the state
+	// it produced (benchmarks measure the service without the check).
+	_, bench := t.(*testing.B)
+	cfg.Service.CheckFold = !bench
 	m := &Main{Config: cfg, Log: quietLog}
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatalf("start node: %v", err)
@@ -77,7 +80,7 @@ type client struct {
 	moves   hangarv1.MoveServiceClient
 }
 
-func dial(t *testing.T, addr string) *grpc.ClientConn {
+func dial(t testing.TB, addr string) *grpc.ClientConn {
 	t.Helper()
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -88,7 +91,7 @@ func dial(t *testing.T, addr string) *grpc.ClientConn {
 }
 
 // newClient registers a player through addr.
-func newClient(t *testing.T, addr, name string) *client {
+func newClient(t testing.TB, addr, name string) *client {
 	t.Helper()
 	conn := dial(t, addr)
 	c := &client{conn: conn, players: hangarv1.NewPlayerServiceClient(conn),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
+	"github.com/hangarhq/hangar/game/carcassonne"
 	"github.com/hangarhq/hangar/service"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
@@ -46,6 +47,7 @@ type Config struct {
 func hosted() game.Registry {
 	return game.NewRegistry(
 		aeroplane.Game{},
+		carcassonne.Game{},
 	)
 }
 

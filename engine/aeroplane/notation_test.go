@@ -39,7 +39,7 @@ func TestOptionsNotation(t *testing.T) {
 		}
 		o := DefaultOptions()
 		v := 1 - f.get(&o)
-		if f.names != nil && len(f.names) > 2 {
+		if len(f.names) > 2 {
 			v = len(f.names) - 1
 		}
 		f.set(&o, v)

@@ -37,7 +37,8 @@ func optionsFromBits(b uint64, players int) Options {
 	o.BonusNeedsMove = flag()
 	o.EndRule = EndRule(take(2))
 	if take(4) == 0 && players == 2 {
-		o.Seats = SeatMask(1<<take(4) | 1<<take(4))
+		s0, s1 := take(4), take(4)
+		o.Seats = SeatMask(1<<s0 | 1<<s1)
 		if o.Seats.Count() != 2 {
 			o.Seats = 0
 		}

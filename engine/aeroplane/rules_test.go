@@ -2,8 +2,6 @@ package aeroplane
 
 import "testing"
 
-const hangar4 = "h,h,h,h"
-
 // Take-off (spec §2.3, option TakeoffRolls) and the bonus roll (§2.2).
 func TestTakeoff(t *testing.T) {
 	runCases(t, []ruleCase{

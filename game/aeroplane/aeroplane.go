@@ -49,10 +49,7 @@ func (Game) Options(g *hangarv1.GameOptions, seatCount int) (*hangarv1.GameOptio
 
 // Seats implements game.Game.
 func (Game) Seats(g *hangarv1.GameOptions, seatCount int) []int32 {
-	var out []int32
-	for _, s := range g.GetAeroplane().GetSeats() {
-		out = append(out, s)
-	}
+	out := append([]int32(nil), g.GetAeroplane().GetSeats()...)
 	if len(out) != seatCount { // options from before normalisation: the defaults
 		out = out[:0]
 		for _, s := range engine.DefaultSeats(seatCount).Seats() {
@@ -169,7 +166,7 @@ func (g State) next(s engine.State, evs []engine.Event, err error) (game.State, 
 	}
 	out := make([]*hangarv1.Event, len(evs))
 	for i, e := range evs {
-		out[i] = &hangarv1.Event{Body: &hangarv1.Event_Aeroplane{Aeroplane: eventProto(e)}}
+		out[i] = &hangarv1.Event{Body: &hangarv1.Event_Aeroplane{Aeroplane: EventProto(e)}}
 	}
 	return State{s}, out, nil
 }

@@ -170,9 +170,9 @@ func moveProto(m engine.Move) *aeroplanev1.Move {
 		Split: m.Split, Notation: m.String()}
 }
 
-// eventProto is the API form of an engine event; the kinds are numbered
+// EventProto is the API (and stored) form of an engine event; the kinds are numbered
 // alike (TestEnumsPinned).
-func eventProto(e engine.Event) *aeroplanev1.Event {
+func EventProto(e engine.Event) *aeroplanev1.Event {
 	p := &aeroplanev1.Event{
 		Kind: aeroplanev1.EventKind(e.Kind), Seat: int32(e.Seat), Die: int32(e.Die), From: int32(e.From),
 		To: int32(e.To), Crossing: e.Crossing, NextSeat: int32(e.Next), Place: int32(e.Place), Notation: e.String(),

@@ -8,6 +8,7 @@ package hangarv1
 
 import (
 	v1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	v11 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
@@ -30,6 +31,8 @@ type Game int32
 const (
 	Game_GAME_UNSPECIFIED Game = 0
 	Game_GAME_AEROPLANE   Game = 1
+	// GAME_CARCASSONNE is Carcassonne with The Flying Machines (2 to 5 seats).
+	Game_GAME_CARCASSONNE Game = 2
 )
 
 // Enum value maps for Game.
@@ -37,10 +40,12 @@ var (
 	Game_name = map[int32]string{
 		0: "GAME_UNSPECIFIED",
 		1: "GAME_AEROPLANE",
+		2: "GAME_CARCASSONNE",
 	}
 	Game_value = map[string]int32{
 		"GAME_UNSPECIFIED": 0,
 		"GAME_AEROPLANE":   1,
+		"GAME_CARCASSONNE": 2,
 	}
 )
 
@@ -326,6 +331,7 @@ type GameOptions struct {
 	// Types that are valid to be assigned to Game:
 	//
 	//	*GameOptions_Aeroplane
+	//	*GameOptions_Carcassonne
 	Game          isGameOptions_Game `protobuf_oneof:"game"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -377,6 +383,15 @@ func (x *GameOptions) GetAeroplane() *v1.Options {
 	return nil
 }
 
+func (x *GameOptions) GetCarcassonne() *v11.Options {
+	if x != nil {
+		if x, ok := x.Game.(*GameOptions_Carcassonne); ok {
+			return x.Carcassonne
+		}
+	}
+	return nil
+}
+
 type isGameOptions_Game interface {
 	isGameOptions_Game()
 }
@@ -385,7 +400,13 @@ type GameOptions_Aeroplane struct {
 	Aeroplane *v1.Options `protobuf:"bytes,1,opt,name=aeroplane,proto3,oneof"`
 }
 
+type GameOptions_Carcassonne struct {
+	Carcassonne *v11.Options `protobuf:"bytes,2,opt,name=carcassonne,proto3,oneof"`
+}
+
 func (*GameOptions_Aeroplane) isGameOptions_Game() {}
+
+func (*GameOptions_Carcassonne) isGameOptions_Game() {}
 
 // GameState is the chosen game's state, as the recipient may see it.
 type GameState struct {
@@ -393,6 +414,7 @@ type GameState struct {
 	// Types that are valid to be assigned to Game:
 	//
 	//	*GameState_Aeroplane
+	//	*GameState_Carcassonne
 	Game          isGameState_Game `protobuf_oneof:"game"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -444,6 +466,15 @@ func (x *GameState) GetAeroplane() *v1.State {
 	return nil
 }
 
+func (x *GameState) GetCarcassonne() *v11.State {
+	if x != nil {
+		if x, ok := x.Game.(*GameState_Carcassonne); ok {
+			return x.Carcassonne
+		}
+	}
+	return nil
+}
+
 type isGameState_Game interface {
 	isGameState_Game()
 }
@@ -452,7 +483,13 @@ type GameState_Aeroplane struct {
 	Aeroplane *v1.State `protobuf:"bytes,1,opt,name=aeroplane,proto3,oneof"`
 }
 
+type GameState_Carcassonne struct {
+	Carcassonne *v11.State `protobuf:"bytes,2,opt,name=carcassonne,proto3,oneof"`
+}
+
 func (*GameState_Aeroplane) isGameState_Game() {}
+
+func (*GameState_Carcassonne) isGameState_Game() {}
 
 // GameMove is one move of the chosen game.
 type GameMove struct {
@@ -460,6 +497,7 @@ type GameMove struct {
 	// Types that are valid to be assigned to Game:
 	//
 	//	*GameMove_Aeroplane
+	//	*GameMove_Carcassonne
 	Game          isGameMove_Game `protobuf_oneof:"game"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -511,6 +549,15 @@ func (x *GameMove) GetAeroplane() *v1.Move {
 	return nil
 }
 
+func (x *GameMove) GetCarcassonne() *v11.Move {
+	if x != nil {
+		if x, ok := x.Game.(*GameMove_Carcassonne); ok {
+			return x.Carcassonne
+		}
+	}
+	return nil
+}
+
 type isGameMove_Game interface {
 	isGameMove_Game()
 }
@@ -519,7 +566,13 @@ type GameMove_Aeroplane struct {
 	Aeroplane *v1.Move `protobuf:"bytes,1,opt,name=aeroplane,proto3,oneof"`
 }
 
+type GameMove_Carcassonne struct {
+	Carcassonne *v11.Move `protobuf:"bytes,2,opt,name=carcassonne,proto3,oneof"`
+}
+
 func (*GameMove_Aeroplane) isGameMove_Game() {}
+
+func (*GameMove_Carcassonne) isGameMove_Game() {}
 
 // Match is a match's summary, seats and (where asked for) its game state.
 type Match struct {
@@ -706,6 +759,7 @@ type Event struct {
 	//	*Event_TurnTimedOut
 	//	*Event_SeatHandedToBot
 	//	*Event_Aeroplane
+	//	*Event_Carcassonne
 	Body          isEvent_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -848,6 +902,15 @@ func (x *Event) GetAeroplane() *v1.Event {
 	return nil
 }
 
+func (x *Event) GetCarcassonne() *v11.Event {
+	if x != nil {
+		if x, ok := x.Body.(*Event_Carcassonne); ok {
+			return x.Carcassonne
+		}
+	}
+	return nil
+}
+
 type isEvent_Body interface {
 	isEvent_Body()
 }
@@ -884,6 +947,10 @@ type Event_Aeroplane struct {
 	Aeroplane *v1.Event `protobuf:"bytes,20,opt,name=aeroplane,proto3,oneof"`
 }
 
+type Event_Carcassonne struct {
+	Carcassonne *v11.Event `protobuf:"bytes,21,opt,name=carcassonne,proto3,oneof"`
+}
+
 func (*Event_MatchCreated) isEvent_Body() {}
 
 func (*Event_PlayerJoined) isEvent_Body() {}
@@ -899,6 +966,8 @@ func (*Event_TurnTimedOut) isEvent_Body() {}
 func (*Event_SeatHandedToBot) isEvent_Body() {}
 
 func (*Event_Aeroplane) isEvent_Body() {}
+
+func (*Event_Carcassonne) isEvent_Body() {}
 
 type MatchCreated struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
@@ -1346,7 +1415,8 @@ type CreateMatchRequest struct {
 	Game  Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
 	// options default to the game's default rules.
 	Options *GameOptions `protobuf:"bytes,2,opt,name=options,proto3" json:"options,omitempty"`
-	// seat_count is the number of seats (Aeroplane Chess: 2 to 4).
+	// seat_count is the number of seats (Aeroplane Chess: 2 to 4;
+	// Carcassonne: 2 to 5).
 	SeatCount int32 `protobuf:"varint,3,opt,name=seat_count,json=seatCount,proto3" json:"seat_count,omitempty"`
 	// bot_seats is how many seats (the last ones) bots take at once.
 	BotSeats int32 `protobuf:"varint,4,opt,name=bot_seats,json=botSeats,proto3" json:"bot_seats,omitempty"`
@@ -2263,21 +2333,24 @@ var File_hangar_v1_match_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#hangar/aeroplane/v1/aeroplane.proto\"\x9f\x01\n" +
+	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#hangar/aeroplane/v1/aeroplane.proto\x1a'hangar/carcassonne/v1/carcassonne.proto\"\x9f\x01\n" +
 	"\x04Seat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12-\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x15.hangar.v1.SeatStatusR\x06status\x12\x1b\n" +
 	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x04 \x01(\tR\vdisplayName\x12\x14\n" +
-	"\x05place\x18\x05 \x01(\x05R\x05place\"S\n" +
+	"\x05place\x18\x05 \x01(\x05R\x05place\"\x97\x01\n" +
 	"\vGameOptions\x12<\n" +
-	"\taeroplane\x18\x01 \x01(\v2\x1c.hangar.aeroplane.v1.OptionsH\x00R\taeroplaneB\x06\n" +
-	"\x04game\"O\n" +
+	"\taeroplane\x18\x01 \x01(\v2\x1c.hangar.aeroplane.v1.OptionsH\x00R\taeroplane\x12B\n" +
+	"\vcarcassonne\x18\x02 \x01(\v2\x1e.hangar.carcassonne.v1.OptionsH\x00R\vcarcassonneB\x06\n" +
+	"\x04game\"\x91\x01\n" +
 	"\tGameState\x12:\n" +
-	"\taeroplane\x18\x01 \x01(\v2\x1a.hangar.aeroplane.v1.StateH\x00R\taeroplaneB\x06\n" +
-	"\x04game\"M\n" +
+	"\taeroplane\x18\x01 \x01(\v2\x1a.hangar.aeroplane.v1.StateH\x00R\taeroplane\x12@\n" +
+	"\vcarcassonne\x18\x02 \x01(\v2\x1c.hangar.carcassonne.v1.StateH\x00R\vcarcassonneB\x06\n" +
+	"\x04game\"\x8e\x01\n" +
 	"\bGameMove\x129\n" +
-	"\taeroplane\x18\x01 \x01(\v2\x19.hangar.aeroplane.v1.MoveH\x00R\taeroplaneB\x06\n" +
+	"\taeroplane\x18\x01 \x01(\v2\x19.hangar.aeroplane.v1.MoveH\x00R\taeroplane\x12?\n" +
+	"\vcarcassonne\x18\x02 \x01(\v2\x1b.hangar.carcassonne.v1.MoveH\x00R\vcarcassonneB\x06\n" +
 	"\x04game\"\xaa\x05\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
@@ -2298,7 +2371,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\tturn_seat\x18\f \x01(\x05R\bturnSeat\x126\n" +
 	"\tturn_time\x18\r \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12?\n" +
 	"\rturn_deadline\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\fturnDeadline\x12.\n" +
-	"\x13timeouts_before_bot\x18\x0f \x01(\x05R\x11timeoutsBeforeBot\"\x85\x05\n" +
+	"\x13timeouts_before_bot\x18\x0f \x01(\x05R\x11timeoutsBeforeBot\"\xc7\x05\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -2314,7 +2387,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"matchEnded\x12?\n" +
 	"\x0eturn_timed_out\x18\x0f \x01(\v2\x17.hangar.v1.TurnTimedOutH\x00R\fturnTimedOut\x12I\n" +
 	"\x12seat_handed_to_bot\x18\x10 \x01(\v2\x1a.hangar.v1.SeatHandedToBotH\x00R\x0fseatHandedToBot\x12:\n" +
-	"\taeroplane\x18\x14 \x01(\v2\x1a.hangar.aeroplane.v1.EventH\x00R\taeroplaneB\x06\n" +
+	"\taeroplane\x18\x14 \x01(\v2\x1a.hangar.aeroplane.v1.EventH\x00R\taeroplane\x12@\n" +
+	"\vcarcassonne\x18\x15 \x01(\v2\x1c.hangar.carcassonne.v1.EventH\x00R\vcarcassonneB\x06\n" +
 	"\x04body\"\x8b\x02\n" +
 	"\fMatchCreated\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
@@ -2413,10 +2487,11 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\"k\n" +
 	"\x17ListMatchEventsResponse\x12(\n" +
 	"\x06events\x18\x01 \x03(\v2\x10.hangar.v1.EventR\x06events\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken*0\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken*F\n" +
 	"\x04Game\x12\x14\n" +
 	"\x10GAME_UNSPECIFIED\x10\x00\x12\x12\n" +
-	"\x0eGAME_AEROPLANE\x10\x01*\x92\x01\n" +
+	"\x0eGAME_AEROPLANE\x10\x01\x12\x14\n" +
+	"\x10GAME_CARCASSONNE\x10\x02*\x92\x01\n" +
 	"\vMatchStatus\x12\x1c\n" +
 	"\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MATCH_STATUS_OPEN\x10\x01\x12\x17\n" +
@@ -2499,74 +2574,82 @@ var file_hangar_v1_match_proto_goTypes = []any{
 	(*ListMatchEventsRequest)(nil),  // 31: hangar.v1.ListMatchEventsRequest
 	(*ListMatchEventsResponse)(nil), // 32: hangar.v1.ListMatchEventsResponse
 	(*v1.Options)(nil),              // 33: hangar.aeroplane.v1.Options
-	(*v1.State)(nil),                // 34: hangar.aeroplane.v1.State
-	(*v1.Move)(nil),                 // 35: hangar.aeroplane.v1.Move
-	(*timestamppb.Timestamp)(nil),   // 36: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),     // 37: google.protobuf.Duration
-	(*v1.Event)(nil),                // 38: hangar.aeroplane.v1.Event
+	(*v11.Options)(nil),             // 34: hangar.carcassonne.v1.Options
+	(*v1.State)(nil),                // 35: hangar.aeroplane.v1.State
+	(*v11.State)(nil),               // 36: hangar.carcassonne.v1.State
+	(*v1.Move)(nil),                 // 37: hangar.aeroplane.v1.Move
+	(*v11.Move)(nil),                // 38: hangar.carcassonne.v1.Move
+	(*timestamppb.Timestamp)(nil),   // 39: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),     // 40: google.protobuf.Duration
+	(*v1.Event)(nil),                // 41: hangar.aeroplane.v1.Event
+	(*v11.Event)(nil),               // 42: hangar.carcassonne.v1.Event
 }
 var file_hangar_v1_match_proto_depIdxs = []int32{
 	2,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
 	33, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
-	34, // 2: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
-	35, // 3: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
-	0,  // 4: hangar.v1.Match.game:type_name -> hangar.v1.Game
-	1,  // 5: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
-	4,  // 6: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
-	5,  // 7: hangar.v1.Match.options:type_name -> hangar.v1.GameOptions
-	6,  // 8: hangar.v1.Match.state:type_name -> hangar.v1.GameState
-	36, // 9: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
-	36, // 10: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
-	36, // 11: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
-	37, // 12: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
-	36, // 13: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
-	36, // 14: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
-	10, // 15: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
-	13, // 16: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
-	14, // 17: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
-	15, // 18: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
-	16, // 19: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
-	11, // 20: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
-	12, // 21: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
-	38, // 22: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
-	0,  // 23: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
-	5,  // 24: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
-	37, // 25: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	1,  // 26: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
-	0,  // 27: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
-	5,  // 28: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
-	37, // 29: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
-	8,  // 30: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 31: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 32: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 33: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 34: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
-	3,  // 35: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
-	0,  // 36: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
-	8,  // 37: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
-	9,  // 38: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	9,  // 39: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	17, // 40: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	19, // 41: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	21, // 42: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	23, // 43: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	25, // 44: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	27, // 45: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	29, // 46: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	31, // 47: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	18, // 48: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	20, // 49: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	22, // 50: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	24, // 51: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	26, // 52: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	28, // 53: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	30, // 54: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	32, // 55: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	48, // [48:56] is the sub-list for method output_type
-	40, // [40:48] is the sub-list for method input_type
-	40, // [40:40] is the sub-list for extension type_name
-	40, // [40:40] is the sub-list for extension extendee
-	0,  // [0:40] is the sub-list for field type_name
+	34, // 2: hangar.v1.GameOptions.carcassonne:type_name -> hangar.carcassonne.v1.Options
+	35, // 3: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
+	36, // 4: hangar.v1.GameState.carcassonne:type_name -> hangar.carcassonne.v1.State
+	37, // 5: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
+	38, // 6: hangar.v1.GameMove.carcassonne:type_name -> hangar.carcassonne.v1.Move
+	0,  // 7: hangar.v1.Match.game:type_name -> hangar.v1.Game
+	1,  // 8: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
+	4,  // 9: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
+	5,  // 10: hangar.v1.Match.options:type_name -> hangar.v1.GameOptions
+	6,  // 11: hangar.v1.Match.state:type_name -> hangar.v1.GameState
+	39, // 12: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
+	39, // 13: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
+	39, // 14: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
+	40, // 15: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
+	39, // 16: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
+	39, // 17: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
+	10, // 18: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
+	13, // 19: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
+	14, // 20: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
+	15, // 21: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
+	16, // 22: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
+	11, // 23: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
+	12, // 24: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
+	41, // 25: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
+	42, // 26: hangar.v1.Event.carcassonne:type_name -> hangar.carcassonne.v1.Event
+	0,  // 27: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
+	5,  // 28: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
+	40, // 29: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	1,  // 30: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
+	0,  // 31: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
+	5,  // 32: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
+	40, // 33: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
+	8,  // 34: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
+	8,  // 35: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
+	8,  // 36: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
+	8,  // 37: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
+	8,  // 38: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
+	3,  // 39: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
+	0,  // 40: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
+	8,  // 41: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
+	9,  // 42: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
+	9,  // 43: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	17, // 44: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	19, // 45: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	21, // 46: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	23, // 47: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	25, // 48: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	27, // 49: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	29, // 50: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	31, // 51: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	18, // 52: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	20, // 53: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	22, // 54: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	24, // 55: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	26, // 56: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	28, // 57: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	30, // 58: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	32, // 59: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	52, // [52:60] is the sub-list for method output_type
+	44, // [44:52] is the sub-list for method input_type
+	44, // [44:44] is the sub-list for extension type_name
+	44, // [44:44] is the sub-list for extension extendee
+	0,  // [0:44] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -2576,12 +2659,15 @@ func file_hangar_v1_match_proto_init() {
 	}
 	file_hangar_v1_match_proto_msgTypes[1].OneofWrappers = []any{
 		(*GameOptions_Aeroplane)(nil),
+		(*GameOptions_Carcassonne)(nil),
 	}
 	file_hangar_v1_match_proto_msgTypes[2].OneofWrappers = []any{
 		(*GameState_Aeroplane)(nil),
+		(*GameState_Carcassonne)(nil),
 	}
 	file_hangar_v1_match_proto_msgTypes[3].OneofWrappers = []any{
 		(*GameMove_Aeroplane)(nil),
+		(*GameMove_Carcassonne)(nil),
 	}
 	file_hangar_v1_match_proto_msgTypes[5].OneofWrappers = []any{
 		(*Event_MatchCreated)(nil),
@@ -2592,6 +2678,7 @@ func file_hangar_v1_match_proto_init() {
 		(*Event_TurnTimedOut)(nil),
 		(*Event_SeatHandedToBot)(nil),
 		(*Event_Aeroplane)(nil),
+		(*Event_Carcassonne)(nil),
 	}
 	file_hangar_v1_match_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}

@@ -1,0 +1,359 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+)
+
+// tracker follows whose turn it is in a match from its events, as a client
+// that renders the board would, so a seat knows when to act without asking
+// the server after every event.
+type tracker struct {
+	version int64
+	turn    int32
+	phase   aeroplanev1.Phase
+	over    bool
+	// stale means the events said something the tracker cannot follow;
+	// the seat re-reads the match.
+	stale bool
+}
+
+func (t *tracker) reset(m *hangarv1.Match) {
+	*t = tracker{version: m.GetVersion(), turn: m.GetTurnSeat(), phase: m.GetState().GetAeroplane().GetPhase()}
+	t.over = m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE || t.phase == aeroplanev1.Phase_PHASE_OVER
+}
+
+// apply folds the next event; events already folded are ignored.
+func (t *tracker) apply(ev *hangarv1.Event) {
+
+	switch {
+	case ev.GetSeq() <= t.version:
+		return
+	case ev.GetSeq() != t.version+1:
+		t.stale = true
+		return
+	}
+	t.version = ev.GetSeq()
+	switch b := ev.GetBody().(type) {
+	case *hangarv1.Event_MatchEnded:
+		t.over = true
+	case *hangarv1.Event_Aeroplane:
+		e := b.Aeroplane
+		switch e.GetKind() {
+		case aeroplanev1.EventKind_EVENT_KIND_ROLLED:
+			t.turn = e.GetSeat()
+			if t.phase != aeroplanev1.Phase_PHASE_START_ROLL {
+				t.phase = aeroplanev1.Phase_PHASE_MOVE
+			}
+		case aeroplanev1.EventKind_EVENT_KIND_TURN_PASSED:
+			t.turn = e.GetNextSeat()
+			if t.phase != aeroplanev1.Phase_PHASE_START_ROLL {
+				t.phase = aeroplanev1.Phase_PHASE_ROLL
+			}
+		case aeroplanev1.EventKind_EVENT_KIND_FIRST_PLAYER:
+			t.turn, t.phase = e.GetSeat(), aeroplanev1.Phase_PHASE_ROLL
+		case aeroplanev1.EventKind_EVENT_KIND_START_TIE:
+			// The tied seats roll again; a TURN_PASSED names the next
+			// roller unless it is the one who rolled last.
+		case aeroplanev1.EventKind_EVENT_KIND_PLACED:
+			// Not always the mover: at the end the last seat left in play
+			// is placed too, just before GAME_OVER.
+		case aeroplanev1.EventKind_EVENT_KIND_GAME_OVER:
+			t.phase, t.over = aeroplanev1.Phase_PHASE_OVER, true
+		case aeroplanev1.EventKind_EVENT_KIND_RESIGNED:
+			t.stale = true
+		default:
+			// The outcome of a move or an unused roll: the mover rolls
+			// again (a bonus) unless a TURN_PASSED follows in the same
+			// command.
+			t.turn, t.phase = e.GetSeat(), aeroplanev1.Phase_PHASE_ROLL
+		}
+	default:
+		t.stale = true
+	}
+}
+
+// ackLog records when the command that caused each event was acknowledged.
+type ackLog struct {
+	mu sync.Mutex
+	at map[int64]time.Time
+}
+
+func (a *ackLog) record(evs []*hangarv1.Event, t time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, ev := range evs {
+		a.at[ev.GetSeq()] = t
+	}
+}
+
+func (a *ackLog) last() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var m int64
+	for s := range a.at {
+		m = max(m, s)
+	}
+	return m
+}
+
+// seat plays one seat of one match.
+type seat struct {
+	b       *bench
+	p       *player
+	seat    int32
+	matchID string
+	rng     *mrand.Rand
+	tr      tracker
+	// counted seats count their commands in the window's totals.
+	counted bool
+	pace    time.Duration
+	acks    *ackLog
+}
+
+// errStale asks the seat to re-read the match.
+var errStale = errors.New("stale view")
+
+// play plays the seat until the match ends, the window closes or ctx ends.
+// It returns an error only for a failure it cannot recover from.
+func (s *seat) play(ctx context.Context, view *hangarv1.Match) error {
+	s.tr.reset(view)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := s.p.matches.WatchMatch(s.p.with(wctx), &hangarv1.WatchMatchRequest{MatchId: s.matchID, AfterSeq: s.tr.version})
+	if err != nil {
+		s.b.rec.observe("WatchMatch", 0, err)
+		return err
+	}
+	events := make(chan *hangarv1.Event, 64)
+	werr := make(chan error, 1)
+	go func() {
+		defer close(events)
+		for {
+			r, err := stream.Recv()
+			if err != nil {
+				if !errors.Is(err, io.EOF) && wctx.Err() == nil {
+					werr <- err
+				}
+				return
+			}
+			select {
+			case events <- r.GetEvent():
+			case <-wctx.Done():
+				return
+			}
+		}
+	}()
+	failures := 0
+	for !s.tr.over {
+		if s.b.stopped() || ctx.Err() != nil {
+			return nil
+		}
+		if s.tr.stale {
+			if err := s.resync(); err != nil {
+				return err
+			}
+			continue
+		}
+		if s.tr.turn == s.seat {
+			err := s.act()
+			if err == nil {
+				failures = 0
+				if s.pace > 0 {
+					select {
+					case <-time.After(s.pace):
+					case <-s.b.stop:
+					case <-ctx.Done():
+					}
+				}
+				continue
+			}
+			if c := status.Code(err); errors.Is(err, errStale) || c == codes.Aborted || c == codes.FailedPrecondition {
+				if failures++; failures > 10 {
+					return fmt.Errorf("seat %d of %s: %w", s.seat, s.matchID, err)
+				}
+				s.tr.stale = true
+				continue
+			}
+			return err
+		}
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				// The stream ends after the match's last event.
+				if !s.tr.over {
+					s.tr.stale = true
+				}
+				return nil
+			}
+			if ev.GetAuthorId() != s.p.id && ev.GetSeq() > s.tr.version {
+				s.b.rec.observe("watch (event time to receipt)", time.Since(ev.GetTime().AsTime()), nil)
+			}
+			s.tr.apply(ev)
+		case err := <-werr:
+			s.b.rec.observe("WatchMatch", 0, err)
+			return err
+		case <-s.b.stop:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	return nil
+}
+
+func (s *seat) resync() error {
+	r, err := timed(s.b, s.p.ctx, "GetMatch", func(ctx context.Context) (*hangarv1.GetMatchResponse, error) {
+		return s.p.matches.GetMatch(ctx, &hangarv1.GetMatchRequest{MatchId: s.matchID})
+	})
+	if err != nil {
+		return err
+	}
+	s.tr.reset(r.GetMatch())
+	return nil
+}
+
+// act plays the seat's turn: a roll, or a listing of its legal moves and
+// one of them.
+func (s *seat) act() error {
+	var evs []*hangarv1.Event
+	move := s.tr.phase == aeroplanev1.Phase_PHASE_MOVE
+	if move {
+		lm, err := timed(s.b, s.p.ctx, "ListLegalMoves", func(ctx context.Context) (*hangarv1.ListLegalMovesResponse, error) {
+			return s.p.moves.ListLegalMoves(ctx, &hangarv1.ListLegalMovesRequest{MatchId: s.matchID})
+		})
+		if err != nil {
+			return err
+		}
+		if lm.GetVersion() != s.tr.version || len(lm.GetMoves()) == 0 {
+			return errStale
+		}
+		mv := lm.GetMoves()[s.rng.IntN(len(lm.GetMoves()))]
+		r, err := timed(s.b, s.p.ctx, "Move", func(ctx context.Context) (*hangarv1.MoveResponse, error) {
+			return s.p.moves.Move(ctx, &hangarv1.MoveRequest{MatchId: s.matchID, ExpectedVersion: s.tr.version,
+				RequestId: s.b.reqID(), Move: mv})
+		})
+		if err != nil {
+			return err
+		}
+		evs = r.GetEvents()
+	} else {
+		r, err := timed(s.b, s.p.ctx, "Roll", func(ctx context.Context) (*hangarv1.RollResponse, error) {
+			return s.p.moves.Roll(ctx, &hangarv1.RollRequest{MatchId: s.matchID, ExpectedVersion: s.tr.version,
+				RequestId: s.b.reqID()})
+		})
+		if err != nil {
+			return err
+		}
+		evs = r.GetEvents()
+	}
+	if s.acks != nil {
+		s.acks.record(evs, time.Now())
+	}
+	if s.counted {
+		s.b.count(move)
+	}
+	for _, ev := range evs {
+		s.tr.apply(ev)
+	}
+	return nil
+}
+
+// newMatch creates a match of len(ps) seats with ps[0] and seats the
+// others; the last join starts it. It returns the started match.
+func (b *bench) newMatch(ps []*player, rpcSuffix string) (*hangarv1.Match, error) {
+	cr, err := timed(b, ps[0].ctx, "CreateMatch"+rpcSuffix, func(ctx context.Context) (*hangarv1.CreateMatchResponse, error) {
+		return ps[0].matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+			SeatCount: int32(len(ps)), RequestId: b.reqID()})
+	})
+	if err != nil {
+		return nil, err
+	}
+	m := cr.GetMatch()
+	for _, p := range ps[1:] {
+		jr, err := timed(b, p.ctx, "JoinMatch"+rpcSuffix, func(ctx context.Context) (*hangarv1.JoinMatchResponse, error) {
+			return p.matches.JoinMatch(ctx, &hangarv1.JoinMatchRequest{MatchId: m.GetMatchId(), RequestId: b.reqID()})
+		})
+		if err != nil {
+			return nil, err
+		}
+		m = jr.GetMatch()
+	}
+	return m, nil
+}
+
+// seatsOf maps the match's player ids to their seats.
+func seatsOf(m *hangarv1.Match) map[string]int32 {
+	out := map[string]int32{}
+	for _, st := range m.GetSeats() {
+		out[st.GetPlayerId()] = st.GetSeat()
+	}
+	return out
+}
+
+// playMatch plays every seat of m until it ends (or the window closes).
+// A seat that fails stops the others.
+func (b *bench) playMatch(ctx context.Context, ps []*player, m *hangarv1.Match, seed uint64, counted bool,
+	pace time.Duration, acks *ackLog) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	seats := seatsOf(m)
+	var wg sync.WaitGroup
+	errs := make([]error, len(ps))
+	for i, p := range ps {
+		s := &seat{b: b, p: p, seat: seats[p.id], matchID: m.GetMatchId(), rng: mrand.New(mrand.NewPCG(seed, uint64(i))),
+			counted: counted, pace: pace, acks: acks}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[i] = s.play(ctx, m); errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// table keeps one match in play for the whole window: when a match ends it
+// starts another with the same players.
+func (b *bench) table(ctx context.Context, i int, ps []*player, first *hangarv1.Match) {
+	m := first
+	for n := uint64(0); ; n++ {
+		b.inFlight.Add(1)
+		err := b.playMatch(ctx, ps, m, uint64(i)<<32|n, true, 0, nil)
+		b.inFlight.Add(-1)
+		if b.stopped() || ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			b.finished.Add(1)
+		}
+		for {
+			var err error
+			if m, err = b.newMatch(ps, ""); err == nil {
+				break
+			}
+			// The error is counted; try again after a breath, so that a
+			// failing server is not spun on.
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-b.stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,456 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hangarhq/hangar/store/postgres"
+)
+
+// server is the server under load: a child process, a Server in this
+// process, or a -target address.
+type server struct {
+	mode, addr, store string
+	pid               int
+	main              Server
+	cmd               *exec.Cmd
+	exited            chan struct{}
+	memProfile        string // inproc: heap profile written before shutdown
+	dbName            string // the Postgres database, when known
+	cleanup           []func()
+}
+
+// startServer starts the server cfg asks for, on a fresh store.
+func startServer(ctx context.Context, cfg *Config) (*server, error) {
+	if cfg.Target != "" {
+		return &server{mode: "target", addr: cfg.Target, store: "unknown"}, nil
+	}
+	s := &server{mode: cfg.Server}
+	ok := false
+	defer func() {
+		if !ok {
+			s.close(nil)
+		}
+	}()
+	var scfg ServerConfig
+	if cfg.Store == "postgres" {
+		u := cfg.DatabaseURL
+		if cfg.ScratchDB {
+			var err error
+			if u, err = scratchDatabase(ctx, cfg.DatabaseURL, s); err != nil {
+				return nil, err
+			}
+		}
+		scfg.DatabaseURL = u
+		if pu, err := url.Parse(u); err == nil {
+			s.dbName = strings.TrimPrefix(pu.Path, "/")
+		}
+	} else {
+		dir := cfg.DataDir
+		if dir == "" {
+			d, err := os.MkdirTemp("", "hangar-bench-")
+			if err != nil {
+				return nil, err
+			}
+			dir = d
+			s.cleanup = append(s.cleanup, func() { os.RemoveAll(d) })
+		}
+		scfg.DataDir = dir
+	}
+	if cfg.Server == "inproc" {
+		log := cfg.Log
+		if log == nil {
+			log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		}
+		if cfg.Start == nil {
+			return nil, fmt.Errorf("bench: an in-process server needs Config.Start")
+		}
+		scfg.Listen = "127.0.0.1:0"
+		m, err := cfg.Start(ctx, scfg, log)
+		if err != nil {
+			return nil, err
+		}
+		s.main = m
+		s.addr, s.store, s.pid = s.main.Addr(), s.main.StoreName(), os.Getpid()
+		s.memProfile = cfg.MemProfile
+		ok = true
+		return s, nil
+	}
+	if cfg.Child == nil {
+		return nil, fmt.Errorf("bench: a server child needs Config.Child")
+	}
+	scfg.Listen = "127.0.0.1:0"
+	scfg.CPUProfile, scfg.MemProfile = cfg.CPUProfile, cfg.MemProfile
+	cmd, err := cfg.Child(scfg)
+	if err != nil {
+		return nil, err
+	}
+	s.cmd = cmd
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	s.pid = s.cmd.Process.Pid
+	s.exited = make(chan struct{})
+	addrc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			if !sent && strings.Contains(line, `msg="hangar serving"`) {
+				if m := servingRE.FindStringSubmatch(line); m != nil {
+					addrc <- m[1]
+					sent = true
+					if m := storeRE.FindStringSubmatch(line); m != nil {
+						s.store = m[1]
+					}
+					continue
+				}
+			}
+			fmt.Fprintln(cfg.ServerLog, "server:", line)
+		}
+		close(addrc)
+	}()
+	go func() { s.cmd.Wait(); close(s.exited) }()
+	select {
+	case a, got := <-addrc:
+		if !got {
+			return nil, fmt.Errorf("server child exited before serving")
+		}
+		s.addr = a
+	case <-time.After(2 * time.Minute):
+		return nil, fmt.Errorf("server child did not start serving in 2 minutes")
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	ok = true
+	return s, nil
+}
+
+var (
+	servingRE = regexp.MustCompile(`\baddr=(\S+)`)
+	storeRE   = regexp.MustCompile(`\bstore=(\S+)`)
+)
+
+// scratchDatabase creates a database for the run on the server at base and
+// returns its URL; s drops it when it closes. pgx pool settings in base's
+// query (pool_max_conns…) are passed on to the server's URL only: Postgres
+// itself rejects them.
+func scratchDatabase(ctx context.Context, base string, s *server) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("database url: %w", err)
+	}
+	q := u.Query()
+	pool := url.Values{}
+	for k, v := range q {
+		if strings.HasPrefix(k, "pool_") {
+			pool[k] = v
+			q.Del(k)
+		}
+	}
+	u.RawQuery = q.Encode()
+	admin := u.String()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "hangar_bench_" + hex.EncodeToString(b[:])
+	dbURL, err := postgres.CreateDatabase(ctx, admin, name)
+	if err != nil {
+		return "", err
+	}
+	s.cleanup = append(s.cleanup, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = postgres.DropDatabase(ctx, admin, name)
+	})
+	du, err := url.Parse(dbURL)
+	if err != nil {
+		return "", err
+	}
+	dq := du.Query()
+	for k, v := range pool {
+		dq[k] = v
+	}
+	du.RawQuery = dq.Encode()
+	return du.String(), nil
+}
+
+// close stops the server and fills in its peak RSS.
+func (s *server) close(info *ServerInfo) {
+	switch {
+	case s.main != nil:
+		if info != nil {
+			info.PeakRSSMB = mb(s.sample().hwm)
+		}
+		if s.memProfile != "" {
+			writeHeapProfile(s.memProfile)
+		}
+		s.main.Shutdown(context.Background())
+	case s.cmd != nil && s.cmd.Process != nil:
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(30 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.exited
+		}
+		if ru, ok := s.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && info != nil {
+			info.PeakRSSMB = float64(ru.Maxrss) / 1024 // kB on Linux
+		}
+	}
+	for _, f := range s.cleanup {
+		f()
+	}
+	s.cleanup = nil
+}
+
+// sample is a reading of the server's and the machine's counters.
+type sample struct {
+	ok          bool
+	at          time.Time
+	cpu         time.Duration // the server process
+	rss, hwm    int64
+	self        time.Duration         // this process
+	pg          map[int]time.Duration // CPU time by postgres process
+	busy, total uint64                // machine jiffies
+}
+
+func (s *server) sample() sample {
+	x := sample{at: time.Now(), self: selfCPU()}
+	if s.dbName != "" || s.mode == "target" {
+		x.pg = postgresCPU(s.dbName)
+	}
+	x.busy, x.total = machineCPU()
+	switch s.mode {
+	case "inproc":
+		x.cpu = x.self
+		x.rss, x.hwm = procMem("self")
+		x.ok = true
+	case "child":
+		x.cpu = procCPU(s.pid)
+		x.rss, x.hwm = procMem(strconv.Itoa(s.pid))
+		x.ok = x.rss > 0
+	}
+	return x
+}
+
+// window is what was spent between two samples.
+func window(a, b sample, secs float64) *Usage {
+	u := &Usage{LoadGenCPUS: (b.self - a.self).Seconds()}
+	// Per process, so that backends that come or go count what they spent
+	// in the window.
+	for pid, cpu := range b.pg {
+		u.PostgresCPUS += (cpu - a.pg[pid]).Seconds()
+	}
+	if b.total > a.total {
+		u.MachineBusyPercent = 100 * float64(b.busy-a.busy) / float64(b.total-a.total)
+	}
+	if b.ok {
+		u.ServerCPUS = (b.cpu - a.cpu).Seconds()
+		u.ServerCPUPercent = 100 * u.ServerCPUS / secs
+		u.ServerRSSMB, u.ServerPeakRSSMB = mb(b.rss), mb(b.hwm)
+	}
+	return u
+}
+
+func mb(bytes int64) float64 { return float64(bytes) / (1 << 20) }
+
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// clockTick is USER_HZ, the unit of /proc's CPU times (100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+// procCPU is a process's user+system CPU time from /proc/PID/stat.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	_, cpu := parseStat(string(b))
+	return cpu
+}
+
+// parseStat returns a /proc/PID/stat line's command name and CPU time.
+func parseStat(s string) (string, time.Duration) {
+	i, j := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if i < 0 || j < i {
+		return "", 0
+	}
+	f := strings.Fields(s[j+1:])
+	if len(f) < 13 {
+		return "", 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return s[i+1 : j], time.Duration(ut+st) * clockTick
+}
+
+// procMem reads VmRSS and VmHWM (peak RSS) of /proc/WHO/status, in bytes.
+func procMem(who string) (rss, hwm int64) {
+	b, err := os.ReadFile("/proc/" + who + "/status")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || (k != "VmRSS" && k != "VmHWM") {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) == 0 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[0], 10, 64)
+		if k == "VmRSS" {
+			rss = n << 10
+		} else {
+			hwm = n << 10
+		}
+	}
+	return rss, hwm
+}
+
+// postgresCPU returns the CPU time of the processes named postgres; with a
+// database name, of those whose command line (a backend's shows "postgres:
+// USER DATABASE HOST(PORT) STATE") names it.
+func postgresCPU(db string) map[int]time.Duration {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	out := map[int]time.Duration{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		name, cpu := parseStat(string(b))
+		if name != "postgres" {
+			continue
+		}
+		if db != "" {
+			cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if err != nil || !strings.Contains(string(cmd), " "+db+" ") {
+				continue
+			}
+		}
+		out[pid] = cpu
+	}
+	return out
+}
+
+// machineCPU reads the busy and total jiffies of all CPUs from /proc/stat.
+func machineCPU() (busy, total uint64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 6 || f[0] != "cpu" {
+		return 0, 0
+	}
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseUint(v, 10, 64)
+		if i >= 7 { // guest time is counted in user already
+			break
+		}
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, total
+}
+
+func machine() Machine {
+	m := Machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				f := strings.Fields(v)
+				if len(f) > 0 {
+					kb, _ := strconv.ParseFloat(f[0], 64)
+					m.MemoryGB = kb / (1 << 20)
+				}
+			}
+		}
+	}
+	return m
+}
+
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	runtime.GC()
+	_ = pprof.WriteHeapProfile(f)
+}
+
+// ServeProfiled serves like 'hangar serve' on sc.Listen, profiling its
+// whole life, until ctx ends: the server child of a bench given -cpuprofile
+// or -memprofile. It logs the line Config.Child promises once it serves.
+func ServeProfiled(ctx context.Context, sc ServerConfig, start StartFunc, log *slog.Logger) error {
+	if sc.CPUProfile != "" {
+		f, err := os.Create(sc.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	m, err := start(context.Background(), sc, log)
+	if err != nil {
+		return err
+	}
+	log.Info("hangar serving", "addr", m.Addr(), "store", m.StoreName())
+	<-ctx.Done()
+	if sc.MemProfile != "" {
+		writeHeapProfile(sc.MemProfile)
+	}
+	m.Shutdown(context.Background())
+	return nil
+}
