@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -129,6 +130,46 @@ func countEvents(log []*hangarv1.Event) map[int32]*counts {
 		}
 	}
 	return out
+}
+
+// checkCounters checks that each player's history entry of the ended
+// match id of game g, and the player's statistics in g (the player's only
+// match of it), list the counters the game's Count makes of the seat's
+// events in log, sorted by name, no zero.
+func checkCounters(t *testing.T, g hangarv1.Game, id string, log []*hangarv1.Event, players ...*client) {
+	t.Helper()
+	gm := hosted()[g]
+	for _, p := range players {
+		r, err := p.history().ListPlayerMatches(p.ctx(), &hangarv1.ListPlayerMatchesRequest{Game: g})
+		if err != nil || len(r.GetMatches()) != 1 || r.GetMatches()[0].GetMatch().GetMatchId() != id {
+			t.Fatalf("%s's history of %v = %v, %v", p.id, g, r, err)
+		}
+		pm := r.GetMatches()[0]
+		sums := map[string]int64{}
+		for _, ev := range log {
+			gm.Count(ev, func(seat int32, counter string, n int64) {
+				if seat == pm.GetSeat() {
+					sums[counter] += n
+				}
+			})
+		}
+		var want []string
+		for _, name := range slices.Sorted(maps.Keys(sums)) {
+			if sums[name] != 0 {
+				want = append(want, fmt.Sprintf("%s=%d", name, sums[name]))
+			}
+		}
+		if got := counterList(pm.GetCounters()); !slices.Equal(got, want) {
+			t.Errorf("%s's counters in %s = %v, the log says %v", p.id, id, got, want)
+		}
+		st, err := p.history().GetPlayerStats(p.ctx(), &hangarv1.GetPlayerStatsRequest{Game: g})
+		if got := counterList(st.GetStats().GetCounters()); err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s's counters in %v = %v, %v; the log says %v", p.id, g, got, err, want)
+		}
+		if g == hangarv1.Game_GAME_CARCASSONNE && len(want) == 0 {
+			t.Errorf("%s's seat counted nothing in a whole Carcassonne match", p.id)
+		}
+	}
 }
 
 // TestHistory plays matches to the end (two players; one player and bots;
