@@ -287,10 +287,12 @@ func legalOnlyOnTurn(seat int32, s game.State, n int) error {
 }
 
 // TestCarcassonneLeaksNoTile plays at least 200 seeded matches (20 under
-// -short), half on each store, concurrently on one node per store.
+// -short and under the race detector, whose run repeats what the plain run
+// proves with all 200), half on each store, concurrently on one node per
+// store.
 func TestCarcassonneLeaksNoTile(t *testing.T) {
 	perStore := 100
-	if testing.Short() {
+	if testing.Short() || raceDetector {
 		perStore = 10
 	}
 	var total leakTally
