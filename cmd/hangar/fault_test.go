@@ -24,7 +24,8 @@ import (
 )
 
 // The fault test: three server processes on one throwaway Postgres cluster,
-// 50 concurrent two-player matches with their players spread over the
+// 60 concurrent two-player matches (50 of Aeroplane Chess, 10 of
+// Carcassonne) with their players spread over the
 // nodes; one node is killed with SIGKILL mid-run and Postgres is restarted
 // mid-run, while the players reconnect elsewhere and retry. Every match must
 // finish, and then: each match's events are gap-free, every acknowledged
@@ -32,7 +33,8 @@ import (
 // match exactly once and in order, and no turn clock fired twice.
 
 const (
-	faultMatches = 50
+	faultMatches = 60
+	faultCarc    = 10 // of which are Carcassonne (the last ones)
 	faultClocked = 10 // of which have a 1s turn clock and a player who never acts
 	killAfter    = 1500
 	restartAfter = 4000
@@ -199,7 +201,7 @@ func (p *faultPlayer) maybeAct(ctx context.Context, c *client) error {
 	}
 	var req proto.Message
 	ph := m.GetState().GetAeroplane().GetPhase()
-	if ph == aeroplanev1.Phase_PHASE_ROLL || ph == aeroplanev1.Phase_PHASE_START_ROLL {
+	if m.GetState().GetAeroplane() != nil && (ph == aeroplanev1.Phase_PHASE_ROLL || ph == aeroplanev1.Phase_PHASE_START_ROLL) {
 		req = &hangarv1.RollRequest{MatchId: p.match, ExpectedVersion: m.GetVersion(), RequestId: reqID()}
 	} else {
 		lm, err := c.moves.ListLegalMoves(ctx, &hangarv1.ListLegalMovesRequest{MatchId: p.match})
@@ -315,6 +317,10 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 		a := newClient(t, addrs[(2*i)%3], fmt.Sprint("A", i))
 		b := newClient(t, addrs[(2*i+1)%3], fmt.Sprint("B", i))
 		req := &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2}
+		seatStep := int32(2) // Aeroplane Chess seats two players on 0 and 2
+		if i >= faultMatches-faultCarc {
+			req.Game, seatStep = hangarv1.Game_GAME_CARCASSONNE, 1
+		}
 		if i < faultClocked {
 			req.TurnTime, req.TimeoutsBeforeBot = durationpb.New(time.Second), 2
 		}
@@ -326,7 +332,7 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 		joiners = append(joiners, b)
 		for k, c := range []*client{a, b} {
 			players = append(players, &faultPlayer{t: t, name: fmt.Sprintf("m%d/seat%d", i, 2*k), token: c.token, match: id,
-				seat: int32(2 * k), lazy: i < faultClocked && k == 1, addrs: addrs, node: (2*i + k) % 3,
+				seat: seatStep * int32(k), lazy: i < faultClocked && k == 1, addrs: addrs, node: (2*i + k) % 3,
 				rng: rand.New(rand.NewPCG(uint64(i), uint64(k))), conns: map[string]*client{}, onAck: onAck})
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -232,7 +233,7 @@ func checkLog(t *testing.T, log []*hangarv1.Event, watched ...[]*hangarv1.Event)
 			t.Fatalf("watcher %d saw %d events, log has %d", w, len(seen), len(log))
 		}
 		for i := range seen {
-			if seen[i].GetSeq() != log[i].GetSeq() || seen[i].GetAeroplane().GetNotation() != log[i].GetAeroplane().GetNotation() {
+			if !proto.Equal(seen[i], log[i]) {
 				t.Fatalf("watcher %d event %d = %v, log has %v", w, i, seen[i], log[i])
 			}
 		}
