@@ -241,10 +241,16 @@ func (g *seedGen) match(i int, ended time.Time) postgres.Ended {
 	for k := range res.Seats {
 		s := &res.Seats[k]
 		s.Outcome = store.OutcomeOf(s.Place, n, s.Forfeited)
-		s.CapturesMade, s.CapturesSuffered = r.IntN(7), r.IntN(7)
-		s.PlanesFinished = 4
+		made, suffered, finished := r.IntN(7), r.IntN(7), 4
 		if s.Place > 1 {
-			s.PlanesFinished = r.IntN(4)
+			finished = r.IntN(4)
+		}
+		s.Counters = store.Counters{}
+		for name, v := range map[string]int{gameaeroplane.CapturesMade: made, gameaeroplane.CapturesSuffered: suffered,
+			gameaeroplane.PlanesFinished: finished} {
+			if v != 0 {
+				s.Counters[name] = int64(v)
+			}
 		}
 		s.Played = duration
 		if s.Forfeited {

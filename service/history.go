@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -208,13 +209,24 @@ func playerMatchProto(r store.PlayerMatch) (*hangarv1.PlayerMatch, error) {
 	res := r.Result
 	pm := &hangarv1.PlayerMatch{
 		Match: m, Seat: int32(res.Seat), Place: int32(res.Place), Result: outcomeProto[res.Outcome],
-		CapturesMade: int32(res.CapturesMade), CapturesSuffered: int32(res.CapturesSuffered),
-		PlanesFinished: int32(res.PlanesFinished), TimePlayed: durationpb.New(res.Played), Rated: res.Rated,
+		TimePlayed: durationpb.New(res.Played), Rated: res.Rated, Counters: countersProto(res.Counters),
 	}
 	if c := r.Rating; c != nil {
 		pm.RatingBefore, pm.RatingAfter = ratingProto(c.Before), ratingProto(c.After)
 	}
 	return pm, nil
+}
+
+// countersProto is a game's counters as the API lists them: sorted by name,
+// zeros left out.
+func countersProto(c store.Counters) []*hangarv1.Counter {
+	var out []*hangarv1.Counter
+	for _, name := range slices.Sorted(maps.Keys(c)) {
+		if v := c[name]; v != 0 {
+			out = append(out, &hangarv1.Counter{Name: name, Value: v})
+		}
+	}
+	return out
 }
 
 // ratingProto is r as the API shows it; a player never rated has a new
@@ -358,9 +370,9 @@ func (s *Service) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsR
 	}
 	p := &hangarv1.PlayerStats{
 		PlayerId: player, Game: req.GetGame(), MatchesPlayed: int32(st.Played), MatchesWon: int32(st.Won),
-		Forfeits: int32(st.Forfeits), CapturesMade: int32(st.CapturesMade), CapturesSuffered: int32(st.CapturesSuffered),
-		PlanesFinished: int32(st.PlanesFinished), CurrentWinStreak: int32(st.WinStreak),
+		Forfeits: int32(st.Forfeits), CurrentWinStreak: int32(st.WinStreak),
 		LongestWinStreak: int32(st.LongestWinStreak), TimePlayed: durationpb.New(st.TimePlayed),
+		Counters: countersProto(st.Counters),
 	}
 	last := 0
 	for i, n := range st.Places {

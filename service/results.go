@@ -1,6 +1,7 @@
 package service
 
 import (
+	"maps"
 	"time"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -85,8 +86,7 @@ func matchEnd(m, next *match) *store.MatchResult {
 		sr := store.SeatResult{
 			Seat: int(st.seat), Player: st.player, Bot: st.player == "", Place: places[i], Seats: n,
 			Forfeited: left, Outcome: store.OutcomeOf(places[i], last, left),
-			CapturesMade: int(st.counters["captures_made"]), CapturesSuffered: int(st.counters["captures_suffered"]),
-			PlanesFinished: int(st.counters["planes_finished"]), Played: max(until.Sub(next.started), 0),
+			Counters: maps.Clone(st.counters), Played: max(until.Sub(next.started), 0),
 		}
 		if !sr.Bot {
 			rated = append(rated, len(r.Seats))

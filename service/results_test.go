@@ -1,6 +1,7 @@
 package service
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -100,8 +101,10 @@ func TestMatchEnd(t *testing.T) {
 	var ranks []int
 	for _, s := range res.Seats {
 		w := want[int32(s.Seat)]
-		if s.CapturesMade != w.made || s.CapturesSuffered != w.suffered || s.PlanesFinished != w.finished {
-			t.Errorf("seat %d: %d/%d/%d, the log says %+v", s.Seat, s.CapturesMade, s.CapturesSuffered, s.PlanesFinished, *w)
+		c := s.Counters
+		if int(c[aeroplane.CapturesMade]) != w.made || int(c[aeroplane.CapturesSuffered]) != w.suffered ||
+			int(c[aeroplane.PlanesFinished]) != w.finished || len(c) > 3 || slices.Contains(slices.Collect(maps.Values(c)), 0) {
+			t.Errorf("seat %d: counters %v, the log says %+v", s.Seat, c, *w)
 		}
 		places[s.Place] = true
 		switch s.Player {

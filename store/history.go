@@ -8,10 +8,11 @@ import (
 
 // This file is the contract of match history, player statistics and
 // ratings. They are summary tables: the append that ends a started match
-// (Append.End) writes one result row per player, advances each player's
-// statistics and, for a rated match, their ratings, in the transaction that
-// appends the match's last events. Queries read only these tables (and the
-// matches row for a match's summary); nothing is recomputed per query.
+// (Append.End) writes one result row per player with the seat's counters,
+// advances each player's statistics and counters in the game and, for a
+// rated match, their ratings, in the transaction that appends the match's
+// last events. Queries read only these tables (and the matches row for a
+// match's summary); nothing is recomputed per query.
 
 // Outcome is how a match ended for one player.
 type Outcome string
@@ -52,10 +53,9 @@ type SeatResult struct {
 	Place, Seats int
 	Forfeited    bool
 	Outcome      Outcome
-	// CapturesMade counts opponents' planes the seat sent home;
-	// CapturesSuffered its own planes sent home by captures; PlanesFinished
-	// its planes that reached the centre.
-	CapturesMade, CapturesSuffered, PlanesFinished int
+	// Counters are the game's statistics counters of the seat, by the
+	// game's names for them (see Counters).
+	Counters Counters
 	// Played is the time the seat was in the game: from the start to the
 	// end, or to its forfeit.
 	Played time.Duration
@@ -78,6 +78,30 @@ type MatchResult struct {
 	Rate func(current []Rating) ([]Rating, error)
 }
 
+// Counters are a game's statistics, named by the game: counter name to
+// value. The names are the game's own (lower_snake_case) and the store
+// keeps them without knowing any: a game counts what it likes, and another
+// game's counters never mix with its own, because statistics are kept per
+// game. A counter absent from a Counters is zero, and stores keep no zero
+// counter: they write none and return none, so a seat or a player with
+// nothing counted has nil Counters.
+type Counters map[string]int64
+
+// add adds n to the counter name, dropping it when it comes to zero.
+func (c *Counters) add(name string, n int64) {
+	if n == 0 {
+		return
+	}
+	if *c == nil {
+		*c = make(Counters)
+	}
+	if v := (*c)[name] + n; v != 0 {
+		(*c)[name] = v
+	} else {
+		delete(*c, name)
+	}
+}
+
 // PlayerStats are a player's statistics in one game, over the started
 // matches the player held a seat in to the end (forfeits included).
 type PlayerStats struct {
@@ -87,10 +111,11 @@ type PlayerStats struct {
 	Places [MaxPlaces]int
 	// PlaceSum is the sum of the places: the average place is
 	// PlaceSum/Played.
-	PlaceSum                       int
-	Forfeits                       int
-	CapturesMade, CapturesSuffered int
-	PlanesFinished                 int
+	PlaceSum int
+	Forfeits int
+	// Counters sums the counters of the player's seats in the game's
+	// matches.
+	Counters Counters
 	// WinStreak is the current run of wins, LongestWinStreak the longest.
 	WinStreak, LongestWinStreak int
 	TimePlayed                  time.Duration
@@ -98,8 +123,9 @@ type PlayerStats struct {
 	LastEnded time.Time
 }
 
-// Add counts one more match ended at ended. It is what a store's ending
-// transaction does to the player's statistics row.
+// Add counts one more match ended at ended, adding the seat's counters to
+// the player's. It is what a store's ending transaction does to the
+// player's statistics and counter rows.
 func (s *PlayerStats) Add(r SeatResult, ended time.Time) {
 	s.Played++
 	if r.Outcome == OutcomeWon {
@@ -116,9 +142,9 @@ func (s *PlayerStats) Add(r SeatResult, ended time.Time) {
 	if r.Forfeited {
 		s.Forfeits++
 	}
-	s.CapturesMade += r.CapturesMade
-	s.CapturesSuffered += r.CapturesSuffered
-	s.PlanesFinished += r.PlanesFinished
+	for name, n := range r.Counters {
+		s.Counters.add(name, n)
+	}
 	s.TimePlayed += r.Played
 	if ended.After(s.LastEnded) {
 		s.LastEnded = ended
@@ -140,7 +166,7 @@ type Rating struct {
 type PlayerMatch struct {
 	// Match is the match's summary row (Ended is when it ended).
 	Match Match
-	// Result is the player's seat's result.
+	// Result is the player's seat's result, with the seat's counters.
 	Result SeatResult
 	// Rating is the change of the player's rating, nil when the match was
 	// not rated for the player.
@@ -209,10 +235,12 @@ type LeaderboardQuery struct {
 
 // History reads match history, statistics and ratings.
 type History interface {
-	// PlayerMatches lists the matches q selects, newest ended first.
+	// PlayerMatches lists the matches q selects, newest ended first, each
+	// with the player's seat's result and counters in that match.
 	PlayerMatches(ctx context.Context, q HistoryQuery) ([]PlayerMatch, error)
-	// PlayerStats returns a player's statistics in a game: zero counts when
-	// the player has ended no match of it.
+	// PlayerStats returns a player's statistics in a game, with the sums of
+	// the game's counters over the player's matches: zero counts and nil
+	// Counters when the player has ended no match of it.
 	PlayerStats(ctx context.Context, player, game string) (PlayerStats, error)
 	// RatingHistory lists a player's rating changes, newest first.
 	RatingHistory(ctx context.Context, q RatingQuery) ([]RatingChange, error)
@@ -235,6 +263,8 @@ func (r *MatchResult) Check() error {
 			return fmt.Errorf("store: seat %d: bots are not rated", s.Seat)
 		case s.Place < 1 || s.Place > s.Seats:
 			return fmt.Errorf("store: seat %d: place %d of %d", s.Seat, s.Place, s.Seats)
+		case s.Counters[""] != 0:
+			return fmt.Errorf("store: seat %d: a counter without a name", s.Seat)
 		}
 		if s.Rated {
 			rated++

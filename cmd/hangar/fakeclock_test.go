@@ -32,7 +32,8 @@ func (c *fakeClock) Advance(d time.Duration) {
 // fake clock: nobody acts, the test moves the clock a day at a time, each
 // seat's clock fires once per day and plays its turn, after two timeouts in
 // a row a bot takes the seat for good, and the bots finish the match. The
-// event times are the fake clock's.
+// event times are the fake clock's. Each player's history and statistics
+// hold the game's counters of the seat.
 func TestCorrespondenceClocks(t *testing.T) {
 	for _, g := range []hangarv1.Game{hangarv1.Game_GAME_AEROPLANE, hangarv1.Game_GAME_CARCASSONNE} {
 		t.Run(g.String(), func(t *testing.T) {
@@ -92,7 +93,9 @@ func TestCorrespondenceClocks(t *testing.T) {
 					t.Fatal("the bots did not finish the match")
 				}
 				checkClocks(t, w.evs, day, 2)
-				checkLog(t, ada.events(t, id), w.evs)
+				log := ada.events(t, id)
+				checkLog(t, log, w.evs)
+				checkCounters(t, g, id, log, ada, bob)
 			})
 		})
 	}

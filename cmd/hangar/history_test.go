@@ -16,6 +16,7 @@ import (
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/engine/aeroplane"
+	aeroplanegame "github.com/hangarhq/hangar/game/aeroplane"
 )
 
 func (c *client) history() hangarv1.HistoryServiceClient {
@@ -78,6 +79,30 @@ func clientSeats(m *hangarv1.Match, cs ...*client) map[*client]int32 {
 // counts is what the events of a match say a seat did.
 type counts struct{ made, suffered, finished int32 }
 
+// counters are c as the API lists Aeroplane's counters: sorted by name,
+// zeros left out.
+func (c counts) counters() []string {
+	var out []string
+	for _, k := range []struct { // in order of name
+		name string
+		v    int32
+	}{{aeroplanegame.CapturesMade, c.made}, {aeroplanegame.CapturesSuffered, c.suffered}, {aeroplanegame.PlanesFinished, c.finished}} {
+		if k.v != 0 {
+			out = append(out, fmt.Sprintf("%s=%d", k.name, k.v))
+		}
+	}
+	return out
+}
+
+// counterList is cs as counts.counters writes them, in the order given.
+func counterList(cs []*hangarv1.Counter) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, fmt.Sprintf("%s=%d", c.GetName(), c.GetValue()))
+	}
+	return out
+}
+
 // countEvents counts captures and finished planes per seat from a match's
 // event log, independently of the server's tallies.
 func countEvents(log []*hangarv1.Event) map[int32]*counts {
@@ -103,6 +128,50 @@ func countEvents(log []*hangarv1.Event) map[int32]*counts {
 		}
 	}
 	return out
+}
+
+// checkCounters checks that each player's history entry of the ended
+// match id of game g, and the player's statistics in g (the player's only
+// match of it), list the counters the game's Count makes of the seat's
+// events in log, sorted by name, no zero.
+func checkCounters(t *testing.T, g hangarv1.Game, id string, log []*hangarv1.Event, players ...*client) {
+	t.Helper()
+	gm := hosted()[g]
+	for _, p := range players {
+		r, err := p.history().ListPlayerMatches(p.ctx(), &hangarv1.ListPlayerMatchesRequest{Game: g})
+		if err != nil || len(r.GetMatches()) != 1 || r.GetMatches()[0].GetMatch().GetMatchId() != id {
+			t.Fatalf("%s's history of %v = %v, %v", p.id, g, r, err)
+		}
+		pm := r.GetMatches()[0]
+		sums := map[string]int64{}
+		for _, ev := range log {
+			gm.Count(ev, func(seat int32, counter string, n int64) {
+				if seat == pm.GetSeat() {
+					sums[counter] += n
+				}
+			})
+		}
+		var names, want []string
+		for name, v := range sums {
+			if v != 0 {
+				names = append(names, name)
+			}
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			want = append(want, fmt.Sprintf("%s=%d", name, sums[name]))
+		}
+		if got := counterList(pm.GetCounters()); !slices.Equal(got, want) {
+			t.Errorf("%s's counters in %s = %v, the log says %v", p.id, id, got, want)
+		}
+		st, err := p.history().GetPlayerStats(p.ctx(), &hangarv1.GetPlayerStatsRequest{Game: g})
+		if got := counterList(st.GetStats().GetCounters()); err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s's counters in %v = %v, %v; the log says %v", p.id, g, got, err, want)
+		}
+		if g == hangarv1.Game_GAME_CARCASSONNE && len(want) == 0 {
+			t.Errorf("%s's seat counted nothing in a whole Carcassonne match", p.id)
+		}
+	}
 }
 
 // TestHistory plays matches to the end (two players; one player and bots;
@@ -181,9 +250,8 @@ func TestHistory(t *testing.T) {
 			if c == nil {
 				c = &counts{}
 			}
-			if pm.GetCapturesMade() != c.made || pm.GetCapturesSuffered() != c.suffered || pm.GetPlanesFinished() != c.finished {
-				t.Errorf("match %s: entry counts %d/%d/%d, the log says %+v", m.GetMatchId(), pm.GetCapturesMade(),
-					pm.GetCapturesSuffered(), pm.GetPlanesFinished(), *c)
+			if got := counterList(pm.GetCounters()); !slices.Equal(got, c.counters()) {
+				t.Errorf("match %s: entry counters %v, the log says %v", m.GetMatchId(), got, c.counters())
 			}
 			stats.made, stats.suffered, stats.finished = stats.made+c.made, stats.suffered+c.suffered, stats.finished+c.finished
 			places = append(places, seat.GetPlace())
@@ -254,8 +322,8 @@ func TestHistory(t *testing.T) {
 			placeCounts = placeCounts[:len(placeCounts)-1]
 		}
 		if s.GetMatchesPlayed() != 3 || s.GetMatchesWon() != int32(len(won)) || !slices.Equal(s.GetPlaceCounts(), placeCounts) ||
-			s.GetAveragePlace() != float64(sum)/3 || s.GetCapturesMade() != stats.made || s.GetCapturesSuffered() != stats.suffered ||
-			s.GetPlanesFinished() != stats.finished || s.GetForfeits() != 0 || s.GetTimePlayed().AsDuration() <= 0 ||
+			s.GetAveragePlace() != float64(sum)/3 || !slices.Equal(counterList(s.GetCounters()), stats.counters()) ||
+			s.GetForfeits() != 0 || s.GetTimePlayed().AsDuration() <= 0 ||
 			!s.GetLastMatchEndTime().AsTime().Equal(ended(m3.GetMatchId())) || s.GetLongestWinStreak() < s.GetCurrentWinStreak() ||
 			s.GetLongestWinStreak() > int32(len(won)) {
 			t.Errorf("Ada's stats = %v\nplaces %v, counts %+v", s, places, stats)

@@ -5,7 +5,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/golang-migrate/migrate/v4"
 )
+
+// MigrateTo migrates the database at url up or down to version.
+func MigrateTo(url string, version uint) error {
+	return migrateWith(url, func(m *migrate.Migrate) error { return m.Migrate(version) })
+}
 
 // The SQL builders, for the plan test (package postgres_test).
 var (

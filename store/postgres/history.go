@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -16,9 +17,9 @@ import (
 
 // The append that ends a started match (store.Append.End) runs the usual
 // append statement in a transaction and, when it applied, writes the result
-// rows, the head-to-head pairs, the statistics and the ratings in the same
-// transaction (two more round trips, each a batch). Appends that end nothing
-// keep the single statement of Append.
+// rows, the head-to-head pairs, the statistics, the counters and the ratings
+// in the same transaction (two more round trips, each a batch). Appends that
+// end nothing keep the single statement of Append.
 //
 // Ratings are read and written under transaction-scoped advisory locks on
 // (game, player), taken in key order: two matches of one player that end
@@ -65,12 +66,16 @@ func (s *Store) appendEnd(ctx context.Context, a store.Append, q string, args []
 
 const insertResultsSQL = `
 INSERT INTO match_results (match_id, player_id, game, ended_at, seat, place, seats, result,
-	forfeited, captures_made, captures_suffered, planes_finished, played_us, rated)
-SELECT $1, r.p, $2, $3, r.seat, r.place, r.seats, r.result, r.forfeited, r.made, r.suffered,
-	r.finished, r.played, r.rated
-FROM unnest($4::text[], $5::int[], $6::int[], $7::int[], $8::text[], $9::bool[], $10::int[],
-	$11::int[], $12::int[], $13::bigint[], $14::bool[])
-	AS r(p, seat, place, seats, result, forfeited, made, suffered, finished, played, rated)`
+	forfeited, played_us, rated)
+SELECT $1, r.p, $2, $3, r.seat, r.place, r.seats, r.result, r.forfeited, r.played, r.rated
+FROM unnest($4::text[], $5::int[], $6::int[], $7::int[], $8::text[], $9::bool[], $10::bigint[], $11::bool[])
+	AS r(p, seat, place, seats, result, forfeited, played, rated)`
+
+// insertResultCountersSQL writes the seats' counters: parallel arrays of
+// player, counter and value.
+const insertResultCountersSQL = `
+INSERT INTO match_result_counters (match_id, player_id, counter, value)
+SELECT $1, c.p, c.counter, c.value FROM unnest($2::text[], $3::text[], $4::bigint[]) AS c(p, counter, value)`
 
 const insertOpponentsSQL = `
 INSERT INTO match_opponents (player_id, opponent_id, ended_at, match_id)
@@ -80,13 +85,12 @@ SELECT a, b, $2, $1 FROM unnest($3::text[]) AS a, unnest($3::text[]) AS b WHERE 
 // player order.
 const upsertStatsSQL = `
 INSERT INTO player_stats AS s (player_id, game, played, won, place_1, place_2, place_3, place_4,
-	place_5, place_6, place_sum, forfeits, captures_made, captures_suffered, planes_finished,
-	win_streak, longest_win_streak, played_us, last_ended_at)
+	place_5, place_6, place_sum, forfeits, win_streak, longest_win_streak, played_us, last_ended_at)
 SELECT r.p, $1, 1, r.won, (r.place = 1)::int, (r.place = 2)::int, (r.place = 3)::int,
 	(r.place = 4)::int, (r.place = 5)::int, (r.place = 6)::int, r.place, r.forfeited,
-	r.made, r.suffered, r.finished, r.won, r.won, r.played, $2
-FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::int[], $10::bigint[])
-	AS r(p, won, place, forfeited, made, suffered, finished, played)
+	r.won, r.won, r.played, $2
+FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::bigint[])
+	AS r(p, won, place, forfeited, played)
 ORDER BY r.p
 ON CONFLICT (player_id, game) DO UPDATE SET
 	played = s.played + 1,
@@ -99,13 +103,20 @@ ON CONFLICT (player_id, game) DO UPDATE SET
 	place_6 = s.place_6 + excluded.place_6,
 	place_sum = s.place_sum + excluded.place_sum,
 	forfeits = s.forfeits + excluded.forfeits,
-	captures_made = s.captures_made + excluded.captures_made,
-	captures_suffered = s.captures_suffered + excluded.captures_suffered,
-	planes_finished = s.planes_finished + excluded.planes_finished,
 	win_streak = CASE WHEN excluded.won = 1 THEN s.win_streak + 1 ELSE 0 END,
 	longest_win_streak = GREATEST(s.longest_win_streak, CASE WHEN excluded.won = 1 THEN s.win_streak + 1 ELSE 0 END),
 	played_us = s.played_us + excluded.played_us,
 	last_ended_at = GREATEST(s.last_ended_at, excluded.last_ended_at)`
+
+// upsertCountersSQL adds the seats' counters to their players' in the game,
+// in (player, counter) order. The rows it locks belong to players whose
+// player_stats rows upsertStatsSQL has locked before it in the same order,
+// so two ends that share players take these locks one after the other.
+const upsertCountersSQL = `
+INSERT INTO player_counters AS s (player_id, game, counter, value)
+SELECT c.p, $1, c.counter, c.value FROM unnest($2::text[], $3::text[], $4::bigint[]) AS c(p, counter, value)
+ORDER BY c.p, c.counter
+ON CONFLICT (player_id, game, counter) DO UPDATE SET value = s.value + excluded.value`
 
 const lockRatingsSQL = `
 SELECT count(pg_advisory_xact_lock($1, k))
@@ -150,19 +161,27 @@ func writeEnd(ctx context.Context, tx pgx.Tx, a store.Append) error {
 	slices.SortFunc(humans, func(x, y store.SeatResult) int { return strings.Compare(x.Player, y.Player) })
 	n := len(humans)
 	var (
-		ids                                = make([]string, n)
-		results                            = make([]string, n)
-		seat, place, seats, made, suf, fin = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-		won, forfeits                      = make([]int32, n), make([]int32, n)
-		forfeited, rated                   = make([]bool, n), make([]bool, n)
-		played                             = make([]int64, n)
-		ratedIDs                           []string
+		ids                = make([]string, n)
+		results            = make([]string, n)
+		seat, place, seats = make([]int32, n), make([]int32, n), make([]int32, n)
+		won, forfeits      = make([]int32, n), make([]int32, n)
+		forfeited, rated   = make([]bool, n), make([]bool, n)
+		played             = make([]int64, n)
+		ratedIDs           []string
+		// The seats' counters, one element per (player, counter), in that
+		// order.
+		cPlayers, cNames []string
+		cValues          []int64
 	)
 	for i, r := range humans {
 		ids[i], results[i] = r.Player, string(r.Outcome)
 		seat[i], place[i], seats[i] = int32(r.Seat), int32(r.Place), int32(r.Seats)
-		made[i], suf[i], fin[i] = int32(r.CapturesMade), int32(r.CapturesSuffered), int32(r.PlanesFinished)
 		forfeited[i], rated[i], played[i] = r.Forfeited, r.Rated, r.Played.Microseconds()
+		for _, name := range slices.Sorted(maps.Keys(r.Counters)) {
+			if v := r.Counters[name]; v != 0 {
+				cPlayers, cNames, cValues = append(cPlayers, r.Player), append(cNames, name), append(cValues, v)
+			}
+		}
 		if r.Outcome == store.OutcomeWon {
 			won[i] = 1
 		}
@@ -177,9 +196,13 @@ func writeEnd(ctx context.Context, tx pgx.Tx, a store.Append) error {
 		return nil
 	}
 	b := &pgx.Batch{}
-	b.Queue(insertResultsSQL, m.ID, m.Game, ended, ids, seat, place, seats, results, forfeited, made, suf, fin, played, rated)
+	b.Queue(insertResultsSQL, m.ID, m.Game, ended, ids, seat, place, seats, results, forfeited, played, rated)
 	b.Queue(insertOpponentsSQL, m.ID, ended, ids)
-	b.Queue(upsertStatsSQL, m.Game, ended, ids, won, place, forfeits, made, suf, fin, played)
+	b.Queue(upsertStatsSQL, m.Game, ended, ids, won, place, forfeits, played)
+	if len(cNames) > 0 {
+		b.Queue(insertResultCountersSQL, m.ID, cPlayers, cNames, cValues)
+		b.Queue(upsertCountersSQL, m.Game, cPlayers, cNames, cValues)
+	}
 	var current map[string]store.Rating
 	if len(ratedIDs) > 0 {
 		b.Queue(lockRatingsSQL, int32(ratingLockClass), m.Game, ratedIDs)
@@ -244,11 +267,17 @@ func writeRatings(ctx context.Context, tx pgx.Tx, a store.Append, ended time.Tim
 const historyMatchColumns = `m.id, m.game, m.status, m.version, m.creator_id, m.player_ids, m.free_seats,
 	m.bot_turn, m.options, m.summary, m.created_at, m.started_at, m.ended_at`
 
-// historyColumns are a history row: the player's result, the rating change
-// (null when unrated) and the match.
-const historyColumns = `r.player_id, r.seat, r.place, r.seats, r.result, r.forfeited, r.captures_made,
-	r.captures_suffered, r.planes_finished, r.played_us, r.rated,
+// historyColumns are a history row: the player's result, its counters (a
+// JSON object, null when none), the rating change (null when unrated) and
+// the match.
+const historyColumns = `r.player_id, r.seat, r.place, r.seats, r.result, r.forfeited, r.played_us, r.rated,
+	cs.counters,
 	h.mu_before, h.sigma_before, h.score_before, h.matches_before, h.mu, h.sigma, h.score, ` + historyMatchColumns
+
+// countersSQL aggregates the counter rows selected by a WHERE clause into a
+// JSON object of counter name to value, counters (null when there are
+// none); jsonb numbers are exact, so any int64 comes back as it went in.
+const countersSQL = `SELECT jsonb_object_agg(counter, value) AS counters FROM `
 
 // historySQL builds the query for q. With an opponent it walks the pair
 // table's (player, opponent, ended_at, match_id) key; otherwise a player's
@@ -287,9 +316,12 @@ func historySQL(q store.HistoryQuery) (string, []any) {
 	// The rating change is a LATERAL probe of rating_history's key per row
 	// of the page (LIMIT 1 keeps Postgres from flattening it into a join):
 	// a generic plan, made for a player of average history, would otherwise
-	// read a busy player's whole rating history to join it.
+	// read a busy player's whole rating history to join it. The counters
+	// are an aggregate over match_result_counters' key, per row too.
 	sql := `SELECT ` + historyColumns + ` FROM ` + from + `
 	JOIN matches m ON m.id = r.match_id
+	CROSS JOIN LATERAL (` + countersSQL + `match_result_counters c
+		WHERE c.match_id = r.match_id AND c.player_id = r.player_id AND c.value <> 0) cs
 	LEFT JOIN LATERAL (SELECT mu_before, sigma_before, score_before, matches_before, mu, sigma, score
 		FROM rating_history h WHERE r.rated AND h.player_id = r.player_id AND h.game = r.game
 		AND h.ended_at = r.ended_at AND h.match_id = r.match_id LIMIT 1) h ON true
@@ -314,9 +346,8 @@ func (s *Store) PlayerMatches(ctx context.Context, q store.HistoryQuery) ([]stor
 		var matches0 *int
 		var started, ended *time.Time
 		m := &pm.Match
-		err := r.Scan(&res.Player, &res.Seat, &res.Place, &res.Seats, &result, &res.Forfeited,
-			&res.CapturesMade, &res.CapturesSuffered, &res.PlanesFinished, &played, &res.Rated,
-			&mu0, &sigma0, &score0, &matches0, &mu, &sigma, &score,
+		err := r.Scan(&res.Player, &res.Seat, &res.Place, &res.Seats, &result, &res.Forfeited, &played, &res.Rated,
+			&res.Counters, &mu0, &sigma0, &score0, &matches0, &mu, &sigma, &score,
 			&m.ID, &m.Game, &status, &m.Version, &m.Creator, &m.Players, &m.FreeSeats,
 			&m.BotTurn, &m.Options, &m.Summary, &m.Created, &started, &ended)
 		if err != nil {
@@ -343,10 +374,14 @@ func (s *Store) PlayerMatches(ctx context.Context, q store.HistoryQuery) ([]stor
 	return pms, nil
 }
 
-const statsSQL = `SELECT played, won, place_1, place_2, place_3, place_4, place_5, place_6, place_sum,
-	forfeits, captures_made, captures_suffered, planes_finished, win_streak, longest_win_streak,
-	played_us, last_ended_at
-	FROM player_stats WHERE player_id = $1 AND game = $2`
+// statsSQL reads a player's statistics row and, in the same statement (one
+// snapshot), the player's counters in the game.
+const statsSQL = `SELECT s.played, s.won, s.place_1, s.place_2, s.place_3, s.place_4, s.place_5, s.place_6,
+	s.place_sum, s.forfeits, s.win_streak, s.longest_win_streak, s.played_us, s.last_ended_at, cs.counters
+	FROM player_stats s
+	CROSS JOIN LATERAL (` + countersSQL + `player_counters c
+		WHERE c.player_id = s.player_id AND c.game = s.game AND c.value <> 0) cs
+	WHERE s.player_id = $1 AND s.game = $2`
 
 // PlayerStats implements store.History.
 func (s *Store) PlayerStats(ctx context.Context, player, game string) (store.PlayerStats, error) {
@@ -354,8 +389,7 @@ func (s *Store) PlayerStats(ctx context.Context, player, game string) (store.Pla
 	var played int64
 	p := &st.Places
 	err := s.pool.QueryRow(ctx, statsSQL, player, game).Scan(&st.Played, &st.Won, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5],
-		&st.PlaceSum, &st.Forfeits, &st.CapturesMade, &st.CapturesSuffered, &st.PlanesFinished,
-		&st.WinStreak, &st.LongestWinStreak, &played, &st.LastEnded)
+		&st.PlaceSum, &st.Forfeits, &st.WinStreak, &st.LongestWinStreak, &played, &st.LastEnded, &st.Counters)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.PlayerStats{Player: player, Game: game}, nil

@@ -84,13 +84,27 @@ func (s *Store) LoadEnded(ctx context.Context, ms []Ended) error {
 			return err
 		}
 		if err := copyRows("match_results", []string{"match_id", "player_id", "game", "ended_at", "seat", "place",
-			"seats", "result", "forfeited", "captures_made", "captures_suffered", "planes_finished", "played_us", "rated"},
+			"seats", "result", "forfeited", "played_us", "rated"},
 			func(yield func(...any)) {
 				for _, e := range ms {
 					for _, r := range e.Result.Seats {
 						if !r.Bot {
 							yield(e.Match.ID, r.Player, e.Match.Game, e.Match.Ended, r.Seat, r.Place, r.Seats, string(r.Outcome),
-								r.Forfeited, r.CapturesMade, r.CapturesSuffered, r.PlanesFinished, r.Played.Microseconds(), r.Rated)
+								r.Forfeited, r.Played.Microseconds(), r.Rated)
+						}
+					}
+				}
+			}); err != nil {
+			return err
+		}
+		if err := copyRows("match_result_counters", []string{"match_id", "player_id", "counter", "value"},
+			func(yield func(...any)) {
+				for _, e := range ms {
+					for _, r := range e.Result.Seats {
+						for name, v := range r.Counters {
+							if !r.Bot && v != 0 {
+								yield(e.Match.ID, r.Player, name, v)
+							}
 						}
 					}
 				}
@@ -128,18 +142,30 @@ func (s *Store) LoadEnded(ctx context.Context, ms []Ended) error {
 	return nil
 }
 
-// LoadSummaries inserts players' statistics and current ratings with COPY.
+// LoadSummaries inserts players' statistics (with their counters) and
+// current ratings with COPY.
 func (s *Store) LoadSummaries(ctx context.Context, stats []store.PlayerStats, ratings []store.Rating) error {
 	_, err := s.pool.CopyFrom(ctx, pgx.Identifier{"player_stats"}, []string{"player_id", "game", "played", "won",
-		"place_1", "place_2", "place_3", "place_4", "place_5", "place_6", "place_sum", "forfeits", "captures_made",
-		"captures_suffered", "planes_finished", "win_streak", "longest_win_streak", "played_us", "last_ended_at"},
+		"place_1", "place_2", "place_3", "place_4", "place_5", "place_6", "place_sum", "forfeits",
+		"win_streak", "longest_win_streak", "played_us", "last_ended_at"},
 		pgx.CopyFromSlice(len(stats), func(i int) ([]any, error) {
 			st := stats[i]
 			p := st.Places
 			return []any{st.Player, st.Game, st.Played, st.Won, p[0], p[1], p[2], p[3], p[4], p[5], st.PlaceSum,
-				st.Forfeits, st.CapturesMade, st.CapturesSuffered, st.PlanesFinished, st.WinStreak,
-				st.LongestWinStreak, st.TimePlayed.Microseconds(), st.LastEnded}, nil
+				st.Forfeits, st.WinStreak, st.LongestWinStreak, st.TimePlayed.Microseconds(), st.LastEnded}, nil
 		}))
+	if err == nil {
+		var rows [][]any
+		for _, st := range stats {
+			for name, v := range st.Counters {
+				if v != 0 {
+					rows = append(rows, []any{st.Player, st.Game, name, v})
+				}
+			}
+		}
+		_, err = s.pool.CopyFrom(ctx, pgx.Identifier{"player_counters"}, []string{"player_id", "game", "counter", "value"},
+			pgx.CopyFromRows(rows))
+	}
 	if err == nil {
 		_, err = s.pool.CopyFrom(ctx, pgx.Identifier{"ratings"}, []string{"game", "player_id", "mu", "sigma", "score", "matches", "updated_at"},
 			pgx.CopyFromSlice(len(ratings), func(i int) ([]any, error) {

@@ -18,7 +18,8 @@ import (
 // analyze it, and pins that every history query of a busy player reads its
 // page along an index, in order: no sequential scan and no sort anywhere in
 // the plan, in the custom plan for the busy player and in the generic plan a
-// prepared statement (pgx prepares them) falls back to after five runs. (For
+// prepared statement (pgx prepares them) falls back to after five runs. The
+// counters of each row are read along their tables' keys too. (For
 // a player with a handful of matches Postgres may rightly prefer a bitmap
 // scan and a sort of those few rows.)
 func TestHistoryQueryPlans(t *testing.T) {
@@ -62,7 +63,8 @@ func TestHistoryQueryPlans(t *testing.T) {
 				p = ps[r.IntN(players)].ID
 			}
 			seen[p] = true
-			sr := store.SeatResult{Seat: k, Player: p, Place: place + 1, Seats: 3, Outcome: store.OutcomeOf(place+1, 3, false), Rated: true}
+			sr := store.SeatResult{Seat: k, Player: p, Place: place + 1, Seats: 3, Outcome: store.OutcomeOf(place+1, 3, false), Rated: true,
+				Counters: store.Counters{"made": int64(r.IntN(7)), "suffered": int64(r.IntN(7)), "finished": int64(3 - place)}}
 			e.Result.Seats = append(e.Result.Seats, sr)
 			e.Match.Players = append(e.Match.Players, p)
 			if stats[p] == nil {

@@ -62,6 +62,12 @@ func (s *Store) Close() error {
 // Migrate applies every embedded migration not yet applied to the database
 // at url. Being up to date already is success.
 func Migrate(url string) error {
+	return migrateWith(url, (*migrate.Migrate).Up)
+}
+
+// migrateWith runs step, which moves the schema (Up, or Migrate to a
+// version in tests), on the embedded migrations and the database at url.
+func migrateWith(url string, step func(*migrate.Migrate) error) error {
 	src, err := iofs.New(migrations.Postgres, "postgres")
 	if err != nil {
 		return wrapErr("migrations", err)
@@ -71,7 +77,7 @@ func Migrate(url string) error {
 		return wrapErr("migrate", err)
 	}
 	defer m.Close()
-	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+	if err := step(m); err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return wrapErr("migrate", err)
 	}
 	return nil

@@ -3,8 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,21 +15,27 @@ import (
 )
 
 // The append that ends a started match (store.Append.End) writes the result
-// rows, head-to-head pairs, statistics and ratings in the append's own
-// transaction. The single writer holds the write lock throughout, so ratings
-// are read and written with nothing in between.
+// rows, head-to-head pairs, statistics, counters and ratings in the append's
+// own transaction. The single writer holds the write lock throughout, so
+// ratings are read and written with nothing in between.
 
 const (
 	insertResultSQL = `INSERT INTO match_results (match_id, player_id, game, ended_at, seat, place,
-		seats, result, forfeited, captures_made, captures_suffered, planes_finished, played_us, rated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		seats, result, forfeited, played_us, rated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertResultCounterSQL = `INSERT INTO match_result_counters (match_id, player_id, counter, value)
+		VALUES (?, ?, ?, ?)`
+	// upsertCounterSQL adds a seat's counter to its player's in the game.
+	upsertCounterSQL = `INSERT INTO player_counters AS s (player_id, game, counter, value)
+		VALUES (?, ?, ?, ?)
+		ON CONFLICT (player_id, game, counter) DO UPDATE SET value = s.value + excluded.value`
 	insertOpponentSQL = `INSERT INTO match_opponents (player_id, opponent_id, ended_at, match_id)
 		VALUES (?, ?, ?, ?)`
 	// upsertStatsSQL is store.PlayerStats.Add in SQL.
 	upsertStatsSQL = `INSERT INTO player_stats AS s (player_id, game, played, won, place_1, place_2,
-		place_3, place_4, place_5, place_6, place_sum, forfeits, captures_made, captures_suffered,
-		planes_finished, win_streak, longest_win_streak, played_us, last_ended_at)
-		VALUES (?1, ?2, 1, ?3, ?4 = 1, ?4 = 2, ?4 = 3, ?4 = 4, ?4 = 5, ?4 = 6, ?4, ?5, ?6, ?7, ?8, ?3, ?3, ?9, ?10)
+		place_3, place_4, place_5, place_6, place_sum, forfeits, win_streak, longest_win_streak,
+		played_us, last_ended_at)
+		VALUES (?1, ?2, 1, ?3, ?4 = 1, ?4 = 2, ?4 = 3, ?4 = 4, ?4 = 5, ?4 = 6, ?4, ?5, ?3, ?3, ?6, ?7)
 		ON CONFLICT (player_id, game) DO UPDATE SET
 			played = s.played + 1,
 			won = s.won + excluded.won,
@@ -39,9 +47,6 @@ const (
 			place_6 = s.place_6 + excluded.place_6,
 			place_sum = s.place_sum + excluded.place_sum,
 			forfeits = s.forfeits + excluded.forfeits,
-			captures_made = s.captures_made + excluded.captures_made,
-			captures_suffered = s.captures_suffered + excluded.captures_suffered,
-			planes_finished = s.planes_finished + excluded.planes_finished,
 			win_streak = CASE WHEN excluded.won = 1 THEN s.win_streak + 1 ELSE 0 END,
 			longest_win_streak = max(s.longest_win_streak, CASE WHEN excluded.won = 1 THEN s.win_streak + 1 ELSE 0 END),
 			played_us = s.played_us + excluded.played_us,
@@ -78,14 +83,26 @@ func writeEnd(ctx context.Context, tx *sql.Tx, a store.Append) error {
 		humans = append(humans, r.Player)
 		won := r.Outcome == store.OutcomeWon
 		_, err := tx.ExecContext(ctx, insertResultSQL, m.ID, r.Player, m.Game, ended, r.Seat, r.Place, r.Seats,
-			string(r.Outcome), r.Forfeited, r.CapturesMade, r.CapturesSuffered, r.PlanesFinished,
-			r.Played.Microseconds(), r.Rated)
+			string(r.Outcome), r.Forfeited, r.Played.Microseconds(), r.Rated)
 		if err == nil {
 			_, err = tx.ExecContext(ctx, upsertStatsSQL, r.Player, m.Game, won, r.Place, r.Forfeited,
-				r.CapturesMade, r.CapturesSuffered, r.PlanesFinished, r.Played.Microseconds(), ended)
+				r.Played.Microseconds(), ended)
 		}
 		if err != nil {
 			return err
+		}
+		for _, name := range slices.Sorted(maps.Keys(r.Counters)) {
+			v := r.Counters[name]
+			if v == 0 {
+				continue
+			}
+			_, err := tx.ExecContext(ctx, insertResultCounterSQL, m.ID, r.Player, name, v)
+			if err == nil {
+				_, err = tx.ExecContext(ctx, upsertCounterSQL, r.Player, m.Game, name, v)
+			}
+			if err != nil {
+				return err
+			}
 		}
 	}
 	for _, p := range humans {
@@ -140,10 +157,16 @@ func writeEnd(ctx context.Context, tx *sql.Tx, a store.Append) error {
 	return nil
 }
 
-// historyColumns are a history row: the player's result, the rating change
-// (null when unrated), then the match's matchColumns.
-const historyColumns = `r.player_id, r.seat, r.place, r.seats, r.result, r.forfeited, r.captures_made,
-	r.captures_suffered, r.planes_finished, r.played_us, r.rated,
+// countersSQL aggregates the counter rows selected by a WHERE clause into a
+// JSON object of counter name to value ('{}' when there are none).
+const countersSQL = `SELECT json_group_object(counter, value) FROM `
+
+// historyColumns are a history row: the player's result, its counters (a
+// JSON object), the rating change (null when unrated), then the match's
+// matchColumns.
+const historyColumns = `r.player_id, r.seat, r.place, r.seats, r.result, r.forfeited, r.played_us, r.rated,
+	(` + countersSQL + `match_result_counters c
+		WHERE c.match_id = r.match_id AND c.player_id = r.player_id AND c.value <> 0),
 	h.mu_before, h.sigma_before, h.score_before, h.matches_before, h.mu, h.sigma, h.score, ` + matchColumns
 
 // historySQL builds the query for q. With an opponent it walks
@@ -215,17 +238,19 @@ func (s *Store) PlayerMatches(ctx context.Context, q store.HistoryQuery) ([]stor
 	pms := []store.PlayerMatch{}
 	for rows.Next() {
 		var res store.SeatResult
-		var outcome string
+		var outcome, counters string
 		var played int64
 		var mu0, sigma0, score0, mu, sigma, score sql.NullFloat64
 		var matches0 sql.NullInt64
 		m, err := scanMatch(prefixed{rows, []any{&res.Player, &res.Seat, &res.Place, &res.Seats, &outcome,
-			&res.Forfeited, &res.CapturesMade, &res.CapturesSuffered, &res.PlanesFinished, &played, &res.Rated,
-			&mu0, &sigma0, &score0, &matches0, &mu, &sigma, &score}})
+			&res.Forfeited, &played, &res.Rated, &counters, &mu0, &sigma0, &score0, &matches0, &mu, &sigma, &score}})
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: player matches: %w", err)
 		}
 		res.Outcome, res.Played = store.Outcome(outcome), time.Duration(played)*time.Microsecond
+		if res.Counters, err = countersOf(counters); err != nil {
+			return nil, fmt.Errorf("sqlite: player matches: %w", err)
+		}
 		pm := store.PlayerMatch{Match: m, Result: res}
 		if mu.Valid {
 			n := int(matches0.Int64)
@@ -241,19 +266,33 @@ func (s *Store) PlayerMatches(ctx context.Context, q store.HistoryQuery) ([]stor
 	return pms, nil
 }
 
-const statsSQL = `SELECT played, won, place_1, place_2, place_3, place_4, place_5, place_6, place_sum,
-	forfeits, captures_made, captures_suffered, planes_finished, win_streak, longest_win_streak,
-	played_us, last_ended_at
-	FROM player_stats WHERE player_id = ? AND game = ?`
+// statsSQL reads a player's statistics row and, in the same statement (one
+// snapshot), the player's counters in the game.
+const statsSQL = `SELECT s.played, s.won, s.place_1, s.place_2, s.place_3, s.place_4, s.place_5, s.place_6,
+	s.place_sum, s.forfeits, s.win_streak, s.longest_win_streak, s.played_us, s.last_ended_at,
+	(` + countersSQL + `player_counters c WHERE c.player_id = s.player_id AND c.game = s.game AND c.value <> 0)
+	FROM player_stats s WHERE s.player_id = ? AND s.game = ?`
+
+// countersOf decodes the JSON object countersSQL built.
+func countersOf(obj string) (store.Counters, error) {
+	var c store.Counters
+	if err := json.Unmarshal([]byte(obj), &c); err != nil {
+		return nil, fmt.Errorf("counters %q: %w", obj, err)
+	}
+	if len(c) == 0 {
+		return nil, nil
+	}
+	return c, nil
+}
 
 // PlayerStats implements store.History.
 func (s *Store) PlayerStats(ctx context.Context, player, game string) (store.PlayerStats, error) {
 	st := store.PlayerStats{Player: player, Game: game}
 	var played, last int64
+	var counters string
 	p := &st.Places
 	err := s.r.QueryRowContext(ctx, statsSQL, player, game).Scan(&st.Played, &st.Won, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5],
-		&st.PlaceSum, &st.Forfeits, &st.CapturesMade, &st.CapturesSuffered, &st.PlanesFinished,
-		&st.WinStreak, &st.LongestWinStreak, &played, &last)
+		&st.PlaceSum, &st.Forfeits, &st.WinStreak, &st.LongestWinStreak, &played, &last, &counters)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return store.PlayerStats{Player: player, Game: game}, nil
@@ -261,6 +300,9 @@ func (s *Store) PlayerStats(ctx context.Context, player, game string) (store.Pla
 		return st, fmt.Errorf("sqlite: player stats: %w", err)
 	}
 	st.TimePlayed, st.LastEnded = time.Duration(played)*time.Microsecond, fromMicros(last)
+	if st.Counters, err = countersOf(counters); err != nil {
+		return st, fmt.Errorf("sqlite: player stats: %w", err)
+	}
 	return st, nil
 }
 

@@ -176,6 +176,12 @@ func (s *Store) Close() error {
 // in dir, creating dir and the file if needed. Being up to date already is
 // success. Run it from one process at a time.
 func Migrate(dir string) error {
+	return migrateWith(dir, (*migrate.Migrate).Up)
+}
+
+// migrateWith runs step, which moves the schema (Up, or Migrate to a
+// version in tests), on the embedded migrations and the database in dir.
+func migrateWith(dir string, step func(*migrate.Migrate) error) error {
 	db, err := openWriter(context.Background(), dir)
 	if err != nil {
 		return err
@@ -197,7 +203,7 @@ func Migrate(dir string) error {
 		return fmt.Errorf("sqlite: migrate: %w", err)
 	}
 	defer m.Close() // closes src and drv, and so db
-	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+	if err := step(m); err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return fmt.Errorf("sqlite: migrate: %w", err)
 	}
 	return nil

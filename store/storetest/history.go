@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -41,14 +43,28 @@ func testRate(places []int, seats int) func([]store.Rating) ([]store.Rating, err
 	}
 }
 
-// result builds the MatchResult of seats; the humans are rated when rated.
+// seatCounters are the counters result gives seat i of a match when the
+// seat took place: "alpha" i+1, "beta" 2i and "gamma" 4-place, each absent
+// when zero.
+func seatCounters(i, place int) store.Counters {
+	c := store.Counters{}
+	for name, v := range map[string]int64{"alpha": int64(i + 1), "beta": int64(2 * i), "gamma": int64(4 - place)} {
+		if v != 0 {
+			c[name] = v
+		}
+	}
+	return c
+}
+
+// result builds the MatchResult of seats, with seatCounters; the humans are
+// rated when rated.
 func result(seats []seatOf, rated bool) *store.MatchResult {
 	r := &store.MatchResult{}
 	var places []int
 	for i, s := range seats {
 		sr := store.SeatResult{Seat: i, Player: s.player, Bot: s.player == "", Place: s.place, Seats: len(seats),
 			Forfeited: s.forfeit, Outcome: store.OutcomeOf(s.place, len(seats), s.forfeit),
-			CapturesMade: i + 1, CapturesSuffered: 2 * i, PlanesFinished: 4 - s.place, Played: time.Duration(10+i) * time.Minute}
+			Counters: seatCounters(i, s.place), Played: time.Duration(10+i) * time.Minute}
 		if rated && !sr.Bot {
 			sr.Rated = true
 			places = append(places, s.place)
@@ -90,6 +106,26 @@ func tryEnd(s store.Store, id, game string, ended time.Time, seats []seatOf, end
 	return err
 }
 
+// sameResult reports whether two seat results are equal, their counters by
+// value.
+func sameResult(a, b store.SeatResult) bool {
+	ca, cb := a.Counters, b.Counters
+	a.Counters, b.Counters = nil, nil
+	return reflect.DeepEqual(a, b) && maps.Equal(ca, cb)
+}
+
+// sameStats reports whether two statistics are equal, their counters by
+// value and their end times as instants.
+func sameStats(a, b store.PlayerStats) bool {
+	ca, cb := a.Counters, b.Counters
+	a.Counters, b.Counters = nil, nil
+	if !a.LastEnded.Equal(b.LastEnded) {
+		return false
+	}
+	a.LastEnded = b.LastEnded
+	return reflect.DeepEqual(a, b) && maps.Equal(ca, cb)
+}
+
 func historyIDs(t *testing.T, s store.Store, q store.HistoryQuery) string {
 	t.Helper()
 	if q.Limit == 0 {
@@ -122,9 +158,9 @@ func testEndWritesResults(t *testing.T, s store.Store) {
 		t.Fatalf("bob's history = %+v, %v", pms, err)
 	}
 	pm := pms[0]
-	want := store.SeatResult{Seat: 2, Player: "bob", Place: 3, Seats: 3, Outcome: store.OutcomeLost, CapturesMade: 3,
-		CapturesSuffered: 4, PlanesFinished: 1, Played: 12 * time.Minute, Rated: true}
-	if pm.Result != want || pm.Match.ID != "m1" || !pm.Match.Ended.Equal(ended) || pm.Match.Game != "game-a" ||
+	want := store.SeatResult{Seat: 2, Player: "bob", Place: 3, Seats: 3, Outcome: store.OutcomeLost,
+		Counters: store.Counters{"alpha": 3, "beta": 4, "gamma": 1}, Played: 12 * time.Minute, Rated: true}
+	if !sameResult(pm.Result, want) || pm.Match.ID != "m1" || !pm.Match.Ended.Equal(ended) || pm.Match.Game != "game-a" ||
 		pm.Match.Version != 4 || pm.Match.Status != store.StatusFinished {
 		t.Errorf("bob's entry = %+v / %+v", pm.Result, pm.Match)
 	}
@@ -140,18 +176,15 @@ func testEndWritesResults(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Ada's "beta" is zero: it has no row and is absent.
 	wantStats := store.PlayerStats{Player: "ada", Game: "game-a", Played: 1, Won: 1, Places: [store.MaxPlaces]int{1},
-		PlaceSum: 1, CapturesMade: 1, PlanesFinished: 3, WinStreak: 1, LongestWinStreak: 1,
+		PlaceSum: 1, Counters: store.Counters{"alpha": 1, "gamma": 3}, WinStreak: 1, LongestWinStreak: 1,
 		TimePlayed: 10 * time.Minute, LastEnded: ended}
-	if !st.LastEnded.Equal(ended) {
-		t.Errorf("last ended %v, want %v", st.LastEnded, ended)
-	}
-	st.LastEnded = ended
-	if st != wantStats {
+	if !sameStats(st, wantStats) {
 		t.Errorf("ada's stats = %+v\nwant %+v", st, wantStats)
 	}
-	// No matches: zero stats, no error.
-	if st, err := s.PlayerStats(ctx, "nobody", "game-a"); err != nil || st.Played != 0 || st.Player != "nobody" {
+	// No matches: zero stats, no counters, no error.
+	if st, err := s.PlayerStats(ctx, "nobody", "game-a"); err != nil || st.Played != 0 || st.Player != "nobody" || st.Counters != nil {
 		t.Errorf("nobody's stats = %+v, %v", st, err)
 	}
 	ada, err := s.Standing(ctx, "game-a", "ada")
@@ -346,11 +379,7 @@ func testStatsAccumulate(t *testing.T, s store.Store) {
 		want.Places != [store.MaxPlaces]int{5, 1, 1} || want.PlaceSum != 10 {
 		t.Fatalf("the test's own sums are off: %+v", want)
 	}
-	if !got.LastEnded.Equal(want.LastEnded) {
-		t.Errorf("last ended %v, want %v", got.LastEnded, want.LastEnded)
-	}
-	got.LastEnded = want.LastEnded
-	if got != want {
+	if !sameStats(got, want) {
 		t.Errorf("stats = %+v\nwant    %+v", got, want)
 	}
 	if c, _ := s.PlayerStats(context.Background(), "ada", "game-b"); c.Played != 1 || c.Won != 0 || c.WinStreak != 0 {
@@ -490,5 +519,115 @@ func testRatingHistoryPaging(t *testing.T, s store.Store) {
 	}
 	if fmt.Sprint(got) != "[m4:28 m3:27 m2:27 m1:26 m0:26]" {
 		t.Errorf("ada's rating history = %v", got)
+	}
+}
+
+// testCounters: a game's statistics are counters of its own naming. The
+// store keeps a seat's counters with the player's result, sums them per
+// player and game over the player's matches, keeps games apart (a counter
+// only one game has; one name in two games), keeps and returns no zero
+// counter (one given as zero, one whose sum comes to zero) and no bot's,
+// and holds any int64 exactly.
+func testCounters(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	big := int64(1)<<53 + 1 // no float64 holds it
+	odd := `a "quoted" nāme`
+	h := func(d int) time.Time { return t0.Add(time.Duration(d) * time.Hour) }
+	type seat struct {
+		seatOf
+		counters store.Counters
+	}
+	ends := []struct {
+		id, game string
+		ended    time.Time
+		seats    []seat
+	}{
+		{"a1", "game-a", h(1), []seat{
+			{seatOf{"ada", 1, false}, store.Counters{"laps": 3, "pits": 1, "delta": 5}},
+			{seatOf{"", 2, false}, store.Counters{"laps": 9}},
+			{seatOf{"bob", 3, false}, store.Counters{"laps": 1}},
+		}},
+		{"a2", "game-a", h(2), []seat{
+			{seatOf{"ada", 2, false}, store.Counters{"laps": 4, "delta": -5, odd: 2}},
+			{seatOf{"bob", 1, false}, nil},
+		}},
+		{"b1", "game-b", h(3), []seat{
+			{seatOf{"ada", 1, false}, store.Counters{"laps": 7, "tiles": big}},
+			{seatOf{"bob", 2, false}, store.Counters{"tiles": 1, "zero": 0}},
+		}},
+		{"a3", "game-a", h(4), []seat{
+			{seatOf{"bob", 1, false}, store.Counters{"laps": 2}},
+			{seatOf{"ada", 2, true}, store.Counters{"laps": big}},
+		}},
+	}
+	want := map[[2]string]*store.PlayerStats{}  // by player and game
+	wantMatch := map[[2]string]store.Counters{} // by player and match
+	for _, e := range ends {
+		var seats []seatOf
+		for _, st := range e.seats {
+			seats = append(seats, st.seatOf)
+		}
+		r := result(seats, true)
+		for i, st := range e.seats {
+			r.Seats[i].Counters = st.counters
+			if st.player == "" {
+				continue
+			}
+			k := [2]string{st.player, e.game}
+			if want[k] == nil {
+				want[k] = &store.PlayerStats{Player: st.player, Game: e.game}
+			}
+			want[k].Add(r.Seats[i], e.ended)
+			wantMatch[[2]string{st.player, e.id}] = st.counters
+		}
+		if err := tryEnd(s, e.id, e.game, e.ended, seats, r); err != nil {
+			t.Fatalf("end %s: %v", e.id, err)
+		}
+	}
+	// The sums, written out: what Add does is what the stores do.
+	for k, c := range map[[2]string]store.Counters{
+		{"ada", "game-a"}: {"laps": 7 + big, "pits": 1, odd: 2}, // delta came to zero
+		{"ada", "game-b"}: {"laps": 7, "tiles": big},
+		{"bob", "game-a"}: {"laps": 3},
+		{"bob", "game-b"}: {"tiles": 1},
+	} {
+		if !maps.Equal(want[k].Counters, c) {
+			t.Fatalf("the test's own sums for %v: %v, want %v", k, want[k].Counters, c)
+		}
+		got, err := s.PlayerStats(ctx, k[0], k[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameStats(got, *want[k]) {
+			t.Errorf("%s's stats in %s = %+v\nwant %+v", k[0], k[1], got, *want[k])
+		}
+	}
+	if st, err := s.PlayerStats(ctx, "ada", "game-c"); err != nil || st.Counters != nil {
+		t.Errorf("ada's stats in a game she never played = %+v, %v", st, err)
+	}
+	// Each history entry has its match's counters, on every path the
+	// history query takes.
+	for _, q := range []store.HistoryQuery{
+		{Player: "ada"}, {Player: "bob"}, {Player: "ada", Game: "game-a"}, {Player: "ada", Opponent: "bob"},
+		{Player: "bob", Opponent: "ada", Outcome: store.OutcomeWon},
+	} {
+		q.Limit = 10
+		pms, err := s.PlayerMatches(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pms) == 0 {
+			t.Errorf("PlayerMatches(%+v) is empty", q)
+		}
+		for _, pm := range pms {
+			w := wantMatch[[2]string{q.Player, pm.Match.ID}]
+			delete(w, "zero")
+			if !maps.Equal(pm.Result.Counters, w) {
+				t.Errorf("PlayerMatches(%+v): %s's counters in %s = %v, want %v", q, q.Player, pm.Match.ID, pm.Result.Counters, w)
+			}
+			if len(w) == 0 && pm.Result.Counters != nil {
+				t.Errorf("PlayerMatches(%+v): %s counted nothing in %s, counters %#v, want nil", q, q.Player, pm.Match.ID, pm.Result.Counters)
+			}
+		}
 	}
 }

@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"HistoryFilters", testHistoryFilters},
 		{"HistoryPagingWhileMatchesEnd", testHistoryPagingWhileMatchesEnd},
 		{"StatsAccumulate", testStatsAccumulate},
+		{"Counters", testCounters},
 		{"Leaderboard", testLeaderboard},
 		{"ConcurrentEnds", testConcurrentEnds},
 		{"RatingHistoryPaging", testRatingHistoryPaging},

@@ -154,6 +154,62 @@ func (x *Rating) GetRatedMatches() int32 {
 	return 0
 }
 
+// Counter is one of a game's statistics: what the game counted for a
+// player. Each game names its own counters (lower_snake_case, never changing
+// meaning) and documents them in its package; counters of two games never
+// mix, whatever their names.
+type Counter struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Value         int64                  `protobuf:"varint,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Counter) Reset() {
+	*x = Counter{}
+	mi := &file_hangar_v1_history_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Counter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Counter) ProtoMessage() {}
+
+func (x *Counter) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_history_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Counter.ProtoReflect.Descriptor instead.
+func (*Counter) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Counter) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Counter) GetValue() int64 {
+	if x != nil {
+		return x.Value
+	}
+	return 0
+}
+
 // PlayerMatch is one match of a player's history and how it ended for them.
 type PlayerMatch struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -164,26 +220,35 @@ type PlayerMatch struct {
 	// place is 1 for the winner.
 	Place  int32       `protobuf:"varint,3,opt,name=place,proto3" json:"place,omitempty"`
 	Result MatchResult `protobuf:"varint,4,opt,name=result,proto3,enum=hangar.v1.MatchResult" json:"result,omitempty"`
-	// captures_made counts opponents' planes the player sent home;
-	// captures_suffered the player's planes sent home by captures.
-	CapturesMade     int32 `protobuf:"varint,5,opt,name=captures_made,json=capturesMade,proto3" json:"captures_made,omitempty"`
+	// Deprecated: never set; the counter of that name is in counters.
+	//
+	// Deprecated: Marked as deprecated in hangar/v1/history.proto.
+	CapturesMade int32 `protobuf:"varint,5,opt,name=captures_made,json=capturesMade,proto3" json:"captures_made,omitempty"`
+	// Deprecated: never set; see counters.
+	//
+	// Deprecated: Marked as deprecated in hangar/v1/history.proto.
 	CapturesSuffered int32 `protobuf:"varint,6,opt,name=captures_suffered,json=capturesSuffered,proto3" json:"captures_suffered,omitempty"`
-	// planes_finished counts the player's planes that reached the centre.
+	// Deprecated: never set; see counters.
+	//
+	// Deprecated: Marked as deprecated in hangar/v1/history.proto.
 	PlanesFinished int32 `protobuf:"varint,7,opt,name=planes_finished,json=planesFinished,proto3" json:"planes_finished,omitempty"`
 	// time_played is the time from the start to the end, or to the forfeit.
 	TimePlayed *durationpb.Duration `protobuf:"bytes,8,opt,name=time_played,json=timePlayed,proto3" json:"time_played,omitempty"`
 	// rated says whether the match changed the player's rating; then
 	// rating_before and rating_after are set.
-	Rated         bool    `protobuf:"varint,9,opt,name=rated,proto3" json:"rated,omitempty"`
-	RatingBefore  *Rating `protobuf:"bytes,10,opt,name=rating_before,json=ratingBefore,proto3" json:"rating_before,omitempty"`
-	RatingAfter   *Rating `protobuf:"bytes,11,opt,name=rating_after,json=ratingAfter,proto3" json:"rating_after,omitempty"`
+	Rated        bool    `protobuf:"varint,9,opt,name=rated,proto3" json:"rated,omitempty"`
+	RatingBefore *Rating `protobuf:"bytes,10,opt,name=rating_before,json=ratingBefore,proto3" json:"rating_before,omitempty"`
+	RatingAfter  *Rating `protobuf:"bytes,11,opt,name=rating_after,json=ratingAfter,proto3" json:"rating_after,omitempty"`
+	// counters are what the game counted for the player in the match,
+	// sorted by name; a counter not listed is zero.
+	Counters      []*Counter `protobuf:"bytes,12,rep,name=counters,proto3" json:"counters,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PlayerMatch) Reset() {
 	*x = PlayerMatch{}
-	mi := &file_hangar_v1_history_proto_msgTypes[1]
+	mi := &file_hangar_v1_history_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -195,7 +260,7 @@ func (x *PlayerMatch) String() string {
 func (*PlayerMatch) ProtoMessage() {}
 
 func (x *PlayerMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[1]
+	mi := &file_hangar_v1_history_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -208,7 +273,7 @@ func (x *PlayerMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerMatch.ProtoReflect.Descriptor instead.
 func (*PlayerMatch) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{1}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *PlayerMatch) GetMatch() *Match {
@@ -239,6 +304,7 @@ func (x *PlayerMatch) GetResult() MatchResult {
 	return MatchResult_MATCH_RESULT_UNSPECIFIED
 }
 
+// Deprecated: Marked as deprecated in hangar/v1/history.proto.
 func (x *PlayerMatch) GetCapturesMade() int32 {
 	if x != nil {
 		return x.CapturesMade
@@ -246,6 +312,7 @@ func (x *PlayerMatch) GetCapturesMade() int32 {
 	return 0
 }
 
+// Deprecated: Marked as deprecated in hangar/v1/history.proto.
 func (x *PlayerMatch) GetCapturesSuffered() int32 {
 	if x != nil {
 		return x.CapturesSuffered
@@ -253,6 +320,7 @@ func (x *PlayerMatch) GetCapturesSuffered() int32 {
 	return 0
 }
 
+// Deprecated: Marked as deprecated in hangar/v1/history.proto.
 func (x *PlayerMatch) GetPlanesFinished() int32 {
 	if x != nil {
 		return x.PlanesFinished
@@ -288,6 +356,13 @@ func (x *PlayerMatch) GetRatingAfter() *Rating {
 	return nil
 }
 
+func (x *PlayerMatch) GetCounters() []*Counter {
+	if x != nil {
+		return x.Counters
+	}
+	return nil
+}
+
 type ListPlayerMatchesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// player_id selects the player; empty means the caller.
@@ -317,7 +392,7 @@ type ListPlayerMatchesRequest struct {
 
 func (x *ListPlayerMatchesRequest) Reset() {
 	*x = ListPlayerMatchesRequest{}
-	mi := &file_hangar_v1_history_proto_msgTypes[2]
+	mi := &file_hangar_v1_history_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -329,7 +404,7 @@ func (x *ListPlayerMatchesRequest) String() string {
 func (*ListPlayerMatchesRequest) ProtoMessage() {}
 
 func (x *ListPlayerMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[2]
+	mi := &file_hangar_v1_history_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -342,7 +417,7 @@ func (x *ListPlayerMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListPlayerMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{2}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListPlayerMatchesRequest) GetPlayerId() string {
@@ -419,7 +494,7 @@ type ListPlayerMatchesResponse struct {
 
 func (x *ListPlayerMatchesResponse) Reset() {
 	*x = ListPlayerMatchesResponse{}
-	mi := &file_hangar_v1_history_proto_msgTypes[3]
+	mi := &file_hangar_v1_history_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -431,7 +506,7 @@ func (x *ListPlayerMatchesResponse) String() string {
 func (*ListPlayerMatchesResponse) ProtoMessage() {}
 
 func (x *ListPlayerMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[3]
+	mi := &file_hangar_v1_history_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -444,7 +519,7 @@ func (x *ListPlayerMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListPlayerMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{3}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListPlayerMatchesResponse) GetMatches() []*PlayerMatch {
@@ -470,7 +545,7 @@ type ExportMatchRequest struct {
 
 func (x *ExportMatchRequest) Reset() {
 	*x = ExportMatchRequest{}
-	mi := &file_hangar_v1_history_proto_msgTypes[4]
+	mi := &file_hangar_v1_history_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -482,7 +557,7 @@ func (x *ExportMatchRequest) String() string {
 func (*ExportMatchRequest) ProtoMessage() {}
 
 func (x *ExportMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[4]
+	mi := &file_hangar_v1_history_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -495,7 +570,7 @@ func (x *ExportMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportMatchRequest.ProtoReflect.Descriptor instead.
 func (*ExportMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{4}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ExportMatchRequest) GetMatchId() string {
@@ -525,7 +600,7 @@ type ExportMatchResponse struct {
 
 func (x *ExportMatchResponse) Reset() {
 	*x = ExportMatchResponse{}
-	mi := &file_hangar_v1_history_proto_msgTypes[5]
+	mi := &file_hangar_v1_history_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -537,7 +612,7 @@ func (x *ExportMatchResponse) String() string {
 func (*ExportMatchResponse) ProtoMessage() {}
 
 func (x *ExportMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[5]
+	mi := &file_hangar_v1_history_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -550,7 +625,7 @@ func (x *ExportMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportMatchResponse.ProtoReflect.Descriptor instead.
 func (*ExportMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{5}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ExportMatchResponse) GetText() string {
@@ -578,10 +653,19 @@ type PlayerStats struct {
 	// place_counts[i] counts the matches ended in place i+1.
 	PlaceCounts []int32 `protobuf:"varint,5,rep,packed,name=place_counts,json=placeCounts,proto3" json:"place_counts,omitempty"`
 	// average_place is 0 when no match was played.
-	AveragePlace     float64              `protobuf:"fixed64,6,opt,name=average_place,json=averagePlace,proto3" json:"average_place,omitempty"`
-	Forfeits         int32                `protobuf:"varint,7,opt,name=forfeits,proto3" json:"forfeits,omitempty"`
-	CapturesMade     int32                `protobuf:"varint,8,opt,name=captures_made,json=capturesMade,proto3" json:"captures_made,omitempty"`
-	CapturesSuffered int32                `protobuf:"varint,9,opt,name=captures_suffered,json=capturesSuffered,proto3" json:"captures_suffered,omitempty"`
+	AveragePlace float64 `protobuf:"fixed64,6,opt,name=average_place,json=averagePlace,proto3" json:"average_place,omitempty"`
+	Forfeits     int32   `protobuf:"varint,7,opt,name=forfeits,proto3" json:"forfeits,omitempty"`
+	// Deprecated: never set; the counter of that name is in counters.
+	//
+	// Deprecated: Marked as deprecated in hangar/v1/history.proto.
+	CapturesMade int32 `protobuf:"varint,8,opt,name=captures_made,json=capturesMade,proto3" json:"captures_made,omitempty"`
+	// Deprecated: never set; see counters.
+	//
+	// Deprecated: Marked as deprecated in hangar/v1/history.proto.
+	CapturesSuffered int32 `protobuf:"varint,9,opt,name=captures_suffered,json=capturesSuffered,proto3" json:"captures_suffered,omitempty"`
+	// Deprecated: never set; see counters.
+	//
+	// Deprecated: Marked as deprecated in hangar/v1/history.proto.
 	PlanesFinished   int32                `protobuf:"varint,10,opt,name=planes_finished,json=planesFinished,proto3" json:"planes_finished,omitempty"`
 	CurrentWinStreak int32                `protobuf:"varint,11,opt,name=current_win_streak,json=currentWinStreak,proto3" json:"current_win_streak,omitempty"`
 	LongestWinStreak int32                `protobuf:"varint,12,opt,name=longest_win_streak,json=longestWinStreak,proto3" json:"longest_win_streak,omitempty"`
@@ -592,13 +676,16 @@ type PlayerStats struct {
 	// on the game's leaderboard (unset and 0 when never rated).
 	Rating          *Rating `protobuf:"bytes,15,opt,name=rating,proto3" json:"rating,omitempty"`
 	LeaderboardRank int32   `protobuf:"varint,16,opt,name=leaderboard_rank,json=leaderboardRank,proto3" json:"leaderboard_rank,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// counters are the sums of what the game counted for the player over
+	// these matches, sorted by name; a counter not listed is zero.
+	Counters      []*Counter `protobuf:"bytes,17,rep,name=counters,proto3" json:"counters,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PlayerStats) Reset() {
 	*x = PlayerStats{}
-	mi := &file_hangar_v1_history_proto_msgTypes[6]
+	mi := &file_hangar_v1_history_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -610,7 +697,7 @@ func (x *PlayerStats) String() string {
 func (*PlayerStats) ProtoMessage() {}
 
 func (x *PlayerStats) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[6]
+	mi := &file_hangar_v1_history_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -623,7 +710,7 @@ func (x *PlayerStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerStats.ProtoReflect.Descriptor instead.
 func (*PlayerStats) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{6}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PlayerStats) GetPlayerId() string {
@@ -675,6 +762,7 @@ func (x *PlayerStats) GetForfeits() int32 {
 	return 0
 }
 
+// Deprecated: Marked as deprecated in hangar/v1/history.proto.
 func (x *PlayerStats) GetCapturesMade() int32 {
 	if x != nil {
 		return x.CapturesMade
@@ -682,6 +770,7 @@ func (x *PlayerStats) GetCapturesMade() int32 {
 	return 0
 }
 
+// Deprecated: Marked as deprecated in hangar/v1/history.proto.
 func (x *PlayerStats) GetCapturesSuffered() int32 {
 	if x != nil {
 		return x.CapturesSuffered
@@ -689,6 +778,7 @@ func (x *PlayerStats) GetCapturesSuffered() int32 {
 	return 0
 }
 
+// Deprecated: Marked as deprecated in hangar/v1/history.proto.
 func (x *PlayerStats) GetPlanesFinished() int32 {
 	if x != nil {
 		return x.PlanesFinished
@@ -738,6 +828,13 @@ func (x *PlayerStats) GetLeaderboardRank() int32 {
 	return 0
 }
 
+func (x *PlayerStats) GetCounters() []*Counter {
+	if x != nil {
+		return x.Counters
+	}
+	return nil
+}
+
 type GetPlayerStatsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// player_id selects the player; empty means the caller.
@@ -749,7 +846,7 @@ type GetPlayerStatsRequest struct {
 
 func (x *GetPlayerStatsRequest) Reset() {
 	*x = GetPlayerStatsRequest{}
-	mi := &file_hangar_v1_history_proto_msgTypes[7]
+	mi := &file_hangar_v1_history_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -761,7 +858,7 @@ func (x *GetPlayerStatsRequest) String() string {
 func (*GetPlayerStatsRequest) ProtoMessage() {}
 
 func (x *GetPlayerStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[7]
+	mi := &file_hangar_v1_history_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -774,7 +871,7 @@ func (x *GetPlayerStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPlayerStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetPlayerStatsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{7}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetPlayerStatsRequest) GetPlayerId() string {
@@ -800,7 +897,7 @@ type GetPlayerStatsResponse struct {
 
 func (x *GetPlayerStatsResponse) Reset() {
 	*x = GetPlayerStatsResponse{}
-	mi := &file_hangar_v1_history_proto_msgTypes[8]
+	mi := &file_hangar_v1_history_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -812,7 +909,7 @@ func (x *GetPlayerStatsResponse) String() string {
 func (*GetPlayerStatsResponse) ProtoMessage() {}
 
 func (x *GetPlayerStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[8]
+	mi := &file_hangar_v1_history_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -825,7 +922,7 @@ func (x *GetPlayerStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPlayerStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetPlayerStatsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{8}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetPlayerStatsResponse) GetStats() *PlayerStats {
@@ -853,7 +950,7 @@ type RatingChange struct {
 
 func (x *RatingChange) Reset() {
 	*x = RatingChange{}
-	mi := &file_hangar_v1_history_proto_msgTypes[9]
+	mi := &file_hangar_v1_history_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -865,7 +962,7 @@ func (x *RatingChange) String() string {
 func (*RatingChange) ProtoMessage() {}
 
 func (x *RatingChange) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[9]
+	mi := &file_hangar_v1_history_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -878,7 +975,7 @@ func (x *RatingChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RatingChange.ProtoReflect.Descriptor instead.
 func (*RatingChange) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{9}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RatingChange) GetMatchId() string {
@@ -937,7 +1034,7 @@ type GetRatingHistoryRequest struct {
 
 func (x *GetRatingHistoryRequest) Reset() {
 	*x = GetRatingHistoryRequest{}
-	mi := &file_hangar_v1_history_proto_msgTypes[10]
+	mi := &file_hangar_v1_history_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -949,7 +1046,7 @@ func (x *GetRatingHistoryRequest) String() string {
 func (*GetRatingHistoryRequest) ProtoMessage() {}
 
 func (x *GetRatingHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[10]
+	mi := &file_hangar_v1_history_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -962,7 +1059,7 @@ func (x *GetRatingHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRatingHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetRatingHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{10}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetRatingHistoryRequest) GetPlayerId() string {
@@ -1003,7 +1100,7 @@ type GetRatingHistoryResponse struct {
 
 func (x *GetRatingHistoryResponse) Reset() {
 	*x = GetRatingHistoryResponse{}
-	mi := &file_hangar_v1_history_proto_msgTypes[11]
+	mi := &file_hangar_v1_history_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1112,7 @@ func (x *GetRatingHistoryResponse) String() string {
 func (*GetRatingHistoryResponse) ProtoMessage() {}
 
 func (x *GetRatingHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[11]
+	mi := &file_hangar_v1_history_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1125,7 @@ func (x *GetRatingHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRatingHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetRatingHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{11}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetRatingHistoryResponse) GetChanges() []*RatingChange {
@@ -1060,7 +1157,7 @@ type LeaderboardEntry struct {
 
 func (x *LeaderboardEntry) Reset() {
 	*x = LeaderboardEntry{}
-	mi := &file_hangar_v1_history_proto_msgTypes[12]
+	mi := &file_hangar_v1_history_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1072,7 +1169,7 @@ func (x *LeaderboardEntry) String() string {
 func (*LeaderboardEntry) ProtoMessage() {}
 
 func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[12]
+	mi := &file_hangar_v1_history_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1085,7 +1182,7 @@ func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderboardEntry.ProtoReflect.Descriptor instead.
 func (*LeaderboardEntry) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{12}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *LeaderboardEntry) GetRank() int32 {
@@ -1130,7 +1227,7 @@ type ListLeaderboardRequest struct {
 
 func (x *ListLeaderboardRequest) Reset() {
 	*x = ListLeaderboardRequest{}
-	mi := &file_hangar_v1_history_proto_msgTypes[13]
+	mi := &file_hangar_v1_history_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1142,7 +1239,7 @@ func (x *ListLeaderboardRequest) String() string {
 func (*ListLeaderboardRequest) ProtoMessage() {}
 
 func (x *ListLeaderboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[13]
+	mi := &file_hangar_v1_history_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1155,7 +1252,7 @@ func (x *ListLeaderboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLeaderboardRequest.ProtoReflect.Descriptor instead.
 func (*ListLeaderboardRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{13}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListLeaderboardRequest) GetGame() Game {
@@ -1192,7 +1289,7 @@ type ListLeaderboardResponse struct {
 
 func (x *ListLeaderboardResponse) Reset() {
 	*x = ListLeaderboardResponse{}
-	mi := &file_hangar_v1_history_proto_msgTypes[14]
+	mi := &file_hangar_v1_history_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1204,7 +1301,7 @@ func (x *ListLeaderboardResponse) String() string {
 func (*ListLeaderboardResponse) ProtoMessage() {}
 
 func (x *ListLeaderboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_history_proto_msgTypes[14]
+	mi := &file_hangar_v1_history_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1217,7 +1314,7 @@ func (x *ListLeaderboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLeaderboardResponse.ProtoReflect.Descriptor instead.
 func (*ListLeaderboardResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_history_proto_rawDescGZIP(), []int{14}
+	return file_hangar_v1_history_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListLeaderboardResponse) GetEntries() []*LeaderboardEntry {
@@ -1250,21 +1347,25 @@ const file_hangar_v1_history_proto_rawDesc = "" +
 	"\x02mu\x18\x01 \x01(\x01R\x02mu\x12\x14\n" +
 	"\x05sigma\x18\x02 \x01(\x01R\x05sigma\x12\x14\n" +
 	"\x05score\x18\x03 \x01(\x01R\x05score\x12#\n" +
-	"\rrated_matches\x18\x04 \x01(\x05R\fratedMatches\"\xca\x03\n" +
+	"\rrated_matches\x18\x04 \x01(\x05R\fratedMatches\"3\n" +
+	"\aCounter\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value\"\x86\x04\n" +
 	"\vPlayerMatch\x12&\n" +
 	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x14\n" +
 	"\x05place\x18\x03 \x01(\x05R\x05place\x12.\n" +
-	"\x06result\x18\x04 \x01(\x0e2\x16.hangar.v1.MatchResultR\x06result\x12#\n" +
-	"\rcaptures_made\x18\x05 \x01(\x05R\fcapturesMade\x12+\n" +
-	"\x11captures_suffered\x18\x06 \x01(\x05R\x10capturesSuffered\x12'\n" +
-	"\x0fplanes_finished\x18\a \x01(\x05R\x0eplanesFinished\x12:\n" +
+	"\x06result\x18\x04 \x01(\x0e2\x16.hangar.v1.MatchResultR\x06result\x12'\n" +
+	"\rcaptures_made\x18\x05 \x01(\x05B\x02\x18\x01R\fcapturesMade\x12/\n" +
+	"\x11captures_suffered\x18\x06 \x01(\x05B\x02\x18\x01R\x10capturesSuffered\x12+\n" +
+	"\x0fplanes_finished\x18\a \x01(\x05B\x02\x18\x01R\x0eplanesFinished\x12:\n" +
 	"\vtime_played\x18\b \x01(\v2\x19.google.protobuf.DurationR\n" +
 	"timePlayed\x12\x14\n" +
 	"\x05rated\x18\t \x01(\bR\x05rated\x126\n" +
 	"\rrating_before\x18\n" +
 	" \x01(\v2\x11.hangar.v1.RatingR\fratingBefore\x124\n" +
-	"\frating_after\x18\v \x01(\v2\x11.hangar.v1.RatingR\vratingAfter\"\x95\x03\n" +
+	"\frating_after\x18\v \x01(\v2\x11.hangar.v1.RatingR\vratingAfter\x12.\n" +
+	"\bcounters\x18\f \x03(\v2\x12.hangar.v1.CounterR\bcounters\"\x95\x03\n" +
 	"\x18ListPlayerMatchesRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12#\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12.\n" +
@@ -1285,7 +1386,7 @@ const file_hangar_v1_history_proto_rawDesc = "" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"C\n" +
 	"\x13ExportMatchResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x03R\aversion\"\xaf\x05\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"\xeb\x05\n" +
 	"\vPlayerStats\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12#\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12%\n" +
@@ -1294,18 +1395,19 @@ const file_hangar_v1_history_proto_rawDesc = "" +
 	"matchesWon\x12!\n" +
 	"\fplace_counts\x18\x05 \x03(\x05R\vplaceCounts\x12#\n" +
 	"\raverage_place\x18\x06 \x01(\x01R\faveragePlace\x12\x1a\n" +
-	"\bforfeits\x18\a \x01(\x05R\bforfeits\x12#\n" +
-	"\rcaptures_made\x18\b \x01(\x05R\fcapturesMade\x12+\n" +
-	"\x11captures_suffered\x18\t \x01(\x05R\x10capturesSuffered\x12'\n" +
+	"\bforfeits\x18\a \x01(\x05R\bforfeits\x12'\n" +
+	"\rcaptures_made\x18\b \x01(\x05B\x02\x18\x01R\fcapturesMade\x12/\n" +
+	"\x11captures_suffered\x18\t \x01(\x05B\x02\x18\x01R\x10capturesSuffered\x12+\n" +
 	"\x0fplanes_finished\x18\n" +
-	" \x01(\x05R\x0eplanesFinished\x12,\n" +
+	" \x01(\x05B\x02\x18\x01R\x0eplanesFinished\x12,\n" +
 	"\x12current_win_streak\x18\v \x01(\x05R\x10currentWinStreak\x12,\n" +
 	"\x12longest_win_streak\x18\f \x01(\x05R\x10longestWinStreak\x12:\n" +
 	"\vtime_played\x18\r \x01(\v2\x19.google.protobuf.DurationR\n" +
 	"timePlayed\x12I\n" +
 	"\x13last_match_end_time\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\x10lastMatchEndTime\x12)\n" +
 	"\x06rating\x18\x0f \x01(\v2\x11.hangar.v1.RatingR\x06rating\x12)\n" +
-	"\x10leaderboard_rank\x18\x10 \x01(\x05R\x0fleaderboardRank\"Y\n" +
+	"\x10leaderboard_rank\x18\x10 \x01(\x05R\x0fleaderboardRank\x12.\n" +
+	"\bcounters\x18\x11 \x03(\v2\x12.hangar.v1.CounterR\bcounters\"Y\n" +
 	"\x15GetPlayerStatsRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12#\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\"F\n" +
@@ -1370,72 +1472,75 @@ func file_hangar_v1_history_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_v1_history_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hangar_v1_history_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_hangar_v1_history_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_hangar_v1_history_proto_goTypes = []any{
 	(MatchResult)(0),                  // 0: hangar.v1.MatchResult
 	(*Rating)(nil),                    // 1: hangar.v1.Rating
-	(*PlayerMatch)(nil),               // 2: hangar.v1.PlayerMatch
-	(*ListPlayerMatchesRequest)(nil),  // 3: hangar.v1.ListPlayerMatchesRequest
-	(*ListPlayerMatchesResponse)(nil), // 4: hangar.v1.ListPlayerMatchesResponse
-	(*ExportMatchRequest)(nil),        // 5: hangar.v1.ExportMatchRequest
-	(*ExportMatchResponse)(nil),       // 6: hangar.v1.ExportMatchResponse
-	(*PlayerStats)(nil),               // 7: hangar.v1.PlayerStats
-	(*GetPlayerStatsRequest)(nil),     // 8: hangar.v1.GetPlayerStatsRequest
-	(*GetPlayerStatsResponse)(nil),    // 9: hangar.v1.GetPlayerStatsResponse
-	(*RatingChange)(nil),              // 10: hangar.v1.RatingChange
-	(*GetRatingHistoryRequest)(nil),   // 11: hangar.v1.GetRatingHistoryRequest
-	(*GetRatingHistoryResponse)(nil),  // 12: hangar.v1.GetRatingHistoryResponse
-	(*LeaderboardEntry)(nil),          // 13: hangar.v1.LeaderboardEntry
-	(*ListLeaderboardRequest)(nil),    // 14: hangar.v1.ListLeaderboardRequest
-	(*ListLeaderboardResponse)(nil),   // 15: hangar.v1.ListLeaderboardResponse
-	(*Match)(nil),                     // 16: hangar.v1.Match
-	(*durationpb.Duration)(nil),       // 17: google.protobuf.Duration
-	(Game)(0),                         // 18: hangar.v1.Game
-	(MatchStatus)(0),                  // 19: hangar.v1.MatchStatus
-	(*timestamppb.Timestamp)(nil),     // 20: google.protobuf.Timestamp
+	(*Counter)(nil),                   // 2: hangar.v1.Counter
+	(*PlayerMatch)(nil),               // 3: hangar.v1.PlayerMatch
+	(*ListPlayerMatchesRequest)(nil),  // 4: hangar.v1.ListPlayerMatchesRequest
+	(*ListPlayerMatchesResponse)(nil), // 5: hangar.v1.ListPlayerMatchesResponse
+	(*ExportMatchRequest)(nil),        // 6: hangar.v1.ExportMatchRequest
+	(*ExportMatchResponse)(nil),       // 7: hangar.v1.ExportMatchResponse
+	(*PlayerStats)(nil),               // 8: hangar.v1.PlayerStats
+	(*GetPlayerStatsRequest)(nil),     // 9: hangar.v1.GetPlayerStatsRequest
+	(*GetPlayerStatsResponse)(nil),    // 10: hangar.v1.GetPlayerStatsResponse
+	(*RatingChange)(nil),              // 11: hangar.v1.RatingChange
+	(*GetRatingHistoryRequest)(nil),   // 12: hangar.v1.GetRatingHistoryRequest
+	(*GetRatingHistoryResponse)(nil),  // 13: hangar.v1.GetRatingHistoryResponse
+	(*LeaderboardEntry)(nil),          // 14: hangar.v1.LeaderboardEntry
+	(*ListLeaderboardRequest)(nil),    // 15: hangar.v1.ListLeaderboardRequest
+	(*ListLeaderboardResponse)(nil),   // 16: hangar.v1.ListLeaderboardResponse
+	(*Match)(nil),                     // 17: hangar.v1.Match
+	(*durationpb.Duration)(nil),       // 18: google.protobuf.Duration
+	(Game)(0),                         // 19: hangar.v1.Game
+	(MatchStatus)(0),                  // 20: hangar.v1.MatchStatus
+	(*timestamppb.Timestamp)(nil),     // 21: google.protobuf.Timestamp
 }
 var file_hangar_v1_history_proto_depIdxs = []int32{
-	16, // 0: hangar.v1.PlayerMatch.match:type_name -> hangar.v1.Match
+	17, // 0: hangar.v1.PlayerMatch.match:type_name -> hangar.v1.Match
 	0,  // 1: hangar.v1.PlayerMatch.result:type_name -> hangar.v1.MatchResult
-	17, // 2: hangar.v1.PlayerMatch.time_played:type_name -> google.protobuf.Duration
+	18, // 2: hangar.v1.PlayerMatch.time_played:type_name -> google.protobuf.Duration
 	1,  // 3: hangar.v1.PlayerMatch.rating_before:type_name -> hangar.v1.Rating
 	1,  // 4: hangar.v1.PlayerMatch.rating_after:type_name -> hangar.v1.Rating
-	18, // 5: hangar.v1.ListPlayerMatchesRequest.game:type_name -> hangar.v1.Game
-	19, // 6: hangar.v1.ListPlayerMatchesRequest.status:type_name -> hangar.v1.MatchStatus
-	0,  // 7: hangar.v1.ListPlayerMatchesRequest.result:type_name -> hangar.v1.MatchResult
-	20, // 8: hangar.v1.ListPlayerMatchesRequest.ended_after:type_name -> google.protobuf.Timestamp
-	20, // 9: hangar.v1.ListPlayerMatchesRequest.ended_before:type_name -> google.protobuf.Timestamp
-	2,  // 10: hangar.v1.ListPlayerMatchesResponse.matches:type_name -> hangar.v1.PlayerMatch
-	18, // 11: hangar.v1.PlayerStats.game:type_name -> hangar.v1.Game
-	17, // 12: hangar.v1.PlayerStats.time_played:type_name -> google.protobuf.Duration
-	20, // 13: hangar.v1.PlayerStats.last_match_end_time:type_name -> google.protobuf.Timestamp
-	1,  // 14: hangar.v1.PlayerStats.rating:type_name -> hangar.v1.Rating
-	18, // 15: hangar.v1.GetPlayerStatsRequest.game:type_name -> hangar.v1.Game
-	7,  // 16: hangar.v1.GetPlayerStatsResponse.stats:type_name -> hangar.v1.PlayerStats
-	20, // 17: hangar.v1.RatingChange.end_time:type_name -> google.protobuf.Timestamp
-	1,  // 18: hangar.v1.RatingChange.before:type_name -> hangar.v1.Rating
-	1,  // 19: hangar.v1.RatingChange.after:type_name -> hangar.v1.Rating
-	18, // 20: hangar.v1.GetRatingHistoryRequest.game:type_name -> hangar.v1.Game
-	10, // 21: hangar.v1.GetRatingHistoryResponse.changes:type_name -> hangar.v1.RatingChange
-	1,  // 22: hangar.v1.LeaderboardEntry.rating:type_name -> hangar.v1.Rating
-	18, // 23: hangar.v1.ListLeaderboardRequest.game:type_name -> hangar.v1.Game
-	13, // 24: hangar.v1.ListLeaderboardResponse.entries:type_name -> hangar.v1.LeaderboardEntry
-	13, // 25: hangar.v1.ListLeaderboardResponse.caller_entry:type_name -> hangar.v1.LeaderboardEntry
-	3,  // 26: hangar.v1.HistoryService.ListPlayerMatches:input_type -> hangar.v1.ListPlayerMatchesRequest
-	5,  // 27: hangar.v1.HistoryService.ExportMatch:input_type -> hangar.v1.ExportMatchRequest
-	8,  // 28: hangar.v1.HistoryService.GetPlayerStats:input_type -> hangar.v1.GetPlayerStatsRequest
-	11, // 29: hangar.v1.HistoryService.GetRatingHistory:input_type -> hangar.v1.GetRatingHistoryRequest
-	14, // 30: hangar.v1.HistoryService.ListLeaderboard:input_type -> hangar.v1.ListLeaderboardRequest
-	4,  // 31: hangar.v1.HistoryService.ListPlayerMatches:output_type -> hangar.v1.ListPlayerMatchesResponse
-	6,  // 32: hangar.v1.HistoryService.ExportMatch:output_type -> hangar.v1.ExportMatchResponse
-	9,  // 33: hangar.v1.HistoryService.GetPlayerStats:output_type -> hangar.v1.GetPlayerStatsResponse
-	12, // 34: hangar.v1.HistoryService.GetRatingHistory:output_type -> hangar.v1.GetRatingHistoryResponse
-	15, // 35: hangar.v1.HistoryService.ListLeaderboard:output_type -> hangar.v1.ListLeaderboardResponse
-	31, // [31:36] is the sub-list for method output_type
-	26, // [26:31] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	2,  // 5: hangar.v1.PlayerMatch.counters:type_name -> hangar.v1.Counter
+	19, // 6: hangar.v1.ListPlayerMatchesRequest.game:type_name -> hangar.v1.Game
+	20, // 7: hangar.v1.ListPlayerMatchesRequest.status:type_name -> hangar.v1.MatchStatus
+	0,  // 8: hangar.v1.ListPlayerMatchesRequest.result:type_name -> hangar.v1.MatchResult
+	21, // 9: hangar.v1.ListPlayerMatchesRequest.ended_after:type_name -> google.protobuf.Timestamp
+	21, // 10: hangar.v1.ListPlayerMatchesRequest.ended_before:type_name -> google.protobuf.Timestamp
+	3,  // 11: hangar.v1.ListPlayerMatchesResponse.matches:type_name -> hangar.v1.PlayerMatch
+	19, // 12: hangar.v1.PlayerStats.game:type_name -> hangar.v1.Game
+	18, // 13: hangar.v1.PlayerStats.time_played:type_name -> google.protobuf.Duration
+	21, // 14: hangar.v1.PlayerStats.last_match_end_time:type_name -> google.protobuf.Timestamp
+	1,  // 15: hangar.v1.PlayerStats.rating:type_name -> hangar.v1.Rating
+	2,  // 16: hangar.v1.PlayerStats.counters:type_name -> hangar.v1.Counter
+	19, // 17: hangar.v1.GetPlayerStatsRequest.game:type_name -> hangar.v1.Game
+	8,  // 18: hangar.v1.GetPlayerStatsResponse.stats:type_name -> hangar.v1.PlayerStats
+	21, // 19: hangar.v1.RatingChange.end_time:type_name -> google.protobuf.Timestamp
+	1,  // 20: hangar.v1.RatingChange.before:type_name -> hangar.v1.Rating
+	1,  // 21: hangar.v1.RatingChange.after:type_name -> hangar.v1.Rating
+	19, // 22: hangar.v1.GetRatingHistoryRequest.game:type_name -> hangar.v1.Game
+	11, // 23: hangar.v1.GetRatingHistoryResponse.changes:type_name -> hangar.v1.RatingChange
+	1,  // 24: hangar.v1.LeaderboardEntry.rating:type_name -> hangar.v1.Rating
+	19, // 25: hangar.v1.ListLeaderboardRequest.game:type_name -> hangar.v1.Game
+	14, // 26: hangar.v1.ListLeaderboardResponse.entries:type_name -> hangar.v1.LeaderboardEntry
+	14, // 27: hangar.v1.ListLeaderboardResponse.caller_entry:type_name -> hangar.v1.LeaderboardEntry
+	4,  // 28: hangar.v1.HistoryService.ListPlayerMatches:input_type -> hangar.v1.ListPlayerMatchesRequest
+	6,  // 29: hangar.v1.HistoryService.ExportMatch:input_type -> hangar.v1.ExportMatchRequest
+	9,  // 30: hangar.v1.HistoryService.GetPlayerStats:input_type -> hangar.v1.GetPlayerStatsRequest
+	12, // 31: hangar.v1.HistoryService.GetRatingHistory:input_type -> hangar.v1.GetRatingHistoryRequest
+	15, // 32: hangar.v1.HistoryService.ListLeaderboard:input_type -> hangar.v1.ListLeaderboardRequest
+	5,  // 33: hangar.v1.HistoryService.ListPlayerMatches:output_type -> hangar.v1.ListPlayerMatchesResponse
+	7,  // 34: hangar.v1.HistoryService.ExportMatch:output_type -> hangar.v1.ExportMatchResponse
+	10, // 35: hangar.v1.HistoryService.GetPlayerStats:output_type -> hangar.v1.GetPlayerStatsResponse
+	13, // 36: hangar.v1.HistoryService.GetRatingHistory:output_type -> hangar.v1.GetRatingHistoryResponse
+	16, // 37: hangar.v1.HistoryService.ListLeaderboard:output_type -> hangar.v1.ListLeaderboardResponse
+	33, // [33:38] is the sub-list for method output_type
+	28, // [28:33] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_history_proto_init() }
@@ -1450,7 +1555,7 @@ func file_hangar_v1_history_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_history_proto_rawDesc), len(file_hangar_v1_history_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

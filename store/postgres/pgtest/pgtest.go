@@ -76,6 +76,17 @@ func Server(tb testing.TB) string {
 // and returns its URL.
 func Database(tb testing.TB) string {
 	tb.Helper()
+	url := EmptyDatabase(tb)
+	if err := postgres.Migrate(url); err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	return url
+}
+
+// EmptyDatabase creates a fresh database without any schema for tb (for
+// tests of the migrations), dropped when tb ends, and returns its URL.
+func EmptyDatabase(tb testing.TB) string {
+	tb.Helper()
 	srv := Server(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -93,9 +104,6 @@ func Database(tb testing.TB) string {
 			tb.Logf("pgtest: drop %s: %v", name, err)
 		}
 	})
-	if err := postgres.Migrate(url); err != nil {
-		tb.Fatalf("pgtest: %v", err)
-	}
 	return url
 }
 
