@@ -20,6 +20,7 @@ package game
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -154,4 +155,20 @@ func (r Registry) Named(name string) Game {
 		}
 	}
 	return nil
+}
+
+// Classify puts an engine's error under the contract's umbrellas: ErrInvalid
+// when err wraps the engine's invalid umbrella, ErrIllegal when it wraps its
+// illegal one (the engine's error stays in the chain for the message), any
+// other error as it is.
+func Classify(err, invalid, illegal error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, invalid):
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	case errors.Is(err, illegal):
+		return fmt.Errorf("%w: %w", ErrIllegal, err)
+	}
+	return err
 }

@@ -4,7 +4,6 @@
 package aeroplane
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -120,18 +119,8 @@ func (Game) Count(ev *hangarv1.Event, add func(seat int32, counter string, n int
 	}
 }
 
-// wrap puts an engine error under the contract's umbrella.
-func wrap(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, engine.ErrInvalid):
-		return fmt.Errorf("%w: %w", game.ErrInvalid, err)
-	case errors.Is(err, engine.ErrIllegal):
-		return fmt.Errorf("%w: %w", game.ErrIllegal, err)
-	}
-	return err
-}
+// wrap puts an engine error under the contract's umbrellas.
+func wrap(err error) error { return game.Classify(err, engine.ErrInvalid, engine.ErrIllegal) }
 
 // State is a game of Aeroplane Chess in play.
 type State struct{ s engine.State }

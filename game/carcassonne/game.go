@@ -1,7 +1,6 @@
 package carcassonne
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -129,18 +128,8 @@ var pointsCounter = map[carcassonnev1.FeatureKind]string{
 	carcassonnev1.FeatureKind_FEATURE_KIND_FIELD:    PointsField,
 }
 
-// wrap puts an engine error under the contract's umbrella.
-func wrap(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, engine.ErrInvalid):
-		return fmt.Errorf("%w: %w", game.ErrInvalid, err)
-	case errors.Is(err, engine.ErrIllegal):
-		return fmt.Errorf("%w: %w", game.ErrIllegal, err)
-	}
-	return err
-}
+// wrap puts an engine error under the contract's umbrellas.
+func wrap(err error) error { return game.Classify(err, engine.ErrInvalid, engine.ErrIllegal) }
 
 // State is a game of Carcassonne in play: the engine's state and the
 // match's seat of each engine player.
