@@ -77,7 +77,7 @@ func recordMatch(t *testing.T, g game.Game, opts *hangarv1.GameOptions, seats in
 			st = add(st.Prepare(rng))
 			continue
 		}
-		st = add(st.Act(turn, st.Bot(rng), rng))
+		st = add(st.Act(turn, st.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng))
 		st = add(st.Prepare(rng))
 	}
 	end := &hangarv1.MatchEnded{Status: hangarv1.MatchStatus_MATCH_STATUS_FINISHED}

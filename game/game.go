@@ -100,8 +100,9 @@ type State interface {
 	// Legal lists what seat may do now; empty when it is not the seat's
 	// turn or the seat must roll.
 	Legal(seat int32) Legal
-	// Bot is the action a bot takes for the seat to act.
-	Bot(rng *rand.Rand) Action
+	// Bot is the action a bot of the given level (unspecified: greedy)
+	// takes for the seat to act; rng breaks its ties.
+	Bot(level hangarv1.BotLevel, rng *rand.Rand) Action
 	// Apply folds one stored game event, as Act, Prepare and Resign
 	// returned it, onto the state.
 	Apply(ev *hangarv1.Event) (State, error)

@@ -82,7 +82,7 @@ func (s *Service) botStep(ctx context.Context, id string, rng *rand.Rand) (bool,
 	req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.version, RequestId: fmt.Sprintf("bot:%d", m.version)}
 	cmd := store.Command{RequestID: req.RequestId, Fingerprint: fingerprint(req)}
 	_, err = s.commit(ctx, m, cmd, func(m *match) (step, error) {
-		g, evs, err := m.play.Act(seatNo, m.play.Bot(rng), s.rand)
+		g, evs, err := m.play.Act(seatNo, m.play.Bot(m.botLevel, rng), s.rand)
 		return step{events: evs, play: g}, err
 	})
 	return err == nil, err

@@ -93,7 +93,7 @@ func (s *Service) timeout(ctx context.Context, m *match) error {
 			}
 			var more, drawn []*hangarv1.Event
 			var err error
-			if g, more, err = g.Act(seatNo, g.Bot(rng), s.rand); err != nil {
+			if g, more, err = g.Act(seatNo, g.Bot(m.botLevel, rng), s.rand); err != nil {
 				return step{}, err
 			}
 			if g, drawn, err = g.Prepare(s.rand); err != nil {

@@ -51,6 +51,8 @@ type match struct {
 	// after that many timeouts in a row (0: never).
 	turnTime time.Duration
 	botAfter int32
+	// botLevel is how the server plays the seats it plays.
+	botLevel hangarv1.BotLevel
 	// last is the time of the latest event: turn clocks run from it.
 	last time.Time
 }
@@ -150,6 +152,7 @@ func (m *match) record(ev *hangarv1.Event, t time.Time, fold bool) error {
 		m.options = b.MatchCreated.GetOptions()
 		m.turnTime = b.MatchCreated.GetTurnTime().AsDuration()
 		m.botAfter = b.MatchCreated.GetTimeoutsBeforeBot()
+		m.botLevel = b.MatchCreated.GetBotLevel()
 		m.created = t
 		for _, n := range g.Seats(m.options, int(b.MatchCreated.GetSeatCount())) {
 			m.seats = append(m.seats, seat{seat: n, status: hangarv1.SeatStatus_SEAT_STATUS_EMPTY})
@@ -272,7 +275,7 @@ var statusProto = map[store.Status]hangarv1.MatchStatus{
 func (m *match) summary() *hangarv1.Match {
 	pm := &hangarv1.Match{
 		MatchId: m.id, Game: m.game.Enum(), Status: statusProto[m.status], Version: m.version,
-		CreatorId: m.creator, Options: m.options, CreateTime: timestamppb.New(m.created),
+		CreatorId: m.creator, Options: m.options, CreateTime: timestamppb.New(m.created), BotLevel: m.botLevel,
 	}
 	if !m.started.IsZero() {
 		pm.StartTime = timestamppb.New(m.started)

@@ -43,6 +43,9 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: turn_time must be 1s to 30 days", errInvalid))
 		}
 	}
+	if _, ok := hangarv1.BotLevel_name[int32(req.GetBotLevel())]; !ok {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: unknown bot_level", errInvalid))
+	}
 	if b := req.GetTimeoutsBeforeBot(); b < 0 || b > 1000 || (b > 0 && req.GetTurnTime() == nil) {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: timeouts_before_bot must be 0 to 1000, and needs turn_time", errInvalid))
 	}
@@ -60,7 +63,7 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 	out, err := s.commit(ctx, s.newMatch(id), cmd, func(*match) (step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID,
-			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot()}}}}
+			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot(), BotLevel: req.GetBotLevel()}}}}
 		seats := g.Seats(opts, n)
 		if !req.GetObserveOnly() {
 			evs = append(evs, joined(seats[0], me))

@@ -49,7 +49,7 @@ func recordedGame(tb testing.TB) (*match, []store.Event) {
 	add(started(seats))
 	for !m.play.Over() {
 		turn, _ := m.play.Turn()
-		_, evs, err := m.play.Act(turn, m.play.Bot(rng), rng)
+		_, evs, err := m.play.Act(turn, m.play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -56,7 +56,7 @@ func playedMatch(t *testing.T, seed uint64) (before, after *match, log []*hangar
 			continue
 		}
 		turn, _ := m.play.Turn()
-		_, evs, err := m.play.Act(turn, m.play.Bot(rng), rng)
+		_, evs, err := m.play.Act(turn, m.play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)
 		if err != nil {
 			t.Fatal(err)
 		}

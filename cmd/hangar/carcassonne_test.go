@@ -8,17 +8,25 @@ import (
 )
 
 // TestCarcassonneBotsPlayToTheEnd: a bots-only Carcassonne match of each
-// size plays to its end through the server; every command is checked
-// against a fold of its stored events (CheckFold).
+// size (Greedy bots in even sizes, Random in odd) plays to its end through
+// the server; every command is checked against a fold of its stored events
+// (CheckFold).
 func TestCarcassonneBotsPlayToTheEnd(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		ada := newClient(t, n.Addr(), "Ada")
 		for seats := int32(2); seats <= 5; seats++ {
+			level := hangarv1.BotLevel_BOT_LEVEL_GREEDY
+			if seats%2 == 1 {
+				level = hangarv1.BotLevel_BOT_LEVEL_RANDOM
+			}
 			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE,
-				SeatCount: seats, BotSeats: seats, ObserveOnly: true, RequestId: reqID()})
+				SeatCount: seats, BotSeats: seats, ObserveOnly: true, RequestId: reqID(), BotLevel: level})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if cr.GetMatch().GetBotLevel() != level {
+				t.Fatalf("bot level %v, want %v", cr.GetMatch().GetBotLevel(), level)
 			}
 			id := cr.GetMatch().GetMatchId()
 			w := startWatcher(ada.ctx(), ada, id, 0)

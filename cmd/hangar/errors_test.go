@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
 
@@ -88,6 +89,19 @@ func TestBadCommandsGetTheirStatusAndWriteNothing(t *testing.T) {
 			}, codes.PermissionDenied},
 			{"unknown game", func() error {
 				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: 99, SeatCount: 2})
+				return err
+			}, codes.InvalidArgument},
+			{"unknown bot level", func() error {
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotLevel: 7})
+				return err
+			}, codes.InvalidArgument},
+			{"carcassonne options for aeroplane", func() error {
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
+					Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Carcassonne{Carcassonne: &carcassonnev1.Options{}}}})
+				return err
+			}, codes.InvalidArgument},
+			{"six Carcassonne seats", func() error {
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 6})
 				return err
 			}, codes.InvalidArgument},
 			{"too many seats", func() error {

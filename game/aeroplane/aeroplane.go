@@ -197,12 +197,16 @@ func (g State) Legal(seat int32) game.Legal {
 	return l
 }
 
-// Bot implements game.State: the Greedy bot.
-func (g State) Bot(rng *rand.Rand) game.Action {
+// Bot implements game.State: the engine's Greedy or Random bot.
+func (g State) Bot(level hangarv1.BotLevel, rng *rand.Rand) game.Action {
 	if g.needsRoll() {
 		return game.Action{Roll: true}
 	}
-	m := bot.NewGreedy(rng).Choose(g.s)
+	var b bot.Bot = bot.NewGreedy(rng)
+	if level == hangarv1.BotLevel_BOT_LEVEL_RANDOM {
+		b = bot.NewRandom(rng)
+	}
+	m := b.Choose(g.s)
 	return game.Action{Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: moveProto(m)}}}
 }
 

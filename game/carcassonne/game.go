@@ -251,10 +251,14 @@ func (g State) Legal(seat int32) game.Legal {
 	return l
 }
 
-// Bot implements game.State: the Greedy bot. A flight it chooses is sent
-// as "fly", and Act rolls for it as for a player.
-func (g State) Bot(rng *rand.Rand) game.Action {
-	m := bot.NewGreedy(rng).Choose(g.s)
+// Bot implements game.State: the engine's Greedy or Random bot. A flight
+// it chooses is sent as "fly", and Act rolls for it as for a player.
+func (g State) Bot(level hangarv1.BotLevel, rng *rand.Rand) game.Action {
+	var b bot.Bot = bot.NewGreedy(rng)
+	if level == hangarv1.BotLevel_BOT_LEVEL_RANDOM {
+		b = bot.NewRandom(rng)
+	}
+	m := b.Choose(g.s)
 	return game.Action{Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Carcassonne{Carcassonne: MoveProto(m)}}}
 }
 

@@ -76,6 +76,60 @@ func (Game) EnumDescriptor() ([]byte, []int) {
 	return file_hangar_v1_match_proto_rawDescGZIP(), []int{0}
 }
 
+// BotLevel chooses how the server plays the seats it plays: bot seats,
+// seats handed to a bot, forfeited seats and timed-out turns.
+type BotLevel int32
+
+const (
+	// BOT_LEVEL_UNSPECIFIED plays as BOT_LEVEL_GREEDY.
+	BotLevel_BOT_LEVEL_UNSPECIFIED BotLevel = 0
+	// BOT_LEVEL_GREEDY plays the move that looks best one move ahead.
+	BotLevel_BOT_LEVEL_GREEDY BotLevel = 1
+	// BOT_LEVEL_RANDOM plays a legal move at random (for beginners and tests).
+	BotLevel_BOT_LEVEL_RANDOM BotLevel = 2
+)
+
+// Enum value maps for BotLevel.
+var (
+	BotLevel_name = map[int32]string{
+		0: "BOT_LEVEL_UNSPECIFIED",
+		1: "BOT_LEVEL_GREEDY",
+		2: "BOT_LEVEL_RANDOM",
+	}
+	BotLevel_value = map[string]int32{
+		"BOT_LEVEL_UNSPECIFIED": 0,
+		"BOT_LEVEL_GREEDY":      1,
+		"BOT_LEVEL_RANDOM":      2,
+	}
+)
+
+func (x BotLevel) Enum() *BotLevel {
+	p := new(BotLevel)
+	*p = x
+	return p
+}
+
+func (x BotLevel) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (BotLevel) Descriptor() protoreflect.EnumDescriptor {
+	return file_hangar_v1_match_proto_enumTypes[1].Descriptor()
+}
+
+func (BotLevel) Type() protoreflect.EnumType {
+	return &file_hangar_v1_match_proto_enumTypes[1]
+}
+
+func (x BotLevel) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use BotLevel.Descriptor instead.
+func (BotLevel) EnumDescriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{1}
+}
+
 // MatchStatus is the life cycle of a match.
 type MatchStatus int32
 
@@ -120,11 +174,11 @@ func (x MatchStatus) String() string {
 }
 
 func (MatchStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_hangar_v1_match_proto_enumTypes[1].Descriptor()
+	return file_hangar_v1_match_proto_enumTypes[2].Descriptor()
 }
 
 func (MatchStatus) Type() protoreflect.EnumType {
-	return &file_hangar_v1_match_proto_enumTypes[1]
+	return &file_hangar_v1_match_proto_enumTypes[2]
 }
 
 func (x MatchStatus) Number() protoreflect.EnumNumber {
@@ -133,7 +187,7 @@ func (x MatchStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use MatchStatus.Descriptor instead.
 func (MatchStatus) EnumDescriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{1}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{2}
 }
 
 // SeatStatus says who holds a seat.
@@ -177,11 +231,11 @@ func (x SeatStatus) String() string {
 }
 
 func (SeatStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_hangar_v1_match_proto_enumTypes[2].Descriptor()
+	return file_hangar_v1_match_proto_enumTypes[3].Descriptor()
 }
 
 func (SeatStatus) Type() protoreflect.EnumType {
-	return &file_hangar_v1_match_proto_enumTypes[2]
+	return &file_hangar_v1_match_proto_enumTypes[3]
 }
 
 func (x SeatStatus) Number() protoreflect.EnumNumber {
@@ -190,7 +244,7 @@ func (x SeatStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SeatStatus.Descriptor instead.
 func (SeatStatus) EnumDescriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{2}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{3}
 }
 
 // MatchFilter chooses which matches ListMatches returns.
@@ -229,11 +283,11 @@ func (x MatchFilter) String() string {
 }
 
 func (MatchFilter) Descriptor() protoreflect.EnumDescriptor {
-	return file_hangar_v1_match_proto_enumTypes[3].Descriptor()
+	return file_hangar_v1_match_proto_enumTypes[4].Descriptor()
 }
 
 func (MatchFilter) Type() protoreflect.EnumType {
-	return &file_hangar_v1_match_proto_enumTypes[3]
+	return &file_hangar_v1_match_proto_enumTypes[4]
 }
 
 func (x MatchFilter) Number() protoreflect.EnumNumber {
@@ -242,7 +296,7 @@ func (x MatchFilter) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use MatchFilter.Descriptor instead.
 func (MatchFilter) EnumDescriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{3}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{4}
 }
 
 // Seat is one place at the table. Seat numbers are the game's own board
@@ -600,8 +654,10 @@ type Match struct {
 	// timeouts_before_bot is how many turns in a row a seat may time out
 	// before a bot takes the seat for good (0: never).
 	TimeoutsBeforeBot int32 `protobuf:"varint,15,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// bot_level is how the server plays the seats it plays.
+	BotLevel      BotLevel `protobuf:"varint,16,opt,name=bot_level,json=botLevel,proto3,enum=hangar.v1.BotLevel" json:"bot_level,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Match) Reset() {
@@ -737,6 +793,13 @@ func (x *Match) GetTimeoutsBeforeBot() int32 {
 		return x.TimeoutsBeforeBot
 	}
 	return 0
+}
+
+func (x *Match) GetBotLevel() BotLevel {
+	if x != nil {
+		return x.BotLevel
+	}
+	return BotLevel_BOT_LEVEL_UNSPECIFIED
 }
 
 // Event is one entry of a match's event stream.
@@ -977,6 +1040,7 @@ type MatchCreated struct {
 	CreatorId         string                 `protobuf:"bytes,4,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
 	TurnTime          *durationpb.Duration   `protobuf:"bytes,5,opt,name=turn_time,json=turnTime,proto3" json:"turn_time,omitempty"`
 	TimeoutsBeforeBot int32                  `protobuf:"varint,6,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
+	BotLevel          BotLevel               `protobuf:"varint,7,opt,name=bot_level,json=botLevel,proto3,enum=hangar.v1.BotLevel" json:"bot_level,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -1051,6 +1115,13 @@ func (x *MatchCreated) GetTimeoutsBeforeBot() int32 {
 		return x.TimeoutsBeforeBot
 	}
 	return 0
+}
+
+func (x *MatchCreated) GetBotLevel() BotLevel {
+	if x != nil {
+		return x.BotLevel
+	}
+	return BotLevel_BOT_LEVEL_UNSPECIFIED
 }
 
 // TurnTimedOut: seat's turn clock fired; the server played the turn for it
@@ -1430,8 +1501,11 @@ type CreateMatchRequest struct {
 	// timeouts_before_bot hands a seat to a bot for good after that many
 	// timeouts in a row (0: never).
 	TimeoutsBeforeBot int32 `protobuf:"varint,8,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// bot_level is how the server plays bot seats, handed-over and forfeited
+	// seats and timed-out turns (default greedy).
+	BotLevel      BotLevel `protobuf:"varint,9,opt,name=bot_level,json=botLevel,proto3,enum=hangar.v1.BotLevel" json:"bot_level,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateMatchRequest) Reset() {
@@ -1518,6 +1592,13 @@ func (x *CreateMatchRequest) GetTimeoutsBeforeBot() int32 {
 		return x.TimeoutsBeforeBot
 	}
 	return 0
+}
+
+func (x *CreateMatchRequest) GetBotLevel() BotLevel {
+	if x != nil {
+		return x.BotLevel
+	}
+	return BotLevel_BOT_LEVEL_UNSPECIFIED
 }
 
 type CreateMatchResponse struct {
@@ -2351,7 +2432,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\bGameMove\x129\n" +
 	"\taeroplane\x18\x01 \x01(\v2\x19.hangar.aeroplane.v1.MoveH\x00R\taeroplane\x12?\n" +
 	"\vcarcassonne\x18\x02 \x01(\v2\x1b.hangar.carcassonne.v1.MoveH\x00R\vcarcassonneB\x06\n" +
-	"\x04game\"\xaa\x05\n" +
+	"\x04game\"\xdc\x05\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12.\n" +
@@ -2371,7 +2452,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\tturn_seat\x18\f \x01(\x05R\bturnSeat\x126\n" +
 	"\tturn_time\x18\r \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12?\n" +
 	"\rturn_deadline\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\fturnDeadline\x12.\n" +
-	"\x13timeouts_before_bot\x18\x0f \x01(\x05R\x11timeoutsBeforeBot\"\xc7\x05\n" +
+	"\x13timeouts_before_bot\x18\x0f \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
+	"\tbot_level\x18\x10 \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\"\xc7\x05\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -2389,7 +2471,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x12seat_handed_to_bot\x18\x10 \x01(\v2\x1a.hangar.v1.SeatHandedToBotH\x00R\x0fseatHandedToBot\x12:\n" +
 	"\taeroplane\x18\x14 \x01(\v2\x1a.hangar.aeroplane.v1.EventH\x00R\taeroplane\x12@\n" +
 	"\vcarcassonne\x18\x15 \x01(\v2\x1c.hangar.carcassonne.v1.EventH\x00R\vcarcassonneB\x06\n" +
-	"\x04body\"\x8b\x02\n" +
+	"\x04body\"\xbd\x02\n" +
 	"\fMatchCreated\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
@@ -2398,7 +2480,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"creator_id\x18\x04 \x01(\tR\tcreatorId\x126\n" +
 	"\tturn_time\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12.\n" +
-	"\x13timeouts_before_bot\x18\x06 \x01(\x05R\x11timeoutsBeforeBot\"D\n" +
+	"\x13timeouts_before_bot\x18\x06 \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
+	"\tbot_level\x18\a \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\"D\n" +
 	"\fTurnTimedOut\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12 \n" +
 	"\vconsecutive\x18\x02 \x01(\x05R\vconsecutive\"B\n" +
@@ -2422,7 +2505,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x06status\x18\x01 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12\x18\n" +
 	"\aranking\x18\x02 \x03(\x05R\aranking\x12\x16\n" +
 	"\x06places\x18\x03 \x03(\x05R\x06places\x12\x16\n" +
-	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\xd1\x02\n" +
+	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\x83\x03\n" +
 	"\x12CreateMatchRequest\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
@@ -2433,7 +2516,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\x06 \x01(\tR\trequestId\x126\n" +
 	"\tturn_time\x18\a \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12.\n" +
-	"\x13timeouts_before_bot\x18\b \x01(\x05R\x11timeoutsBeforeBot\"=\n" +
+	"\x13timeouts_before_bot\x18\b \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
+	"\tbot_level\x18\t \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\"=\n" +
 	"\x13CreateMatchResponse\x12&\n" +
 	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\x99\x01\n" +
 	"\x10JoinMatchRequest\x12\x19\n" +
@@ -2491,7 +2575,11 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x04Game\x12\x14\n" +
 	"\x10GAME_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eGAME_AEROPLANE\x10\x01\x12\x14\n" +
-	"\x10GAME_CARCASSONNE\x10\x02*\x92\x01\n" +
+	"\x10GAME_CARCASSONNE\x10\x02*Q\n" +
+	"\bBotLevel\x12\x19\n" +
+	"\x15BOT_LEVEL_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10BOT_LEVEL_GREEDY\x10\x01\x12\x14\n" +
+	"\x10BOT_LEVEL_RANDOM\x10\x02*\x92\x01\n" +
 	"\vMatchStatus\x12\x1c\n" +
 	"\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MATCH_STATUS_OPEN\x10\x01\x12\x17\n" +
@@ -2537,119 +2625,123 @@ func file_hangar_v1_match_proto_rawDescGZIP() []byte {
 	return file_hangar_v1_match_proto_rawDescData
 }
 
-var file_hangar_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_hangar_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
 var file_hangar_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_hangar_v1_match_proto_goTypes = []any{
 	(Game)(0),                       // 0: hangar.v1.Game
-	(MatchStatus)(0),                // 1: hangar.v1.MatchStatus
-	(SeatStatus)(0),                 // 2: hangar.v1.SeatStatus
-	(MatchFilter)(0),                // 3: hangar.v1.MatchFilter
-	(*Seat)(nil),                    // 4: hangar.v1.Seat
-	(*GameOptions)(nil),             // 5: hangar.v1.GameOptions
-	(*GameState)(nil),               // 6: hangar.v1.GameState
-	(*GameMove)(nil),                // 7: hangar.v1.GameMove
-	(*Match)(nil),                   // 8: hangar.v1.Match
-	(*Event)(nil),                   // 9: hangar.v1.Event
-	(*MatchCreated)(nil),            // 10: hangar.v1.MatchCreated
-	(*TurnTimedOut)(nil),            // 11: hangar.v1.TurnTimedOut
-	(*SeatHandedToBot)(nil),         // 12: hangar.v1.SeatHandedToBot
-	(*PlayerJoined)(nil),            // 13: hangar.v1.PlayerJoined
-	(*PlayerLeft)(nil),              // 14: hangar.v1.PlayerLeft
-	(*MatchStarted)(nil),            // 15: hangar.v1.MatchStarted
-	(*MatchEnded)(nil),              // 16: hangar.v1.MatchEnded
-	(*CreateMatchRequest)(nil),      // 17: hangar.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),     // 18: hangar.v1.CreateMatchResponse
-	(*JoinMatchRequest)(nil),        // 19: hangar.v1.JoinMatchRequest
-	(*JoinMatchResponse)(nil),       // 20: hangar.v1.JoinMatchResponse
-	(*LeaveMatchRequest)(nil),       // 21: hangar.v1.LeaveMatchRequest
-	(*LeaveMatchResponse)(nil),      // 22: hangar.v1.LeaveMatchResponse
-	(*StartMatchRequest)(nil),       // 23: hangar.v1.StartMatchRequest
-	(*StartMatchResponse)(nil),      // 24: hangar.v1.StartMatchResponse
-	(*GetMatchRequest)(nil),         // 25: hangar.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),        // 26: hangar.v1.GetMatchResponse
-	(*ListMatchesRequest)(nil),      // 27: hangar.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),     // 28: hangar.v1.ListMatchesResponse
-	(*WatchMatchRequest)(nil),       // 29: hangar.v1.WatchMatchRequest
-	(*WatchMatchResponse)(nil),      // 30: hangar.v1.WatchMatchResponse
-	(*ListMatchEventsRequest)(nil),  // 31: hangar.v1.ListMatchEventsRequest
-	(*ListMatchEventsResponse)(nil), // 32: hangar.v1.ListMatchEventsResponse
-	(*v1.Options)(nil),              // 33: hangar.aeroplane.v1.Options
-	(*v11.Options)(nil),             // 34: hangar.carcassonne.v1.Options
-	(*v1.State)(nil),                // 35: hangar.aeroplane.v1.State
-	(*v11.State)(nil),               // 36: hangar.carcassonne.v1.State
-	(*v1.Move)(nil),                 // 37: hangar.aeroplane.v1.Move
-	(*v11.Move)(nil),                // 38: hangar.carcassonne.v1.Move
-	(*timestamppb.Timestamp)(nil),   // 39: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),     // 40: google.protobuf.Duration
-	(*v1.Event)(nil),                // 41: hangar.aeroplane.v1.Event
-	(*v11.Event)(nil),               // 42: hangar.carcassonne.v1.Event
+	(BotLevel)(0),                   // 1: hangar.v1.BotLevel
+	(MatchStatus)(0),                // 2: hangar.v1.MatchStatus
+	(SeatStatus)(0),                 // 3: hangar.v1.SeatStatus
+	(MatchFilter)(0),                // 4: hangar.v1.MatchFilter
+	(*Seat)(nil),                    // 5: hangar.v1.Seat
+	(*GameOptions)(nil),             // 6: hangar.v1.GameOptions
+	(*GameState)(nil),               // 7: hangar.v1.GameState
+	(*GameMove)(nil),                // 8: hangar.v1.GameMove
+	(*Match)(nil),                   // 9: hangar.v1.Match
+	(*Event)(nil),                   // 10: hangar.v1.Event
+	(*MatchCreated)(nil),            // 11: hangar.v1.MatchCreated
+	(*TurnTimedOut)(nil),            // 12: hangar.v1.TurnTimedOut
+	(*SeatHandedToBot)(nil),         // 13: hangar.v1.SeatHandedToBot
+	(*PlayerJoined)(nil),            // 14: hangar.v1.PlayerJoined
+	(*PlayerLeft)(nil),              // 15: hangar.v1.PlayerLeft
+	(*MatchStarted)(nil),            // 16: hangar.v1.MatchStarted
+	(*MatchEnded)(nil),              // 17: hangar.v1.MatchEnded
+	(*CreateMatchRequest)(nil),      // 18: hangar.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),     // 19: hangar.v1.CreateMatchResponse
+	(*JoinMatchRequest)(nil),        // 20: hangar.v1.JoinMatchRequest
+	(*JoinMatchResponse)(nil),       // 21: hangar.v1.JoinMatchResponse
+	(*LeaveMatchRequest)(nil),       // 22: hangar.v1.LeaveMatchRequest
+	(*LeaveMatchResponse)(nil),      // 23: hangar.v1.LeaveMatchResponse
+	(*StartMatchRequest)(nil),       // 24: hangar.v1.StartMatchRequest
+	(*StartMatchResponse)(nil),      // 25: hangar.v1.StartMatchResponse
+	(*GetMatchRequest)(nil),         // 26: hangar.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),        // 27: hangar.v1.GetMatchResponse
+	(*ListMatchesRequest)(nil),      // 28: hangar.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),     // 29: hangar.v1.ListMatchesResponse
+	(*WatchMatchRequest)(nil),       // 30: hangar.v1.WatchMatchRequest
+	(*WatchMatchResponse)(nil),      // 31: hangar.v1.WatchMatchResponse
+	(*ListMatchEventsRequest)(nil),  // 32: hangar.v1.ListMatchEventsRequest
+	(*ListMatchEventsResponse)(nil), // 33: hangar.v1.ListMatchEventsResponse
+	(*v1.Options)(nil),              // 34: hangar.aeroplane.v1.Options
+	(*v11.Options)(nil),             // 35: hangar.carcassonne.v1.Options
+	(*v1.State)(nil),                // 36: hangar.aeroplane.v1.State
+	(*v11.State)(nil),               // 37: hangar.carcassonne.v1.State
+	(*v1.Move)(nil),                 // 38: hangar.aeroplane.v1.Move
+	(*v11.Move)(nil),                // 39: hangar.carcassonne.v1.Move
+	(*timestamppb.Timestamp)(nil),   // 40: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),     // 41: google.protobuf.Duration
+	(*v1.Event)(nil),                // 42: hangar.aeroplane.v1.Event
+	(*v11.Event)(nil),               // 43: hangar.carcassonne.v1.Event
 }
 var file_hangar_v1_match_proto_depIdxs = []int32{
-	2,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
-	33, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
-	34, // 2: hangar.v1.GameOptions.carcassonne:type_name -> hangar.carcassonne.v1.Options
-	35, // 3: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
-	36, // 4: hangar.v1.GameState.carcassonne:type_name -> hangar.carcassonne.v1.State
-	37, // 5: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
-	38, // 6: hangar.v1.GameMove.carcassonne:type_name -> hangar.carcassonne.v1.Move
+	3,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
+	34, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
+	35, // 2: hangar.v1.GameOptions.carcassonne:type_name -> hangar.carcassonne.v1.Options
+	36, // 3: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
+	37, // 4: hangar.v1.GameState.carcassonne:type_name -> hangar.carcassonne.v1.State
+	38, // 5: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
+	39, // 6: hangar.v1.GameMove.carcassonne:type_name -> hangar.carcassonne.v1.Move
 	0,  // 7: hangar.v1.Match.game:type_name -> hangar.v1.Game
-	1,  // 8: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
-	4,  // 9: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
-	5,  // 10: hangar.v1.Match.options:type_name -> hangar.v1.GameOptions
-	6,  // 11: hangar.v1.Match.state:type_name -> hangar.v1.GameState
-	39, // 12: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
-	39, // 13: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
-	39, // 14: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
-	40, // 15: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
-	39, // 16: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
-	39, // 17: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
-	10, // 18: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
-	13, // 19: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
-	14, // 20: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
-	15, // 21: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
-	16, // 22: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
-	11, // 23: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
-	12, // 24: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
-	41, // 25: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
-	42, // 26: hangar.v1.Event.carcassonne:type_name -> hangar.carcassonne.v1.Event
-	0,  // 27: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
-	5,  // 28: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
-	40, // 29: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	1,  // 30: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
-	0,  // 31: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
-	5,  // 32: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
-	40, // 33: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
-	8,  // 34: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 35: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 36: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 37: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
-	8,  // 38: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
-	3,  // 39: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
-	0,  // 40: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
-	8,  // 41: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
-	9,  // 42: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	9,  // 43: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	17, // 44: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	19, // 45: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	21, // 46: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	23, // 47: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	25, // 48: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	27, // 49: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	29, // 50: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	31, // 51: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	18, // 52: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	20, // 53: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	22, // 54: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	24, // 55: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	26, // 56: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	28, // 57: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	30, // 58: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	32, // 59: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	52, // [52:60] is the sub-list for method output_type
-	44, // [44:52] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	2,  // 8: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
+	5,  // 9: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
+	6,  // 10: hangar.v1.Match.options:type_name -> hangar.v1.GameOptions
+	7,  // 11: hangar.v1.Match.state:type_name -> hangar.v1.GameState
+	40, // 12: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
+	40, // 13: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
+	40, // 14: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
+	41, // 15: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
+	40, // 16: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
+	1,  // 17: hangar.v1.Match.bot_level:type_name -> hangar.v1.BotLevel
+	40, // 18: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
+	11, // 19: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
+	14, // 20: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
+	15, // 21: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
+	16, // 22: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
+	17, // 23: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
+	12, // 24: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
+	13, // 25: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
+	42, // 26: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
+	43, // 27: hangar.v1.Event.carcassonne:type_name -> hangar.carcassonne.v1.Event
+	0,  // 28: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
+	6,  // 29: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
+	41, // 30: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	1,  // 31: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
+	2,  // 32: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
+	0,  // 33: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
+	6,  // 34: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
+	41, // 35: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
+	1,  // 36: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
+	9,  // 37: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
+	9,  // 38: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
+	9,  // 39: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
+	9,  // 40: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
+	9,  // 41: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
+	4,  // 42: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
+	0,  // 43: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
+	9,  // 44: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
+	10, // 45: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
+	10, // 46: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	18, // 47: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	20, // 48: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	22, // 49: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	24, // 50: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	26, // 51: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	28, // 52: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	30, // 53: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	32, // 54: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	19, // 55: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	21, // 56: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	23, // 57: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	25, // 58: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	27, // 59: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	29, // 60: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	31, // 61: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	33, // 62: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	55, // [55:63] is the sub-list for method output_type
+	47, // [47:55] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -2686,7 +2778,7 @@ func file_hangar_v1_match_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_match_proto_rawDesc), len(file_hangar_v1_match_proto_rawDesc)),
-			NumEnums:      4,
+			NumEnums:      5,
 			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
