@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
@@ -34,6 +35,21 @@ var (
 	// ErrIllegal: the command breaks a rule in the current state
 	// (FailedPrecondition).
 	ErrIllegal = errors.New("not allowed now")
+)
+
+// Reasons a rule refuses a command, under ErrIllegal. Adapters map their
+// engine's errors onto them (Classify), so that clients get one stable
+// reason per kind of refusal whatever the game.
+var (
+	// ErrNotYourTurn: another seat is to act.
+	ErrNotYourTurn = fmt.Errorf("%w: not your turn", ErrIllegal)
+	// ErrWrongPhase: the action does not belong to this step of the turn
+	// (a move before the roll, a roll in a game without dice).
+	ErrWrongPhase = fmt.Errorf("%w: not at this step of the turn", ErrIllegal)
+	// ErrIllegalMove: the move breaks a rule of the game here.
+	ErrIllegalMove = fmt.Errorf("%w: illegal move", ErrIllegal)
+	// ErrGameOver: the game has ended.
+	ErrGameOver = fmt.Errorf("%w: the game is over", ErrIllegal)
 )
 
 // Rand is the server's source of chance: IntN returns a uniform integer in
@@ -98,7 +114,7 @@ type State interface {
 	// wrap ErrIllegal when the seat is not in play.
 	Resign(seat int32) (State, []*hangarv1.Event, error)
 	// Legal lists what seat may do now; empty when it is not the seat's
-	// turn or the seat must roll.
+	// turn (or the game is over) or the seat must roll (then Roll is set).
 	Legal(seat int32) Legal
 	// Bot is the action a bot of the given level (unspecified: greedy)
 	// takes for the seat to act; rng breaks its ties.
@@ -123,6 +139,8 @@ type Legal struct {
 	Moves []*hangarv1.GameMove
 	// Die is the roll the moves are for (games with dice; else 0).
 	Die int32
+	// Roll is set when the seat is to act and must roll first.
+	Roll bool
 }
 
 // Place is one seat's final standing: Place 1 is first; seats that tie share
@@ -158,18 +176,44 @@ func (r Registry) Named(name string) Game {
 	return nil
 }
 
-// Classify puts an engine's error under the contract's umbrellas: ErrInvalid
-// when err wraps the engine's invalid umbrella, ErrIllegal when it wraps its
-// illegal one (the engine's error stays in the chain for the message), any
-// other error as it is.
-func Classify(err, invalid, illegal error) error {
-	switch {
-	case err == nil:
+// Classify puts an engine's error under the contract's umbrellas: the
+// reason reasons maps it to (keys are the engine's errors), else ErrInvalid
+// when err wraps the engine's invalid umbrella and ErrIllegal when it wraps
+// its illegal one. The message keeps what the engine said after its own
+// umbrella ("aeroplane: illegal: not your turn" says "not your turn"), so no
+// package prefix reaches a client. Any other error comes back as it is.
+func Classify(err, invalid, illegal error, reasons map[error]error) error {
+	if err == nil {
 		return nil
-	case errors.Is(err, invalid):
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
-	case errors.Is(err, illegal):
-		return fmt.Errorf("%w: %w", ErrIllegal, err)
 	}
-	return err
+	var umbrella, under error
+	switch {
+	case errors.Is(err, invalid):
+		umbrella, under = invalid, ErrInvalid
+	case errors.Is(err, illegal):
+		umbrella, under = illegal, ErrIllegal
+	default:
+		return err
+	}
+	for engineErr, reason := range reasons {
+		if errors.Is(err, engineErr) {
+			under = reason
+			break
+		}
+	}
+	msg := err.Error()
+	if _, rest, ok := strings.Cut(msg, umbrella.Error()+": "); ok {
+		msg = rest
+	}
+	return &classified{msg: msg, reason: under, cause: err}
 }
+
+// classified is an engine error under a contract reason, with a message
+// for people.
+type classified struct {
+	msg           string
+	reason, cause error
+}
+
+func (e *classified) Error() string   { return e.msg }
+func (e *classified) Unwrap() []error { return []error{e.reason, e.cause} }

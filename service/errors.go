@@ -3,8 +3,13 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -23,9 +28,79 @@ var (
 	errUnavailable     = errors.New("server is shutting down; reconnect")
 )
 
+// Reasons the service refuses a command, each a stable ErrorInfo reason.
+var (
+	errMatchNotOpen = fmt.Errorf("%w: the match is not open", errRule)
+	errMatchFull    = fmt.Errorf("%w: the match is full", errRule)
+	errSeatTaken    = fmt.Errorf("%w: the seat is taken", errRule)
+	errSeated       = fmt.Errorf("%w: you already sit in this match", errRule)
+	errNotInPlay    = fmt.Errorf("%w: the match is not in play", errRule)
+	errTooFew       = fmt.Errorf("%w: a match needs two seats taken to start", errRule)
+	errNotSeated    = fmt.Errorf("%w: you do not play in this match", errPermission)
+	errNotCreator   = fmt.Errorf("%w: only the creator may do that", errPermission)
+)
+
+// versionConflict is a command's expected version that is not the match's:
+// ABORTED with reason VERSION_CONFLICT and the current version (when the
+// store told it) in the ErrorInfo's metadata.
+type versionConflict struct {
+	match             string
+	current, expected int64 // current 0: not known
+}
+
+func (e *versionConflict) Error() string {
+	if e.current == 0 {
+		return fmt.Sprintf("match %s moved on from version %d; read it again", e.match, e.expected)
+	}
+	return fmt.Sprintf("match %s is at version %d, not %d", e.match, e.current, e.expected)
+}
+
+func (e *versionConflict) Unwrap() error { return store.ErrVersionConflict }
+
+// errorDomain names Hangar as the source of ErrorInfo reasons.
+const errorDomain = "hangar"
+
+// reasons are the stable ErrorInfo reasons, most specific first.
+var reasons = []struct {
+	err    error
+	reason string
+}{
+	{game.ErrNotYourTurn, "NOT_YOUR_TURN"},
+	{game.ErrWrongPhase, "WRONG_PHASE"},
+	{game.ErrIllegalMove, "ILLEGAL_MOVE"},
+	{game.ErrGameOver, "GAME_OVER"},
+	{errMatchNotOpen, "MATCH_NOT_OPEN"},
+	{errMatchFull, "MATCH_FULL"},
+	{errSeatTaken, "SEAT_TAKEN"},
+	{errSeated, "ALREADY_SEATED"},
+	{errNotInPlay, "MATCH_NOT_IN_PLAY"},
+	{errTooFew, "NOT_ENOUGH_PLAYERS"},
+	{errNotSeated, "NOT_SEATED"},
+	{errNotCreator, "NOT_CREATOR"},
+	{store.ErrVersionConflict, "VERSION_CONFLICT"},
+	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
+	{store.ErrExists, "ALREADY_EXISTS"},
+	{errNotFound, "NOT_FOUND"},
+	{store.ErrNotFound, "NOT_FOUND"},
+	{errOutOfRange, "OUT_OF_RANGE"},
+	{errUnauthenticated, "UNAUTHENTICATED"},
+	{errPermission, "PERMISSION_DENIED"},
+	{errInvalid, "INVALID_ARGUMENT"},
+	{errRule, "FAILED_PRECONDITION"},
+	{errUnavailable, "UNAVAILABLE"},
+	{store.ErrUnavailable, "UNAVAILABLE"},
+}
+
+// maxMessage bounds a status message: a client's input is never echoed
+// back whole.
+const maxMessage = 200
+
 // toStatus maps an error to the gRPC status a client sees. It is the only
-// place that chooses codes. Unexpected errors are logged and reported as
-// Internal with a fixed message: their text never reaches a client.
+// place that chooses codes. The status carries a google.rpc.ErrorInfo with
+// a stable reason (reasons); its message names no package, database or
+// host and is at most maxMessage bytes. Unexpected errors are logged and
+// reported as Internal with a fixed message: their text never reaches a
+// client.
 func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 	if err == nil {
 		return nil
@@ -34,6 +109,7 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 		return err
 	}
 	code := codes.Internal
+	msg := err.Error()
 	switch {
 	case errors.Is(err, context.Canceled):
 		code = codes.Canceled
@@ -55,12 +131,44 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 		code = codes.NotFound
 	case errors.Is(err, store.ErrExists), errors.Is(err, store.ErrRequestMismatch):
 		code = codes.AlreadyExists
-	case errors.Is(err, errUnavailable), errors.Is(err, store.ErrUnavailable):
+	case errors.Is(err, errUnavailable):
 		code = codes.Unavailable
+	case errors.Is(err, store.ErrUnavailable):
+		// The driver's text names the database, its user and host.
+		code, msg = codes.Unavailable, "the database is unavailable; retry"
 	}
 	if code == codes.Internal {
 		log.ErrorContext(ctx, "internal error", "err", err)
 		return status.Error(codes.Internal, "internal error")
 	}
-	return status.Error(code, err.Error())
+	st := status.New(code, clientMessage(msg))
+	info := &errdetails.ErrorInfo{Domain: errorDomain, Reason: code.String()}
+	for _, r := range reasons {
+		if errors.Is(err, r.err) {
+			info.Reason = r.reason
+			break
+		}
+	}
+	if vc := (*versionConflict)(nil); errors.As(err, &vc) && vc.current > 0 {
+		info.Metadata = map[string]string{"current_version": strconv.FormatInt(vc.current, 10)}
+	}
+	if d, derr := st.WithDetails(info); derr == nil {
+		st = d
+	}
+	return st.Err()
+}
+
+// clientMessage is msg as a client may see it: without the store's package
+// prefix, valid UTF-8, at most maxMessage bytes.
+func clientMessage(msg string) string {
+	msg = strings.ReplaceAll(msg, "store: ", "")
+	msg = strings.ToValidUTF8(msg, "?")
+	if len(msg) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return msg
 }

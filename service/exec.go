@@ -127,7 +127,7 @@ func (s *Service) exec(ctx context.Context, c command) (outcome, error) {
 					return outcome{}, err
 				}
 			}
-			return outcome{}, fmt.Errorf("%w: match %s is at version %d, not %d", store.ErrVersionConflict, m.id, m.version, c.expected)
+			return outcome{}, &versionConflict{match: m.id, current: m.version, expected: c.expected}
 		}
 	}
 	return s.commit(ctx, m, cmd, c.decide)
@@ -192,7 +192,13 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	}
 	r, err := s.store.Append(ctx, a)
 	if errors.Is(err, store.ErrVersionConflict) {
+		// Another command won the race: say which version it left.
 		s.hub.forget(m.id)
+		vc := &versionConflict{match: m.id, expected: m.version}
+		if row, rerr := s.store.Match(ctx, m.id); rerr == nil {
+			vc.current = row.Version
+		}
+		return outcome{}, vc
 	}
 	if err != nil {
 		return outcome{}, err

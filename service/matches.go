@@ -130,10 +130,10 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 	}
 	c.decide = func(m *match) (step, error) {
 		if m.status != store.StatusOpen {
-			return step{}, fmt.Errorf("%w: the match is not open", errRule)
+			return step{}, errMatchNotOpen
 		}
 		if m.seatOf(me.ID) >= 0 {
-			return step{}, fmt.Errorf("%w: you already sit in this match", errRule)
+			return step{}, errSeated
 		}
 		i := -1
 		if req.Seat != nil {
@@ -141,12 +141,12 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 				return step{}, fmt.Errorf("%w: the match has no seat %d", errInvalid, req.GetSeat())
 			}
 			if m.seats[i].status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
-				return step{}, fmt.Errorf("%w: seat %d is taken", errRule, req.GetSeat())
+				return step{}, fmt.Errorf("%w: seat %d", errSeatTaken, req.GetSeat())
 			}
 		} else {
 			i = slices.IndexFunc(m.seats, func(st seat) bool { return st.status == hangarv1.SeatStatus_SEAT_STATUS_EMPTY })
 			if i < 0 {
-				return step{}, fmt.Errorf("%w: the match is full", errRule)
+				return step{}, errMatchFull
 			}
 		}
 		evs := []*hangarv1.Event{joined(m.seats[i].seat, me)}
@@ -176,7 +176,7 @@ func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReques
 	c.decide = func(m *match) (step, error) {
 		i := m.seatOf(me.ID)
 		if i < 0 {
-			return step{}, fmt.Errorf("%w: you do not sit in this match", errPermission)
+			return step{}, errNotSeated
 		}
 		seatNo := m.seats[i].seat
 		switch m.status {
@@ -201,7 +201,7 @@ func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReques
 			left := &hangarv1.Event{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seatNo, PlayerId: me.ID, Forfeited: true}}}
 			return step{events: append([]*hangarv1.Event{left}, gevs...), play: g}, nil
 		}
-		return step{}, fmt.Errorf("%w: the match is over", errRule)
+		return step{}, fmt.Errorf("%w: the match is over", errNotInPlay)
 	}
 	out, err := s.exec(ctx, c)
 	if err != nil {
@@ -219,14 +219,14 @@ func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchReques
 	}
 	c.decide = func(m *match) (step, error) {
 		if m.creator != me.ID {
-			return step{}, fmt.Errorf("%w: only the creator starts a match", errPermission)
+			return step{}, fmt.Errorf("%w: only the creator starts a match", errNotCreator)
 		}
 		if m.status != store.StatusOpen {
-			return step{}, fmt.Errorf("%w: the match is not open", errRule)
+			return step{}, errMatchNotOpen
 		}
 		seats := occupied(m)
 		if len(seats) < 2 {
-			return step{}, fmt.Errorf("%w: a match needs two seats taken to start", errRule)
+			return step{}, errTooFew
 		}
 		return events(started(seats)), nil
 	}

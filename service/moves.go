@@ -28,10 +28,10 @@ func moveCommand(ctx context.Context, matchID string, expected int64, reqID stri
 func playerSeat(m *match, player string) (int32, error) {
 	i := m.seatOf(player)
 	if i < 0 {
-		return 0, fmt.Errorf("%w: you do not play in this match", errPermission)
+		return 0, errNotSeated
 	}
 	if m.status != store.StatusActive {
-		return 0, fmt.Errorf("%w: the match is not in play", errRule)
+		return 0, errNotInPlay
 	}
 	return m.seats[i].seat, nil
 }
@@ -107,10 +107,25 @@ func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMov
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	seatNo, err := playerSeat(m, me.ID)
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
+	resp := &hangarv1.ListLegalMovesResponse{Version: m.version}
+	i := m.seatOf(me.ID)
+	switch {
+	case i < 0:
+		return nil, toStatus(ctx, s.log, errNotSeated)
+	case m.status == store.StatusOpen:
+		resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_NOT_STARTED
+		return resp, nil
+	case m.status != store.StatusActive || m.play.Over():
+		resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_MATCH_OVER
+		return resp, nil
 	}
-	l := m.play.Legal(seatNo)
-	return &hangarv1.ListLegalMovesResponse{Version: m.version, Moves: l.Moves, Die: l.Die}, nil
+	l := m.play.Legal(m.seats[i].seat)
+	resp.Moves, resp.Die = l.Moves, l.Die
+	if len(l.Moves) == 0 {
+		resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_NOT_YOUR_TURN
+		if l.Roll {
+			resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_ROLL_FIRST
+		}
+	}
+	return resp, nil
 }

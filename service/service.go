@@ -134,12 +134,15 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	return s
 }
 
-// ServerOptions are the interceptors the service needs on its grpc.Server:
-// authentication and panic recovery.
+// ServerOptions are what the service needs of its grpc.Server: a request
+// codec that answers undecodable requests with INVALID_ARGUMENT, panic
+// recovery and authentication.
 func (s *Service) ServerOptions() []grpc.ServerOption {
+	codec := newRequestCodec()
 	return []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(s.unaryRecover, s.unaryAuth),
-		grpc.ChainStreamInterceptor(s.streamRecover, s.streamAuth),
+		grpc.ForceServerCodecV2(codec),
+		grpc.ChainUnaryInterceptor(codec.unary, s.unaryRecover, s.unaryAuth),
+		grpc.ChainStreamInterceptor(codec.stream, s.streamRecover, s.streamAuth),
 	}
 }
 

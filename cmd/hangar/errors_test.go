@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -117,12 +122,52 @@ func TestBadCommandsGetTheirStatusAndWriteNothing(t *testing.T) {
 				_, err := ada.matches.GetMatch(ada.ctx(), &hangarv1.GetMatchRequest{MatchId: id, AtVersion: v + 10})
 				return err
 			}, codes.InvalidArgument},
+			{"a megabyte of notation", func() error {
+				_, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: v, RequestId: "a9",
+					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: strings.Repeat("T", 1<<20)}}}})
+				return err
+			}, codes.InvalidArgument},
+			{"undecodable request", func() error {
+				// GetMatchRequest's match_id (field 1) holding bytes that are
+				// not UTF-8: proto3 strings must be.
+				return ada.conn.Invoke(ada.ctx(), hangarv1.MatchService_GetMatch_FullMethodName, &rawMessage{0x0a, 0x02, 0xff, 0xfe},
+					new(rawMessage), grpc.ForceCodecV2(rawCodec{}))
+			}, codes.InvalidArgument},
+			{"truncated request", func() error {
+				return ada.conn.Invoke(ada.ctx(), hangarv1.MoveService_Roll_FullMethodName, &rawMessage{0x0a, 0x09, 'm'},
+					new(rawMessage), grpc.ForceCodecV2(rawCodec{}))
+			}, codes.InvalidArgument},
+		}
+		// The stable reasons of the refusals that have one of their own.
+		reasons := map[string]string{
+			"wrong turn": "NOT_YOUR_TURN", "not seated": "NOT_SEATED", "stale version": "VERSION_CONFLICT",
+			"future version": "VERSION_CONFLICT", "move before roll": "WRONG_PHASE", "malformed move": "INVALID_ARGUMENT",
+			"no token": "UNAUTHENTICATED", "unknown match": "NOT_FOUND", "join a running match": "MATCH_NOT_OPEN",
+			"start by non-creator": "NOT_CREATOR", "leave a match not joined": "NOT_SEATED",
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				err := tc.call()
 				if status.Code(err) != tc.want {
 					t.Fatalf("got %v, want %v", err, tc.want)
+				}
+				st := status.Convert(err)
+				if msg := st.Message(); len(msg) > 210 || strings.Contains(msg, "store:") || strings.Contains(msg, "aeroplane:") {
+					t.Errorf("message of %d bytes: %.80q", len(msg), msg)
+				}
+				if want, ok := reasons[tc.name]; ok {
+					var info *errdetails.ErrorInfo
+					for _, d := range st.Details() {
+						if e, ok := d.(*errdetails.ErrorInfo); ok {
+							info = e
+						}
+					}
+					if info.GetReason() != want || info.GetDomain() != "hangar" {
+						t.Errorf("ErrorInfo %v, want reason %s", info, want)
+					}
+					if want == "VERSION_CONFLICT" && info.GetMetadata()["current_version"] != strconv.FormatInt(v, 10) {
+						t.Errorf("VERSION_CONFLICT metadata %v, want current_version %d", info.GetMetadata(), v)
+					}
 				}
 				if got := ada.get(t, id).GetVersion(); got != v {
 					t.Fatalf("version moved from %d to %d", v, got)
@@ -138,6 +183,24 @@ func TestBadCommandsGetTheirStatusAndWriteNothing(t *testing.T) {
 		}
 	})
 }
+
+// rawMessage is a request's bytes as they go on the wire (rawCodec).
+type rawMessage []byte
+
+// rawCodec sends rawMessages as they are, to put bytes on the wire that no
+// protobuf library would write.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	return mem.BufferSlice{mem.SliceBuffer(*v.(*rawMessage))}, nil
+}
+
+func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	*v.(*rawMessage) = data.Materialize()
+	return nil
+}
+
+func (rawCodec) Name() string { return "proto" }
 
 func TestRetriedCommandIsAppliedOnce(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg Config) {
@@ -180,4 +243,41 @@ func TestRetriedCommandIsAppliedOnce(t *testing.T) {
 			t.Fatalf("retried create = %v, %v; first %v", c2.GetMatch(), err, c1.GetMatch())
 		}
 	})
+}
+
+// TestListLegalMovesSaysWhy: an empty list of legal moves says why.
+func TestListLegalMovesSaysWhy(t *testing.T) {
+	n := node(t, Config{DataDir: t.TempDir()})
+	m, ada, bob := startedMatch(t, n.Addr())
+	id := m.GetMatchId()
+	why := func(c *client, id string) hangarv1.EmptyReason {
+		t.Helper()
+		r, err := c.moves.ListLegalMoves(c.ctx(), &hangarv1.ListLegalMovesRequest{MatchId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.GetMoves()) > 0 {
+			return hangarv1.EmptyReason_EMPTY_REASON_UNSPECIFIED
+		}
+		return r.GetEmptyReason()
+	}
+	if got := why(ada, id); got != hangarv1.EmptyReason_EMPTY_REASON_ROLL_FIRST {
+		t.Errorf("Ada, to roll: %v", got)
+	}
+	if got := why(bob, id); got != hangarv1.EmptyReason_EMPTY_REASON_NOT_YOUR_TURN {
+		t.Errorf("Bob, not to act: %v", got)
+	}
+	lobby, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := why(ada, lobby.GetMatch().GetMatchId()); got != hangarv1.EmptyReason_EMPTY_REASON_NOT_STARTED {
+		t.Errorf("in a lobby: %v", got)
+	}
+	if _, err := bob.matches.LeaveMatch(bob.ctx(), &hangarv1.LeaveMatchRequest{MatchId: id, ExpectedVersion: m.GetVersion()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := why(ada, id); got != hangarv1.EmptyReason_EMPTY_REASON_MATCH_OVER {
+		t.Errorf("after the match: %v", got)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
 	"github.com/hangarhq/hangar/game"
@@ -41,6 +42,16 @@ type Config struct {
 	CrossNode bool
 
 	err error // a flag error found after parsing
+}
+
+// keepalivePolicy accepts clients' keepalive pings every 10 s, with or
+// without a call open (mobile clients keep idle connections warm that
+// way); grpc-go's default of 5 minutes would close such a connection with
+// "too many pings". The server pings an idle connection after a minute and
+// drops it when no answer comes within 20 s.
+var keepalivePolicy = []grpc.ServerOption{
+	grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+	grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second}),
 }
 
 // hosted are the games this server hosts: one line per game.
@@ -95,7 +106,7 @@ func (m *Main) Start(ctx context.Context) error {
 		opts.Games = hosted()
 	}
 	m.svc = service.New(st, m.Log, opts)
-	m.grpc = grpc.NewServer(m.svc.ServerOptions()...)
+	m.grpc = grpc.NewServer(append(m.svc.ServerOptions(), keepalivePolicy...)...)
 	m.svc.Register(m.grpc)
 	m.health = health.NewServer()
 	healthpb.RegisterHealthServer(m.grpc, m.health)

@@ -119,8 +119,16 @@ func (Game) Count(ev *hangarv1.Event, add func(seat int32, counter string, n int
 	}
 }
 
-// wrap puts an engine error under the contract's umbrellas.
-func wrap(err error) error { return game.Classify(err, engine.ErrInvalid, engine.ErrIllegal) }
+// wrap puts an engine error under the contract's umbrellas and reasons.
+func wrap(err error) error { return game.Classify(err, engine.ErrInvalid, engine.ErrIllegal, reasons) }
+
+var reasons = map[error]error{
+	engine.ErrNotYourTurn: game.ErrNotYourTurn,
+	engine.ErrWrongPhase:  game.ErrWrongPhase,
+	engine.ErrIllegalMove: game.ErrIllegalMove,
+	engine.ErrGameOver:    game.ErrGameOver,
+	engine.ErrPlayerDone:  game.ErrNotYourTurn,
+}
 
 // State is a game of Aeroplane Chess in play.
 type State struct{ s engine.State }
@@ -187,8 +195,11 @@ func (g State) needsRoll() bool {
 
 // Legal implements game.State.
 func (g State) Legal(seat int32) game.Legal {
-	if g.s.Over() || int32(g.s.Turn()) != seat || g.needsRoll() {
+	if g.s.Over() || int32(g.s.Turn()) != seat {
 		return game.Legal{}
+	}
+	if g.needsRoll() {
+		return game.Legal{Roll: true}
 	}
 	l := game.Legal{Die: int32(g.s.Die())}
 	for _, m := range g.s.LegalMoves() {

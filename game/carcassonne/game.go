@@ -128,8 +128,22 @@ var pointsCounter = map[carcassonnev1.FeatureKind]string{
 	carcassonnev1.FeatureKind_FEATURE_KIND_FIELD:    PointsField,
 }
 
-// wrap puts an engine error under the contract's umbrellas.
-func wrap(err error) error { return game.Classify(err, engine.ErrInvalid, engine.ErrIllegal) }
+// wrap puts an engine error under the contract's umbrellas and reasons.
+func wrap(err error) error { return game.Classify(err, engine.ErrInvalid, engine.ErrIllegal, reasons) }
+
+var reasons = map[error]error{
+	engine.ErrNotYourTurn: game.ErrNotYourTurn,
+	engine.ErrWrongPhase:  game.ErrWrongPhase,
+	engine.ErrGameOver:    game.ErrGameOver,
+	engine.ErrNotInStack:  game.ErrIllegalMove,
+	engine.ErrPlacement:   game.ErrIllegalMove,
+	engine.ErrNoSpot:      game.ErrIllegalMove,
+	engine.ErrOccupied:    game.ErrIllegalMove,
+	engine.ErrNoFollower:  game.ErrIllegalMove,
+	engine.ErrNoFarmers:   game.ErrIllegalMove,
+	engine.ErrNoMachine:   game.ErrIllegalMove,
+	engine.ErrMustLand:    game.ErrIllegalMove,
+}
 
 // State is a game of Carcassonne in play: the engine's state and the
 // match's seat of each engine player.
@@ -210,10 +224,10 @@ func (g State) Prepare(r game.Rand) (game.State, []*hangarv1.Event, error) {
 func (g State) Act(seat int32, a game.Action, r game.Rand) (game.State, []*hangarv1.Event, error) {
 	p := g.player(seat)
 	if p < 0 {
-		return nil, nil, fmt.Errorf("%w: seat %d is not in the game", game.ErrIllegal, seat)
+		return nil, nil, fmt.Errorf("%w: seat %d is not in the game", game.ErrNotYourTurn, seat)
 	}
 	if a.Roll {
-		return nil, nil, fmt.Errorf("%w: Carcassonne has no die to roll; the server rolls when you fly", game.ErrIllegal)
+		return nil, nil, fmt.Errorf("%w: Carcassonne has no die to roll; the server rolls when you fly", game.ErrWrongPhase)
 	}
 	pm := a.Move.GetCarcassonne()
 	if pm == nil {

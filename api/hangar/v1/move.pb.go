@@ -21,6 +21,66 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// EmptyReason says why a seat has no legal move to list.
+type EmptyReason int32
+
+const (
+	EmptyReason_EMPTY_REASON_UNSPECIFIED EmptyReason = 0
+	// EMPTY_REASON_NOT_YOUR_TURN: another seat is to act.
+	EmptyReason_EMPTY_REASON_NOT_YOUR_TURN EmptyReason = 1
+	// EMPTY_REASON_ROLL_FIRST: it is the caller's turn, and it must Roll.
+	EmptyReason_EMPTY_REASON_ROLL_FIRST EmptyReason = 2
+	// EMPTY_REASON_NOT_STARTED: the match has not started.
+	EmptyReason_EMPTY_REASON_NOT_STARTED EmptyReason = 3
+	// EMPTY_REASON_MATCH_OVER: the match has ended.
+	EmptyReason_EMPTY_REASON_MATCH_OVER EmptyReason = 4
+)
+
+// Enum value maps for EmptyReason.
+var (
+	EmptyReason_name = map[int32]string{
+		0: "EMPTY_REASON_UNSPECIFIED",
+		1: "EMPTY_REASON_NOT_YOUR_TURN",
+		2: "EMPTY_REASON_ROLL_FIRST",
+		3: "EMPTY_REASON_NOT_STARTED",
+		4: "EMPTY_REASON_MATCH_OVER",
+	}
+	EmptyReason_value = map[string]int32{
+		"EMPTY_REASON_UNSPECIFIED":   0,
+		"EMPTY_REASON_NOT_YOUR_TURN": 1,
+		"EMPTY_REASON_ROLL_FIRST":    2,
+		"EMPTY_REASON_NOT_STARTED":   3,
+		"EMPTY_REASON_MATCH_OVER":    4,
+	}
+)
+
+func (x EmptyReason) Enum() *EmptyReason {
+	p := new(EmptyReason)
+	*p = x
+	return p
+}
+
+func (x EmptyReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EmptyReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_hangar_v1_move_proto_enumTypes[0].Descriptor()
+}
+
+func (EmptyReason) Type() protoreflect.EnumType {
+	return &file_hangar_v1_move_proto_enumTypes[0]
+}
+
+func (x EmptyReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EmptyReason.Descriptor instead.
+func (EmptyReason) EnumDescriptor() ([]byte, []int) {
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{0}
+}
+
 type RollRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
@@ -312,11 +372,13 @@ func (x *ListLegalMovesRequest) GetMatchId() string {
 
 type ListLegalMovesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// moves is empty when it is not the caller's move.
+	// moves is empty when it is not the caller's move; empty_reason says why.
 	Moves   []*GameMove `protobuf:"bytes,1,rep,name=moves,proto3" json:"moves,omitempty"`
 	Version int64       `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
 	// die is the roll the moves are for.
-	Die           int32 `protobuf:"varint,3,opt,name=die,proto3" json:"die,omitempty"`
+	Die int32 `protobuf:"varint,3,opt,name=die,proto3" json:"die,omitempty"`
+	// empty_reason says why moves is empty (unset when it is not).
+	EmptyReason   EmptyReason `protobuf:"varint,4,opt,name=empty_reason,json=emptyReason,proto3,enum=hangar.v1.EmptyReason" json:"empty_reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -372,6 +434,13 @@ func (x *ListLegalMovesResponse) GetDie() int32 {
 	return 0
 }
 
+func (x *ListLegalMovesResponse) GetEmptyReason() EmptyReason {
+	if x != nil {
+		return x.EmptyReason
+	}
+	return EmptyReason_EMPTY_REASON_UNSPECIFIED
+}
+
 var File_hangar_v1_move_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_move_proto_rawDesc = "" +
@@ -396,11 +465,18 @@ const file_hangar_v1_move_proto_rawDesc = "" +
 	"\x06events\x18\x01 \x03(\v2\x10.hangar.v1.EventR\x06events\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\"2\n" +
 	"\x15ListLegalMovesRequest\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"o\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\xaa\x01\n" +
 	"\x16ListLegalMovesResponse\x12)\n" +
 	"\x05moves\x18\x01 \x03(\v2\x13.hangar.v1.GameMoveR\x05moves\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\x12\x10\n" +
-	"\x03die\x18\x03 \x01(\x05R\x03die2\xd6\x01\n" +
+	"\x03die\x18\x03 \x01(\x05R\x03die\x129\n" +
+	"\fempty_reason\x18\x04 \x01(\x0e2\x16.hangar.v1.EmptyReasonR\vemptyReason*\xa3\x01\n" +
+	"\vEmptyReason\x12\x1c\n" +
+	"\x18EMPTY_REASON_UNSPECIFIED\x10\x00\x12\x1e\n" +
+	"\x1aEMPTY_REASON_NOT_YOUR_TURN\x10\x01\x12\x1b\n" +
+	"\x17EMPTY_REASON_ROLL_FIRST\x10\x02\x12\x1c\n" +
+	"\x18EMPTY_REASON_NOT_STARTED\x10\x03\x12\x1b\n" +
+	"\x17EMPTY_REASON_MATCH_OVER\x10\x042\xd6\x01\n" +
 	"\vMoveService\x127\n" +
 	"\x04Roll\x12\x16.hangar.v1.RollRequest\x1a\x17.hangar.v1.RollResponse\x127\n" +
 	"\x04Move\x12\x16.hangar.v1.MoveRequest\x1a\x17.hangar.v1.MoveResponse\x12U\n" +
@@ -420,33 +496,36 @@ func file_hangar_v1_move_proto_rawDescGZIP() []byte {
 	return file_hangar_v1_move_proto_rawDescData
 }
 
+var file_hangar_v1_move_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_hangar_v1_move_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_hangar_v1_move_proto_goTypes = []any{
-	(*RollRequest)(nil),            // 0: hangar.v1.RollRequest
-	(*RollResponse)(nil),           // 1: hangar.v1.RollResponse
-	(*MoveRequest)(nil),            // 2: hangar.v1.MoveRequest
-	(*MoveResponse)(nil),           // 3: hangar.v1.MoveResponse
-	(*ListLegalMovesRequest)(nil),  // 4: hangar.v1.ListLegalMovesRequest
-	(*ListLegalMovesResponse)(nil), // 5: hangar.v1.ListLegalMovesResponse
-	(*Event)(nil),                  // 6: hangar.v1.Event
-	(*GameMove)(nil),               // 7: hangar.v1.GameMove
+	(EmptyReason)(0),               // 0: hangar.v1.EmptyReason
+	(*RollRequest)(nil),            // 1: hangar.v1.RollRequest
+	(*RollResponse)(nil),           // 2: hangar.v1.RollResponse
+	(*MoveRequest)(nil),            // 3: hangar.v1.MoveRequest
+	(*MoveResponse)(nil),           // 4: hangar.v1.MoveResponse
+	(*ListLegalMovesRequest)(nil),  // 5: hangar.v1.ListLegalMovesRequest
+	(*ListLegalMovesResponse)(nil), // 6: hangar.v1.ListLegalMovesResponse
+	(*Event)(nil),                  // 7: hangar.v1.Event
+	(*GameMove)(nil),               // 8: hangar.v1.GameMove
 }
 var file_hangar_v1_move_proto_depIdxs = []int32{
-	6, // 0: hangar.v1.RollResponse.events:type_name -> hangar.v1.Event
-	7, // 1: hangar.v1.MoveRequest.move:type_name -> hangar.v1.GameMove
-	6, // 2: hangar.v1.MoveResponse.events:type_name -> hangar.v1.Event
-	7, // 3: hangar.v1.ListLegalMovesResponse.moves:type_name -> hangar.v1.GameMove
-	0, // 4: hangar.v1.MoveService.Roll:input_type -> hangar.v1.RollRequest
-	2, // 5: hangar.v1.MoveService.Move:input_type -> hangar.v1.MoveRequest
-	4, // 6: hangar.v1.MoveService.ListLegalMoves:input_type -> hangar.v1.ListLegalMovesRequest
-	1, // 7: hangar.v1.MoveService.Roll:output_type -> hangar.v1.RollResponse
-	3, // 8: hangar.v1.MoveService.Move:output_type -> hangar.v1.MoveResponse
-	5, // 9: hangar.v1.MoveService.ListLegalMoves:output_type -> hangar.v1.ListLegalMovesResponse
-	7, // [7:10] is the sub-list for method output_type
-	4, // [4:7] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	7, // 0: hangar.v1.RollResponse.events:type_name -> hangar.v1.Event
+	8, // 1: hangar.v1.MoveRequest.move:type_name -> hangar.v1.GameMove
+	7, // 2: hangar.v1.MoveResponse.events:type_name -> hangar.v1.Event
+	8, // 3: hangar.v1.ListLegalMovesResponse.moves:type_name -> hangar.v1.GameMove
+	0, // 4: hangar.v1.ListLegalMovesResponse.empty_reason:type_name -> hangar.v1.EmptyReason
+	1, // 5: hangar.v1.MoveService.Roll:input_type -> hangar.v1.RollRequest
+	3, // 6: hangar.v1.MoveService.Move:input_type -> hangar.v1.MoveRequest
+	5, // 7: hangar.v1.MoveService.ListLegalMoves:input_type -> hangar.v1.ListLegalMovesRequest
+	2, // 8: hangar.v1.MoveService.Roll:output_type -> hangar.v1.RollResponse
+	4, // 9: hangar.v1.MoveService.Move:output_type -> hangar.v1.MoveResponse
+	6, // 10: hangar.v1.MoveService.ListLegalMoves:output_type -> hangar.v1.ListLegalMovesResponse
+	8, // [8:11] is the sub-list for method output_type
+	5, // [5:8] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_move_proto_init() }
@@ -460,13 +539,14 @@ func file_hangar_v1_move_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_move_proto_rawDesc), len(file_hangar_v1_move_proto_rawDesc)),
-			NumEnums:      0,
+			NumEnums:      1,
 			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_hangar_v1_move_proto_goTypes,
 		DependencyIndexes: file_hangar_v1_move_proto_depIdxs,
+		EnumInfos:         file_hangar_v1_move_proto_enumTypes,
 		MessageInfos:      file_hangar_v1_move_proto_msgTypes,
 	}.Build()
 	File_hangar_v1_move_proto = out.File

@@ -1,0 +1,68 @@
+package service
+
+import (
+	"context"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/status"
+)
+
+// requestCodec decodes requests as the standard protobuf codec does, except
+// that grpc-go answers a request that does not decode (truncated bytes,
+// invalid UTF-8 in a string) with INTERNAL, which blames the server. So a
+// decoding error is kept beside the message instead, and the outermost
+// interceptor (checkDecoded) answers INVALID_ARGUMENT before any handler
+// sees the message.
+type requestCodec struct {
+	encoding.CodecV2
+	bad sync.Map // message pointer -> its decoding error
+}
+
+func newRequestCodec() *requestCodec {
+	return &requestCodec{CodecV2: encoding.GetCodecV2(proto.Name)}
+}
+
+// Unmarshal implements encoding.CodecV2.
+func (c *requestCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	if err := c.CodecV2.Unmarshal(data, v); err != nil {
+		c.bad.Store(v, err)
+	}
+	return nil
+}
+
+// invalid reports the decoding error of message v, if it had one.
+func (c *requestCodec) invalid(v any) error {
+	if err, ok := c.bad.LoadAndDelete(v); ok {
+		return status.Errorf(codes.InvalidArgument, "the request does not decode: %s", clientMessage(err.(error).Error()))
+	}
+	return nil
+}
+
+func (c *requestCodec) unary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	if err := c.invalid(req); err != nil {
+		return nil, err
+	}
+	return h(ctx, req)
+}
+
+func (c *requestCodec) stream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	return h(srv, decodedStream{ss, c})
+}
+
+// decodedStream checks each message a stream receives.
+type decodedStream struct {
+	grpc.ServerStream
+	c *requestCodec
+}
+
+func (s decodedStream) RecvMsg(m any) error {
+	if err := s.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	return s.c.invalid(m)
+}
