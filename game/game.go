@@ -100,6 +100,9 @@ type State interface {
 	Turn() (seat int32, ok bool)
 	// Over reports whether the game has ended.
 	Over() bool
+	// Phase names what the game waits for, in the game's own words
+	// (lower case, stable: clients switch on it).
+	Phase() string
 	// Result is the final standing, best first, once the game is over.
 	Result() []Place
 	// Prepare draws the chance the state needs before its next seat can

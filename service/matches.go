@@ -449,13 +449,38 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 		return nil // the client has seen the end already
 	}
 	s.hub.reached(id, m.version)
+	// cur is the match as the watcher has seen it: each event sent is
+	// folded onto it, so that the response says where the match stands
+	// after it (its version, status, turn and phase).
+	cur := m
+	switch {
+	case after == 0:
+		cur = s.newMatch(id)
+	case after != m.version:
+		if cur, err = s.fold(ctx, s.newMatch(id), after); err != nil {
+			return toStatus(ctx, s.log, err)
+		}
+	}
+	cur = cur.clone()
 	for {
 		evs, more, err := s.watchEvents(ctx, id, after)
 		if err != nil {
 			return toStatus(ctx, s.log, err)
 		}
 		for _, ev := range evs {
-			if err := stream.Send(&hangarv1.WatchMatchResponse{Event: ev}); err != nil {
+			if err := cur.apply(ev, ev.GetTime().AsTime()); err != nil {
+				return toStatus(ctx, s.log, err)
+			}
+			resp := &hangarv1.WatchMatchResponse{Event: ev, Version: cur.version, Status: statusProto[cur.status]}
+			if cur.play != nil && cur.status == store.StatusActive {
+				if turn, ok := cur.play.Turn(); ok {
+					resp.TurnSeat = &turn
+				}
+			}
+			if cur.play != nil {
+				resp.Phase = cur.play.Phase()
+			}
+			if err := stream.Send(resp); err != nil {
 				return err
 			}
 			after = ev.GetSeq()

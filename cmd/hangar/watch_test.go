@@ -341,3 +341,73 @@ func (r stallingRand) IntN(n int) int {
 	}
 	return rand.IntN(n)
 }
+
+// TestWatchSaysWhereTheMatchStands: every watch response carries the
+// match's version, status, turn seat (unset when no seat is to act) and
+// phase after its event, for both games, from the start and from the
+// middle; checked against GetMatch at that version.
+func TestWatchSaysWhereTheMatchStands(t *testing.T) {
+	n := node(t, Config{DataDir: t.TempDir()})
+	ada := newClient(t, n.Addr(), "Ada")
+	for _, g := range []hangarv1.Game{hangarv1.Game_GAME_AEROPLANE, hangarv1.Game_GAME_CARCASSONNE} {
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: g, SeatCount: 2, BotSeats: 2,
+			ObserveOnly: true, RequestId: reqID()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := cr.GetMatch().GetMatchId()
+		all := watchResponses(t, ada, id, 0)
+		last := all[len(all)-1].GetVersion()
+		for _, after := range []int64{0, last / 2} {
+			rs := all[after:]
+			if after > 0 {
+				rs = watchResponses(t, ada, id, after)
+			}
+			for k, r := range rs {
+				if r.GetVersion() != r.GetEvent().GetSeq() {
+					t.Fatalf("%v: response for event %d says version %d", g, r.GetEvent().GetSeq(), r.GetVersion())
+				}
+				if k%25 != 0 && k != len(rs)-1 {
+					continue
+				}
+				m, err := ada.matches.GetMatch(ada.ctx(), &hangarv1.GetMatchRequest{MatchId: id, AtVersion: r.GetVersion()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := m.GetMatch()
+				active := st.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_ACTIVE
+				if r.GetStatus() != st.GetStatus() || (r.TurnSeat != nil) != active || (active && r.GetTurnSeat() != st.GetTurnSeat()) {
+					t.Fatalf("%v from %d, at %d: status %v turn %v; GetMatch: status %v turn %d", g, after, r.GetVersion(),
+						r.GetStatus(), r.TurnSeat, st.GetStatus(), st.GetTurnSeat())
+				}
+				phase := st.GetState().GetAeroplane().GetPhase().String() + st.GetState().GetCarcassonne().GetPhase().String()
+				phase = strings.ToLower(strings.ReplaceAll(phase, "PHASE_UNSPECIFIED", ""))
+				if st.GetState() != nil && !strings.Contains(phase, r.GetPhase()) || (st.GetState() != nil) != (r.GetPhase() != "") {
+					t.Fatalf("%v at %d: phase %q; the state's %q", g, r.GetVersion(), r.GetPhase(), phase)
+				}
+			}
+		}
+	}
+}
+
+// watchResponses collects a watch stream's responses until it ends.
+func watchResponses(t *testing.T, c *client, id string, after int64) []*hangarv1.WatchMatchResponse {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(c.ctx(), time.Minute)
+	defer cancel()
+	stream, err := c.matches.WatchMatch(ctx, &hangarv1.WatchMatchRequest{MatchId: id, AfterSeq: after})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*hangarv1.WatchMatchResponse
+	for {
+		r, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+}

@@ -144,6 +144,9 @@ func (g State) Turn() (int32, bool) { return int32(g.s.Turn()), !g.s.Over() }
 // Over implements game.State.
 func (g State) Over() bool { return g.s.Over() }
 
+// Phase implements game.State: "start", "roll", "move" or "over".
+func (g State) Phase() string { return g.s.Phase().String() }
+
 // Result implements game.State: places in the engine's ranking, no ties.
 func (g State) Result() []game.Place {
 	var out []game.Place

@@ -171,6 +171,11 @@ func (g State) Turn() (int32, bool) {
 // Over implements game.State.
 func (g State) Over() bool { return g.s.Over() }
 
+// Phase implements game.State: "draw", "place", "follower", "landing",
+// "scoring" or "over" (a client only meets "place", "follower", "landing"
+// and "over": the server draws and scores within commands).
+func (g State) Phase() string { return g.s.Phase().String() }
+
 // Result implements game.State: by final score, best first; equal scores
 // share a place and no tie-break applies (the engine's Ranking).
 func (g State) Result() []game.Place {

@@ -2242,8 +2242,19 @@ func (x *WatchMatchRequest) GetAfterSeq() int64 {
 }
 
 type WatchMatchResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Event         *Event                 `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Event *Event                 `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// version is the match's version after the event (the event's seq).
+	Version int64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	// status is the match's status after the event.
+	Status MatchStatus `protobuf:"varint,3,opt,name=status,proto3,enum=hangar.v1.MatchStatus" json:"status,omitempty"`
+	// turn_seat is the seat to act after the event; unset when no seat is
+	// (before the start, after the end).
+	TurnSeat *int32 `protobuf:"varint,4,opt,name=turn_seat,json=turnSeat,proto3,oneof" json:"turn_seat,omitempty"`
+	// phase is the game's phase after the event, in the game's own words
+	// (Aeroplane Chess: "start", "roll", "move", "over"; Carcassonne:
+	// "draw", "place", "follower", "landing", "over"); empty before the start.
+	Phase         string `protobuf:"bytes,5,opt,name=phase,proto3" json:"phase,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2283,6 +2294,34 @@ func (x *WatchMatchResponse) GetEvent() *Event {
 		return x.Event
 	}
 	return nil
+}
+
+func (x *WatchMatchResponse) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *WatchMatchResponse) GetStatus() MatchStatus {
+	if x != nil {
+		return x.Status
+	}
+	return MatchStatus_MATCH_STATUS_UNSPECIFIED
+}
+
+func (x *WatchMatchResponse) GetTurnSeat() int32 {
+	if x != nil && x.TurnSeat != nil {
+		return *x.TurnSeat
+	}
+	return 0
+}
+
+func (x *WatchMatchResponse) GetPhase() string {
+	if x != nil {
+		return x.Phase
+	}
+	return ""
 }
 
 type ListMatchEventsRequest struct {
@@ -2560,9 +2599,15 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"K\n" +
 	"\x11WatchMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x1b\n" +
-	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"<\n" +
+	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"\xcc\x01\n" +
 	"\x12WatchMatchResponse\x12&\n" +
-	"\x05event\x18\x01 \x01(\v2\x10.hangar.v1.EventR\x05event\"\x8c\x01\n" +
+	"\x05event\x18\x01 \x01(\v2\x10.hangar.v1.EventR\x05event\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\x12.\n" +
+	"\x06status\x18\x03 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12 \n" +
+	"\tturn_seat\x18\x04 \x01(\x05H\x00R\bturnSeat\x88\x01\x01\x12\x14\n" +
+	"\x05phase\x18\x05 \x01(\tR\x05phaseB\f\n" +
+	"\n" +
+	"_turn_seat\"\x8c\x01\n" +
 	"\x16ListMatchEventsRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x1b\n" +
 	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\x12\x1b\n" +
@@ -2720,28 +2765,29 @@ var file_hangar_v1_match_proto_depIdxs = []int32{
 	0,  // 43: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
 	9,  // 44: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
 	10, // 45: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	10, // 46: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	18, // 47: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	20, // 48: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	22, // 49: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	24, // 50: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	26, // 51: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	28, // 52: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	30, // 53: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	32, // 54: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	19, // 55: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	21, // 56: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	23, // 57: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	25, // 58: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	27, // 59: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	29, // 60: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	31, // 61: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	33, // 62: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	55, // [55:63] is the sub-list for method output_type
-	47, // [47:55] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	2,  // 46: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
+	10, // 47: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	18, // 48: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	20, // 49: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	22, // 50: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	24, // 51: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	26, // 52: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	28, // 53: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	30, // 54: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	32, // 55: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	19, // 56: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	21, // 57: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	23, // 58: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	25, // 59: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	27, // 60: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	29, // 61: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	31, // 62: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	33, // 63: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	56, // [56:64] is the sub-list for method output_type
+	48, // [48:56] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -2773,6 +2819,7 @@ func file_hangar_v1_match_proto_init() {
 		(*Event_Carcassonne)(nil),
 	}
 	file_hangar_v1_match_proto_msgTypes[15].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[26].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
