@@ -375,8 +375,14 @@ func TestWatchSaysWhereTheMatchStands(t *testing.T) {
 					t.Fatal(err)
 				}
 				st := m.GetMatch()
-				active := st.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_ACTIVE
-				if r.GetStatus() != st.GetStatus() || (r.TurnSeat != nil) != active || (active && r.GetTurnSeat() != st.GetTurnSeat()) {
+				// GetMatch says -1 where no seat is to act: before the
+				// start, after the end, and between a game's last move
+				// and MatchEnded.
+				want := st.GetTurnSeat()
+				if st.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+					want = -1
+				}
+				if r.GetStatus() != st.GetStatus() || (r.TurnSeat != nil) != (want >= 0) || (want >= 0 && r.GetTurnSeat() != want) {
 					t.Fatalf("%v from %d, at %d: status %v turn %v; GetMatch: status %v turn %d", g, after, r.GetVersion(),
 						r.GetStatus(), r.TurnSeat, st.GetStatus(), st.GetTurnSeat())
 				}

@@ -2249,7 +2249,8 @@ type WatchMatchResponse struct {
 	// status is the match's status after the event.
 	Status MatchStatus `protobuf:"varint,3,opt,name=status,proto3,enum=hangar.v1.MatchStatus" json:"status,omitempty"`
 	// turn_seat is the seat to act after the event; unset when no seat is
-	// (before the start, after the end).
+	// (before the start, between the game's last move and MatchEnded, after
+	// the end).
 	TurnSeat *int32 `protobuf:"varint,4,opt,name=turn_seat,json=turnSeat,proto3,oneof" json:"turn_seat,omitempty"`
 	// phase is the game's phase after the event, in the game's own words
 	// (Aeroplane Chess: "start", "roll", "move", "over"; Carcassonne:
