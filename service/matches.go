@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -449,6 +450,12 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 		return nil // the client has seen the end already
 	}
 	s.hub.reached(id, m.version)
+	// The watch is valid: say so at once with the response headers, so a
+	// client (or the REST gateway) learns it before the first event, which
+	// may be a long wait away.
+	if err := stream.SendHeader(metadata.MD{}); err != nil {
+		return err
+	}
 	// cur is the match as the watcher has seen it: each event sent is
 	// folded onto it, so that the response says where the match stands
 	// after it (its version, status, turn and phase).

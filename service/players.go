@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,9 +21,46 @@ func (s *Service) CreatePlayer(ctx context.Context, req *hangarv1.CreatePlayerRe
 	if err := checkDisplayName(req.GetDisplayName()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	p := store.Player{ID: newID("p_"), DisplayName: req.GetDisplayName(), Created: s.now().UTC().Truncate(time.Microsecond)}
+	reqID := req.GetRequestId()
+	if reqID != "" && (len(reqID) < 16 || checkRequestID(reqID, true) != nil) {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: request_id of CreatePlayer must be 16 to 128 bytes of printable UTF-8 (a random one)", errInvalid))
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	p := store.Player{ID: newID("p_"), DisplayName: req.GetDisplayName(), Created: now}
+	if reqID != "" {
+		// A retried create must land on the same player: derive its id.
+		h := sha256.Sum256([]byte("player\x00" + reqID))
+		p.ID = "p_" + strings.ToLower(b32.EncodeToString(h[:16]))
+	}
 	tok, hash := newToken()
-	if err := s.store.CreatePlayer(ctx, p, hash); err != nil {
+	err := s.store.CreatePlayer(ctx, p, hash)
+	if errors.Is(err, store.ErrExists) && reqID != "" {
+		return s.retriedCreatePlayer(ctx, p, now)
+	}
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.CreatePlayerResponse{Player: playerProto(p), Token: tok}, nil
+}
+
+// playerRetryWindow is how long a CreatePlayer request_id returns its player.
+const playerRetryWindow = 10 * time.Minute
+
+// retriedCreatePlayer answers a CreatePlayer whose request_id made player
+// want.ID already: the same player, with a new token.
+func (s *Service) retriedCreatePlayer(ctx context.Context, want store.Player, now time.Time) (*hangarv1.CreatePlayerResponse, error) {
+	p, err := s.store.Player(ctx, want.ID)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	if p.DisplayName != want.DisplayName {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: request_id was used with another display_name", errInvalid))
+	}
+	if now.Sub(p.Created) > playerRetryWindow {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: request_id made a player more than %v ago: a retry no longer returns it", store.ErrExists, playerRetryWindow))
+	}
+	tok, hash := newToken()
+	if err := s.store.AddToken(ctx, p.ID, hash, now); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	return &hangarv1.CreatePlayerResponse{Player: playerProto(p), Token: tok}, nil

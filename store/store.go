@@ -203,6 +203,9 @@ type Players interface {
 	Player(ctx context.Context, id string) (Player, error)
 	// PlayerByToken returns the player owning a token hash, or ErrNotFound.
 	PlayerByToken(ctx context.Context, tokenHash []byte) (Player, error)
+	// AddToken gives an existing player another token; ErrNotFound if there
+	// is no such player, ErrExists if the hash is taken.
+	AddToken(ctx context.Context, playerID string, tokenHash []byte, at time.Time) error
 }
 
 // Store is everything the service needs from one database.

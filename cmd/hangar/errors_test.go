@@ -23,6 +23,15 @@ import (
 // it with the client whose turn it is first.
 func startedMatch(t *testing.T, addr string) (m *hangarv1.Match, first, second *client) {
 	t.Helper()
+	return startedMatchOver(t, addr, newClient)
+}
+
+// newClientFunc registers a player and returns its client, over some
+// transport.
+type newClientFunc func(t testing.TB, addr, name string) *client
+
+func startedMatchOver(t *testing.T, addr string, newClient newClientFunc) (m *hangarv1.Match, first, second *client) {
+	t.Helper()
 	ada, bob := newClient(t, addr, "Ada"), newClient(t, addr, "Bob")
 	opts := &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
 		FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}
@@ -38,9 +47,25 @@ func startedMatch(t *testing.T, addr string) (m *hangarv1.Match, first, second *
 }
 
 func TestBadCommandsGetTheirStatusAndWriteNothing(t *testing.T) {
-	eachBackend(t, func(t *testing.T, cfg Config) {
+	eachBackend(t, func(t *testing.T, cfg Config) { badCommands(t, cfg, "grpc", newClient) })
+}
+
+// TestBadCommandsOverHTTP: the same refusals, codes, reasons and messages
+// over REST/JSON and over the Connect protocol.
+func TestBadCommandsOverHTTP(t *testing.T) {
+	for _, tr := range []string{"rest", "connect"} {
+		t.Run(tr, func(t *testing.T) {
+			badCommands(t, Config{DataDir: t.TempDir()}, tr, func(t testing.TB, addr, name string) *client {
+				return httpClient(t, addr, tr, name)
+			})
+		})
+	}
+}
+
+func badCommands(t *testing.T, cfg Config, transport string, newClient newClientFunc) {
+	{
 		n := node(t, cfg)
-		m, ada, bob := startedMatch(t, n.Addr())
+		m, ada, bob := startedMatchOver(t, n.Addr(), newClient)
 		eve := newClient(t, n.Addr(), "Eve")
 		id, v := m.GetMatchId(), m.GetVersion()
 		if m.GetTurnSeat() != 0 {
@@ -127,16 +152,22 @@ func TestBadCommandsGetTheirStatusAndWriteNothing(t *testing.T) {
 					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: strings.Repeat("T", 1<<20)}}}})
 				return err
 			}, codes.InvalidArgument},
-			{"undecodable request", func() error {
+		}
+		if transport == "grpc" {
+			cases = append(cases, []struct {
+				name string
+				call func() error
+				want codes.Code
+			}{{"undecodable request", func() error {
 				// GetMatchRequest's match_id (field 1) holding bytes that are
 				// not UTF-8: proto3 strings must be.
 				return ada.conn.Invoke(ada.ctx(), hangarv1.MatchService_GetMatch_FullMethodName, &rawMessage{0x0a, 0x02, 0xff, 0xfe},
 					new(rawMessage), grpc.ForceCodecV2(rawCodec{}))
 			}, codes.InvalidArgument},
-			{"truncated request", func() error {
-				return ada.conn.Invoke(ada.ctx(), hangarv1.MoveService_Roll_FullMethodName, &rawMessage{0x0a, 0x09, 'm'},
-					new(rawMessage), grpc.ForceCodecV2(rawCodec{}))
-			}, codes.InvalidArgument},
+				{"truncated request", func() error {
+					return ada.conn.Invoke(ada.ctx(), hangarv1.MoveService_Roll_FullMethodName, &rawMessage{0x0a, 0x09, 'm'},
+						new(rawMessage), grpc.ForceCodecV2(rawCodec{}))
+				}, codes.InvalidArgument}}...)
 		}
 		// The stable reasons of the refusals that have one of their own.
 		reasons := map[string]string{
@@ -181,7 +212,7 @@ func TestBadCommandsGetTheirStatusAndWriteNothing(t *testing.T) {
 		if err != nil || len(lm.GetMatches()) != 1 {
 			t.Fatalf("a refused create made a match: %v, %v", lm.GetMatches(), err)
 		}
-	})
+	}
 }
 
 // rawMessage is a request's bytes as they go on the wire (rawCodec).

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -89,13 +90,19 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 func parseConfig(name string, args []string) (Config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	cfg := Config{}
-	fs.StringVar(&cfg.Listen, "listen", envOr("HANGAR_LISTEN", "127.0.0.1:7350"), "address to serve gRPC on (env HANGAR_LISTEN)")
+	fs.StringVar(&cfg.Listen, "listen", envOr("HANGAR_LISTEN", "127.0.0.1:7350"), "address to serve on: gRPC, and REST, Connect, gRPC-Web and the web page over HTTP/1.1 (env HANGAR_LISTEN)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", os.Getenv("HANGAR_DATABASE_URL"), "Postgres URL, postgres://… (env HANGAR_DATABASE_URL); empty: the embedded store")
 	fs.StringVar(&cfg.DataDir, "data-dir", envOr("HANGAR_DATA_DIR", "hangar-data"), "directory of the embedded SQLite store, used without a database URL (env HANGAR_DATA_DIR)")
 	fs.BoolVar(&cfg.CrossNode, "cross-node", true, "deliver changes between nodes sharing a Postgres database (LISTEN/NOTIFY); the embedded store is single-node")
 	fs.DurationVar(&cfg.DrainGrace, "drain-grace", 0, "on SIGTERM, report NOT_SERVING to health checks for this long before draining (let load balancers notice)")
+	cors := fs.String("cors-origins", os.Getenv("HANGAR_CORS_ORIGINS"), "comma-separated origins whose pages may call the HTTP API, e.g. https://app.example; * allows any (env HANGAR_CORS_ORIGINS); empty: CORS off")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
+	}
+	for o := range strings.SplitSeq(*cors, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			cfg.CORSOrigins = append(cfg.CORSOrigins, o)
+		}
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "cross-node" && cfg.CrossNode && cfg.DatabaseURL == "" {

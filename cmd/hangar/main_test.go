@@ -73,7 +73,7 @@ func node(t testing.TB, cfg Config) *Main {
 
 // client is one player's connection.
 type client struct {
-	conn    *grpc.ClientConn
+	conn    grpc.ClientConnInterface
 	token   string
 	id      string
 	players hangarv1.PlayerServiceClient

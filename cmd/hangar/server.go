@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/game/carcassonne"
@@ -40,6 +42,9 @@ type Config struct {
 	DrainGrace time.Duration
 	// CrossNode delivers changes between nodes sharing a Postgres store.
 	CrossNode bool
+	// CORSOrigins are the origins whose pages may call the HTTP side (REST,
+	// Connect, gRPC-Web); "*" allows any. Empty: no CORS headers at all.
+	CORSOrigins []string
 
 	err error // a flag error found after parsing
 }
@@ -73,6 +78,11 @@ type Main struct {
 	grpc   *grpc.Server
 	health *health.Server
 	lis    net.Listener
+	split  *splitListener
+	http   *http.Server
+	selfCC *grpc.ClientConn
+	self   hangarv1.MatchServiceClient
+	httpWG sync.WaitGroup
 	done   chan error
 	name   string
 	stop   sync.Once
@@ -116,8 +126,28 @@ func (m *Main) Start(ctx context.Context) error {
 		st.Close()
 		return err
 	}
+	h, err := m.httpHandler(m.grpc, nil)
+	if err == nil {
+		m.selfCC, err = dialSelf(lis.Addr())
+	}
+	if err != nil {
+		m.svc.Close()
+		lis.Close()
+		st.Close()
+		return err
+	}
+	m.self = hangarv1.NewMatchServiceClient(m.selfCC)
+	m.split = newSplitListener(lis)
+	m.http = newHTTPServer(h)
 	m.done = make(chan error, 1)
-	go func() { m.done <- m.grpc.Serve(lis) }()
+	go func() { m.done <- m.grpc.Serve(m.split.h2) }()
+	m.httpWG.Add(1)
+	go func() {
+		defer m.httpWG.Done()
+		if err := m.http.Serve(m.split.h1); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+			m.Log.Error("serve http", "err", err)
+		}
+	}()
 	return nil
 }
 
@@ -148,14 +178,27 @@ func (m *Main) shutdown(ctx context.Context) {
 		timeout = 10 * time.Second
 	}
 	stopped := make(chan struct{})
-	go func() { m.grpc.GracefulStop(); close(stopped) }()
+	go func() {
+		m.split.Close() // no new connections, of either kind
+		m.grpc.GracefulStop()
+		sctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		if err := m.http.Shutdown(sctx); err != nil {
+			m.http.Close()
+		}
+		close(stopped)
+	}()
 	select {
 	case <-stopped:
 	case <-time.After(timeout):
 		m.grpc.Stop()
+		m.http.Close()
 	case <-ctx.Done():
 		m.grpc.Stop()
+		m.http.Close()
 	}
+	m.httpWG.Wait()
+	m.selfCC.Close()
 	m.svc.Close()
 	if err := <-m.done; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 		m.Log.Error("serve", "err", err)
@@ -166,7 +209,11 @@ func (m *Main) shutdown(ctx context.Context) {
 // Kill stops the node at once, as a crash would (tests).
 func (m *Main) Kill() {
 	m.stop.Do(func() {
+		m.split.Close()
 		m.grpc.Stop()
+		m.http.Close()
+		m.httpWG.Wait()
+		m.selfCC.Close()
 		m.svc.Close()
 		<-m.done
 		m.store.Close()

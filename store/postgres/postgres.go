@@ -384,6 +384,24 @@ func (s *Store) CreatePlayer(ctx context.Context, p store.Player, tokenHash []by
 	return nil
 }
 
+// AddToken implements store.Players.
+func (s *Store) AddToken(ctx context.Context, playerID string, tokenHash []byte, at time.Time) error {
+	tag, err := s.pool.Exec(ctx, `
+		INSERT INTO player_tokens (token_hash, player_id, created_at)
+		SELECT $1, id, $3 FROM players WHERE id = $2`, tokenHash, playerID, at)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return store.ErrExists
+	}
+	if err != nil {
+		return wrapErr("add token", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("player %q: %w", playerID, store.ErrNotFound)
+	}
+	return nil
+}
+
 // Player implements store.Players.
 func (s *Store) Player(ctx context.Context, id string) (store.Player, error) {
 	return s.player(ctx, `SELECT id, display_name, created_at FROM players WHERE id = $1`, id)

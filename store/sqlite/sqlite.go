@@ -546,6 +546,23 @@ func (s *Store) CreatePlayer(ctx context.Context, p store.Player, tokenHash []by
 	return nil
 }
 
+// AddToken implements store.Players.
+func (s *Store) AddToken(ctx context.Context, playerID string, tokenHash []byte, at time.Time) error {
+	res, err := s.w.ExecContext(ctx, `
+		INSERT INTO player_tokens (token_hash, player_id, created_at)
+		SELECT ?, id, ? FROM players WHERE id = ?`, tokenHash, at.UnixMicro(), playerID)
+	switch {
+	case isConstraint(err):
+		return store.ErrExists
+	case err != nil:
+		return fmt.Errorf("sqlite: add token: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("player %q: %w", playerID, store.ErrNotFound)
+	}
+	return nil
+}
+
 // Player implements store.Players.
 func (s *Store) Player(ctx context.Context, id string) (store.Player, error) {
 	return s.player(ctx, `SELECT id, display_name, created_at FROM players WHERE id = ?`, id)

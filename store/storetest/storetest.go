@@ -347,6 +347,23 @@ func testPlayers(t *testing.T, s store.Store) {
 	if _, err := s.Player(ctx, "p2"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown player: %v", err)
 	}
+	if err := s.AddToken(ctx, "p1", []byte("hash3"), t0.Add(time.Minute)); err != nil {
+		t.Fatalf("AddToken: %v", err)
+	}
+	for _, h := range []string{"hash1", "hash3"} {
+		if got, err := s.PlayerByToken(ctx, []byte(h)); err != nil || got.ID != "p1" {
+			t.Errorf("PlayerByToken(%s) after AddToken = %+v, %v", h, got, err)
+		}
+	}
+	if err := s.AddToken(ctx, "p1", []byte("hash1"), t0); !errors.Is(err, store.ErrExists) {
+		t.Errorf("AddToken of a taken hash: %v", err)
+	}
+	if err := s.AddToken(ctx, "p2", []byte("hash4"), t0); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("AddToken for no player: %v", err)
+	}
+	if _, err := s.PlayerByToken(ctx, []byte("hash4")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a refused AddToken stored its hash: %v", err)
+	}
 }
 
 func testCanceled(t *testing.T, s store.Store) {

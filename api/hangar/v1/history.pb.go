@@ -7,6 +7,7 @@
 package hangarv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
@@ -1342,7 +1343,7 @@ var File_hangar_v1_history_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_history_proto_rawDesc = "" +
 	"\n" +
-	"\x17hangar/v1/history.proto\x12\thangar.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/match.proto\"i\n" +
+	"\x17hangar/v1/history.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/match.proto\"i\n" +
 	"\x06Rating\x12\x0e\n" +
 	"\x02mu\x18\x01 \x01(\x01R\x02mu\x12\x14\n" +
 	"\x05sigma\x18\x02 \x01(\x01R\x05sigma\x12\x14\n" +
@@ -1449,13 +1450,13 @@ const file_hangar_v1_history_proto_rawDesc = "" +
 	"\x10MATCH_RESULT_WON\x10\x01\x12\x17\n" +
 	"\x13MATCH_RESULT_PLACED\x10\x02\x12\x15\n" +
 	"\x11MATCH_RESULT_LOST\x10\x03\x12\x1a\n" +
-	"\x16MATCH_RESULT_ABANDONED\x10\x042\xcc\x03\n" +
-	"\x0eHistoryService\x12^\n" +
-	"\x11ListPlayerMatches\x12#.hangar.v1.ListPlayerMatchesRequest\x1a$.hangar.v1.ListPlayerMatchesResponse\x12L\n" +
-	"\vExportMatch\x12\x1d.hangar.v1.ExportMatchRequest\x1a\x1e.hangar.v1.ExportMatchResponse\x12U\n" +
-	"\x0eGetPlayerStats\x12 .hangar.v1.GetPlayerStatsRequest\x1a!.hangar.v1.GetPlayerStatsResponse\x12[\n" +
-	"\x10GetRatingHistory\x12\".hangar.v1.GetRatingHistoryRequest\x1a#.hangar.v1.GetRatingHistoryResponse\x12X\n" +
-	"\x0fListLeaderboard\x12!.hangar.v1.ListLeaderboardRequest\x1a\".hangar.v1.ListLeaderboardResponseB\x95\x01\n" +
+	"\x16MATCH_RESULT_ABANDONED\x10\x042\x87\x05\n" +
+	"\x0eHistoryService\x12\x87\x01\n" +
+	"\x11ListPlayerMatches\x12#.hangar.v1.ListPlayerMatchesRequest\x1a$.hangar.v1.ListPlayerMatchesResponse\"'\x82\xd3\xe4\x93\x02!\x12\x1f/v1/players/{player_id}/matches\x12s\n" +
+	"\vExportMatch\x12\x1d.hangar.v1.ExportMatchRequest\x1a\x1e.hangar.v1.ExportMatchResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/matches/{match_id}:export\x12|\n" +
+	"\x0eGetPlayerStats\x12 .hangar.v1.GetPlayerStatsRequest\x1a!.hangar.v1.GetPlayerStatsResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/players/{player_id}/stats\x12\x84\x01\n" +
+	"\x10GetRatingHistory\x12\".hangar.v1.GetRatingHistoryRequest\x1a#.hangar.v1.GetRatingHistoryResponse\"'\x82\xd3\xe4\x93\x02!\x12\x1f/v1/players/{player_id}/ratings\x12q\n" +
+	"\x0fListLeaderboard\x12!.hangar.v1.ListLeaderboardRequest\x1a\".hangar.v1.ListLeaderboardResponse\"\x17\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/leaderboardB\x95\x01\n" +
 	"\rcom.hangar.v1B\fHistoryProtoP\x01Z1github.com/hangarhq/hangar/api/hangar/v1;hangarv1\xa2\x02\x03HXX\xaa\x02\tHangar.V1\xca\x02\tHangar\\V1\xe2\x02\x15Hangar\\V1\\GPBMetadata\xea\x02\n" +
 	"Hangar::V1b\x06proto3"
 

@@ -9,6 +9,7 @@ package hangarv1
 import (
 	v1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	v11 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
@@ -2454,7 +2455,7 @@ var File_hangar_v1_match_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#hangar/aeroplane/v1/aeroplane.proto\x1a'hangar/carcassonne/v1/carcassonne.proto\"\x9f\x01\n" +
+	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#hangar/aeroplane/v1/aeroplane.proto\x1a'hangar/carcassonne/v1/carcassonne.proto\"\x9f\x01\n" +
 	"\x04Seat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12-\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x15.hangar.v1.SeatStatusR\x06status\x12\x1b\n" +
@@ -2642,19 +2643,19 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\vMatchFilter\x12\x1c\n" +
 	"\x18MATCH_FILTER_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MATCH_FILTER_OPEN\x10\x01\x12\x15\n" +
-	"\x11MATCH_FILTER_MINE\x10\x022\xf4\x04\n" +
-	"\fMatchService\x12L\n" +
-	"\vCreateMatch\x12\x1d.hangar.v1.CreateMatchRequest\x1a\x1e.hangar.v1.CreateMatchResponse\x12F\n" +
-	"\tJoinMatch\x12\x1b.hangar.v1.JoinMatchRequest\x1a\x1c.hangar.v1.JoinMatchResponse\x12I\n" +
+	"\x11MATCH_FILTER_MINE\x10\x022\x88\a\n" +
+	"\fMatchService\x12d\n" +
+	"\vCreateMatch\x12\x1d.hangar.v1.CreateMatchRequest\x1a\x1e.hangar.v1.CreateMatchResponse\"\x16\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/v1/matches\x12n\n" +
+	"\tJoinMatch\x12\x1b.hangar.v1.JoinMatchRequest\x1a\x1c.hangar.v1.JoinMatchResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/matches/{match_id}:join\x12r\n" +
 	"\n" +
-	"LeaveMatch\x12\x1c.hangar.v1.LeaveMatchRequest\x1a\x1d.hangar.v1.LeaveMatchResponse\x12I\n" +
+	"LeaveMatch\x12\x1c.hangar.v1.LeaveMatchRequest\x1a\x1d.hangar.v1.LeaveMatchResponse\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/matches/{match_id}:leave\x12r\n" +
 	"\n" +
-	"StartMatch\x12\x1c.hangar.v1.StartMatchRequest\x1a\x1d.hangar.v1.StartMatchResponse\x12C\n" +
-	"\bGetMatch\x12\x1a.hangar.v1.GetMatchRequest\x1a\x1b.hangar.v1.GetMatchResponse\x12L\n" +
-	"\vListMatches\x12\x1d.hangar.v1.ListMatchesRequest\x1a\x1e.hangar.v1.ListMatchesResponse\x12K\n" +
+	"StartMatch\x12\x1c.hangar.v1.StartMatchRequest\x1a\x1d.hangar.v1.StartMatchResponse\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/matches/{match_id}:start\x12c\n" +
+	"\bGetMatch\x12\x1a.hangar.v1.GetMatchRequest\x1a\x1b.hangar.v1.GetMatchResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/matches/{match_id}\x12a\n" +
+	"\vListMatches\x12\x1d.hangar.v1.ListMatchesRequest\x1a\x1e.hangar.v1.ListMatchesResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/matches\x12q\n" +
 	"\n" +
-	"WatchMatch\x12\x1c.hangar.v1.WatchMatchRequest\x1a\x1d.hangar.v1.WatchMatchResponse0\x01\x12X\n" +
-	"\x0fListMatchEvents\x12!.hangar.v1.ListMatchEventsRequest\x1a\".hangar.v1.ListMatchEventsResponseB\x93\x01\n" +
+	"WatchMatch\x12\x1c.hangar.v1.WatchMatchRequest\x1a\x1d.hangar.v1.WatchMatchResponse\"$\x82\xd3\xe4\x93\x02\x1e\x12\x1c/v1/matches/{match_id}:watch0\x01\x12\x7f\n" +
+	"\x0fListMatchEvents\x12!.hangar.v1.ListMatchEventsRequest\x1a\".hangar.v1.ListMatchEventsResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/matches/{match_id}/eventsB\x93\x01\n" +
 	"\rcom.hangar.v1B\n" +
 	"MatchProtoP\x01Z1github.com/hangarhq/hangar/api/hangar/v1;hangarv1\xa2\x02\x03HXX\xaa\x02\tHangar.V1\xca\x02\tHangar\\V1\xe2\x02\x15Hangar\\V1\\GPBMetadata\xea\x02\n" +
 	"Hangar::V1b\x06proto3"

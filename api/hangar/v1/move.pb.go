@@ -7,6 +7,7 @@
 package hangarv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -445,7 +446,7 @@ var File_hangar_v1_move_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_move_proto_rawDesc = "" +
 	"\n" +
-	"\x14hangar/v1/move.proto\x12\thangar.v1\x1a\x15hangar/v1/match.proto\"r\n" +
+	"\x14hangar/v1/move.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x15hangar/v1/match.proto\"r\n" +
 	"\vRollRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12)\n" +
 	"\x10expected_version\x18\x02 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
@@ -476,11 +477,11 @@ const file_hangar_v1_move_proto_rawDesc = "" +
 	"\x1aEMPTY_REASON_NOT_YOUR_TURN\x10\x01\x12\x1b\n" +
 	"\x17EMPTY_REASON_ROLL_FIRST\x10\x02\x12\x1c\n" +
 	"\x18EMPTY_REASON_NOT_STARTED\x10\x03\x12\x1b\n" +
-	"\x17EMPTY_REASON_MATCH_OVER\x10\x042\xd6\x01\n" +
-	"\vMoveService\x127\n" +
-	"\x04Roll\x12\x16.hangar.v1.RollRequest\x1a\x17.hangar.v1.RollResponse\x127\n" +
-	"\x04Move\x12\x16.hangar.v1.MoveRequest\x1a\x17.hangar.v1.MoveResponse\x12U\n" +
-	"\x0eListLegalMoves\x12 .hangar.v1.ListLegalMovesRequest\x1a!.hangar.v1.ListLegalMovesResponseB\x92\x01\n" +
+	"\x17EMPTY_REASON_MATCH_OVER\x10\x042\xd3\x02\n" +
+	"\vMoveService\x12_\n" +
+	"\x04Roll\x12\x16.hangar.v1.RollRequest\x1a\x17.hangar.v1.RollResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/matches/{match_id}:roll\x12_\n" +
+	"\x04Move\x12\x16.hangar.v1.MoveRequest\x1a\x17.hangar.v1.MoveResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/matches/{match_id}:move\x12\x81\x01\n" +
+	"\x0eListLegalMoves\x12 .hangar.v1.ListLegalMovesRequest\x1a!.hangar.v1.ListLegalMovesResponse\"*\x82\xd3\xe4\x93\x02$\x12\"/v1/matches/{match_id}/legal-movesB\x92\x01\n" +
 	"\rcom.hangar.v1B\tMoveProtoP\x01Z1github.com/hangarhq/hangar/api/hangar/v1;hangarv1\xa2\x02\x03HXX\xaa\x02\tHangar.V1\xca\x02\tHangar\\V1\xe2\x02\x15Hangar\\V1\\GPBMetadata\xea\x02\n" +
 	"Hangar::V1b\x06proto3"
 

@@ -7,6 +7,7 @@
 package hangarv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -86,7 +87,16 @@ func (x *Player) GetCreateTime() *timestamppb.Timestamp {
 type CreatePlayerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// display_name is 1 to 64 characters of printable UTF-8.
-	DisplayName   string `protobuf:"bytes,1,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	DisplayName string `protobuf:"bytes,1,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// request_id (16 to 128 characters) makes the call safe to retry: a
+	// retry with the same request_id and display_name within 10 minutes
+	// returns the same player with a new token (the server keeps no token it
+	// could send again; every token it gave stays valid). Since CreatePlayer
+	// needs no token, anyone holding the request_id could do the same in that
+	// window: make it random, like a UUIDv4. After the window the request_id
+	// is ALREADY_EXISTS; with another display_name, INVALID_ARGUMENT. Empty:
+	// every call makes a new player.
+	RequestId     string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -124,6 +134,13 @@ func (*CreatePlayerRequest) Descriptor() ([]byte, []int) {
 func (x *CreatePlayerRequest) GetDisplayName() string {
 	if x != nil {
 		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *CreatePlayerRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
 	}
 	return ""
 }
@@ -274,24 +291,26 @@ var File_hangar_v1_player_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_player_proto_rawDesc = "" +
 	"\n" +
-	"\x16hangar/v1/player.proto\x12\thangar.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x85\x01\n" +
+	"\x16hangar/v1/player.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x85\x01\n" +
 	"\x06Player\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12;\n" +
 	"\vcreate_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\"8\n" +
+	"createTime\"W\n" +
 	"\x13CreatePlayerRequest\x12!\n" +
-	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\"W\n" +
+	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\"W\n" +
 	"\x14CreatePlayerResponse\x12)\n" +
 	"\x06player\x18\x01 \x01(\v2\x11.hangar.v1.PlayerR\x06player\x12\x14\n" +
 	"\x05token\x18\x02 \x01(\tR\x05token\"/\n" +
 	"\x10GetPlayerRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\">\n" +
 	"\x11GetPlayerResponse\x12)\n" +
-	"\x06player\x18\x01 \x01(\v2\x11.hangar.v1.PlayerR\x06player2\xa8\x01\n" +
-	"\rPlayerService\x12O\n" +
-	"\fCreatePlayer\x12\x1e.hangar.v1.CreatePlayerRequest\x1a\x1f.hangar.v1.CreatePlayerResponse\x12F\n" +
-	"\tGetPlayer\x12\x1b.hangar.v1.GetPlayerRequest\x1a\x1c.hangar.v1.GetPlayerResponseB\x94\x01\n" +
+	"\x06player\x18\x01 \x01(\v2\x11.hangar.v1.PlayerR\x06player2\xeb\x01\n" +
+	"\rPlayerService\x12g\n" +
+	"\fCreatePlayer\x12\x1e.hangar.v1.CreatePlayerRequest\x1a\x1f.hangar.v1.CreatePlayerResponse\"\x16\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/v1/players\x12q\n" +
+	"\tGetPlayer\x12\x1b.hangar.v1.GetPlayerRequest\x1a\x1c.hangar.v1.GetPlayerResponse\")\x82\xd3\xe4\x93\x02#Z\b\x12\x06/v1/me\x12\x17/v1/players/{player_id}B\x94\x01\n" +
 	"\rcom.hangar.v1B\vPlayerProtoP\x01Z1github.com/hangarhq/hangar/api/hangar/v1;hangarv1\xa2\x02\x03HXX\xaa\x02\tHangar.V1\xca\x02\tHangar\\V1\xe2\x02\x15Hangar\\V1\\GPBMetadata\xea\x02\n" +
 	"Hangar::V1b\x06proto3"
 

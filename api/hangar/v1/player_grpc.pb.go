@@ -32,7 +32,8 @@ const (
 type PlayerServiceClient interface {
 	// CreatePlayer registers a player and returns its bearer token. It is the
 	// only call that needs no token. The token is shown once: the server keeps
-	// only a hash of it.
+	// only a hash of it. With a request_id it is idempotent (see
+	// CreatePlayerRequest).
 	CreatePlayer(ctx context.Context, in *CreatePlayerRequest, opts ...grpc.CallOption) (*CreatePlayerResponse, error)
 	// GetPlayer returns a player by id, or the caller when player_id is empty.
 	GetPlayer(ctx context.Context, in *GetPlayerRequest, opts ...grpc.CallOption) (*GetPlayerResponse, error)
@@ -75,7 +76,8 @@ func (c *playerServiceClient) GetPlayer(ctx context.Context, in *GetPlayerReques
 type PlayerServiceServer interface {
 	// CreatePlayer registers a player and returns its bearer token. It is the
 	// only call that needs no token. The token is shown once: the server keeps
-	// only a hash of it.
+	// only a hash of it. With a request_id it is idempotent (see
+	// CreatePlayerRequest).
 	CreatePlayer(context.Context, *CreatePlayerRequest) (*CreatePlayerResponse, error)
 	// GetPlayer returns a player by id, or the caller when player_id is empty.
 	GetPlayer(context.Context, *GetPlayerRequest) (*GetPlayerResponse, error)

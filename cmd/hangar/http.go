@@ -1,0 +1,315 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/vanguard"
+	"connectrpc.com/vanguard/vanguardgrpc"
+	"github.com/rs/cors"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/openapi"
+)
+
+// The HTTP side of the port. Browsers, curl and Connect clients reach the
+// same handlers as gRPC clients: connectrpc.com/vanguard transcodes REST
+// (the google.api.http annotations in proto/), the Connect protocol and
+// gRPC-Web into gRPC and hands the call to the one grpc.Server, so auth,
+// error mapping and every interceptor apply unchanged. Vanguard was chosen
+// over grpc-gateway (a generated reverse proxy per service that speaks
+// REST only) and over rewriting the services as connect-go handlers (which
+// would move every native gRPC call off grpc-go's transport, the fast path
+// `hangar bench` measures).
+//
+// REST has no server streams in vanguard, so WatchMatch over REST is
+// served here: GET /v1/matches/{match_id}:watch answers newline-delimited
+// JSON, or server-sent events when the client accepts text/event-stream.
+
+// jsonOptions write every field, zero values included (a seat 0 or a turn
+// seat 0 is data, not absence); unset optional fields stay out.
+var jsonOptions = protojson.MarshalOptions{EmitUnpopulated: true}
+
+// httpHandler serves REST, Connect, gRPC-Web, the REST watch stream, the
+// OpenAPI document and the web page, behind CORS when origins are allowed.
+func (m *Main) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, error) {
+	if page == nil {
+		page = http.NotFoundHandler()
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/yaml")
+		_, _ = w.Write(openapi.YAML)
+	})
+	mux.Handle("/", page)
+	tc, err := vanguardgrpc.NewTranscoder(gs,
+		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec {
+			return jsonCodec{&vanguard.JSONCodec{MarshalOptions: jsonOptions, UnmarshalOptions: protojson.UnmarshalOptions{Resolver: res}}}
+		}),
+		vanguard.WithUnknownHandler(mux),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("transcoder: %w", err)
+	}
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id, ok := watchPath(r.URL.Path); ok {
+			m.restWatch(w, r, id)
+			return
+		}
+		connectByDefault(r)
+		tc.ServeHTTP(w, r)
+	})
+	if len(m.Config.CORSOrigins) > 0 {
+		h = corsFor(m.Config.CORSOrigins).Handler(h)
+	}
+	return h, nil
+}
+
+// jsonCodec is vanguard's JSON codec whose decoding errors are the
+// client's: INVALID_ARGUMENT (HTTP 400), not UNKNOWN (500).
+type jsonCodec struct{ *vanguard.JSONCodec }
+
+func (c jsonCodec) Unmarshal(b []byte, msg proto.Message) error {
+	if err := c.JSONCodec.Unmarshal(b, msg); err != nil {
+		return connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	return nil
+}
+
+func (c jsonCodec) UnmarshalField(b []byte, msg proto.Message, f protoreflect.FieldDescriptor) error {
+	if err := c.JSONCodec.UnmarshalField(b, msg, f); err != nil {
+		return connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	return nil
+}
+
+// corsFor lets pages from the given origins ("*" for any) call every
+// protocol: REST, Connect and gRPC-Web, with the bearer token.
+func corsFor(origins []string) *cors.Cors {
+	return cors.New(cors.Options{
+		AllowedOrigins: origins,
+		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
+		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "Last-Event-ID",
+			"Connect-Protocol-Version", "Connect-Timeout-Ms", "Grpc-Timeout", "X-Grpc-Web", "X-User-Agent"},
+		ExposedHeaders: []string{"Grpc-Status", "Grpc-Message", "Grpc-Status-Details-Bin", "Content-Encoding"},
+		MaxAge:         7200,
+	})
+}
+
+// connectByDefault takes a unary POST of JSON or proto to an RPC's path
+// (/hangar.v1.MatchService/GetMatch) for the Connect protocol even when the
+// client left out Connect-Protocol-Version, as curl users do.
+func connectByDefault(r *http.Request) {
+	if r.Method != http.MethodPost || r.Header.Get("Connect-Protocol-Version") != "" {
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" && ct != "application/proto" {
+		return
+	}
+	svc, method, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if ok && strings.Contains(svc, ".") && method != "" && !strings.ContainsAny(method, "/:") {
+		r.Header.Set("Connect-Protocol-Version", "1")
+	}
+}
+
+// watchPath matches /v1/matches/{match_id}:watch.
+func watchPath(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "/v1/matches/")
+	if !ok {
+		return "", false
+	}
+	id, ok := strings.CutSuffix(rest, ":watch")
+	return id, ok && id != "" && !strings.Contains(id, "/")
+}
+
+// restWatch serves WatchMatch over REST: it calls WatchMatch on this node
+// through a loopback gRPC connection (so auth and validation are the
+// service's own) and writes each response as one line of JSON, or as one
+// server-sent event whose id is the event's seq (a reconnecting EventSource
+// resumes with Last-Event-ID). An error before the first response is the
+// HTTP status and google.rpc.Status body every REST call uses; an error
+// later is a last line {"error": Status} (in SSE an "error" event), after
+// which the client resumes from the last seq it saw.
+func (m *Main) restWatch(w http.ResponseWriter, r *http.Request, id string) {
+	if r.Method != http.MethodGet {
+		writeStatus(w, status.New(codes.Unimplemented, "WatchMatch over REST is GET /v1/matches/{match_id}:watch"))
+		return
+	}
+	req := &hangarv1.WatchMatchRequest{MatchId: id}
+	for k, v := range r.URL.Query() {
+		switch k {
+		case "after_seq", "afterSeq":
+			n, err := strconv.ParseInt(v[0], 10, 64)
+			if err != nil {
+				writeStatus(w, status.New(codes.InvalidArgument, "after_seq must be an integer"))
+				return
+			}
+			req.AfterSeq = n
+		default:
+			writeStatus(w, status.New(codes.InvalidArgument, fmt.Sprintf("unknown query parameter %.40q", k)))
+			return
+		}
+	}
+	if last := r.Header.Get("Last-Event-ID"); last != "" {
+		n, err := strconv.ParseInt(last, 10, 64)
+		if err != nil {
+			writeStatus(w, status.New(codes.InvalidArgument, "Last-Event-ID must be an event's seq"))
+			return
+		}
+		req.AfterSeq = n
+	}
+	ctx := r.Context()
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", auth)
+	}
+	stream, err := m.self.WatchMatch(ctx, req)
+	if err != nil {
+		writeStatus(w, status.Convert(err))
+		return
+	}
+	sse := strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+	// The service sends headers once the watch is valid; none means it
+	// failed (or had nothing to send) and Recv says which.
+	md, err := stream.Header()
+	if md == nil || err != nil {
+		if _, err := stream.Recv(); err != nil && !errors.Is(err, io.EOF) {
+			writeStatus(w, status.Convert(err))
+			return
+		}
+	}
+	if sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+	} else {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	if md == nil {
+		return // a watch from the last event of a finished match: nothing follows
+	}
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			if sse {
+				_, _ = io.WriteString(w, "event: end\ndata: {}\n\n")
+				_ = rc.Flush()
+			}
+			return
+		}
+		var line []byte
+		if err != nil {
+			b, _ := jsonOptions.Marshal(status.Convert(err).Proto())
+			line = fmt.Appendf(nil, `{"error":%s}`, b)
+			if sse {
+				line = fmt.Appendf(nil, "event: error\ndata: %s\n\n", b)
+			}
+		} else {
+			b, err := jsonOptions.Marshal(resp)
+			if err != nil {
+				return
+			}
+			line = b
+			if sse {
+				line = fmt.Appendf(nil, "id: %d\ndata: %s\n\n", resp.GetEvent().GetSeq(), b)
+			}
+		}
+		if !sse {
+			line = append(line, '\n')
+		}
+		if _, werr := w.Write(line); werr != nil || err != nil {
+			_ = rc.Flush()
+			return
+		}
+		_ = rc.Flush()
+	}
+}
+
+// writeStatus writes a gRPC status as REST does: the HTTP status for its
+// code and the google.rpc.Status as JSON.
+func writeStatus(w http.ResponseWriter, st *status.Status) {
+	b, err := jsonOptions.Marshal(st.Proto())
+	if err != nil {
+		b = []byte(`{"code":13,"message":"internal error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(httpStatus(st.Code()))
+	_, _ = w.Write(b)
+}
+
+// httpStatus is the HTTP status REST answers for a gRPC code (the mapping
+// of google.rpc.Code's documentation, as the transcoder uses).
+func httpStatus(c codes.Code) int {
+	switch c {
+	case codes.OK:
+		return http.StatusOK
+	case codes.Canceled:
+		return 499
+	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange:
+		return http.StatusBadRequest
+	case codes.DeadlineExceeded:
+		return http.StatusGatewayTimeout
+	case codes.NotFound:
+		return http.StatusNotFound
+	case codes.AlreadyExists, codes.Aborted:
+		return http.StatusConflict
+	case codes.PermissionDenied:
+		return http.StatusForbidden
+	case codes.ResourceExhausted:
+		return http.StatusTooManyRequests
+	case codes.Unimplemented:
+		return http.StatusNotImplemented
+	case codes.Unavailable:
+		return http.StatusServiceUnavailable
+	case codes.Unauthenticated:
+		return http.StatusUnauthorized
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// loopbackTarget is an address this node can dial itself on.
+func loopbackTarget(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		if ip != nil && ip.To4() == nil {
+			host = "::1"
+		} else {
+			host = "127.0.0.1"
+		}
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// dialSelf opens the loopback connection the REST watch uses.
+func dialSelf(a net.Addr) (*grpc.ClientConn, error) {
+	return grpc.NewClient("passthrough:///"+loopbackTarget(a),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(16<<20)))
+}
+
+// newHTTPServer serves h on HTTP/1.1 (cleartext HTTP/2 goes to gRPC).
+// Streams have no write timeout.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+}
