@@ -546,6 +546,89 @@ func (*GameState_Aeroplane) isGameState_Game() {}
 
 func (*GameState_Carcassonne) isGameState_Game() {}
 
+// GameBoard is the chosen game's board description.
+type GameBoard struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Game:
+	//
+	//	*GameBoard_Aeroplane
+	//	*GameBoard_Carcassonne
+	Game          isGameBoard_Game `protobuf_oneof:"game"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GameBoard) Reset() {
+	*x = GameBoard{}
+	mi := &file_hangar_v1_match_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GameBoard) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GameBoard) ProtoMessage() {}
+
+func (x *GameBoard) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GameBoard.ProtoReflect.Descriptor instead.
+func (*GameBoard) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *GameBoard) GetGame() isGameBoard_Game {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
+func (x *GameBoard) GetAeroplane() *v1.Board {
+	if x != nil {
+		if x, ok := x.Game.(*GameBoard_Aeroplane); ok {
+			return x.Aeroplane
+		}
+	}
+	return nil
+}
+
+func (x *GameBoard) GetCarcassonne() *v11.Board {
+	if x != nil {
+		if x, ok := x.Game.(*GameBoard_Carcassonne); ok {
+			return x.Carcassonne
+		}
+	}
+	return nil
+}
+
+type isGameBoard_Game interface {
+	isGameBoard_Game()
+}
+
+type GameBoard_Aeroplane struct {
+	Aeroplane *v1.Board `protobuf:"bytes,1,opt,name=aeroplane,proto3,oneof"`
+}
+
+type GameBoard_Carcassonne struct {
+	Carcassonne *v11.Board `protobuf:"bytes,2,opt,name=carcassonne,proto3,oneof"`
+}
+
+func (*GameBoard_Aeroplane) isGameBoard_Game() {}
+
+func (*GameBoard_Carcassonne) isGameBoard_Game() {}
+
 // GameMove is one move of the chosen game.
 type GameMove struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -560,7 +643,7 @@ type GameMove struct {
 
 func (x *GameMove) Reset() {
 	*x = GameMove{}
-	mi := &file_hangar_v1_match_proto_msgTypes[3]
+	mi := &file_hangar_v1_match_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -572,7 +655,7 @@ func (x *GameMove) String() string {
 func (*GameMove) ProtoMessage() {}
 
 func (x *GameMove) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[3]
+	mi := &file_hangar_v1_match_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -585,7 +668,7 @@ func (x *GameMove) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameMove.ProtoReflect.Descriptor instead.
 func (*GameMove) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{3}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GameMove) GetGame() isGameMove_Game {
@@ -663,7 +746,7 @@ type Match struct {
 
 func (x *Match) Reset() {
 	*x = Match{}
-	mi := &file_hangar_v1_match_proto_msgTypes[4]
+	mi := &file_hangar_v1_match_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -675,7 +758,7 @@ func (x *Match) String() string {
 func (*Match) ProtoMessage() {}
 
 func (x *Match) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[4]
+	mi := &file_hangar_v1_match_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -688,7 +771,7 @@ func (x *Match) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Match.ProtoReflect.Descriptor instead.
 func (*Match) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{4}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Match) GetMatchId() string {
@@ -831,7 +914,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_hangar_v1_match_proto_msgTypes[5]
+	mi := &file_hangar_v1_match_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -843,7 +926,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[5]
+	mi := &file_hangar_v1_match_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -856,7 +939,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{5}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Event) GetMatchId() string {
@@ -1048,7 +1131,7 @@ type MatchCreated struct {
 
 func (x *MatchCreated) Reset() {
 	*x = MatchCreated{}
-	mi := &file_hangar_v1_match_proto_msgTypes[6]
+	mi := &file_hangar_v1_match_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1060,7 +1143,7 @@ func (x *MatchCreated) String() string {
 func (*MatchCreated) ProtoMessage() {}
 
 func (x *MatchCreated) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[6]
+	mi := &file_hangar_v1_match_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1073,7 +1156,7 @@ func (x *MatchCreated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchCreated.ProtoReflect.Descriptor instead.
 func (*MatchCreated) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{6}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *MatchCreated) GetGame() Game {
@@ -1138,7 +1221,7 @@ type TurnTimedOut struct {
 
 func (x *TurnTimedOut) Reset() {
 	*x = TurnTimedOut{}
-	mi := &file_hangar_v1_match_proto_msgTypes[7]
+	mi := &file_hangar_v1_match_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1233,7 @@ func (x *TurnTimedOut) String() string {
 func (*TurnTimedOut) ProtoMessage() {}
 
 func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[7]
+	mi := &file_hangar_v1_match_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1246,7 @@ func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnTimedOut.ProtoReflect.Descriptor instead.
 func (*TurnTimedOut) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{7}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *TurnTimedOut) GetSeat() int32 {
@@ -1192,7 +1275,7 @@ type SeatHandedToBot struct {
 
 func (x *SeatHandedToBot) Reset() {
 	*x = SeatHandedToBot{}
-	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	mi := &file_hangar_v1_match_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1204,7 +1287,7 @@ func (x *SeatHandedToBot) String() string {
 func (*SeatHandedToBot) ProtoMessage() {}
 
 func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	mi := &file_hangar_v1_match_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1217,7 +1300,7 @@ func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatHandedToBot.ProtoReflect.Descriptor instead.
 func (*SeatHandedToBot) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{8}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SeatHandedToBot) GetSeat() int32 {
@@ -1247,7 +1330,7 @@ type PlayerJoined struct {
 
 func (x *PlayerJoined) Reset() {
 	*x = PlayerJoined{}
-	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	mi := &file_hangar_v1_match_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1259,7 +1342,7 @@ func (x *PlayerJoined) String() string {
 func (*PlayerJoined) ProtoMessage() {}
 
 func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	mi := &file_hangar_v1_match_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1272,7 +1355,7 @@ func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerJoined.ProtoReflect.Descriptor instead.
 func (*PlayerJoined) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{9}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PlayerJoined) GetSeat() int32 {
@@ -1315,7 +1398,7 @@ type PlayerLeft struct {
 
 func (x *PlayerLeft) Reset() {
 	*x = PlayerLeft{}
-	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	mi := &file_hangar_v1_match_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1327,7 +1410,7 @@ func (x *PlayerLeft) String() string {
 func (*PlayerLeft) ProtoMessage() {}
 
 func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	mi := &file_hangar_v1_match_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1340,7 +1423,7 @@ func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerLeft.ProtoReflect.Descriptor instead.
 func (*PlayerLeft) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{10}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PlayerLeft) GetSeat() int32 {
@@ -1374,7 +1457,7 @@ type MatchStarted struct {
 
 func (x *MatchStarted) Reset() {
 	*x = MatchStarted{}
-	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	mi := &file_hangar_v1_match_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1386,7 +1469,7 @@ func (x *MatchStarted) String() string {
 func (*MatchStarted) ProtoMessage() {}
 
 func (x *MatchStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	mi := &file_hangar_v1_match_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1399,7 +1482,7 @@ func (x *MatchStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchStarted.ProtoReflect.Descriptor instead.
 func (*MatchStarted) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{11}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *MatchStarted) GetSeats() []int32 {
@@ -1426,7 +1509,7 @@ type MatchEnded struct {
 
 func (x *MatchEnded) Reset() {
 	*x = MatchEnded{}
-	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	mi := &file_hangar_v1_match_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1438,7 +1521,7 @@ func (x *MatchEnded) String() string {
 func (*MatchEnded) ProtoMessage() {}
 
 func (x *MatchEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	mi := &file_hangar_v1_match_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1451,7 +1534,7 @@ func (x *MatchEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEnded.ProtoReflect.Descriptor instead.
 func (*MatchEnded) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{12}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MatchEnded) GetStatus() MatchStatus {
@@ -1511,7 +1594,7 @@ type CreateMatchRequest struct {
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[13]
+	mi := &file_hangar_v1_match_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1523,7 +1606,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[13]
+	mi := &file_hangar_v1_match_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1536,7 +1619,7 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{13}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateMatchRequest) GetGame() Game {
@@ -1611,7 +1694,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[14]
+	mi := &file_hangar_v1_match_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1623,7 +1706,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[14]
+	mi := &file_hangar_v1_match_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1636,7 +1719,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{14}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CreateMatchResponse) GetMatch() *Match {
@@ -1660,7 +1743,7 @@ type JoinMatchRequest struct {
 
 func (x *JoinMatchRequest) Reset() {
 	*x = JoinMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[15]
+	mi := &file_hangar_v1_match_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1672,7 +1755,7 @@ func (x *JoinMatchRequest) String() string {
 func (*JoinMatchRequest) ProtoMessage() {}
 
 func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[15]
+	mi := &file_hangar_v1_match_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1685,7 +1768,7 @@ func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchRequest.ProtoReflect.Descriptor instead.
 func (*JoinMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{15}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *JoinMatchRequest) GetMatchId() string {
@@ -1725,7 +1808,7 @@ type JoinMatchResponse struct {
 
 func (x *JoinMatchResponse) Reset() {
 	*x = JoinMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[16]
+	mi := &file_hangar_v1_match_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1737,7 +1820,7 @@ func (x *JoinMatchResponse) String() string {
 func (*JoinMatchResponse) ProtoMessage() {}
 
 func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[16]
+	mi := &file_hangar_v1_match_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1750,7 +1833,7 @@ func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchResponse.ProtoReflect.Descriptor instead.
 func (*JoinMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{16}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *JoinMatchResponse) GetMatch() *Match {
@@ -1771,7 +1854,7 @@ type LeaveMatchRequest struct {
 
 func (x *LeaveMatchRequest) Reset() {
 	*x = LeaveMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[17]
+	mi := &file_hangar_v1_match_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1783,7 +1866,7 @@ func (x *LeaveMatchRequest) String() string {
 func (*LeaveMatchRequest) ProtoMessage() {}
 
 func (x *LeaveMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[17]
+	mi := &file_hangar_v1_match_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1796,7 +1879,7 @@ func (x *LeaveMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveMatchRequest.ProtoReflect.Descriptor instead.
 func (*LeaveMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{17}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *LeaveMatchRequest) GetMatchId() string {
@@ -1829,7 +1912,7 @@ type LeaveMatchResponse struct {
 
 func (x *LeaveMatchResponse) Reset() {
 	*x = LeaveMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[18]
+	mi := &file_hangar_v1_match_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1841,7 +1924,7 @@ func (x *LeaveMatchResponse) String() string {
 func (*LeaveMatchResponse) ProtoMessage() {}
 
 func (x *LeaveMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[18]
+	mi := &file_hangar_v1_match_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1854,7 +1937,7 @@ func (x *LeaveMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveMatchResponse.ProtoReflect.Descriptor instead.
 func (*LeaveMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{18}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *LeaveMatchResponse) GetMatch() *Match {
@@ -1875,7 +1958,7 @@ type StartMatchRequest struct {
 
 func (x *StartMatchRequest) Reset() {
 	*x = StartMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	mi := &file_hangar_v1_match_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1887,7 +1970,7 @@ func (x *StartMatchRequest) String() string {
 func (*StartMatchRequest) ProtoMessage() {}
 
 func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	mi := &file_hangar_v1_match_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1900,7 +1983,7 @@ func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchRequest.ProtoReflect.Descriptor instead.
 func (*StartMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{19}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StartMatchRequest) GetMatchId() string {
@@ -1933,7 +2016,7 @@ type StartMatchResponse struct {
 
 func (x *StartMatchResponse) Reset() {
 	*x = StartMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	mi := &file_hangar_v1_match_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1945,7 +2028,7 @@ func (x *StartMatchResponse) String() string {
 func (*StartMatchResponse) ProtoMessage() {}
 
 func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	mi := &file_hangar_v1_match_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1958,7 +2041,7 @@ func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchResponse.ProtoReflect.Descriptor instead.
 func (*StartMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{20}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *StartMatchResponse) GetMatch() *Match {
@@ -1979,7 +2062,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[21]
+	mi := &file_hangar_v1_match_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1991,7 +2074,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[21]
+	mi := &file_hangar_v1_match_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2004,7 +2087,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{21}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -2030,7 +2113,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[22]
+	mi := &file_hangar_v1_match_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2042,7 +2125,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[22]
+	mi := &file_hangar_v1_match_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2055,7 +2138,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{22}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetMatchResponse) GetMatch() *Match {
@@ -2079,7 +2162,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[23]
+	mi := &file_hangar_v1_match_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2091,7 +2174,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[23]
+	mi := &file_hangar_v1_match_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2104,7 +2187,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{23}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListMatchesRequest) GetFilter() MatchFilter {
@@ -2147,7 +2230,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[24]
+	mi := &file_hangar_v1_match_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2159,7 +2242,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[24]
+	mi := &file_hangar_v1_match_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2172,7 +2255,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{24}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*Match {
@@ -2200,7 +2283,7 @@ type WatchMatchRequest struct {
 
 func (x *WatchMatchRequest) Reset() {
 	*x = WatchMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	mi := &file_hangar_v1_match_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2212,7 +2295,7 @@ func (x *WatchMatchRequest) String() string {
 func (*WatchMatchRequest) ProtoMessage() {}
 
 func (x *WatchMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	mi := &file_hangar_v1_match_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2225,7 +2308,7 @@ func (x *WatchMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{25}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *WatchMatchRequest) GetMatchId() string {
@@ -2263,7 +2346,7 @@ type WatchMatchResponse struct {
 
 func (x *WatchMatchResponse) Reset() {
 	*x = WatchMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	mi := &file_hangar_v1_match_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2275,7 +2358,7 @@ func (x *WatchMatchResponse) String() string {
 func (*WatchMatchResponse) ProtoMessage() {}
 
 func (x *WatchMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	mi := &file_hangar_v1_match_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2288,7 +2371,7 @@ func (x *WatchMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{26}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *WatchMatchResponse) GetEvent() *Event {
@@ -2340,7 +2423,7 @@ type ListMatchEventsRequest struct {
 
 func (x *ListMatchEventsRequest) Reset() {
 	*x = ListMatchEventsRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[27]
+	mi := &file_hangar_v1_match_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2352,7 +2435,7 @@ func (x *ListMatchEventsRequest) String() string {
 func (*ListMatchEventsRequest) ProtoMessage() {}
 
 func (x *ListMatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[27]
+	mi := &file_hangar_v1_match_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2365,7 +2448,7 @@ func (x *ListMatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{27}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListMatchEventsRequest) GetMatchId() string {
@@ -2409,7 +2492,7 @@ type ListMatchEventsResponse struct {
 
 func (x *ListMatchEventsResponse) Reset() {
 	*x = ListMatchEventsResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[28]
+	mi := &file_hangar_v1_match_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2421,7 +2504,7 @@ func (x *ListMatchEventsResponse) String() string {
 func (*ListMatchEventsResponse) ProtoMessage() {}
 
 func (x *ListMatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[28]
+	mi := &file_hangar_v1_match_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2434,7 +2517,7 @@ func (x *ListMatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{28}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListMatchEventsResponse) GetEvents() []*Event {
@@ -2449,6 +2532,94 @@ func (x *ListMatchEventsResponse) GetNextPageToken() string {
 		return x.NextPageToken
 	}
 	return ""
+}
+
+type GetBoardRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Game          Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBoardRequest) Reset() {
+	*x = GetBoardRequest{}
+	mi := &file_hangar_v1_match_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBoardRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBoardRequest) ProtoMessage() {}
+
+func (x *GetBoardRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBoardRequest.ProtoReflect.Descriptor instead.
+func (*GetBoardRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *GetBoardRequest) GetGame() Game {
+	if x != nil {
+		return x.Game
+	}
+	return Game_GAME_UNSPECIFIED
+}
+
+type GetBoardResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Board         *GameBoard             `protobuf:"bytes,1,opt,name=board,proto3" json:"board,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBoardResponse) Reset() {
+	*x = GetBoardResponse{}
+	mi := &file_hangar_v1_match_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBoardResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBoardResponse) ProtoMessage() {}
+
+func (x *GetBoardResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBoardResponse.ProtoReflect.Descriptor instead.
+func (*GetBoardResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *GetBoardResponse) GetBoard() *GameBoard {
+	if x != nil {
+		return x.Board
+	}
+	return nil
 }
 
 var File_hangar_v1_match_proto protoreflect.FileDescriptor
@@ -2469,6 +2640,10 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\tGameState\x12:\n" +
 	"\taeroplane\x18\x01 \x01(\v2\x1a.hangar.aeroplane.v1.StateH\x00R\taeroplane\x12@\n" +
 	"\vcarcassonne\x18\x02 \x01(\v2\x1c.hangar.carcassonne.v1.StateH\x00R\vcarcassonneB\x06\n" +
+	"\x04game\"\x91\x01\n" +
+	"\tGameBoard\x12:\n" +
+	"\taeroplane\x18\x01 \x01(\v2\x1a.hangar.aeroplane.v1.BoardH\x00R\taeroplane\x12@\n" +
+	"\vcarcassonne\x18\x02 \x01(\v2\x1c.hangar.carcassonne.v1.BoardH\x00R\vcarcassonneB\x06\n" +
 	"\x04game\"\x8e\x01\n" +
 	"\bGameMove\x129\n" +
 	"\taeroplane\x18\x01 \x01(\v2\x19.hangar.aeroplane.v1.MoveH\x00R\taeroplane\x12?\n" +
@@ -2618,7 +2793,11 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\"k\n" +
 	"\x17ListMatchEventsResponse\x12(\n" +
 	"\x06events\x18\x01 \x03(\v2\x10.hangar.v1.EventR\x06events\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken*F\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"6\n" +
+	"\x0fGetBoardRequest\x12#\n" +
+	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\">\n" +
+	"\x10GetBoardResponse\x12*\n" +
+	"\x05board\x18\x01 \x01(\v2\x14.hangar.v1.GameBoardR\x05board*F\n" +
 	"\x04Game\x12\x14\n" +
 	"\x10GAME_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eGAME_AEROPLANE\x10\x01\x12\x14\n" +
@@ -2643,7 +2822,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\vMatchFilter\x12\x1c\n" +
 	"\x18MATCH_FILTER_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MATCH_FILTER_OPEN\x10\x01\x12\x15\n" +
-	"\x11MATCH_FILTER_MINE\x10\x022\x88\a\n" +
+	"\x11MATCH_FILTER_MINE\x10\x022\xed\a\n" +
 	"\fMatchService\x12d\n" +
 	"\vCreateMatch\x12\x1d.hangar.v1.CreateMatchRequest\x1a\x1e.hangar.v1.CreateMatchResponse\"\x16\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/v1/matches\x12n\n" +
 	"\tJoinMatch\x12\x1b.hangar.v1.JoinMatchRequest\x1a\x1c.hangar.v1.JoinMatchResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/matches/{match_id}:join\x12r\n" +
@@ -2655,7 +2834,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\vListMatches\x12\x1d.hangar.v1.ListMatchesRequest\x1a\x1e.hangar.v1.ListMatchesResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/matches\x12q\n" +
 	"\n" +
 	"WatchMatch\x12\x1c.hangar.v1.WatchMatchRequest\x1a\x1d.hangar.v1.WatchMatchResponse\"$\x82\xd3\xe4\x93\x02\x1e\x12\x1c/v1/matches/{match_id}:watch0\x01\x12\x7f\n" +
-	"\x0fListMatchEvents\x12!.hangar.v1.ListMatchEventsRequest\x1a\".hangar.v1.ListMatchEventsResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/matches/{match_id}/eventsB\x93\x01\n" +
+	"\x0fListMatchEvents\x12!.hangar.v1.ListMatchEventsRequest\x1a\".hangar.v1.ListMatchEventsResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/matches/{match_id}/events\x12c\n" +
+	"\bGetBoard\x12\x1a.hangar.v1.GetBoardRequest\x1a\x1b.hangar.v1.GetBoardResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/games/{game}/boardB\x93\x01\n" +
 	"\rcom.hangar.v1B\n" +
 	"MatchProtoP\x01Z1github.com/hangarhq/hangar/api/hangar/v1;hangarv1\xa2\x02\x03HXX\xaa\x02\tHangar.V1\xca\x02\tHangar\\V1\xe2\x02\x15Hangar\\V1\\GPBMetadata\xea\x02\n" +
 	"Hangar::V1b\x06proto3"
@@ -2673,7 +2853,7 @@ func file_hangar_v1_match_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_hangar_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_hangar_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_hangar_v1_match_proto_goTypes = []any{
 	(Game)(0),                       // 0: hangar.v1.Game
 	(BotLevel)(0),                   // 1: hangar.v1.BotLevel
@@ -2683,113 +2863,124 @@ var file_hangar_v1_match_proto_goTypes = []any{
 	(*Seat)(nil),                    // 5: hangar.v1.Seat
 	(*GameOptions)(nil),             // 6: hangar.v1.GameOptions
 	(*GameState)(nil),               // 7: hangar.v1.GameState
-	(*GameMove)(nil),                // 8: hangar.v1.GameMove
-	(*Match)(nil),                   // 9: hangar.v1.Match
-	(*Event)(nil),                   // 10: hangar.v1.Event
-	(*MatchCreated)(nil),            // 11: hangar.v1.MatchCreated
-	(*TurnTimedOut)(nil),            // 12: hangar.v1.TurnTimedOut
-	(*SeatHandedToBot)(nil),         // 13: hangar.v1.SeatHandedToBot
-	(*PlayerJoined)(nil),            // 14: hangar.v1.PlayerJoined
-	(*PlayerLeft)(nil),              // 15: hangar.v1.PlayerLeft
-	(*MatchStarted)(nil),            // 16: hangar.v1.MatchStarted
-	(*MatchEnded)(nil),              // 17: hangar.v1.MatchEnded
-	(*CreateMatchRequest)(nil),      // 18: hangar.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),     // 19: hangar.v1.CreateMatchResponse
-	(*JoinMatchRequest)(nil),        // 20: hangar.v1.JoinMatchRequest
-	(*JoinMatchResponse)(nil),       // 21: hangar.v1.JoinMatchResponse
-	(*LeaveMatchRequest)(nil),       // 22: hangar.v1.LeaveMatchRequest
-	(*LeaveMatchResponse)(nil),      // 23: hangar.v1.LeaveMatchResponse
-	(*StartMatchRequest)(nil),       // 24: hangar.v1.StartMatchRequest
-	(*StartMatchResponse)(nil),      // 25: hangar.v1.StartMatchResponse
-	(*GetMatchRequest)(nil),         // 26: hangar.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),        // 27: hangar.v1.GetMatchResponse
-	(*ListMatchesRequest)(nil),      // 28: hangar.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),     // 29: hangar.v1.ListMatchesResponse
-	(*WatchMatchRequest)(nil),       // 30: hangar.v1.WatchMatchRequest
-	(*WatchMatchResponse)(nil),      // 31: hangar.v1.WatchMatchResponse
-	(*ListMatchEventsRequest)(nil),  // 32: hangar.v1.ListMatchEventsRequest
-	(*ListMatchEventsResponse)(nil), // 33: hangar.v1.ListMatchEventsResponse
-	(*v1.Options)(nil),              // 34: hangar.aeroplane.v1.Options
-	(*v11.Options)(nil),             // 35: hangar.carcassonne.v1.Options
-	(*v1.State)(nil),                // 36: hangar.aeroplane.v1.State
-	(*v11.State)(nil),               // 37: hangar.carcassonne.v1.State
-	(*v1.Move)(nil),                 // 38: hangar.aeroplane.v1.Move
-	(*v11.Move)(nil),                // 39: hangar.carcassonne.v1.Move
-	(*timestamppb.Timestamp)(nil),   // 40: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),     // 41: google.protobuf.Duration
-	(*v1.Event)(nil),                // 42: hangar.aeroplane.v1.Event
-	(*v11.Event)(nil),               // 43: hangar.carcassonne.v1.Event
+	(*GameBoard)(nil),               // 8: hangar.v1.GameBoard
+	(*GameMove)(nil),                // 9: hangar.v1.GameMove
+	(*Match)(nil),                   // 10: hangar.v1.Match
+	(*Event)(nil),                   // 11: hangar.v1.Event
+	(*MatchCreated)(nil),            // 12: hangar.v1.MatchCreated
+	(*TurnTimedOut)(nil),            // 13: hangar.v1.TurnTimedOut
+	(*SeatHandedToBot)(nil),         // 14: hangar.v1.SeatHandedToBot
+	(*PlayerJoined)(nil),            // 15: hangar.v1.PlayerJoined
+	(*PlayerLeft)(nil),              // 16: hangar.v1.PlayerLeft
+	(*MatchStarted)(nil),            // 17: hangar.v1.MatchStarted
+	(*MatchEnded)(nil),              // 18: hangar.v1.MatchEnded
+	(*CreateMatchRequest)(nil),      // 19: hangar.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),     // 20: hangar.v1.CreateMatchResponse
+	(*JoinMatchRequest)(nil),        // 21: hangar.v1.JoinMatchRequest
+	(*JoinMatchResponse)(nil),       // 22: hangar.v1.JoinMatchResponse
+	(*LeaveMatchRequest)(nil),       // 23: hangar.v1.LeaveMatchRequest
+	(*LeaveMatchResponse)(nil),      // 24: hangar.v1.LeaveMatchResponse
+	(*StartMatchRequest)(nil),       // 25: hangar.v1.StartMatchRequest
+	(*StartMatchResponse)(nil),      // 26: hangar.v1.StartMatchResponse
+	(*GetMatchRequest)(nil),         // 27: hangar.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),        // 28: hangar.v1.GetMatchResponse
+	(*ListMatchesRequest)(nil),      // 29: hangar.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),     // 30: hangar.v1.ListMatchesResponse
+	(*WatchMatchRequest)(nil),       // 31: hangar.v1.WatchMatchRequest
+	(*WatchMatchResponse)(nil),      // 32: hangar.v1.WatchMatchResponse
+	(*ListMatchEventsRequest)(nil),  // 33: hangar.v1.ListMatchEventsRequest
+	(*ListMatchEventsResponse)(nil), // 34: hangar.v1.ListMatchEventsResponse
+	(*GetBoardRequest)(nil),         // 35: hangar.v1.GetBoardRequest
+	(*GetBoardResponse)(nil),        // 36: hangar.v1.GetBoardResponse
+	(*v1.Options)(nil),              // 37: hangar.aeroplane.v1.Options
+	(*v11.Options)(nil),             // 38: hangar.carcassonne.v1.Options
+	(*v1.State)(nil),                // 39: hangar.aeroplane.v1.State
+	(*v11.State)(nil),               // 40: hangar.carcassonne.v1.State
+	(*v1.Board)(nil),                // 41: hangar.aeroplane.v1.Board
+	(*v11.Board)(nil),               // 42: hangar.carcassonne.v1.Board
+	(*v1.Move)(nil),                 // 43: hangar.aeroplane.v1.Move
+	(*v11.Move)(nil),                // 44: hangar.carcassonne.v1.Move
+	(*timestamppb.Timestamp)(nil),   // 45: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),     // 46: google.protobuf.Duration
+	(*v1.Event)(nil),                // 47: hangar.aeroplane.v1.Event
+	(*v11.Event)(nil),               // 48: hangar.carcassonne.v1.Event
 }
 var file_hangar_v1_match_proto_depIdxs = []int32{
 	3,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
-	34, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
-	35, // 2: hangar.v1.GameOptions.carcassonne:type_name -> hangar.carcassonne.v1.Options
-	36, // 3: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
-	37, // 4: hangar.v1.GameState.carcassonne:type_name -> hangar.carcassonne.v1.State
-	38, // 5: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
-	39, // 6: hangar.v1.GameMove.carcassonne:type_name -> hangar.carcassonne.v1.Move
-	0,  // 7: hangar.v1.Match.game:type_name -> hangar.v1.Game
-	2,  // 8: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
-	5,  // 9: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
-	6,  // 10: hangar.v1.Match.options:type_name -> hangar.v1.GameOptions
-	7,  // 11: hangar.v1.Match.state:type_name -> hangar.v1.GameState
-	40, // 12: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
-	40, // 13: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
-	40, // 14: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
-	41, // 15: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
-	40, // 16: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
-	1,  // 17: hangar.v1.Match.bot_level:type_name -> hangar.v1.BotLevel
-	40, // 18: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
-	11, // 19: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
-	14, // 20: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
-	15, // 21: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
-	16, // 22: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
-	17, // 23: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
-	12, // 24: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
-	13, // 25: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
-	42, // 26: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
-	43, // 27: hangar.v1.Event.carcassonne:type_name -> hangar.carcassonne.v1.Event
-	0,  // 28: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
-	6,  // 29: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
-	41, // 30: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	1,  // 31: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
-	2,  // 32: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
-	0,  // 33: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
-	6,  // 34: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
-	41, // 35: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
-	1,  // 36: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
-	9,  // 37: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
-	9,  // 38: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
-	9,  // 39: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
-	9,  // 40: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
-	9,  // 41: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
-	4,  // 42: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
-	0,  // 43: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
-	9,  // 44: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
-	10, // 45: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	2,  // 46: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
-	10, // 47: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	18, // 48: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	20, // 49: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	22, // 50: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	24, // 51: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	26, // 52: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	28, // 53: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	30, // 54: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	32, // 55: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	19, // 56: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	21, // 57: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	23, // 58: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	25, // 59: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	27, // 60: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	29, // 61: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	31, // 62: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	33, // 63: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	56, // [56:64] is the sub-list for method output_type
-	48, // [48:56] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	37, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
+	38, // 2: hangar.v1.GameOptions.carcassonne:type_name -> hangar.carcassonne.v1.Options
+	39, // 3: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
+	40, // 4: hangar.v1.GameState.carcassonne:type_name -> hangar.carcassonne.v1.State
+	41, // 5: hangar.v1.GameBoard.aeroplane:type_name -> hangar.aeroplane.v1.Board
+	42, // 6: hangar.v1.GameBoard.carcassonne:type_name -> hangar.carcassonne.v1.Board
+	43, // 7: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
+	44, // 8: hangar.v1.GameMove.carcassonne:type_name -> hangar.carcassonne.v1.Move
+	0,  // 9: hangar.v1.Match.game:type_name -> hangar.v1.Game
+	2,  // 10: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
+	5,  // 11: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
+	6,  // 12: hangar.v1.Match.options:type_name -> hangar.v1.GameOptions
+	7,  // 13: hangar.v1.Match.state:type_name -> hangar.v1.GameState
+	45, // 14: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
+	45, // 15: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
+	45, // 16: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
+	46, // 17: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
+	45, // 18: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
+	1,  // 19: hangar.v1.Match.bot_level:type_name -> hangar.v1.BotLevel
+	45, // 20: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
+	12, // 21: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
+	15, // 22: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
+	16, // 23: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
+	17, // 24: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
+	18, // 25: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
+	13, // 26: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
+	14, // 27: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
+	47, // 28: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
+	48, // 29: hangar.v1.Event.carcassonne:type_name -> hangar.carcassonne.v1.Event
+	0,  // 30: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
+	6,  // 31: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
+	46, // 32: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	1,  // 33: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
+	2,  // 34: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
+	0,  // 35: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
+	6,  // 36: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
+	46, // 37: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
+	1,  // 38: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
+	10, // 39: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 40: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 41: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 42: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 43: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
+	4,  // 44: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
+	0,  // 45: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
+	10, // 46: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
+	11, // 47: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
+	2,  // 48: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
+	11, // 49: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	0,  // 50: hangar.v1.GetBoardRequest.game:type_name -> hangar.v1.Game
+	8,  // 51: hangar.v1.GetBoardResponse.board:type_name -> hangar.v1.GameBoard
+	19, // 52: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	21, // 53: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	23, // 54: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	25, // 55: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	27, // 56: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	29, // 57: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	31, // 58: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	33, // 59: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	35, // 60: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
+	20, // 61: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	22, // 62: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	24, // 63: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	26, // 64: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	28, // 65: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	30, // 66: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	32, // 67: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	34, // 68: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	36, // 69: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
+	61, // [61:70] is the sub-list for method output_type
+	52, // [52:61] is the sub-list for method input_type
+	52, // [52:52] is the sub-list for extension type_name
+	52, // [52:52] is the sub-list for extension extendee
+	0,  // [0:52] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -2806,10 +2997,14 @@ func file_hangar_v1_match_proto_init() {
 		(*GameState_Carcassonne)(nil),
 	}
 	file_hangar_v1_match_proto_msgTypes[3].OneofWrappers = []any{
+		(*GameBoard_Aeroplane)(nil),
+		(*GameBoard_Carcassonne)(nil),
+	}
+	file_hangar_v1_match_proto_msgTypes[4].OneofWrappers = []any{
 		(*GameMove_Aeroplane)(nil),
 		(*GameMove_Carcassonne)(nil),
 	}
-	file_hangar_v1_match_proto_msgTypes[5].OneofWrappers = []any{
+	file_hangar_v1_match_proto_msgTypes[6].OneofWrappers = []any{
 		(*Event_MatchCreated)(nil),
 		(*Event_PlayerJoined)(nil),
 		(*Event_PlayerLeft)(nil),
@@ -2820,15 +3015,15 @@ func file_hangar_v1_match_proto_init() {
 		(*Event_Aeroplane)(nil),
 		(*Event_Carcassonne)(nil),
 	}
-	file_hangar_v1_match_proto_msgTypes[15].OneofWrappers = []any{}
-	file_hangar_v1_match_proto_msgTypes[26].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[16].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[27].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_match_proto_rawDesc), len(file_hangar_v1_match_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   29,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,6 +27,7 @@ const (
 	MatchService_ListMatches_FullMethodName     = "/hangar.v1.MatchService/ListMatches"
 	MatchService_WatchMatch_FullMethodName      = "/hangar.v1.MatchService/WatchMatch"
 	MatchService_ListMatchEvents_FullMethodName = "/hangar.v1.MatchService/ListMatchEvents"
+	MatchService_GetBoard_FullMethodName        = "/hangar.v1.MatchService/GetBoard"
 )
 
 // MatchServiceClient is the client API for MatchService service.
@@ -62,6 +63,10 @@ type MatchServiceClient interface {
 	WatchMatch(ctx context.Context, in *WatchMatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchMatchResponse], error)
 	// ListMatchEvents pages through a match's stored events in order.
 	ListMatchEvents(ctx context.Context, in *ListMatchEventsRequest, opts ...grpc.CallOption) (*ListMatchEventsResponse, error)
+	// GetBoard describes a game's board for drawing (the same for every match
+	// of the game; no token needed): Aeroplane Chess's squares, their places
+	// on a grid and each seat's path; Carcassonne's tile types.
+	GetBoard(ctx context.Context, in *GetBoardRequest, opts ...grpc.CallOption) (*GetBoardResponse, error)
 }
 
 type matchServiceClient struct {
@@ -161,6 +166,16 @@ func (c *matchServiceClient) ListMatchEvents(ctx context.Context, in *ListMatchE
 	return out, nil
 }
 
+func (c *matchServiceClient) GetBoard(ctx context.Context, in *GetBoardRequest, opts ...grpc.CallOption) (*GetBoardResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetBoardResponse)
+	err := c.cc.Invoke(ctx, MatchService_GetBoard_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MatchServiceServer is the server API for MatchService service.
 // All implementations must embed UnimplementedMatchServiceServer
 // for forward compatibility.
@@ -194,6 +209,10 @@ type MatchServiceServer interface {
 	WatchMatch(*WatchMatchRequest, grpc.ServerStreamingServer[WatchMatchResponse]) error
 	// ListMatchEvents pages through a match's stored events in order.
 	ListMatchEvents(context.Context, *ListMatchEventsRequest) (*ListMatchEventsResponse, error)
+	// GetBoard describes a game's board for drawing (the same for every match
+	// of the game; no token needed): Aeroplane Chess's squares, their places
+	// on a grid and each seat's path; Carcassonne's tile types.
+	GetBoard(context.Context, *GetBoardRequest) (*GetBoardResponse, error)
 	mustEmbedUnimplementedMatchServiceServer()
 }
 
@@ -227,6 +246,9 @@ func (UnimplementedMatchServiceServer) WatchMatch(*WatchMatchRequest, grpc.Serve
 }
 func (UnimplementedMatchServiceServer) ListMatchEvents(context.Context, *ListMatchEventsRequest) (*ListMatchEventsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListMatchEvents not implemented")
+}
+func (UnimplementedMatchServiceServer) GetBoard(context.Context, *GetBoardRequest) (*GetBoardResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetBoard not implemented")
 }
 func (UnimplementedMatchServiceServer) mustEmbedUnimplementedMatchServiceServer() {}
 func (UnimplementedMatchServiceServer) testEmbeddedByValue()                      {}
@@ -386,6 +408,24 @@ func _MatchService_ListMatchEvents_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MatchService_GetBoard_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetBoardRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).GetBoard(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_GetBoard_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).GetBoard(ctx, req.(*GetBoardRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MatchService_ServiceDesc is the grpc.ServiceDesc for MatchService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -420,6 +460,10 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListMatchEvents",
 			Handler:    _MatchService_ListMatchEvents_Handler,
+		},
+		{
+			MethodName: "GetBoard",
+			Handler:    _MatchService_GetBoard_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

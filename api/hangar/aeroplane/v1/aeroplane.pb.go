@@ -551,6 +551,70 @@ func (MoveKind) EnumDescriptor() ([]byte, []int) {
 	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{9}
 }
 
+type SquareKind int32
+
+const (
+	SquareKind_SQUARE_KIND_UNSPECIFIED SquareKind = 0
+	// SQUARE_KIND_HANGAR: where a seat's planes wait (path index -1); off
+	// the track, in the seat's corner.
+	SquareKind_SQUARE_KIND_HANGAR SquareKind = 1
+	// SQUARE_KIND_LAUNCH: a seat's launch area (path index 0).
+	SquareKind_SQUARE_KIND_LAUNCH SquareKind = 2
+	// SQUARE_KIND_LOOP: one of the 52 squares of the shared loop.
+	SquareKind_SQUARE_KIND_LOOP SquareKind = 3
+	// SQUARE_KIND_HOME_COLUMN: one of a seat's five private squares (51..55).
+	SquareKind_SQUARE_KIND_HOME_COLUMN SquareKind = 4
+	// SQUARE_KIND_CENTRE: the finish (path index 56), shared by all seats.
+	SquareKind_SQUARE_KIND_CENTRE SquareKind = 5
+)
+
+// Enum value maps for SquareKind.
+var (
+	SquareKind_name = map[int32]string{
+		0: "SQUARE_KIND_UNSPECIFIED",
+		1: "SQUARE_KIND_HANGAR",
+		2: "SQUARE_KIND_LAUNCH",
+		3: "SQUARE_KIND_LOOP",
+		4: "SQUARE_KIND_HOME_COLUMN",
+		5: "SQUARE_KIND_CENTRE",
+	}
+	SquareKind_value = map[string]int32{
+		"SQUARE_KIND_UNSPECIFIED": 0,
+		"SQUARE_KIND_HANGAR":      1,
+		"SQUARE_KIND_LAUNCH":      2,
+		"SQUARE_KIND_LOOP":        3,
+		"SQUARE_KIND_HOME_COLUMN": 4,
+		"SQUARE_KIND_CENTRE":      5,
+	}
+)
+
+func (x SquareKind) Enum() *SquareKind {
+	p := new(SquareKind)
+	*p = x
+	return p
+}
+
+func (x SquareKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SquareKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_hangar_aeroplane_v1_aeroplane_proto_enumTypes[10].Descriptor()
+}
+
+func (SquareKind) Type() protoreflect.EnumType {
+	return &file_hangar_aeroplane_v1_aeroplane_proto_enumTypes[10]
+}
+
+func (x SquareKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SquareKind.Descriptor instead.
+func (SquareKind) EnumDescriptor() ([]byte, []int) {
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{10}
+}
+
 type EventKind int32
 
 const (
@@ -644,11 +708,11 @@ func (x EventKind) String() string {
 }
 
 func (EventKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_hangar_aeroplane_v1_aeroplane_proto_enumTypes[10].Descriptor()
+	return file_hangar_aeroplane_v1_aeroplane_proto_enumTypes[11].Descriptor()
 }
 
 func (EventKind) Type() protoreflect.EnumType {
-	return &file_hangar_aeroplane_v1_aeroplane_proto_enumTypes[10]
+	return &file_hangar_aeroplane_v1_aeroplane_proto_enumTypes[11]
 }
 
 func (x EventKind) Number() protoreflect.EnumNumber {
@@ -657,7 +721,7 @@ func (x EventKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use EventKind.Descriptor instead.
 func (EventKind) EnumDescriptor() ([]byte, []int) {
-	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{10}
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{11}
 }
 
 // Options are the rule variants. An unset field takes the default rule.
@@ -1111,6 +1175,294 @@ func (x *State) GetNotation() string {
 	return ""
 }
 
+// Board is the board of Aeroplane Chess for drawing (spec §1): every square
+// with its place on a drawing grid, its colour and its role, and each seat's
+// path as a list of squares, so that a client draws a plane of seat s at
+// path index p on squares[seats[s].path[p + 1]].
+type Board struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// width and height bound the drawing grid. x runs right, y down; a
+	// square is centred on (x, y) and is 2 units wide and 1 high (one text
+	// cell is half as wide as it is high, so a terminal draws the grid as it
+	// is; a canvas scales x by half).
+	Width  int32 `protobuf:"varint,1,opt,name=width,proto3" json:"width,omitempty"`
+	Height int32 `protobuf:"varint,2,opt,name=height,proto3" json:"height,omitempty"`
+	// squares are every place a plane can be, numbered by their index here.
+	Squares []*Square `protobuf:"bytes,3,rep,name=squares,proto3" json:"squares,omitempty"`
+	// seats are the four seats' colours and paths, seat 0 first.
+	Seats         []*SeatPath `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Board) Reset() {
+	*x = Board{}
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Board) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Board) ProtoMessage() {}
+
+func (x *Board) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Board.ProtoReflect.Descriptor instead.
+func (*Board) Descriptor() ([]byte, []int) {
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Board) GetWidth() int32 {
+	if x != nil {
+		return x.Width
+	}
+	return 0
+}
+
+func (x *Board) GetHeight() int32 {
+	if x != nil {
+		return x.Height
+	}
+	return 0
+}
+
+func (x *Board) GetSquares() []*Square {
+	if x != nil {
+		return x.Squares
+	}
+	return nil
+}
+
+func (x *Board) GetSeats() []*SeatPath {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+// Square is one place on the board.
+type Square struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// index is the square's index in Board.squares.
+	Index int32      `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	Kind  SquareKind `protobuf:"varint,2,opt,name=kind,proto3,enum=hangar.aeroplane.v1.SquareKind" json:"kind,omitempty"`
+	// colour_seat is the seat whose colour the square has (-1: the centre).
+	ColourSeat int32 `protobuf:"varint,3,opt,name=colour_seat,json=colourSeat,proto3" json:"colour_seat,omitempty"`
+	// loop is the shared loop index 0..51 of a loop square, else -1.
+	Loop int32 `protobuf:"varint,4,opt,name=loop,proto3" json:"loop,omitempty"`
+	// x and y are the square's centre on the drawing grid.
+	X int32 `protobuf:"varint,5,opt,name=x,proto3" json:"x,omitempty"`
+	Y int32 `protobuf:"varint,6,opt,name=y,proto3" json:"y,omitempty"`
+	// jump is set on colour_seat's own-colour loop squares that jump a unit
+	// landing there by the die 4 squares on (all but the turn-in square).
+	Jump bool `protobuf:"varint,7,opt,name=jump,proto3" json:"jump,omitempty"`
+	// flight_start and flight_end mark colour_seat's shortcut, p18 to p30.
+	FlightStart bool `protobuf:"varint,8,opt,name=flight_start,json=flightStart,proto3" json:"flight_start,omitempty"`
+	FlightEnd   bool `protobuf:"varint,9,opt,name=flight_end,json=flightEnd,proto3" json:"flight_end,omitempty"`
+	// turn_in marks colour_seat's last loop square (p50).
+	TurnIn bool `protobuf:"varint,10,opt,name=turn_in,json=turnIn,proto3" json:"turn_in,omitempty"`
+	// entry_seat is the seat whose first loop square (p1) this is, else -1.
+	EntrySeat int32 `protobuf:"varint,11,opt,name=entry_seat,json=entrySeat,proto3" json:"entry_seat,omitempty"`
+	// crossed_by_seat is the seat whose flight passes over this square (the
+	// opposite seat's p53), else -1.
+	CrossedBySeat int32 `protobuf:"varint,12,opt,name=crossed_by_seat,json=crossedBySeat,proto3" json:"crossed_by_seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Square) Reset() {
+	*x = Square{}
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Square) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Square) ProtoMessage() {}
+
+func (x *Square) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Square.ProtoReflect.Descriptor instead.
+func (*Square) Descriptor() ([]byte, []int) {
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Square) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *Square) GetKind() SquareKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SquareKind_SQUARE_KIND_UNSPECIFIED
+}
+
+func (x *Square) GetColourSeat() int32 {
+	if x != nil {
+		return x.ColourSeat
+	}
+	return 0
+}
+
+func (x *Square) GetLoop() int32 {
+	if x != nil {
+		return x.Loop
+	}
+	return 0
+}
+
+func (x *Square) GetX() int32 {
+	if x != nil {
+		return x.X
+	}
+	return 0
+}
+
+func (x *Square) GetY() int32 {
+	if x != nil {
+		return x.Y
+	}
+	return 0
+}
+
+func (x *Square) GetJump() bool {
+	if x != nil {
+		return x.Jump
+	}
+	return false
+}
+
+func (x *Square) GetFlightStart() bool {
+	if x != nil {
+		return x.FlightStart
+	}
+	return false
+}
+
+func (x *Square) GetFlightEnd() bool {
+	if x != nil {
+		return x.FlightEnd
+	}
+	return false
+}
+
+func (x *Square) GetTurnIn() bool {
+	if x != nil {
+		return x.TurnIn
+	}
+	return false
+}
+
+func (x *Square) GetEntrySeat() int32 {
+	if x != nil {
+		return x.EntrySeat
+	}
+	return 0
+}
+
+func (x *Square) GetCrossedBySeat() int32 {
+	if x != nil {
+		return x.CrossedBySeat
+	}
+	return 0
+}
+
+// SeatPath is one seat's colour and way round the board.
+type SeatPath struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Seat  int32                  `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// colour is the seat's suggested colour: "red", "yellow", "blue" or
+	// "green" (colours are cosmetic; the rules speak of seats).
+	Colour string `protobuf:"bytes,2,opt,name=colour,proto3" json:"colour,omitempty"`
+	// path lists square indices by path index + 1: path[0] is the hangar
+	// (-1), path[1] the launch area (0), path[2..51] the loop (1..50),
+	// path[52..56] the home column (51..55) and path[57] the centre (56).
+	Path          []int32 `protobuf:"varint,3,rep,packed,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatPath) Reset() {
+	*x = SeatPath{}
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatPath) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatPath) ProtoMessage() {}
+
+func (x *SeatPath) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatPath.ProtoReflect.Descriptor instead.
+func (*SeatPath) Descriptor() ([]byte, []int) {
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *SeatPath) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatPath) GetColour() string {
+	if x != nil {
+		return x.Colour
+	}
+	return ""
+}
+
+func (x *SeatPath) GetPath() []int32 {
+	if x != nil {
+		return x.Path
+	}
+	return nil
+}
+
 // Move is one choice for the current roll.
 type Move struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1127,14 +1479,17 @@ type Move struct {
 	// no_jump declines the own-colour jump (only when jumps are optional).
 	NoJump bool `protobuf:"varint,6,opt,name=no_jump,json=noJump,proto3" json:"no_jump,omitempty"`
 	// split moves plane alone out of its stack (only with stack_split).
-	Split         bool `protobuf:"varint,7,opt,name=split,proto3" json:"split,omitempty"`
+	Split bool `protobuf:"varint,7,opt,name=split,proto3" json:"split,omitempty"`
+	// preview is what the move would do, so that a client can show it before
+	// it is made. ListLegalMoves sets it; it is ignored on input.
+	Preview       *MovePreview `protobuf:"bytes,8,opt,name=preview,proto3" json:"preview,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Move) Reset() {
 	*x = Move{}
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[3]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1146,7 +1501,7 @@ func (x *Move) String() string {
 func (*Move) ProtoMessage() {}
 
 func (x *Move) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[3]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1159,7 +1514,7 @@ func (x *Move) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Move.ProtoReflect.Descriptor instead.
 func (*Move) Descriptor() ([]byte, []int) {
-	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{3}
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Move) GetKind() MoveKind {
@@ -1211,6 +1566,144 @@ func (x *Move) GetSplit() bool {
 	return false
 }
 
+func (x *Move) GetPreview() *MovePreview {
+	if x != nil {
+		return x.Preview
+	}
+	return nil
+}
+
+// MovePreview is the outcome of a legal move, as the server would play it.
+// Positions are path indices of the moving seat (see State).
+type MovePreview struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// planes are the planes that move together (one plane, or a stack).
+	Planes []*PlaneRef `protobuf:"bytes,1,rep,name=planes,proto3" json:"planes,omitempty"`
+	// from is where the unit stands before the move (-1 hangar for a take-off).
+	From int32 `protobuf:"varint,2,opt,name=from,proto3" json:"from,omitempty"`
+	// to is where the unit ends, after any jump and flight.
+	To int32 `protobuf:"varint,3,opt,name=to,proto3" json:"to,omitempty"`
+	// path is every path index the unit enters, in order, ending at to: the
+	// die's steps one by one (back down again after a bounce at the centre),
+	// then the end of a jump or a flight as one step each.
+	Path []int32 `protobuf:"varint,4,rep,packed,name=path,proto3" json:"path,omitempty"`
+	// jump is set when the unit jumps from an own-colour square.
+	Jump bool `protobuf:"varint,5,opt,name=jump,proto3" json:"jump,omitempty"`
+	// flight is set when the unit flies the shortcut 18 -> 30.
+	Flight bool `protobuf:"varint,6,opt,name=flight,proto3" json:"flight,omitempty"`
+	// captures are the planes the move sends to their hangars (under some
+	// options the mover's own unit among them).
+	Captures []*PlaneRef `protobuf:"bytes,7,rep,name=captures,proto3" json:"captures,omitempty"`
+	// crossing is set when the flight captures on the opposite seat's p53.
+	Crossing bool `protobuf:"varint,8,opt,name=crossing,proto3" json:"crossing,omitempty"`
+	// stacks is set when the unit ends on its own planes and forms a stack.
+	Stacks bool `protobuf:"varint,9,opt,name=stacks,proto3" json:"stacks,omitempty"`
+	// finishes is set when the unit reaches the centre (56).
+	Finishes      bool `protobuf:"varint,10,opt,name=finishes,proto3" json:"finishes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MovePreview) Reset() {
+	*x = MovePreview{}
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MovePreview) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MovePreview) ProtoMessage() {}
+
+func (x *MovePreview) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MovePreview.ProtoReflect.Descriptor instead.
+func (*MovePreview) Descriptor() ([]byte, []int) {
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *MovePreview) GetPlanes() []*PlaneRef {
+	if x != nil {
+		return x.Planes
+	}
+	return nil
+}
+
+func (x *MovePreview) GetFrom() int32 {
+	if x != nil {
+		return x.From
+	}
+	return 0
+}
+
+func (x *MovePreview) GetTo() int32 {
+	if x != nil {
+		return x.To
+	}
+	return 0
+}
+
+func (x *MovePreview) GetPath() []int32 {
+	if x != nil {
+		return x.Path
+	}
+	return nil
+}
+
+func (x *MovePreview) GetJump() bool {
+	if x != nil {
+		return x.Jump
+	}
+	return false
+}
+
+func (x *MovePreview) GetFlight() bool {
+	if x != nil {
+		return x.Flight
+	}
+	return false
+}
+
+func (x *MovePreview) GetCaptures() []*PlaneRef {
+	if x != nil {
+		return x.Captures
+	}
+	return nil
+}
+
+func (x *MovePreview) GetCrossing() bool {
+	if x != nil {
+		return x.Crossing
+	}
+	return false
+}
+
+func (x *MovePreview) GetStacks() bool {
+	if x != nil {
+		return x.Stacks
+	}
+	return false
+}
+
+func (x *MovePreview) GetFinishes() bool {
+	if x != nil {
+		return x.Finishes
+	}
+	return false
+}
+
 // PlaneRef names one plane.
 type PlaneRef struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1222,7 +1715,7 @@ type PlaneRef struct {
 
 func (x *PlaneRef) Reset() {
 	*x = PlaneRef{}
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[4]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1234,7 +1727,7 @@ func (x *PlaneRef) String() string {
 func (*PlaneRef) ProtoMessage() {}
 
 func (x *PlaneRef) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[4]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1247,7 +1740,7 @@ func (x *PlaneRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlaneRef.ProtoReflect.Descriptor instead.
 func (*PlaneRef) Descriptor() ([]byte, []int) {
-	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{4}
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PlaneRef) GetSeat() int32 {
@@ -1294,7 +1787,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[5]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1306,7 +1799,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[5]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1319,7 +1812,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{5}
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Event) GetKind() EventKind {
@@ -1487,7 +1980,33 @@ const file_hangar_aeroplane_v1_aeroplane_proto_rawDesc = "" +
 	"\x06planes\x18\x05 \x03(\v2\x1a.hangar.aeroplane.v1.PlaneR\x06planes\x12\x18\n" +
 	"\aranking\x18\x06 \x03(\x05R\aranking\x12\x14\n" +
 	"\x05seats\x18\a \x03(\x05R\x05seats\x12\x1a\n" +
-	"\bnotation\x18\b \x01(\tR\bnotation\"\xc2\x01\n" +
+	"\bnotation\x18\b \x01(\tR\bnotation\"\xa1\x01\n" +
+	"\x05Board\x12\x14\n" +
+	"\x05width\x18\x01 \x01(\x05R\x05width\x12\x16\n" +
+	"\x06height\x18\x02 \x01(\x05R\x06height\x125\n" +
+	"\asquares\x18\x03 \x03(\v2\x1b.hangar.aeroplane.v1.SquareR\asquares\x123\n" +
+	"\x05seats\x18\x04 \x03(\v2\x1d.hangar.aeroplane.v1.SeatPathR\x05seats\"\xda\x02\n" +
+	"\x06Square\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x123\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1f.hangar.aeroplane.v1.SquareKindR\x04kind\x12\x1f\n" +
+	"\vcolour_seat\x18\x03 \x01(\x05R\n" +
+	"colourSeat\x12\x12\n" +
+	"\x04loop\x18\x04 \x01(\x05R\x04loop\x12\f\n" +
+	"\x01x\x18\x05 \x01(\x05R\x01x\x12\f\n" +
+	"\x01y\x18\x06 \x01(\x05R\x01y\x12\x12\n" +
+	"\x04jump\x18\a \x01(\bR\x04jump\x12!\n" +
+	"\fflight_start\x18\b \x01(\bR\vflightStart\x12\x1d\n" +
+	"\n" +
+	"flight_end\x18\t \x01(\bR\tflightEnd\x12\x17\n" +
+	"\aturn_in\x18\n" +
+	" \x01(\bR\x06turnIn\x12\x1d\n" +
+	"\n" +
+	"entry_seat\x18\v \x01(\x05R\tentrySeat\x12&\n" +
+	"\x0fcrossed_by_seat\x18\f \x01(\x05R\rcrossedBySeat\"J\n" +
+	"\bSeatPath\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x16\n" +
+	"\x06colour\x18\x02 \x01(\tR\x06colour\x12\x12\n" +
+	"\x04path\x18\x03 \x03(\x05R\x04path\"\xfe\x01\n" +
 	"\x04Move\x121\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1d.hangar.aeroplane.v1.MoveKindR\x04kind\x12\x14\n" +
 	"\x05plane\x18\x02 \x01(\x05R\x05plane\x12\x10\n" +
@@ -1495,7 +2014,20 @@ const file_hangar_aeroplane_v1_aeroplane_proto_rawDesc = "" +
 	"\x05stack\x18\x04 \x01(\bR\x05stack\x12\x1a\n" +
 	"\bnotation\x18\x05 \x01(\tR\bnotation\x12\x17\n" +
 	"\ano_jump\x18\x06 \x01(\bR\x06noJump\x12\x14\n" +
-	"\x05split\x18\a \x01(\bR\x05split\"4\n" +
+	"\x05split\x18\a \x01(\bR\x05split\x12:\n" +
+	"\apreview\x18\b \x01(\v2 .hangar.aeroplane.v1.MovePreviewR\apreview\"\xb3\x02\n" +
+	"\vMovePreview\x125\n" +
+	"\x06planes\x18\x01 \x03(\v2\x1d.hangar.aeroplane.v1.PlaneRefR\x06planes\x12\x12\n" +
+	"\x04from\x18\x02 \x01(\x05R\x04from\x12\x0e\n" +
+	"\x02to\x18\x03 \x01(\x05R\x02to\x12\x12\n" +
+	"\x04path\x18\x04 \x03(\x05R\x04path\x12\x12\n" +
+	"\x04jump\x18\x05 \x01(\bR\x04jump\x12\x16\n" +
+	"\x06flight\x18\x06 \x01(\bR\x06flight\x129\n" +
+	"\bcaptures\x18\a \x03(\v2\x1d.hangar.aeroplane.v1.PlaneRefR\bcaptures\x12\x1a\n" +
+	"\bcrossing\x18\b \x01(\bR\bcrossing\x12\x16\n" +
+	"\x06stacks\x18\t \x01(\bR\x06stacks\x12\x1a\n" +
+	"\bfinishes\x18\n" +
+	" \x01(\bR\bfinishes\"4\n" +
 	"\bPlaneRef\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x14\n" +
 	"\x05index\x18\x02 \x01(\x05R\x05index\"\xf8\x02\n" +
@@ -1569,7 +2101,15 @@ const file_hangar_aeroplane_v1_aeroplane_proto_rawDesc = "" +
 	"\x15MOVE_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12MOVE_KIND_TAKE_OFF\x10\x01\x12\x15\n" +
 	"\x11MOVE_KIND_ADVANCE\x10\x02\x12\x12\n" +
-	"\x0eMOVE_KIND_PASS\x10\x03*\xaf\x03\n" +
+	"\x0eMOVE_KIND_PASS\x10\x03*\xa4\x01\n" +
+	"\n" +
+	"SquareKind\x12\x1b\n" +
+	"\x17SQUARE_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12SQUARE_KIND_HANGAR\x10\x01\x12\x16\n" +
+	"\x12SQUARE_KIND_LAUNCH\x10\x02\x12\x14\n" +
+	"\x10SQUARE_KIND_LOOP\x10\x03\x12\x1b\n" +
+	"\x17SQUARE_KIND_HOME_COLUMN\x10\x04\x12\x16\n" +
+	"\x12SQUARE_KIND_CENTRE\x10\x05*\xaf\x03\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11EVENT_KIND_ROLLED\x10\x01\x12\x15\n" +
@@ -1603,26 +2143,31 @@ func file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP() []byte {
 	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescData
 }
 
-var file_hangar_aeroplane_v1_aeroplane_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
-var file_hangar_aeroplane_v1_aeroplane_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_hangar_aeroplane_v1_aeroplane_proto_enumTypes = make([]protoimpl.EnumInfo, 12)
+var file_hangar_aeroplane_v1_aeroplane_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_hangar_aeroplane_v1_aeroplane_proto_goTypes = []any{
-	(TakeoffRolls)(0), // 0: hangar.aeroplane.v1.TakeoffRolls
-	(ThirdSix)(0),     // 1: hangar.aeroplane.v1.ThirdSix
-	(Overshoot)(0),    // 2: hangar.aeroplane.v1.Overshoot
-	(StackMode)(0),    // 3: hangar.aeroplane.v1.StackMode
-	(StackCapture)(0), // 4: hangar.aeroplane.v1.StackCapture
-	(CaptureMode)(0),  // 5: hangar.aeroplane.v1.CaptureMode
-	(EndRule)(0),      // 6: hangar.aeroplane.v1.EndRule
-	(FirstPlayer)(0),  // 7: hangar.aeroplane.v1.FirstPlayer
-	(Phase)(0),        // 8: hangar.aeroplane.v1.Phase
-	(MoveKind)(0),     // 9: hangar.aeroplane.v1.MoveKind
-	(EventKind)(0),    // 10: hangar.aeroplane.v1.EventKind
-	(*Options)(nil),   // 11: hangar.aeroplane.v1.Options
-	(*Plane)(nil),     // 12: hangar.aeroplane.v1.Plane
-	(*State)(nil),     // 13: hangar.aeroplane.v1.State
-	(*Move)(nil),      // 14: hangar.aeroplane.v1.Move
-	(*PlaneRef)(nil),  // 15: hangar.aeroplane.v1.PlaneRef
-	(*Event)(nil),     // 16: hangar.aeroplane.v1.Event
+	(TakeoffRolls)(0),   // 0: hangar.aeroplane.v1.TakeoffRolls
+	(ThirdSix)(0),       // 1: hangar.aeroplane.v1.ThirdSix
+	(Overshoot)(0),      // 2: hangar.aeroplane.v1.Overshoot
+	(StackMode)(0),      // 3: hangar.aeroplane.v1.StackMode
+	(StackCapture)(0),   // 4: hangar.aeroplane.v1.StackCapture
+	(CaptureMode)(0),    // 5: hangar.aeroplane.v1.CaptureMode
+	(EndRule)(0),        // 6: hangar.aeroplane.v1.EndRule
+	(FirstPlayer)(0),    // 7: hangar.aeroplane.v1.FirstPlayer
+	(Phase)(0),          // 8: hangar.aeroplane.v1.Phase
+	(MoveKind)(0),       // 9: hangar.aeroplane.v1.MoveKind
+	(SquareKind)(0),     // 10: hangar.aeroplane.v1.SquareKind
+	(EventKind)(0),      // 11: hangar.aeroplane.v1.EventKind
+	(*Options)(nil),     // 12: hangar.aeroplane.v1.Options
+	(*Plane)(nil),       // 13: hangar.aeroplane.v1.Plane
+	(*State)(nil),       // 14: hangar.aeroplane.v1.State
+	(*Board)(nil),       // 15: hangar.aeroplane.v1.Board
+	(*Square)(nil),      // 16: hangar.aeroplane.v1.Square
+	(*SeatPath)(nil),    // 17: hangar.aeroplane.v1.SeatPath
+	(*Move)(nil),        // 18: hangar.aeroplane.v1.Move
+	(*MovePreview)(nil), // 19: hangar.aeroplane.v1.MovePreview
+	(*PlaneRef)(nil),    // 20: hangar.aeroplane.v1.PlaneRef
+	(*Event)(nil),       // 21: hangar.aeroplane.v1.Event
 }
 var file_hangar_aeroplane_v1_aeroplane_proto_depIdxs = []int32{
 	0,  // 0: hangar.aeroplane.v1.Options.takeoff_rolls:type_name -> hangar.aeroplane.v1.TakeoffRolls
@@ -1634,15 +2179,21 @@ var file_hangar_aeroplane_v1_aeroplane_proto_depIdxs = []int32{
 	6,  // 6: hangar.aeroplane.v1.Options.end_rule:type_name -> hangar.aeroplane.v1.EndRule
 	7,  // 7: hangar.aeroplane.v1.Options.first_player:type_name -> hangar.aeroplane.v1.FirstPlayer
 	8,  // 8: hangar.aeroplane.v1.State.phase:type_name -> hangar.aeroplane.v1.Phase
-	12, // 9: hangar.aeroplane.v1.State.planes:type_name -> hangar.aeroplane.v1.Plane
-	9,  // 10: hangar.aeroplane.v1.Move.kind:type_name -> hangar.aeroplane.v1.MoveKind
-	10, // 11: hangar.aeroplane.v1.Event.kind:type_name -> hangar.aeroplane.v1.EventKind
-	15, // 12: hangar.aeroplane.v1.Event.planes:type_name -> hangar.aeroplane.v1.PlaneRef
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	13, // 9: hangar.aeroplane.v1.State.planes:type_name -> hangar.aeroplane.v1.Plane
+	16, // 10: hangar.aeroplane.v1.Board.squares:type_name -> hangar.aeroplane.v1.Square
+	17, // 11: hangar.aeroplane.v1.Board.seats:type_name -> hangar.aeroplane.v1.SeatPath
+	10, // 12: hangar.aeroplane.v1.Square.kind:type_name -> hangar.aeroplane.v1.SquareKind
+	9,  // 13: hangar.aeroplane.v1.Move.kind:type_name -> hangar.aeroplane.v1.MoveKind
+	19, // 14: hangar.aeroplane.v1.Move.preview:type_name -> hangar.aeroplane.v1.MovePreview
+	20, // 15: hangar.aeroplane.v1.MovePreview.planes:type_name -> hangar.aeroplane.v1.PlaneRef
+	20, // 16: hangar.aeroplane.v1.MovePreview.captures:type_name -> hangar.aeroplane.v1.PlaneRef
+	11, // 17: hangar.aeroplane.v1.Event.kind:type_name -> hangar.aeroplane.v1.EventKind
+	20, // 18: hangar.aeroplane.v1.Event.planes:type_name -> hangar.aeroplane.v1.PlaneRef
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_hangar_aeroplane_v1_aeroplane_proto_init() }
@@ -1656,8 +2207,8 @@ func file_hangar_aeroplane_v1_aeroplane_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_aeroplane_v1_aeroplane_proto_rawDesc), len(file_hangar_aeroplane_v1_aeroplane_proto_rawDesc)),
-			NumEnums:      11,
-			NumMessages:   6,
+			NumEnums:      12,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -751,6 +751,54 @@ func (x *TileType) GetFeatures() []*Feature {
 	return nil
 }
 
+// Board is what a client needs to draw the game before any tile is laid:
+// every tile type with its features at rotation 0 (PlacedTile turns them).
+type Board struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tiles are the 32 tile types in table order: the base game's, then The
+	// Flying Machines' (FA..FH, in play only when a match's options say so).
+	Tiles         []*TileType `protobuf:"bytes,1,rep,name=tiles,proto3" json:"tiles,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Board) Reset() {
+	*x = Board{}
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Board) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Board) ProtoMessage() {}
+
+func (x *Board) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Board.ProtoReflect.Descriptor instead.
+func (*Board) Descriptor() ([]byte, []int) {
+	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Board) GetTiles() []*TileType {
+	if x != nil {
+		return x.Tiles
+	}
+	return nil
+}
+
 // Position is a board cell. Coordinates, negative as often as not, are
 // sint32 here and everywhere in this package.
 type Position struct {
@@ -763,7 +811,7 @@ type Position struct {
 
 func (x *Position) Reset() {
 	*x = Position{}
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[3]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -775,7 +823,7 @@ func (x *Position) String() string {
 func (*Position) ProtoMessage() {}
 
 func (x *Position) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[3]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -788,7 +836,7 @@ func (x *Position) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Position.ProtoReflect.Descriptor instead.
 func (*Position) Descriptor() ([]byte, []int) {
-	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{3}
+	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Position) GetX() int32 {
@@ -821,7 +869,7 @@ type PlacedTile struct {
 
 func (x *PlacedTile) Reset() {
 	*x = PlacedTile{}
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[4]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -833,7 +881,7 @@ func (x *PlacedTile) String() string {
 func (*PlacedTile) ProtoMessage() {}
 
 func (x *PlacedTile) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[4]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -846,7 +894,7 @@ func (x *PlacedTile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlacedTile.ProtoReflect.Descriptor instead.
 func (*PlacedTile) Descriptor() ([]byte, []int) {
-	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{4}
+	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *PlacedTile) GetTile() string {
@@ -902,7 +950,7 @@ type Follower struct {
 
 func (x *Follower) Reset() {
 	*x = Follower{}
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[5]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -914,7 +962,7 @@ func (x *Follower) String() string {
 func (*Follower) ProtoMessage() {}
 
 func (x *Follower) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[5]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -927,7 +975,7 @@ func (x *Follower) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Follower.ProtoReflect.Descriptor instead.
 func (*Follower) Descriptor() ([]byte, []int) {
-	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{5}
+	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Follower) GetSeat() int32 {
@@ -976,7 +1024,7 @@ type TileCount struct {
 
 func (x *TileCount) Reset() {
 	*x = TileCount{}
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[6]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -988,7 +1036,7 @@ func (x *TileCount) String() string {
 func (*TileCount) ProtoMessage() {}
 
 func (x *TileCount) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[6]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1001,7 +1049,7 @@ func (x *TileCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TileCount.ProtoReflect.Descriptor instead.
 func (*TileCount) Descriptor() ([]byte, []int) {
-	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{6}
+	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *TileCount) GetTile() string {
@@ -1055,7 +1103,7 @@ type State struct {
 
 func (x *State) Reset() {
 	*x = State{}
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[7]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1067,7 +1115,7 @@ func (x *State) String() string {
 func (*State) ProtoMessage() {}
 
 func (x *State) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[7]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1080,7 +1128,7 @@ func (x *State) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use State.ProtoReflect.Descriptor instead.
 func (*State) Descriptor() ([]byte, []int) {
-	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{7}
+	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *State) GetPhase() Phase {
@@ -1188,7 +1236,7 @@ type Move struct {
 
 func (x *Move) Reset() {
 	*x = Move{}
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[8]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1200,7 +1248,7 @@ func (x *Move) String() string {
 func (*Move) ProtoMessage() {}
 
 func (x *Move) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[8]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1213,7 +1261,7 @@ func (x *Move) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Move.ProtoReflect.Descriptor instead.
 func (*Move) Descriptor() ([]byte, []int) {
-	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{8}
+	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Move) GetKind() MoveKind {
@@ -1293,7 +1341,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[9]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1305,7 +1353,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[9]
+	mi := &file_hangar_carcassonne_v1_carcassonne_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1318,7 +1366,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{9}
+	return file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Event) GetKind() EventKind {
@@ -1429,7 +1477,9 @@ const file_hangar_carcassonne_v1_carcassonne_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x15\n" +
 	"\x06jcz_id\x18\x02 \x01(\tR\x05jczId\x12\x14\n" +
 	"\x05count\x18\x03 \x01(\x05R\x05count\x12:\n" +
-	"\bfeatures\x18\x04 \x03(\v2\x1e.hangar.carcassonne.v1.FeatureR\bfeatures\"&\n" +
+	"\bfeatures\x18\x04 \x03(\v2\x1e.hangar.carcassonne.v1.FeatureR\bfeatures\">\n" +
+	"\x05Board\x125\n" +
+	"\x05tiles\x18\x01 \x03(\v2\x1f.hangar.carcassonne.v1.TileTypeR\x05tiles\"&\n" +
 	"\bPosition\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x11R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x11R\x01y\"\x94\x01\n" +
@@ -1567,7 +1617,7 @@ func file_hangar_carcassonne_v1_carcassonne_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_carcassonne_v1_carcassonne_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_hangar_carcassonne_v1_carcassonne_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_hangar_carcassonne_v1_carcassonne_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_hangar_carcassonne_v1_carcassonne_proto_goTypes = []any{
 	(Phase)(0),         // 0: hangar.carcassonne.v1.Phase
 	(FeatureKind)(0),   // 1: hangar.carcassonne.v1.FeatureKind
@@ -1579,13 +1629,14 @@ var file_hangar_carcassonne_v1_carcassonne_proto_goTypes = []any{
 	(*Options)(nil),    // 7: hangar.carcassonne.v1.Options
 	(*Feature)(nil),    // 8: hangar.carcassonne.v1.Feature
 	(*TileType)(nil),   // 9: hangar.carcassonne.v1.TileType
-	(*Position)(nil),   // 10: hangar.carcassonne.v1.Position
-	(*PlacedTile)(nil), // 11: hangar.carcassonne.v1.PlacedTile
-	(*Follower)(nil),   // 12: hangar.carcassonne.v1.Follower
-	(*TileCount)(nil),  // 13: hangar.carcassonne.v1.TileCount
-	(*State)(nil),      // 14: hangar.carcassonne.v1.State
-	(*Move)(nil),       // 15: hangar.carcassonne.v1.Move
-	(*Event)(nil),      // 16: hangar.carcassonne.v1.Event
+	(*Board)(nil),      // 10: hangar.carcassonne.v1.Board
+	(*Position)(nil),   // 11: hangar.carcassonne.v1.Position
+	(*PlacedTile)(nil), // 12: hangar.carcassonne.v1.PlacedTile
+	(*Follower)(nil),   // 13: hangar.carcassonne.v1.Follower
+	(*TileCount)(nil),  // 14: hangar.carcassonne.v1.TileCount
+	(*State)(nil),      // 15: hangar.carcassonne.v1.State
+	(*Move)(nil),       // 16: hangar.carcassonne.v1.Move
+	(*Event)(nil),      // 17: hangar.carcassonne.v1.Event
 }
 var file_hangar_carcassonne_v1_carcassonne_proto_depIdxs = []int32{
 	1,  // 0: hangar.carcassonne.v1.Feature.kind:type_name -> hangar.carcassonne.v1.FeatureKind
@@ -1593,23 +1644,24 @@ var file_hangar_carcassonne_v1_carcassonne_proto_depIdxs = []int32{
 	3,  // 2: hangar.carcassonne.v1.Feature.halves:type_name -> hangar.carcassonne.v1.HalfEdge
 	4,  // 3: hangar.carcassonne.v1.Feature.direction:type_name -> hangar.carcassonne.v1.Direction
 	8,  // 4: hangar.carcassonne.v1.TileType.features:type_name -> hangar.carcassonne.v1.Feature
-	8,  // 5: hangar.carcassonne.v1.PlacedTile.features:type_name -> hangar.carcassonne.v1.Feature
-	1,  // 6: hangar.carcassonne.v1.Follower.kind:type_name -> hangar.carcassonne.v1.FeatureKind
-	0,  // 7: hangar.carcassonne.v1.State.phase:type_name -> hangar.carcassonne.v1.Phase
-	9,  // 8: hangar.carcassonne.v1.State.tile:type_name -> hangar.carcassonne.v1.TileType
-	10, // 9: hangar.carcassonne.v1.State.target:type_name -> hangar.carcassonne.v1.Position
-	13, // 10: hangar.carcassonne.v1.State.remaining:type_name -> hangar.carcassonne.v1.TileCount
-	11, // 11: hangar.carcassonne.v1.State.board:type_name -> hangar.carcassonne.v1.PlacedTile
-	12, // 12: hangar.carcassonne.v1.State.followers:type_name -> hangar.carcassonne.v1.Follower
-	15, // 13: hangar.carcassonne.v1.State.legal_moves:type_name -> hangar.carcassonne.v1.Move
-	5,  // 14: hangar.carcassonne.v1.Move.kind:type_name -> hangar.carcassonne.v1.MoveKind
-	6,  // 15: hangar.carcassonne.v1.Event.kind:type_name -> hangar.carcassonne.v1.EventKind
-	1,  // 16: hangar.carcassonne.v1.Event.feature_kind:type_name -> hangar.carcassonne.v1.FeatureKind
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	9,  // 5: hangar.carcassonne.v1.Board.tiles:type_name -> hangar.carcassonne.v1.TileType
+	8,  // 6: hangar.carcassonne.v1.PlacedTile.features:type_name -> hangar.carcassonne.v1.Feature
+	1,  // 7: hangar.carcassonne.v1.Follower.kind:type_name -> hangar.carcassonne.v1.FeatureKind
+	0,  // 8: hangar.carcassonne.v1.State.phase:type_name -> hangar.carcassonne.v1.Phase
+	9,  // 9: hangar.carcassonne.v1.State.tile:type_name -> hangar.carcassonne.v1.TileType
+	11, // 10: hangar.carcassonne.v1.State.target:type_name -> hangar.carcassonne.v1.Position
+	14, // 11: hangar.carcassonne.v1.State.remaining:type_name -> hangar.carcassonne.v1.TileCount
+	12, // 12: hangar.carcassonne.v1.State.board:type_name -> hangar.carcassonne.v1.PlacedTile
+	13, // 13: hangar.carcassonne.v1.State.followers:type_name -> hangar.carcassonne.v1.Follower
+	16, // 14: hangar.carcassonne.v1.State.legal_moves:type_name -> hangar.carcassonne.v1.Move
+	5,  // 15: hangar.carcassonne.v1.Move.kind:type_name -> hangar.carcassonne.v1.MoveKind
+	6,  // 16: hangar.carcassonne.v1.Event.kind:type_name -> hangar.carcassonne.v1.EventKind
+	1,  // 17: hangar.carcassonne.v1.Event.feature_kind:type_name -> hangar.carcassonne.v1.FeatureKind
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_hangar_carcassonne_v1_carcassonne_proto_init() }
@@ -1624,7 +1676,7 @@ func file_hangar_carcassonne_v1_carcassonne_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_carcassonne_v1_carcassonne_proto_rawDesc), len(file_hangar_carcassonne_v1_carcassonne_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
