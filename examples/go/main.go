@@ -11,6 +11,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"flag"
@@ -18,6 +19,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc"
@@ -121,7 +123,9 @@ func run(ctx context.Context, addr string) error {
 		return fmt.Errorf("spectator saw %d events, the match has %d", spec.events, m.GetVersion())
 	}
 	fmt.Printf("match %s: %v at version %d\n", id, m.GetStatus(), m.GetVersion())
-	for _, s := range m.GetSeats() {
+	seats := m.GetSeats()
+	slices.SortFunc(seats, func(a, b *hangarv1.Seat) int { return cmp.Compare(a.GetPlace(), b.GetPlace()) })
+	for _, s := range seats {
 		name := s.GetDisplayName()
 		if s.GetStatus() == hangarv1.SeatStatus_SEAT_STATUS_BOT {
 			name = "bot"

@@ -124,7 +124,7 @@ async function main() {
   if (m.status !== 'MATCH_STATUS_FINISHED') throw new Error(`match is ${m.status}, want FINISHED`);
   if (events !== m.version) throw new Error(`spectator saw ${events} events, the match has ${m.version}`);
   console.log(`match ${id}: ${m.status} at version ${m.version}`);
-  for (const s of m.seats) {
+  for (const s of m.seats.toSorted((a, b) => a.place - b.place)) {
     const name = s.status === 'SEAT_STATUS_BOT' ? 'bot' : s.display_name;
     console.log(`  place ${s.place}: seat ${s.seat} (${name})`);
   }
