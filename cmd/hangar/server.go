@@ -45,6 +45,9 @@ type Config struct {
 	// CORSOrigins are the origins whose pages may call the HTTP side (REST,
 	// Connect, gRPC-Web); "*" allows any. Empty: no CORS headers at all.
 	CORSOrigins []string
+	// NoReflection leaves the gRPC reflection service off (it is on by
+	// default, so that grpcurl needs no proto files).
+	NoReflection bool
 
 	err error // a flag error found after parsing
 }
@@ -120,7 +123,9 @@ func (m *Main) Start(ctx context.Context) error {
 	m.svc.Register(m.grpc)
 	m.health = health.NewServer()
 	healthpb.RegisterHealthServer(m.grpc, m.health)
-	reflection.Register(m.grpc)
+	if !m.Config.NoReflection {
+		reflection.Register(m.grpc)
+	}
 	if err := m.svc.Start(ctx); err != nil {
 		lis.Close()
 		st.Close()
