@@ -9,16 +9,21 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/store"
 )
 
 // tokenPrefix marks Hangar bearer tokens, so that a leaked one is easy to
-// recognise in logs and secret scanners.
-const tokenPrefix = "hgr_"
+// recognise in logs and secret scanners; apiKeyPrefix marks API keys.
+const (
+	tokenPrefix  = "hgr_"
+	apiKeyPrefix = "hk_"
+)
 
 var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
 
@@ -29,11 +34,12 @@ func newID(prefix string) string {
 	return prefix + strings.ToLower(b32.EncodeToString(b[:]))
 }
 
-// newToken returns a fresh bearer token and the hash the store keeps.
-func newToken() (string, []byte) {
+// newSecret returns a fresh secret with the given prefix and the hash the
+// store keeps.
+func newSecret(prefix string) (string, []byte) {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
-	tok := tokenPrefix + strings.ToLower(b32.EncodeToString(b[:]))
+	tok := prefix + strings.ToLower(b32.EncodeToString(b[:]))
 	return tok, hashToken(tok)
 }
 
@@ -42,7 +48,11 @@ func hashToken(tok string) []byte {
 	return h[:]
 }
 
-type playerKey struct{}
+type (
+	playerKey struct{}
+	tokenKey  struct{}
+	apiKeyKey struct{}
+)
 
 // caller returns the authenticated player of a request.
 func caller(ctx context.Context) (store.Player, bool) {
@@ -50,13 +60,63 @@ func caller(ctx context.Context) (store.Player, bool) {
 	return p, ok
 }
 
-// authenticator resolves bearer tokens to players. Tokens never change
-// owner, so resolved ones are cached.
+// callerToken returns the hash of the token a request was made with.
+func callerToken(ctx context.Context) []byte {
+	h, _ := ctx.Value(tokenKey{}).([]byte)
+	return h
+}
+
+// callerKey returns the API key a request was made with.
+func callerKey(ctx context.Context) (store.APIKey, bool) {
+	k, ok := ctx.Value(apiKeyKey{}).(store.APIKey)
+	return k, ok
+}
+
+// authenticator resolves bearer tokens to sessions and API keys to keys.
+//
+// Sessions are cached by token hash, each entry for at most recheck (by
+// the service clock): a revocation made on this node drops the entries and
+// ends the streams of the sessions it revoked at once, and one made on
+// another node does the same when its notice arrives (store.RevocationFeed);
+// a lost notice is made good when the entry is read again, at most recheck
+// later. The same re-check ends open streams whose session has expired or
+// was revoked. API keys are not cached: every call with one reads it, so a
+// revoked key (revoked by the admin command, from another process) stops
+// at once.
 type authenticator struct {
-	players store.Players
-	cache   sync.Map // string(hash) -> store.Player
-	// open lists the full method names callable without a token.
-	open map[string]bool
+	st      store.Store
+	now     func() time.Time
+	recheck time.Duration
+	// open lists the full method names callable without credentials;
+	// keyOnly those callable only (and the only ones callable) with an API
+	// key.
+	open, keyOnly map[string]bool
+
+	mu sync.Mutex
+	// gen counts revocations and gaps: a session read from the store while
+	// one happened is not cached (it may predate the revocation).
+	gen     uint64
+	cache   map[string]cachedSession // string(hash) ->
+	streams map[*authedStream]struct{}
+}
+
+type cachedSession struct {
+	s       store.Session
+	checked time.Time
+}
+
+func newAuthenticator(st store.Store, now func() time.Time, recheck time.Duration) *authenticator {
+	return &authenticator{st: st, now: now, recheck: recheck,
+		open: map[string]bool{
+			hangarv1.PlayerService_CreatePlayer_FullMethodName: true,
+			hangarv1.MatchService_GetBoard_FullMethodName:      true,
+		},
+		keyOnly: map[string]bool{
+			hangarv1.PlayerService_SignInExternalPlayer_FullMethodName: true,
+		},
+		cache:   make(map[string]cachedSession),
+		streams: make(map[*authedStream]struct{}),
+	}
 }
 
 func (a *authenticator) authenticate(ctx context.Context, method string) (context.Context, error) {
@@ -69,24 +129,136 @@ func (a *authenticator) authenticate(ctx context.Context, method string) (contex
 		return ctx, errUnauthenticated
 	}
 	scheme, tok, ok := strings.Cut(vals[0], " ")
-	if !ok || !strings.EqualFold(scheme, "bearer") || !strings.HasPrefix(tok, tokenPrefix) {
+	if !ok || !strings.EqualFold(scheme, "bearer") {
 		return ctx, errUnauthenticated
+	}
+	switch {
+	case strings.HasPrefix(tok, apiKeyPrefix):
+		k, err := a.st.APIKeyByHash(ctx, hashToken(tok))
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return ctx, errUnauthenticated
+		case err != nil:
+			return ctx, fmt.Errorf("authenticate: %w", err)
+		case !k.Revoked.IsZero():
+			return ctx, errAPIKeyRevoked
+		case !a.keyOnly[method]:
+			return ctx, errAPIKeyNotPlayer
+		}
+		return context.WithValue(ctx, apiKeyKey{}, k), nil
+	case !strings.HasPrefix(tok, tokenPrefix):
+		return ctx, errUnauthenticated
+	case a.keyOnly[method]:
+		return ctx, errAPIKeyRequired
 	}
 	h := hashToken(tok)
-	if p, ok := a.cache.Load(string(h)); ok {
-		noteCaller(ctx, p.(store.Player))
-		return context.WithValue(ctx, playerKey{}, p), nil
-	}
-	p, err := a.players.PlayerByToken(ctx, h)
-	if errors.Is(err, store.ErrNotFound) {
-		return ctx, errUnauthenticated
-	}
+	ss, err := a.session(ctx, h)
 	if err != nil {
-		return ctx, fmt.Errorf("authenticate: %w", err)
+		return ctx, err
 	}
-	a.cache.Store(string(h), p)
-	noteCaller(ctx, p)
-	return context.WithValue(ctx, playerKey{}, p), nil
+	noteCaller(ctx, ss.Player)
+	ctx = context.WithValue(ctx, tokenKey{}, h)
+	return context.WithValue(ctx, playerKey{}, ss.Player), nil
+}
+
+// session returns the valid session of a token hash, from the cache when
+// it was read from the store less than recheck ago.
+func (a *authenticator) session(ctx context.Context, h []byte) (store.Session, error) {
+	now := a.now()
+	a.mu.Lock()
+	c, ok := a.cache[string(h)]
+	gen := a.gen
+	a.mu.Unlock()
+	ss := c.s
+	if !ok || now.Sub(c.checked) >= a.recheck || now.Before(c.checked) {
+		var err error
+		ss, err = a.st.Session(ctx, h)
+		if errors.Is(err, store.ErrNotFound) {
+			return ss, errUnauthenticated
+		}
+		if err != nil {
+			return ss, fmt.Errorf("authenticate: %w", err)
+		}
+		a.mu.Lock()
+		if a.gen == gen {
+			a.cache[string(h)] = cachedSession{ss, now}
+		}
+		a.mu.Unlock()
+	}
+	switch {
+	case !ss.Revoked.IsZero():
+		return ss, errTokenRevoked
+	case !now.Before(ss.Expires):
+		return ss, errTokenExpired
+	}
+	return ss, nil
+}
+
+// forget drops a token's cached session (its expiry changed).
+func (a *authenticator) forget(h []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.gen++
+	delete(a.cache, string(h))
+}
+
+// revoked applies a revocation: the cached sessions it names are dropped
+// and their open streams end with TOKEN_REVOKED.
+func (a *authenticator) revoked(r store.Revocation) {
+	hit := func(hash, player string) bool {
+		if r.TokenHash != nil {
+			return hash == string(r.TokenHash)
+		}
+		return player == r.Player
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.gen++
+	for h, c := range a.cache {
+		if hit(h, c.s.Player.ID) {
+			delete(a.cache, h)
+		}
+	}
+	for st := range a.streams {
+		if hit(st.hash, st.player) {
+			st.cancel(errTokenRevoked)
+		}
+	}
+}
+
+// gap forgets every cached session: revocations may have been missed. The
+// streams are checked by the next sweep.
+func (a *authenticator) gap() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.gen++
+	clear(a.cache)
+}
+
+// sweep ends the streams whose session expired or was revoked (re-reading
+// sessions cached for recheck or longer) and drops stale cache entries,
+// which bounds the cache to the sessions used within recheck.
+func (a *authenticator) sweep(ctx context.Context) {
+	now := a.now()
+	a.mu.Lock()
+	for h, c := range a.cache {
+		if now.Sub(c.checked) >= a.recheck {
+			delete(a.cache, h)
+		}
+	}
+	byHash := map[string][]*authedStream{}
+	for st := range a.streams {
+		byHash[st.hash] = append(byHash[st.hash], st)
+	}
+	a.mu.Unlock()
+	for h, sts := range byHash {
+		_, err := a.session(ctx, []byte(h))
+		if errors.Is(err, errUnauthenticated) {
+			for _, st := range sts {
+				st.cancel(err)
+			}
+		}
+	}
 }
 
 func (s *Service) unaryAuth(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -97,17 +269,42 @@ func (s *Service) unaryAuth(ctx context.Context, req any, info *grpc.UnaryServer
 	return h(ctx, req)
 }
 
+// authedStream is a stream with its caller in the context. A player's
+// stream is registered with the authenticator, which cancels its context
+// with the reason (the cause) when the session ends.
 type authedStream struct {
 	grpc.ServerStream
-	ctx context.Context
+	ctx          context.Context
+	hash, player string
+	cancel       context.CancelCauseFunc
 }
 
-func (a authedStream) Context() context.Context { return a.ctx }
+func (a *authedStream) Context() context.Context { return a.ctx }
 
 func (s *Service) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 	ctx, err := s.auth.authenticate(ss.Context(), info.FullMethod)
 	if err != nil {
 		return toStatus(ctx, s.log, err)
 	}
-	return h(srv, authedStream{ss, ctx})
+	p, ok := caller(ctx)
+	if !ok {
+		return h(srv, &authedStream{ServerStream: ss, ctx: ctx})
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	st := &authedStream{ServerStream: ss, ctx: ctx, hash: string(callerToken(ctx)), player: p.ID, cancel: cancel}
+	s.auth.mu.Lock()
+	s.auth.streams[st] = struct{}{}
+	s.auth.mu.Unlock()
+	defer func() {
+		s.auth.mu.Lock()
+		delete(s.auth.streams, st)
+		s.auth.mu.Unlock()
+		cancel(nil)
+	}()
+	err = h(srv, st)
+	// A stream whose session ended says why, not just "canceled".
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errUnauthenticated) {
+		return toStatus(ctx, s.log, cause)
+	}
+	return err
 }

@@ -38,6 +38,12 @@ var (
 	errTooFew       = fmt.Errorf("%w: a match needs two seats taken to start", errRule)
 	errNotSeated    = fmt.Errorf("%w: you do not play in this match", errPermission)
 	errNotCreator   = fmt.Errorf("%w: only the creator may do that", errPermission)
+
+	errTokenExpired    = fmt.Errorf("%w: the token has expired; sign in again (refresh a token before it expires)", errUnauthenticated)
+	errTokenRevoked    = fmt.Errorf("%w: the token was revoked; sign in again", errUnauthenticated)
+	errAPIKeyRevoked   = fmt.Errorf("%w: the API key was revoked", errUnauthenticated)
+	errAPIKeyNotPlayer = fmt.Errorf("%w: an API key cannot act as a player: get the player's token with SignInExternalPlayer", errPermission)
+	errAPIKeyRequired  = fmt.Errorf("%w: this call needs an API key, not a player token", errPermission)
 )
 
 // versionConflict is a command's expected version that is not the match's:
@@ -77,6 +83,11 @@ var reasons = []struct {
 	{errTooFew, "NOT_ENOUGH_PLAYERS"},
 	{errNotSeated, "NOT_SEATED"},
 	{errNotCreator, "NOT_CREATOR"},
+	{errTokenExpired, "TOKEN_EXPIRED"},
+	{errTokenRevoked, "TOKEN_REVOKED"},
+	{errAPIKeyRevoked, "API_KEY_REVOKED"},
+	{errAPIKeyNotPlayer, "API_KEY_NOT_A_PLAYER"},
+	{errAPIKeyRequired, "API_KEY_REQUIRED"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},

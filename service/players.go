@@ -32,15 +32,15 @@ func (s *Service) CreatePlayer(ctx context.Context, req *hangarv1.CreatePlayerRe
 		h := sha256.Sum256([]byte("player\x00" + reqID))
 		p.ID = "p_" + strings.ToLower(b32.EncodeToString(h[:16]))
 	}
-	tok, hash := newToken()
-	err := s.store.CreatePlayer(ctx, p, hash)
+	tok, t := s.issue(now)
+	err := s.store.CreatePlayer(ctx, p, t)
 	if errors.Is(err, store.ErrExists) && reqID != "" {
 		return s.retriedCreatePlayer(ctx, p, now)
 	}
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.CreatePlayerResponse{Player: playerProto(p), Token: tok}, nil
+	return &hangarv1.CreatePlayerResponse{Player: playerProto(p), Token: tok, ExpireTime: timestamppb.New(t.Expires)}, nil
 }
 
 // playerRetryWindow is how long a CreatePlayer request_id returns its player.
@@ -59,11 +59,11 @@ func (s *Service) retriedCreatePlayer(ctx context.Context, want store.Player, no
 	if now.Sub(p.Created) > playerRetryWindow {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: request_id made a player more than %v ago: a retry no longer returns it", store.ErrExists, playerRetryWindow))
 	}
-	tok, hash := newToken()
-	if err := s.store.AddToken(ctx, p.ID, hash, now); err != nil {
+	tok, t := s.issue(now)
+	if err := s.store.AddToken(ctx, p.ID, t); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.CreatePlayerResponse{Player: playerProto(p), Token: tok}, nil
+	return &hangarv1.CreatePlayerResponse{Player: playerProto(p), Token: tok, ExpireTime: timestamppb.New(t.Expires)}, nil
 }
 
 // GetPlayer implements hangarv1.PlayerServiceServer.

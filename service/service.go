@@ -61,6 +61,8 @@ type Service struct {
 	// with UNAVAILABLE so clients reconnect elsewhere.
 	closing   chan struct{}
 	closeOnce sync.Once
+
+	sessions SessionOptions
 }
 
 // Options tune a Service. Games is required; the zero value of the rest is
@@ -91,6 +93,8 @@ type Options struct {
 	PollEvery time.Duration
 	// AccessLog, when set, gets one line per RPC (see access.go).
 	AccessLog *slog.Logger
+	// Sessions tunes token expiry and revocation (see sessions.go).
+	Sessions SessionOptions
 }
 
 // New returns a Service on st. Call Start to resume server-side work
@@ -132,10 +136,8 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.auth = &authenticator{players: st, open: map[string]bool{
-		hangarv1.PlayerService_CreatePlayer_FullMethodName: true,
-		hangarv1.MatchService_GetBoard_FullMethodName:      true,
-	}}
+	s.sessions = o.Sessions.withDefaults()
+	s.auth = newAuthenticator(st, s.now, s.sessions.Recheck)
 	return s
 }
 
@@ -165,6 +167,7 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 func (s *Service) Start(ctx context.Context) error {
 	s.bots.Add(1)
 	go s.runClocks()
+	s.startSessions()
 	if s.feed != nil {
 		s.bots.Add(3)
 		go s.runPublisher()

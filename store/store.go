@@ -18,7 +18,8 @@ import (
 
 // Errors a store returns. Callers match them with errors.Is.
 var (
-	// ErrNotFound: no match or player with that id (or token).
+	// ErrNotFound: no match, player, session or API key with that id (or
+	// hash).
 	ErrNotFound = errors.New("store: not found")
 	// ErrVersionConflict: the match's version is not the expected one.
 	ErrVersionConflict = errors.New("store: version conflict")
@@ -197,21 +198,113 @@ type Feed interface {
 
 // Players keeps players and hashes of their tokens.
 type Players interface {
-	// CreatePlayer stores p and the hash of its token; ErrExists if taken.
-	CreatePlayer(ctx context.Context, p Player, tokenHash []byte) error
+	// CreatePlayer stores p and its first token; ErrExists if the id or the
+	// token hash is taken.
+	CreatePlayer(ctx context.Context, p Player, t Token) error
 	// Player returns a player by id, or ErrNotFound.
 	Player(ctx context.Context, id string) (Player, error)
-	// PlayerByToken returns the player owning a token hash, or ErrNotFound.
-	PlayerByToken(ctx context.Context, tokenHash []byte) (Player, error)
+	// Session returns a token hash's session: its player and its expiry and
+	// revocation times (expired and revoked sessions are returned too, for
+	// the caller to tell them apart). ErrNotFound for an unknown hash.
+	Session(ctx context.Context, tokenHash []byte) (Session, error)
 	// AddToken gives an existing player another token; ErrNotFound if there
 	// is no such player, ErrExists if the hash is taken.
-	AddToken(ctx context.Context, playerID string, tokenHash []byte, at time.Time) error
+	AddToken(ctx context.Context, playerID string, t Token) error
+}
+
+// Sessions refreshes and revokes player tokens.
+type Sessions interface {
+	// RefreshToken replaces the session oldHash with t, in one transaction:
+	// it stores t for the same player and cuts the old session's expiry to
+	// at most graceEnd. It returns the player's id; ErrNotFound when oldHash
+	// is not a live session at t.Created (unknown, revoked or expired),
+	// ErrExists if t's hash is taken.
+	RefreshToken(ctx context.Context, oldHash []byte, t Token, graceEnd time.Time) (string, error)
+	// RevokeToken revokes one session at time at and returns its player's
+	// id; ErrNotFound when the hash is unknown or already revoked.
+	RevokeToken(ctx context.Context, tokenHash []byte, at time.Time) (string, error)
+	// RevokePlayerTokens revokes every session of a player not revoked yet
+	// and returns how many it revoked (0 for an unknown player).
+	RevokePlayerTokens(ctx context.Context, playerID string, at time.Time) (int, error)
+}
+
+// Token is a new bearer token as the store keeps it: a hash, never the
+// token itself.
+type Token struct {
+	Hash    []byte
+	Created time.Time
+	Expires time.Time
+}
+
+// Session is a stored token: its player and validity.
+type Session struct {
+	Player  Player
+	Created time.Time
+	Expires time.Time
+	Revoked time.Time // zero: not revoked
+}
+
+// Valid reports whether the session may authenticate at now.
+func (s Session) Valid(now time.Time) bool { return s.Revoked.IsZero() && now.Before(s.Expires) }
+
+// APIKey is a server-to-server credential of a developer's backend. Keys of
+// one Name are one backend: its external players (ExternalPlayer) are
+// shared by the keys of that name, so a key can be rotated.
+type APIKey struct {
+	ID      string
+	Name    string
+	Created time.Time
+	Revoked time.Time // zero: live
+}
+
+// APIKeys keeps API keys (only their hashes) and the players their
+// backends create.
+type APIKeys interface {
+	// CreateAPIKey stores k and the hash of its key; ErrExists if the id or
+	// hash is taken.
+	CreateAPIKey(ctx context.Context, k APIKey, keyHash []byte) error
+	// APIKeys lists every key, revoked ones included, oldest first.
+	APIKeys(ctx context.Context) ([]APIKey, error)
+	// APIKeyByHash returns the key with that hash, revoked or not, or
+	// ErrNotFound.
+	APIKeyByHash(ctx context.Context, keyHash []byte) (APIKey, error)
+	// RevokeAPIKey revokes a key at time at; ErrNotFound when there is no
+	// such live key.
+	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+	// ExternalPlayer finds the player of external user externalID of key
+	// k's backend (its Name), creating it as p (recorded as made by k) when
+	// there is none, and gives it the token t, in one transaction:
+	// concurrent calls for one external id make one player. It returns the
+	// player and whether it was created; ErrExists if p's id or t's hash is
+	// taken.
+	ExternalPlayer(ctx context.Context, k APIKey, externalID string, p Player, t Token) (Player, bool, error)
+}
+
+// Revocation says that sessions were revoked: one token's (TokenHash set)
+// or every one of Player's.
+type Revocation struct {
+	Player    string
+	TokenHash []byte
+}
+
+// RevocationFeed carries revocations between the nodes sharing a store,
+// so that none keeps accepting a revoked token it has cached. Delivery is
+// best effort: after a gap a node must forget what it cached.
+type RevocationFeed interface {
+	// PublishRevocation announces r to every node (this one included).
+	PublishRevocation(ctx context.Context, r Revocation) error
+	// ListenRevocations calls onRevoke for each revocation published by any
+	// node, and onGap after (re)connecting, when some may have been missed.
+	// It returns when ctx ends.
+	ListenRevocations(ctx context.Context, onRevoke func(Revocation), onGap func()) error
 }
 
 // Store is everything the service needs from one database.
 type Store interface {
 	Log
 	Players
+	Sessions
+	APIKeys
 	Clocks
 	History
 	Close() error

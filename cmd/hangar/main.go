@@ -2,6 +2,7 @@
 //
 //	hangar serve   [--listen ADDR] [--database-url URL | --data-dir DIR]   serve the gRPC API
 //	hangar migrate [--database-url URL | --data-dir DIR]                   apply schema migrations
+//	hangar apikey create|list|revoke [--database-url URL | --data-dir DIR] manage API keys
 //
 // Without a database URL Hangar keeps everything in an embedded SQLite
 // database in the data directory (default ./hangar-data), a single-node
@@ -20,6 +21,9 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
+
+	"github.com/hangarhq/hangar/service"
 )
 
 func main() {
@@ -37,6 +41,7 @@ const usage = `usage: hangar <command> [flags]
 commands:
   serve     serve the gRPC API
   migrate   apply the database schema migrations and exit
+  apikey    create, list or revoke the API keys of game backends (create --name N, list, revoke --id ID)
   bench     load a server with simulated players and report throughput and latency
   seed-history  fill an empty Postgres database with finished matches (history benchmark fixture)
 
@@ -77,6 +82,8 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		}
 		fmt.Fprintln(stdout, "migrations applied")
 		return nil
+	case "apikey":
+		return apikeyMain(args[1:], stdout)
 	case "bench":
 		return benchMain(args[1:], stdout, log)
 	case "seed-history":
@@ -102,6 +109,7 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.StringVar(&cfg.TLSClientCA, "tls-client-ca", os.Getenv("HANGAR_TLS_CLIENT_CA"), "PEM CAs whose client certificates every connection must present: mutual TLS between services (env HANGAR_TLS_CLIENT_CA)")
 	fs.StringVar(&cfg.AdminListen, "admin-listen", os.Getenv("HANGAR_ADMIN_LISTEN"), "address of the admin listener: Prometheus metrics at /metrics, pprof at /debug/pprof/ (env HANGAR_ADMIN_LISTEN); keep it off the public network; empty: none")
 	fs.BoolVar(&cfg.AccessLog, "access-log", envOr("HANGAR_ACCESS_LOG", "true") != "false", "log one line per RPC: method, code, duration, player, match, request id (env HANGAR_ACCESS_LOG)")
+	fs.DurationVar(&cfg.TokenTTL, "token-ttl", envDuration("HANGAR_TOKEN_TTL", service.DefaultTokenTTL), "how long a player token is valid after it is issued; clients refresh it before (env HANGAR_TOKEN_TTL)")
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr("HANGAR_LOG_FORMAT", "text"), "log lines as text or json (env HANGAR_LOG_FORMAT)")
 	refl := fs.Bool("reflection", envOr("HANGAR_REFLECTION", "true") != "false", "serve the gRPC reflection service, which lets tools such as grpcurl list and call the API without proto files (env HANGAR_REFLECTION)")
 	cors := fs.String("cors-origins", os.Getenv("HANGAR_CORS_ORIGINS"), "comma-separated origins whose pages may call the HTTP API, e.g. https://app.example; * allows any (env HANGAR_CORS_ORIGINS); empty: CORS off")
@@ -109,6 +117,9 @@ func parseConfig(name string, args []string) (Config, error) {
 		return cfg, err
 	}
 	cfg.NoReflection = !*refl
+	if cfg.TokenTTL <= 0 {
+		return cfg, errors.New("--token-ttl must be positive")
+	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return cfg, fmt.Errorf("--log-format must be text or json, not %q", cfg.LogFormat)
 	}
@@ -129,6 +140,15 @@ func parseConfig(name string, args []string) (Config, error) {
 		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	return cfg, nil
+}
+
+// envDuration is the duration in the environment variable key, or def
+// when it is unset or not a duration.
+func envDuration(key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(key)); err == nil {
+		return d
+	}
+	return def
 }
 
 func envOr(key, def string) string {

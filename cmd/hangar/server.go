@@ -69,6 +69,9 @@ type Config struct {
 	AccessLog bool
 	// LogFormat is "text" or "json" (hangar serve's logger).
 	LogFormat string
+	// TokenTTL is how long a player token is valid (0: the service's
+	// default, 30 days).
+	TokenTTL time.Duration
 
 	err error // a flag error found after parsing
 }
@@ -141,6 +144,12 @@ func (m *Main) Start(ctx context.Context) error {
 	opts := m.Config.Service
 	if feed, ok := st.(store.Feed); ok && m.Config.CrossNode && opts.Feed == nil {
 		opts.Feed = feed
+	}
+	if rf, ok := st.(store.RevocationFeed); ok && m.Config.CrossNode && opts.Sessions.Revocations == nil {
+		opts.Sessions.Revocations = rf
+	}
+	if m.Config.TokenTTL > 0 {
+		opts.Sessions.TokenTTL = m.Config.TokenTTL
 	}
 	if _, ok := st.(*sqlite.Store); ok {
 		opts.SingleNode = true // the embedded store has one writer: this node

@@ -39,3 +39,12 @@ func unreachable(err error) bool {
 	return errors.As(err, &connErr) || errors.As(err, &netErr) || pgconn.SafeToRetry(err) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }
+
+// uniqueViolation is the SQLSTATE of a primary key or unique violation.
+const uniqueViolation = "23505"
+
+// isUnique says whether err is a unique violation.
+func isUnique(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == uniqueViolation
+}

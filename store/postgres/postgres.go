@@ -369,13 +369,14 @@ func (s *Store) Due(ctx context.Context, now, lease time.Time, limit int) ([]sto
 }
 
 // CreatePlayer implements store.Players.
-func (s *Store) CreatePlayer(ctx context.Context, p store.Player, tokenHash []byte) error {
+func (s *Store) CreatePlayer(ctx context.Context, p store.Player, t store.Token) error {
 	_, err := s.pool.Exec(ctx, `
-		WITH p AS (INSERT INTO players (id, display_name, created_at) VALUES ($1, $2, $3) RETURNING id)
-		INSERT INTO player_tokens (token_hash, player_id, created_at) SELECT $4, id, $3 FROM p`,
-		p.ID, p.DisplayName, p.Created, tokenHash)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		WITH p AS (INSERT INTO players (id, display_name, created_at) VALUES (@id, @name, @created) RETURNING id)
+		INSERT INTO player_tokens (token_hash, player_id, created_at, expires_at)
+		SELECT @hash, id, @token_created, @expires FROM p`,
+		pgx.NamedArgs{"id": p.ID, "name": p.DisplayName, "created": p.Created,
+			"hash": t.Hash, "token_created": t.Created, "expires": t.Expires})
+	if isUnique(err) {
 		return store.ErrExists
 	}
 	if err != nil {
@@ -385,12 +386,11 @@ func (s *Store) CreatePlayer(ctx context.Context, p store.Player, tokenHash []by
 }
 
 // AddToken implements store.Players.
-func (s *Store) AddToken(ctx context.Context, playerID string, tokenHash []byte, at time.Time) error {
+func (s *Store) AddToken(ctx context.Context, playerID string, t store.Token) error {
 	tag, err := s.pool.Exec(ctx, `
-		INSERT INTO player_tokens (token_hash, player_id, created_at)
-		SELECT $1, id, $3 FROM players WHERE id = $2`, tokenHash, playerID, at)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		INSERT INTO player_tokens (token_hash, player_id, created_at, expires_at)
+		SELECT $1, id, $3, $4 FROM players WHERE id = $2`, t.Hash, playerID, t.Created, t.Expires)
+	if isUnique(err) {
 		return store.ErrExists
 	}
 	if err != nil {
@@ -405,12 +405,6 @@ func (s *Store) AddToken(ctx context.Context, playerID string, tokenHash []byte,
 // Player implements store.Players.
 func (s *Store) Player(ctx context.Context, id string) (store.Player, error) {
 	return s.player(ctx, `SELECT id, display_name, created_at FROM players WHERE id = $1`, id)
-}
-
-// PlayerByToken implements store.Players.
-func (s *Store) PlayerByToken(ctx context.Context, tokenHash []byte) (store.Player, error) {
-	return s.player(ctx, `SELECT p.id, p.display_name, p.created_at FROM player_tokens t
-		JOIN players p ON p.id = t.player_id WHERE t.token_hash = $1`, tokenHash)
 }
 
 func (s *Store) player(ctx context.Context, q string, arg any) (store.Player, error) {

@@ -521,18 +521,16 @@ func (s *Store) Matches(ctx context.Context, q store.Query) ([]store.Match, erro
 }
 
 // CreatePlayer implements store.Players.
-func (s *Store) CreatePlayer(ctx context.Context, p store.Player, tokenHash []byte) error {
+func (s *Store) CreatePlayer(ctx context.Context, p store.Player, t store.Token) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: create player: %w", err)
 	}
 	defer tx.Rollback()
-	at := p.Created.UnixMicro()
 	_, err = tx.ExecContext(ctx, `INSERT INTO players (id, display_name, created_at) VALUES (?, ?, ?)`,
-		p.ID, p.DisplayName, at)
+		p.ID, p.DisplayName, p.Created.UnixMicro())
 	if err == nil {
-		_, err = tx.ExecContext(ctx, `INSERT INTO player_tokens (token_hash, player_id, created_at) VALUES (?, ?, ?)`,
-			tokenHash, p.ID, at)
+		err = insertToken(ctx, tx, p.ID, t)
 	}
 	if err == nil {
 		err = tx.Commit()
@@ -546,11 +544,17 @@ func (s *Store) CreatePlayer(ctx context.Context, p store.Player, tokenHash []by
 	return nil
 }
 
+func insertToken(ctx context.Context, tx *sql.Tx, playerID string, t store.Token) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO player_tokens (token_hash, player_id, created_at, expires_at)
+		VALUES (?, ?, ?, ?)`, t.Hash, playerID, t.Created.UnixMicro(), t.Expires.UnixMicro())
+	return err
+}
+
 // AddToken implements store.Players.
-func (s *Store) AddToken(ctx context.Context, playerID string, tokenHash []byte, at time.Time) error {
+func (s *Store) AddToken(ctx context.Context, playerID string, t store.Token) error {
 	res, err := s.w.ExecContext(ctx, `
-		INSERT INTO player_tokens (token_hash, player_id, created_at)
-		SELECT ?, id, ? FROM players WHERE id = ?`, tokenHash, at.UnixMicro(), playerID)
+		INSERT INTO player_tokens (token_hash, player_id, created_at, expires_at)
+		SELECT ?, id, ?, ? FROM players WHERE id = ?`, t.Hash, t.Created.UnixMicro(), t.Expires.UnixMicro(), playerID)
 	switch {
 	case isConstraint(err):
 		return store.ErrExists
@@ -566,12 +570,6 @@ func (s *Store) AddToken(ctx context.Context, playerID string, tokenHash []byte,
 // Player implements store.Players.
 func (s *Store) Player(ctx context.Context, id string) (store.Player, error) {
 	return s.player(ctx, `SELECT id, display_name, created_at FROM players WHERE id = ?`, id)
-}
-
-// PlayerByToken implements store.Players.
-func (s *Store) PlayerByToken(ctx context.Context, tokenHash []byte) (store.Player, error) {
-	return s.player(ctx, `SELECT p.id, p.display_name, p.created_at FROM player_tokens t
-		JOIN players p ON p.id = t.player_id WHERE t.token_hash = ?`, tokenHash)
 }
 
 func (s *Store) player(ctx context.Context, q string, arg any) (store.Player, error) {

@@ -85,7 +85,7 @@ func TestDurableAcrossReopen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.CreatePlayer(ctx, store.Player{ID: "p1", DisplayName: "Ada", Created: t0}, []byte("h")); err != nil {
+	if err := s.CreatePlayer(ctx, store.Player{ID: "p1", DisplayName: "Ada", Created: t0}, store.Token{Hash: []byte("h"), Created: t0, Expires: t0.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -101,8 +101,8 @@ func TestDurableAcrossReopen(t *testing.T) {
 	if err != nil || len(evs) != 30 || evs[29].Seq != 30 || string(evs[29].Payload) != "\x02" {
 		t.Fatalf("after reopen: %d events, %v", len(evs), err)
 	}
-	if p, err := s.PlayerByToken(ctx, []byte("h")); err != nil || p.DisplayName != "Ada" {
-		t.Fatalf("after reopen: player %+v, %v", p, err)
+	if ss, err := s.Session(ctx, []byte("h")); err != nil || ss.Player.DisplayName != "Ada" {
+		t.Fatalf("after reopen: session %+v, %v", ss, err)
 	}
 	if r, err := appendOne(ctx, s, "m1", 3, "r3"); err != nil || !r.Duplicate {
 		t.Fatalf("retry after reopen = %+v, %v", r, err)
@@ -305,7 +305,7 @@ func TestTimes(t *testing.T) {
 	}
 	// Before 1970 and the zero time's year survive too.
 	old := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
-	if err := s.CreatePlayer(ctx, store.Player{ID: "old", DisplayName: "Old", Created: old}, []byte("h")); err != nil {
+	if err := s.CreatePlayer(ctx, store.Player{ID: "old", DisplayName: "Old", Created: old}, store.Token{Hash: []byte("h"), Created: old, Expires: old}); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := s.Player(ctx, "old"); err != nil || !p.Created.Equal(old) {

@@ -144,7 +144,7 @@ func historyIDs(t *testing.T, s store.Store, q store.HistoryQuery) string {
 
 func testEndWritesResults(t *testing.T, s store.Store) {
 	ctx := context.Background()
-	if err := s.CreatePlayer(ctx, store.Player{ID: "ada", DisplayName: "Ada", Created: t0}, []byte("h1")); err != nil {
+	if err := s.CreatePlayer(ctx, store.Player{ID: "ada", DisplayName: "Ada", Created: t0}, tok("h1")); err != nil {
 		t.Fatal(err)
 	}
 	ended := t0.Add(2 * time.Hour)

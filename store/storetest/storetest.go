@@ -43,6 +43,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Leaderboard", testLeaderboard},
 		{"ConcurrentEnds", testConcurrentEnds},
 		{"RatingHistoryPaging", testRatingHistoryPaging},
+		{"RefreshToken", testRefreshToken},
+		{"RevokeTokens", testRevokeTokens},
+		{"APIKeys", testAPIKeys},
+		{"ExternalPlayers", testExternalPlayers},
+		{"ExternalPlayersConcurrent", testExternalPlayersConcurrent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -327,41 +332,41 @@ func testMatches(t *testing.T, s store.Store) {
 func testPlayers(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	p := store.Player{ID: "p1", DisplayName: "Ada", Created: t0}
-	if err := s.CreatePlayer(ctx, p, []byte("hash1")); err != nil {
+	if err := s.CreatePlayer(ctx, p, tok("hash1")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreatePlayer(ctx, p, []byte("hash2")); !errors.Is(err, store.ErrExists) {
+	if err := s.CreatePlayer(ctx, p, tok("hash2")); !errors.Is(err, store.ErrExists) {
 		t.Errorf("second CreatePlayer: %v", err)
 	}
 	got, err := s.Player(ctx, "p1")
 	if err != nil || got.DisplayName != "Ada" || !got.Created.Equal(t0) {
 		t.Errorf("Player = %+v, %v", got, err)
 	}
-	got, err = s.PlayerByToken(ctx, []byte("hash1"))
-	if err != nil || got.ID != "p1" {
-		t.Errorf("PlayerByToken = %+v, %v", got, err)
+	ss, err := s.Session(ctx, []byte("hash1"))
+	if err != nil || ss.Player.ID != "p1" || !ss.Expires.Equal(t0.Add(time.Hour)) || !ss.Revoked.IsZero() || !ss.Valid(t0) {
+		t.Errorf("Session = %+v, %v", ss, err)
 	}
-	if _, err := s.PlayerByToken(ctx, []byte("hash2")); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Session(ctx, []byte("hash2")); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown token: %v", err)
 	}
 	if _, err := s.Player(ctx, "p2"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown player: %v", err)
 	}
-	if err := s.AddToken(ctx, "p1", []byte("hash3"), t0.Add(time.Minute)); err != nil {
+	if err := s.AddToken(ctx, "p1", tok("hash3")); err != nil {
 		t.Fatalf("AddToken: %v", err)
 	}
 	for _, h := range []string{"hash1", "hash3"} {
-		if got, err := s.PlayerByToken(ctx, []byte(h)); err != nil || got.ID != "p1" {
-			t.Errorf("PlayerByToken(%s) after AddToken = %+v, %v", h, got, err)
+		if got, err := s.Session(ctx, []byte(h)); err != nil || got.Player.ID != "p1" {
+			t.Errorf("Session(%s) after AddToken = %+v, %v", h, got, err)
 		}
 	}
-	if err := s.AddToken(ctx, "p1", []byte("hash1"), t0); !errors.Is(err, store.ErrExists) {
+	if err := s.AddToken(ctx, "p1", tok("hash1")); !errors.Is(err, store.ErrExists) {
 		t.Errorf("AddToken of a taken hash: %v", err)
 	}
-	if err := s.AddToken(ctx, "p2", []byte("hash4"), t0); !errors.Is(err, store.ErrNotFound) {
+	if err := s.AddToken(ctx, "p2", tok("hash4")); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("AddToken for no player: %v", err)
 	}
-	if _, err := s.PlayerByToken(ctx, []byte("hash4")); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Session(ctx, []byte("hash4")); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a refused AddToken stored its hash: %v", err)
 	}
 }
@@ -499,11 +504,11 @@ func testMatchesFilters(t *testing.T, s store.Store) {
 
 func testTokenTaken(t *testing.T, s store.Store) {
 	ctx := context.Background()
-	if err := s.CreatePlayer(ctx, store.Player{ID: "p1", DisplayName: "Ada", Created: t0}, []byte("hash")); err != nil {
+	if err := s.CreatePlayer(ctx, store.Player{ID: "p1", DisplayName: "Ada", Created: t0}, tok("hash")); err != nil {
 		t.Fatal(err)
 	}
 	// Another player with a taken token hash is refused, and not half created.
-	if err := s.CreatePlayer(ctx, store.Player{ID: "p2", DisplayName: "Bob", Created: t0}, []byte("hash")); !errors.Is(err, store.ErrExists) {
+	if err := s.CreatePlayer(ctx, store.Player{ID: "p2", DisplayName: "Bob", Created: t0}, tok("hash")); !errors.Is(err, store.ErrExists) {
 		t.Errorf("CreatePlayer with a taken token: %v, want ErrExists", err)
 	}
 	if _, err := s.Player(ctx, "p2"); !errors.Is(err, store.ErrNotFound) {

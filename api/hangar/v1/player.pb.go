@@ -149,7 +149,9 @@ type CreatePlayerResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Player *Player                `protobuf:"bytes,1,opt,name=player,proto3" json:"player,omitempty"`
 	// token is the bearer token for `authorization: Bearer <token>`.
-	Token         string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	Token string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	// expire_time is when the token expires (refresh it before).
+	ExpireTime    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -196,6 +198,13 @@ func (x *CreatePlayerResponse) GetToken() string {
 		return x.Token
 	}
 	return ""
+}
+
+func (x *CreatePlayerResponse) GetExpireTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpireTime
+	}
+	return nil
 }
 
 type GetPlayerRequest struct {
@@ -287,6 +296,376 @@ func (x *GetPlayerResponse) GetPlayer() *Player {
 	return nil
 }
 
+type RefreshTokenRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RefreshTokenRequest) Reset() {
+	*x = RefreshTokenRequest{}
+	mi := &file_hangar_v1_player_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RefreshTokenRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RefreshTokenRequest) ProtoMessage() {}
+
+func (x *RefreshTokenRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_player_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RefreshTokenRequest.ProtoReflect.Descriptor instead.
+func (*RefreshTokenRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_player_proto_rawDescGZIP(), []int{5}
+}
+
+type RefreshTokenResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// token is the new bearer token.
+	Token string `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	// expire_time is when the new token expires.
+	ExpireTime    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RefreshTokenResponse) Reset() {
+	*x = RefreshTokenResponse{}
+	mi := &file_hangar_v1_player_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RefreshTokenResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RefreshTokenResponse) ProtoMessage() {}
+
+func (x *RefreshTokenResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_player_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RefreshTokenResponse.ProtoReflect.Descriptor instead.
+func (*RefreshTokenResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_player_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RefreshTokenResponse) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *RefreshTokenResponse) GetExpireTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpireTime
+	}
+	return nil
+}
+
+type RevokeTokenRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeTokenRequest) Reset() {
+	*x = RevokeTokenRequest{}
+	mi := &file_hangar_v1_player_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeTokenRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeTokenRequest) ProtoMessage() {}
+
+func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_player_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
+func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_player_proto_rawDescGZIP(), []int{7}
+}
+
+type RevokeTokenResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeTokenResponse) Reset() {
+	*x = RevokeTokenResponse{}
+	mi := &file_hangar_v1_player_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeTokenResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeTokenResponse) ProtoMessage() {}
+
+func (x *RevokeTokenResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_player_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeTokenResponse.ProtoReflect.Descriptor instead.
+func (*RevokeTokenResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_player_proto_rawDescGZIP(), []int{8}
+}
+
+type SignOutRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignOutRequest) Reset() {
+	*x = SignOutRequest{}
+	mi := &file_hangar_v1_player_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignOutRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignOutRequest) ProtoMessage() {}
+
+func (x *SignOutRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_player_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignOutRequest.ProtoReflect.Descriptor instead.
+func (*SignOutRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_player_proto_rawDescGZIP(), []int{9}
+}
+
+type SignOutResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// revoked_count is how many tokens were revoked.
+	RevokedCount  int32 `protobuf:"varint,1,opt,name=revoked_count,json=revokedCount,proto3" json:"revoked_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignOutResponse) Reset() {
+	*x = SignOutResponse{}
+	mi := &file_hangar_v1_player_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignOutResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignOutResponse) ProtoMessage() {}
+
+func (x *SignOutResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_player_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignOutResponse.ProtoReflect.Descriptor instead.
+func (*SignOutResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_player_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *SignOutResponse) GetRevokedCount() int32 {
+	if x != nil {
+		return x.RevokedCount
+	}
+	return 0
+}
+
+type SignInExternalPlayerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// external_id is the backend's stable id of its user: 1 to 128 bytes of
+	// printable UTF-8.
+	ExternalId string `protobuf:"bytes,1,opt,name=external_id,json=externalId,proto3" json:"external_id,omitempty"`
+	// display_name names the player when this call creates it (1 to 64
+	// printable characters, as in CreatePlayerRequest); an existing player
+	// keeps its name.
+	DisplayName   string `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignInExternalPlayerRequest) Reset() {
+	*x = SignInExternalPlayerRequest{}
+	mi := &file_hangar_v1_player_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignInExternalPlayerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignInExternalPlayerRequest) ProtoMessage() {}
+
+func (x *SignInExternalPlayerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_player_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignInExternalPlayerRequest.ProtoReflect.Descriptor instead.
+func (*SignInExternalPlayerRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_player_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *SignInExternalPlayerRequest) GetExternalId() string {
+	if x != nil {
+		return x.ExternalId
+	}
+	return ""
+}
+
+func (x *SignInExternalPlayerRequest) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+type SignInExternalPlayerResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Player *Player                `protobuf:"bytes,1,opt,name=player,proto3" json:"player,omitempty"`
+	// token is the player's bearer token, for the backend to hand to its app.
+	Token      string                 `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	// created is true when this call created the player.
+	Created       bool `protobuf:"varint,4,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignInExternalPlayerResponse) Reset() {
+	*x = SignInExternalPlayerResponse{}
+	mi := &file_hangar_v1_player_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignInExternalPlayerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignInExternalPlayerResponse) ProtoMessage() {}
+
+func (x *SignInExternalPlayerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_player_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignInExternalPlayerResponse.ProtoReflect.Descriptor instead.
+func (*SignInExternalPlayerResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_player_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *SignInExternalPlayerResponse) GetPlayer() *Player {
+	if x != nil {
+		return x.Player
+	}
+	return nil
+}
+
+func (x *SignInExternalPlayerResponse) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *SignInExternalPlayerResponse) GetExpireTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpireTime
+	}
+	return nil
+}
+
+func (x *SignInExternalPlayerResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
 var File_hangar_v1_player_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_player_proto_rawDesc = "" +
@@ -300,17 +679,43 @@ const file_hangar_v1_player_proto_rawDesc = "" +
 	"\x13CreatePlayerRequest\x12!\n" +
 	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x02 \x01(\tR\trequestId\"W\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\"\x94\x01\n" +
 	"\x14CreatePlayerResponse\x12)\n" +
 	"\x06player\x18\x01 \x01(\v2\x11.hangar.v1.PlayerR\x06player\x12\x14\n" +
-	"\x05token\x18\x02 \x01(\tR\x05token\"/\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\x12;\n" +
+	"\vexpire_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"expireTime\"/\n" +
 	"\x10GetPlayerRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\">\n" +
 	"\x11GetPlayerResponse\x12)\n" +
-	"\x06player\x18\x01 \x01(\v2\x11.hangar.v1.PlayerR\x06player2\xeb\x01\n" +
+	"\x06player\x18\x01 \x01(\v2\x11.hangar.v1.PlayerR\x06player\"\x15\n" +
+	"\x13RefreshTokenRequest\"i\n" +
+	"\x14RefreshTokenResponse\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12;\n" +
+	"\vexpire_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"expireTime\"\x14\n" +
+	"\x12RevokeTokenRequest\"\x15\n" +
+	"\x13RevokeTokenResponse\"\x10\n" +
+	"\x0eSignOutRequest\"6\n" +
+	"\x0fSignOutResponse\x12#\n" +
+	"\rrevoked_count\x18\x01 \x01(\x05R\frevokedCount\"a\n" +
+	"\x1bSignInExternalPlayerRequest\x12\x1f\n" +
+	"\vexternal_id\x18\x01 \x01(\tR\n" +
+	"externalId\x12!\n" +
+	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\"\xb6\x01\n" +
+	"\x1cSignInExternalPlayerResponse\x12)\n" +
+	"\x06player\x18\x01 \x01(\v2\x11.hangar.v1.PlayerR\x06player\x12\x14\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\x12;\n" +
+	"\vexpire_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"expireTime\x12\x18\n" +
+	"\acreated\x18\x04 \x01(\bR\acreated2\xbb\x05\n" +
 	"\rPlayerService\x12g\n" +
 	"\fCreatePlayer\x12\x1e.hangar.v1.CreatePlayerRequest\x1a\x1f.hangar.v1.CreatePlayerResponse\"\x16\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/v1/players\x12q\n" +
-	"\tGetPlayer\x12\x1b.hangar.v1.GetPlayerRequest\x1a\x1c.hangar.v1.GetPlayerResponse\")\x82\xd3\xe4\x93\x02#Z\b\x12\x06/v1/me\x12\x17/v1/players/{player_id}B\x94\x01\n" +
+	"\tGetPlayer\x12\x1b.hangar.v1.GetPlayerRequest\x1a\x1c.hangar.v1.GetPlayerResponse\")\x82\xd3\xe4\x93\x02#Z\b\x12\x06/v1/me\x12\x17/v1/players/{player_id}\x12q\n" +
+	"\fRefreshToken\x12\x1e.hangar.v1.RefreshTokenRequest\x1a\x1f.hangar.v1.RefreshTokenResponse\" \x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/v1/me/tokens:refresh\x12m\n" +
+	"\vRevokeToken\x12\x1d.hangar.v1.RevokeTokenRequest\x1a\x1e.hangar.v1.RevokeTokenResponse\"\x1f\x82\xd3\xe4\x93\x02\x19:\x01*\"\x14/v1/me/tokens:revoke\x12[\n" +
+	"\aSignOut\x12\x19.hangar.v1.SignOutRequest\x1a\x1a.hangar.v1.SignOutResponse\"\x19\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/v1/me:signOut\x12\x8e\x01\n" +
+	"\x14SignInExternalPlayer\x12&.hangar.v1.SignInExternalPlayerRequest\x1a'.hangar.v1.SignInExternalPlayerResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v1/externalPlayers:signInB\x94\x01\n" +
 	"\rcom.hangar.v1B\vPlayerProtoP\x01Z1github.com/hangarhq/hangar/api/hangar/v1;hangarv1\xa2\x02\x03HXX\xaa\x02\tHangar.V1\xca\x02\tHangar\\V1\xe2\x02\x15Hangar\\V1\\GPBMetadata\xea\x02\n" +
 	"Hangar::V1b\x06proto3"
 
@@ -326,28 +731,48 @@ func file_hangar_v1_player_proto_rawDescGZIP() []byte {
 	return file_hangar_v1_player_proto_rawDescData
 }
 
-var file_hangar_v1_player_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_hangar_v1_player_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_hangar_v1_player_proto_goTypes = []any{
-	(*Player)(nil),                // 0: hangar.v1.Player
-	(*CreatePlayerRequest)(nil),   // 1: hangar.v1.CreatePlayerRequest
-	(*CreatePlayerResponse)(nil),  // 2: hangar.v1.CreatePlayerResponse
-	(*GetPlayerRequest)(nil),      // 3: hangar.v1.GetPlayerRequest
-	(*GetPlayerResponse)(nil),     // 4: hangar.v1.GetPlayerResponse
-	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
+	(*Player)(nil),                       // 0: hangar.v1.Player
+	(*CreatePlayerRequest)(nil),          // 1: hangar.v1.CreatePlayerRequest
+	(*CreatePlayerResponse)(nil),         // 2: hangar.v1.CreatePlayerResponse
+	(*GetPlayerRequest)(nil),             // 3: hangar.v1.GetPlayerRequest
+	(*GetPlayerResponse)(nil),            // 4: hangar.v1.GetPlayerResponse
+	(*RefreshTokenRequest)(nil),          // 5: hangar.v1.RefreshTokenRequest
+	(*RefreshTokenResponse)(nil),         // 6: hangar.v1.RefreshTokenResponse
+	(*RevokeTokenRequest)(nil),           // 7: hangar.v1.RevokeTokenRequest
+	(*RevokeTokenResponse)(nil),          // 8: hangar.v1.RevokeTokenResponse
+	(*SignOutRequest)(nil),               // 9: hangar.v1.SignOutRequest
+	(*SignOutResponse)(nil),              // 10: hangar.v1.SignOutResponse
+	(*SignInExternalPlayerRequest)(nil),  // 11: hangar.v1.SignInExternalPlayerRequest
+	(*SignInExternalPlayerResponse)(nil), // 12: hangar.v1.SignInExternalPlayerResponse
+	(*timestamppb.Timestamp)(nil),        // 13: google.protobuf.Timestamp
 }
 var file_hangar_v1_player_proto_depIdxs = []int32{
-	5, // 0: hangar.v1.Player.create_time:type_name -> google.protobuf.Timestamp
-	0, // 1: hangar.v1.CreatePlayerResponse.player:type_name -> hangar.v1.Player
-	0, // 2: hangar.v1.GetPlayerResponse.player:type_name -> hangar.v1.Player
-	1, // 3: hangar.v1.PlayerService.CreatePlayer:input_type -> hangar.v1.CreatePlayerRequest
-	3, // 4: hangar.v1.PlayerService.GetPlayer:input_type -> hangar.v1.GetPlayerRequest
-	2, // 5: hangar.v1.PlayerService.CreatePlayer:output_type -> hangar.v1.CreatePlayerResponse
-	4, // 6: hangar.v1.PlayerService.GetPlayer:output_type -> hangar.v1.GetPlayerResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	13, // 0: hangar.v1.Player.create_time:type_name -> google.protobuf.Timestamp
+	0,  // 1: hangar.v1.CreatePlayerResponse.player:type_name -> hangar.v1.Player
+	13, // 2: hangar.v1.CreatePlayerResponse.expire_time:type_name -> google.protobuf.Timestamp
+	0,  // 3: hangar.v1.GetPlayerResponse.player:type_name -> hangar.v1.Player
+	13, // 4: hangar.v1.RefreshTokenResponse.expire_time:type_name -> google.protobuf.Timestamp
+	0,  // 5: hangar.v1.SignInExternalPlayerResponse.player:type_name -> hangar.v1.Player
+	13, // 6: hangar.v1.SignInExternalPlayerResponse.expire_time:type_name -> google.protobuf.Timestamp
+	1,  // 7: hangar.v1.PlayerService.CreatePlayer:input_type -> hangar.v1.CreatePlayerRequest
+	3,  // 8: hangar.v1.PlayerService.GetPlayer:input_type -> hangar.v1.GetPlayerRequest
+	5,  // 9: hangar.v1.PlayerService.RefreshToken:input_type -> hangar.v1.RefreshTokenRequest
+	7,  // 10: hangar.v1.PlayerService.RevokeToken:input_type -> hangar.v1.RevokeTokenRequest
+	9,  // 11: hangar.v1.PlayerService.SignOut:input_type -> hangar.v1.SignOutRequest
+	11, // 12: hangar.v1.PlayerService.SignInExternalPlayer:input_type -> hangar.v1.SignInExternalPlayerRequest
+	2,  // 13: hangar.v1.PlayerService.CreatePlayer:output_type -> hangar.v1.CreatePlayerResponse
+	4,  // 14: hangar.v1.PlayerService.GetPlayer:output_type -> hangar.v1.GetPlayerResponse
+	6,  // 15: hangar.v1.PlayerService.RefreshToken:output_type -> hangar.v1.RefreshTokenResponse
+	8,  // 16: hangar.v1.PlayerService.RevokeToken:output_type -> hangar.v1.RevokeTokenResponse
+	10, // 17: hangar.v1.PlayerService.SignOut:output_type -> hangar.v1.SignOutResponse
+	12, // 18: hangar.v1.PlayerService.SignInExternalPlayer:output_type -> hangar.v1.SignInExternalPlayerResponse
+	13, // [13:19] is the sub-list for method output_type
+	7,  // [7:13] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_player_proto_init() }
@@ -361,7 +786,7 @@ func file_hangar_v1_player_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_player_proto_rawDesc), len(file_hangar_v1_player_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

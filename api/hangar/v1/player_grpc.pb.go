@@ -19,8 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	PlayerService_CreatePlayer_FullMethodName = "/hangar.v1.PlayerService/CreatePlayer"
-	PlayerService_GetPlayer_FullMethodName    = "/hangar.v1.PlayerService/GetPlayer"
+	PlayerService_CreatePlayer_FullMethodName         = "/hangar.v1.PlayerService/CreatePlayer"
+	PlayerService_GetPlayer_FullMethodName            = "/hangar.v1.PlayerService/GetPlayer"
+	PlayerService_RefreshToken_FullMethodName         = "/hangar.v1.PlayerService/RefreshToken"
+	PlayerService_RevokeToken_FullMethodName          = "/hangar.v1.PlayerService/RevokeToken"
+	PlayerService_SignOut_FullMethodName              = "/hangar.v1.PlayerService/SignOut"
+	PlayerService_SignInExternalPlayer_FullMethodName = "/hangar.v1.PlayerService/SignInExternalPlayer"
 )
 
 // PlayerServiceClient is the client API for PlayerService service.
@@ -29,6 +33,13 @@ const (
 //
 // PlayerService registers players and issues the bearer tokens every other
 // call authenticates with (metadata `authorization: Bearer <token>`).
+//
+// A token is a session: it expires (the server's --token-ttl after it was
+// issued, 30 days by default), RefreshToken trades it for a new one, and
+// RevokeToken or SignOut end it. A call with an expired or revoked token
+// is UNAUTHENTICATED with ErrorInfo reason TOKEN_EXPIRED or TOKEN_REVOKED
+// (an unknown token: UNAUTHENTICATED), on every node at once; an open
+// WatchMatch stream ends the same way when its token expires or is revoked.
 type PlayerServiceClient interface {
 	// CreatePlayer registers a player and returns its bearer token. It is the
 	// only call that needs no token. The token is shown once: the server keeps
@@ -37,6 +48,28 @@ type PlayerServiceClient interface {
 	CreatePlayer(ctx context.Context, in *CreatePlayerRequest, opts ...grpc.CallOption) (*CreatePlayerResponse, error)
 	// GetPlayer returns a player by id, or the caller when player_id is empty.
 	GetPlayer(ctx context.Context, in *GetPlayerRequest, opts ...grpc.CallOption) (*GetPlayerResponse, error)
+	// RefreshToken returns a new token for the caller, valid for the full
+	// TTL. The token the call was made with stays valid for one more minute
+	// (or until its own expiry, if sooner), so that calls in flight with it
+	// succeed and a client that lost the response can refresh again; then it
+	// expires.
+	RefreshToken(ctx context.Context, in *RefreshTokenRequest, opts ...grpc.CallOption) (*RefreshTokenResponse, error)
+	// RevokeToken ends the session of the token the call is made with (sign
+	// out on this device). Its open watch streams end with UNAUTHENTICATED.
+	RevokeToken(ctx context.Context, in *RevokeTokenRequest, opts ...grpc.CallOption) (*RevokeTokenResponse, error)
+	// SignOut revokes every token of the caller, the one the call is made
+	// with included (sign out everywhere). Every open watch stream of the
+	// caller ends with UNAUTHENTICATED.
+	SignOut(ctx context.Context, in *SignOutRequest, opts ...grpc.CallOption) (*SignOutResponse, error)
+	// SignInExternalPlayer is for a game's own backend, authenticated with an
+	// API key (`authorization: Bearer hk_…`, made by `hangar apikey create`),
+	// never with a player token. It returns a token for the player of one of
+	// the backend's users, creating the player on the first call for that
+	// external_id: an external id is exactly one player, however often and
+	// concurrently it is asked for. The backend hands the token to its app.
+	// An API key can call nothing else (PERMISSION_DENIED); a revoked key is
+	// UNAUTHENTICATED with reason API_KEY_REVOKED.
+	SignInExternalPlayer(ctx context.Context, in *SignInExternalPlayerRequest, opts ...grpc.CallOption) (*SignInExternalPlayerResponse, error)
 }
 
 type playerServiceClient struct {
@@ -67,12 +100,59 @@ func (c *playerServiceClient) GetPlayer(ctx context.Context, in *GetPlayerReques
 	return out, nil
 }
 
+func (c *playerServiceClient) RefreshToken(ctx context.Context, in *RefreshTokenRequest, opts ...grpc.CallOption) (*RefreshTokenResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RefreshTokenResponse)
+	err := c.cc.Invoke(ctx, PlayerService_RefreshToken_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *playerServiceClient) RevokeToken(ctx context.Context, in *RevokeTokenRequest, opts ...grpc.CallOption) (*RevokeTokenResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeTokenResponse)
+	err := c.cc.Invoke(ctx, PlayerService_RevokeToken_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *playerServiceClient) SignOut(ctx context.Context, in *SignOutRequest, opts ...grpc.CallOption) (*SignOutResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SignOutResponse)
+	err := c.cc.Invoke(ctx, PlayerService_SignOut_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *playerServiceClient) SignInExternalPlayer(ctx context.Context, in *SignInExternalPlayerRequest, opts ...grpc.CallOption) (*SignInExternalPlayerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SignInExternalPlayerResponse)
+	err := c.cc.Invoke(ctx, PlayerService_SignInExternalPlayer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PlayerServiceServer is the server API for PlayerService service.
 // All implementations must embed UnimplementedPlayerServiceServer
 // for forward compatibility.
 //
 // PlayerService registers players and issues the bearer tokens every other
 // call authenticates with (metadata `authorization: Bearer <token>`).
+//
+// A token is a session: it expires (the server's --token-ttl after it was
+// issued, 30 days by default), RefreshToken trades it for a new one, and
+// RevokeToken or SignOut end it. A call with an expired or revoked token
+// is UNAUTHENTICATED with ErrorInfo reason TOKEN_EXPIRED or TOKEN_REVOKED
+// (an unknown token: UNAUTHENTICATED), on every node at once; an open
+// WatchMatch stream ends the same way when its token expires or is revoked.
 type PlayerServiceServer interface {
 	// CreatePlayer registers a player and returns its bearer token. It is the
 	// only call that needs no token. The token is shown once: the server keeps
@@ -81,6 +161,28 @@ type PlayerServiceServer interface {
 	CreatePlayer(context.Context, *CreatePlayerRequest) (*CreatePlayerResponse, error)
 	// GetPlayer returns a player by id, or the caller when player_id is empty.
 	GetPlayer(context.Context, *GetPlayerRequest) (*GetPlayerResponse, error)
+	// RefreshToken returns a new token for the caller, valid for the full
+	// TTL. The token the call was made with stays valid for one more minute
+	// (or until its own expiry, if sooner), so that calls in flight with it
+	// succeed and a client that lost the response can refresh again; then it
+	// expires.
+	RefreshToken(context.Context, *RefreshTokenRequest) (*RefreshTokenResponse, error)
+	// RevokeToken ends the session of the token the call is made with (sign
+	// out on this device). Its open watch streams end with UNAUTHENTICATED.
+	RevokeToken(context.Context, *RevokeTokenRequest) (*RevokeTokenResponse, error)
+	// SignOut revokes every token of the caller, the one the call is made
+	// with included (sign out everywhere). Every open watch stream of the
+	// caller ends with UNAUTHENTICATED.
+	SignOut(context.Context, *SignOutRequest) (*SignOutResponse, error)
+	// SignInExternalPlayer is for a game's own backend, authenticated with an
+	// API key (`authorization: Bearer hk_…`, made by `hangar apikey create`),
+	// never with a player token. It returns a token for the player of one of
+	// the backend's users, creating the player on the first call for that
+	// external_id: an external id is exactly one player, however often and
+	// concurrently it is asked for. The backend hands the token to its app.
+	// An API key can call nothing else (PERMISSION_DENIED); a revoked key is
+	// UNAUTHENTICATED with reason API_KEY_REVOKED.
+	SignInExternalPlayer(context.Context, *SignInExternalPlayerRequest) (*SignInExternalPlayerResponse, error)
 	mustEmbedUnimplementedPlayerServiceServer()
 }
 
@@ -96,6 +198,18 @@ func (UnimplementedPlayerServiceServer) CreatePlayer(context.Context, *CreatePla
 }
 func (UnimplementedPlayerServiceServer) GetPlayer(context.Context, *GetPlayerRequest) (*GetPlayerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetPlayer not implemented")
+}
+func (UnimplementedPlayerServiceServer) RefreshToken(context.Context, *RefreshTokenRequest) (*RefreshTokenResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RefreshToken not implemented")
+}
+func (UnimplementedPlayerServiceServer) RevokeToken(context.Context, *RevokeTokenRequest) (*RevokeTokenResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeToken not implemented")
+}
+func (UnimplementedPlayerServiceServer) SignOut(context.Context, *SignOutRequest) (*SignOutResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SignOut not implemented")
+}
+func (UnimplementedPlayerServiceServer) SignInExternalPlayer(context.Context, *SignInExternalPlayerRequest) (*SignInExternalPlayerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SignInExternalPlayer not implemented")
 }
 func (UnimplementedPlayerServiceServer) mustEmbedUnimplementedPlayerServiceServer() {}
 func (UnimplementedPlayerServiceServer) testEmbeddedByValue()                       {}
@@ -154,6 +268,78 @@ func _PlayerService_GetPlayer_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _PlayerService_RefreshToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RefreshTokenRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PlayerServiceServer).RefreshToken(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PlayerService_RefreshToken_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PlayerServiceServer).RefreshToken(ctx, req.(*RefreshTokenRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PlayerService_RevokeToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeTokenRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PlayerServiceServer).RevokeToken(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PlayerService_RevokeToken_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PlayerServiceServer).RevokeToken(ctx, req.(*RevokeTokenRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PlayerService_SignOut_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SignOutRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PlayerServiceServer).SignOut(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PlayerService_SignOut_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PlayerServiceServer).SignOut(ctx, req.(*SignOutRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PlayerService_SignInExternalPlayer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SignInExternalPlayerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PlayerServiceServer).SignInExternalPlayer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PlayerService_SignInExternalPlayer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PlayerServiceServer).SignInExternalPlayer(ctx, req.(*SignInExternalPlayerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // PlayerService_ServiceDesc is the grpc.ServiceDesc for PlayerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -168,6 +354,22 @@ var PlayerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetPlayer",
 			Handler:    _PlayerService_GetPlayer_Handler,
+		},
+		{
+			MethodName: "RefreshToken",
+			Handler:    _PlayerService_RefreshToken_Handler,
+		},
+		{
+			MethodName: "RevokeToken",
+			Handler:    _PlayerService_RevokeToken_Handler,
+		},
+		{
+			MethodName: "SignOut",
+			Handler:    _PlayerService_SignOut_Handler,
+		},
+		{
+			MethodName: "SignInExternalPlayer",
+			Handler:    _PlayerService_SignInExternalPlayer_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/service"
+	"github.com/hangarhq/hangar/store/postgres/pgtest"
+)
+
+// reason returns the ErrorInfo reason of a status error.
+func reason(err error) string {
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info.GetReason()
+		}
+	}
+	return ""
+}
+
+// wantErr asserts err's code and ErrorInfo reason.
+func wantErr(t *testing.T, what string, err error, code codes.Code, why string) {
+	t.Helper()
+	if status.Code(err) != code || reason(err) != why {
+		t.Fatalf("%s: %v (reason %q); want %v %s", what, err, reason(err), code, why)
+	}
+}
+
+// openWatch starts a watch stream on a new open match of c's, which stays
+// open (and the stream with it) until something ends it.
+func openWatch(t *testing.T, c *client) *lateWatcher {
+	t.Helper()
+	cr, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startWatcher(c.ctx(), c, cr.GetMatch().GetMatchId(), 0)
+	select { // the match's first event arrives: the stream is open
+	case <-w.grew:
+	case err := <-w.done:
+		t.Fatalf("watch ended at once: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no event on the watch")
+	}
+	return w
+}
+
+// waitWatchErr waits for w to end and asserts how.
+func waitWatchErr(t *testing.T, w *lateWatcher, within time.Duration, why string) {
+	t.Helper()
+	select {
+	case err := <-w.done:
+		wantErr(t, "the watch", err, codes.Unauthenticated, why)
+	case <-time.After(within):
+		t.Fatalf("the watch did not end within %v", within)
+	}
+}
+
+func me(c *client, token string) error {
+	_, err := c.players.GetPlayer(withToken(context.Background(), token), &hangarv1.GetPlayerRequest{})
+	return err
+}
+
+// TestTokenExpiryAndRefresh runs on a fake clock: a token works until its
+// TTL, a refresh gives a new one for a full TTL while the old one lives a
+// minute more, and at expiry calls are TOKEN_EXPIRED and the open watch
+// stream ends with it.
+func TestTokenExpiryAndRefresh(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		clock := &fakeClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+		cfg.Service.Now = clock.Now
+		cfg.TokenTTL = time.Hour
+		cfg.Service.Sessions.Recheck = 50 * time.Millisecond
+		n := node(t, cfg)
+		ada := newClient(t, n.Addr(), "Ada")
+		cr, err := ada.players.CreatePlayer(context.Background(), &hangarv1.CreatePlayerRequest{DisplayName: "Ada2"})
+		if err != nil || !cr.GetExpireTime().AsTime().Equal(clock.Now().Add(time.Hour)) {
+			t.Fatalf("CreatePlayer expiry %v, %v; want an hour on", cr.GetExpireTime().AsTime(), err)
+		}
+		w := openWatch(t, ada)
+		clock.Advance(30 * time.Minute)
+		if err := me(ada, ada.token); err != nil {
+			t.Fatalf("a token within its TTL: %v", err)
+		}
+		rr, err := ada.players.RefreshToken(ada.ctx(), &hangarv1.RefreshTokenRequest{})
+		if err != nil || rr.GetToken() == ada.token || !rr.GetExpireTime().AsTime().Equal(clock.Now().Add(time.Hour)) {
+			t.Fatalf("RefreshToken = %v, %v", rr, err)
+		}
+		fresh := rr.GetToken()
+		if err := me(ada, fresh); err != nil {
+			t.Fatalf("the refreshed token: %v", err)
+		}
+		clock.Advance(30 * time.Second)
+		if err := me(ada, ada.token); err != nil {
+			t.Fatalf("the old token within the grace minute: %v", err)
+		}
+		clock.Advance(31 * time.Second)
+		wantErr(t, "the old token after the grace minute", me(ada, ada.token), codes.Unauthenticated, "TOKEN_EXPIRED")
+		wantErr(t, "refreshing the old token", func() error {
+			_, err := ada.players.RefreshToken(ada.ctx(), &hangarv1.RefreshTokenRequest{})
+			return err
+		}(), codes.Unauthenticated, "TOKEN_EXPIRED")
+		// The stream opened with the old token ends with it.
+		waitWatchErr(t, w, 10*time.Second, "TOKEN_EXPIRED")
+		if err := me(ada, fresh); err != nil {
+			t.Fatalf("the refreshed token: %v", err)
+		}
+		clock.Advance(time.Hour)
+		wantErr(t, "the refreshed token an hour on", me(ada, fresh), codes.Unauthenticated, "TOKEN_EXPIRED")
+	})
+}
+
+// TestRevokeToken: revoking the call's token ends it (and its watch) and
+// no other token of the player; signing out ends every token and watch of
+// the player, over gRPC and the REST watch alike, and no other player's.
+func TestRevokeToken(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		cfg.Service.Sessions.Recheck = time.Hour // no re-check: revocation alone must act
+		n := node(t, cfg)
+		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+		phone := ada.signIn(t)
+		w := openWatch(t, ada)
+		wPhone := openWatch(t, phone)
+		wBob := openWatch(t, bob)
+		if _, err := ada.players.RevokeToken(ada.ctx(), &hangarv1.RevokeTokenRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		wantErr(t, "a revoked token", me(ada, ada.token), codes.Unauthenticated, "TOKEN_REVOKED")
+		wantErr(t, "revoking again", func() error {
+			_, err := ada.players.RevokeToken(ada.ctx(), &hangarv1.RevokeTokenRequest{})
+			return err
+		}(), codes.Unauthenticated, "TOKEN_REVOKED")
+		waitWatchErr(t, w, 5*time.Second, "TOKEN_REVOKED")
+		if err := me(phone, phone.token); err != nil {
+			t.Fatalf("Ada's other token after revoking one: %v", err)
+		}
+		// Sign out everywhere, with a REST watch open too.
+		rest := httpClient(t, n.Addr(), "rest", "x")
+		rest.token, rest.id = phone.token, phone.id
+		wREST := openWatch(t, rest)
+		so, err := phone.players.SignOut(phone.ctx(), &hangarv1.SignOutRequest{})
+		if err != nil || so.GetRevokedCount() != 1 {
+			t.Fatalf("SignOut = %v, %v", so, err)
+		}
+		wantErr(t, "a token after SignOut", me(phone, phone.token), codes.Unauthenticated, "TOKEN_REVOKED")
+		waitWatchErr(t, wPhone, 5*time.Second, "TOKEN_REVOKED")
+		waitWatchErr(t, wREST, 5*time.Second, "TOKEN_REVOKED")
+		if err := me(bob, bob.token); err != nil {
+			t.Fatalf("another player after SignOut: %v", err)
+		}
+		select {
+		case err := <-wBob.done:
+			t.Fatalf("another player's watch ended: %v", err)
+		default:
+		}
+		// An unknown token is plain UNAUTHENTICATED.
+		wantErr(t, "an unknown token", me(bob, "hgr_nope"), codes.Unauthenticated, "UNAUTHENTICATED")
+	})
+}
+
+// signIn gives c's player a second token, as on a second device: a
+// refresh, whose old token stays valid for a minute (the test is shorter).
+func (c *client) signIn(t *testing.T) *client {
+	t.Helper()
+	rr, err := c.players.RefreshToken(c.ctx(), &hangarv1.RefreshTokenRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := *c
+	other.token = rr.GetToken()
+	return &other
+}
+
+// TestRevocationReachesEveryNode: two nodes on one Postgres; node b has
+// Ada's token cached and a watch of hers open. Signing out on node a ends
+// both on b at once: well before b's re-check would notice.
+func TestRevocationReachesEveryNode(t *testing.T) {
+	url := pgtest.Database(t)
+	slow := service.SessionOptions{Recheck: time.Hour}
+	a := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Sessions: slow}})
+	b := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Sessions: slow}})
+	ada := newClient(t, a.Addr(), "Ada")
+	onB := ada.reconnect(t, b.Addr())
+	if err := me(onB, onB.token); err != nil { // b caches the session
+		t.Fatal(err)
+	}
+	w := openWatch(t, onB)
+	// Wait for b's listener: a revocation published before it listens is
+	// a gap, which also drops the cache but is not what this test shows.
+	time.Sleep(500 * time.Millisecond)
+	if _, err := ada.players.SignOut(ada.ctx(), &hangarv1.SignOutRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	waitWatchErr(t, w, 5*time.Second, "TOKEN_REVOKED")
+	wantErr(t, "the token on node b", me(onB, onB.token), codes.Unauthenticated, "TOKEN_REVOKED")
+}
