@@ -67,12 +67,12 @@ func (s *session) carcassonneMap(st *carcassonnev1.State) string {
 	for _, f := range st.GetFollowers() {
 		followers[cell{f.GetX(), f.GetY()}] = f.GetSeat() + 1
 	}
-	var b strings.Builder
-	b.WriteString("      ")
+	var b, ruler strings.Builder
+	ruler.WriteString("      ")
 	for x := minX; x <= maxX; x++ {
-		fmt.Fprintf(&b, "%-5s", strconv.Itoa(int(x)))
+		fmt.Fprintf(&ruler, "%-5s", strconv.Itoa(int(x)))
 	}
-	b.WriteString("\n")
+	b.WriteString(strings.TrimRight(ruler.String(), " ") + "\n")
 	for y := minY; y <= maxY; y++ {
 		var rows [3]strings.Builder
 		fmt.Fprintf(&rows[0], "      ")

@@ -575,14 +575,14 @@ func (s *session) redraw() error {
 	}
 	var b strings.Builder
 	b.WriteString("\n")
-	head := fmt.Sprintf("%s  %s  v%d  %s", gameName(m.GetGame()), m.GetMatchId(), m.GetVersion(), statusName(m.GetStatus()))
+	head := fmt.Sprintf("%s  %s  v%d  %s", s.p.paint(gameName(m.GetGame()), "1"), m.GetMatchId(), m.GetVersion(), statusName(m.GetStatus()))
 	if s.last.TurnSeat != nil && m.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
 		head += fmt.Sprintf("  turn: %s (%s)", s.seatName(s.last.GetTurnSeat()), s.player(s.last.GetTurnSeat()))
 	}
 	if s.last.GetPhase() != "" {
 		head += "  phase: " + s.last.GetPhase()
 	}
-	b.WriteString(s.p.paint(head, "1") + "\n")
+	b.WriteString(head + "\n")
 	switch {
 	case m.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_OPEN:
 		for _, st := range m.GetSeats() {

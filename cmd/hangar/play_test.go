@@ -1,0 +1,256 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+)
+
+// screen collects what a client writes and waits for patterns in it, from
+// where the last wait stopped.
+type screen struct {
+	t        *testing.T
+	mu       sync.Mutex
+	text     strings.Builder
+	grew     chan struct{} // a value after each write
+	closed   bool
+	pos      int
+	deadline time.Time
+}
+
+func newScreen(t *testing.T, r io.Reader, timeout time.Duration) *screen {
+	sc := &screen{t: t, grew: make(chan struct{}, 1), deadline: time.Now().Add(timeout)}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := r.Read(buf)
+			sc.mu.Lock()
+			sc.text.Write(buf[:n])
+			sc.closed = err != nil
+			sc.mu.Unlock()
+			select {
+			case sc.grew <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return sc
+}
+
+func (sc *screen) all() string {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.text.String()
+}
+
+// tail is the end of the output, for failure messages.
+func (sc *screen) tail() string {
+	s := sc.all()
+	return s[max(0, len(s)-3000):]
+}
+
+// await waits for the first of res to match the output after the last
+// match, and returns which matched and its submatches.
+func (sc *screen) await(res ...*regexp.Regexp) (int, []string) {
+	sc.t.Helper()
+	timer := time.NewTimer(time.Until(sc.deadline))
+	defer timer.Stop()
+	for {
+		sc.mu.Lock()
+		text, closed := sc.text.String()[sc.pos:], sc.closed
+		best, bestAt := -1, []int(nil)
+		for i, re := range res {
+			if loc := re.FindStringSubmatchIndex(text); loc != nil && (bestAt == nil || loc[0] < bestAt[0]) {
+				best, bestAt = i, loc
+			}
+		}
+		if best >= 0 {
+			sc.pos += bestAt[1]
+			var subs []string
+			for j := 0; j < len(bestAt); j += 2 {
+				if bestAt[j] >= 0 {
+					subs = append(subs, text[bestAt[j]:bestAt[j+1]])
+				} else {
+					subs = append(subs, "")
+				}
+			}
+			sc.mu.Unlock()
+			return best, subs
+		}
+		sc.mu.Unlock()
+		if closed {
+			sc.t.Fatalf("the client's output ended before %v; it ended with:\n%s", res, sc.tail())
+		}
+		select {
+		case <-sc.grew:
+		case <-timer.C:
+			sc.t.Fatalf("no %v before the deadline; the output ended with:\n%s", res, sc.tail())
+		}
+	}
+}
+
+var (
+	createdRE = regexp.MustCompile(`created match (m_\w+)`)
+	rollRE    = regexp.MustCompile(`\[r\]oll> `)
+	chooseRE  = regexp.MustCompile(`choose a move 1-(\d+)> `)
+	rankingRE = regexp.MustCompile(`Final ranking:`)
+	ansiRE    = regexp.MustCompile("\x1b\\[[0-9;]*m")
+)
+
+// TestPlayAeroplaneAgainstABot plays `hangar play -create -bots 1` to the
+// end in process, through pipes: it answers every prompt (roll, or the
+// first legal move) as a player would, until the final ranking.
+func TestPlayAeroplaneAgainstABot(t *testing.T) {
+	n := node(t, Config{DataDir: t.TempDir()})
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := playMain([]string{"-addr", n.Addr(), "-name", "Ada", "-token-file", tokenFile, "-create", "-seats", "2", "-bots", "1", "-color=true"}, inR, outW)
+		outW.CloseWithError(fmt.Errorf("client returned %v", err))
+		done <- err
+	}()
+	t.Cleanup(func() { inW.Close(); outR.Close() })
+	sc := newScreen(t, outR, 3*time.Minute)
+	_, m := sc.await(createdRE)
+	id := m[1]
+	rolls, moves := 0, 0
+	for {
+		which, m := sc.await(rollRE, chooseRE, rankingRE)
+		if which == 2 {
+			break
+		}
+		answer := "r"
+		if which == 1 {
+			answer = "1"
+			moves++
+			if moves%2 == 0 && m[1] != "1" {
+				answer = "2" // not always the first: other planes leave the hangar too
+			}
+		} else {
+			rolls++
+		}
+		if _, err := io.WriteString(inW, answer+"\n"); err != nil {
+			t.Fatalf("answer %q: %v", answer, err)
+		}
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("hangar play: %v\n%s", err, sc.tail())
+		}
+	case <-time.After(time.Until(sc.deadline)):
+		t.Fatalf("hangar play did not return after the final ranking:\n%s", sc.tail())
+	}
+	out := sc.all()
+
+	ada := &client{matches: hangarv1.NewMatchServiceClient(dial(t, n.Addr())), token: readFile(t, tokenFile)}
+	final := ada.get(t, id)
+	if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+		t.Fatalf("match %s is %v after the final ranking", id, final.GetStatus())
+	}
+	if rolls == 0 || moves == 0 {
+		t.Fatalf("the client asked for %d rolls and %d moves", rolls, moves)
+	}
+	if !ansiRE.MatchString(out) {
+		t.Fatal("no ANSI colour in the output")
+	}
+	plain := ansiRE.ReplaceAllString(out, "")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`#\d+ +Red rolls \d`),                      // event lines
+		regexp.MustCompile(`#\d+ +Blue to play`),                      // the bot's turn
+		regexp.MustCompile(`Red +\(Ada, you\) +0:`),                   // the planes of each seat
+		regexp.MustCompile(`\d\) plane \d: take off`),                 // a previewed move
+		regexp.MustCompile(`Final ranking:\n +1\. (Red|Blue) \(.*\)`), // the end
+	} {
+		if !want.MatchString(plain) {
+			t.Errorf("no %q in the output; it ended with:\n%s", want, sc.tail())
+		}
+	}
+	if !strings.Contains(plain, "^^") || !strings.Contains(plain, "()") {
+		t.Errorf("no board (launch areas ^^, the centre ()) in the output:\n%s", sc.tail())
+	}
+	t.Logf("%d rolls, %d moves, %d lines of output", rolls, moves, strings.Count(out, "\n"))
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// TestPlayInTmux runs `hangar play` in a real terminal: a detached tmux
+// session, keys sent to it, the pane captured with its colours.
+func TestPlayInTmux(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is not installed (CI installs it in .ci/run)")
+		}
+		t.Skip("tmux is not installed: skipping the terminal test")
+	}
+	bin := buildBinary(t)
+	n := node(t, Config{DataDir: t.TempDir()})
+	dir := t.TempDir()
+	// A server of our own (-L), so the user's tmux sessions are untouched.
+	sock := fmt.Sprintf("hangar-play-test-%d", os.Getpid())
+	tm := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(tmux, append([]string{"-L", sock}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	cmd := fmt.Sprintf("env -u NO_COLOR TERM=xterm-256color %s play -addr %s -name Ada -token-file %s -create -bots 1; echo CLIENT-EXITED; sleep 60",
+		bin, n.Addr(), filepath.Join(dir, "token"))
+	tm("new-session", "-d", "-s", "play", "-x", "160", "-y", "60", cmd)
+	t.Cleanup(func() { exec.Command(tmux, "-L", sock, "kill-server").Run() })
+
+	// capture polls the pane until want appears in it: the terminal has no
+	// stream to wait on, only a screen to look at.
+	capture := func(want *regexp.Regexp) string {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			pane := tm("capture-pane", "-p", "-e", "-t", "play")
+			if want.MatchString(ansiRE.ReplaceAllString(pane, "")) {
+				return pane
+			}
+			if strings.Contains(pane, "CLIENT-EXITED") || time.Now().After(deadline) {
+				t.Fatalf("no %q in the pane:\n%s", want, pane)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	pane := capture(regexp.MustCompile(`(?m)\[r\]oll> ?$`))
+	if !ansiRE.MatchString(pane) {
+		t.Errorf("no colour in the pane:\n%s", pane)
+	}
+	plain := ansiRE.ReplaceAllString(pane, "")
+	for _, want := range []string{"Aeroplane Chess", "Red", "(Ada, you)", "Blue", "(bot)", "^^", "()"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("no %q in the pane:\n%s", want, plain)
+		}
+	}
+	tm("send-keys", "-t", "play", "r", "Enter")
+	capture(regexp.MustCompile(`you rolled \d`))
+	tm("send-keys", "-t", "play", "q", "Enter")
+	capture(regexp.MustCompile(`CLIENT-EXITED`))
+}
