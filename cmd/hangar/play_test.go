@@ -109,25 +109,25 @@ var (
 	ansiRE    = regexp.MustCompile("\x1b\\[[0-9;]*m")
 )
 
-// TestPlayAeroplaneAgainstABot plays `hangar play -create -bots 1` to the
-// end in process, through pipes: it answers every prompt (roll, or the
-// first legal move) as a player would, until the final ranking.
-func TestPlayAeroplaneAgainstABot(t *testing.T) {
-	n := node(t, Config{DataDir: t.TempDir()})
+// playToEnd runs `hangar play args…` in process, through pipes, against
+// the node at addr, answering every prompt as a player would (a roll, or
+// a legal move) until the final ranking. It returns the output, the match
+// id and the player's token.
+func playToEnd(t *testing.T, addr string, args ...string) (out, id, token string, rolls, moves int) {
+	t.Helper()
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := playMain([]string{"-addr", n.Addr(), "-name", "Ada", "-token-file", tokenFile, "-create", "-seats", "2", "-bots", "1", "-color=true"}, inR, outW)
+		err := playMain(append([]string{"-addr", addr, "-name", "Ada", "-token-file", tokenFile, "-color=true"}, args...), inR, outW)
 		outW.CloseWithError(fmt.Errorf("client returned %v", err))
 		done <- err
 	}()
 	t.Cleanup(func() { inW.Close(); outR.Close() })
 	sc := newScreen(t, outR, 3*time.Minute)
 	_, m := sc.await(createdRE)
-	id := m[1]
-	rolls, moves := 0, 0
+	id = m[1]
 	for {
 		which, m := sc.await(rollRE, chooseRE, rankingRE)
 		if which == 2 {
@@ -155,35 +155,70 @@ func TestPlayAeroplaneAgainstABot(t *testing.T) {
 	case <-time.After(time.Until(sc.deadline)):
 		t.Fatalf("hangar play did not return after the final ranking:\n%s", sc.tail())
 	}
-	out := sc.all()
+	return sc.all(), id, readFile(t, tokenFile), rolls, moves
+}
 
-	ada := &client{matches: hangarv1.NewMatchServiceClient(dial(t, n.Addr())), token: readFile(t, tokenFile)}
-	final := ada.get(t, id)
-	if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
-		t.Fatalf("match %s is %v after the final ranking", id, final.GetStatus())
-	}
-	if rolls == 0 || moves == 0 {
-		t.Fatalf("the client asked for %d rolls and %d moves", rolls, moves)
-	}
+// checkOutput checks that the output is in colour and, without its
+// colours, matches every pattern.
+func checkOutput(t *testing.T, out string, want ...*regexp.Regexp) {
+	t.Helper()
 	if !ansiRE.MatchString(out) {
 		t.Fatal("no ANSI colour in the output")
 	}
 	plain := ansiRE.ReplaceAllString(out, "")
-	for _, want := range []*regexp.Regexp{
+	for _, re := range want {
+		if !re.MatchString(plain) {
+			t.Errorf("no %q in the output; it ended with:\n%s", re, plain[max(0, len(plain)-3000):])
+		}
+	}
+}
+
+func checkFinished(t *testing.T, addr, id, token string) {
+	t.Helper()
+	c := &client{matches: hangarv1.NewMatchServiceClient(dial(t, addr)), token: token}
+	if st := c.get(t, id).GetStatus(); st != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+		t.Fatalf("match %s is %v after the final ranking", id, st)
+	}
+}
+
+// TestPlayAeroplaneAgainstABot plays `hangar play -create -bots 1` to the
+// end: 2 seats, the other a bot.
+func TestPlayAeroplaneAgainstABot(t *testing.T) {
+	n := node(t, Config{DataDir: t.TempDir()})
+	out, id, token, rolls, moves := playToEnd(t, n.Addr(), "-create", "-seats", "2", "-bots", "1")
+	checkFinished(t, n.Addr(), id, token)
+	if rolls == 0 || moves == 0 {
+		t.Fatalf("the client asked for %d rolls and %d moves", rolls, moves)
+	}
+	checkOutput(t, out,
 		regexp.MustCompile(`#\d+ +Red rolls \d`),                      // event lines
 		regexp.MustCompile(`#\d+ +Blue to play`),                      // the bot's turn
 		regexp.MustCompile(`Red +\(Ada, you\) +0:`),                   // the planes of each seat
 		regexp.MustCompile(`\d\) plane \d: take off`),                 // a previewed move
+		regexp.MustCompile(`\^\^`),                                    // the board: launch areas …
+		regexp.MustCompile(`\(\)`),                                    // … and the centre
 		regexp.MustCompile(`Final ranking:\n +1\. (Red|Blue) \(.*\)`), // the end
-	} {
-		if !want.MatchString(plain) {
-			t.Errorf("no %q in the output; it ended with:\n%s", want, sc.tail())
-		}
-	}
-	if !strings.Contains(plain, "^^") || !strings.Contains(plain, "()") {
-		t.Errorf("no board (launch areas ^^, the centre ()) in the output:\n%s", sc.tail())
-	}
+	)
 	t.Logf("%d rolls, %d moves, %d lines of output", rolls, moves, strings.Count(out, "\n"))
+}
+
+// TestPlayCarcassonneAgainstABot plays a whole Carcassonne match in the
+// terminal client, choosing among the numbered legal moves.
+func TestPlayCarcassonneAgainstABot(t *testing.T) {
+	n := node(t, Config{DataDir: t.TempDir()})
+	out, id, token, rolls, moves := playToEnd(t, n.Addr(), "-create", "-game", "carcassonne", "-bots", "1")
+	checkFinished(t, n.Addr(), id, token)
+	if rolls != 0 || moves == 0 {
+		t.Fatalf("the client asked for %d rolls and %d moves", rolls, moves)
+	}
+	checkOutput(t, out,
+		regexp.MustCompile(`#\d+ +Red places [A-X]+ at -?\d+,-?\d+`),     // event lines
+		regexp.MustCompile(`\d\) place [A-X]+ at -?\d+,-?\d+ turned \d`), // a legal move
+		regexp.MustCompile(`\+ C \+`),                                    // the map
+		regexp.MustCompile(`Red +\(Ada, you\) +\d+ points`),              // the scores
+		regexp.MustCompile(`Final ranking:\n +1\. (Red|Blue) \(.*\) +\d+ points`),
+	)
+	t.Logf("%d moves, %d lines of output", moves, strings.Count(out, "\n"))
 }
 
 func readFile(t *testing.T, path string) string {
