@@ -11,12 +11,14 @@ package play
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -693,8 +695,16 @@ func (s *session) answer(line string) error {
 func (s *session) final() {
 	e := s.ended
 	if e == nil {
-		s.printf("\nthe match is over\n")
-		return
+		// Watched after its end: the seats hold the places.
+		e = &hangarv1.MatchEnded{Status: s.match.GetStatus()}
+		seats := slices.Clone(s.match.GetSeats())
+		slices.SortStableFunc(seats, func(a, b *hangarv1.Seat) int { return cmp.Compare(a.GetPlace(), b.GetPlace()) })
+		for _, st := range seats {
+			if st.GetPlace() > 0 {
+				e.Ranking = append(e.Ranking, st.GetSeat())
+				e.Places = append(e.Places, st.GetPlace())
+			}
+		}
 	}
 	if e.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
 		s.printf("\nthe match ended: %s\n", statusName(e.GetStatus()))

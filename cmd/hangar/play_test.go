@@ -61,6 +61,32 @@ func (sc *screen) tail() string {
 	return s[max(0, len(s)-3000):]
 }
 
+// find is await without the wait: -1 when nothing matches yet.
+func (sc *screen) find(res ...*regexp.Regexp) (int, []string) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	text := sc.text.String()[sc.pos:]
+	best, bestAt := -1, []int(nil)
+	for i, re := range res {
+		if loc := re.FindStringSubmatchIndex(text); loc != nil && (bestAt == nil || loc[0] < bestAt[0]) {
+			best, bestAt = i, loc
+		}
+	}
+	if best < 0 {
+		return -1, nil
+	}
+	sc.pos += bestAt[1]
+	var subs []string
+	for j := 0; j < len(bestAt); j += 2 {
+		if bestAt[j] >= 0 {
+			subs = append(subs, text[bestAt[j]:bestAt[j+1]])
+		} else {
+			subs = append(subs, "")
+		}
+	}
+	return best, subs
+}
+
 // await waits for the first of res to match the output after the last
 // match, and returns which matched and its submatches.
 func (sc *screen) await(res ...*regexp.Regexp) (int, []string) {
@@ -68,27 +94,11 @@ func (sc *screen) await(res ...*regexp.Regexp) (int, []string) {
 	timer := time.NewTimer(time.Until(sc.deadline))
 	defer timer.Stop()
 	for {
+		if which, subs := sc.find(res...); which >= 0 {
+			return which, subs
+		}
 		sc.mu.Lock()
-		text, closed := sc.text.String()[sc.pos:], sc.closed
-		best, bestAt := -1, []int(nil)
-		for i, re := range res {
-			if loc := re.FindStringSubmatchIndex(text); loc != nil && (bestAt == nil || loc[0] < bestAt[0]) {
-				best, bestAt = i, loc
-			}
-		}
-		if best >= 0 {
-			sc.pos += bestAt[1]
-			var subs []string
-			for j := 0; j < len(bestAt); j += 2 {
-				if bestAt[j] >= 0 {
-					subs = append(subs, text[bestAt[j]:bestAt[j+1]])
-				} else {
-					subs = append(subs, "")
-				}
-			}
-			sc.mu.Unlock()
-			return best, subs
-		}
+		closed := sc.closed
 		sc.mu.Unlock()
 		if closed {
 			sc.t.Fatalf("the client's output ended before %v; it ended with:\n%s", res, sc.tail())
@@ -109,53 +119,89 @@ var (
 	ansiRE    = regexp.MustCompile("\x1b\\[[0-9;]*m")
 )
 
+// terminal is one in-process `hangar play`: its stdin and its screen.
+type terminal struct {
+	in        *io.PipeWriter
+	sc        *screen
+	done      chan error
+	tokenFile string
+	over      bool
+	rolls     int
+	moves     int
+}
+
+// startPlay runs `hangar play args…` in process against the node at addr,
+// as the player name.
+func startPlay(t *testing.T, addr, name string, args ...string) *terminal {
+	t.Helper()
+	tm := &terminal{done: make(chan error, 1), tokenFile: filepath.Join(t.TempDir(), "token")}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	tm.in = inW
+	go func() {
+		err := playMain(append([]string{"-addr", addr, "-name", name, "-token-file", tm.tokenFile, "-color=true"}, args...), inR, outW)
+		outW.CloseWithError(fmt.Errorf("client returned %v", err))
+		tm.done <- err
+	}()
+	t.Cleanup(func() { inW.Close(); outR.Close() })
+	tm.sc = newScreen(t, outR, 3*time.Minute)
+	return tm
+}
+
+var promptREs = []*regexp.Regexp{rollRE, chooseRE, rankingRE}
+
+// step answers the prompt the client shows next (a roll, or a legal move),
+// or notes the final ranking; which is what find or await returned.
+func (tm *terminal) step(t *testing.T, which int, m []string) {
+	t.Helper()
+	if which == 2 {
+		tm.over = true
+		return
+	}
+	answer := "r"
+	if which == 1 {
+		answer = "1"
+		tm.moves++
+		if tm.moves%2 == 0 && m[1] != "1" {
+			answer = "2" // not always the first: other planes leave the hangar too
+		}
+	} else {
+		tm.rolls++
+	}
+	if _, err := io.WriteString(tm.in, answer+"\n"); err != nil {
+		t.Fatalf("answer %q: %v", answer, err)
+	}
+}
+
+// wait waits for the client to return after the final ranking.
+func (tm *terminal) wait(t *testing.T) string {
+	t.Helper()
+	select {
+	case err := <-tm.done:
+		if err != nil {
+			t.Fatalf("hangar play: %v\n%s", err, tm.sc.tail())
+		}
+	case <-time.After(time.Until(tm.sc.deadline)):
+		t.Fatalf("hangar play did not return after the final ranking:\n%s", tm.sc.tail())
+	}
+	return tm.sc.all()
+}
+
 // playToEnd runs `hangar play args…` in process, through pipes, against
 // the node at addr, answering every prompt as a player would (a roll, or
 // a legal move) until the final ranking. It returns the output, the match
 // id and the player's token.
 func playToEnd(t *testing.T, addr string, args ...string) (out, id, token string, rolls, moves int) {
 	t.Helper()
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		err := playMain(append([]string{"-addr", addr, "-name", "Ada", "-token-file", tokenFile, "-color=true"}, args...), inR, outW)
-		outW.CloseWithError(fmt.Errorf("client returned %v", err))
-		done <- err
-	}()
-	t.Cleanup(func() { inW.Close(); outR.Close() })
-	sc := newScreen(t, outR, 3*time.Minute)
-	_, m := sc.await(createdRE)
+	tm := startPlay(t, addr, "Ada", args...)
+	_, m := tm.sc.await(createdRE)
 	id = m[1]
-	for {
-		which, m := sc.await(rollRE, chooseRE, rankingRE)
-		if which == 2 {
-			break
-		}
-		answer := "r"
-		if which == 1 {
-			answer = "1"
-			moves++
-			if moves%2 == 0 && m[1] != "1" {
-				answer = "2" // not always the first: other planes leave the hangar too
-			}
-		} else {
-			rolls++
-		}
-		if _, err := io.WriteString(inW, answer+"\n"); err != nil {
-			t.Fatalf("answer %q: %v", answer, err)
-		}
+	for !tm.over {
+		which, m := tm.sc.await(promptREs...)
+		tm.step(t, which, m)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("hangar play: %v\n%s", err, sc.tail())
-		}
-	case <-time.After(time.Until(sc.deadline)):
-		t.Fatalf("hangar play did not return after the final ranking:\n%s", sc.tail())
-	}
-	return sc.all(), id, readFile(t, tokenFile), rolls, moves
+	out = tm.wait(t)
+	return out, id, readFile(t, tm.tokenFile), tm.rolls, tm.moves
 }
 
 // checkOutput checks that the output is in colour and, without its
@@ -221,6 +267,69 @@ func TestPlayCarcassonneAgainstABot(t *testing.T) {
 	t.Logf("%d moves, %d lines of output", moves, strings.Count(out, "\n"))
 }
 
+// TestPlayTwoPeople: Ada creates a match for two, Bob joins it from
+// another client, Eve watches it live from a third; Ada and Bob play it
+// out, each answering their own prompts, and all three end with the
+// ranking. Eve watches the finished match once more and gets it again.
+func TestPlayTwoPeople(t *testing.T) {
+	n := node(t, Config{DataDir: t.TempDir()})
+	ada := startPlay(t, n.Addr(), "Ada", "-create", "-seats", "2")
+	_, m := ada.sc.await(createdRE)
+	id := m[1]
+	ada.sc.await(regexp.MustCompile(`waiting for players: hangar play .*-join ` + id))
+	eve := startPlay(t, n.Addr(), "Eve", "-watch", id)
+	eve.sc.await(regexp.MustCompile(`v\d+ +open`)) // the lobby, drawn
+	bob := startPlay(t, n.Addr(), "Bob", "-join", id)
+	bob.sc.await(regexp.MustCompile(`joined match ` + id))
+
+	timer := time.NewTimer(3 * time.Minute)
+	defer timer.Stop()
+	for !ada.over || !bob.over {
+		acted := false
+		for _, tm := range []*terminal{ada, bob} {
+			if tm.over {
+				continue
+			}
+			if which, m := tm.sc.find(promptREs...); which >= 0 {
+				tm.step(t, which, m)
+				acted = true
+			}
+		}
+		if acted {
+			continue
+		}
+		select {
+		case <-ada.sc.grew:
+		case <-bob.sc.grew:
+		case <-timer.C:
+			t.Fatalf("no prompt before the deadline; Ada's output ended with:\n%s\nBob's:\n%s", ada.sc.tail(), bob.sc.tail())
+		}
+	}
+	ada.wait(t)
+	bob.wait(t)
+	eve.sc.await(rankingRE)
+	watched := eve.wait(t)
+	checkFinished(t, n.Addr(), id, readFile(t, ada.tokenFile))
+	if ada.rolls == 0 || bob.rolls == 0 {
+		t.Fatalf("rolls asked: Ada %d, Bob %d", ada.rolls, bob.rolls)
+	}
+	checkOutput(t, watched,
+		regexp.MustCompile(`Bob takes seat 2 as Blue`),
+		regexp.MustCompile(`#\d+ +match started: Red, Blue`),
+		regexp.MustCompile(`Red +\(Ada\) +0:`),
+		regexp.MustCompile(`Blue +\(Bob\) +0:`),
+		regexp.MustCompile(`#\d+ +Blue rolls \d`),
+		regexp.MustCompile(`Final ranking:\n +1\. (Red \(Ada\)|Blue \(Bob\))`),
+	)
+	if rollRE.MatchString(watched) || chooseRE.MatchString(watched) {
+		t.Error("the spectator was prompted")
+	}
+
+	late := startPlay(t, n.Addr(), "Eve", "-watch", id)
+	late.sc.await(rankingRE)
+	checkOutput(t, late.wait(t), regexp.MustCompile(`Final ranking:\n +1\. (Red \(Ada\)|Blue \(Bob\))`))
+}
+
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -279,7 +388,7 @@ func TestPlayInTmux(t *testing.T) {
 		t.Errorf("no colour in the pane:\n%s", pane)
 	}
 	plain := ansiRE.ReplaceAllString(pane, "")
-	for _, want := range []string{"Aeroplane Chess", "Red", "(Ada, you)", "Blue", "(bot)", "^^", "()"} {
+	for _, want := range []string{"Aeroplane Chess", "Red", "(Ada, you)", "Blue", "(bot)", "^^", "()", "4R", "4B"} {
 		if !strings.Contains(plain, want) {
 			t.Errorf("no %q in the pane:\n%s", want, plain)
 		}
