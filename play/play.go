@@ -602,6 +602,11 @@ func (s *session) redraw() error {
 // maybePrompt asks the player to act when it is their turn and they have
 // not been asked at this version.
 func (s *session) maybePrompt() error {
+	if s.pending != nil && s.last.GetVersion() > s.pending.version {
+		// The match moved on without the player (a turn clock fired).
+		s.pending = nil
+		s.printf("(the turn moved on without you)\n")
+	}
 	if s.seat < 0 || s.pending != nil || s.last.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE ||
 		s.last.TurnSeat == nil || s.last.GetTurnSeat() != s.seat || s.last.GetVersion() <= s.prompted {
 		return nil

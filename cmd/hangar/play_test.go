@@ -246,6 +246,16 @@ func TestPlayAeroplaneAgainstABot(t *testing.T) {
 		regexp.MustCompile(`Final ranking:\n +1\. (Red|Blue) \(.*\)`), // the end
 	)
 	t.Logf("%d rolls, %d moves, %d lines of output", rolls, moves, strings.Count(out, "\n"))
+
+	// NO_COLOR: the same match watched without a colour.
+	t.Setenv("NO_COLOR", "1")
+	var plain strings.Builder
+	if err := playMain([]string{"-addr", n.Addr(), "-token", token, "-watch", id}, strings.NewReader(""), &plain); err != nil {
+		t.Fatalf("hangar play -watch: %v", err)
+	}
+	if ansiRE.MatchString(plain.String()) || !strings.Contains(plain.String(), "Final ranking:") || !strings.Contains(plain.String(), "r.") {
+		t.Errorf("with NO_COLOR, watching the finished match:\n%s", plain.String())
+	}
 }
 
 // TestPlayCarcassonneAgainstABot plays a whole Carcassonne match in the
