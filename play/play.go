@@ -14,6 +14,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -37,6 +39,8 @@ import (
 type Config struct {
 	// Addr is the server's gRPC address, host:port.
 	Addr string
+	// TLS, when set, dials the server over TLS with it (nil: cleartext).
+	TLS *tls.Config
 	// Name is the display name of a player created for this client.
 	Name string
 	// Token is a bearer token to play with; empty: the one kept in
@@ -83,7 +87,11 @@ func Run(ctx context.Context, cfg Config) error {
 	if modes != 1 {
 		return errors.New("choose one of -create, -join MATCH_ID and -watch MATCH_ID")
 	}
-	conn, err := grpc.NewClient(cfg.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	creds := insecure.NewCredentials()
+	if cfg.TLS != nil {
+		creds = credentials.NewTLS(cfg.TLS)
+	}
+	conn, err := grpc.NewClient(cfg.Addr, grpc.WithTransportCredentials(creds))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,6 +31,8 @@ func playMain(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs.IntVar(&cfg.Bots, "bots", 0, "with -create: how many of the seats bots take")
 	fs.StringVar(&cfg.Join, "join", "", "join (or resume) the match of this id")
 	fs.StringVar(&cfg.Watch, "watch", "", "watch the match of this id")
+	useTLS := fs.Bool("tls", false, "dial the server over TLS (system roots, or -tls-ca)")
+	tlsCA := fs.String("tls-ca", "", "with -tls: PEM file of the CA that signed the server's certificate")
 	colour := fs.Bool("color", os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb", "draw in colour (off when NO_COLOR is set)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -45,6 +49,19 @@ func playMain(args []string, stdin io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("unknown game %q: aeroplane or carcassonne", *game)
 	}
 	cfg.Colour = *colour
+	if *useTLS || *tlsCA != "" {
+		cfg.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+		if *tlsCA != "" {
+			pem, err := os.ReadFile(*tlsCA)
+			if err != nil {
+				return err
+			}
+			cfg.TLS.RootCAs = x509.NewCertPool()
+			if !cfg.TLS.RootCAs.AppendCertsFromPEM(pem) {
+				return fmt.Errorf("no certificate in %s", *tlsCA)
+			}
+		}
+	}
 	if cfg.Name == "" {
 		cfg.Name = "player"
 	}

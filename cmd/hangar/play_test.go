@@ -408,3 +408,16 @@ func TestPlayInTmux(t *testing.T) {
 	tm("send-keys", "-t", "play", "q", "Enter")
 	capture(regexp.MustCompile(`CLIENT-EXITED`))
 }
+
+// TestPlayOverTLS plays a match with the terminal client against a node
+// serving TLS, trusting the test's CA.
+func TestPlayOverTLS(t *testing.T) {
+	pki := newTestPKI(t)
+	n := node(t, Config{DataDir: t.TempDir(), TLSCert: pki.certFile, TLSKey: pki.keyFile})
+	_, id, token, _, _ := playToEnd(t, n.Addr(), "-tls-ca", pki.caFile, "-create", "-bots", "1")
+	c := dialTLS(t, n.Addr(), pki.clientTLS(false))
+	c.token = token
+	if st := c.get(t, id).GetStatus(); st != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+		t.Fatalf("match %s is %v after the final ranking", id, st)
+	}
+}
