@@ -2,6 +2,7 @@
 //
 //	hangar serve   [--listen ADDR] [--database-url URL | --data-dir DIR]   serve the gRPC API
 //	hangar migrate [--database-url URL | --data-dir DIR]                   apply schema migrations
+//	hangar play    [-addr ADDR] [-name NAME] (-create | -join ID | -watch ID) play in the terminal
 //
 // Without a database URL Hangar keeps everything in an embedded SQLite
 // database in the data directory (default ./hangar-data), a single-node
@@ -37,6 +38,7 @@ const usage = `usage: hangar <command> [flags]
 commands:
   serve     serve the gRPC API
   migrate   apply the database schema migrations and exit
+  play      play or watch a match in the terminal (a client of a server)
   bench     load a server with simulated players and report throughput and latency
   seed-history  fill an empty Postgres database with finished matches (history benchmark fixture)
 
@@ -77,6 +79,8 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		}
 		fmt.Fprintln(stdout, "migrations applied")
 		return nil
+	case "play":
+		return playMain(args[1:], os.Stdin, stdout)
 	case "bench":
 		return benchMain(args[1:], stdout, log)
 	case "seed-history":
