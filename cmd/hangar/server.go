@@ -164,6 +164,9 @@ func (m *Main) Start(ctx context.Context) error {
 		opts.AccessLog = m.Log
 	}
 	m.stats = metrics.New()
+	if opts.Observe == nil {
+		opts.Observe = m.stats.Observer()
+	}
 	if opts.Feed != nil {
 		opts.Feed = m.stats.Feed(opts.Feed)
 	}
