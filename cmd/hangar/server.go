@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,6 +81,9 @@ type Config struct {
 	TraceRatio   float64
 	// Tracer replaces the OTLP exporter (tests).
 	Tracer *tracing.Tracer
+	// StoreProbe is how often the node checks that its store answers, for
+	// the health service (default 2s).
+	StoreProbe time.Duration
 
 	err error // a flag error found after parsing
 }
@@ -120,6 +124,7 @@ type Main struct {
 	self   hangarv1.MatchServiceClient
 	httpWG sync.WaitGroup
 	stats  *metrics.Metrics
+	probe  context.CancelFunc
 	tracer *tracing.Tracer
 	admin  *http.Server
 	adminL net.Listener
@@ -238,6 +243,16 @@ func (m *Main) Start(ctx context.Context) error {
 			}
 		}()
 	}
+	var names []string
+	for name := range m.grpc.GetServiceInfo() {
+		if strings.HasPrefix(name, "hangar.") {
+			names = append(names, name)
+			m.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+		}
+	}
+	pctx, cancel := context.WithCancel(context.Background())
+	m.probe = cancel
+	go m.probeStore(pctx, names)
 	m.Log.Info("hangar serving", "addr", lis.Addr().String(), "store", m.name, "tls", tlsCfg != nil,
 		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
 		"reflection", !m.Config.NoReflection, "cors_origins", m.Config.CORSOrigins,
@@ -313,6 +328,49 @@ func version() string {
 	return "devel"
 }
 
+// probeStore keeps the health of Hangar's services in step with the store:
+// NOT_SERVING while the store does not answer (a database outage: calls
+// would fail with UNAVAILABLE), SERVING again when it does. The overall
+// health ("") stays SERVING until the node drains: it says the process is
+// alive, and restarting it would not bring the database back.
+func (m *Main) probeStore(ctx context.Context, names []string) {
+	every := m.Config.StoreProbe
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	up := true
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cctx, cancel := context.WithTimeout(ctx, min(every, time.Second))
+		_, err := m.store.Match(cctx, "m_health_probe")
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		ok := err == nil || errors.Is(err, store.ErrNotFound)
+		if ok == up {
+			continue
+		}
+		up = ok
+		st := healthpb.HealthCheckResponse_SERVING
+		if !ok {
+			st = healthpb.HealthCheckResponse_NOT_SERVING
+			m.Log.Warn("the store does not answer: Hangar's services report NOT_SERVING", "err", err)
+		} else {
+			m.Log.Info("the store answers again: Hangar's services report SERVING")
+		}
+		for _, name := range names {
+			m.health.SetServingStatus(name, st)
+		}
+	}
+}
+
 // AdminAddr is the admin listener's address, or "" without one.
 func (m *Main) AdminAddr() string {
 	if m.adminL == nil {
@@ -355,6 +413,7 @@ func (m *Main) Shutdown(ctx context.Context) {
 }
 
 func (m *Main) shutdown(ctx context.Context) {
+	m.probe()
 	m.health.Shutdown()
 	if m.Config.DrainGrace > 0 {
 		select {
@@ -401,6 +460,7 @@ func (m *Main) shutdown(ctx context.Context) {
 // Kill stops the node at once, as a crash would (tests).
 func (m *Main) Kill() {
 	m.stop.Do(func() {
+		m.probe()
 		m.closeListeners()
 		m.grpc.Stop()
 		m.http.Close()
