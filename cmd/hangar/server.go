@@ -24,6 +24,7 @@ import (
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/sqlite"
+	"github.com/hangarhq/hangar/web"
 )
 
 // Config is what a Hangar node needs to serve.
@@ -126,7 +127,7 @@ func (m *Main) Start(ctx context.Context) error {
 		st.Close()
 		return err
 	}
-	h, err := m.httpHandler(m.grpc, nil)
+	h, err := m.httpHandler(m.grpc, web.Handler())
 	if err == nil {
 		m.selfCC, err = dialSelf(lis.Addr())
 	}
