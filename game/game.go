@@ -85,6 +85,9 @@ type Game interface {
 	// Rolled returns the die value a game event records as rolled for a
 	// seat's Roll command, or 0.
 	Rolled(ev *hangarv1.Event) int32
+	// Board describes the game's board for drawing; the same for every
+	// match of the game.
+	Board() *hangarv1.GameBoard
 	// Count adds what a game event (already folded) counts towards the
 	// seats' statistics: add(seat, counter, n). Counter names are the
 	// game's own, lower_snake_case, and never change meaning.

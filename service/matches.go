@@ -507,3 +507,12 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 		}
 	}
 }
+
+// GetBoard implements hangarv1.MatchServiceServer.
+func (s *Service) GetBoard(ctx context.Context, req *hangarv1.GetBoardRequest) (*hangarv1.GetBoardResponse, error) {
+	g, ok := s.games[req.GetGame()]
+	if !ok {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: game %v is not one Hangar hosts", errInvalid, req.GetGame()))
+	}
+	return &hangarv1.GetBoardResponse{Board: g.Board()}, nil
+}

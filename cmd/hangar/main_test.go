@@ -178,9 +178,37 @@ func (c *client) act(ctx context.Context, m *hangarv1.Match, seat int32, r *rand
 	if lm.GetVersion() != m.GetVersion() || len(lm.GetMoves()) == 0 {
 		return false, status.Error(codes.Aborted, "moved on")
 	}
+	if err := checkPreviews(m, lm.GetMoves()); err != nil {
+		return false, err
+	}
 	mv := lm.GetMoves()[r.IntN(len(lm.GetMoves()))]
 	_, err = c.moves.Move(ctx, &hangarv1.MoveRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID(), Move: mv})
 	return err == nil, err
+}
+
+// checkPreviews checks that every Aeroplane move but a pass carries a
+// preview of the mover's planes that stand at its from in m.
+func checkPreviews(m *hangarv1.Match, moves []*hangarv1.GameMove) error {
+	at := map[[2]int32]int32{}
+	for _, p := range m.GetState().GetAeroplane().GetPlanes() {
+		at[[2]int32{p.GetSeat(), p.GetIndex()}] = p.GetPosition()
+	}
+	for _, gm := range moves {
+		mv := gm.GetAeroplane()
+		if mv == nil || mv.GetKind() == aeroplanev1.MoveKind_MOVE_KIND_PASS {
+			continue
+		}
+		p := mv.GetPreview()
+		if len(p.GetPlanes()) == 0 || len(p.GetPath()) == 0 || p.GetPath()[len(p.GetPath())-1] != p.GetTo() {
+			return fmt.Errorf("move %s: preview %v", mv.GetNotation(), p)
+		}
+		for _, u := range p.GetPlanes() {
+			if u.GetSeat() != m.GetTurnSeat() || at[[2]int32{u.GetSeat(), u.GetIndex()}] != p.GetFrom() {
+				return fmt.Errorf("move %s: preview of plane %v from %d, the state says %d", mv.GetNotation(), u, p.GetFrom(), at[[2]int32{u.GetSeat(), u.GetIndex()}])
+			}
+		}
+	}
+	return nil
 }
 
 // playSeat plays the client's seat until the match ends, woken by its watch

@@ -206,7 +206,9 @@ func (g State) Legal(seat int32) game.Legal {
 	}
 	l := game.Legal{Die: int32(g.s.Die())}
 	for _, m := range g.s.LegalMoves() {
-		l.Moves = append(l.Moves, &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: moveProto(m)}})
+		pm := moveProto(m)
+		pm.Preview = preview(g.s, int(seat), m)
+		l.Moves = append(l.Moves, &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: pm}})
 	}
 	return l
 }
