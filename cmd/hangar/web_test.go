@@ -109,10 +109,13 @@ func do(ctx context.Context, t *testing.T, what string, steps ...chromedp.Action
 }
 
 // get runs one browser action and returns its value, failing t with what
-// the page shows.
+// the page shows. One action may take a minute (a step of the page, not a
+// whole game).
 func get[T any](ctx context.Context, t *testing.T, what string, a chromedp.Action[T]) T {
 	t.Helper()
-	v, err := chromedp.Run(ctx, a)
+	actx, cancelAction := context.WithTimeout(ctx, time.Minute)
+	defer cancelAction()
+	v, err := chromedp.Run(actx, a)
 	if err != nil {
 		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()

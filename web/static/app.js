@@ -36,7 +36,7 @@ async function boardOf(game) {
     boards.set(
       game,
       api.getBoard(game).then(
-        (r) => r.board,
+        (r) => r.board.aeroplane || r.board.carcassonne,
         (err) => {
           boards.delete(game);
           throw err;
@@ -95,8 +95,6 @@ async function route() {
   return lobby();
 }
 
-window.addEventListener("hashchange", route);
-route();
 
 // lastError is the view's latest error, shown until the next success.
 let lastError = "";
@@ -297,7 +295,7 @@ function seatList(m, board, turnSeat) {
         { class: s.seat === turnSeat && m.status === "MATCH_STATUS_ACTIVE" ? "turn" : "", dataset: { seat: s.seat } },
         h("span", { class: "swatch", style: `background:${colour(s.seat)}` }),
         ` ${s.seat}: ${s.status === "SEAT_STATUS_EMPTY" ? "(empty)" : s.displayName}`,
-        s.status === "SEAT_STATUS_BOT" ? " 🤖" : "",
+        s.status === "SEAT_STATUS_BOT" ? " (bot)" : "",
         s.status === "SEAT_STATUS_FORFEITED" ? " (forfeited)" : "",
         carc ? ` — ${carc.scores[s.seat] ?? 0} pts, ${carc.supply[s.seat] ?? 0} followers` : "",
         s.place ? ` — place ${s.place}` : "",
@@ -626,3 +624,6 @@ async function replayView(id) {
   });
   show(max);
 }
+
+window.addEventListener("hashchange", route);
+route();
