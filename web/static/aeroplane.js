@@ -109,7 +109,7 @@ export function draw(svg, board, state, hl) {
     if (!sq) continue;
     const [cx, cy] = centre(sq);
     const n = planes.length;
-    const spread = sq.kind === "SQUARE_KIND_HANGAR" || sq.kind === "SQUARE_KIND_CENTRE" ? S * 0.42 : S * 0.22;
+    const spread = sq.kind === "SQUARE_KIND_HANGAR" || sq.kind === "SQUARE_KIND_CENTRE" ? S * 0.42 : S * 0.24;
     planes.forEach((p, i) => {
       let x = cx;
       let y = cy;
@@ -129,7 +129,7 @@ export function draw(svg, board, state, hl) {
         "data-position": p.position,
         "data-square": sqi,
       });
-      g.append(el("circle", { cx: x, cy: y, r: n > 1 ? S * 0.24 : S * 0.34, fill: seatColour(board, p.seat) }));
+      g.append(el("circle", { cx: x, cy: y, r: n > 1 ? S * 0.22 : S * 0.34, fill: seatColour(board, p.seat) }));
       g.append(el("text", { x, y: y + 4, class: "plane-label" }, String(p.index)));
       svg.append(g);
     });

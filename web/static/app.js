@@ -611,7 +611,8 @@ async function replayView(id) {
       if (at.game === "GAME_CARCASSONNE" && st) info.append(carcassonne.panel(st));
       for (const li of log.children) li.classList.toggle("current", li.dataset.seq === String(n));
       const cur = log.querySelector(".current");
-      if (cur) cur.scrollIntoView({ block: "nearest" });
+      // Scroll the log only (scrollIntoView would scroll the page too).
+      if (cur) log.scrollTop = cur.offsetTop - log.clientHeight / 2;
       document.getElementById("replay").dataset.version = n;
     } catch (err) {
       showError(err);
