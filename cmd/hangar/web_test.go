@@ -296,10 +296,177 @@ func TestWebReplay(t *testing.T) {
 			screenshot(ctx, t, "web-aeroplane-replay.png")
 		}
 	}
+	// Watching the finished match live: every event in the log, nothing
+	// to play.
+	do(ctx, t, "watch it", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`location.hash = '#/match/%s'`, id)),
+		chromedp.WaitVisible(chromedp.CSS(`#match[data-ui="over"] #result`)),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll('#log li').length === %d`, last)))
+	if got, want := pagePlanes(ctx, t), apiPlanes(final); !slices.Equal(got, want) {
+		t.Fatalf("watching: page planes %v, API planes %v", got, want)
+	}
+	do(ctx, t, "back to the replay", chromedp.Click(chromedp.ID("to-replay")),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"]`, last))))
+
 	// The step buttons move one event at a time.
-	v := versions[len(versions)-1]
+	v := last
 	do(ctx, t, "step back", chromedp.Click(chromedp.ID("prev")))
 	check(max(1, v-1), "prev")
 	do(ctx, t, "step forward", chromedp.Click(chromedp.ID("next")))
 	check(max(1, v-1)+1, "next")
+}
+
+// pageTiles are the Carcassonne tiles the board shows, as "x,y tile rR".
+func pageTiles(ctx context.Context, t *testing.T) []string {
+	t.Helper()
+	return get(ctx, t, "read tiles", chromedp.Evaluate[[]string](`[...document.querySelectorAll('#board .tile[data-tile]')].map(g => g.dataset.x + ',' + g.dataset.y + ' ' + g.dataset.tile + ' r' + g.dataset.rotation).sort()`))
+}
+
+// apiTiles are a Carcassonne match's tiles in pageTiles' form.
+func apiTiles(m *hangarv1.Match) []string {
+	out := []string{}
+	for _, p := range m.GetState().GetCarcassonne().GetBoard() {
+		out = append(out, fmt.Sprintf("%d,%d %s r%d", p.GetX(), p.GetY(), p.GetTile(), p.GetRotation()))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestWebCarcassonne plays a 2-seat Carcassonne match against a bot to the
+// end through the page, clicking a legal move whenever the page lists
+// some, then replays it: the tiles and followers drawn at several versions
+// are those of GetMatch at_version.
+func TestWebCarcassonne(t *testing.T) {
+	ctx := browser(t, 5*time.Minute)
+	n := node(t, Config{DataDir: t.TempDir()})
+	do(ctx, t, "sign up and create a match",
+		chromedp.Navigate("http://"+n.Addr()+"/"),
+		chromedp.WaitVisible(chromedp.ID("name")),
+		chromedp.SendKeys(chromedp.ID("name"), "Ada"),
+		chromedp.Click(chromedp.ID("create-player")),
+		chromedp.WaitVisible(chromedp.ID("create-match")),
+		chromedp.SetValue(chromedp.ID("game"), "GAME_CARCASSONNE"),
+		chromedp.SetValue(chromedp.ID("seats"), "2"),
+		chromedp.SetValue(chromedp.ID("bots"), "1"),
+		chromedp.Click(chromedp.ID("create-match")),
+		chromedp.WaitVisible(chromedp.CSS("#match #board")),
+	)
+	token := get(ctx, t, "read the token", chromedp.Evaluate[string](`localStorage.getItem('hangar.token')`))
+	id := get(ctx, t, "read the match", chromedp.Evaluate[string](`location.hash.split('/')[2]`))
+	c := &client{token: token, matches: hangarv1.NewMatchServiceClient(dial(t, n.Addr()))}
+	rng := rand.New(rand.NewPCG(5, 6))
+	last, moves, shot := 0, 0, false
+	for {
+		ui := get(ctx, t, fmt.Sprintf("wait for a turn after version %d", last), chromedp.Poll[string](fmt.Sprintf(`(() => {
+			const m = document.getElementById('match');
+			if (!m) return false;
+			const u = m.dataset.ui;
+			if (u === 'over') return u;
+			if (u === 'move' && Number(m.dataset.version) > %d) return u;
+			return false;
+		})()`, last), chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0)))
+		if ui == "over" {
+			break
+		}
+		last = get(ctx, t, "read the version", chromedp.Evaluate[int](`Number(document.getElementById('match').dataset.version)`))
+		if moves > 500 {
+			t.Fatalf("no end after %d moves", moves)
+		}
+		if moves == 30 {
+			// Mid-game: the board drawn is the API's.
+			if got, want := pageTiles(ctx, t), apiTiles(c.get(t, id)); !slices.Equal(got, want) {
+				t.Fatalf("version %d: page tiles %v, API tiles %v", last, got, want)
+			}
+		}
+		count := get(ctx, t, "count moves", chromedp.Evaluate[int](`document.querySelectorAll('#moves button.move').length`))
+		sel := chromedp.CSS(fmt.Sprintf(`#moves button.move[data-index="%d"]`, rng.IntN(count)))
+		if !shot && moves > 20 && get(ctx, t, "look for a placement", chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector('%s').dataset.notation.startsWith('place')`, sel))) {
+			shot = true
+			do(ctx, t, "preview a placement", chromedp.Focus(sel), chromedp.WaitVisible(chromedp.CSS("#board .hl-cell")))
+			screenshot(ctx, t, "web-carcassonne-preview.png")
+		}
+		moves++
+		do(ctx, t, "move", chromedp.Click(sel))
+	}
+	do(ctx, t, "wait for the result", chromedp.WaitVisible(chromedp.ID("result")))
+	screenshot(ctx, t, "web-carcassonne-finished.png")
+	final := c.get(t, id)
+	if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+		t.Fatalf("API status %v", final.GetStatus())
+	}
+	if got, want := pageTiles(ctx, t), apiTiles(final); !slices.Equal(got, want) {
+		t.Fatalf("final: page tiles %v, API tiles %v", got, want)
+	}
+	t.Logf("%d moves through the page, %d tiles placed", moves, len(final.GetState().GetCarcassonne().GetBoard()))
+
+	// The replay of the same match.
+	do(ctx, t, "open the replay", chromedp.Click(chromedp.ID("to-replay")),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"]`, final.GetVersion()))))
+	for _, v := range []int64{5, final.GetVersion() / 2, final.GetVersion() - 1} {
+		do(ctx, t, fmt.Sprintf("move the slider to %d", v), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
+			`(() => { const s = document.getElementById('slider'); s.value = %d; s.dispatchEvent(new Event('input')); })()`, v)),
+			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"] #board[data-version="%d"]`, v, v))))
+		r, err := c.matches.GetMatch(c.ctx(), &hangarv1.GetMatchRequest{MatchId: id, AtVersion: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := pageTiles(ctx, t), apiTiles(r.GetMatch()); !slices.Equal(got, want) {
+			t.Fatalf("replay at %d: page tiles %v, API tiles %v", v, got, want)
+		}
+		followers := get(ctx, t, "count followers", chromedp.Evaluate[int](`document.querySelectorAll('#board .follower').length`))
+		if want := len(r.GetMatch().GetState().GetCarcassonne().GetFollowers()); followers != want {
+			t.Fatalf("replay at %d: %d followers drawn, %d in the state", v, followers, want)
+		}
+		if v == final.GetVersion()/2 {
+			screenshot(ctx, t, "web-carcassonne-replay.png")
+		}
+	}
+}
+
+// TestWebLobby joins another player's open match from the lobby, then
+// creates a 3-seat match, lets another player join it over the API and
+// starts it from the page with a seat still empty.
+func TestWebLobby(t *testing.T) {
+	ctx := browser(t, 2*time.Minute)
+	n := node(t, Config{DataDir: t.TempDir()})
+	bob := newClient(t, n.Addr(), "Bob")
+	cr, err := bob.matches.CreateMatch(bob.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, RequestId: "lobby-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := cr.GetMatch().GetMatchId()
+	do(ctx, t, "sign up and join Bob's match",
+		chromedp.Navigate("http://"+n.Addr()+"/"),
+		chromedp.WaitVisible(chromedp.ID("name")),
+		chromedp.SendKeys(chromedp.ID("name"), "Ada"),
+		chromedp.Click(chromedp.ID("create-player")),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#open-matches tr[data-match=%q] button.join`, open))),
+	)
+	screenshot(ctx, t, "web-lobby.png")
+	do(ctx, t, "join", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#open-matches tr[data-match=%q] button.join`, open))),
+		chromedp.WaitVisible(chromedp.CSS(`#match[data-status="active"] #board .plane`)))
+	me := get(ctx, t, "read the player", chromedp.Evaluate[string](`JSON.parse(localStorage.getItem('hangar.player')).playerId`))
+	m := bob.get(t, open)
+	if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE || m.GetSeats()[1].GetPlayerId() != me {
+		t.Fatalf("after the page joined: %v, seats %v", m.GetStatus(), m.GetSeats())
+	}
+
+	do(ctx, t, "create a 3-seat match",
+		chromedp.Click(chromedp.CSS("header a.brand")),
+		chromedp.WaitVisible(chromedp.ID("create-match")),
+		chromedp.SetValue(chromedp.ID("seats"), "3"),
+		chromedp.SetValue(chromedp.ID("bots"), "0"),
+		chromedp.Click(chromedp.ID("create-match")),
+		chromedp.WaitVisible(chromedp.CSS(`#match[data-status="open"] #start`)),
+	)
+	id := get(ctx, t, "read the match", chromedp.Evaluate[string](`location.hash.split('/')[2]`))
+	if _, err := bob.matches.JoinMatch(bob.ctx(), &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "lobby-2"}); err != nil {
+		t.Fatal(err)
+	}
+	// The page learns of the join from its watch stream.
+	do(ctx, t, "see Bob join", chromedp.Poll[chromedp.Void](`document.querySelector('#seats').textContent.includes('Bob')`))
+	do(ctx, t, "start", chromedp.Click(chromedp.ID("start")),
+		chromedp.WaitVisible(chromedp.CSS(`#match[data-status="active"] #board .plane`)))
+	if m := bob.get(t, id); m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+		t.Fatalf("after the page started it: %v", m.GetStatus())
+	}
 }
