@@ -36,3 +36,6 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// node_modules of the Node.js example is npm's, not Go packages.
+ignore ./examples/node/node_modules

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -285,30 +287,33 @@ func httpStatus(c codes.Code) int {
 	}
 }
 
-// loopbackTarget is an address this node can dial itself on.
-func loopbackTarget(a net.Addr) string {
-	host, port, err := net.SplitHostPort(a.String())
-	if err != nil {
-		return a.String()
-	}
-	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
-		if ip != nil && ip.To4() == nil {
-			host = "::1"
-		} else {
-			host = "127.0.0.1"
-		}
-	}
-	return net.JoinHostPort(host, port)
-}
-
-// dialSelf opens the loopback connection the REST watch uses.
-func dialSelf(a net.Addr) (*grpc.ClientConn, error) {
-	return grpc.NewClient("passthrough:///"+loopbackTarget(a),
+// dialSelf opens the in-process connection the REST watch uses: the node
+// serves its gRPC server on l as well, so the watch needs no network, port
+// or certificate of its own.
+func dialSelf(l *bufconn.Listener) (*grpc.ClientConn, error) {
+	return grpc.NewClient("passthrough:///hangar-self",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return l.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(16<<20)))
 }
 
-// newHTTPServer serves h on HTTP/1.1 (cleartext HTTP/2 goes to gRPC).
+// grpcOverHTTP2 serves native gRPC calls arriving at the HTTP server (over
+// TLS, browsers and gRPC clients alike negotiate HTTP/2, so a connection
+// cannot be routed by its first bytes) with grpc-go's http.Handler, and
+// everything else (REST, Connect, gRPC-Web, the page) with h.
+func grpcOverHTTP2(gs *grpc.Server, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ct := r.Header.Get("Content-Type")
+		if r.ProtoMajor == 2 && (ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;")) {
+			gs.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// newHTTPServer serves h: on HTTP/1.1 in cleartext (cleartext HTTP/2 goes
+// to gRPC), on HTTP/1.1 and HTTP/2 over TLS.
 // Streams have no write timeout.
 func newHTTPServer(h http.Handler) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}

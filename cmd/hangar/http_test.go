@@ -435,6 +435,11 @@ func TestCreatePlayerIsIdempotent(t *testing.T) {
 			if _, err := create("Bob", rid); status.Code(err) != codes.InvalidArgument {
 				t.Fatalf("same request_id, another name: %v", err)
 			}
+			for _, blank := range []string{"   ", "\u3164", "a\u0301\u0302\u0303\u0304\u0305"} {
+				if _, err := create(blank, ""); status.Code(err) != codes.InvalidArgument {
+					t.Fatalf("display name %q: %v", blank, err)
+				}
+			}
 			if _, err := create("Ada", "short"); status.Code(err) != codes.InvalidArgument {
 				t.Fatalf("short request_id: %v", err)
 			}

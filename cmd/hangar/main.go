@@ -95,10 +95,15 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.StringVar(&cfg.DataDir, "data-dir", envOr("HANGAR_DATA_DIR", "hangar-data"), "directory of the embedded SQLite store, used without a database URL (env HANGAR_DATA_DIR)")
 	fs.BoolVar(&cfg.CrossNode, "cross-node", true, "deliver changes between nodes sharing a Postgres database (LISTEN/NOTIFY); the embedded store is single-node")
 	fs.DurationVar(&cfg.DrainGrace, "drain-grace", 0, "on SIGTERM, report NOT_SERVING to health checks for this long before draining (let load balancers notice)")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", os.Getenv("HANGAR_TLS_CERT"), "PEM certificate chain: serve TLS only, gRPC and HTTP alike (env HANGAR_TLS_CERT)")
+	fs.StringVar(&cfg.TLSKey, "tls-key", os.Getenv("HANGAR_TLS_KEY"), "PEM private key of --tls-cert (env HANGAR_TLS_KEY)")
+	fs.StringVar(&cfg.TLSClientCA, "tls-client-ca", os.Getenv("HANGAR_TLS_CLIENT_CA"), "PEM CAs whose client certificates every connection must present: mutual TLS between services (env HANGAR_TLS_CLIENT_CA)")
+	refl := fs.Bool("reflection", envOr("HANGAR_REFLECTION", "true") != "false", "serve the gRPC reflection service, which lets tools such as grpcurl list and call the API without proto files (env HANGAR_REFLECTION)")
 	cors := fs.String("cors-origins", os.Getenv("HANGAR_CORS_ORIGINS"), "comma-separated origins whose pages may call the HTTP API, e.g. https://app.example; * allows any (env HANGAR_CORS_ORIGINS); empty: CORS off")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
+	cfg.NoReflection = !*refl
 	for o := range strings.SplitSeq(*cors, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			cfg.CORSOrigins = append(cfg.CORSOrigins, o)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
+	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -420,4 +422,23 @@ func TestHealthAndReflection(t *testing.T) {
 			t.Fatalf("health = %v, %v", r, err)
 		}
 	})
+	// Reflection lists the services, unless switched off.
+	for _, off := range []bool{false, true} {
+		n := node(t, Config{DataDir: t.TempDir(), NoReflection: off})
+		stream, err := reflectionpb.NewServerReflectionClient(dial(t, n.Addr())).ServerReflectionInfo(context.Background())
+		if err == nil {
+			err = stream.Send(&reflectionpb.ServerReflectionRequest{MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{}})
+		}
+		var resp *reflectionpb.ServerReflectionResponse
+		if err == nil {
+			resp, err = stream.Recv()
+		}
+		switch {
+		case off && status.Code(err) != codes.Unimplemented:
+			t.Errorf("reflection switched off: %v, %v", resp, err)
+		case !off && (err != nil || !slices.ContainsFunc(resp.GetListServicesResponse().GetService(),
+			func(s *reflectionpb.ServiceResponse) bool { return s.GetName() == "hangar.v1.MatchService" })):
+			t.Errorf("reflection: %v, %v", resp, err)
+		}
+	}
 }

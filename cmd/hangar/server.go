@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/test/bufconn"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
@@ -46,6 +50,15 @@ type Config struct {
 	// CORSOrigins are the origins whose pages may call the HTTP side (REST,
 	// Connect, gRPC-Web); "*" allows any. Empty: no CORS headers at all.
 	CORSOrigins []string
+	// NoReflection leaves the gRPC reflection service off (it is on by
+	// default, so that grpcurl needs no proto files).
+	NoReflection bool
+	// TLSCert and TLSKey are PEM files of the node's certificate chain and
+	// key; with them the port serves TLS only (gRPC and HTTP alike).
+	TLSCert, TLSKey string
+	// TLSClientCA is a PEM file of the CAs whose client certificates the
+	// node requires (mutual TLS, between services); empty: none asked.
+	TLSClientCA string
 
 	err error // a flag error found after parsing
 }
@@ -79,12 +92,14 @@ type Main struct {
 	grpc   *grpc.Server
 	health *health.Server
 	lis    net.Listener
-	split  *splitListener
+	split  *splitListener // cleartext only
+	inproc *bufconn.Listener
 	http   *http.Server
 	selfCC *grpc.ClientConn
 	self   hangarv1.MatchServiceClient
 	httpWG sync.WaitGroup
-	done   chan error
+	done   chan error // each grpc.Serve's result
+	nserve int        // how many grpc.Serve run
 	name   string
 	stop   sync.Once
 }
@@ -94,6 +109,10 @@ type Main struct {
 func (m *Main) Start(ctx context.Context) error {
 	if m.Log == nil {
 		m.Log = slog.Default()
+	}
+	tlsCfg, err := m.Config.tlsConfig()
+	if err != nil {
+		return err
 	}
 	st, name, err := openStore(ctx, m.Config)
 	if err != nil {
@@ -121,7 +140,9 @@ func (m *Main) Start(ctx context.Context) error {
 	m.svc.Register(m.grpc)
 	m.health = health.NewServer()
 	healthpb.RegisterHealthServer(m.grpc, m.health)
-	reflection.Register(m.grpc)
+	if !m.Config.NoReflection {
+		reflection.Register(m.grpc)
+	}
 	if err := m.svc.Start(ctx); err != nil {
 		lis.Close()
 		st.Close()
@@ -129,7 +150,8 @@ func (m *Main) Start(ctx context.Context) error {
 	}
 	h, err := m.httpHandler(m.grpc, web.Handler())
 	if err == nil {
-		m.selfCC, err = dialSelf(lis.Addr())
+		m.inproc = bufconn.Listen(1 << 20)
+		m.selfCC, err = dialSelf(m.inproc)
 	}
 	if err != nil {
 		m.svc.Close()
@@ -138,18 +160,81 @@ func (m *Main) Start(ctx context.Context) error {
 		return err
 	}
 	m.self = hangarv1.NewMatchServiceClient(m.selfCC)
-	m.split = newSplitListener(lis)
-	m.http = newHTTPServer(h)
-	m.done = make(chan error, 1)
-	go func() { m.done <- m.grpc.Serve(m.split.h2) }()
+	m.done = make(chan error, 2)
+	m.serveGRPC(m.inproc)
+	var serveHTTP func() error
+	if tlsCfg == nil {
+		m.split = newSplitListener(lis)
+		m.http = newHTTPServer(h)
+		m.serveGRPC(m.split.h2)
+		serveHTTP = func() error { return m.http.Serve(m.split.h1) }
+	} else {
+		m.http = newHTTPServer(grpcOverHTTP2(m.grpc, h))
+		m.http.TLSConfig = tlsCfg
+		serveHTTP = func() error { return m.http.ServeTLS(lis, "", "") }
+	}
+	m.http.ErrorLog = slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn) // TLS handshake failures, among others
 	m.httpWG.Add(1)
 	go func() {
 		defer m.httpWG.Done()
-		if err := m.http.Serve(m.split.h1); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+		if err := serveHTTP(); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 			m.Log.Error("serve http", "err", err)
 		}
 	}()
 	return nil
+}
+
+func (m *Main) serveGRPC(l net.Listener) {
+	m.nserve++
+	go func() { m.done <- m.grpc.Serve(l) }()
+}
+
+// closeListeners stops accepting connections of every kind.
+func (m *Main) closeListeners() {
+	if m.split != nil {
+		m.split.Close()
+	} else {
+		m.lis.Close()
+	}
+}
+
+// waitServe waits for every grpc.Serve to return.
+func (m *Main) waitServe() {
+	for range m.nserve {
+		if err := <-m.done; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+			m.Log.Error("serve", "err", err)
+		}
+	}
+}
+
+// tlsConfig is the TLS the port serves, or nil without a certificate.
+func (c Config) tlsConfig() (*tls.Config, error) {
+	if c.TLSCert == "" && c.TLSKey == "" {
+		if c.TLSClientCA != "" {
+			return nil, errors.New("--tls-client-ca needs --tls-cert and --tls-key")
+		}
+		return nil, nil
+	}
+	if c.TLSCert == "" || c.TLSKey == "" {
+		return nil, errors.New("--tls-cert and --tls-key go together")
+	}
+	cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
+	if err != nil {
+		return nil, fmt.Errorf("tls: %w", err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
+	if c.TLSClientCA != "" {
+		b, err := os.ReadFile(c.TLSClientCA)
+		if err != nil {
+			return nil, fmt.Errorf("tls client CA: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, fmt.Errorf("tls client CA: no certificate in %s", c.TLSClientCA)
+		}
+		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return cfg, nil
 }
 
 // Addr is the address the node serves on.
@@ -180,7 +265,7 @@ func (m *Main) shutdown(ctx context.Context) {
 	}
 	stopped := make(chan struct{})
 	go func() {
-		m.split.Close() // no new connections, of either kind
+		m.closeListeners() // no new connections, of any kind
 		m.grpc.GracefulStop()
 		sctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
@@ -201,22 +286,20 @@ func (m *Main) shutdown(ctx context.Context) {
 	m.httpWG.Wait()
 	m.selfCC.Close()
 	m.svc.Close()
-	if err := <-m.done; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-		m.Log.Error("serve", "err", err)
-	}
+	m.waitServe()
 	m.store.Close()
 }
 
 // Kill stops the node at once, as a crash would (tests).
 func (m *Main) Kill() {
 	m.stop.Do(func() {
-		m.split.Close()
+		m.closeListeners()
 		m.grpc.Stop()
 		m.http.Close()
 		m.httpWG.Wait()
 		m.selfCC.Close()
 		m.svc.Close()
-		<-m.done
+		m.waitServe()
 		m.store.Close()
 	})
 }
