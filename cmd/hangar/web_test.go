@@ -469,4 +469,13 @@ func TestWebLobby(t *testing.T) {
 	if m := bob.get(t, id); m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
 		t.Fatalf("after the page started it: %v", m.GetStatus())
 	}
+	// Resigning (the page asks first: the test says yes) forfeits the seat.
+	do(ctx, t, "resign", chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
+		chromedp.Click(chromedp.ID("resign")),
+		chromedp.Poll[chromedp.Void](`document.querySelector('#seats').textContent.includes('(forfeited)')`))
+	for _, s := range bob.get(t, id).GetSeats() {
+		if s.GetPlayerId() == me && s.GetStatus() != hangarv1.SeatStatus_SEAT_STATUS_FORFEITED {
+			t.Fatalf("after resigning, Ada's seat is %v", s.GetStatus())
+		}
+	}
 }

@@ -452,6 +452,17 @@ function matchView(id) {
           })),
       );
     }
+    if (m.status === "MATCH_STATUS_ACTIVE" && seat >= 0) {
+      controls.append(
+        h("button", {
+          id: "resign",
+          class: "link",
+          onclick: () => {
+            if (confirm("Resign? A bot plays your seat to the end, and you are ranked last.")) act(() => api.leaveMatch(id))();
+          },
+        }, "resign"),
+      );
+    }
     if (m.status === "MATCH_STATUS_FINISHED" || m.status === "MATCH_STATUS_ABANDONED") {
       controls.append(h("p", { id: "result" }, resultText(m)), h("a", { href: "#/replay/" + id, class: "button", id: "to-replay" }, "Replay it"));
     }

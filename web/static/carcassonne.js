@@ -100,6 +100,11 @@ export function tile(features, ox, oy, attrs = {}) {
     else d = sides.map((s) => `M${pt(ox, oy, SIDE[s].mid)} L${pt(ox, oy, lerp(SIDE[s].mid, C, 0.75))}`).join(" ");
     g.append(el("path", { class: "road", d }));
   }
+  const ends = features.filter((f) => f.kind === "FEATURE_KIND_ROAD" && (f.sides || []).length === 1);
+  if (ends.length >= 3 && !features.some((f) => f.kind === "FEATURE_KIND_CLOISTER")) {
+    // Roads ending at a crossing: a village in the middle.
+    g.append(el("rect", { class: "village", x: ox + 0.38 * T, y: oy + 0.38 * T, width: 0.24 * T, height: 0.24 * T, rx: 2 }));
+  }
   for (const f of features.filter((f) => f.kind === "FEATURE_KIND_CLOISTER")) {
     g.append(el("rect", { class: "cloister", x: ox + 0.32 * T, y: oy + 0.32 * T, width: 0.36 * T, height: 0.36 * T, rx: 3 }));
     g.append(el("text", { class: "cloister-mark", x: ox + 0.5 * T, y: oy + 0.57 * T }, "✝"));
