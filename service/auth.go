@@ -74,6 +74,7 @@ func (a *authenticator) authenticate(ctx context.Context, method string) (contex
 	}
 	h := hashToken(tok)
 	if p, ok := a.cache.Load(string(h)); ok {
+		noteCaller(ctx, p.(store.Player))
 		return context.WithValue(ctx, playerKey{}, p), nil
 	}
 	p, err := a.players.PlayerByToken(ctx, h)
@@ -84,6 +85,7 @@ func (a *authenticator) authenticate(ctx context.Context, method string) (contex
 		return ctx, fmt.Errorf("authenticate: %w", err)
 	}
 	a.cache.Store(string(h), p)
+	noteCaller(ctx, p)
 	return context.WithValue(ctx, playerKey{}, p), nil
 }
 

@@ -27,13 +27,14 @@ type Service struct {
 	hangarv1.UnimplementedMoveServiceServer
 	hangarv1.UnimplementedHistoryServiceServer
 
-	store store.Store
-	log   *slog.Logger
-	auth  *authenticator
-	hub   *hub
-	games game.Registry
-	rand  game.Rand
-	now   func() time.Time
+	store  store.Store
+	log    *slog.Logger
+	access *slog.Logger
+	auth   *authenticator
+	hub    *hub
+	games  game.Registry
+	rand   game.Rand
+	now    func() time.Time
 	// checkFold checks every command against a fold of its stored events.
 	checkFold bool
 
@@ -88,6 +89,8 @@ type Options struct {
 	// of the matches watched on it, in case a notification was lost
 	// (default 2s).
 	PollEvery time.Duration
+	// AccessLog, when set, gets one line per RPC (see access.go).
+	AccessLog *slog.Logger
 }
 
 // New returns a Service on st. Call Start to resume server-side work
@@ -102,6 +105,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		rand:  o.Rand,
 		now:   o.Now,
 
+		access:    o.AccessLog,
 		checkFold: o.CheckFold,
 		ctx:       ctx,
 		cancel:    cancel,
@@ -142,8 +146,8 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 	codec := newRequestCodec()
 	return []grpc.ServerOption{
 		grpc.ForceServerCodecV2(codec),
-		grpc.ChainUnaryInterceptor(codec.unary, s.unaryRecover, s.unaryAuth),
-		grpc.ChainStreamInterceptor(codec.stream, s.streamRecover, s.streamAuth),
+		grpc.ChainUnaryInterceptor(s.unaryAccess, codec.unary, s.unaryRecover, s.unaryAuth),
+		grpc.ChainStreamInterceptor(s.streamAccess, codec.stream, s.streamRecover, s.streamAuth),
 	}
 }
 

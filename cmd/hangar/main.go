@@ -56,11 +56,13 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 		defer stop()
+		if cfg.LogFormat == "json" {
+			log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+		}
 		m := &Main{Config: cfg, Log: log}
 		if err := m.Start(context.Background()); err != nil {
 			return err
 		}
-		log.Info("hangar serving", "addr", m.Addr(), "store", m.StoreName())
 		<-ctx.Done()
 		log.Info("hangar draining")
 		m.Shutdown(context.Background())
@@ -98,12 +100,18 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.StringVar(&cfg.TLSCert, "tls-cert", os.Getenv("HANGAR_TLS_CERT"), "PEM certificate chain: serve TLS only, gRPC and HTTP alike (env HANGAR_TLS_CERT)")
 	fs.StringVar(&cfg.TLSKey, "tls-key", os.Getenv("HANGAR_TLS_KEY"), "PEM private key of --tls-cert (env HANGAR_TLS_KEY)")
 	fs.StringVar(&cfg.TLSClientCA, "tls-client-ca", os.Getenv("HANGAR_TLS_CLIENT_CA"), "PEM CAs whose client certificates every connection must present: mutual TLS between services (env HANGAR_TLS_CLIENT_CA)")
+	fs.StringVar(&cfg.AdminListen, "admin-listen", os.Getenv("HANGAR_ADMIN_LISTEN"), "address of the admin listener: Prometheus metrics at /metrics, pprof at /debug/pprof/ (env HANGAR_ADMIN_LISTEN); keep it off the public network; empty: none")
+	fs.BoolVar(&cfg.AccessLog, "access-log", envOr("HANGAR_ACCESS_LOG", "true") != "false", "log one line per RPC: method, code, duration, player, match, request id (env HANGAR_ACCESS_LOG)")
+	fs.StringVar(&cfg.LogFormat, "log-format", envOr("HANGAR_LOG_FORMAT", "text"), "log lines as text or json (env HANGAR_LOG_FORMAT)")
 	refl := fs.Bool("reflection", envOr("HANGAR_REFLECTION", "true") != "false", "serve the gRPC reflection service, which lets tools such as grpcurl list and call the API without proto files (env HANGAR_REFLECTION)")
 	cors := fs.String("cors-origins", os.Getenv("HANGAR_CORS_ORIGINS"), "comma-separated origins whose pages may call the HTTP API, e.g. https://app.example; * allows any (env HANGAR_CORS_ORIGINS); empty: CORS off")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
 	cfg.NoReflection = !*refl
+	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
+		return cfg, fmt.Errorf("--log-format must be text or json, not %q", cfg.LogFormat)
+	}
 	for o := range strings.SplitSeq(*cors, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			cfg.CORSOrigins = append(cfg.CORSOrigins, o)

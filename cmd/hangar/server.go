@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,6 +26,7 @@ import (
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/game/carcassonne"
+	"github.com/hangarhq/hangar/metrics"
 	"github.com/hangarhq/hangar/service"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
@@ -59,6 +62,14 @@ type Config struct {
 	// TLSClientCA is a PEM file of the CAs whose client certificates the
 	// node requires (mutual TLS, between services); empty: none asked.
 	TLSClientCA string
+	// AdminListen is the address of the admin listener, off the public
+	// port: Prometheus metrics at /metrics and pprof at /debug/pprof/.
+	// Empty: none.
+	AdminListen string
+	// AccessLog writes one line per RPC to the node's log.
+	AccessLog bool
+	// LogFormat is "text" or "json" (hangar serve's logger).
+	LogFormat string
 
 	err error // a flag error found after parsing
 }
@@ -98,6 +109,9 @@ type Main struct {
 	selfCC *grpc.ClientConn
 	self   hangarv1.MatchServiceClient
 	httpWG sync.WaitGroup
+	stats  *metrics.Metrics
+	admin  *http.Server
+	adminL net.Listener
 	done   chan error // each grpc.Serve's result
 	nserve int        // how many grpc.Serve run
 	name   string
@@ -135,13 +149,29 @@ func (m *Main) Start(ctx context.Context) error {
 	if opts.Games == nil {
 		opts.Games = hosted()
 	}
-	m.svc = service.New(st, m.Log, opts)
-	m.grpc = grpc.NewServer(append(m.svc.ServerOptions(), keepalivePolicy...)...)
+	if m.Config.AccessLog && opts.AccessLog == nil {
+		opts.AccessLog = m.Log
+	}
+	m.stats = metrics.New()
+	if opts.Feed != nil {
+		opts.Feed = m.stats.Feed(opts.Feed)
+	}
+	m.svc = service.New(m.stats.Store(st), m.Log, opts)
+	// The metrics' interceptors come first: they see every code.
+	m.grpc = grpc.NewServer(slices.Concat(m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy)...)
 	m.svc.Register(m.grpc)
 	m.health = health.NewServer()
 	healthpb.RegisterHealthServer(m.grpc, m.health)
 	if !m.Config.NoReflection {
 		reflection.Register(m.grpc)
+	}
+	m.stats.InitializeMetrics(m.grpc)
+	if m.Config.AdminListen != "" {
+		if m.adminL, err = net.Listen("tcp", m.Config.AdminListen); err != nil {
+			lis.Close()
+			st.Close()
+			return fmt.Errorf("admin listen: %w", err)
+		}
 	}
 	if err := m.svc.Start(ctx); err != nil {
 		lis.Close()
@@ -156,6 +186,9 @@ func (m *Main) Start(ctx context.Context) error {
 	if err != nil {
 		m.svc.Close()
 		lis.Close()
+		if m.adminL != nil {
+			m.adminL.Close()
+		}
 		st.Close()
 		return err
 	}
@@ -174,6 +207,19 @@ func (m *Main) Start(ctx context.Context) error {
 		serveHTTP = func() error { return m.http.ServeTLS(lis, "", "") }
 	}
 	m.http.ErrorLog = slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn) // TLS handshake failures, among others
+	if m.adminL != nil {
+		m.admin = &http.Server{Handler: m.adminHandler(), ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog: m.http.ErrorLog}
+		go func() {
+			if err := m.admin.Serve(m.adminL); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				m.Log.Error("serve admin", "err", err)
+			}
+		}()
+	}
+	m.Log.Info("hangar serving", "addr", lis.Addr().String(), "store", m.name, "tls", tlsCfg != nil,
+		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
+		"reflection", !m.Config.NoReflection, "cors_origins", m.Config.CORSOrigins,
+		"cross_node", opts.Feed != nil, "access_log", opts.AccessLog != nil, "games", len(opts.Games))
 	m.httpWG.Add(1)
 	go func() {
 		defer m.httpWG.Done()
@@ -237,6 +283,34 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 	return cfg, nil
 }
 
+// AdminAddr is the admin listener's address, or "" without one.
+func (m *Main) AdminAddr() string {
+	if m.adminL == nil {
+		return ""
+	}
+	return m.adminL.Addr().String()
+}
+
+// adminHandler serves the admin listener: metrics and pprof, which must
+// never be reachable on the public port.
+func (m *Main) adminHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.stats.Handler())
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
+// closeAdmin stops the admin listener (last, so that a drain can be watched).
+func (m *Main) closeAdmin() {
+	if m.admin != nil {
+		m.admin.Close()
+	}
+}
+
 // Addr is the address the node serves on.
 func (m *Main) Addr() string { return m.lis.Addr().String() }
 
@@ -288,6 +362,7 @@ func (m *Main) shutdown(ctx context.Context) {
 	m.svc.Close()
 	m.waitServe()
 	m.store.Close()
+	m.closeAdmin()
 }
 
 // Kill stops the node at once, as a crash would (tests).
@@ -296,6 +371,7 @@ func (m *Main) Kill() {
 		m.closeListeners()
 		m.grpc.Stop()
 		m.http.Close()
+		m.closeAdmin()
 		m.httpWG.Wait()
 		m.selfCC.Close()
 		m.svc.Close()

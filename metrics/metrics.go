@@ -1,0 +1,148 @@
+// Package metrics is what a node reports to Prometheus: every RPC's count
+// and latency by method and code (go-grpc-middleware's server metrics), the
+// streams open now, the store's appends (latency, events per append,
+// conflicts) and the notifications that carry changes between nodes, with
+// the Go runtime's and the process's own metrics. It is the only importer of
+// the Prometheus client; each node has its own registry, so that tests can
+// run several nodes in one process.
+package metrics
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/grpc"
+
+	"github.com/hangarhq/hangar/store"
+)
+
+// Metrics holds one node's collectors.
+type Metrics struct {
+	reg        *prometheus.Registry
+	rpc        *grpcprom.ServerMetrics
+	streams    *prometheus.GaugeVec
+	appendSecs prometheus.Histogram
+	appendEvs  prometheus.Histogram
+	conflicts  prometheus.Counter
+	published  prometheus.Counter
+	received   prometheus.Counter
+	gaps       prometheus.Counter
+}
+
+// New registers a node's collectors in a registry of its own.
+func New() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		rpc: grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram(
+			grpcprom.WithHistogramBuckets([]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}))),
+		streams: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hangar_streams_open",
+			Help: "Server streams open now (WatchMatch: watchers), by method."}, []string{"grpc_method"}),
+		appendSecs: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "hangar_store_append_seconds",
+			Help:    "Time of one store append (one command's events, committed), conflicts included.",
+			Buckets: []float64{.0002, .0005, .001, .002, .005, .01, .02, .05, .1, .25, 1}}),
+		appendEvs: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "hangar_store_append_events",
+			Help: "Events written by one successful store append.", Buckets: []float64{1, 2, 3, 5, 8, 13, 21, 50}}),
+		conflicts: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_store_append_conflicts_total",
+			Help: "Appends refused because the match had moved on (ABORTED)."}),
+		published: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notifications_sent_total",
+			Help: "Changes this node announced to the other nodes."}),
+		received: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notifications_received_total",
+			Help: "Changes announced by any node that this node received."}),
+		gaps: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notification_gaps_total",
+			Help: "(Re)connections of the notification listener, after which the node re-reads versions."}),
+	}
+	m.reg.MustRegister(m.rpc, m.streams, m.appendSecs, m.appendEvs, m.conflicts, m.published, m.received, m.gaps,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry is where a caller may register collectors of its own.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the metrics in Prometheus's text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// ServerOptions are the interceptors that count and time every RPC. Put
+// them first, so that they see the code every other interceptor answers.
+func (m *Metrics) ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(m.rpc.UnaryServerInterceptor()),
+		grpc.ChainStreamInterceptor(m.rpc.StreamServerInterceptor(), m.openStreams),
+	}
+}
+
+// InitializeMetrics makes every method of s report zeros before its first
+// call, so that rates are defined from the start.
+func (m *Metrics) InitializeMetrics(s *grpc.Server) { m.rpc.InitializeMetrics(s) }
+
+func (m *Metrics) openStreams(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	g := m.streams.WithLabelValues(methodName(info.FullMethod))
+	g.Inc()
+	defer g.Dec()
+	return h(srv, ss)
+}
+
+// methodName is the last element of a full method name, as grpc_method.
+func methodName(full string) string {
+	for i := len(full) - 1; i >= 0; i-- {
+		if full[i] == '/' {
+			return full[i+1:]
+		}
+	}
+	return full
+}
+
+// Store wraps st so that its appends are timed and counted.
+func (m *Metrics) Store(st store.Store) store.Store { return &timedStore{Store: st, m: m} }
+
+type timedStore struct {
+	store.Store
+	m *Metrics
+}
+
+func (s *timedStore) Append(ctx context.Context, a store.Append) (store.Result, error) {
+	start := time.Now()
+	r, err := s.Store.Append(ctx, a)
+	s.m.appendSecs.Observe(time.Since(start).Seconds())
+	switch {
+	case errors.Is(err, store.ErrVersionConflict):
+		s.m.conflicts.Inc()
+	case err == nil:
+		s.m.appendEvs.Observe(float64(len(a.Events)))
+	}
+	return r, err
+}
+
+// Feed wraps f so that the changes it carries are counted.
+func (m *Metrics) Feed(f store.Feed) store.Feed { return &countedFeed{f: f, m: m} }
+
+type countedFeed struct {
+	f store.Feed
+	m *Metrics
+}
+
+func (c *countedFeed) Publish(ctx context.Context, changes []store.Change) error {
+	err := c.f.Publish(ctx, changes)
+	if err == nil {
+		c.m.published.Add(float64(len(changes)))
+	}
+	return err
+}
+
+func (c *countedFeed) Listen(ctx context.Context, onChange func(store.Change), onGap func()) error {
+	return c.f.Listen(ctx, func(ch store.Change) {
+		c.m.received.Inc()
+		onChange(ch)
+	}, func() {
+		c.m.gaps.Inc()
+		onGap()
+	})
+}

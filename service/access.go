@@ -1,0 +1,97 @@
+package service
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
+
+	"github.com/hangarhq/hangar/store"
+)
+
+// The access log: one line per RPC, written when the call ends, with its
+// method, code, duration, caller, match and request id. It never holds a
+// token or a request body. It is the first of the service's interceptors;
+// authentication, further in, notes the caller in the call's accessEntry.
+
+type accessKey struct{}
+
+type accessEntry struct{ player string }
+
+// noteCaller records the authenticated caller for the access log.
+func noteCaller(ctx context.Context, p store.Player) {
+	if e, ok := ctx.Value(accessKey{}).(*accessEntry); ok {
+		e.player = p.ID
+	}
+}
+
+// requestFields are the fields of a request the access log names.
+func requestFields(req any) (match, requestID string) {
+	if r, ok := req.(interface{ GetMatchId() string }); ok {
+		match = r.GetMatchId()
+	}
+	if r, ok := req.(interface{ GetRequestId() string }); ok {
+		requestID = r.GetRequestId()
+	}
+	return truncate(match, 64), truncate(requestID, 128)
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func (s *Service) logAccess(ctx context.Context, method string, req any, e *accessEntry, err error, d time.Duration) {
+	match, rid := requestFields(req)
+	s.access.LogAttrs(ctx, slog.LevelInfo, "rpc",
+		slog.String("method", method),
+		slog.String("code", status.Code(err).String()),
+		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
+		slog.String("player", e.player),
+		slog.String("match", match),
+		slog.String("request_id", rid))
+}
+
+func (s *Service) unaryAccess(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	if s.access == nil {
+		return h(ctx, req)
+	}
+	start := time.Now()
+	e := &accessEntry{}
+	resp, err := h(context.WithValue(ctx, accessKey{}, e), req)
+	s.logAccess(ctx, info.FullMethod, req, e, err, time.Since(start))
+	return resp, err
+}
+
+// accessStream keeps the stream's request for the access log.
+type accessStream struct {
+	grpc.ServerStream
+	ctx context.Context
+	req any
+}
+
+func (a *accessStream) Context() context.Context { return a.ctx }
+
+func (a *accessStream) RecvMsg(m any) error {
+	err := a.ServerStream.RecvMsg(m)
+	if err == nil && a.req == nil {
+		a.req = m
+	}
+	return err
+}
+
+func (s *Service) streamAccess(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	if s.access == nil {
+		return h(srv, ss)
+	}
+	start := time.Now()
+	e := &accessEntry{}
+	as := &accessStream{ServerStream: ss, ctx: context.WithValue(ss.Context(), accessKey{}, e)}
+	err := h(srv, as)
+	s.logAccess(ss.Context(), info.FullMethod, as.req, e, err, time.Since(start))
+	return err
+}
