@@ -388,6 +388,11 @@ function matchView(id) {
     const state = ui();
     const root = document.getElementById("match");
     if (!root) return;
+    // Rebuild only what changed: a button replaced under the pointer
+    // would swallow a click.
+    const key = JSON.stringify([m.version, m.status, state, v.legal && v.legal.version, lastError, !!v.board]);
+    if (key === v.rendered) return;
+    v.rendered = key;
     root.dataset.ui = state;
     root.dataset.version = m.version;
     root.dataset.status = short(m.status, "MATCH_STATUS_");
@@ -525,7 +530,8 @@ function matchView(id) {
           log.append(logItem(msg.event, v.match));
           log.scrollTop = log.scrollHeight;
         }
-        if (!v.match || Number(msg.version) > Number(v.match.version) || msg.status !== v.match.status) refresh();
+        // Stored events the state already includes need no read.
+        if (!v.match || Number(msg.version) > Number(v.match.version)) refresh();
       }, v.abort.signal)
       .then(() => refresh())
       .catch(showError);
