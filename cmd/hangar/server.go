@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -31,6 +32,7 @@ import (
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/sqlite"
+	"github.com/hangarhq/hangar/tracing"
 	"github.com/hangarhq/hangar/web"
 )
 
@@ -70,6 +72,15 @@ type Config struct {
 	AccessLog bool
 	// LogFormat is "text" or "json" (hangar serve's logger).
 	LogFormat string
+	// OTLPEndpoint, when set, sends a trace span per RPC, with the store's
+	// calls under it, to this OTLP/gRPC collector ("host:port", or
+	// http://host:port for cleartext). TraceRatio is the share of new
+	// traces sampled (the flag's default is 1, all); a trace the client
+	// propagated keeps the client's decision.
+	OTLPEndpoint string
+	TraceRatio   float64
+	// Tracer replaces the OTLP exporter (tests).
+	Tracer *tracing.Tracer
 
 	err error // a flag error found after parsing
 }
@@ -110,6 +121,7 @@ type Main struct {
 	self   hangarv1.MatchServiceClient
 	httpWG sync.WaitGroup
 	stats  *metrics.Metrics
+	tracer *tracing.Tracer
 	admin  *http.Server
 	adminL net.Listener
 	done   chan error // each grpc.Serve's result
@@ -156,9 +168,17 @@ func (m *Main) Start(ctx context.Context) error {
 	if opts.Feed != nil {
 		opts.Feed = m.stats.Feed(opts.Feed)
 	}
-	m.svc = service.New(m.stats.Store(st), m.Log, opts)
+	m.tracer = m.Config.Tracer
+	if m.tracer == nil && m.Config.OTLPEndpoint != "" {
+		if m.tracer, err = tracing.OTLP(ctx, m.Config.OTLPEndpoint, m.Config.TraceRatio, version()); err != nil {
+			lis.Close()
+			st.Close()
+			return err
+		}
+	}
+	m.svc = service.New(m.stats.Store(m.tracer.Store(st)), m.Log, opts)
 	// The metrics' interceptors come first: they see every code.
-	m.grpc = grpc.NewServer(slices.Concat(m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy)...)
+	m.grpc = grpc.NewServer(slices.Concat(m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy)...)
 	m.svc.Register(m.grpc)
 	m.health = health.NewServer()
 	healthpb.RegisterHealthServer(m.grpc, m.health)
@@ -219,7 +239,7 @@ func (m *Main) Start(ctx context.Context) error {
 	m.Log.Info("hangar serving", "addr", lis.Addr().String(), "store", m.name, "tls", tlsCfg != nil,
 		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
 		"reflection", !m.Config.NoReflection, "cors_origins", m.Config.CORSOrigins,
-		"cross_node", opts.Feed != nil, "access_log", opts.AccessLog != nil, "games", len(opts.Games))
+		"cross_node", opts.Feed != nil, "access_log", opts.AccessLog != nil, "otlp", m.Config.OTLPEndpoint, "games", len(opts.Games))
 	m.httpWG.Add(1)
 	go func() {
 		defer m.httpWG.Done()
@@ -281,6 +301,14 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
 	}
 	return cfg, nil
+}
+
+// version is the module's version as built, for traces.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
 }
 
 // AdminAddr is the admin listener's address, or "" without one.
@@ -362,6 +390,9 @@ func (m *Main) shutdown(ctx context.Context) {
 	m.svc.Close()
 	m.waitServe()
 	m.store.Close()
+	if err := m.tracer.Shutdown(ctx); err != nil {
+		m.Log.Warn("flush traces", "err", err)
+	}
 	m.closeAdmin()
 }
 
