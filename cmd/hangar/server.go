@@ -34,6 +34,7 @@ import (
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/sqlite"
 	"github.com/hangarhq/hangar/tracing"
+	"github.com/hangarhq/hangar/web"
 )
 
 // Config is what a Hangar node needs to serve.
@@ -205,7 +206,7 @@ func (m *Main) Start(ctx context.Context) error {
 		st.Close()
 		return err
 	}
-	h, err := m.httpHandler(m.grpc, nil)
+	h, err := m.httpHandler(m.grpc, web.Handler())
 	if err == nil {
 		m.inproc = bufconn.Listen(1 << 20)
 		m.selfCC, err = dialSelf(m.inproc)
