@@ -68,7 +68,7 @@ func apikeyMain(args []string, stdout io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "id: %s\nname: %s\nkey: %s\n", k.ID, k.Name, key)
-		fmt.Fprintln(os.Stderr, "Store the key now: it is not shown again. Send it as authorization: Bearer <key>.")
+		fmt.Fprintln(stdout, "Store the key now: it is not shown again. Send it as authorization: Bearer <key>.")
 	case "list":
 		ks, err := st.APIKeys(ctx)
 		if err != nil {
