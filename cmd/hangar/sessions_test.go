@@ -200,3 +200,18 @@ func TestRevocationReachesEveryNode(t *testing.T) {
 	waitWatchErr(t, w, 5*time.Second, "TOKEN_REVOKED")
 	wantErr(t, "the token on node b", me(onB, onB.token), codes.Unauthenticated, "TOKEN_REVOKED")
 }
+
+func TestTokenTTLFlag(t *testing.T) {
+	cfg, err := parseConfig("serve", []string{"--data-dir", t.TempDir()})
+	if err != nil || cfg.TokenTTL != 30*24*time.Hour {
+		t.Fatalf("default --token-ttl: %v, %v", cfg.TokenTTL, err)
+	}
+	if cfg, err := parseConfig("serve", []string{"--token-ttl", "2h"}); err != nil || cfg.TokenTTL != 2*time.Hour {
+		t.Fatalf("--token-ttl 2h: %v, %v", cfg.TokenTTL, err)
+	}
+	for _, bad := range []string{"0", "-5m"} {
+		if _, err := parseConfig("serve", []string{"--token-ttl", bad}); err == nil {
+			t.Errorf("--token-ttl %s was accepted", bad)
+		}
+	}
+}
