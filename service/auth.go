@@ -92,7 +92,7 @@ type authenticator struct {
 	// key.
 	open, keyOnly map[string]bool
 
-	mu sync.Mutex
+	mu sync.RWMutex
 	// gen counts revocations and gaps: a session read from the store while
 	// one happened is not cached (it may predate the revocation).
 	gen     uint64
@@ -165,10 +165,10 @@ func (a *authenticator) authenticate(ctx context.Context, method string) (contex
 // it was read from the store less than recheck ago.
 func (a *authenticator) session(ctx context.Context, h []byte) (store.Session, error) {
 	now := a.now()
-	a.mu.Lock()
+	a.mu.RLock()
 	c, ok := a.cache[string(h)]
 	gen := a.gen
-	a.mu.Unlock()
+	a.mu.RUnlock()
 	ss := c.s
 	if !ok || now.Sub(c.checked) >= a.recheck || now.Before(c.checked) {
 		var err error

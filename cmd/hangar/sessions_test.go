@@ -11,6 +11,7 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/service"
+	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
@@ -195,6 +196,38 @@ func TestRevocationReachesEveryNode(t *testing.T) {
 	// a gap, which also drops the cache but is not what this test shows.
 	time.Sleep(500 * time.Millisecond)
 	if _, err := ada.players.SignOut(ada.ctx(), &hangarv1.SignOutRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	waitWatchErr(t, w, 5*time.Second, "TOKEN_REVOKED")
+	wantErr(t, "the token on node b", me(onB, onB.token), codes.Unauthenticated, "TOKEN_REVOKED")
+}
+
+// deafRevocations publishes nothing and hears nothing: revocations reach
+// its node only by the re-check.
+type deafRevocations struct{}
+
+func (deafRevocations) PublishRevocation(context.Context, store.Revocation) error { return nil }
+
+func (deafRevocations) ListenRevocations(ctx context.Context, _ func(store.Revocation), _ func()) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestRevocationWithoutNotice: a node that never hears of a revocation
+// (a lost notification) still refuses the token, and ends its watch,
+// within its re-check interval.
+func TestRevocationWithoutNotice(t *testing.T) {
+	url := pgtest.Database(t)
+	a := node(t, Config{DatabaseURL: url, CrossNode: true})
+	b := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{
+		Sessions: service.SessionOptions{Recheck: 300 * time.Millisecond, Revocations: deafRevocations{}}}})
+	ada := newClient(t, a.Addr(), "Ada")
+	onB := ada.reconnect(t, b.Addr())
+	if err := me(onB, onB.token); err != nil {
+		t.Fatal(err)
+	}
+	w := openWatch(t, onB)
+	if _, err := ada.players.RevokeToken(ada.ctx(), &hangarv1.RevokeTokenRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	waitWatchErr(t, w, 5*time.Second, "TOKEN_REVOKED")
