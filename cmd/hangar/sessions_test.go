@@ -141,6 +141,13 @@ func TestRevokeToken(t *testing.T) {
 		if err := me(phone, phone.token); err != nil {
 			t.Fatalf("Ada's other token after revoking one: %v", err)
 		}
+		// A command with the revoked token is refused and writes nothing.
+		_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+		wantErr(t, "CreateMatch with a revoked token", err, codes.Unauthenticated, "TOKEN_REVOKED")
+		mine, err := phone.matches.ListMatches(phone.ctx(), &hangarv1.ListMatchesRequest{Filter: hangarv1.MatchFilter_MATCH_FILTER_MINE})
+		if err != nil || len(mine.GetMatches()) != 2 {
+			t.Fatalf("Ada's matches after a refused CreateMatch: %d, %v; want the 2 she made", len(mine.GetMatches()), err)
+		}
 		// Sign out everywhere, with a REST watch open too.
 		rest := httpClient(t, n.Addr(), "rest", "x")
 		rest.token, rest.id = phone.token, phone.id
