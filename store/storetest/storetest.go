@@ -43,6 +43,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Leaderboard", testLeaderboard},
 		{"ConcurrentEnds", testConcurrentEnds},
 		{"RatingHistoryPaging", testRatingHistoryPaging},
+		{"PrivateMatches", testPrivateMatches},
+		{"PrivateHistory", testPrivateHistory},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
