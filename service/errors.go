@@ -38,6 +38,9 @@ var (
 	errTooFew       = fmt.Errorf("%w: a match needs two seats taken to start", errRule)
 	errNotSeated    = fmt.Errorf("%w: you do not play in this match", errPermission)
 	errNotCreator   = fmt.Errorf("%w: only the creator may do that", errPermission)
+	errMatchPrivate = fmt.Errorf("%w: the match is private", errPermission)
+	errMatchPublic  = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
+	errMatchEnded   = fmt.Errorf("%w: the match has ended", errRule)
 )
 
 // versionConflict is a command's expected version that is not the match's:
@@ -77,6 +80,9 @@ var reasons = []struct {
 	{errTooFew, "NOT_ENOUGH_PLAYERS"},
 	{errNotSeated, "NOT_SEATED"},
 	{errNotCreator, "NOT_CREATOR"},
+	{errMatchPrivate, "MATCH_PRIVATE"},
+	{errMatchPublic, "MATCH_PUBLIC"},
+	{errMatchEnded, "MATCH_ENDED"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},
