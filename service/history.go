@@ -276,7 +276,7 @@ func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportM
 	if err != nil {
 		return nil, err
 	}
-	if err := visible(ctx, m); err != nil {
+	if err := s.visible(ctx, m); err != nil {
 		return nil, err
 	}
 	var b strings.Builder

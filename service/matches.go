@@ -137,6 +137,7 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.mayJoin(me.ID) })
 	c.decide = func(m *match) (step, error) {
 		if !m.mayJoin(me.ID) {
 			return step{}, errMatchPrivate
@@ -261,7 +262,7 @@ func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if err := visible(ctx, m); err != nil {
+	if err := s.visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	if v := req.GetAtVersion(); v != 0 && v != m.version {
@@ -380,7 +381,7 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 	}
 	if m, err := s.load(ctx, req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
-	} else if err := visible(ctx, m); err != nil {
+	} else if err := s.visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	// One event more than the page tells whether another page follows: a
@@ -455,7 +456,7 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 	if err != nil {
 		return toStatus(ctx, s.log, err)
 	}
-	if err := visible(ctx, m); err != nil {
+	if err := s.visible(ctx, m); err != nil {
 		return toStatus(ctx, s.log, err)
 	}
 	if after > m.version && !ended(m.status) {

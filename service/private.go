@@ -49,13 +49,43 @@ func (s *Service) invitees(ctx context.Context, field string, ids []string, me s
 	return out, nil
 }
 
-// visible returns errMatchPrivate unless the caller may see m.
-func visible(ctx context.Context, m *match) error {
+// visible returns errMatchPrivate unless the caller may see m. A node's
+// cached match may lack an invitation another node has just appended:
+// before refusing, a match not ended is caught up from the store.
+func (s *Service) visible(ctx context.Context, m *match) error {
 	me, _ := caller(ctx)
+	if m.canSee(me.ID) {
+		return nil
+	}
+	if ended(m.status) || s.singleNode {
+		return errMatchPrivate
+	}
+	m, err := s.fold(ctx, m, 0)
+	if err != nil {
+		return err
+	}
+	s.hub.put(m)
 	if !m.canSee(me.ID) {
 		return errMatchPrivate
 	}
 	return nil
+}
+
+// catchUpUnless catches the cached match id up from the store when ok says
+// no (an invitation made on another node may be missing from it), so that
+// a command refuses only on what the store holds. Errors are left to the
+// command's own load.
+func (s *Service) catchUpUnless(ctx context.Context, id string, ok func(*match) bool) {
+	if s.singleNode {
+		return
+	}
+	m, err := s.load(ctx, id)
+	if err != nil || ok(m) || ended(m.status) {
+		return
+	}
+	if m, err = s.fold(ctx, m, 0); err == nil {
+		s.hub.put(m)
+	}
 }
 
 // InviteToMatch implements hangarv1.MatchServiceServer.
@@ -72,6 +102,7 @@ func (s *Service) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatch
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.creator == me.ID || m.seatOf(me.ID) >= 0 })
 	c.decide = func(m *match) (step, error) {
 		switch {
 		case !m.canSee(me.ID):

@@ -14,6 +14,7 @@ import (
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
 // reasonOf is the ErrorInfo reason of err's status ("" when none).
@@ -323,4 +324,32 @@ func TestPrivateMatches(t *testing.T) {
 			t.Errorf("JoinMatch after a REST invitation: %v", err)
 		}
 	})
+}
+
+// TestPrivateMatchAcrossNodes: an invitation appended on one node lets the
+// invited player read the match at once on another node, whose cache of
+// the match predates it.
+func TestPrivateMatchAcrossNodes(t *testing.T) {
+	url := pgtest.Database(t)
+	a := node(t, Config{DatabaseURL: url, CrossNode: true})
+	b := node(t, Config{DatabaseURL: url, CrossNode: true})
+	ada, cy, dan := newClient(t, a.Addr(), "Ada"), newClient(t, a.Addr(), "Cy"), newClient(t, a.Addr(), "Dan")
+	cyB, danB := cy.reconnect(t, b.Addr()), dan.reconnect(t, b.Addr())
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, Private: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.GetMatch().GetMatchId()
+	reads(t, cyB, id, false) // b has the match cached now
+	if _, err := ada.matches.InviteToMatch(ada.ctx(), &hangarv1.InviteToMatchRequest{MatchId: id, PlayerIds: []string{cy.id, dan.id}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cyB.matches.JoinMatch(cyB.ctx(), &hangarv1.JoinMatchRequest{MatchId: id}); err != nil {
+		t.Fatalf("JoinMatch on the other node: %v", err)
+	}
+	reads(t, danB, id, true)
+	// Cy, seated through b, invites on b at once.
+	if _, err := cyB.matches.InviteToMatch(cyB.ctx(), &hangarv1.InviteToMatchRequest{MatchId: id, PlayerIds: []string{ada.id, dan.id}}); err != nil {
+		t.Fatalf("InviteToMatch by a seated player on the other node: %v", err)
+	}
 }
