@@ -240,3 +240,33 @@ func TestStoredMatchesReplay(t *testing.T) {
 	}
 	t.Logf("%d stored matches, %d event kinds, replayed", matches, len(kinds))
 }
+
+// TestStoredPrivateEvents: the events of private matches, frozen as they
+// were first stored (the stored matches above predate them): a private
+// creation with its invitations, and a later invitation.
+func TestStoredPrivateEvents(t *testing.T) {
+	for _, tc := range []struct {
+		typ, payload string
+		check        func(*hangarv1.Event) bool
+	}{
+		{"match_created", "521a080118032205705f61646140014a05705f626f624a04705f6379", func(ev *hangarv1.Event) bool {
+			c := ev.GetMatchCreated()
+			return c.GetPrivate() && strings.Join(c.GetInvitedPlayerIds(), ",") == "p_bob,p_cy" && c.GetCreatorId() == "p_ada"
+		}},
+		{"players_invited", "8a01070a05705f64616e", func(ev *hangarv1.Event) bool {
+			return strings.Join(ev.GetPlayersInvited().GetPlayerIds(), ",") == "p_dan"
+		}},
+	} {
+		payload, err := hex.DecodeString(tc.payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := game.DecodeEvent(tc.typ, payload)
+		if err != nil || !tc.check(ev) {
+			t.Fatalf("%s decodes to %v, %v", tc.typ, ev, err)
+		}
+		if again, err := game.EncodeEvent(ev); err != nil || hex.EncodeToString(again) != tc.payload {
+			t.Fatalf("%s re-encodes to %x (%v)", tc.typ, again, err)
+		}
+	}
+}

@@ -44,6 +44,9 @@ var (
 	errAPIKeyRevoked   = fmt.Errorf("%w: the API key was revoked", errUnauthenticated)
 	errAPIKeyNotPlayer = fmt.Errorf("%w: an API key cannot act as a player: get the player's token with SignInExternalPlayer", errPermission)
 	errAPIKeyRequired  = fmt.Errorf("%w: this call needs an API key, not a player token", errPermission)
+	errMatchPrivate    = fmt.Errorf("%w: the match is private", errPermission)
+	errMatchPublic     = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
+	errMatchEnded      = fmt.Errorf("%w: the match has ended", errRule)
 )
 
 // versionConflict is a command's expected version that is not the match's:
@@ -88,6 +91,9 @@ var reasons = []struct {
 	{errAPIKeyRevoked, "API_KEY_REVOKED"},
 	{errAPIKeyNotPlayer, "API_KEY_NOT_A_PLAYER"},
 	{errAPIKeyRequired, "API_KEY_REQUIRED"},
+	{errMatchPrivate, "MATCH_PRIVATE"},
+	{errMatchPublic, "MATCH_PUBLIC"},
+	{errMatchEnded, "MATCH_ENDED"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},

@@ -142,6 +142,14 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	if err != nil {
 		return outcome{}, err
 	}
+	if len(st.events) == 0 && st.play == nil {
+		// A command with nothing to do (an invitation of players invited
+		// already) writes nothing, but a reused request id still says so.
+		if _, err := s.store.Command(ctx, m.id, cmd); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return outcome{}, err
+		}
+		return outcome{match: m}, nil
+	}
 	evs := st.events
 	next := m.clone()
 	now := s.now().UTC().Truncate(time.Microsecond)

@@ -57,6 +57,21 @@ func playerOrCaller(ctx context.Context, id string) (string, error) {
 	return id, checkID("player_id", id)
 }
 
+// viewer is the store's Viewer filter of a listing of player's matches:
+// none for the player's own (all of them are the player's to see), else
+// the caller, who sees only the private matches it may. (Viewer "" lists
+// everything: a caller without an id is refused rather than given that.)
+func viewer(ctx context.Context, player string) (string, error) {
+	me, _ := caller(ctx)
+	switch me.ID {
+	case "":
+		return "", errUnauthenticated
+	case player:
+		return "", nil
+	}
+	return me.ID, nil
+}
+
 // Page tokens of this file: base64url of a kind byte, 8 bytes of position
 // (a time in Unix nanoseconds, or a score's float bits) and an id.
 const (
@@ -110,7 +125,11 @@ func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlaye
 	default:
 		return nil, fmt.Errorf("%w: unknown status", errInvalid)
 	}
-	q := store.HistoryQuery{Player: player, Game: gname, Opponent: req.GetOpponentId(), Limit: size + 1}
+	v, err := viewer(ctx, player)
+	if err != nil {
+		return nil, err
+	}
+	q := store.HistoryQuery{Player: player, Game: gname, Opponent: req.GetOpponentId(), Limit: size + 1, Viewer: v}
 	if r := req.GetResult(); r != hangarv1.MatchResult_MATCH_RESULT_UNSPECIFIED {
 		for o, p := range outcomeProto {
 			if p == r {
@@ -168,7 +187,11 @@ func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlaye
 // listLiveMatches lists the player's matches in status st (not ended by
 // play), newest created first.
 func (s *Service) listLiveMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest, player, gname string, st hangarv1.MatchStatus, size int) (*hangarv1.ListPlayerMatchesResponse, error) {
-	q := store.Query{Player: player, Game: gname, Limit: size + 1}
+	v, err := viewer(ctx, player)
+	if err != nil {
+		return nil, err
+	}
+	q := store.Query{Player: player, Game: gname, Limit: size + 1, Viewer: v}
 	for k, v := range statusProto {
 		if v == st {
 			q.Status = k
@@ -253,6 +276,9 @@ func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportM
 	if err != nil {
 		return nil, err
 	}
+	if err := s.visible(ctx, m); err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# hangar match %s game=%s status=%s events=%d\n", m.id, m.game.Name(), m.status, m.version)
 	fmt.Fprintf(&b, "options %s\n", m.game.OptionsNotation(m.options))
@@ -295,7 +321,16 @@ func eventNotation(g game.Game, ev *hangarv1.Event) string {
 	}
 	switch b := ev.Body.(type) {
 	case *hangarv1.Event_MatchCreated:
-		return fmt.Sprintf("created seats=%d creator=%s", b.MatchCreated.GetSeatCount(), b.MatchCreated.GetCreatorId())
+		out := fmt.Sprintf("created seats=%d creator=%s", b.MatchCreated.GetSeatCount(), b.MatchCreated.GetCreatorId())
+		if b.MatchCreated.GetPrivate() {
+			out += " private"
+			if ids := b.MatchCreated.GetInvitedPlayerIds(); len(ids) > 0 {
+				out += " invited=" + strings.Join(ids, ",")
+			}
+		}
+		return out
+	case *hangarv1.Event_PlayersInvited:
+		return "invited players=" + strings.Join(b.PlayersInvited.GetPlayerIds(), ",")
 	case *hangarv1.Event_PlayerJoined:
 		if b.PlayerJoined.GetBot() {
 			return fmt.Sprintf("joined seat=%d bot", b.PlayerJoined.GetSeat())

@@ -55,6 +55,35 @@ type match struct {
 	botLevel hangarv1.BotLevel
 	// last is the time of the latest event: turn clocks run from it.
 	last time.Time
+	// private: only the creator, seated and invited players see the match
+	// (canSee), and only invited players join it (mayJoin).
+	private bool
+	// invited are the players invited to a private match, in order.
+	invited []string
+}
+
+// canSee reports whether player may read m: any match that is public, a
+// private one only for its creator, the players who hold or held a seat in
+// it and its invited players.
+func (m *match) canSee(player string) bool {
+	if !m.private || (player != "" && player == m.creator) {
+		return true
+	}
+	if player == "" {
+		return false
+	}
+	for _, st := range m.seats {
+		if st.player == player {
+			return true
+		}
+	}
+	return slices.Contains(m.invited, player)
+}
+
+// mayJoin reports whether player may take a seat in m: anyone in a public
+// match, the creator and invited players in a private one.
+func (m *match) mayJoin(player string) bool {
+	return !m.private || player == m.creator || slices.Contains(m.invited, player)
 }
 
 // botGrace is how long a bot's turn may wait for the node that made it due
@@ -83,6 +112,7 @@ func ended(st store.Status) bool { return st == store.StatusFinished || st == st
 func (m *match) clone() *match {
 	c := *m
 	c.seats = slices.Clone(m.seats)
+	c.invited = slices.Clone(m.invited)
 	for i, st := range c.seats {
 		c.seats[i].counters = maps.Clone(st.counters)
 	}
@@ -153,6 +183,8 @@ func (m *match) record(ev *hangarv1.Event, t time.Time, fold bool) error {
 		m.turnTime = b.MatchCreated.GetTurnTime().AsDuration()
 		m.botAfter = b.MatchCreated.GetTimeoutsBeforeBot()
 		m.botLevel = b.MatchCreated.GetBotLevel()
+		m.private = b.MatchCreated.GetPrivate()
+		m.invited = slices.Clone(b.MatchCreated.GetInvitedPlayerIds())
 		m.created = t
 		for _, n := range g.Seats(m.options, int(b.MatchCreated.GetSeatCount())) {
 			m.seats = append(m.seats, seat{seat: n, status: hangarv1.SeatStatus_SEAT_STATUS_EMPTY})
@@ -190,6 +222,8 @@ func (m *match) record(ev *hangarv1.Event, t time.Time, fold bool) error {
 		if i := m.seatIndex(b.TurnTimedOut.GetSeat()); i >= 0 {
 			m.seats[i].timeouts = b.TurnTimedOut.GetConsecutive()
 		}
+	case *hangarv1.Event_PlayersInvited:
+		m.invited = append(m.invited, b.PlayersInvited.GetPlayerIds()...)
 	case *hangarv1.Event_SeatHandedToBot:
 		if i := m.seatIndex(b.SeatHandedToBot.GetSeat()); i >= 0 {
 			m.seats[i].status = hangarv1.SeatStatus_SEAT_STATUS_BOT
@@ -261,6 +295,7 @@ func (m *match) row() (store.Match, error) {
 		ID: m.id, Game: m.game.Name(), Status: m.status, Version: m.version, Creator: m.creator,
 		Players: players, FreeSeats: m.freeSeats(), BotTurn: m.botTurn(), Options: opts, Summary: sum,
 		Created: m.created, Started: m.started, Ended: m.ended, Deadline: m.deadline(),
+		Private: m.private, Invited: slices.Clone(m.invited),
 	}, nil
 }
 
@@ -276,6 +311,7 @@ func (m *match) summary() *hangarv1.Match {
 	pm := &hangarv1.Match{
 		MatchId: m.id, Game: m.game.Enum(), Status: statusProto[m.status], Version: m.version,
 		CreatorId: m.creator, Options: m.options, CreateTime: timestamppb.New(m.created), BotLevel: m.botLevel,
+		Private: m.private, InvitedPlayerIds: slices.Clone(m.invited),
 	}
 	if !m.started.IsZero() {
 		pm.StartTime = timestamppb.New(m.started)

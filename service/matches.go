@@ -50,6 +50,13 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 	if b := req.GetTimeoutsBeforeBot(); b < 0 || b > 1000 || (b > 0 && req.GetTurnTime() == nil) {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: timeouts_before_bot must be 0 to 1000, and needs turn_time", errInvalid))
 	}
+	if len(req.GetInvitedPlayerIds()) > 0 && !req.GetPrivate() {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: invited_player_ids need a private match", errInvalid))
+	}
+	invited, err := s.invitees(ctx, "invited_player_ids", req.GetInvitedPlayerIds(), me.ID)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
 	id := newID("m_")
 	if req.GetRequestId() != "" {
 		// A retried create must land on the same match: derive its id.
@@ -64,7 +71,8 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 	out, err := s.commit(ctx, s.newMatch(id), cmd, func(*match) (step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID,
-			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot(), BotLevel: req.GetBotLevel()}}}}
+			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot(), BotLevel: req.GetBotLevel(),
+			Private: req.GetPrivate(), InvitedPlayerIds: invited}}}}
 		seats := g.Seats(opts, n)
 		if !req.GetObserveOnly() {
 			evs = append(evs, joined(seats[0], me))
@@ -129,7 +137,11 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.mayJoin(me.ID) })
 	c.decide = func(m *match) (step, error) {
+		if !m.mayJoin(me.ID) {
+			return step{}, errMatchPrivate
+		}
 		if m.status != store.StatusOpen {
 			return step{}, errMatchNotOpen
 		}
@@ -250,6 +262,9 @@ func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	if err := s.visible(ctx, m); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
 	if v := req.GetAtVersion(); v != 0 && v != m.version {
 		if v > m.version {
 			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: the match has only %d events", errInvalid, m.version))
@@ -288,7 +303,10 @@ func (s *Service) ListMatches(ctx context.Context, req *hangarv1.ListMatchesRequ
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	q := store.Query{Limit: size + 1}
+	if me.ID == "" {
+		return nil, toStatus(ctx, s.log, errUnauthenticated) // Viewer "" would list every match
+	}
+	q := store.Query{Limit: size + 1, Viewer: me.ID}
 	switch req.GetFilter() {
 	case hangarv1.MatchFilter_MATCH_FILTER_OPEN:
 		q.Status, q.OpenSeats = store.StatusOpen, true
@@ -361,7 +379,9 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 	if after < 0 {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: after_seq must not be negative", errInvalid))
 	}
-	if _, err := s.load(ctx, req.GetMatchId()); err != nil {
+	if m, err := s.load(ctx, req.GetMatchId()); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	} else if err := s.visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	// One event more than the page tells whether another page follows: a
@@ -434,6 +454,9 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 	defer unsubscribe()
 	m, err := s.load(ctx, id)
 	if err != nil {
+		return toStatus(ctx, s.log, err)
+	}
+	if err := s.visible(ctx, m); err != nil {
 		return toStatus(ctx, s.log, err)
 	}
 	if after > m.version && !ended(m.status) {

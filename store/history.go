@@ -199,6 +199,9 @@ type HistoryQuery struct {
 	Opponent string
 	// From and To bound the end time: From <= ended < To (zero: unbounded).
 	From, To time.Time
+	// Viewer, when set, leaves out the private matches that player may not
+	// see (as Query.Viewer does).
+	Viewer string
 	// After is the cursor: only matches strictly after it in the order.
 	After *EndCursor
 	Limit int

@@ -59,11 +59,17 @@ type Match struct {
 	// Deadline is when the match's turn clock fires (zero: no clock). Some
 	// node claims it with Due once it has passed.
 	Deadline time.Time
-	Options  []byte
-	Summary  []byte
-	Created  time.Time
-	Started  time.Time // zero until started
-	Ended    time.Time // zero until ended
+	// Private keeps the match from readers other than its creator, its
+	// Players and its Invited players (Query.Viewer, HistoryQuery.Viewer).
+	// It is written when the match is created and never changes.
+	Private bool
+	// Invited are the players invited to a private match.
+	Invited []string
+	Options []byte
+	Summary []byte
+	Created time.Time
+	Started time.Time // zero until started
+	Ended   time.Time // zero until ended
 }
 
 // Event is one stored event of a match.
@@ -122,6 +128,10 @@ type Query struct {
 	OpenSeats bool
 	// BotTurn keeps matches where a bot must act.
 	BotTurn bool
+	// Viewer, when set, leaves out the private matches that player may not
+	// see: those it neither created, nor holds a seat in, nor was invited
+	// to.
+	Viewer string
 	// After is the cursor: only matches strictly older than it.
 	After *Cursor
 	Limit int

@@ -265,7 +265,7 @@ func writeRatings(ctx context.Context, tx pgx.Tx, a store.Append, ended time.Tim
 
 // historyMatchColumns are matchColumns of the matches table aliased m.
 const historyMatchColumns = `m.id, m.game, m.status, m.version, m.creator_id, m.player_ids, m.free_seats,
-	m.bot_turn, m.options, m.summary, m.created_at, m.started_at, m.ended_at`
+	m.bot_turn, m.options, m.summary, m.created_at, m.started_at, m.ended_at, m.private, m.invited_ids`
 
 // historyColumns are a history row: the player's result, its counters (a
 // JSON object, null when none), the rating change (null when unrated) and
@@ -313,6 +313,9 @@ func historySQL(q store.HistoryQuery) (string, []any) {
 	if q.After != nil {
 		where = append(where, fmt.Sprintf("(%s.ended_at, %s.match_id) < (%s, %s)", key, key, arg(q.After.Ended), arg(q.After.ID)))
 	}
+	if q.Viewer != "" {
+		where = append(where, visibleTo("m.", arg(q.Viewer)))
+	}
 	// The rating change is a LATERAL probe of rating_history's key per row
 	// of the page (LIMIT 1 keeps Postgres from flattening it into a join):
 	// a generic plan, made for a player of average history, would otherwise
@@ -349,7 +352,7 @@ func (s *Store) PlayerMatches(ctx context.Context, q store.HistoryQuery) ([]stor
 		err := r.Scan(&res.Player, &res.Seat, &res.Place, &res.Seats, &result, &res.Forfeited, &played, &res.Rated,
 			&res.Counters, &mu0, &sigma0, &score0, &matches0, &mu, &sigma, &score,
 			&m.ID, &m.Game, &status, &m.Version, &m.Creator, &m.Players, &m.FreeSeats,
-			&m.BotTurn, &m.Options, &m.Summary, &m.Created, &started, &ended)
+			&m.BotTurn, &m.Options, &m.Summary, &m.Created, &started, &ended, &m.Private, &m.Invited)
 		if err != nil {
 			return pm, err
 		}

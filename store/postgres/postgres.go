@@ -136,36 +136,47 @@ func DropDatabase(ctx context.Context, serverURL, name string) error {
 }
 
 // appendSQL and createSQL advance (or create) the match row in a CTE named
-// done; the events and the command record are inserted only if it did.
+// done; the events and the command record are inserted only if it did. The
+// arguments are named (pgx.NamedArgs, see appendArgs).
 const appendSQL = `
 WITH done AS (
-	UPDATE matches SET version = $3, status = $4, player_ids = $5, free_seats = $6,
-		bot_turn = $7, summary = $8, started_at = $9, ended_at = $10, deadline = $17
-	WHERE id = $1 AND version = $2
+	UPDATE matches SET version = @version, status = @status, player_ids = @players,
+		free_seats = @free_seats, bot_turn = @bot_turn, summary = @summary, started_at = @started,
+		ended_at = @ended, deadline = @deadline, invited_ids = @invited
+	WHERE id = @id AND version = @expected
 	  AND NOT EXISTS (SELECT 1 FROM match_commands
-	                  WHERE match_id = $1 AND author_id = $11 AND request_id = $12)
+	                  WHERE match_id = @id AND author_id = @author AND request_id = @request_id)
 	RETURNING id
 )` + appendTail
 
 const createSQL = `
 WITH done AS (
 	INSERT INTO matches (id, game, status, version, creator_id, player_ids, free_seats,
-		bot_turn, options, summary, created_at, started_at, ended_at, deadline)
-	VALUES ($1, $18, $4, $3, $19, $5, $6, $7, $20, $8, $13, $9, $10, $17)
+		bot_turn, options, summary, created_at, started_at, ended_at, deadline, private, invited_ids)
+	VALUES (@id, @game, @status, @version, @creator, @players, @free_seats,
+		@bot_turn, @options, @summary, @time, @started, @ended, @deadline, @private, @invited)
 	ON CONFLICT (id) DO NOTHING
 	RETURNING id
 )` + appendTail
 
 const appendTail = `, ev AS (
 	INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
-	SELECT $1, $2 + e.ord, e.t, e.p, $11, $13
-	FROM unnest($14::text[], $15::bytea[]) WITH ORDINALITY AS e(t, p, ord)
+	SELECT @id, @expected + e.ord, e.t, e.p, @author, @time
+	FROM unnest(@types::text[], @payloads::bytea[]) WITH ORDINALITY AS e(t, p, ord)
 	WHERE EXISTS (SELECT 1 FROM done)
 ), cmd AS (
 	INSERT INTO match_commands (match_id, author_id, request_id, fingerprint, first_seq, last_seq)
-	SELECT $1, $11, $12, $16, $2 + 1, $3 FROM done
+	SELECT @id, @author, @request_id, @fingerprint, @expected + 1, @version FROM done
 )
 SELECT count(*) FROM done`
+
+// nonNil is ids, or an empty array for nil (the columns are NOT NULL).
+func nonNil(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
+}
 
 // Append implements store.Log.
 func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error) {
@@ -179,21 +190,20 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 	for i, e := range a.Events {
 		types[i], payloads[i] = e.Type, e.Payload
 	}
-	players := m.Players
-	if players == nil {
-		players = []string{}
-	}
-	args := []any{
-		m.ID, a.Expected, m.Version, string(m.Status), players, m.FreeSeats,
-		m.BotTurn, m.Summary, nullTime(m.Started), nullTime(m.Ended),
-		a.Command.Author, a.Command.RequestID, a.Time, types, payloads, a.Command.Fingerprint,
-		nullTime(m.Deadline),
+	named := pgx.NamedArgs{
+		"id": m.ID, "expected": a.Expected, "version": m.Version, "status": string(m.Status),
+		"players": nonNil(m.Players), "free_seats": m.FreeSeats, "bot_turn": m.BotTurn,
+		"summary": m.Summary, "started": nullTime(m.Started), "ended": nullTime(m.Ended),
+		"deadline": nullTime(m.Deadline), "invited": nonNil(m.Invited),
+		"author": a.Command.Author, "request_id": a.Command.RequestID, "fingerprint": a.Command.Fingerprint,
+		"time": a.Time, "types": types, "payloads": payloads,
 	}
 	q := appendSQL
 	if a.Expected == 0 {
 		q = createSQL
-		args = append(args, m.Game, m.Creator, m.Options)
+		named["game"], named["creator"], named["options"], named["private"] = m.Game, m.Creator, m.Options, m.Private
 	}
+	args := []any{named}
 	if a.End != nil {
 		return s.appendEnd(ctx, a, q, args)
 	}
@@ -273,14 +283,14 @@ func (s *Store) Events(ctx context.Context, matchID string, after int64, limit i
 }
 
 const matchColumns = `id, game, status, version, creator_id, player_ids, free_seats, bot_turn,
-	options, summary, created_at, started_at, ended_at, deadline`
+	options, summary, created_at, started_at, ended_at, deadline, private, invited_ids`
 
 func scanMatch(r pgx.Row) (store.Match, error) {
 	var m store.Match
 	var status string
 	var started, ended, deadline *time.Time
 	err := r.Scan(&m.ID, &m.Game, &status, &m.Version, &m.Creator, &m.Players, &m.FreeSeats,
-		&m.BotTurn, &m.Options, &m.Summary, &m.Created, &started, &ended, &deadline)
+		&m.BotTurn, &m.Options, &m.Summary, &m.Created, &started, &ended, &deadline, &m.Private, &m.Invited)
 	if deadline != nil {
 		m.Deadline = *deadline
 	}
@@ -326,6 +336,9 @@ func (s *Store) Matches(ctx context.Context, q store.Query) ([]store.Match, erro
 	}
 	if q.OpenSeats {
 		where = append(where, "free_seats > 0")
+	}
+	if q.Viewer != "" {
+		where = append(where, visibleTo("", arg(q.Viewer)))
 	}
 	if q.BotTurn {
 		where = append(where, "bot_turn")
@@ -417,6 +430,14 @@ func (s *Store) player(ctx context.Context, q string, arg any) (store.Player, er
 		return p, wrapErr("player", err)
 	}
 	return p, nil
+}
+
+// visibleTo is the condition that keeps the matches (table alias prefix,
+// "" or "m.") that the player in parameter v may see: public ones, and
+// private ones it created, holds a seat in or was invited to.
+func visibleTo(prefix, v string) string {
+	return fmt.Sprintf("(NOT %[1]sprivate OR %[1]screator_id = %[2]s OR %[1]splayer_ids @> ARRAY[%[2]s]::text[] OR %[1]sinvited_ids @> ARRAY[%[2]s]::text[])",
+		prefix, v)
 }
 
 func nullTime(t time.Time) *time.Time {

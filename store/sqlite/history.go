@@ -205,6 +205,10 @@ func historySQL(q store.HistoryQuery) (string, []any) {
 		where = append(where, fmt.Sprintf("(%s.ended_at, %s.match_id) < (?, ?)", key, key))
 		args = append(args, q.After.Ended.UnixMicro(), q.After.ID)
 	}
+	if q.Viewer != "" {
+		where = append(where, visibleSQL)
+		args = append(args, q.Viewer, q.Viewer, q.Viewer)
+	}
 	sql := `SELECT ` + historyColumns + ` FROM ` + from + `
 	CROSS JOIN matches m
 	LEFT JOIN rating_history h ON h.player_id = r.player_id AND h.game = r.game

@@ -213,11 +213,12 @@ const (
 	commandSQL = `SELECT fingerprint, first_seq, last_seq FROM match_commands
 		WHERE match_id = ? AND author_id = ? AND request_id = ?`
 	updateMatchSQL = `UPDATE matches SET version = ?, status = ?, player_ids = ?, free_seats = ?,
-		bot_turn = ?, summary = ?, started_at = ?, ended_at = ?, deadline = ?
+		bot_turn = ?, summary = ?, started_at = ?, ended_at = ?, deadline = ?, invited_ids = ?
 		WHERE id = ? AND version = ?`
 	insertMatchSQL = `INSERT INTO matches (id, game, status, version, creator_id, player_ids,
-		free_seats, bot_turn, options, summary, created_at, started_at, ended_at, deadline)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		free_seats, bot_turn, options, summary, created_at, started_at, ended_at, deadline,
+		private, invited_ids)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`
 	insertEventSQL = `INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)`
@@ -237,12 +238,16 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 	if err != nil {
 		return store.Result{}, fmt.Errorf("sqlite: append: %w", err)
 	}
+	invited, err := encodePlayers(m.Invited)
+	if err != nil {
+		return store.Result{}, fmt.Errorf("sqlite: append: %w", err)
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return store.Result{}, fmt.Errorf("sqlite: append: %w", err)
 	}
 	defer tx.Rollback()
-	r, err := s.appendTx(ctx, tx, a, players)
+	r, err := s.appendTx(ctx, tx, a, players, invited)
 	if err != nil || r.Duplicate {
 		return r, err
 	}
@@ -254,7 +259,7 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 
 // appendTx does an append's work in tx, which holds the write lock: nothing
 // changes between its checks and its writes.
-func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, a store.Append, players string) (store.Result, error) {
+func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, a store.Append, players, invited string) (store.Result, error) {
 	m := a.Match
 	// A retried command (or a reused request id) writes nothing, whatever
 	// version it names.
@@ -268,11 +273,11 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, a store.Append, player
 		// creates it (a.Time; m.Created is not read).
 		res, err = tx.StmtContext(ctx, s.insertMatch).ExecContext(ctx, m.ID, m.Game, string(m.Status),
 			m.Version, m.Creator, players, m.FreeSeats, m.BotTurn, m.Options, m.Summary,
-			a.Time.UnixMicro(), nullTime(m.Started), nullTime(m.Ended), nullTime(m.Deadline))
+			a.Time.UnixMicro(), nullTime(m.Started), nullTime(m.Ended), nullTime(m.Deadline), m.Private, invited)
 	} else {
 		res, err = tx.StmtContext(ctx, s.updateMatch).ExecContext(ctx, m.Version, string(m.Status),
 			players, m.FreeSeats, m.BotTurn, m.Summary, nullTime(m.Started), nullTime(m.Ended),
-			nullTime(m.Deadline), m.ID, a.Expected)
+			nullTime(m.Deadline), invited, m.ID, a.Expected)
 	}
 	if err != nil {
 		return store.Result{}, fmt.Errorf("sqlite: append: %w", err)
@@ -374,20 +379,27 @@ func (s *Store) Events(ctx context.Context, matchID string, after int64, limit i
 }
 
 const matchColumns = `m.id, m.game, m.status, m.version, m.creator_id, m.player_ids, m.free_seats,
-	m.bot_turn, m.options, m.summary, m.created_at, m.started_at, m.ended_at, m.deadline`
+	m.bot_turn, m.options, m.summary, m.created_at, m.started_at, m.ended_at, m.deadline,
+	m.private, m.invited_ids`
 
 func scanMatch(r interface{ Scan(...any) error }) (store.Match, error) {
 	var m store.Match
-	var status, players string
+	var status, players, invited string
 	var created int64
 	var started, ended, deadline sql.NullInt64
 	err := r.Scan(&m.ID, &m.Game, &status, &m.Version, &m.Creator, &players, &m.FreeSeats,
-		&m.BotTurn, &m.Options, &m.Summary, &created, &started, &ended, &deadline)
+		&m.BotTurn, &m.Options, &m.Summary, &created, &started, &ended, &deadline, &m.Private, &invited)
 	if err != nil {
 		return m, err
 	}
 	if err := json.Unmarshal([]byte(players), &m.Players); err != nil {
 		return m, fmt.Errorf("match %s: player_ids: %w", m.ID, err)
+	}
+	if err := json.Unmarshal([]byte(invited), &m.Invited); err != nil {
+		return m, fmt.Errorf("match %s: invited_ids: %w", m.ID, err)
+	}
+	if len(m.Invited) == 0 {
+		m.Invited = nil
 	}
 	m.Status = store.Status(status)
 	m.Created = fromMicros(created)
@@ -482,6 +494,10 @@ func matchesSQL(q store.Query) (string, []any) {
 	if q.BotTurn {
 		where = append(where, "m.bot_turn")
 	}
+	if q.Viewer != "" {
+		where = append(where, visibleSQL)
+		args = append(args, q.Viewer, q.Viewer, q.Viewer)
+	}
 	if q.After != nil {
 		where = append(where, fmt.Sprintf("(%s, %s) < (?, ?)", created, id))
 		args = append(args, q.After.Created.UnixMicro(), q.After.ID)
@@ -494,6 +510,13 @@ func matchesSQL(q store.Query) (string, []any) {
 	args = append(args, q.Limit)
 	return sql, args
 }
+
+// visibleSQL keeps the matches (aliased m) that the player bound to its
+// three parameters may see: public ones, and private ones it created, holds
+// a seat in or was invited to.
+const visibleSQL = `(NOT m.private OR m.creator_id = ?
+	OR ? IN (SELECT value FROM json_each(m.player_ids))
+	OR ? IN (SELECT value FROM json_each(m.invited_ids)))`
 
 // Matches implements store.Log.
 func (s *Store) Matches(ctx context.Context, q store.Query) ([]store.Match, error) {

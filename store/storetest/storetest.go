@@ -48,6 +48,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"APIKeys", testAPIKeys},
 		{"ExternalPlayers", testExternalPlayers},
 		{"ExternalPlayersConcurrent", testExternalPlayersConcurrent},
+		{"PrivateMatches", testPrivateMatches},
+		{"PrivateHistory", testPrivateHistory},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

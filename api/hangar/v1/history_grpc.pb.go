@@ -45,16 +45,25 @@ const (
 // out), and a match with fewer than two humans is not rated. A player who
 // forfeits (leaves a game in play) is ranked after every player who did not
 // and is rated accordingly.
+//
+// Private matches (see MatchService.GetMatch) count like any other in
+// statistics, ratings and leaderboards: those aggregates name no match.
+// A private match is listed by ListPlayerMatches only when the caller is
+// the listed player or may see the match (its creator, a seated or an
+// invited player), and ExportMatch of a private match is PERMISSION_DENIED
+// (reason MATCH_PRIVATE) to anyone else.
 type HistoryServiceClient interface {
 	// ListPlayerMatches lists the matches a player (the caller by default)
 	// played to the end, newest ended first, with the player's result in each.
 	// With status ACTIVE, OPEN or ABANDONED it lists instead the player's
 	// matches in that state, newest created first, without results. Paging is
 	// stable: matches that end while a client pages come before its first page
-	// and never shift later ones.
+	// and never shift later ones. Another player's private matches are left
+	// out unless the caller may see them.
 	ListPlayerMatches(ctx context.Context, in *ListPlayerMatchesRequest, opts ...grpc.CallOption) (*ListPlayerMatchesResponse, error)
 	// ExportMatch returns a match, as far as it has been played, in its game's
-	// text notation: a header, the options, then one line per event.
+	// text notation: a header, the options, then one line per event. A
+	// private match is exported only to those who may see it.
 	ExportMatch(ctx context.Context, in *ExportMatchRequest, opts ...grpc.CallOption) (*ExportMatchResponse, error)
 	// GetPlayerStats returns a player's statistics in one game.
 	GetPlayerStats(ctx context.Context, in *GetPlayerStatsRequest, opts ...grpc.CallOption) (*GetPlayerStatsResponse, error)
@@ -143,16 +152,25 @@ func (c *historyServiceClient) ListLeaderboard(ctx context.Context, in *ListLead
 // out), and a match with fewer than two humans is not rated. A player who
 // forfeits (leaves a game in play) is ranked after every player who did not
 // and is rated accordingly.
+//
+// Private matches (see MatchService.GetMatch) count like any other in
+// statistics, ratings and leaderboards: those aggregates name no match.
+// A private match is listed by ListPlayerMatches only when the caller is
+// the listed player or may see the match (its creator, a seated or an
+// invited player), and ExportMatch of a private match is PERMISSION_DENIED
+// (reason MATCH_PRIVATE) to anyone else.
 type HistoryServiceServer interface {
 	// ListPlayerMatches lists the matches a player (the caller by default)
 	// played to the end, newest ended first, with the player's result in each.
 	// With status ACTIVE, OPEN or ABANDONED it lists instead the player's
 	// matches in that state, newest created first, without results. Paging is
 	// stable: matches that end while a client pages come before its first page
-	// and never shift later ones.
+	// and never shift later ones. Another player's private matches are left
+	// out unless the caller may see them.
 	ListPlayerMatches(context.Context, *ListPlayerMatchesRequest) (*ListPlayerMatchesResponse, error)
 	// ExportMatch returns a match, as far as it has been played, in its game's
-	// text notation: a header, the options, then one line per event.
+	// text notation: a header, the options, then one line per event. A
+	// private match is exported only to those who may see it.
 	ExportMatch(context.Context, *ExportMatchRequest) (*ExportMatchResponse, error)
 	// GetPlayerStats returns a player's statistics in one game.
 	GetPlayerStats(context.Context, *GetPlayerStatsRequest) (*GetPlayerStatsResponse, error)

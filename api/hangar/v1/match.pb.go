@@ -739,9 +739,15 @@ type Match struct {
 	// before a bot takes the seat for good (0: never).
 	TimeoutsBeforeBot int32 `protobuf:"varint,15,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
 	// bot_level is how the server plays the seats it plays.
-	BotLevel      BotLevel `protobuf:"varint,16,opt,name=bot_level,json=botLevel,proto3,enum=hangar.v1.BotLevel" json:"bot_level,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	BotLevel BotLevel `protobuf:"varint,16,opt,name=bot_level,json=botLevel,proto3,enum=hangar.v1.BotLevel" json:"bot_level,omitempty"`
+	// private: only the creator, seated and invited players see the match,
+	// and only invited players may join it.
+	Private bool `protobuf:"varint,17,opt,name=private,proto3" json:"private,omitempty"`
+	// invited_player_ids are the players invited to a private match, in the
+	// order of their invitations.
+	InvitedPlayerIds []string `protobuf:"bytes,18,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Match) Reset() {
@@ -886,6 +892,20 @@ func (x *Match) GetBotLevel() BotLevel {
 	return BotLevel_BOT_LEVEL_UNSPECIFIED
 }
 
+func (x *Match) GetPrivate() bool {
+	if x != nil {
+		return x.Private
+	}
+	return false
+}
+
+func (x *Match) GetInvitedPlayerIds() []string {
+	if x != nil {
+		return x.InvitedPlayerIds
+	}
+	return nil
+}
+
 // Event is one entry of a match's event stream.
 type Event struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -905,6 +925,7 @@ type Event struct {
 	//	*Event_MatchEnded
 	//	*Event_TurnTimedOut
 	//	*Event_SeatHandedToBot
+	//	*Event_PlayersInvited
 	//	*Event_Aeroplane
 	//	*Event_Carcassonne
 	Body          isEvent_Body `protobuf_oneof:"body"`
@@ -1040,6 +1061,15 @@ func (x *Event) GetSeatHandedToBot() *SeatHandedToBot {
 	return nil
 }
 
+func (x *Event) GetPlayersInvited() *PlayersInvited {
+	if x != nil {
+		if x, ok := x.Body.(*Event_PlayersInvited); ok {
+			return x.PlayersInvited
+		}
+	}
+	return nil
+}
+
 func (x *Event) GetAeroplane() *v1.Event {
 	if x != nil {
 		if x, ok := x.Body.(*Event_Aeroplane); ok {
@@ -1090,6 +1120,10 @@ type Event_SeatHandedToBot struct {
 	SeatHandedToBot *SeatHandedToBot `protobuf:"bytes,16,opt,name=seat_handed_to_bot,json=seatHandedToBot,proto3,oneof"`
 }
 
+type Event_PlayersInvited struct {
+	PlayersInvited *PlayersInvited `protobuf:"bytes,17,opt,name=players_invited,json=playersInvited,proto3,oneof"`
+}
+
 type Event_Aeroplane struct {
 	Aeroplane *v1.Event `protobuf:"bytes,20,opt,name=aeroplane,proto3,oneof"`
 }
@@ -1112,6 +1146,8 @@ func (*Event_TurnTimedOut) isEvent_Body() {}
 
 func (*Event_SeatHandedToBot) isEvent_Body() {}
 
+func (*Event_PlayersInvited) isEvent_Body() {}
+
 func (*Event_Aeroplane) isEvent_Body() {}
 
 func (*Event_Carcassonne) isEvent_Body() {}
@@ -1125,8 +1161,11 @@ type MatchCreated struct {
 	TurnTime          *durationpb.Duration   `protobuf:"bytes,5,opt,name=turn_time,json=turnTime,proto3" json:"turn_time,omitempty"`
 	TimeoutsBeforeBot int32                  `protobuf:"varint,6,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
 	BotLevel          BotLevel               `protobuf:"varint,7,opt,name=bot_level,json=botLevel,proto3,enum=hangar.v1.BotLevel" json:"bot_level,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// private and invited_player_ids are as chosen at creation (see Match).
+	Private          bool     `protobuf:"varint,8,opt,name=private,proto3" json:"private,omitempty"`
+	InvitedPlayerIds []string `protobuf:"bytes,9,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *MatchCreated) Reset() {
@@ -1208,6 +1247,66 @@ func (x *MatchCreated) GetBotLevel() BotLevel {
 	return BotLevel_BOT_LEVEL_UNSPECIFIED
 }
 
+func (x *MatchCreated) GetPrivate() bool {
+	if x != nil {
+		return x.Private
+	}
+	return false
+}
+
+func (x *MatchCreated) GetInvitedPlayerIds() []string {
+	if x != nil {
+		return x.InvitedPlayerIds
+	}
+	return nil
+}
+
+// PlayersInvited: more players were invited to a private match
+// (InviteToMatch); player_ids lists only those not invited before.
+type PlayersInvited struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PlayerIds     []string               `protobuf:"bytes,1,rep,name=player_ids,json=playerIds,proto3" json:"player_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayersInvited) Reset() {
+	*x = PlayersInvited{}
+	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayersInvited) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayersInvited) ProtoMessage() {}
+
+func (x *PlayersInvited) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayersInvited.ProtoReflect.Descriptor instead.
+func (*PlayersInvited) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *PlayersInvited) GetPlayerIds() []string {
+	if x != nil {
+		return x.PlayerIds
+	}
+	return nil
+}
+
 // TurnTimedOut: seat's turn clock fired; the server played the turn for it
 // with the Greedy bot (the game events that follow, in the same command).
 type TurnTimedOut struct {
@@ -1221,7 +1320,7 @@ type TurnTimedOut struct {
 
 func (x *TurnTimedOut) Reset() {
 	*x = TurnTimedOut{}
-	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	mi := &file_hangar_v1_match_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1233,7 +1332,7 @@ func (x *TurnTimedOut) String() string {
 func (*TurnTimedOut) ProtoMessage() {}
 
 func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	mi := &file_hangar_v1_match_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1246,7 +1345,7 @@ func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnTimedOut.ProtoReflect.Descriptor instead.
 func (*TurnTimedOut) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{8}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *TurnTimedOut) GetSeat() int32 {
@@ -1275,7 +1374,7 @@ type SeatHandedToBot struct {
 
 func (x *SeatHandedToBot) Reset() {
 	*x = SeatHandedToBot{}
-	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	mi := &file_hangar_v1_match_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1287,7 +1386,7 @@ func (x *SeatHandedToBot) String() string {
 func (*SeatHandedToBot) ProtoMessage() {}
 
 func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	mi := &file_hangar_v1_match_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1300,7 +1399,7 @@ func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatHandedToBot.ProtoReflect.Descriptor instead.
 func (*SeatHandedToBot) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{9}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SeatHandedToBot) GetSeat() int32 {
@@ -1330,7 +1429,7 @@ type PlayerJoined struct {
 
 func (x *PlayerJoined) Reset() {
 	*x = PlayerJoined{}
-	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	mi := &file_hangar_v1_match_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1342,7 +1441,7 @@ func (x *PlayerJoined) String() string {
 func (*PlayerJoined) ProtoMessage() {}
 
 func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	mi := &file_hangar_v1_match_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1355,7 +1454,7 @@ func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerJoined.ProtoReflect.Descriptor instead.
 func (*PlayerJoined) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{10}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PlayerJoined) GetSeat() int32 {
@@ -1398,7 +1497,7 @@ type PlayerLeft struct {
 
 func (x *PlayerLeft) Reset() {
 	*x = PlayerLeft{}
-	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	mi := &file_hangar_v1_match_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1410,7 +1509,7 @@ func (x *PlayerLeft) String() string {
 func (*PlayerLeft) ProtoMessage() {}
 
 func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	mi := &file_hangar_v1_match_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1423,7 +1522,7 @@ func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerLeft.ProtoReflect.Descriptor instead.
 func (*PlayerLeft) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{11}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PlayerLeft) GetSeat() int32 {
@@ -1457,7 +1556,7 @@ type MatchStarted struct {
 
 func (x *MatchStarted) Reset() {
 	*x = MatchStarted{}
-	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	mi := &file_hangar_v1_match_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1469,7 +1568,7 @@ func (x *MatchStarted) String() string {
 func (*MatchStarted) ProtoMessage() {}
 
 func (x *MatchStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	mi := &file_hangar_v1_match_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1482,7 +1581,7 @@ func (x *MatchStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchStarted.ProtoReflect.Descriptor instead.
 func (*MatchStarted) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{12}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MatchStarted) GetSeats() []int32 {
@@ -1509,7 +1608,7 @@ type MatchEnded struct {
 
 func (x *MatchEnded) Reset() {
 	*x = MatchEnded{}
-	mi := &file_hangar_v1_match_proto_msgTypes[13]
+	mi := &file_hangar_v1_match_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1521,7 +1620,7 @@ func (x *MatchEnded) String() string {
 func (*MatchEnded) ProtoMessage() {}
 
 func (x *MatchEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[13]
+	mi := &file_hangar_v1_match_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1534,7 +1633,7 @@ func (x *MatchEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEnded.ProtoReflect.Descriptor instead.
 func (*MatchEnded) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{13}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *MatchEnded) GetStatus() MatchStatus {
@@ -1587,14 +1686,20 @@ type CreateMatchRequest struct {
 	TimeoutsBeforeBot int32 `protobuf:"varint,8,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
 	// bot_level is how the server plays bot seats, handed-over and forfeited
 	// seats and timed-out turns (default greedy).
-	BotLevel      BotLevel `protobuf:"varint,9,opt,name=bot_level,json=botLevel,proto3,enum=hangar.v1.BotLevel" json:"bot_level,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	BotLevel BotLevel `protobuf:"varint,9,opt,name=bot_level,json=botLevel,proto3,enum=hangar.v1.BotLevel" json:"bot_level,omitempty"`
+	// private makes the match private: see MatchService.GetMatch.
+	Private bool `protobuf:"varint,10,opt,name=private,proto3" json:"private,omitempty"`
+	// invited_player_ids invites these registered players to a private match
+	// (at most 100; duplicates and the creator are ignored). Unknown ids, or
+	// invitations to a public match, are INVALID_ARGUMENT.
+	InvitedPlayerIds []string `protobuf:"bytes,11,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[14]
+	mi := &file_hangar_v1_match_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1606,7 +1711,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[14]
+	mi := &file_hangar_v1_match_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1619,7 +1724,7 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{14}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CreateMatchRequest) GetGame() Game {
@@ -1685,6 +1790,20 @@ func (x *CreateMatchRequest) GetBotLevel() BotLevel {
 	return BotLevel_BOT_LEVEL_UNSPECIFIED
 }
 
+func (x *CreateMatchRequest) GetPrivate() bool {
+	if x != nil {
+		return x.Private
+	}
+	return false
+}
+
+func (x *CreateMatchRequest) GetInvitedPlayerIds() []string {
+	if x != nil {
+		return x.InvitedPlayerIds
+	}
+	return nil
+}
+
 type CreateMatchResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Match         *Match                 `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
@@ -1694,7 +1813,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[15]
+	mi := &file_hangar_v1_match_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1706,7 +1825,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[15]
+	mi := &file_hangar_v1_match_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1719,7 +1838,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{15}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateMatchResponse) GetMatch() *Match {
@@ -1743,7 +1862,7 @@ type JoinMatchRequest struct {
 
 func (x *JoinMatchRequest) Reset() {
 	*x = JoinMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[16]
+	mi := &file_hangar_v1_match_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1755,7 +1874,7 @@ func (x *JoinMatchRequest) String() string {
 func (*JoinMatchRequest) ProtoMessage() {}
 
 func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[16]
+	mi := &file_hangar_v1_match_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1768,7 +1887,7 @@ func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchRequest.ProtoReflect.Descriptor instead.
 func (*JoinMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{16}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *JoinMatchRequest) GetMatchId() string {
@@ -1808,7 +1927,7 @@ type JoinMatchResponse struct {
 
 func (x *JoinMatchResponse) Reset() {
 	*x = JoinMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[17]
+	mi := &file_hangar_v1_match_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1820,7 +1939,7 @@ func (x *JoinMatchResponse) String() string {
 func (*JoinMatchResponse) ProtoMessage() {}
 
 func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[17]
+	mi := &file_hangar_v1_match_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1833,10 +1952,125 @@ func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchResponse.ProtoReflect.Descriptor instead.
 func (*JoinMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{17}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *JoinMatchResponse) GetMatch() *Match {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+type InviteToMatchRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// player_ids are the registered players to invite (1 to 100).
+	PlayerIds []string `protobuf:"bytes,2,rep,name=player_ids,json=playerIds,proto3" json:"player_ids,omitempty"`
+	// expected_version, when not 0, must equal the match's version.
+	ExpectedVersion int64 `protobuf:"varint,3,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	// request_id makes the call idempotent: a retry returns the same result.
+	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InviteToMatchRequest) Reset() {
+	*x = InviteToMatchRequest{}
+	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InviteToMatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InviteToMatchRequest) ProtoMessage() {}
+
+func (x *InviteToMatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InviteToMatchRequest.ProtoReflect.Descriptor instead.
+func (*InviteToMatchRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *InviteToMatchRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *InviteToMatchRequest) GetPlayerIds() []string {
+	if x != nil {
+		return x.PlayerIds
+	}
+	return nil
+}
+
+func (x *InviteToMatchRequest) GetExpectedVersion() int64 {
+	if x != nil {
+		return x.ExpectedVersion
+	}
+	return 0
+}
+
+func (x *InviteToMatchRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+type InviteToMatchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Match         *Match                 `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InviteToMatchResponse) Reset() {
+	*x = InviteToMatchResponse{}
+	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InviteToMatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InviteToMatchResponse) ProtoMessage() {}
+
+func (x *InviteToMatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InviteToMatchResponse.ProtoReflect.Descriptor instead.
+func (*InviteToMatchResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *InviteToMatchResponse) GetMatch() *Match {
 	if x != nil {
 		return x.Match
 	}
@@ -1854,7 +2088,7 @@ type LeaveMatchRequest struct {
 
 func (x *LeaveMatchRequest) Reset() {
 	*x = LeaveMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[18]
+	mi := &file_hangar_v1_match_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1866,7 +2100,7 @@ func (x *LeaveMatchRequest) String() string {
 func (*LeaveMatchRequest) ProtoMessage() {}
 
 func (x *LeaveMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[18]
+	mi := &file_hangar_v1_match_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1879,7 +2113,7 @@ func (x *LeaveMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveMatchRequest.ProtoReflect.Descriptor instead.
 func (*LeaveMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{18}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *LeaveMatchRequest) GetMatchId() string {
@@ -1912,7 +2146,7 @@ type LeaveMatchResponse struct {
 
 func (x *LeaveMatchResponse) Reset() {
 	*x = LeaveMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	mi := &file_hangar_v1_match_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1924,7 +2158,7 @@ func (x *LeaveMatchResponse) String() string {
 func (*LeaveMatchResponse) ProtoMessage() {}
 
 func (x *LeaveMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	mi := &file_hangar_v1_match_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1937,7 +2171,7 @@ func (x *LeaveMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveMatchResponse.ProtoReflect.Descriptor instead.
 func (*LeaveMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{19}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *LeaveMatchResponse) GetMatch() *Match {
@@ -1958,7 +2192,7 @@ type StartMatchRequest struct {
 
 func (x *StartMatchRequest) Reset() {
 	*x = StartMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	mi := &file_hangar_v1_match_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1970,7 +2204,7 @@ func (x *StartMatchRequest) String() string {
 func (*StartMatchRequest) ProtoMessage() {}
 
 func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	mi := &file_hangar_v1_match_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1983,7 +2217,7 @@ func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchRequest.ProtoReflect.Descriptor instead.
 func (*StartMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{20}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *StartMatchRequest) GetMatchId() string {
@@ -2016,7 +2250,7 @@ type StartMatchResponse struct {
 
 func (x *StartMatchResponse) Reset() {
 	*x = StartMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[21]
+	mi := &file_hangar_v1_match_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2028,7 +2262,7 @@ func (x *StartMatchResponse) String() string {
 func (*StartMatchResponse) ProtoMessage() {}
 
 func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[21]
+	mi := &file_hangar_v1_match_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2041,7 +2275,7 @@ func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchResponse.ProtoReflect.Descriptor instead.
 func (*StartMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{21}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StartMatchResponse) GetMatch() *Match {
@@ -2062,7 +2296,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[22]
+	mi := &file_hangar_v1_match_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2074,7 +2308,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[22]
+	mi := &file_hangar_v1_match_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2087,7 +2321,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{22}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -2113,7 +2347,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[23]
+	mi := &file_hangar_v1_match_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2125,7 +2359,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[23]
+	mi := &file_hangar_v1_match_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2138,7 +2372,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{23}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetMatchResponse) GetMatch() *Match {
@@ -2162,7 +2396,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[24]
+	mi := &file_hangar_v1_match_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2174,7 +2408,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[24]
+	mi := &file_hangar_v1_match_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2187,7 +2421,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{24}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListMatchesRequest) GetFilter() MatchFilter {
@@ -2230,7 +2464,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	mi := &file_hangar_v1_match_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2242,7 +2476,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	mi := &file_hangar_v1_match_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2255,7 +2489,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{25}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*Match {
@@ -2283,7 +2517,7 @@ type WatchMatchRequest struct {
 
 func (x *WatchMatchRequest) Reset() {
 	*x = WatchMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	mi := &file_hangar_v1_match_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2295,7 +2529,7 @@ func (x *WatchMatchRequest) String() string {
 func (*WatchMatchRequest) ProtoMessage() {}
 
 func (x *WatchMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	mi := &file_hangar_v1_match_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2308,7 +2542,7 @@ func (x *WatchMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{26}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *WatchMatchRequest) GetMatchId() string {
@@ -2346,7 +2580,7 @@ type WatchMatchResponse struct {
 
 func (x *WatchMatchResponse) Reset() {
 	*x = WatchMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[27]
+	mi := &file_hangar_v1_match_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2358,7 +2592,7 @@ func (x *WatchMatchResponse) String() string {
 func (*WatchMatchResponse) ProtoMessage() {}
 
 func (x *WatchMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[27]
+	mi := &file_hangar_v1_match_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2371,7 +2605,7 @@ func (x *WatchMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{27}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *WatchMatchResponse) GetEvent() *Event {
@@ -2423,7 +2657,7 @@ type ListMatchEventsRequest struct {
 
 func (x *ListMatchEventsRequest) Reset() {
 	*x = ListMatchEventsRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[28]
+	mi := &file_hangar_v1_match_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2435,7 +2669,7 @@ func (x *ListMatchEventsRequest) String() string {
 func (*ListMatchEventsRequest) ProtoMessage() {}
 
 func (x *ListMatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[28]
+	mi := &file_hangar_v1_match_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2448,7 +2682,7 @@ func (x *ListMatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{28}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListMatchEventsRequest) GetMatchId() string {
@@ -2492,7 +2726,7 @@ type ListMatchEventsResponse struct {
 
 func (x *ListMatchEventsResponse) Reset() {
 	*x = ListMatchEventsResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[29]
+	mi := &file_hangar_v1_match_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2504,7 +2738,7 @@ func (x *ListMatchEventsResponse) String() string {
 func (*ListMatchEventsResponse) ProtoMessage() {}
 
 func (x *ListMatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[29]
+	mi := &file_hangar_v1_match_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2517,7 +2751,7 @@ func (x *ListMatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{29}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListMatchEventsResponse) GetEvents() []*Event {
@@ -2543,7 +2777,7 @@ type GetBoardRequest struct {
 
 func (x *GetBoardRequest) Reset() {
 	*x = GetBoardRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[30]
+	mi := &file_hangar_v1_match_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2555,7 +2789,7 @@ func (x *GetBoardRequest) String() string {
 func (*GetBoardRequest) ProtoMessage() {}
 
 func (x *GetBoardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[30]
+	mi := &file_hangar_v1_match_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2568,7 +2802,7 @@ func (x *GetBoardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBoardRequest.ProtoReflect.Descriptor instead.
 func (*GetBoardRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{30}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetBoardRequest) GetGame() Game {
@@ -2587,7 +2821,7 @@ type GetBoardResponse struct {
 
 func (x *GetBoardResponse) Reset() {
 	*x = GetBoardResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[31]
+	mi := &file_hangar_v1_match_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2599,7 +2833,7 @@ func (x *GetBoardResponse) String() string {
 func (*GetBoardResponse) ProtoMessage() {}
 
 func (x *GetBoardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[31]
+	mi := &file_hangar_v1_match_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2612,7 +2846,7 @@ func (x *GetBoardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBoardResponse.ProtoReflect.Descriptor instead.
 func (*GetBoardResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{31}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetBoardResponse) GetBoard() *GameBoard {
@@ -2648,7 +2882,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\bGameMove\x129\n" +
 	"\taeroplane\x18\x01 \x01(\v2\x19.hangar.aeroplane.v1.MoveH\x00R\taeroplane\x12?\n" +
 	"\vcarcassonne\x18\x02 \x01(\v2\x1b.hangar.carcassonne.v1.MoveH\x00R\vcarcassonneB\x06\n" +
-	"\x04game\"\xdc\x05\n" +
+	"\x04game\"\xa4\x06\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12.\n" +
@@ -2669,7 +2903,9 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\tturn_time\x18\r \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12?\n" +
 	"\rturn_deadline\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\fturnDeadline\x12.\n" +
 	"\x13timeouts_before_bot\x18\x0f \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
-	"\tbot_level\x18\x10 \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\"\xc7\x05\n" +
+	"\tbot_level\x18\x10 \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x12\x18\n" +
+	"\aprivate\x18\x11 \x01(\bR\aprivate\x12,\n" +
+	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\"\x8d\x06\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -2684,10 +2920,11 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\vmatch_ended\x18\x0e \x01(\v2\x15.hangar.v1.MatchEndedH\x00R\n" +
 	"matchEnded\x12?\n" +
 	"\x0eturn_timed_out\x18\x0f \x01(\v2\x17.hangar.v1.TurnTimedOutH\x00R\fturnTimedOut\x12I\n" +
-	"\x12seat_handed_to_bot\x18\x10 \x01(\v2\x1a.hangar.v1.SeatHandedToBotH\x00R\x0fseatHandedToBot\x12:\n" +
+	"\x12seat_handed_to_bot\x18\x10 \x01(\v2\x1a.hangar.v1.SeatHandedToBotH\x00R\x0fseatHandedToBot\x12D\n" +
+	"\x0fplayers_invited\x18\x11 \x01(\v2\x19.hangar.v1.PlayersInvitedH\x00R\x0eplayersInvited\x12:\n" +
 	"\taeroplane\x18\x14 \x01(\v2\x1a.hangar.aeroplane.v1.EventH\x00R\taeroplane\x12@\n" +
 	"\vcarcassonne\x18\x15 \x01(\v2\x1c.hangar.carcassonne.v1.EventH\x00R\vcarcassonneB\x06\n" +
-	"\x04body\"\xbd\x02\n" +
+	"\x04body\"\x85\x03\n" +
 	"\fMatchCreated\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
@@ -2697,7 +2934,12 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"creator_id\x18\x04 \x01(\tR\tcreatorId\x126\n" +
 	"\tturn_time\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12.\n" +
 	"\x13timeouts_before_bot\x18\x06 \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
-	"\tbot_level\x18\a \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\"D\n" +
+	"\tbot_level\x18\a \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x12\x18\n" +
+	"\aprivate\x18\b \x01(\bR\aprivate\x12,\n" +
+	"\x12invited_player_ids\x18\t \x03(\tR\x10invitedPlayerIds\"/\n" +
+	"\x0ePlayersInvited\x12\x1d\n" +
+	"\n" +
+	"player_ids\x18\x01 \x03(\tR\tplayerIds\"D\n" +
 	"\fTurnTimedOut\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12 \n" +
 	"\vconsecutive\x18\x02 \x01(\x05R\vconsecutive\"B\n" +
@@ -2721,7 +2963,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x06status\x18\x01 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12\x18\n" +
 	"\aranking\x18\x02 \x03(\x05R\aranking\x12\x16\n" +
 	"\x06places\x18\x03 \x03(\x05R\x06places\x12\x16\n" +
-	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\x83\x03\n" +
+	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\xcb\x03\n" +
 	"\x12CreateMatchRequest\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
@@ -2733,7 +2975,10 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"request_id\x18\x06 \x01(\tR\trequestId\x126\n" +
 	"\tturn_time\x18\a \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12.\n" +
 	"\x13timeouts_before_bot\x18\b \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
-	"\tbot_level\x18\t \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\"=\n" +
+	"\tbot_level\x18\t \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x12\x18\n" +
+	"\aprivate\x18\n" +
+	" \x01(\bR\aprivate\x12,\n" +
+	"\x12invited_player_ids\x18\v \x03(\tR\x10invitedPlayerIds\"=\n" +
 	"\x13CreateMatchResponse\x12&\n" +
 	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\x99\x01\n" +
 	"\x10JoinMatchRequest\x12\x19\n" +
@@ -2744,6 +2989,15 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"request_id\x18\x04 \x01(\tR\trequestIdB\a\n" +
 	"\x05_seat\";\n" +
 	"\x11JoinMatchResponse\x12&\n" +
+	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\x9a\x01\n" +
+	"\x14InviteToMatchRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x1d\n" +
+	"\n" +
+	"player_ids\x18\x02 \x03(\tR\tplayerIds\x12)\n" +
+	"\x10expected_version\x18\x03 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\"?\n" +
+	"\x15InviteToMatchResponse\x12&\n" +
 	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"x\n" +
 	"\x11LeaveMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12)\n" +
@@ -2822,12 +3076,13 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\vMatchFilter\x12\x1c\n" +
 	"\x18MATCH_FILTER_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MATCH_FILTER_OPEN\x10\x01\x12\x15\n" +
-	"\x11MATCH_FILTER_MINE\x10\x022\xed\a\n" +
+	"\x11MATCH_FILTER_MINE\x10\x022\xeb\b\n" +
 	"\fMatchService\x12d\n" +
 	"\vCreateMatch\x12\x1d.hangar.v1.CreateMatchRequest\x1a\x1e.hangar.v1.CreateMatchResponse\"\x16\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/v1/matches\x12n\n" +
 	"\tJoinMatch\x12\x1b.hangar.v1.JoinMatchRequest\x1a\x1c.hangar.v1.JoinMatchResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/matches/{match_id}:join\x12r\n" +
 	"\n" +
-	"LeaveMatch\x12\x1c.hangar.v1.LeaveMatchRequest\x1a\x1d.hangar.v1.LeaveMatchResponse\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/matches/{match_id}:leave\x12r\n" +
+	"LeaveMatch\x12\x1c.hangar.v1.LeaveMatchRequest\x1a\x1d.hangar.v1.LeaveMatchResponse\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/matches/{match_id}:leave\x12|\n" +
+	"\rInviteToMatch\x12\x1f.hangar.v1.InviteToMatchRequest\x1a .hangar.v1.InviteToMatchResponse\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/matches/{match_id}:invite\x12r\n" +
 	"\n" +
 	"StartMatch\x12\x1c.hangar.v1.StartMatchRequest\x1a\x1d.hangar.v1.StartMatchResponse\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/matches/{match_id}:start\x12c\n" +
 	"\bGetMatch\x12\x1a.hangar.v1.GetMatchRequest\x1a\x1b.hangar.v1.GetMatchResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/matches/{match_id}\x12a\n" +
@@ -2853,7 +3108,7 @@ func file_hangar_v1_match_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_hangar_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_hangar_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_hangar_v1_match_proto_goTypes = []any{
 	(Game)(0),                       // 0: hangar.v1.Game
 	(BotLevel)(0),                   // 1: hangar.v1.BotLevel
@@ -2868,119 +3123,126 @@ var file_hangar_v1_match_proto_goTypes = []any{
 	(*Match)(nil),                   // 10: hangar.v1.Match
 	(*Event)(nil),                   // 11: hangar.v1.Event
 	(*MatchCreated)(nil),            // 12: hangar.v1.MatchCreated
-	(*TurnTimedOut)(nil),            // 13: hangar.v1.TurnTimedOut
-	(*SeatHandedToBot)(nil),         // 14: hangar.v1.SeatHandedToBot
-	(*PlayerJoined)(nil),            // 15: hangar.v1.PlayerJoined
-	(*PlayerLeft)(nil),              // 16: hangar.v1.PlayerLeft
-	(*MatchStarted)(nil),            // 17: hangar.v1.MatchStarted
-	(*MatchEnded)(nil),              // 18: hangar.v1.MatchEnded
-	(*CreateMatchRequest)(nil),      // 19: hangar.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),     // 20: hangar.v1.CreateMatchResponse
-	(*JoinMatchRequest)(nil),        // 21: hangar.v1.JoinMatchRequest
-	(*JoinMatchResponse)(nil),       // 22: hangar.v1.JoinMatchResponse
-	(*LeaveMatchRequest)(nil),       // 23: hangar.v1.LeaveMatchRequest
-	(*LeaveMatchResponse)(nil),      // 24: hangar.v1.LeaveMatchResponse
-	(*StartMatchRequest)(nil),       // 25: hangar.v1.StartMatchRequest
-	(*StartMatchResponse)(nil),      // 26: hangar.v1.StartMatchResponse
-	(*GetMatchRequest)(nil),         // 27: hangar.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),        // 28: hangar.v1.GetMatchResponse
-	(*ListMatchesRequest)(nil),      // 29: hangar.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),     // 30: hangar.v1.ListMatchesResponse
-	(*WatchMatchRequest)(nil),       // 31: hangar.v1.WatchMatchRequest
-	(*WatchMatchResponse)(nil),      // 32: hangar.v1.WatchMatchResponse
-	(*ListMatchEventsRequest)(nil),  // 33: hangar.v1.ListMatchEventsRequest
-	(*ListMatchEventsResponse)(nil), // 34: hangar.v1.ListMatchEventsResponse
-	(*GetBoardRequest)(nil),         // 35: hangar.v1.GetBoardRequest
-	(*GetBoardResponse)(nil),        // 36: hangar.v1.GetBoardResponse
-	(*v1.Options)(nil),              // 37: hangar.aeroplane.v1.Options
-	(*v11.Options)(nil),             // 38: hangar.carcassonne.v1.Options
-	(*v1.State)(nil),                // 39: hangar.aeroplane.v1.State
-	(*v11.State)(nil),               // 40: hangar.carcassonne.v1.State
-	(*v1.Board)(nil),                // 41: hangar.aeroplane.v1.Board
-	(*v11.Board)(nil),               // 42: hangar.carcassonne.v1.Board
-	(*v1.Move)(nil),                 // 43: hangar.aeroplane.v1.Move
-	(*v11.Move)(nil),                // 44: hangar.carcassonne.v1.Move
-	(*timestamppb.Timestamp)(nil),   // 45: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),     // 46: google.protobuf.Duration
-	(*v1.Event)(nil),                // 47: hangar.aeroplane.v1.Event
-	(*v11.Event)(nil),               // 48: hangar.carcassonne.v1.Event
+	(*PlayersInvited)(nil),          // 13: hangar.v1.PlayersInvited
+	(*TurnTimedOut)(nil),            // 14: hangar.v1.TurnTimedOut
+	(*SeatHandedToBot)(nil),         // 15: hangar.v1.SeatHandedToBot
+	(*PlayerJoined)(nil),            // 16: hangar.v1.PlayerJoined
+	(*PlayerLeft)(nil),              // 17: hangar.v1.PlayerLeft
+	(*MatchStarted)(nil),            // 18: hangar.v1.MatchStarted
+	(*MatchEnded)(nil),              // 19: hangar.v1.MatchEnded
+	(*CreateMatchRequest)(nil),      // 20: hangar.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),     // 21: hangar.v1.CreateMatchResponse
+	(*JoinMatchRequest)(nil),        // 22: hangar.v1.JoinMatchRequest
+	(*JoinMatchResponse)(nil),       // 23: hangar.v1.JoinMatchResponse
+	(*InviteToMatchRequest)(nil),    // 24: hangar.v1.InviteToMatchRequest
+	(*InviteToMatchResponse)(nil),   // 25: hangar.v1.InviteToMatchResponse
+	(*LeaveMatchRequest)(nil),       // 26: hangar.v1.LeaveMatchRequest
+	(*LeaveMatchResponse)(nil),      // 27: hangar.v1.LeaveMatchResponse
+	(*StartMatchRequest)(nil),       // 28: hangar.v1.StartMatchRequest
+	(*StartMatchResponse)(nil),      // 29: hangar.v1.StartMatchResponse
+	(*GetMatchRequest)(nil),         // 30: hangar.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),        // 31: hangar.v1.GetMatchResponse
+	(*ListMatchesRequest)(nil),      // 32: hangar.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),     // 33: hangar.v1.ListMatchesResponse
+	(*WatchMatchRequest)(nil),       // 34: hangar.v1.WatchMatchRequest
+	(*WatchMatchResponse)(nil),      // 35: hangar.v1.WatchMatchResponse
+	(*ListMatchEventsRequest)(nil),  // 36: hangar.v1.ListMatchEventsRequest
+	(*ListMatchEventsResponse)(nil), // 37: hangar.v1.ListMatchEventsResponse
+	(*GetBoardRequest)(nil),         // 38: hangar.v1.GetBoardRequest
+	(*GetBoardResponse)(nil),        // 39: hangar.v1.GetBoardResponse
+	(*v1.Options)(nil),              // 40: hangar.aeroplane.v1.Options
+	(*v11.Options)(nil),             // 41: hangar.carcassonne.v1.Options
+	(*v1.State)(nil),                // 42: hangar.aeroplane.v1.State
+	(*v11.State)(nil),               // 43: hangar.carcassonne.v1.State
+	(*v1.Board)(nil),                // 44: hangar.aeroplane.v1.Board
+	(*v11.Board)(nil),               // 45: hangar.carcassonne.v1.Board
+	(*v1.Move)(nil),                 // 46: hangar.aeroplane.v1.Move
+	(*v11.Move)(nil),                // 47: hangar.carcassonne.v1.Move
+	(*timestamppb.Timestamp)(nil),   // 48: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),     // 49: google.protobuf.Duration
+	(*v1.Event)(nil),                // 50: hangar.aeroplane.v1.Event
+	(*v11.Event)(nil),               // 51: hangar.carcassonne.v1.Event
 }
 var file_hangar_v1_match_proto_depIdxs = []int32{
 	3,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
-	37, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
-	38, // 2: hangar.v1.GameOptions.carcassonne:type_name -> hangar.carcassonne.v1.Options
-	39, // 3: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
-	40, // 4: hangar.v1.GameState.carcassonne:type_name -> hangar.carcassonne.v1.State
-	41, // 5: hangar.v1.GameBoard.aeroplane:type_name -> hangar.aeroplane.v1.Board
-	42, // 6: hangar.v1.GameBoard.carcassonne:type_name -> hangar.carcassonne.v1.Board
-	43, // 7: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
-	44, // 8: hangar.v1.GameMove.carcassonne:type_name -> hangar.carcassonne.v1.Move
+	40, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
+	41, // 2: hangar.v1.GameOptions.carcassonne:type_name -> hangar.carcassonne.v1.Options
+	42, // 3: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
+	43, // 4: hangar.v1.GameState.carcassonne:type_name -> hangar.carcassonne.v1.State
+	44, // 5: hangar.v1.GameBoard.aeroplane:type_name -> hangar.aeroplane.v1.Board
+	45, // 6: hangar.v1.GameBoard.carcassonne:type_name -> hangar.carcassonne.v1.Board
+	46, // 7: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
+	47, // 8: hangar.v1.GameMove.carcassonne:type_name -> hangar.carcassonne.v1.Move
 	0,  // 9: hangar.v1.Match.game:type_name -> hangar.v1.Game
 	2,  // 10: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
 	5,  // 11: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
 	6,  // 12: hangar.v1.Match.options:type_name -> hangar.v1.GameOptions
 	7,  // 13: hangar.v1.Match.state:type_name -> hangar.v1.GameState
-	45, // 14: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
-	45, // 15: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
-	45, // 16: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
-	46, // 17: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
-	45, // 18: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
+	48, // 14: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
+	48, // 15: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
+	48, // 16: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
+	49, // 17: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
+	48, // 18: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
 	1,  // 19: hangar.v1.Match.bot_level:type_name -> hangar.v1.BotLevel
-	45, // 20: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
+	48, // 20: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
 	12, // 21: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
-	15, // 22: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
-	16, // 23: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
-	17, // 24: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
-	18, // 25: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
-	13, // 26: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
-	14, // 27: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
-	47, // 28: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
-	48, // 29: hangar.v1.Event.carcassonne:type_name -> hangar.carcassonne.v1.Event
-	0,  // 30: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
-	6,  // 31: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
-	46, // 32: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	1,  // 33: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
-	2,  // 34: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
-	0,  // 35: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
-	6,  // 36: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
-	46, // 37: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
-	1,  // 38: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
-	10, // 39: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 40: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 41: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 42: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 43: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
-	4,  // 44: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
-	0,  // 45: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
-	10, // 46: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
-	11, // 47: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	2,  // 48: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
-	11, // 49: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	0,  // 50: hangar.v1.GetBoardRequest.game:type_name -> hangar.v1.Game
-	8,  // 51: hangar.v1.GetBoardResponse.board:type_name -> hangar.v1.GameBoard
-	19, // 52: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	21, // 53: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	23, // 54: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	25, // 55: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	27, // 56: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	29, // 57: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	31, // 58: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	33, // 59: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	35, // 60: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
-	20, // 61: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	22, // 62: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	24, // 63: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	26, // 64: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	28, // 65: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	30, // 66: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	32, // 67: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	34, // 68: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	36, // 69: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
-	61, // [61:70] is the sub-list for method output_type
-	52, // [52:61] is the sub-list for method input_type
-	52, // [52:52] is the sub-list for extension type_name
-	52, // [52:52] is the sub-list for extension extendee
-	0,  // [0:52] is the sub-list for field type_name
+	16, // 22: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
+	17, // 23: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
+	18, // 24: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
+	19, // 25: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
+	14, // 26: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
+	15, // 27: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
+	13, // 28: hangar.v1.Event.players_invited:type_name -> hangar.v1.PlayersInvited
+	50, // 29: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
+	51, // 30: hangar.v1.Event.carcassonne:type_name -> hangar.carcassonne.v1.Event
+	0,  // 31: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
+	6,  // 32: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
+	49, // 33: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	1,  // 34: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
+	2,  // 35: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
+	0,  // 36: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
+	6,  // 37: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
+	49, // 38: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
+	1,  // 39: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
+	10, // 40: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 41: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 42: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 43: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 44: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 45: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
+	4,  // 46: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
+	0,  // 47: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
+	10, // 48: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
+	11, // 49: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
+	2,  // 50: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
+	11, // 51: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	0,  // 52: hangar.v1.GetBoardRequest.game:type_name -> hangar.v1.Game
+	8,  // 53: hangar.v1.GetBoardResponse.board:type_name -> hangar.v1.GameBoard
+	20, // 54: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	22, // 55: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	26, // 56: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	24, // 57: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
+	28, // 58: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	30, // 59: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	32, // 60: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	34, // 61: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	36, // 62: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	38, // 63: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
+	21, // 64: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	23, // 65: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	27, // 66: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	25, // 67: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
+	29, // 68: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	31, // 69: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	33, // 70: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	35, // 71: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	37, // 72: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	39, // 73: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
+	64, // [64:74] is the sub-list for method output_type
+	54, // [54:64] is the sub-list for method input_type
+	54, // [54:54] is the sub-list for extension type_name
+	54, // [54:54] is the sub-list for extension extendee
+	0,  // [0:54] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -3012,18 +3274,19 @@ func file_hangar_v1_match_proto_init() {
 		(*Event_MatchEnded)(nil),
 		(*Event_TurnTimedOut)(nil),
 		(*Event_SeatHandedToBot)(nil),
+		(*Event_PlayersInvited)(nil),
 		(*Event_Aeroplane)(nil),
 		(*Event_Carcassonne)(nil),
 	}
-	file_hangar_v1_match_proto_msgTypes[16].OneofWrappers = []any{}
-	file_hangar_v1_match_proto_msgTypes[27].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[17].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[30].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_match_proto_rawDesc), len(file_hangar_v1_match_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   32,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

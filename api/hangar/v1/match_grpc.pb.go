@@ -22,6 +22,7 @@ const (
 	MatchService_CreateMatch_FullMethodName     = "/hangar.v1.MatchService/CreateMatch"
 	MatchService_JoinMatch_FullMethodName       = "/hangar.v1.MatchService/JoinMatch"
 	MatchService_LeaveMatch_FullMethodName      = "/hangar.v1.MatchService/LeaveMatch"
+	MatchService_InviteToMatch_FullMethodName   = "/hangar.v1.MatchService/InviteToMatch"
 	MatchService_StartMatch_FullMethodName      = "/hangar.v1.MatchService/StartMatch"
 	MatchService_GetMatch_FullMethodName        = "/hangar.v1.MatchService/GetMatch"
 	MatchService_ListMatches_FullMethodName     = "/hangar.v1.MatchService/ListMatches"
@@ -42,18 +43,42 @@ type MatchServiceClient interface {
 	// whose seats are all taken starts by itself.
 	CreateMatch(ctx context.Context, in *CreateMatchRequest, opts ...grpc.CallOption) (*CreateMatchResponse, error)
 	// JoinMatch seats the caller in an open match, in the given seat or the
-	// first free one.
+	// first free one. Only invited players (and the creator) may join a
+	// private match: anyone else gets PERMISSION_DENIED (reason
+	// MATCH_PRIVATE).
 	JoinMatch(ctx context.Context, in *JoinMatchRequest, opts ...grpc.CallOption) (*JoinMatchResponse, error)
 	// LeaveMatch frees the caller's seat before the start; after the start it
 	// forfeits the caller's seat (the player is ranked last and skipped).
 	LeaveMatch(ctx context.Context, in *LeaveMatchRequest, opts ...grpc.CallOption) (*LeaveMatchResponse, error)
+	// InviteToMatch invites players to a private match that has not ended:
+	// they may then see it, watch it and, while it is open, join it. The
+	// creator and the players seated in it may invite. Players already
+	// invited, seated or the creator are left as they are (a call that
+	// invites nobody new writes nothing and returns the match). Unknown player
+	// ids are INVALID_ARGUMENT; a public match is FAILED_PRECONDITION (reason
+	// MATCH_PUBLIC); an ended one FAILED_PRECONDITION (reason MATCH_ENDED);
+	// a caller who may not see the match PERMISSION_DENIED (MATCH_PRIVATE),
+	// one who may but neither created it nor sits in it PERMISSION_DENIED
+	// (NOT_SEATED). Recorded as a PlayersInvited event.
+	InviteToMatch(ctx context.Context, in *InviteToMatchRequest, opts ...grpc.CallOption) (*InviteToMatchResponse, error)
 	// StartMatch starts an open match early (creator only; at least two seats
 	// taken). Empty seats are dropped from the game.
 	StartMatch(ctx context.Context, in *StartMatchRequest, opts ...grpc.CallOption) (*StartMatchResponse, error)
 	// GetMatch returns a match, as it stands or as it stood after event
 	// at_version.
+	//
+	// Private matches: every read of a private match (GetMatch, WatchMatch
+	// and its REST stream, ListMatchEvents, HistoryService.ExportMatch) is
+	// open only to its creator, the players seated in it (forfeited seats
+	// included) and the players it invited; anyone else gets
+	// PERMISSION_DENIED with ErrorInfo reason MATCH_PRIVATE. (Not NOT_FOUND:
+	// match ids are unguessable, so the code tells a client holding a link
+	// only that it needs an invitation.)
 	GetMatch(ctx context.Context, in *GetMatchRequest, opts ...grpc.CallOption) (*GetMatchResponse, error)
 	// ListMatches lists open lobbies or the caller's matches, newest first.
+	// A private match is listed only to its creator, seated and invited
+	// players (an invited player finds a private lobby under
+	// MATCH_FILTER_OPEN).
 	ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error)
 	// WatchMatch streams a match's events after after_seq: the stored ones,
 	// then live ones as they happen. The stream ends (OK) after the match's
@@ -101,6 +126,16 @@ func (c *matchServiceClient) LeaveMatch(ctx context.Context, in *LeaveMatchReque
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(LeaveMatchResponse)
 	err := c.cc.Invoke(ctx, MatchService_LeaveMatch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) InviteToMatch(ctx context.Context, in *InviteToMatchRequest, opts ...grpc.CallOption) (*InviteToMatchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(InviteToMatchResponse)
+	err := c.cc.Invoke(ctx, MatchService_InviteToMatch_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -188,18 +223,42 @@ type MatchServiceServer interface {
 	// whose seats are all taken starts by itself.
 	CreateMatch(context.Context, *CreateMatchRequest) (*CreateMatchResponse, error)
 	// JoinMatch seats the caller in an open match, in the given seat or the
-	// first free one.
+	// first free one. Only invited players (and the creator) may join a
+	// private match: anyone else gets PERMISSION_DENIED (reason
+	// MATCH_PRIVATE).
 	JoinMatch(context.Context, *JoinMatchRequest) (*JoinMatchResponse, error)
 	// LeaveMatch frees the caller's seat before the start; after the start it
 	// forfeits the caller's seat (the player is ranked last and skipped).
 	LeaveMatch(context.Context, *LeaveMatchRequest) (*LeaveMatchResponse, error)
+	// InviteToMatch invites players to a private match that has not ended:
+	// they may then see it, watch it and, while it is open, join it. The
+	// creator and the players seated in it may invite. Players already
+	// invited, seated or the creator are left as they are (a call that
+	// invites nobody new writes nothing and returns the match). Unknown player
+	// ids are INVALID_ARGUMENT; a public match is FAILED_PRECONDITION (reason
+	// MATCH_PUBLIC); an ended one FAILED_PRECONDITION (reason MATCH_ENDED);
+	// a caller who may not see the match PERMISSION_DENIED (MATCH_PRIVATE),
+	// one who may but neither created it nor sits in it PERMISSION_DENIED
+	// (NOT_SEATED). Recorded as a PlayersInvited event.
+	InviteToMatch(context.Context, *InviteToMatchRequest) (*InviteToMatchResponse, error)
 	// StartMatch starts an open match early (creator only; at least two seats
 	// taken). Empty seats are dropped from the game.
 	StartMatch(context.Context, *StartMatchRequest) (*StartMatchResponse, error)
 	// GetMatch returns a match, as it stands or as it stood after event
 	// at_version.
+	//
+	// Private matches: every read of a private match (GetMatch, WatchMatch
+	// and its REST stream, ListMatchEvents, HistoryService.ExportMatch) is
+	// open only to its creator, the players seated in it (forfeited seats
+	// included) and the players it invited; anyone else gets
+	// PERMISSION_DENIED with ErrorInfo reason MATCH_PRIVATE. (Not NOT_FOUND:
+	// match ids are unguessable, so the code tells a client holding a link
+	// only that it needs an invitation.)
 	GetMatch(context.Context, *GetMatchRequest) (*GetMatchResponse, error)
 	// ListMatches lists open lobbies or the caller's matches, newest first.
+	// A private match is listed only to its creator, seated and invited
+	// players (an invited player finds a private lobby under
+	// MATCH_FILTER_OPEN).
 	ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error)
 	// WatchMatch streams a match's events after after_seq: the stored ones,
 	// then live ones as they happen. The stream ends (OK) after the match's
@@ -231,6 +290,9 @@ func (UnimplementedMatchServiceServer) JoinMatch(context.Context, *JoinMatchRequ
 }
 func (UnimplementedMatchServiceServer) LeaveMatch(context.Context, *LeaveMatchRequest) (*LeaveMatchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method LeaveMatch not implemented")
+}
+func (UnimplementedMatchServiceServer) InviteToMatch(context.Context, *InviteToMatchRequest) (*InviteToMatchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method InviteToMatch not implemented")
 }
 func (UnimplementedMatchServiceServer) StartMatch(context.Context, *StartMatchRequest) (*StartMatchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method StartMatch not implemented")
@@ -321,6 +383,24 @@ func _MatchService_LeaveMatch_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(MatchServiceServer).LeaveMatch(ctx, req.(*LeaveMatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_InviteToMatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(InviteToMatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).InviteToMatch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_InviteToMatch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).InviteToMatch(ctx, req.(*InviteToMatchRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -444,6 +524,10 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "LeaveMatch",
 			Handler:    _MatchService_LeaveMatch_Handler,
+		},
+		{
+			MethodName: "InviteToMatch",
+			Handler:    _MatchService_InviteToMatch_Handler,
 		},
 		{
 			MethodName: "StartMatch",

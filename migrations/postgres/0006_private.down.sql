@@ -1,0 +1,2 @@
+ALTER TABLE matches DROP COLUMN invited_ids;
+ALTER TABLE matches DROP COLUMN private;

@@ -1,0 +1,137 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
+)
+
+// Private matches: a match is private from its creation (MatchCreated says
+// so, with the players it invites at once); PlayersInvited events invite
+// more. Folding the events gives match.private and match.invited, and every
+// append copies them to the store's row, whose Viewer filters keep lists
+// and histories from showing a private match to anyone who may not see it
+// (match.canSee).
+
+const (
+	// maxInvites bounds the players one call invites.
+	maxInvites = 100
+	// maxInvited bounds the players a match invites in all.
+	maxInvited = 1000
+)
+
+// invitees validates the player ids a request invites (field names them):
+// each a well-formed id of a registered player. Duplicates and the caller
+// are dropped; the order is kept. An unknown player is INVALID_ARGUMENT.
+func (s *Service) invitees(ctx context.Context, field string, ids []string, me string) ([]string, error) {
+	if len(ids) > maxInvites {
+		return nil, fmt.Errorf("%w: %s lists at most %d players", errInvalid, field, maxInvites)
+	}
+	var out []string
+	for _, id := range ids {
+		if err := checkID(field, id); err != nil {
+			return nil, err
+		}
+		if id == me || slices.Contains(out, id) {
+			continue
+		}
+		if _, err := s.store.Player(ctx, id); errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %s: no player %q", errInvalid, field, id)
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// visible returns errMatchPrivate unless the caller may see m. A node's
+// cached match may lack an invitation another node has just appended:
+// before refusing, a match not ended is caught up from the store.
+func (s *Service) visible(ctx context.Context, m *match) error {
+	me, _ := caller(ctx)
+	if m.canSee(me.ID) {
+		return nil
+	}
+	if ended(m.status) || s.singleNode {
+		return errMatchPrivate
+	}
+	m, err := s.fold(ctx, m, 0)
+	if err != nil {
+		return err
+	}
+	s.hub.put(m)
+	if !m.canSee(me.ID) {
+		return errMatchPrivate
+	}
+	return nil
+}
+
+// catchUpUnless catches the cached match id up from the store when ok says
+// no (an invitation made on another node may be missing from it), so that
+// a command refuses only on what the store holds. Errors are left to the
+// command's own load.
+func (s *Service) catchUpUnless(ctx context.Context, id string, ok func(*match) bool) {
+	if s.singleNode {
+		return
+	}
+	m, err := s.load(ctx, id)
+	if err != nil || ok(m) || ended(m.status) {
+		return
+	}
+	if m, err = s.fold(ctx, m, 0); err == nil {
+		s.hub.put(m)
+	}
+}
+
+// InviteToMatch implements hangarv1.MatchServiceServer.
+func (s *Service) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatchRequest) (*hangarv1.InviteToMatchResponse, error) {
+	me, _ := caller(ctx)
+	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	if len(req.GetPlayerIds()) == 0 {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: player_ids is required", errInvalid))
+	}
+	ids, err := s.invitees(ctx, "player_ids", req.GetPlayerIds(), me.ID)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.creator == me.ID || m.seatOf(me.ID) >= 0 })
+	c.decide = func(m *match) (step, error) {
+		switch {
+		case !m.canSee(me.ID):
+			return step{}, errMatchPrivate
+		case !m.private:
+			return step{}, errMatchPublic
+		case m.creator != me.ID && m.seatOf(me.ID) < 0:
+			return step{}, fmt.Errorf("%w: only the creator and seated players invite", errNotSeated)
+		case ended(m.status):
+			return step{}, errMatchEnded
+		}
+		var fresh []string
+		for _, id := range ids {
+			if !m.canSee(id) {
+				fresh = append(fresh, id)
+			}
+		}
+		if len(fresh) == 0 {
+			return step{}, nil
+		}
+		if len(m.invited)+len(fresh) > maxInvited {
+			return step{}, fmt.Errorf("%w: a match invites at most %d players", errRule, maxInvited)
+		}
+		return events(&hangarv1.Event{Body: &hangarv1.Event_PlayersInvited{PlayersInvited: &hangarv1.PlayersInvited{
+			PlayerIds: fresh}}}), nil
+	}
+	out, err := s.exec(ctx, c)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.InviteToMatchResponse{Match: out.match.view(me.ID)}, nil
+}
