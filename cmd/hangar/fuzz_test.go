@@ -18,10 +18,13 @@ import (
 // garbage. No call may fail with Internal or Unknown (a panic or an
 // unmapped error), and a failed command changes no match.
 type chaos struct {
-	t       *testing.T
-	r       *rand.Rand
-	clients []*client
-	matches []string
+	t    *testing.T
+	addr string
+	// creators are the creators of the private matches made on the way.
+	creators map[string]*client
+	r        *rand.Rand
+	clients  []*client
+	matches  []string
 }
 
 func (c *chaos) str() string {
@@ -36,10 +39,16 @@ func (c *chaos) num() int64 {
 	return []int64{0, 1, -1, 2, 3, 7, 1 << 40, -1 << 62}[c.r.IntN(8)]
 }
 
+// versions reads every match's version, as cl or, for a private match cl
+// may not see, as its creator.
 func (c *chaos) versions(cl *client) map[string]int64 {
 	out := map[string]int64{}
 	for _, id := range c.matches {
-		out[id] = cl.get(c.t, id).GetVersion()
+		reader := cl
+		if r, ok := c.creators[id]; ok {
+			reader = r
+		}
+		out[id] = reader.get(c.t, id).GetVersion()
 	}
 	return out
 }
@@ -72,7 +81,7 @@ func (c *chaos) step() {
 	before := c.versions(c.clients[0])
 	var err error
 	command := true
-	switch c.r.IntN(16) {
+	switch c.r.IntN(21) {
 	case 0:
 		var r *hangarv1.CreateMatchResponse
 		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game(c.r.IntN(3)),
@@ -92,7 +101,8 @@ func (c *chaos) step() {
 	case 3:
 		_, err = cl.matches.StartMatch(ctx, &hangarv1.StartMatchRequest{MatchId: match, ExpectedVersion: version, RequestId: req})
 	case 4, 5, 6:
-		_, err = cl.moves.Roll(ctx, &hangarv1.RollRequest{MatchId: match, ExpectedVersion: version, RequestId: req})
+		_, err = cl.moves.Roll(ctx, &hangarv1.RollRequest{MatchId: match, ExpectedVersion: version, RequestId: req,
+			IncludeLegalMoves: c.r.IntN(2) == 0})
 	case 7, 8:
 		mv := &aeroplanev1.Move{Kind: aeroplanev1.MoveKind(c.r.IntN(5)), Plane: int32(c.num() % 6), Fly: c.r.IntN(2) == 0, Stack: c.r.IntN(2) == 0}
 		if c.r.IntN(2) == 0 {
@@ -136,6 +146,47 @@ func (c *chaos) step() {
 		command = false
 		_, err = hangarv1.NewHistoryServiceClient(cl.conn).GetPlayerStats(ctx, &hangarv1.GetPlayerStatsRequest{
 			PlayerId: []string{"", cl.id, c.str()}[c.r.IntN(3)], Game: hangarv1.Game(c.r.IntN(3))})
+	case 16:
+		ids := []string{c.clients[c.r.IntN(len(c.clients))].id, c.str(), cl.id}[:c.r.IntN(4)]
+		_, err = cl.matches.InviteToMatch(ctx, &hangarv1.InviteToMatchRequest{MatchId: match, PlayerIds: ids,
+			ExpectedVersion: version, RequestId: req})
+	case 17:
+		var r *hangarv1.CreateMatchResponse
+		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+			SeatCount: int32(2 + c.r.IntN(3)), Private: c.r.IntN(4) > 0, RequestId: req,
+			InvitedPlayerIds: []string{c.clients[c.r.IntN(len(c.clients))].id, c.str()}[:c.r.IntN(3)]})
+		if err == nil {
+			c.matches = append(c.matches, r.GetMatch().GetMatchId())
+			before[r.GetMatch().GetMatchId()] = -1 // new
+			c.creators[r.GetMatch().GetMatchId()] = cl
+		}
+	case 18:
+		command = false
+		var r *hangarv1.RefreshTokenResponse
+		if r, err = cl.players.RefreshToken(ctx, &hangarv1.RefreshTokenRequest{}); err == nil && ctx != context.Background() {
+			cl.token = r.GetToken()
+		}
+	case 19:
+		// A player of its own, signed out or its token revoked: that token is
+		// refused from then on, and nobody else's.
+		command = false
+		p := newClient(c.t, c.addr, "Throwaway")
+		if c.r.IntN(2) == 0 {
+			_, err = p.players.SignOut(p.ctx(), &hangarv1.SignOutRequest{})
+		} else {
+			_, err = p.players.RevokeToken(p.ctx(), &hangarv1.RevokeTokenRequest{})
+		}
+		if err == nil {
+			if _, e := p.players.GetPlayer(p.ctx(), &hangarv1.GetPlayerRequest{}); status.Code(e) != codes.Unauthenticated {
+				c.t.Fatalf("a revoked token: %v", e)
+			}
+		}
+	case 20:
+		command = false
+		_, err = cl.players.SignInExternalPlayer(ctx, &hangarv1.SignInExternalPlayerRequest{ExternalId: c.str(), DisplayName: c.str()})
+		if err == nil {
+			c.t.Fatal("a player's token signed in an external player")
+		}
 	}
 	switch status.Code(err) {
 	case codes.Internal, codes.Unknown, codes.Unimplemented, codes.DataLoss:
@@ -146,7 +197,11 @@ func (c *chaos) step() {
 		for id, v := range before {
 			if v >= 0 && after[id] != v {
 				// Bots may move in the meantime; only a match without bots is checked.
-				if !hasBots(c.clients[0].get(c.t, id)) {
+				reader := c.clients[0]
+				if r, ok := c.creators[id]; ok {
+					reader = r
+				}
+				if !hasBots(reader.get(c.t, id)) {
 					c.t.Fatalf("a failed command (%v) moved match %s from %d to %d", err, id, v, after[id])
 				}
 			}
@@ -164,7 +219,7 @@ func hasBots(m *hangarv1.Match) bool {
 }
 
 func newChaos(t *testing.T, addr string, seed uint64) *chaos {
-	c := &chaos{t: t, r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	c := &chaos{t: t, addr: addr, creators: map[string]*client{}, r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	for _, n := range []string{"Ada", "Bob", "Cy"} {
 		c.clients = append(c.clients, newClient(t, addr, n))
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"testing"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -17,21 +16,11 @@ import (
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
-// reasonOf is the ErrorInfo reason of err's status ("" when none).
-func reasonOf(err error) string {
-	for _, d := range status.Convert(err).Details() {
-		if e, ok := d.(*errdetails.ErrorInfo); ok {
-			return e.GetReason()
-		}
-	}
-	return ""
-}
-
 // wantCode fails t unless err has code (and, when reason is set, reason).
-func wantCode(t *testing.T, what string, err error, code codes.Code, reason string) {
+func wantCode(t *testing.T, what string, err error, code codes.Code, why string) {
 	t.Helper()
-	if status.Code(err) != code || (reason != "" && reasonOf(err) != reason) {
-		t.Errorf("%s: %v (reason %q), want %v %s", what, err, reasonOf(err), code, reason)
+	if status.Code(err) != code || (why != "" && reason(err) != why) {
+		t.Errorf("%s: %v (reason %q), want %v %s", what, err, reason(err), code, why)
 	}
 }
 

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/service"
+)
+
+// rpc is one method of Hangar's API.
+type rpc struct {
+	full   string // /package.Service/Method
+	name   string
+	desc   protoreflect.MethodDescriptor
+	stream bool
+}
+
+// hangarRPCs lists every method of the hangar.v1 services.
+func hangarRPCs(t *testing.T) []rpc {
+	var out []rpc
+	protoregistry.GlobalFiles.RangeFilesByPackage("hangar.v1", func(f protoreflect.FileDescriptor) bool {
+		for i := range f.Services().Len() {
+			s := f.Services().Get(i)
+			for j := range s.Methods().Len() {
+				m := s.Methods().Get(j)
+				out = append(out, rpc{full: fmt.Sprintf("/%s/%s", s.FullName(), m.Name()), name: string(m.Name()),
+					desc: m, stream: m.IsStreamingServer()})
+			}
+		}
+		return true
+	})
+	if len(out) < 24 {
+		t.Fatalf("found %d methods", len(out))
+	}
+	return out
+}
+
+// request is a well-formed request of r aimed at match (and player),
+// filled by field name, so that a refusal is the credentials', not the
+// request's.
+func (r rpc) request(t *testing.T, match, player string, version int64) proto.Message {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(r.desc.Input().FullName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := mt.New()
+	fields := msg.Descriptor().Fields()
+	set := func(name string, v protoreflect.Value) {
+		if f := fields.ByName(protoreflect.Name(name)); f != nil {
+			msg.Set(f, v)
+		}
+	}
+	set("match_id", protoreflect.ValueOfString(match))
+	set("player_id", protoreflect.ValueOfString(player))
+	set("expected_version", protoreflect.ValueOfInt64(version))
+	set("request_id", protoreflect.ValueOfString(reqID()+"-security-0123456789"))
+	set("display_name", protoreflect.ValueOfString("Mallory"))
+	set("external_id", protoreflect.ValueOfString("user-1"))
+	set("seat_count", protoreflect.ValueOfInt32(2))
+	if f := fields.ByName("game"); f != nil && f.Kind() == protoreflect.EnumKind {
+		msg.Set(f, protoreflect.ValueOfEnum(protoreflect.EnumNumber(hangarv1.Game_GAME_AEROPLANE)))
+	}
+	if f := fields.ByName("player_ids"); f != nil {
+		l := msg.Mutable(f).List()
+		l.Append(protoreflect.ValueOfString(player))
+	}
+	if f := fields.ByName("move"); f != nil {
+		msg.Set(f, protoreflect.ValueOfMessage((&hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{
+			Aeroplane: &aeroplanev1.Move{Notation: "T0"}}}).ProtoReflect()))
+	}
+	return msg.Interface()
+}
+
+// call invokes r with req on conn; a server stream is read to its end or
+// first error.
+func (r rpc) call(ctx context.Context, conn grpc.ClientConnInterface, req proto.Message) error {
+	mt, _ := protoregistry.GlobalTypes.FindMessageByName(r.desc.Output().FullName())
+	if !r.stream {
+		return conn.Invoke(ctx, r.full, req, mt.New().Interface())
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	s, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, r.full)
+	if err != nil {
+		return err
+	}
+	if err := s.SendMsg(req); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	if err := s.CloseSend(); err != nil {
+		return err
+	}
+	// The first message says whether the stream was accepted; an accepted
+	// one is a success here.
+	if err := s.RecvMsg(mt.New().Interface()); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// noToken are the methods anyone may call without a player's token.
+var noToken = map[string]bool{"CreatePlayer": true, "GetBoard": true, "SignInExternalPlayer": true}
+
+// TestEveryRPCRefusesBadCredentials calls every RPC of the API with no
+// token, malformed ones, an expired one, a revoked one and another player's.
+// Each must be refused with UNAUTHENTICATED (and the reason that says why)
+// unless the method needs no token; with another player's token no command
+// may act on a match that player does not sit in; nothing is written, and
+// nothing answers INTERNAL or UNKNOWN.
+func TestEveryRPCRefusesBadCredentials(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		clock := &fakeClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+		cfg.Service = service.Options{Now: clock.Now, Sessions: service.SessionOptions{TokenTTL: time.Hour}}
+		n := node(t, cfg)
+		expired := newClient(t, n.Addr(), "Eve")
+		clock.Advance(50 * time.Minute)
+		ada, bob, revoked := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob"), newClient(t, n.Addr(), "Rev")
+		clock.Advance(20 * time.Minute) // Eve's token is 70 minutes old: expired; the others' 20
+		if _, err := revoked.players.SignOut(revoked.ctx(), &hangarv1.SignOutRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1,
+			Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := cr.GetMatch().GetMatchId()
+		version := ada.get(t, id).GetVersion() // Ada's turn to roll: the bot waits
+		conn := dial(t, n.Addr())
+
+		type creds struct {
+			name   string
+			header string // the authorization header; "" sends none
+			reason string // the reason an authenticated method answers
+		}
+		bad := []creds{
+			{"no token", "", "UNAUTHENTICATED"},
+			{"no scheme", expired.token, "UNAUTHENTICATED"},
+			{"basic", "Basic YWRhOmFkYQ==", "UNAUTHENTICATED"},
+			{"empty bearer", "Bearer ", "UNAUTHENTICATED"},
+			{"unknown token", "Bearer hgr_" + "0123456789abcdefghijklmnopqrstuv", "UNAUTHENTICATED"},
+			{"truncated token", "Bearer " + ada.token[:len(ada.token)-3], "UNAUTHENTICATED"},
+			{"expired token", "Bearer " + expired.token, "TOKEN_EXPIRED"},
+			{"revoked token", "Bearer " + revoked.token, "TOKEN_REVOKED"},
+		}
+		for _, r := range hangarRPCs(t) {
+			for _, c := range bad {
+				ctx := context.Background()
+				if c.header != "" {
+					ctx = metadata.AppendToOutgoingContext(ctx, "authorization", c.header)
+				}
+				err := r.call(ctx, conn, r.request(t, id, ada.id, version))
+				switch code := status.Code(err); {
+				case code == codes.Internal || code == codes.Unknown:
+					t.Errorf("%s with %s: %v", r.name, c.name, err)
+				case noToken[r.name]:
+					// Not refused for the token: CreatePlayer and GetBoard need
+					// none; SignInExternalPlayer wants an API key, and says so to
+					// anything shaped like a player's token, valid or not.
+					if r.name == "SignInExternalPlayer" && code != codes.Unauthenticated &&
+						(code != codes.PermissionDenied || reason(err) != "API_KEY_REQUIRED") {
+						t.Errorf("%s with %s: %v", r.name, c.name, err)
+					}
+				case code != codes.Unauthenticated || reason(err) != c.reason:
+					t.Errorf("%s with %s: %v (reason %q), want UNAUTHENTICATED %s", r.name, c.name, err, reason(err), c.reason)
+				}
+			}
+		}
+
+		// Another player's valid token: reads of a public match are allowed;
+		// no command acts on Ada's match.
+		mayAct := map[string]bool{
+			"CreatePlayer": true, "CreateMatch": true, // makes the caller's own
+			"RefreshToken": true, "RevokeToken": true, "SignOut": true, // the caller's own tokens
+		}
+		for _, r := range hangarRPCs(t) {
+			if r.name == "RevokeToken" || r.name == "SignOut" {
+				continue // they end Bob's own session: covered by the sessions tests
+			}
+			err := r.call(bob.ctx(), conn, r.request(t, id, ada.id, version))
+			code := status.Code(err)
+			if code == codes.Internal || code == codes.Unknown {
+				t.Errorf("%s with another player's token: %v", r.name, err)
+			}
+			command := r.desc.Input().Fields().ByName("request_id") != nil || r.name == "SignInExternalPlayer"
+			if command && !mayAct[r.name] && err == nil {
+				t.Errorf("%s with another player's token succeeded on Ada's match", r.name)
+			}
+		}
+		if got := ada.get(t, id).GetVersion(); got != version {
+			t.Fatalf("Ada's match moved from version %d to %d under refused calls", version, got)
+		}
+	})
+}
