@@ -252,13 +252,17 @@ func (s *session) login(ctx context.Context) error {
 		if err == nil {
 			s.me = r.GetPlayer().GetPlayerId()
 			s.printf("playing as %s (%s)\n", r.GetPlayer().GetDisplayName(), s.me)
+			if kept {
+				s.refresh(ctx)
+			}
 			return nil
 		}
 		if !kept || status.Code(err) != codes.Unauthenticated {
 			return fmt.Errorf("check token: %w", err)
 		}
-		// The kept token belongs to another server (or its database was
-		// reset): register afresh.
+		// The kept token expired unused for a whole token lifetime, was
+		// revoked, or belongs to another server: register afresh.
+		s.printf("the kept token is no longer valid (%s): registering a new player\n", status.Convert(err).Message())
 	}
 	name := s.cfg.Name
 	if name == "" {
@@ -280,6 +284,21 @@ func (s *session) login(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// refresh swaps the kept token for a fresh one, so that a player who comes
+// back within each token's lifetime never expires. A failure keeps the old
+// token, which still works.
+func (s *session) refresh(ctx context.Context) {
+	r, err := s.players.RefreshToken(s.ctx, &hangarv1.RefreshTokenRequest{})
+	if err != nil {
+		return
+	}
+	if err := writeToken(s.cfg.TokenFile, r.GetToken()); err != nil {
+		s.printf("could not keep the refreshed token: %v\n", err)
+		return
+	}
+	s.ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+r.GetToken())
 }
 
 // enter creates, joins or opens the match and reads it.

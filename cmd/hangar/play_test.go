@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -134,7 +135,13 @@ type terminal struct {
 // as the player name.
 func startPlay(t *testing.T, addr, name string, args ...string) *terminal {
 	t.Helper()
-	tm := &terminal{done: make(chan error, 1), tokenFile: filepath.Join(t.TempDir(), "token")}
+	return startPlayKeeping(t, addr, name, filepath.Join(t.TempDir(), "token"), args...)
+}
+
+// startPlayKeeping is startPlay keeping the token in tokenFile.
+func startPlayKeeping(t *testing.T, addr, name, tokenFile string, args ...string) *terminal {
+	t.Helper()
+	tm := &terminal{done: make(chan error, 1), tokenFile: tokenFile}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	tm.in = inW
@@ -338,6 +345,39 @@ func TestPlayTwoPeople(t *testing.T) {
 	late := startPlay(t, n.Addr(), "Eve", "-watch", id)
 	late.sc.await(rankingRE)
 	checkOutput(t, late.wait(t), regexp.MustCompile(`Final ranking:\n +1\. (Red \(Ada\)|Blue \(Bob\))`))
+}
+
+// TestPlayKeepsItsPlayer: a second run with the kept token is the same
+// player, and swaps the token for a fresh one (so that a player who comes
+// back within each token's lifetime never expires).
+func TestPlayKeepsItsPlayer(t *testing.T) {
+	n := node(t, Config{DataDir: t.TempDir()})
+	ada := newClient(t, n.Addr(), "Ada")
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+		SeatCount: 2, BotSeats: 2, ObserveOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.GetMatch().GetMatchId()
+	watchResponses(t, ada, id, 0) // to the end
+	file := filepath.Join(t.TempDir(), "token")
+	first := startPlayKeeping(t, n.Addr(), "Eve", file, "-watch", id)
+	_, m := first.sc.await(regexp.MustCompile(`registered Eve \((p_\w+)\)`))
+	first.sc.await(rankingRE)
+	first.wait(t)
+	tok1 := readFile(t, file)
+	second := startPlayKeeping(t, n.Addr(), "Eve", file, "-watch", id)
+	second.sc.await(regexp.MustCompile(`playing as Eve \(` + m[1] + `\)`))
+	second.sc.await(rankingRE)
+	second.wait(t)
+	tok2 := readFile(t, file)
+	if tok2 == tok1 || tok2 == "" {
+		t.Fatal("the kept token was not refreshed")
+	}
+	me, err := hangarv1.NewPlayerServiceClient(dial(t, n.Addr())).GetPlayer(withToken(context.Background(), tok2), &hangarv1.GetPlayerRequest{})
+	if err != nil || me.GetPlayer().GetPlayerId() != m[1] {
+		t.Fatalf("the refreshed token: %v, %v", me, err)
+	}
 }
 
 func readFile(t *testing.T, path string) string {
