@@ -61,6 +61,10 @@ type Service struct {
 	// with UNAVAILABLE so clients reconnect elsewhere.
 	closing   chan struct{}
 	closeOnce sync.Once
+
+	// limits holds the rate limits, quotas and watch caps (limits.go).
+	limits   *limiter
+	createMu map[string]*createLock // guarded by limits.watchMu
 }
 
 // Options tune a Service. Games is required; the zero value of the rest is
@@ -91,6 +95,9 @@ type Options struct {
 	PollEvery time.Duration
 	// AccessLog, when set, gets one line per RPC (see access.go).
 	AccessLog *slog.Logger
+	// Limits are the rate limits, quotas and watch caps (limits.go); nil:
+	// DefaultLimits.
+	Limits *Limits
 }
 
 // New returns a Service on st. Call Start to resume server-side work
@@ -132,6 +139,11 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	lim := DefaultLimits()
+	if o.Limits != nil {
+		lim = *o.Limits
+	}
+	s.limits = newLimiter(lim)
 	s.auth = &authenticator{players: st, open: map[string]bool{
 		hangarv1.PlayerService_CreatePlayer_FullMethodName: true,
 		hangarv1.MatchService_GetBoard_FullMethodName:      true,
@@ -141,13 +153,14 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 
 // ServerOptions are what the service needs of its grpc.Server: a request
 // codec that answers undecodable requests with INVALID_ARGUMENT, panic
-// recovery and authentication.
+// recovery, the rate limits (the client address's before authentication,
+// the player's after it) and authentication.
 func (s *Service) ServerOptions() []grpc.ServerOption {
 	codec := newRequestCodec()
 	return []grpc.ServerOption{
 		grpc.ForceServerCodecV2(codec),
-		grpc.ChainUnaryInterceptor(s.unaryAccess, codec.unary, s.unaryRecover, s.unaryAuth),
-		grpc.ChainStreamInterceptor(s.streamAccess, codec.stream, s.streamRecover, s.streamAuth),
+		grpc.ChainUnaryInterceptor(s.unaryAccess, codec.unary, s.unaryRecover, s.unaryAddrLimit, s.unaryAuth, s.unaryPlayerLimit),
+		grpc.ChainStreamInterceptor(s.streamAccess, codec.stream, s.streamRecover, s.streamAddrLimit, s.streamAuth, s.streamPlayerLimit),
 	}
 }
 
