@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
 
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -33,6 +34,9 @@ type Metrics struct {
 	published  prometheus.Counter
 	received   prometheus.Counter
 	gaps       prometheus.Counter
+	events     *prometheus.CounterVec
+	matches    *prometheus.CounterVec
+	clockLag   prometheus.Histogram
 }
 
 // New registers a node's collectors in a registry of its own.
@@ -56,8 +60,17 @@ func New() *Metrics {
 			Help: "Changes announced by any node that this node received."}),
 		gaps: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notification_gaps_total",
 			Help: "(Re)connections of the notification listener, after which the node re-reads versions."}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_events_total",
+			Help: "Events this node committed, by game and event type (a game's moves are its own type)."}, []string{"game", "type"}),
+		matches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_matches_total",
+			Help: "Matches this node created, started and ended, by game: in play across nodes is the sum of started minus ended."},
+			[]string{"game", "state"}),
+		clockLag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "hangar_turn_clock_lag_seconds",
+			Help:    "How late after its deadline a turn clock fired on this node.",
+			Buckets: []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}),
 	}
 	m.reg.MustRegister(m.rpc, m.streams, m.appendSecs, m.appendEvs, m.conflicts, m.published, m.received, m.gaps,
+		m.events, m.matches, m.clockLag,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -99,6 +112,35 @@ func methodName(full string) string {
 	}
 	return full
 }
+
+// Observer returns what the service tells of its commits and clocks
+// (service.Observer).
+func (m *Metrics) Observer() *Observer { return &Observer{m} }
+
+// Observer counts a node's commits by game and kind, and times its turn
+// clocks.
+type Observer struct{ m *Metrics }
+
+// states are the match events that move a match between states.
+var states = map[string]string{"match_created": "created", "match_started": "started", "match_ended": "ended"}
+
+// Committed counts a command's events.
+func (o *Observer) Committed(game string, evs []*hangarv1.Event) {
+	for _, ev := range evs {
+		f := ev.ProtoReflect().WhichOneof(ev.ProtoReflect().Descriptor().Oneofs().ByName("body"))
+		if f == nil {
+			continue
+		}
+		typ := string(f.Name())
+		o.m.events.WithLabelValues(game, typ).Inc()
+		if st, ok := states[typ]; ok {
+			o.m.matches.WithLabelValues(game, st).Inc()
+		}
+	}
+}
+
+// ClockFired records how late a turn clock fired.
+func (o *Observer) ClockFired(lag time.Duration) { o.m.clockLag.Observe(lag.Seconds()) }
 
 // Store wraps st so that its appends are timed and counted.
 func (m *Metrics) Store(st store.Store) store.Store { return &timedStore{Store: st, m: m} }

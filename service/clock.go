@@ -65,6 +65,9 @@ func (s *Service) fire(ctx context.Context, d store.Due) error {
 	if dl.IsZero() || s.now().Before(dl) {
 		return nil
 	}
+	if s.observe != nil {
+		s.observe.ClockFired(s.now().Sub(dl))
+	}
 	return s.timeout(ctx, m)
 }
 

@@ -218,6 +218,9 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	}
 	s.hub.put(next, evs...)
 	s.published(next.id, next.version)
+	if s.observe != nil {
+		s.observe.Committed(next.game.Name(), evs)
+	}
 	if next.botTurn() {
 		s.kickBots(next.id)
 	}

@@ -30,11 +30,13 @@ type Service struct {
 	store  store.Store
 	log    *slog.Logger
 	access *slog.Logger
-	auth   *authenticator
-	hub    *hub
-	games  game.Registry
-	rand   game.Rand
-	now    func() time.Time
+	// observe, when set, is told of commits and clocks (metrics).
+	observe Observer
+	auth    *authenticator
+	hub     *hub
+	games   game.Registry
+	rand    game.Rand
+	now     func() time.Time
 	// checkFold checks every command against a fold of its stored events.
 	checkFold bool
 
@@ -98,6 +100,19 @@ type Options struct {
 	// Limits are the rate limits, quotas and watch caps (limits.go); nil:
 	// DefaultLimits.
 	Limits *Limits
+	// Observe, when set, is told of every commit and fired turn clock
+	// (metrics).
+	Observe Observer
+}
+
+// Observer is told what the node's service does, for metrics. Its methods
+// are called on the write path: they must be quick and never block.
+type Observer interface {
+	// Committed: a command of a match of game (its store name) wrote evs.
+	Committed(game string, evs []*hangarv1.Event)
+	// ClockFired: a turn clock this node claimed fired lag after its
+	// deadline.
+	ClockFired(lag time.Duration)
 }
 
 // New returns a Service on st. Call Start to resume server-side work
@@ -113,6 +128,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		now:   o.Now,
 
 		access:    o.AccessLog,
+		observe:   o.Observe,
 		checkFold: o.CheckFold,
 		ctx:       ctx,
 		cancel:    cancel,

@@ -16,7 +16,9 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
 
@@ -126,6 +128,14 @@ func TestAdminMetricsAndAccessLog(t *testing.T) {
 	if v := metric(body, "hangar_store_append_seconds_count"); v < metric(body, "hangar_store_append_events_count") || v < 1 {
 		t.Errorf("appends timed: %v", v)
 	}
+	for st, want := range map[string]float64{"created": 1, "started": 1, "ended": 1} {
+		if v := metric(body, "hangar_matches_total", "game", "aeroplane", "state", st); v != want {
+			t.Errorf("matches %s: %v, want %v", st, v, want)
+		}
+	}
+	if v := metric(body, "hangar_events_total", "game", "aeroplane", "type", "aeroplane"); v < 1 {
+		t.Errorf("game events counted: %v", v)
+	}
 	if !strings.Contains(body, "go_goroutines") || !strings.Contains(body, "process_resident_memory_bytes") {
 		t.Error("no runtime or process metrics")
 	}
@@ -156,6 +166,23 @@ func TestAdminMetricsAndAccessLog(t *testing.T) {
 			t.Fatalf("open watch streams after the cancel: %v", open())
 		}
 		time.Sleep(10 * time.Millisecond) // polling a gauge: there is no signal to wait on
+	}
+
+	// A turn clock that fires is timed.
+	if _, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+		SeatCount: 2, BotSeats: 1, TurnTime: durationpb.New(time.Second),
+		Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		_, b := httpGet(t, admin+"/metrics")
+		if metric(b, "hangar_turn_clock_lag_seconds_count") >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no turn clock fired within 30 s of a 1 s turn")
+		}
+		time.Sleep(50 * time.Millisecond) // polling a counter: there is no signal to wait on
 	}
 
 	if code, _ := httpGet(t, admin+"/debug/pprof/"); code != http.StatusOK {

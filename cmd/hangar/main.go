@@ -2,6 +2,7 @@
 //
 //	hangar serve   [--listen ADDR] [--database-url URL | --data-dir DIR]   serve the gRPC API
 //	hangar migrate [--database-url URL | --data-dir DIR]                   apply schema migrations
+//	hangar play    [-addr ADDR] [-name NAME] (-create | -join ID | -watch ID) play in the terminal
 //
 // Without a database URL Hangar keeps everything in an embedded SQLite
 // database in the data directory (default ./hangar-data), a single-node
@@ -41,6 +42,7 @@ const usage = `usage: hangar <command> [flags]
 commands:
   serve     serve the gRPC API
   migrate   apply the database schema migrations and exit
+  play      play or watch a match in the terminal (a client of a server)
   bench     load a server with simulated players and report throughput and latency
   seed-history  fill an empty Postgres database with finished matches (history benchmark fixture)
 
@@ -81,6 +83,8 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		}
 		fmt.Fprintln(stdout, "migrations applied")
 		return nil
+	case "play":
+		return playMain(args[1:], os.Stdin, stdout)
 	case "bench":
 		return benchMain(args[1:], stdout, log)
 	case "seed-history":
@@ -107,6 +111,8 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.StringVar(&cfg.AdminListen, "admin-listen", os.Getenv("HANGAR_ADMIN_LISTEN"), "address of the admin listener: Prometheus metrics at /metrics, pprof at /debug/pprof/ (env HANGAR_ADMIN_LISTEN); keep it off the public network; empty: none")
 	fs.BoolVar(&cfg.AccessLog, "access-log", envOr("HANGAR_ACCESS_LOG", "true") != "false", "log one line per RPC: method, code, duration, player, match, request id (env HANGAR_ACCESS_LOG)")
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr("HANGAR_LOG_FORMAT", "text"), "log lines as text or json (env HANGAR_LOG_FORMAT)")
+	fs.StringVar(&cfg.OTLPEndpoint, "otlp-endpoint", envOr("HANGAR_OTLP_ENDPOINT", os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")), "OTLP/gRPC collector for trace spans, host:port or http://host:port for cleartext (env HANGAR_OTLP_ENDPOINT, or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); empty: no tracing")
+	fs.Float64Var(&cfg.TraceRatio, "trace-ratio", 1, "share of new traces sampled, 0 to 1 (a client's propagated decision is kept)")
 	refl := fs.Bool("reflection", envOr("HANGAR_REFLECTION", "true") != "false", "serve the gRPC reflection service, which lets tools such as grpcurl list and call the API without proto files (env HANGAR_REFLECTION)")
 	cors := fs.String("cors-origins", os.Getenv("HANGAR_CORS_ORIGINS"), "comma-separated origins whose pages may call the HTTP API, e.g. https://app.example; * allows any (env HANGAR_CORS_ORIGINS); empty: CORS off")
 	lim := service.DefaultLimits()
@@ -164,6 +170,9 @@ func parseConfig(name string, args []string) (Config, error) {
 	}
 	cfg.Service.Limits = &lim
 	cfg.NoReflection = !*refl
+	if cfg.TraceRatio < 0 || cfg.TraceRatio > 1 {
+		return cfg, fmt.Errorf("--trace-ratio must be between 0 and 1, not %v", cfg.TraceRatio)
+	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return cfg, fmt.Errorf("--log-format must be text or json, not %q", cfg.LogFormat)
 	}

@@ -12,7 +12,9 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +34,8 @@ import (
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/sqlite"
+	"github.com/hangarhq/hangar/tracing"
+	"github.com/hangarhq/hangar/web"
 )
 
 // Config is what a Hangar node needs to serve.
@@ -70,6 +74,18 @@ type Config struct {
 	AccessLog bool
 	// LogFormat is "text" or "json" (hangar serve's logger).
 	LogFormat string
+	// OTLPEndpoint, when set, sends a trace span per RPC, with the store's
+	// calls under it, to this OTLP/gRPC collector ("host:port", or
+	// http://host:port for cleartext). TraceRatio is the share of new
+	// traces sampled (the flag's default is 1, all); a trace the client
+	// propagated keeps the client's decision.
+	OTLPEndpoint string
+	TraceRatio   float64
+	// Tracer replaces the OTLP exporter (tests).
+	Tracer *tracing.Tracer
+	// StoreProbe is how often the node checks that its store answers, for
+	// the health service (default 2s).
+	StoreProbe time.Duration
 	// Conn bounds connections and messages; zero fields take the
 	// defaults of defaultConnLimits.
 	Conn ConnLimits
@@ -178,6 +194,8 @@ type Main struct {
 	self     hangarv1.MatchServiceClient
 	httpWG   sync.WaitGroup
 	stats    *metrics.Metrics
+	probe    context.CancelFunc
+	tracer   *tracing.Tracer
 	admin    *http.Server
 	adminL   net.Listener
 	done     chan error // each grpc.Serve's result
@@ -232,14 +250,25 @@ func (m *Main) Start(ctx context.Context) error {
 	opts.Limits = &lim
 	conn := m.Config.Conn.withDefaults()
 	m.stats = metrics.New()
+	if opts.Observe == nil {
+		opts.Observe = m.stats.Observer()
+	}
 	if opts.Feed != nil {
 		opts.Feed = m.stats.Feed(opts.Feed)
 	}
-	m.svc = service.New(m.stats.Store(st), m.Log, opts)
+	m.tracer = m.Config.Tracer
+	if m.tracer == nil && m.Config.OTLPEndpoint != "" {
+		if m.tracer, err = tracing.OTLP(ctx, m.Config.OTLPEndpoint, m.Config.TraceRatio, version()); err != nil {
+			lis.Close()
+			st.Close()
+			return err
+		}
+	}
+	m.svc = service.New(m.stats.Store(m.tracer.Store(st)), m.Log, opts)
 	// The metrics' interceptors come first: they see every code.
-	m.grpc = grpc.NewServer(slices.Concat(m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy(conn))...)
+	m.grpc = grpc.NewServer(slices.Concat(m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy(conn))...)
 	m.svc.Register(m.grpc)
-	m.selfGRPC = grpc.NewServer(slices.Concat(m.stats.ServerOptions(), m.svc.ServerOptions(),
+	m.selfGRPC = grpc.NewServer(slices.Concat(m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(),
 		[]grpc.ServerOption{grpc.MaxRecvMsgSize(conn.MaxRecvMsgSize)})...)
 	m.svc.Register(m.selfGRPC)
 	m.health = health.NewServer()
@@ -260,7 +289,7 @@ func (m *Main) Start(ctx context.Context) error {
 		st.Close()
 		return err
 	}
-	h, err := m.httpHandler(m.grpc, nil)
+	h, err := m.httpHandler(m.grpc, web.Handler())
 	if err == nil {
 		m.inproc = bufconn.Listen(1 << 20)
 		m.selfCC, err = dialSelf(m.inproc)
@@ -298,10 +327,20 @@ func (m *Main) Start(ctx context.Context) error {
 			}
 		}()
 	}
+	var names []string
+	for name := range m.grpc.GetServiceInfo() {
+		if strings.HasPrefix(name, "hangar.") {
+			names = append(names, name)
+			m.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+		}
+	}
+	pctx, cancel := context.WithCancel(context.Background())
+	m.probe = cancel
+	go m.probeStore(pctx, names)
 	m.Log.Info("hangar serving", "addr", lis.Addr().String(), "store", m.name, "tls", tlsCfg != nil,
 		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
 		"reflection", !m.Config.NoReflection, "cors_origins", m.Config.CORSOrigins,
-		"cross_node", opts.Feed != nil, "access_log", opts.AccessLog != nil, "games", len(opts.Games))
+		"cross_node", opts.Feed != nil, "access_log", opts.AccessLog != nil, "otlp", m.Config.OTLPEndpoint, "games", len(opts.Games))
 	m.httpWG.Add(1)
 	go func() {
 		defer m.httpWG.Done()
@@ -365,6 +404,57 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 	return cfg, nil
 }
 
+// version is the module's version as built, for traces.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// probeStore keeps the health of Hangar's services in step with the store:
+// NOT_SERVING while the store does not answer (a database outage: calls
+// would fail with UNAVAILABLE), SERVING again when it does. The overall
+// health ("") stays SERVING until the node drains: it says the process is
+// alive, and restarting it would not bring the database back.
+func (m *Main) probeStore(ctx context.Context, names []string) {
+	every := m.Config.StoreProbe
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	up := true
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cctx, cancel := context.WithTimeout(ctx, min(every, time.Second))
+		_, err := m.store.Match(cctx, "m_health_probe")
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		ok := err == nil || errors.Is(err, store.ErrNotFound)
+		if ok == up {
+			continue
+		}
+		up = ok
+		st := healthpb.HealthCheckResponse_SERVING
+		if !ok {
+			st = healthpb.HealthCheckResponse_NOT_SERVING
+			m.Log.Warn("the store does not answer: Hangar's services report NOT_SERVING", "err", err)
+		} else {
+			m.Log.Info("the store answers again: Hangar's services report SERVING")
+		}
+		for _, name := range names {
+			m.health.SetServingStatus(name, st)
+		}
+	}
+}
+
 // AdminAddr is the admin listener's address, or "" without one.
 func (m *Main) AdminAddr() string {
 	if m.adminL == nil {
@@ -407,6 +497,7 @@ func (m *Main) Shutdown(ctx context.Context) {
 }
 
 func (m *Main) shutdown(ctx context.Context) {
+	m.probe()
 	m.health.Shutdown()
 	if m.Config.DrainGrace > 0 {
 		select {
@@ -447,12 +538,16 @@ func (m *Main) shutdown(ctx context.Context) {
 	m.svc.Close()
 	m.waitServe()
 	m.store.Close()
+	if err := m.tracer.Shutdown(ctx); err != nil {
+		m.Log.Warn("flush traces", "err", err)
+	}
 	m.closeAdmin()
 }
 
 // Kill stops the node at once, as a crash would (tests).
 func (m *Main) Kill() {
 	m.stop.Do(func() {
+		m.probe()
 		m.closeListeners()
 		m.grpc.Stop()
 		m.selfGRPC.Stop()

@@ -160,12 +160,22 @@ func StartCluster() (*Cluster, error) {
 // Restart stops the cluster (fast shutdown, cutting every connection) and
 // starts it again on the same port.
 func (c *Cluster) Restart() error {
-	data := filepath.Join(c.Dir, "data")
-	if err := c.run("pg_ctl", "-D", data, "-m", "fast", "-w", "stop"); err != nil {
+	if err := c.Down(); err != nil {
 		return err
 	}
+	return c.Up()
+}
+
+// Down stops the server (fast shutdown, cutting every connection), keeping
+// its data for Up.
+func (c *Cluster) Down() error {
+	return c.run("pg_ctl", "-D", filepath.Join(c.Dir, "data"), "-m", "fast", "-w", "stop")
+}
+
+// Up starts the server again on its port.
+func (c *Cluster) Up() error {
 	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300", c.Port, c.Dir)
-	return c.run("pg_ctl", "-D", data, "-l", filepath.Join(c.Dir, "log"), "-o", opts, "-w", "start")
+	return c.run("pg_ctl", "-D", filepath.Join(c.Dir, "data"), "-l", filepath.Join(c.Dir, "log"), "-o", opts, "-w", "start")
 }
 
 // Stop stops the cluster and removes its directory.

@@ -1,0 +1,738 @@
+// Package play is a line-oriented terminal client of a Hangar server: it
+// creates, joins or watches a match over gRPC (through the generated client
+// in api/, never the engines), draws the board after each event, prints a
+// line per event, asks the player for a roll or a numbered move when it is
+// their turn and ends with the final ranking.
+//
+// It draws Aeroplane Chess on the grid of MatchService.GetBoard and
+// Carcassonne as a map of the tiles laid; both games are played by choosing
+// one of the legal moves the server lists.
+package play
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+)
+
+// Config says what to play and where.
+type Config struct {
+	// Addr is the server's gRPC address, host:port.
+	Addr string
+	// TLS, when set, dials the server over TLS with it (nil: cleartext).
+	TLS *tls.Config
+	// Name is the display name of a player created for this client.
+	Name string
+	// Token is a bearer token to play with; empty: the one kept in
+	// TokenFile, else a new player's.
+	Token string
+	// TokenFile keeps the token of the player this client created, so that
+	// the next run is the same player (empty: not kept).
+	TokenFile string
+
+	// Create opens a match of Game with Seats seats, Bots of them bots.
+	Create bool
+	Game   hangarv1.Game
+	Seats  int
+	Bots   int
+	// Join joins the match of that id (or resumes it when already seated).
+	Join string
+	// Watch watches the match of that id without playing.
+	Watch string
+
+	// Colour draws with ANSI colours.
+	Colour bool
+	In     io.Reader
+	Out    io.Writer
+}
+
+// coalesceWindow is how long after an event the client waits for the next
+// one before it draws the board: the events of one command arrive within
+// it, and the board is drawn once for them.
+const coalesceWindow = 30 * time.Millisecond
+
+// errQuit ends a session at the player's request.
+var errQuit = errors.New("quit")
+
+// Run plays or watches one match to its end (or until the player quits,
+// or ctx ends). It returns the first error a server call gave that the
+// client could not get past.
+func Run(ctx context.Context, cfg Config) error {
+	modes := 0
+	for _, on := range []bool{cfg.Create, cfg.Join != "", cfg.Watch != ""} {
+		if on {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return errors.New("choose one of -create, -join MATCH_ID and -watch MATCH_ID")
+	}
+	creds := insecure.NewCredentials()
+	if cfg.TLS != nil {
+		creds = credentials.NewTLS(cfg.TLS)
+	}
+	conn, err := grpc.NewClient(cfg.Addr, grpc.WithTransportCredentials(creds))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	s := &session{
+		cfg:     cfg,
+		out:     bufio.NewWriter(cfg.Out),
+		p:       painter{on: cfg.Colour},
+		players: hangarv1.NewPlayerServiceClient(conn),
+		matches: hangarv1.NewMatchServiceClient(conn),
+		moves:   hangarv1.NewMoveServiceClient(conn),
+		seat:    -1,
+	}
+	defer s.out.Flush()
+	var b [6]byte
+	rand.Read(b[:])
+	s.reqPrefix = "play-" + hex.EncodeToString(b[:])
+	err = s.run(ctx)
+	if errors.Is(err, errQuit) {
+		s.printf("left the client; the match goes on without it (hangar play -join %s resumes)\n", s.matchID)
+		return nil
+	}
+	return err
+}
+
+// session is one client's view of one match. Only the goroutine running
+// run writes to out.
+type session struct {
+	cfg     Config
+	out     *bufio.Writer
+	p       painter
+	players hangarv1.PlayerServiceClient
+	matches hangarv1.MatchServiceClient
+	moves   hangarv1.MoveServiceClient
+	ctx     context.Context // carries the token
+
+	me      string // player id
+	matchID string
+	game    hangarv1.Game
+	seat    int32 // the player's seat, -1 when watching
+	match   *hangarv1.Match
+	seats   map[int32]*hangarv1.Seat
+	board   *aeroplanev1.Board // nil until GetBoard answers
+	noBoard string             // why there is no board to draw
+
+	// last is the newest watch response: version, status, turn, phase.
+	last    *hangarv1.WatchMatchResponse
+	lastDie int32
+	ended   *hangarv1.MatchEnded
+
+	prompted  int64 // version of the last prompt
+	pending   *prompt
+	reqPrefix string
+	reqN      int
+}
+
+// prompt is a question put to the player, for the match at version.
+type prompt struct {
+	version int64
+	roll    bool
+	moves   []*hangarv1.GameMove
+}
+
+func (s *session) printf(format string, args ...any) { fmt.Fprintf(s.out, format, args...) }
+
+func (s *session) run(ctx context.Context) error {
+	if err := s.login(ctx); err != nil {
+		return err
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	s.loadBoard()
+	m := s.match
+	s.last = &hangarv1.WatchMatchResponse{Version: m.GetVersion(), Status: m.GetStatus(), Phase: phaseOf(m)}
+	if m.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_ACTIVE && m.GetTurnSeat() >= 0 {
+		t := m.GetTurnSeat()
+		s.last.TurnSeat = &t
+	}
+	if err := s.redraw(); err != nil {
+		return err
+	}
+
+	watchCtx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	events := make(chan watched)
+	go s.watch(watchCtx, m.GetVersion(), events)
+	var lines chan string
+	if s.seat >= 0 && s.cfg.In != nil {
+		lines = make(chan string)
+		go readLines(watchCtx, s.cfg.In, lines)
+	}
+	if err := s.maybePrompt(); err != nil {
+		return err
+	}
+	for {
+		s.out.Flush()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case w, ok := <-events:
+			// One command's events come together: draw the board once,
+			// after the last of them.
+			over := false
+			for {
+				if !ok {
+					over = true
+					break
+				}
+				if w.err != nil {
+					return w.err
+				}
+				s.show(w.resp)
+				coalesce := time.NewTimer(coalesceWindow)
+				select {
+				case w, ok = <-events:
+					coalesce.Stop()
+					continue
+				case <-coalesce.C:
+				}
+				break
+			}
+			if err := s.redraw(); err != nil {
+				return err
+			}
+			if over {
+				s.final()
+				return nil
+			}
+			if err := s.maybePrompt(); err != nil {
+				return err
+			}
+		case line, ok := <-lines:
+			if !ok {
+				lines = nil
+				s.printf("input closed: watching on (Ctrl-C ends the client)\n")
+				continue
+			}
+			if err := s.answer(strings.TrimSpace(line)); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// login finds the player's token and id: the given token, the kept one, or
+// a new player's.
+func (s *session) login(ctx context.Context) error {
+	tok := s.cfg.Token
+	kept := false
+	if tok == "" && s.cfg.TokenFile != "" {
+		tok = readToken(s.cfg.TokenFile)
+		kept = tok != ""
+	}
+	if tok != "" {
+		s.ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+tok)
+		r, err := s.players.GetPlayer(s.ctx, &hangarv1.GetPlayerRequest{})
+		if err == nil {
+			s.me = r.GetPlayer().GetPlayerId()
+			s.printf("playing as %s (%s)\n", r.GetPlayer().GetDisplayName(), s.me)
+			return nil
+		}
+		if !kept || status.Code(err) != codes.Unauthenticated {
+			return fmt.Errorf("check token: %w", err)
+		}
+		// The kept token belongs to another server (or its database was
+		// reset): register afresh.
+	}
+	name := s.cfg.Name
+	if name == "" {
+		name = "player"
+	}
+	r, err := s.players.CreatePlayer(ctx, &hangarv1.CreatePlayerRequest{DisplayName: name, RequestId: s.reqPrefix + "-player-" + strconv.FormatInt(time.Now().UnixNano(), 36)})
+	if err != nil {
+		return fmt.Errorf("create player: %w", err)
+	}
+	tok = r.GetToken()
+	s.me = r.GetPlayer().GetPlayerId()
+	s.ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+tok)
+	s.printf("registered %s (%s)\n", r.GetPlayer().GetDisplayName(), s.me)
+	if s.cfg.TokenFile != "" {
+		if err := writeToken(s.cfg.TokenFile, tok); err != nil {
+			s.printf("could not keep the token: %v\n", err)
+		} else {
+			s.printf("token kept in %s\n", s.cfg.TokenFile)
+		}
+	}
+	return nil
+}
+
+// enter creates, joins or opens the match and reads it.
+func (s *session) enter() error {
+	switch {
+	case s.cfg.Create:
+		game := s.cfg.Game
+		if game == hangarv1.Game_GAME_UNSPECIFIED {
+			game = hangarv1.Game_GAME_AEROPLANE
+		}
+		r, err := s.matches.CreateMatch(s.ctx, &hangarv1.CreateMatchRequest{
+			Game: game, SeatCount: int32(s.cfg.Seats), BotSeats: int32(s.cfg.Bots), RequestId: s.req("create"),
+		})
+		if err != nil {
+			return fmt.Errorf("create match: %w", err)
+		}
+		s.matchID = r.GetMatch().GetMatchId()
+		s.printf("created match %s\n", s.matchID)
+		if r.GetMatch().GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_OPEN {
+			s.printf("waiting for players: hangar play -addr %s -join %s\n", s.cfg.Addr, s.matchID)
+		}
+	case s.cfg.Join != "":
+		s.matchID = s.cfg.Join
+		m, err := s.get(0)
+		if err != nil {
+			return err
+		}
+		if seatOf(m, s.me) < 0 {
+			if _, err := s.matches.JoinMatch(s.ctx, &hangarv1.JoinMatchRequest{MatchId: s.matchID, RequestId: s.req("join")}); err != nil {
+				return fmt.Errorf("join match: %w", err)
+			}
+			s.printf("joined match %s\n", s.matchID)
+		} else {
+			s.printf("back in match %s\n", s.matchID)
+		}
+	default:
+		s.matchID = s.cfg.Watch
+	}
+	m, err := s.get(0)
+	if err != nil {
+		return err
+	}
+	s.game = m.GetGame()
+	if s.cfg.Watch == "" {
+		s.seat = seatOf(m, s.me)
+	}
+	return nil
+}
+
+// loadBoard reads the Aeroplane Chess board; without it the client still
+// plays, listing the planes instead of drawing them.
+func (s *session) loadBoard() {
+	if s.game != hangarv1.Game_GAME_AEROPLANE {
+		return
+	}
+	r, err := s.matches.GetBoard(s.ctx, &hangarv1.GetBoardRequest{Game: s.game})
+	if err != nil {
+		s.noBoard = fmt.Sprintf("no board to draw (GetBoard: %s)", status.Code(err))
+		return
+	}
+	s.board = r.GetBoard().GetAeroplane()
+	if s.board == nil || len(s.board.GetSquares()) == 0 {
+		s.board, s.noBoard = nil, "no board to draw (GetBoard sent none)"
+	}
+}
+
+// phaseOf is the phase of a match's game in the words of
+// WatchMatchResponse.phase.
+func phaseOf(m *hangarv1.Match) string {
+	if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE && m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+		return ""
+	}
+	var name string
+	switch st := m.GetState().GetGame().(type) {
+	case *hangarv1.GameState_Aeroplane:
+		name = st.Aeroplane.GetPhase().String()
+		if name == "PHASE_START_ROLL" {
+			return "start"
+		}
+	case *hangarv1.GameState_Carcassonne:
+		name = st.Carcassonne.GetPhase().String()
+	}
+	return strings.ToLower(strings.TrimPrefix(name, "PHASE_"))
+}
+
+func seatOf(m *hangarv1.Match, player string) int32 {
+	for _, st := range m.GetSeats() {
+		if st.GetPlayerId() == player && st.GetStatus() == hangarv1.SeatStatus_SEAT_STATUS_PLAYER {
+			return st.GetSeat()
+		}
+	}
+	return -1
+}
+
+// get reads the match, as it stood after version (0: now), and keeps it.
+func (s *session) get(version int64) (*hangarv1.Match, error) {
+	r, err := s.matches.GetMatch(s.ctx, &hangarv1.GetMatchRequest{MatchId: s.matchID, AtVersion: version})
+	if err != nil {
+		return nil, fmt.Errorf("get match: %w", err)
+	}
+	s.match = r.GetMatch()
+	s.seats = map[int32]*hangarv1.Seat{}
+	for _, st := range s.match.GetSeats() {
+		s.seats[st.GetSeat()] = st
+	}
+	return s.match, nil
+}
+
+func (s *session) req(what string) string {
+	s.reqN++
+	return fmt.Sprintf("%s-%s-%d", s.reqPrefix, what, s.reqN)
+}
+
+// watched is one item of the watch stream: a response or the error that
+// ended it.
+type watched struct {
+	resp *hangarv1.WatchMatchResponse
+	err  error
+}
+
+// watch streams the match's events after seq into out, reconnecting after
+// UNAVAILABLE from the last seq seen; it closes out when the match is over.
+func (s *session) watch(ctx context.Context, after int64, out chan<- watched) {
+	failures := 0
+	for {
+		stream, err := s.matches.WatchMatch(ctx, &hangarv1.WatchMatchRequest{MatchId: s.matchID, AfterSeq: after})
+		for err == nil {
+			var r *hangarv1.WatchMatchResponse
+			r, err = stream.Recv()
+			if err != nil {
+				break
+			}
+			failures = 0
+			after = r.GetVersion()
+			select {
+			case out <- watched{resp: r}:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			close(out)
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if status.Code(err) != codes.Unavailable || failures >= 10 {
+			select {
+			case out <- watched{err: fmt.Errorf("watch match: %w", err)}:
+			case <-ctx.Done():
+			}
+			return
+		}
+		failures++
+		select {
+		case <-time.After(time.Duration(failures) * 200 * time.Millisecond):
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// readLines sends the lines of in to out, closing it at the end of in.
+func readLines(ctx context.Context, in io.Reader, out chan<- string) {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		select {
+		case out <- sc.Text():
+		case <-ctx.Done():
+			return
+		}
+	}
+	close(out)
+}
+
+// show prints the line of one event and notes what it changed.
+func (s *session) show(r *hangarv1.WatchMatchResponse) {
+	s.last = r
+	ev := r.GetEvent()
+	if e := ev.GetMatchEnded(); e != nil {
+		s.ended = e
+	}
+	if a := ev.GetAeroplane(); a != nil && a.GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED {
+		s.lastDie = a.GetDie()
+	}
+	if ev.GetPlayerJoined() != nil || ev.GetPlayerLeft() != nil || ev.GetSeatHandedToBot() != nil || ev.GetMatchStarted() != nil {
+		// Names and seats change: read them before the line names them.
+		if _, err := s.get(r.GetVersion()); err != nil {
+			s.printf("%v\n", err)
+		}
+	}
+	s.printf("%s %s\n", s.p.paint(fmt.Sprintf("#%-4d", ev.GetSeq()), "2"), s.eventLine(ev))
+}
+
+// eventLine is one event in words.
+func (s *session) eventLine(ev *hangarv1.Event) string {
+	switch b := ev.GetBody().(type) {
+	case *hangarv1.Event_MatchCreated:
+		return fmt.Sprintf("match created: %s, %d seats", gameName(b.MatchCreated.GetGame()), b.MatchCreated.GetSeatCount())
+	case *hangarv1.Event_PlayerJoined:
+		who := b.PlayerJoined.GetDisplayName()
+		if b.PlayerJoined.GetBot() {
+			who = "a bot"
+		}
+		return fmt.Sprintf("%s takes seat %d as %s", who, b.PlayerJoined.GetSeat(), s.seatName(b.PlayerJoined.GetSeat()))
+	case *hangarv1.Event_PlayerLeft:
+		if b.PlayerLeft.GetForfeited() {
+			return fmt.Sprintf("%s forfeits: a bot plays the seat on", s.seatName(b.PlayerLeft.GetSeat()))
+		}
+		return fmt.Sprintf("seat %d is free again", b.PlayerLeft.GetSeat())
+	case *hangarv1.Event_MatchStarted:
+		var names []string
+		for _, st := range b.MatchStarted.GetSeats() {
+			names = append(names, s.seatName(st))
+		}
+		return "match started: " + strings.Join(names, ", ")
+	case *hangarv1.Event_MatchEnded:
+		if b.MatchEnded.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			return "match ended: " + statusName(b.MatchEnded.GetStatus())
+		}
+		return "match over"
+	case *hangarv1.Event_TurnTimedOut:
+		return fmt.Sprintf("%s ran out of time: the server plays the turn (%d in a row)", s.seatName(b.TurnTimedOut.GetSeat()), b.TurnTimedOut.GetConsecutive())
+	case *hangarv1.Event_SeatHandedToBot:
+		return fmt.Sprintf("%s is handed to a bot for good", s.seatName(b.SeatHandedToBot.GetSeat()))
+	case *hangarv1.Event_Aeroplane:
+		return s.aeroplaneEvent(b.Aeroplane)
+	case *hangarv1.Event_Carcassonne:
+		return s.carcassonneEvent(b.Carcassonne)
+	}
+	return "(an event this client does not know)"
+}
+
+// colour is a seat's colour name.
+func (s *session) colour(seat int32) string {
+	if s.board != nil {
+		for _, sp := range s.board.GetSeats() {
+			if sp.GetSeat() == seat && sp.GetColour() != "" {
+				return sp.GetColour()
+			}
+		}
+	}
+	pal := aeroplaneColours
+	if s.game == hangarv1.Game_GAME_CARCASSONNE {
+		pal = carcassonneColours
+	}
+	if seat >= 0 && int(seat) < len(pal) {
+		return pal[seat]
+	}
+	return "seat" + strconv.Itoa(int(seat))
+}
+
+// aeroplaneColours are the usual seat colours, should the board not say.
+var aeroplaneColours = []string{"red", "yellow", "blue", "green"}
+
+// carcassonneColours are the followers' colours of seats 0 to 4.
+var carcassonneColours = []string{"red", "blue", "green", "yellow", "black"}
+
+// seatName is a seat's colour, painted.
+func (s *session) seatName(seat int32) string {
+	c := s.colour(seat)
+	return s.p.paint(title(c), fg(c), "1")
+}
+
+// player is who holds a seat: "Ada", "bot", "you".
+func (s *session) player(seat int32) string {
+	st := s.seats[seat]
+	switch {
+	case st == nil:
+		return "?"
+	case seat == s.seat:
+		return st.GetDisplayName() + ", you"
+	case st.GetStatus() == hangarv1.SeatStatus_SEAT_STATUS_BOT:
+		return "bot"
+	case st.GetStatus() == hangarv1.SeatStatus_SEAT_STATUS_FORFEITED:
+		return st.GetDisplayName() + ", forfeited"
+	case st.GetStatus() == hangarv1.SeatStatus_SEAT_STATUS_EMPTY:
+		return "empty"
+	}
+	return st.GetDisplayName()
+}
+
+func gameName(g hangarv1.Game) string {
+	switch g {
+	case hangarv1.Game_GAME_AEROPLANE:
+		return "Aeroplane Chess"
+	case hangarv1.Game_GAME_CARCASSONNE:
+		return "Carcassonne"
+	}
+	return g.String()
+}
+
+func statusName(st hangarv1.MatchStatus) string {
+	return strings.ToLower(strings.TrimPrefix(st.String(), "MATCH_STATUS_"))
+}
+
+// redraw reads the match as of the last event and draws it.
+func (s *session) redraw() error {
+	m, err := s.get(s.last.GetVersion())
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("\n")
+	head := fmt.Sprintf("%s  %s  v%d  %s", s.p.paint(gameName(m.GetGame()), "1"), m.GetMatchId(), m.GetVersion(), statusName(m.GetStatus()))
+	if s.last.TurnSeat != nil && m.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+		head += fmt.Sprintf("  turn: %s (%s)", s.seatName(s.last.GetTurnSeat()), s.player(s.last.GetTurnSeat()))
+	}
+	if s.last.GetPhase() != "" {
+		head += "  phase: " + s.last.GetPhase()
+	}
+	b.WriteString(head + "\n")
+	switch {
+	case m.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_OPEN:
+		for _, st := range m.GetSeats() {
+			fmt.Fprintf(&b, "  seat %d: %s\n", st.GetSeat(), s.player(st.GetSeat()))
+		}
+	case m.GetState().GetAeroplane() != nil:
+		s.drawAeroplane(&b, m.GetState().GetAeroplane())
+	case m.GetState().GetCarcassonne() != nil:
+		s.drawCarcassonne(&b, m.GetState().GetCarcassonne())
+	}
+	s.out.WriteString(b.String())
+	return nil
+}
+
+// maybePrompt asks the player to act when it is their turn and they have
+// not been asked at this version.
+func (s *session) maybePrompt() error {
+	if s.pending != nil && s.last.GetVersion() > s.pending.version {
+		// The match moved on without the player (a turn clock fired).
+		s.pending = nil
+		s.printf("(the turn moved on without you)\n")
+	}
+	if s.seat < 0 || s.pending != nil || s.last.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE ||
+		s.last.TurnSeat == nil || s.last.GetTurnSeat() != s.seat || s.last.GetVersion() <= s.prompted {
+		return nil
+	}
+	r, err := s.moves.ListLegalMoves(s.ctx, &hangarv1.ListLegalMovesRequest{MatchId: s.matchID})
+	if err != nil {
+		return fmt.Errorf("list legal moves: %w", err)
+	}
+	switch {
+	case len(r.GetMoves()) > 0:
+		s.pending = &prompt{version: r.GetVersion(), moves: r.GetMoves()}
+		s.printf("%s, your move%s:\n", s.seatName(s.seat), dieText(r.GetDie()))
+		for i, mv := range r.GetMoves() {
+			s.printf("  %d) %s\n", i+1, s.moveText(mv, r.GetDie()))
+		}
+		s.printf("choose a move 1-%d> ", len(r.GetMoves()))
+	case r.GetEmptyReason() == hangarv1.EmptyReason_EMPTY_REASON_ROLL_FIRST:
+		s.pending = &prompt{version: r.GetVersion(), roll: true}
+		s.printf("%s, your turn: [r]oll> ", s.seatName(s.seat))
+	default:
+		return nil
+	}
+	s.prompted = max(r.GetVersion(), s.last.GetVersion())
+	return nil
+}
+
+func dieText(die int32) string {
+	if die == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (die %d)", die)
+}
+
+func (s *session) moveText(mv *hangarv1.GameMove, die int32) string {
+	switch g := mv.GetGame().(type) {
+	case *hangarv1.GameMove_Aeroplane:
+		return s.aeroplaneMove(g.Aeroplane, die)
+	case *hangarv1.GameMove_Carcassonne:
+		return s.carcassonneMove(g.Carcassonne)
+	}
+	return "?"
+}
+
+// answer acts on one line the player typed.
+func (s *session) answer(line string) error {
+	if line == "q" || line == "quit" {
+		return errQuit
+	}
+	p := s.pending
+	if p == nil {
+		if line != "" {
+			s.printf("not your turn: wait for the prompt (q quits)\n")
+		}
+		return nil
+	}
+	var err error
+	switch {
+	case p.roll:
+		if line != "" && line != "r" && line != "roll" {
+			s.printf("type r and Enter to roll (q quits)> ")
+			return nil
+		}
+		var r *hangarv1.RollResponse
+		r, err = s.moves.Roll(s.ctx, &hangarv1.RollRequest{MatchId: s.matchID, ExpectedVersion: p.version, RequestId: s.req("roll")})
+		if err == nil {
+			s.printf("you rolled %d\n", r.GetDie())
+		}
+	default:
+		n, perr := strconv.Atoi(line)
+		if perr != nil || n < 1 || n > len(p.moves) {
+			s.printf("type a number from 1 to %d (q quits)> ", len(p.moves))
+			return nil
+		}
+		_, err = s.moves.Move(s.ctx, &hangarv1.MoveRequest{MatchId: s.matchID, ExpectedVersion: p.version, RequestId: s.req("move"), Move: p.moves[n-1]})
+	}
+	s.pending = nil
+	switch status.Code(err) {
+	case codes.OK:
+		return nil
+	case codes.Aborted, codes.FailedPrecondition:
+		// The match moved on meanwhile (a turn clock, another client of
+		// the same player): ask afresh.
+		s.printf("the match moved on (%s); asking again\n", status.Code(err))
+		s.prompted = 0
+		return s.maybePrompt()
+	}
+	return err
+}
+
+// final prints the ranking the match ended with.
+func (s *session) final() {
+	e := s.ended
+	if e == nil {
+		// Watched after its end: the seats hold the places.
+		e = &hangarv1.MatchEnded{Status: s.match.GetStatus()}
+		seats := slices.Clone(s.match.GetSeats())
+		slices.SortStableFunc(seats, func(a, b *hangarv1.Seat) int { return cmp.Compare(a.GetPlace(), b.GetPlace()) })
+		for _, st := range seats {
+			if st.GetPlace() > 0 {
+				e.Ranking = append(e.Ranking, st.GetSeat())
+				e.Places = append(e.Places, st.GetPlace())
+			}
+		}
+	}
+	if e.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+		s.printf("\nthe match ended: %s\n", statusName(e.GetStatus()))
+		return
+	}
+	s.printf("\n%s\n", s.p.paint("Final ranking:", "1"))
+	for i, seat := range e.GetRanking() {
+		place := int32(i + 1)
+		if i < len(e.GetPlaces()) {
+			place = e.GetPlaces()[i]
+		}
+		line := fmt.Sprintf("  %d. %s (%s)", place, s.seatName(seat), s.player(seat))
+		if i < len(e.GetScores()) {
+			line += fmt.Sprintf("  %d points", e.GetScores()[i])
+		}
+		s.printf("%s\n", line)
+	}
+}

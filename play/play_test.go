@@ -1,0 +1,213 @@
+package play
+
+import (
+	"bufio"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+)
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// tinyBoard is a board of the proto's shape: a ring of loop squares with
+// seat 0's hangar and launch area beside it and the centre inside.
+//
+//	x: 1 3 5 7
+//	y0 H L . .
+//	y1   . C .
+//	y2   . . .
+func tinyBoard() *aeroplanev1.Board {
+	sq := func(i int32, kind aeroplanev1.SquareKind, colour, x, y int32) *aeroplanev1.Square {
+		return &aeroplanev1.Square{Index: i, Kind: kind, ColourSeat: colour, X: x, Y: y, Loop: -1, EntrySeat: -1, CrossedBySeat: -1}
+	}
+	loop := aeroplanev1.SquareKind_SQUARE_KIND_LOOP
+	return &aeroplanev1.Board{
+		Width: 8, Height: 3,
+		Squares: []*aeroplanev1.Square{
+			sq(0, aeroplanev1.SquareKind_SQUARE_KIND_HANGAR, 0, 1, 0),
+			sq(1, aeroplanev1.SquareKind_SQUARE_KIND_LAUNCH, 0, 3, 0),
+			sq(2, loop, 0, 5, 0),
+			sq(3, loop, 2, 7, 0),
+			sq(4, loop, 0, 7, 1),
+			sq(5, loop, 2, 7, 2),
+			sq(6, loop, 0, 5, 2),
+			sq(7, loop, 2, 3, 2),
+			sq(8, loop, 0, 3, 1),
+			sq(9, aeroplanev1.SquareKind_SQUARE_KIND_CENTRE, -1, 5, 1),
+		},
+		Seats: []*aeroplanev1.SeatPath{
+			{Seat: 0, Colour: "red", Path: []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+			{Seat: 1, Colour: "yellow"},
+			{Seat: 2, Colour: "blue", Path: []int32{0, 1, 5, 6, 7, 8, 2, 3, 4, 9}},
+			{Seat: 3, Colour: "green"},
+		},
+	}
+}
+
+func testSession(colour bool) (*session, *strings.Builder) {
+	var out strings.Builder
+	s := &session{
+		p:     painter{on: colour},
+		out:   bufio.NewWriter(&out),
+		board: tinyBoard(),
+		seat:  0,
+		game:  hangarv1.Game_GAME_AEROPLANE,
+		seats: map[int32]*hangarv1.Seat{
+			0: {Seat: 0, Status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, DisplayName: "Ada"},
+			2: {Seat: 2, Status: hangarv1.SeatStatus_SEAT_STATUS_BOT},
+		},
+		last: &hangarv1.WatchMatchResponse{},
+	}
+	return s, &out
+}
+
+func planes(ps ...[3]int32) []*aeroplanev1.Plane {
+	var out []*aeroplanev1.Plane
+	for _, p := range ps {
+		out = append(out, &aeroplanev1.Plane{Seat: p[0], Index: p[1], Position: p[2]})
+	}
+	return out
+}
+
+// TestAeroplaneGrid: squares at their x, y two cells wide (a square
+// centred on x covers cells x-1 and x), planes on the squares of their
+// seat's path, several planes of a seat as their count.
+func TestAeroplaneGrid(t *testing.T) {
+	s, _ := testSession(false)
+	st := &aeroplanev1.State{Seats: []int32{0, 2}, Planes: planes(
+		[3]int32{0, 0, -1}, [3]int32{0, 1, -1}, // Red 0 and 1 in the hangar
+		[3]int32{0, 2, 2}, // Red 2 on path index 2: square 3
+		[3]int32{2, 1, 1}, // Blue 1 on its path index 1: square 5
+	)}
+	got := s.aeroplaneGrid(st)
+	want := "" +
+		"  2R^^r.R2\n" +
+		"    r.()r.\n" +
+		"    b.r.B1\n"
+	if got != want {
+		t.Fatalf("grid:\n%s\nwant:\n%s", got, want)
+	}
+	s.p.on = true
+	coloured := s.aeroplaneGrid(st)
+	if !strings.Contains(coloured, "\x1b[41;97;1mR2\x1b[0m") || !strings.Contains(coloured, "\x1b[44;97;1mB1\x1b[0m") {
+		t.Errorf("planes not in their colours:\n%q", coloured)
+	}
+	if plain := ansi.ReplaceAllString(coloured, ""); !strings.Contains(plain, "[]()[]") {
+		t.Errorf("coloured grid without its loop squares:\n%s", plain)
+	}
+}
+
+// TestAeroplaneMoveText: a legal move with its preview in words.
+func TestAeroplaneMoveText(t *testing.T) {
+	s, _ := testSession(false)
+	ref := func(seat, i int32) *aeroplanev1.PlaneRef { return &aeroplanev1.PlaneRef{Seat: seat, Index: i} }
+	for _, c := range []struct {
+		name string
+		mv   *aeroplanev1.Move
+		die  int32
+		want string
+	}{
+		{"jump and capture", &aeroplanev1.Move{Kind: aeroplanev1.MoveKind_MOVE_KIND_ADVANCE, Plane: 2, Notation: "A2", Preview: &aeroplanev1.MovePreview{
+			Planes: []*aeroplanev1.PlaneRef{ref(0, 2)}, From: 12, To: 22, Path: []int32{13, 14, 15, 16, 17, 18, 22}, Jump: true,
+			Captures: []*aeroplanev1.PlaneRef{ref(2, 1)},
+		}}, 6, "plane 2: 12 -> 18, jump to 22, captures Blue 1"},
+		{"take off", &aeroplanev1.Move{Kind: aeroplanev1.MoveKind_MOVE_KIND_TAKE_OFF, Plane: 3, Notation: "T3", Preview: &aeroplanev1.MovePreview{
+			Planes: []*aeroplanev1.PlaneRef{ref(0, 3)}, From: -1, To: 0, Path: []int32{0},
+		}}, 6, "plane 3: take off (hangar -> launch)"},
+		{"jump then flight of a stack", &aeroplanev1.Move{Kind: aeroplanev1.MoveKind_MOVE_KIND_ADVANCE, Plane: 0, Fly: true, Notation: "A0+fly", Preview: &aeroplanev1.MovePreview{
+			Planes: []*aeroplanev1.PlaneRef{ref(0, 0), ref(0, 1)}, From: 12, To: 30, Path: []int32{13, 14, 18, 30}, Jump: true, Flight: true,
+		}}, 2, "planes 0+1: 12 -> 14, jump to 18, fly to 30"},
+		{"bounce and finish", &aeroplanev1.Move{Kind: aeroplanev1.MoveKind_MOVE_KIND_ADVANCE, Plane: 1, Notation: "A1", Preview: &aeroplanev1.MovePreview{
+			Planes: []*aeroplanev1.PlaneRef{ref(0, 1)}, From: 53, To: 56, Path: []int32{54, 55, 56}, Finishes: true,
+		}}, 3, "plane 1: home3 -> centre, finishes"},
+		{"no preview", &aeroplanev1.Move{Kind: aeroplanev1.MoveKind_MOVE_KIND_ADVANCE, Plane: 1, Notation: "A1"}, 3, "plane 1: A1"},
+		{"pass", &aeroplanev1.Move{Kind: aeroplanev1.MoveKind_MOVE_KIND_PASS, Notation: "pass"}, 3, "pass (leave the roll unused)"},
+	} {
+		if got := s.aeroplaneMove(c.mv, c.die); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestEventLines: each event is one readable line naming seats by colour.
+func TestEventLines(t *testing.T) {
+	s, _ := testSession(false)
+	ref := []*aeroplanev1.PlaneRef{{Seat: 2, Index: 1}}
+	for _, c := range []struct {
+		ev   *hangarv1.Event
+		want string
+	}{
+		{&hangarv1.Event{Body: &hangarv1.Event_Aeroplane{Aeroplane: &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_ROLLED, Seat: 0, Die: 6}}}, "Red rolls 6"},
+		{&hangarv1.Event{Body: &hangarv1.Event_Aeroplane{Aeroplane: &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_CAPTURED, Seat: 0, Planes: ref, To: 22}}}, "Red captures Blue 1 at 22: back to the hangar"},
+		{&hangarv1.Event{Body: &hangarv1.Event_Aeroplane{Aeroplane: &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_TURN_PASSED, Seat: 0, NextSeat: 2}}}, "Blue to play"},
+		{&hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{Seat: 2, Bot: true}}}, "a bot takes seat 2 as Blue"},
+		{&hangarv1.Event{Body: &hangarv1.Event_MatchStarted{MatchStarted: &hangarv1.MatchStarted{Seats: []int32{0, 2}}}}, "match started: Red, Blue"},
+	} {
+		if got := s.eventLine(c.ev); got != c.want {
+			t.Errorf("%q, want %q", got, c.want)
+		}
+	}
+	s.game, s.board = hangarv1.Game_GAME_CARCASSONNE, nil
+	ev := &hangarv1.Event{Body: &hangarv1.Event_Carcassonne{Carcassonne: &carcassonnev1.Event{Kind: carcassonnev1.EventKind_EVENT_KIND_SCORED, Seat: 1, Points: 4, FeatureKind: carcassonnev1.FeatureKind_FEATURE_KIND_CITY, X: 0, Y: -1}}}
+	if got, want := s.eventLine(ev), "Blue scores 4 for the city at 0,-1"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// TestCarcassonneMap: tiles as 3x5 cells at their x, y with rulers; a
+// follower as its seat's letter.
+func TestCarcassonneMap(t *testing.T) {
+	s, _ := testSession(false)
+	s.game, s.board = hangarv1.Game_GAME_CARCASSONNE, nil
+	city := &carcassonnev1.Feature{Index: 0, Kind: carcassonnev1.FeatureKind_FEATURE_KIND_CITY, Sides: []carcassonnev1.Side{carcassonnev1.Side_SIDE_NORTH}}
+	road := &carcassonnev1.Feature{Index: 1, Kind: carcassonnev1.FeatureKind_FEATURE_KIND_ROAD, Sides: []carcassonnev1.Side{carcassonnev1.Side_SIDE_EAST, carcassonnev1.Side_SIDE_WEST}}
+	st := &carcassonnev1.State{
+		Board: []*carcassonnev1.PlacedTile{
+			{Tile: "D", X: 0, Y: 0, Features: []*carcassonnev1.Feature{city, road}},
+			{Tile: "B", X: 1, Y: 0, Features: []*carcassonnev1.Feature{{Index: 0, Kind: carcassonnev1.FeatureKind_FEATURE_KIND_CLOISTER}}},
+		},
+		Followers: []*carcassonnev1.Follower{{Seat: 1, X: 0, Y: 0, Feature: 1}},
+	}
+	want := "" +
+		"      0    1\n" +
+		"      + C ++ . +\n" +
+		"    0 - B -. M .\n" +
+		"      + . ++ . +\n"
+	if got := s.carcassonneMap(st); got != want {
+		t.Fatalf("map:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestTokenFile: one file per server and name, readable by the user alone.
+func TestTokenFile(t *testing.T) {
+	dir := t.TempDir()
+	p := TokenFile(dir, "127.0.0.1:7350", "Ada Lovelace/x")
+	if want := filepath.Join(dir, "hangar", "tokens", "127.0.0.1_7350_Ada_Lovelace_x"); p != want {
+		t.Fatalf("TokenFile %q, want %q", p, want)
+	}
+	if readToken(p) != "" {
+		t.Fatal("a token before one was kept")
+	}
+	if err := writeToken(p, "hgr_secret"); err != nil {
+		t.Fatal(err)
+	}
+	if got := readToken(p); got != "hgr_secret" {
+		t.Fatalf("read %q", got)
+	}
+}
+
+// TestRunNeedsOneMode: exactly one of create, join and watch.
+func TestRunNeedsOneMode(t *testing.T) {
+	for _, cfg := range []Config{{}, {Create: true, Join: "m_1"}, {Join: "m_1", Watch: "m_1"}} {
+		cfg.Out = io.Discard
+		if err := Run(t.Context(), cfg); err == nil {
+			t.Errorf("Run(%+v) = nil", cfg)
+		}
+	}
+}
