@@ -458,7 +458,7 @@ func TestMaxMessageSize(t *testing.T) {
 func TestSlowWatcherIsCutOff(t *testing.T) {
 	lim := service.DefaultLimits()
 	lim.WatchBuffer, lim.WatchStall = 8, time.Second
-	n := node(t, Config{DataDir: t.TempDir(), Service: service.Options{Limits: &lim}})
+	n := node(t, Config{DataDir: t.TempDir(), AdminListen: "127.0.0.1:0", Service: service.Options{Limits: &lim}})
 	host := newClient(t, n.Addr(), "Host")
 	var id string
 	var log []*hangarv1.Event
@@ -518,6 +518,16 @@ func TestSlowWatcherIsCutOff(t *testing.T) {
 		case <-deadline:
 			t.Fatal("the cut-off watcher's queue was kept")
 		}
+	}
+	// The admin port says so too.
+	resp, err := http.Get("http://" + n.AdminAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if c, b := metric(string(body), "hangar_watch_cutoffs_total"), metric(string(body), "hangar_watch_buffered_responses"); c != 1 || b != 0 {
+		t.Fatalf("metrics: %v cut off, %v buffered; want 1 and 0", c, b)
 	}
 	// Now it reads (opens its window): what the transport held for it,
 	// then RESOURCE_EXHAUSTED; it resumes from the last seq it saw.

@@ -277,6 +277,7 @@ func (m *Main) Start(ctx context.Context) error {
 		reflection.Register(m.grpc)
 	}
 	m.stats.InitializeMetrics(m.grpc)
+	m.stats.WatchQueues(m.svc.WatchStats)
 	if m.Config.AdminListen != "" {
 		if m.adminL, err = net.Listen("tcp", m.Config.AdminListen); err != nil {
 			lis.Close()
