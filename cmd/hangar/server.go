@@ -316,6 +316,8 @@ func (m *Main) Start(ctx context.Context) error {
 	} else {
 		m.http = newHTTPServer(grpcOverHTTP2(m.grpc, h))
 		m.http.TLSConfig = tlsCfg
+		// Over TLS gRPC rides net/http's HTTP/2: the stream cap is its.
+		m.http.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: conn.MaxConcurrentStreams}
 		serveHTTP = func() error { return m.http.ServeTLS(lis, "", "") }
 	}
 	m.http.ErrorLog = slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn) // TLS handshake failures, among others
