@@ -69,13 +69,16 @@ type Limits struct {
 // connection passes on the HTTP client's address (see Limits.InProcess).
 const ClientAddrKey = "hangar-client-addr"
 
-// DefaultLimits are the limits of a production node: far above what a
-// person at a board, a bot or a spectator needs, well below what one
-// client could do to the node.
+// DefaultLimits are the limits of a production node. The request rates
+// stop a runaway client, not a fast one: a program playing through the API
+// as fast as the node answers makes hundreds of calls a second (a
+// two-player match is about 1,200 calls per seat), so only a player far
+// beyond that, or an address beyond many such players, is refused.
+// CreatePlayer, which needs no token, is held much lower.
 func DefaultLimits() Limits {
 	return Limits{
-		PlayerRate: 200, PlayerBurst: 2000,
-		AddrRate: 5000, AddrBurst: 10_000,
+		PlayerRate: 1000, PlayerBurst: 10_000,
+		AddrRate: 5000, AddrBurst: 20_000,
 		CreatePlayerRate: 5, CreatePlayerBurst: 50,
 		AddrBuckets: 100_000,
 		OpenMatches: 20,
