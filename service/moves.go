@@ -57,6 +57,13 @@ func (s *Service) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv
 			break
 		}
 	}
+	// The match the command left (not a later one a retry finds) knows
+	// the caller's moves without another call.
+	if m := out.match; req.GetIncludeLegalMoves() && m.version == resp.Version && m.status == store.StatusActive && m.play != nil {
+		if i := m.seatOf(me.ID); i >= 0 {
+			resp.LegalMoves = m.play.Legal(m.seats[i].seat).Moves
+		}
+	}
 	return resp, nil
 }
 

@@ -88,9 +88,12 @@ type RollRequest struct {
 	// expected_version must equal the match's current version.
 	ExpectedVersion int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
 	// request_id (1 to 128 characters) identifies this command for retries.
-	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// include_legal_moves asks for the moves the roll allows in the answer,
+	// saving the ListLegalMoves call that would follow.
+	IncludeLegalMoves bool `protobuf:"varint,4,opt,name=include_legal_moves,json=includeLegalMoves,proto3" json:"include_legal_moves,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *RollRequest) Reset() {
@@ -144,6 +147,13 @@ func (x *RollRequest) GetRequestId() string {
 	return ""
 }
 
+func (x *RollRequest) GetIncludeLegalMoves() bool {
+	if x != nil {
+		return x.IncludeLegalMoves
+	}
+	return false
+}
+
 type RollResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// events are the events the command appended, in order.
@@ -151,7 +161,12 @@ type RollResponse struct {
 	// version is the match's version after the command.
 	Version int64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
 	// die is the value rolled.
-	Die           int32 `protobuf:"varint,3,opt,name=die,proto3" json:"die,omitempty"`
+	Die int32 `protobuf:"varint,3,opt,name=die,proto3" json:"die,omitempty"`
+	// legal_moves, when include_legal_moves was set, are the caller's legal
+	// moves at version, as ListLegalMoves would list them: empty when the
+	// roll was passed or the turn moved on (a retried request whose match
+	// has moved on since lists none: call ListLegalMoves).
+	LegalMoves    []*GameMove `protobuf:"bytes,4,rep,name=legal_moves,json=legalMoves,proto3" json:"legal_moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -205,6 +220,13 @@ func (x *RollResponse) GetDie() int32 {
 		return x.Die
 	}
 	return 0
+}
+
+func (x *RollResponse) GetLegalMoves() []*GameMove {
+	if x != nil {
+		return x.LegalMoves
+	}
+	return nil
 }
 
 type MoveRequest struct {
@@ -446,16 +468,19 @@ var File_hangar_v1_move_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_move_proto_rawDesc = "" +
 	"\n" +
-	"\x14hangar/v1/move.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x15hangar/v1/match.proto\"r\n" +
+	"\x14hangar/v1/move.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x15hangar/v1/match.proto\"\xa2\x01\n" +
 	"\vRollRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12)\n" +
 	"\x10expected_version\x18\x02 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x03 \x01(\tR\trequestId\"d\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x12.\n" +
+	"\x13include_legal_moves\x18\x04 \x01(\bR\x11includeLegalMoves\"\x9a\x01\n" +
 	"\fRollResponse\x12(\n" +
 	"\x06events\x18\x01 \x03(\v2\x10.hangar.v1.EventR\x06events\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\x12\x10\n" +
-	"\x03die\x18\x03 \x01(\x05R\x03die\"\x9b\x01\n" +
+	"\x03die\x18\x03 \x01(\x05R\x03die\x124\n" +
+	"\vlegal_moves\x18\x04 \x03(\v2\x13.hangar.v1.GameMoveR\n" +
+	"legalMoves\"\x9b\x01\n" +
 	"\vMoveRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12)\n" +
 	"\x10expected_version\x18\x02 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
@@ -512,21 +537,22 @@ var file_hangar_v1_move_proto_goTypes = []any{
 }
 var file_hangar_v1_move_proto_depIdxs = []int32{
 	7, // 0: hangar.v1.RollResponse.events:type_name -> hangar.v1.Event
-	8, // 1: hangar.v1.MoveRequest.move:type_name -> hangar.v1.GameMove
-	7, // 2: hangar.v1.MoveResponse.events:type_name -> hangar.v1.Event
-	8, // 3: hangar.v1.ListLegalMovesResponse.moves:type_name -> hangar.v1.GameMove
-	0, // 4: hangar.v1.ListLegalMovesResponse.empty_reason:type_name -> hangar.v1.EmptyReason
-	1, // 5: hangar.v1.MoveService.Roll:input_type -> hangar.v1.RollRequest
-	3, // 6: hangar.v1.MoveService.Move:input_type -> hangar.v1.MoveRequest
-	5, // 7: hangar.v1.MoveService.ListLegalMoves:input_type -> hangar.v1.ListLegalMovesRequest
-	2, // 8: hangar.v1.MoveService.Roll:output_type -> hangar.v1.RollResponse
-	4, // 9: hangar.v1.MoveService.Move:output_type -> hangar.v1.MoveResponse
-	6, // 10: hangar.v1.MoveService.ListLegalMoves:output_type -> hangar.v1.ListLegalMovesResponse
-	8, // [8:11] is the sub-list for method output_type
-	5, // [5:8] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	8, // 1: hangar.v1.RollResponse.legal_moves:type_name -> hangar.v1.GameMove
+	8, // 2: hangar.v1.MoveRequest.move:type_name -> hangar.v1.GameMove
+	7, // 3: hangar.v1.MoveResponse.events:type_name -> hangar.v1.Event
+	8, // 4: hangar.v1.ListLegalMovesResponse.moves:type_name -> hangar.v1.GameMove
+	0, // 5: hangar.v1.ListLegalMovesResponse.empty_reason:type_name -> hangar.v1.EmptyReason
+	1, // 6: hangar.v1.MoveService.Roll:input_type -> hangar.v1.RollRequest
+	3, // 7: hangar.v1.MoveService.Move:input_type -> hangar.v1.MoveRequest
+	5, // 8: hangar.v1.MoveService.ListLegalMoves:input_type -> hangar.v1.ListLegalMovesRequest
+	2, // 9: hangar.v1.MoveService.Roll:output_type -> hangar.v1.RollResponse
+	4, // 10: hangar.v1.MoveService.Move:output_type -> hangar.v1.MoveResponse
+	6, // 11: hangar.v1.MoveService.ListLegalMoves:output_type -> hangar.v1.ListLegalMovesResponse
+	9, // [9:12] is the sub-list for method output_type
+	6, // [6:9] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_move_proto_init() }
