@@ -188,3 +188,16 @@ func (c *countedFeed) Listen(ctx context.Context, onChange func(store.Change), o
 		onGap()
 	})
 }
+
+// WatchQueues exports the node's watcher queues: the responses they hold
+// now and the watchers cut off for not reading (stats is the service's
+// WatchStats).
+func (m *Metrics) WatchQueues(stats func() (buffered, cutoffs int64)) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hangar_watch_buffered_responses",
+			Help: "Watch responses queued on this node, not yet sent."},
+			func() float64 { b, _ := stats(); return float64(b) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "hangar_watch_cutoffs_total",
+			Help: "Watch streams ended with RESOURCE_EXHAUSTED because the client did not read."},
+			func() float64 { _, c := stats(); return float64(c) }))
+}

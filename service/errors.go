@@ -12,6 +12,8 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/store"
@@ -104,6 +106,13 @@ var reasons = []struct {
 	{errPermission, "PERMISSION_DENIED"},
 	{errInvalid, "INVALID_ARGUMENT"},
 	{errRule, "FAILED_PRECONDITION"},
+	{errRateLimited, "RATE_LIMITED"},
+	{errOpenQuota, "OPEN_MATCH_QUOTA"},
+	{errBotQuota, "BOT_MATCH_QUOTA"},
+	{errTooManyWatches, "TOO_MANY_WATCHES"},
+	{errSlowWatcher, "SLOW_WATCHER"},
+	{errRequestTooLarge, "REQUEST_TOO_LARGE"},
+	{errExhausted, "RESOURCE_EXHAUSTED"},
 	{errUnavailable, "UNAVAILABLE"},
 	{store.ErrUnavailable, "UNAVAILABLE"},
 }
@@ -148,6 +157,8 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 		code = codes.NotFound
 	case errors.Is(err, store.ErrExists), errors.Is(err, store.ErrRequestMismatch):
 		code = codes.AlreadyExists
+	case errors.Is(err, errExhausted):
+		code = codes.ResourceExhausted
 	case errors.Is(err, errUnavailable):
 		code = codes.Unavailable
 	case errors.Is(err, store.ErrUnavailable):
@@ -169,7 +180,15 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 	if vc := (*versionConflict)(nil); errors.As(err, &vc) && vc.current > 0 {
 		info.Metadata = map[string]string{"current_version": strconv.FormatInt(vc.current, 10)}
 	}
-	if d, derr := st.WithDetails(info); derr == nil {
+	if q := (*quotaError)(nil); errors.As(err, &q) {
+		info.Metadata = map[string]string{"limit": strconv.Itoa(q.limit)}
+	}
+	details := []protoadapt.MessageV1{info}
+	if rl := (*rateLimited)(nil); errors.As(err, &rl) {
+		// A client waits this long before it retries (google.rpc.RetryInfo).
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(rl.delay)})
+	}
+	if d, derr := st.WithDetails(details...); derr == nil {
 		st = d
 	}
 	return st.Err()

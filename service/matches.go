@@ -67,6 +67,25 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 	if reqID == "" {
 		reqID = id
 	}
+	// The quotas (limits.go): a lobby counts against the open matches, a
+	// match of bots alone against the bot-only ones. A retried create of a
+	// match that exists already is answered as before, quota or not.
+	seated := int(req.GetBotSeats())
+	if !req.GetObserveOnly() {
+		seated++
+	}
+	exists := false
+	if req.GetRequestId() != "" {
+		_, err := s.store.Match(ctx, id)
+		exists = err == nil
+	}
+	if !exists {
+		unlock, err := s.checkQuota(ctx, me.ID, seated < n, seated == n && req.GetObserveOnly())
+		if err != nil {
+			return nil, toStatus(ctx, s.log, err)
+		}
+		defer unlock()
+	}
 	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: fingerprint(req)}
 	out, err := s.commit(ctx, s.newMatch(id), cmd, func(*match) (step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
@@ -229,6 +248,15 @@ func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchReques
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
+	}
+	// A lobby of bots alone, started, is a bot-only match in play: it
+	// counts against the creator's quota (limits.go).
+	if m, err := s.load(ctx, c.matchID); err == nil && m.creator == me.ID && m.status == store.StatusOpen && !m.hasHuman() {
+		unlock, err := s.checkQuota(ctx, me.ID, false, true)
+		if err != nil {
+			return nil, toStatus(ctx, s.log, err)
+		}
+		defer unlock()
 	}
 	c.decide = func(m *match) (step, error) {
 		if m.creator != me.ID {
@@ -448,6 +476,12 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 		return toStatus(ctx, s.log, fmt.Errorf("%w: after_seq must not be negative", errInvalid))
 	}
 	id, after := req.GetMatchId(), req.GetAfterSeq()
+	me, _ := caller(ctx)
+	release, err := s.acquireWatch(me.ID)
+	if err != nil {
+		return toStatus(ctx, s.log, err)
+	}
+	defer release()
 	// Subscribe before reading the version, so that no change after the
 	// read goes unnoticed.
 	wake, unsubscribe := s.hub.subscribe(id)
@@ -492,6 +526,13 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 		}
 	}
 	cur = cur.clone()
+	q := s.newWatchQueue(stream)
+	flushed := false
+	defer func() {
+		if !flushed {
+			_ = q.close(ctx, false)
+		}
+	}()
 	for {
 		evs, more, err := s.watchEvents(ctx, id, after)
 		if err != nil {
@@ -510,12 +551,13 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 			if cur.play != nil {
 				resp.Phase = cur.play.Phase()
 			}
-			if err := stream.Send(resp); err != nil {
-				return err
+			if err := q.push(ctx, s.closing, resp); err != nil {
+				return toStatus(ctx, s.log, err)
 			}
 			after = ev.GetSeq()
 			if _, end := ev.Body.(*hangarv1.Event_MatchEnded); end {
-				return nil
+				flushed = true
+				return toStatus(ctx, s.log, q.close(ctx, true))
 			}
 		}
 		if more {

@@ -65,6 +65,9 @@ type Service struct {
 	closeOnce sync.Once
 
 	sessions SessionOptions
+	// limits holds the rate limits, quotas and watch caps (limits.go).
+	limits   *limiter
+	createMu map[string]*createLock // guarded by limits.watchMu
 }
 
 // Options tune a Service. Games is required; the zero value of the rest is
@@ -97,6 +100,9 @@ type Options struct {
 	AccessLog *slog.Logger
 	// Sessions tunes token expiry and revocation (see sessions.go).
 	Sessions SessionOptions
+	// Limits are the rate limits, quotas and watch caps (limits.go); nil:
+	// DefaultLimits.
+	Limits *Limits
 	// Observe, when set, is told of every commit and fired turn clock
 	// (metrics).
 	Observe Observer
@@ -154,18 +160,24 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	}
 	s.sessions = o.Sessions.withDefaults()
 	s.auth = newAuthenticator(st, s.now, s.sessions.Recheck)
+	lim := DefaultLimits()
+	if o.Limits != nil {
+		lim = *o.Limits
+	}
+	s.limits = newLimiter(lim)
 	return s
 }
 
 // ServerOptions are what the service needs of its grpc.Server: a request
 // codec that answers undecodable requests with INVALID_ARGUMENT, panic
-// recovery and authentication.
+// recovery, the rate limits (the client address's before authentication,
+// the player's after it) and authentication.
 func (s *Service) ServerOptions() []grpc.ServerOption {
 	codec := newRequestCodec()
 	return []grpc.ServerOption{
 		grpc.ForceServerCodecV2(codec),
-		grpc.ChainUnaryInterceptor(s.unaryAccess, codec.unary, s.unaryRecover, s.unaryAuth),
-		grpc.ChainStreamInterceptor(s.streamAccess, codec.stream, s.streamRecover, s.streamAuth),
+		grpc.ChainUnaryInterceptor(s.unaryAccess, codec.unary, s.unaryRecover, s.unaryAddrLimit, s.unaryAuth, s.unaryPlayerLimit),
+		grpc.ChainStreamInterceptor(s.streamAccess, codec.stream, s.streamRecover, s.streamAddrLimit, s.streamAuth, s.streamPlayerLimit),
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hangarhq/hangar/bench"
+	"github.com/hangarhq/hangar/service"
 )
 
 // This file is `hangar bench`: its flags and the servers it may start. The
@@ -149,7 +150,11 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 
 // startNode starts a node in this process for the bench.
 func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (bench.Server, error) {
-	m := &Main{Config: Config{Listen: sc.Listen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir}, Log: log}
+	// The bench is one address and a few players making every call it can:
+	// the limits are lifted, as the child's --limits=false does.
+	off := service.NoLimits()
+	m := &Main{Config: Config{Listen: sc.Listen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
+		Service: service.Options{Limits: &off}}, Log: log}
 	if err := m.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -165,7 +170,7 @@ func benchChild(sc bench.ServerConfig) (*exec.Cmd, error) {
 		return nil, err
 	}
 	// The flags are explicit, so HANGAR_* variables do not steer the child.
-	args := []string{"serve", "--listen", sc.Listen}
+	args := []string{"serve", "--listen", sc.Listen, "--limits=false"}
 	if sc.CPUProfile != "" || sc.MemProfile != "" {
 		args = []string{"bench", "--child-server", "--cpuprofile=" + sc.CPUProfile, "--memprofile=" + sc.MemProfile}
 	}

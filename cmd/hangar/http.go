@@ -27,6 +27,7 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/openapi"
+	"github.com/hangarhq/hangar/service"
 )
 
 // The HTTP side of the port. Browsers, curl and Connect clients reach the
@@ -68,7 +69,21 @@ func (m *Main) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, er
 	if err != nil {
 		return nil, fmt.Errorf("transcoder: %w", err)
 	}
+	maxBody := m.Config.Conn.withDefaults().MaxRecvMsgSize
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Bodies are bounded as gRPC messages are: a declared length at
+		// once, a chunked body when its reader passes the bound.
+		if r.ContentLength > int64(maxBody) {
+			w.Header().Set("Connection", "close")
+			st := status.Convert(service.RequestTooLarge(maxBody))
+			if _, _, rpc := rpcPath(r.URL.Path); rpc && errWriter.IsSupported(r) { // Connect, gRPC-Web: their own error format
+				_ = errWriter.Write(w, r, asConnectError(st))
+				return
+			}
+			writeStatusAs(w, st, http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, int64(maxBody))
 		if id, ok := watchPath(r.URL.Path); ok {
 			m.restWatch(w, r, id)
 			return
@@ -80,6 +95,25 @@ func (m *Main) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, er
 		h = corsFor(m.Config.CORSOrigins).Handler(h)
 	}
 	return h, nil
+}
+
+// errWriter writes errors in the protocol of the request (Connect,
+// gRPC-Web), for the calls refused before they reach the transcoder.
+var errWriter = connect.NewErrorWriter()
+
+// asConnectError is st as a Connect error, its details included.
+func asConnectError(st *status.Status) *connect.Error {
+	err := connect.NewError(connect.Code(st.Code()), errors.New(st.Message()))
+	for _, d := range st.Proto().GetDetails() {
+		m, uerr := d.UnmarshalNew()
+		if uerr != nil {
+			continue
+		}
+		if ed, derr := connect.NewErrorDetail(m); derr == nil {
+			err.AddDetail(ed)
+		}
+	}
+	return err
 }
 
 // jsonCodec is vanguard's JSON codec whose decoding errors are the
@@ -123,10 +157,16 @@ func connectByDefault(r *http.Request) {
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" && ct != "application/proto" {
 		return
 	}
-	svc, method, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	if ok && strings.Contains(svc, ".") && method != "" && !strings.ContainsAny(method, "/:") {
+	if _, _, ok := rpcPath(r.URL.Path); ok {
 		r.Header.Set("Connect-Protocol-Version", "1")
 	}
+}
+
+// rpcPath splits an RPC's path, /hangar.v1.MatchService/GetMatch; ok is
+// false for a REST path.
+func rpcPath(p string) (svc, method string, ok bool) {
+	svc, method, ok = strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	return svc, method, ok && strings.Contains(svc, ".") && method != "" && !strings.ContainsAny(method, "/:")
 }
 
 // watchPath matches /v1/matches/{match_id}:watch.
@@ -178,6 +218,12 @@ func (m *Main) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 	ctx := r.Context()
 	if auth := r.Header.Get("Authorization"); auth != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", auth)
+	}
+	// The limits count the HTTP client's address (and, from a trusted
+	// proxy, its X-Forwarded-For), not the in-process connection's.
+	ctx = metadata.AppendToOutgoingContext(ctx, service.ClientAddrKey, r.RemoteAddr)
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		ctx = metadata.AppendToOutgoingContext(ctx, "x-forwarded-for", v)
 	}
 	stream, err := m.self.WatchMatch(ctx, req)
 	if err != nil {
@@ -247,12 +293,17 @@ func (m *Main) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 // writeStatus writes a gRPC status as REST does: the HTTP status for its
 // code and the google.rpc.Status as JSON.
 func writeStatus(w http.ResponseWriter, st *status.Status) {
+	writeStatusAs(w, st, httpStatus(st.Code()))
+}
+
+// writeStatusAs writes st with the given HTTP status.
+func writeStatusAs(w http.ResponseWriter, st *status.Status, code int) {
 	b, err := jsonOptions.Marshal(st.Proto())
 	if err != nil {
 		b = []byte(`{"code":13,"message":"internal error"}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(httpStatus(st.Code()))
+	w.WriteHeader(code)
 	_, _ = w.Write(b)
 }
 

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -119,9 +120,60 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.Float64Var(&cfg.TraceRatio, "trace-ratio", 1, "share of new traces sampled, 0 to 1 (a client's propagated decision is kept)")
 	refl := fs.Bool("reflection", envOr("HANGAR_REFLECTION", "true") != "false", "serve the gRPC reflection service, which lets tools such as grpcurl list and call the API without proto files (env HANGAR_REFLECTION)")
 	cors := fs.String("cors-origins", os.Getenv("HANGAR_CORS_ORIGINS"), "comma-separated origins whose pages may call the HTTP API, e.g. https://app.example; * allows any (env HANGAR_CORS_ORIGINS); empty: CORS off")
+	lim := service.DefaultLimits()
+	limitsOn := fs.Bool("limits", true, "apply the rate limits, match quotas and watch caps below; false lifts them all (load tests)")
+	fs.Float64Var(&lim.PlayerRate, "rate-player", lim.PlayerRate, "requests per second one player may make, sustained (0: no limit)")
+	fs.IntVar(&lim.PlayerBurst, "rate-player-burst", lim.PlayerBurst, "requests one player may make at once")
+	fs.Float64Var(&lim.AddrRate, "rate-addr", lim.AddrRate, "requests per second from one client address (IPv6: one /64), sustained (0: no limit)")
+	fs.IntVar(&lim.AddrBurst, "rate-addr-burst", lim.AddrBurst, "requests one client address may make at once")
+	fs.Float64Var(&lim.CreatePlayerRate, "rate-create-player", lim.CreatePlayerRate, "CreatePlayer calls per second from one client address, sustained (0: no limit)")
+	fs.IntVar(&lim.CreatePlayerBurst, "rate-create-player-burst", lim.CreatePlayerBurst, "CreatePlayer calls one client address may make at once")
+	fs.IntVar(&lim.AddrBuckets, "rate-addr-buckets", lim.AddrBuckets, "client addresses whose buckets are kept (idle ones are dropped first; beyond, new addresses share one bucket)")
+	fs.IntVar(&lim.OpenMatches, "max-open-matches", lim.OpenMatches, "open (lobby) matches one player may have created (0: no limit)")
+	fs.IntVar(&lim.BotMatches, "max-bot-matches", lim.BotMatches, "bot-only matches one player may have in play (0: no limit)")
+	fs.IntVar(&lim.Watches, "max-watches", lim.Watches, "WatchMatch streams one player may hold open on this node (0: no limit)")
+	fs.IntVar(&lim.WatchBuffer, "watch-buffer", lim.WatchBuffer, "events queued for one watcher before the node waits for it to read")
+	fs.DurationVar(&lim.WatchStall, "watch-stall", lim.WatchStall, "how long a watcher's full queue may wait for the client to read before its stream ends with RESOURCE_EXHAUSTED")
+	proxies := fs.String("trusted-proxies", os.Getenv("HANGAR_TRUSTED_PROXIES"), "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client (env HANGAR_TRUSTED_PROXIES); empty: trust none")
+	d := defaultConnLimits
+	fs.IntVar(&cfg.Conn.MaxRecvMsgSize, "max-msg-size", d.MaxRecvMsgSize, "largest request message (gRPC) or body (HTTP), bytes")
+	fs.IntVar(&cfg.Conn.MaxConcurrentStreams, "max-streams", d.MaxConcurrentStreams, "calls open at once on one HTTP/2 connection (further ones wait in the client)")
+	fs.DurationVar(&cfg.Conn.MaxConnectionIdle, "max-conn-idle", d.MaxConnectionIdle, "close a connection without a call for this long (0: never)")
+	fs.DurationVar(&cfg.Conn.MaxConnectionAge, "max-conn-age", d.MaxConnectionAge, "send a connection away (GOAWAY) after this long; clients reconnect (0: never)")
+	fs.DurationVar(&cfg.Conn.MaxConnectionAgeGrace, "max-conn-age-grace", d.MaxConnectionAgeGrace, "time the calls of a connection sent away have to finish (0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
+	if lim.PlayerRate < 0 || lim.AddrRate < 0 || lim.CreatePlayerRate < 0 || lim.OpenMatches < 0 || lim.BotMatches < 0 ||
+		lim.Watches < 0 || lim.WatchBuffer < 1 || lim.WatchStall <= 0 || cfg.Conn.MaxRecvMsgSize < 1 || cfg.Conn.MaxConcurrentStreams < 1 ||
+		cfg.Conn.MaxConnectionIdle < 0 || cfg.Conn.MaxConnectionAge < 0 || cfg.Conn.MaxConnectionAgeGrace < 0 {
+		return cfg, errors.New("limits must not be negative; --watch-buffer, --watch-stall, --max-msg-size and --max-streams must be positive")
+	}
+	for _, p := range []*time.Duration{&cfg.Conn.MaxConnectionIdle, &cfg.Conn.MaxConnectionAge, &cfg.Conn.MaxConnectionAgeGrace} {
+		if *p == 0 {
+			*p = -1 // a flag's 0 is "never"; Config's 0 is the default
+		}
+	}
+	for p := range strings.SplitSeq(*proxies, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		pf, err := netip.ParsePrefix(p)
+		if err != nil {
+			a, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				return cfg, fmt.Errorf("--trusted-proxies: %q is neither an address nor a CIDR", p)
+			}
+			pf = netip.PrefixFrom(a, a.BitLen())
+		}
+		lim.TrustedProxies = append(lim.TrustedProxies, pf.Masked())
+	}
+	if !*limitsOn {
+		off := service.NoLimits()
+		off.WatchBuffer, off.WatchStall, off.TrustedProxies = lim.WatchBuffer, lim.WatchStall, lim.TrustedProxies
+		lim = off
+	}
+	cfg.Service.Limits = &lim
 	cfg.NoReflection = !*refl
 	if cfg.TokenTTL <= 0 {
 		return cfg, errors.New("--token-ttl must be positive")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -88,18 +89,83 @@ type Config struct {
 	// StoreProbe is how often the node checks that its store answers, for
 	// the health service (default 2s).
 	StoreProbe time.Duration
+	// Conn bounds connections and messages; zero fields take the
+	// defaults of defaultConnLimits.
+	Conn ConnLimits
 
 	err error // a flag error found after parsing
+}
+
+// ConnLimits bound a node's connections and the messages on them. A
+// negative duration or size turns its bound off.
+type ConnLimits struct {
+	// MaxRecvMsgSize bounds a request message (gRPC) and a request body
+	// (HTTP), in bytes.
+	MaxRecvMsgSize int
+	// MaxConcurrentStreams bounds the calls open at once on one HTTP/2
+	// connection (further calls wait in the client).
+	MaxConcurrentStreams int
+	// MaxConnectionIdle closes a connection without calls for this long;
+	// MaxConnectionAge sends any connection away (GOAWAY) after this long,
+	// with MaxConnectionAgeGrace for its calls to finish (watch streams
+	// then end with UNAVAILABLE and resume with after_seq).
+	MaxConnectionIdle, MaxConnectionAge, MaxConnectionAgeGrace time.Duration
+}
+
+// defaultConnLimits are a production node's connection bounds.
+var defaultConnLimits = ConnLimits{
+	MaxRecvMsgSize:        4 << 20,
+	MaxConcurrentStreams:  100,
+	MaxConnectionIdle:     15 * time.Minute,
+	MaxConnectionAge:      time.Hour,
+	MaxConnectionAgeGrace: 5 * time.Minute,
+}
+
+// withDefaults fills zero fields with the defaults and turns negative ones
+// into "none".
+func (c ConnLimits) withDefaults() ConnLimits {
+	d := defaultConnLimits
+	pick := func(v, def time.Duration) time.Duration {
+		switch {
+		case v < 0:
+			return 0 // grpc-go: infinity
+		case v == 0:
+			return def
+		}
+		return v
+	}
+	c.MaxConnectionIdle = pick(c.MaxConnectionIdle, d.MaxConnectionIdle)
+	c.MaxConnectionAge = pick(c.MaxConnectionAge, d.MaxConnectionAge)
+	c.MaxConnectionAgeGrace = pick(c.MaxConnectionAgeGrace, d.MaxConnectionAgeGrace)
+	switch {
+	case c.MaxRecvMsgSize == 0:
+		c.MaxRecvMsgSize = d.MaxRecvMsgSize
+	case c.MaxRecvMsgSize < 0:
+		c.MaxRecvMsgSize = math.MaxInt32
+	}
+	switch {
+	case c.MaxConcurrentStreams == 0:
+		c.MaxConcurrentStreams = d.MaxConcurrentStreams
+	case c.MaxConcurrentStreams < 0:
+		c.MaxConcurrentStreams = math.MaxInt32
+	}
+	return c
 }
 
 // keepalivePolicy accepts clients' keepalive pings every 10 s, with or
 // without a call open (mobile clients keep idle connections warm that
 // way); grpc-go's default of 5 minutes would close such a connection with
 // "too many pings". The server pings an idle connection after a minute and
-// drops it when no answer comes within 20 s.
-var keepalivePolicy = []grpc.ServerOption{
-	grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
-	grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second}),
+// drops it when no answer comes within 20 s; it closes connections idle
+// (no call) or older than the limits say.
+func keepalivePolicy(c ConnLimits) []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second,
+			MaxConnectionIdle: c.MaxConnectionIdle, MaxConnectionAge: c.MaxConnectionAge, MaxConnectionAgeGrace: c.MaxConnectionAgeGrace}),
+		grpc.MaxRecvMsgSize(c.MaxRecvMsgSize),
+		grpc.MaxConcurrentStreams(uint32(c.MaxConcurrentStreams)),
+	}
 }
 
 // hosted are the games this server hosts: one line per game.
@@ -116,26 +182,29 @@ type Main struct {
 	Config Config
 	Log    *slog.Logger
 
-	store  store.Store
-	svc    *service.Service
-	grpc   *grpc.Server
-	health *health.Server
-	lis    net.Listener
-	split  *splitListener // cleartext only
-	inproc *bufconn.Listener
-	http   *http.Server
-	selfCC *grpc.ClientConn
-	self   hangarv1.MatchServiceClient
-	httpWG sync.WaitGroup
-	stats  *metrics.Metrics
-	probe  context.CancelFunc
-	tracer *tracing.Tracer
-	admin  *http.Server
-	adminL net.Listener
-	done   chan error // each grpc.Serve's result
-	nserve int        // how many grpc.Serve run
-	name   string
-	stop   sync.Once
+	store store.Store
+	svc   *service.Service
+	grpc  *grpc.Server
+	// selfGRPC serves the in-process connection (the REST watch streams),
+	// without the per-connection stream cap and connection ages.
+	selfGRPC *grpc.Server
+	health   *health.Server
+	lis      net.Listener
+	split    *splitListener // cleartext only
+	inproc   *bufconn.Listener
+	http     *http.Server
+	selfCC   *grpc.ClientConn
+	self     hangarv1.MatchServiceClient
+	httpWG   sync.WaitGroup
+	stats    *metrics.Metrics
+	probe    context.CancelFunc
+	tracer   *tracing.Tracer
+	admin    *http.Server
+	adminL   net.Listener
+	done     chan error // each grpc.Serve's result
+	nserve   int        // how many grpc.Serve run
+	name     string
+	stop     sync.Once
 }
 
 // Start opens and migrates the store, resumes server-side work and starts
@@ -178,6 +247,17 @@ func (m *Main) Start(ctx context.Context) error {
 	if m.Config.AccessLog && opts.AccessLog == nil {
 		opts.AccessLog = m.Log
 	}
+	lim := service.DefaultLimits()
+	if opts.Limits != nil {
+		lim = *opts.Limits
+	}
+	if lim.InProcess == nil {
+		// The REST watch's calls arrive on the in-process connection, with
+		// the HTTP client's address in their metadata.
+		lim.InProcess = func(a net.Addr) bool { return a.Network() == "bufconn" }
+	}
+	opts.Limits = &lim
+	conn := m.Config.Conn.withDefaults()
 	m.stats = metrics.New()
 	if opts.Observe == nil {
 		opts.Observe = m.stats.Observer()
@@ -195,14 +275,18 @@ func (m *Main) Start(ctx context.Context) error {
 	}
 	m.svc = service.New(m.stats.Store(m.tracer.Store(st)), m.Log, opts)
 	// The metrics' interceptors come first: they see every code.
-	m.grpc = grpc.NewServer(slices.Concat(m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy)...)
+	m.grpc = grpc.NewServer(slices.Concat(m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy(conn))...)
 	m.svc.Register(m.grpc)
+	m.selfGRPC = grpc.NewServer(slices.Concat(m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(),
+		[]grpc.ServerOption{grpc.MaxRecvMsgSize(conn.MaxRecvMsgSize)})...)
+	m.svc.Register(m.selfGRPC)
 	m.health = health.NewServer()
 	healthpb.RegisterHealthServer(m.grpc, m.health)
 	if !m.Config.NoReflection {
 		reflection.Register(m.grpc)
 	}
 	m.stats.InitializeMetrics(m.grpc)
+	m.stats.WatchQueues(m.svc.WatchStats)
 	if m.Config.AdminListen != "" {
 		if m.adminL, err = net.Listen("tcp", m.Config.AdminListen); err != nil {
 			lis.Close()
@@ -231,16 +315,18 @@ func (m *Main) Start(ctx context.Context) error {
 	}
 	m.self = hangarv1.NewMatchServiceClient(m.selfCC)
 	m.done = make(chan error, 2)
-	m.serveGRPC(m.inproc)
+	m.serveGRPC(m.selfGRPC, m.inproc)
 	var serveHTTP func() error
 	if tlsCfg == nil {
 		m.split = newSplitListener(lis)
 		m.http = newHTTPServer(h)
-		m.serveGRPC(m.split.h2)
+		m.serveGRPC(m.grpc, m.split.h2)
 		serveHTTP = func() error { return m.http.Serve(m.split.h1) }
 	} else {
 		m.http = newHTTPServer(grpcOverHTTP2(m.grpc, h))
 		m.http.TLSConfig = tlsCfg
+		// Over TLS gRPC rides net/http's HTTP/2: the stream cap is its.
+		m.http.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: conn.MaxConcurrentStreams}
 		serveHTTP = func() error { return m.http.ServeTLS(lis, "", "") }
 	}
 	m.http.ErrorLog = slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn) // TLS handshake failures, among others
@@ -266,7 +352,10 @@ func (m *Main) Start(ctx context.Context) error {
 	m.Log.Info("hangar serving", "addr", lis.Addr().String(), "store", m.name, "tls", tlsCfg != nil,
 		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
 		"reflection", !m.Config.NoReflection, "cors_origins", m.Config.CORSOrigins,
-		"cross_node", opts.Feed != nil, "access_log", opts.AccessLog != nil, "otlp", m.Config.OTLPEndpoint, "games", len(opts.Games))
+		"cross_node", opts.Feed != nil, "access_log", opts.AccessLog != nil, "otlp", m.Config.OTLPEndpoint, "games", len(opts.Games),
+		"rate_player", lim.PlayerRate, "rate_addr", lim.AddrRate, "rate_create_player", lim.CreatePlayerRate,
+		"max_open_matches", lim.OpenMatches, "max_bot_matches", lim.BotMatches, "max_watches", lim.Watches,
+		"trusted_proxies", len(lim.TrustedProxies), "max_msg_size", conn.MaxRecvMsgSize, "max_streams", conn.MaxConcurrentStreams)
 	m.httpWG.Add(1)
 	go func() {
 		defer m.httpWG.Done()
@@ -277,9 +366,9 @@ func (m *Main) Start(ctx context.Context) error {
 	return nil
 }
 
-func (m *Main) serveGRPC(l net.Listener) {
+func (m *Main) serveGRPC(gs *grpc.Server, l net.Listener) {
 	m.nserve++
-	go func() { m.done <- m.grpc.Serve(l) }()
+	go func() { m.done <- gs.Serve(l) }()
 }
 
 // closeListeners stops accepting connections of every kind.
@@ -440,6 +529,7 @@ func (m *Main) shutdown(ctx context.Context) {
 	go func() {
 		m.closeListeners() // no new connections, of any kind
 		m.grpc.GracefulStop()
+		m.selfGRPC.GracefulStop()
 		sctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		if err := m.http.Shutdown(sctx); err != nil {
@@ -451,9 +541,11 @@ func (m *Main) shutdown(ctx context.Context) {
 	case <-stopped:
 	case <-time.After(timeout):
 		m.grpc.Stop()
+		m.selfGRPC.Stop()
 		m.http.Close()
 	case <-ctx.Done():
 		m.grpc.Stop()
+		m.selfGRPC.Stop()
 		m.http.Close()
 	}
 	m.httpWG.Wait()
@@ -473,6 +565,7 @@ func (m *Main) Kill() {
 		m.probe()
 		m.closeListeners()
 		m.grpc.Stop()
+		m.selfGRPC.Stop()
 		m.http.Close()
 		m.closeAdmin()
 		m.httpWG.Wait()
