@@ -320,7 +320,11 @@ func (m *match) summary() *hangarv1.Match {
 		pm.EndTime = timestamppb.New(m.ended)
 	}
 	if m.play != nil && m.status == store.StatusActive {
-		pm.TurnSeat, _ = m.play.Turn()
+		// -1: no seat is to act (the game's last move, before MatchEnded).
+		pm.TurnSeat = -1
+		if turn, ok := m.play.Turn(); ok {
+			pm.TurnSeat = turn
+		}
 	}
 	if m.turnTime > 0 {
 		pm.TurnTime = durationpb.New(m.turnTime)

@@ -728,7 +728,9 @@ type Match struct {
 	CreateTime *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
 	StartTime  *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
 	EndTime    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
-	// turn_seat is the seat that must act now (active matches only).
+	// turn_seat is the seat that must act now (active matches only); -1
+	// when none must (as the match stands after the game's last move, before
+	// its MatchEnded).
 	TurnSeat int32 `protobuf:"varint,12,opt,name=turn_seat,json=turnSeat,proto3" json:"turn_seat,omitempty"`
 	// turn_time is the time a seat has to act (unset: no turn clock).
 	TurnTime *durationpb.Duration `protobuf:"bytes,13,opt,name=turn_time,json=turnTime,proto3" json:"turn_time,omitempty"`
