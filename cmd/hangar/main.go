@@ -68,6 +68,15 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 			log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 		}
 		m := &Main{Config: cfg, Log: log}
+		if cfg.AccessLog {
+			// The access log's lines go out in batches, every 100 ms.
+			bw := newBatchWriter(os.Stderr, 100*time.Millisecond)
+			defer bw.Close()
+			m.AccessLog = slog.New(slog.NewTextHandler(bw, nil))
+			if cfg.LogFormat == "json" {
+				m.AccessLog = slog.New(slog.NewJSONHandler(bw, nil))
+			}
+		}
 		if err := m.Start(context.Background()); err != nil {
 			return err
 		}

@@ -181,6 +181,9 @@ func hosted() game.Registry {
 type Main struct {
 	Config Config
 	Log    *slog.Logger
+	// AccessLog, when set, takes the access log's lines (Config.AccessLog);
+	// else they go to Log.
+	AccessLog *slog.Logger
 
 	store store.Store
 	svc   *service.Service
@@ -246,6 +249,9 @@ func (m *Main) Start(ctx context.Context) error {
 	}
 	if m.Config.AccessLog && opts.AccessLog == nil {
 		opts.AccessLog = m.Log
+		if m.AccessLog != nil {
+			opts.AccessLog = m.AccessLog
+		}
 	}
 	lim := service.DefaultLimits()
 	if opts.Limits != nil {
