@@ -12,6 +12,7 @@ import (
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/service"
 )
 
 // chaos throws random requests at a node: valid ones, half-valid ones and
@@ -81,7 +82,7 @@ func (c *chaos) step() {
 	before := c.versions(c.clients[0])
 	var err error
 	command := true
-	switch c.r.IntN(21) {
+	switch c.r.IntN(22) {
 	case 0:
 		var r *hangarv1.CreateMatchResponse
 		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game(c.r.IntN(3)),
@@ -181,6 +182,10 @@ func (c *chaos) step() {
 				c.t.Fatalf("a revoked token: %v", e)
 			}
 		}
+	case 21:
+		command = false
+		_, err = cl.players.CreatePlayer(ctx, &hangarv1.CreatePlayerRequest{DisplayName: c.str(),
+			RequestId: []string{"", c.str(), reqID() + "-0123456789abcdef"}[c.r.IntN(3)]})
 	case 20:
 		command = false
 		_, err = cl.players.SignInExternalPlayer(ctx, &hangarv1.SignInExternalPlayerRequest{ExternalId: c.str(), DisplayName: c.str()})
@@ -230,6 +235,11 @@ func newChaos(t *testing.T, addr string, seed uint64) *chaos {
 
 func TestRandomRequests(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg Config) {
+		// The chaos registers players from one address far faster than a
+		// person would (TestRateLimits tests that limit).
+		lim := service.DefaultLimits()
+		lim.CreatePlayerBurst = 100000
+		cfg.Service.Limits = &lim
 		n := node(t, cfg)
 		c := newChaos(t, n.Addr(), 1)
 		for range 600 {

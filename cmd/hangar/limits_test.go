@@ -23,6 +23,7 @@ import (
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -696,4 +697,51 @@ func watchToEnd(t *testing.T, c *client, id string, after int64) []*hangarv1.Eve
 		t.Errorf("watch: %v", err)
 	}
 	return evs
+}
+
+// TestConnectionIdleAndAge: a connection without calls is closed after
+// MaxConnectionIdle, and any connection after MaxConnectionAge (its calls
+// get the grace to finish): the client sees its connection leave READY,
+// the signal the server's GOAWAY gives.
+func TestConnectionIdleAndAge(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		conn ConnLimits
+	}{
+		{"idle", ConnLimits{MaxConnectionIdle: 300 * time.Millisecond}},
+		{"age", ConnLimits{MaxConnectionAge: 300 * time.Millisecond, MaxConnectionAgeGrace: time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := node(t, Config{DataDir: t.TempDir(), Conn: tc.conn})
+			conn := dial(t, n.Addr())
+			matches := hangarv1.NewMatchServiceClient(conn)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if _, err := matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); err != nil {
+				t.Fatal(err)
+			}
+			if s := conn.GetState(); s != connectivity.Ready {
+				t.Fatalf("after a call the connection is %v", s)
+			}
+			if !conn.WaitForStateChange(ctx, connectivity.Ready) {
+				t.Fatal("the server never closed the connection")
+			}
+			// A new call reconnects.
+			if _, err := matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); err != nil {
+				t.Fatalf("after the close: %v", err)
+			}
+		})
+	}
+	// Without those limits the connection stays open: a control, bounded by
+	// a context rather than a sleep.
+	n := node(t, Config{DataDir: t.TempDir()})
+	conn := dial(t, n.Addr())
+	if _, err := hangarv1.NewMatchServiceClient(conn).GetBoard(context.Background(), &hangarv1.GetBoardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if conn.WaitForStateChange(ctx, connectivity.Ready) {
+		t.Fatalf("with the default limits the connection left READY within a second: %v", conn.GetState())
+	}
 }
