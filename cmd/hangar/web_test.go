@@ -149,20 +149,7 @@ func TestWebPlayAeroplane(t *testing.T) {
 	ctx := browser(t, 5*time.Minute)
 	n := node(t, Config{DataDir: t.TempDir()})
 	base := "http://" + n.Addr() + "/"
-	do(ctx, t, "sign up and create a match",
-		chromedp.Navigate(base),
-		chromedp.WaitVisible(chromedp.ID("name")),
-		chromedp.SendKeys(chromedp.ID("name"), "Ada"),
-		chromedp.Click(chromedp.ID("create-player")),
-		chromedp.WaitVisible(chromedp.ID("create-match")),
-		chromedp.SetValue(chromedp.ID("game"), "GAME_AEROPLANE"),
-		chromedp.SetValue(chromedp.ID("seats"), "2"),
-		chromedp.SetValue(chromedp.ID("bots"), "1"),
-		chromedp.Click(chromedp.ID("create-match")),
-		chromedp.WaitVisible(chromedp.CSS("#match #board")),
-	)
-	token := get(ctx, t, "read the token", chromedp.Evaluate[string](`localStorage.getItem('hangar.token')`))
-	id := get(ctx, t, "read the match", chromedp.Evaluate[string](`location.hash.split('/')[2]`))
+	token, id := signUpAndCreate(ctx, t, base, "GAME_AEROPLANE")
 	if !strings.HasPrefix(token, "hgr_") || !strings.HasPrefix(id, "m_") {
 		t.Fatalf("token %q, match %q", token, id)
 	}
@@ -338,20 +325,7 @@ func apiTiles(m *hangarv1.Match) []string {
 func TestWebCarcassonne(t *testing.T) {
 	ctx := browser(t, 5*time.Minute)
 	n := node(t, Config{DataDir: t.TempDir()})
-	do(ctx, t, "sign up and create a match",
-		chromedp.Navigate("http://"+n.Addr()+"/"),
-		chromedp.WaitVisible(chromedp.ID("name")),
-		chromedp.SendKeys(chromedp.ID("name"), "Ada"),
-		chromedp.Click(chromedp.ID("create-player")),
-		chromedp.WaitVisible(chromedp.ID("create-match")),
-		chromedp.SetValue(chromedp.ID("game"), "GAME_CARCASSONNE"),
-		chromedp.SetValue(chromedp.ID("seats"), "2"),
-		chromedp.SetValue(chromedp.ID("bots"), "1"),
-		chromedp.Click(chromedp.ID("create-match")),
-		chromedp.WaitVisible(chromedp.CSS("#match #board")),
-	)
-	token := get(ctx, t, "read the token", chromedp.Evaluate[string](`localStorage.getItem('hangar.token')`))
-	id := get(ctx, t, "read the match", chromedp.Evaluate[string](`location.hash.split('/')[2]`))
+	token, id := signUpAndCreate(ctx, t, "http://"+n.Addr()+"/", "GAME_CARCASSONNE")
 	c := &client{token: token, matches: hangarv1.NewMatchServiceClient(dial(t, n.Addr()))}
 	rng := rand.New(rand.NewPCG(5, 6))
 	last, moves, shot := 0, 0, false
@@ -478,4 +452,25 @@ func TestWebLobby(t *testing.T) {
 			t.Fatalf("after resigning, Ada's seat is %v", s.GetStatus())
 		}
 	}
+}
+
+// signUpAndCreate signs Ada up on the page at base and creates a 2-seat
+// match of game with a bot through it; it returns her token and the match.
+func signUpAndCreate(ctx context.Context, t *testing.T, base, game string) (token, id string) {
+	t.Helper()
+	do(ctx, t, "sign up and create a match",
+		chromedp.Navigate(base),
+		chromedp.WaitVisible(chromedp.ID("name")),
+		chromedp.SendKeys(chromedp.ID("name"), "Ada"),
+		chromedp.Click(chromedp.ID("create-player")),
+		chromedp.WaitVisible(chromedp.ID("create-match")),
+		chromedp.SetValue(chromedp.ID("game"), game),
+		chromedp.SetValue(chromedp.ID("seats"), "2"),
+		chromedp.SetValue(chromedp.ID("bots"), "1"),
+		chromedp.Click(chromedp.ID("create-match")),
+		chromedp.WaitVisible(chromedp.CSS("#match #board")),
+	)
+	token = get(ctx, t, "read the token", chromedp.Evaluate[string](`localStorage.getItem('hangar.token')`))
+	id = get(ctx, t, "read the match", chromedp.Evaluate[string](`location.hash.split('/')[2]`))
+	return token, id
 }

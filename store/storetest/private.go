@@ -36,15 +36,7 @@ func testPrivateMatches(t *testing.T, s store.Store) {
 	}
 	ids := func(q store.Query) string {
 		t.Helper()
-		ms, err := s.Matches(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, m := range ms {
-			out = append(out, m.ID)
-		}
-		return fmt.Sprint(out)
+		return matchIDs(t, ctx, s, q)
 	}
 	check := func(when string, cases []struct {
 		q    store.Query

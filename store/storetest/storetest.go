@@ -448,15 +448,7 @@ func testMatchesFilters(t *testing.T, s store.Store) {
 	put("d", "game-a", "c2", nil, -time.Minute)
 	ids := func(q store.Query) string {
 		t.Helper()
-		ms, err := s.Matches(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, m := range ms {
-			out = append(out, m.ID)
-		}
-		return fmt.Sprint(out)
+		return matchIDs(t, ctx, s, q)
 	}
 	for _, tc := range []struct {
 		q    store.Query
@@ -583,4 +575,18 @@ func testDue(t *testing.T, s store.Store) {
 	if len(due) != 4 {
 		t.Fatalf("with m0 finished claimed %v; want 4", due)
 	}
+}
+
+// matchIDs lists the ids of the matches q selects, in order.
+func matchIDs(t *testing.T, ctx context.Context, s store.Store, q store.Query) string {
+	t.Helper()
+	ms, err := s.Matches(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.ID)
+	}
+	return fmt.Sprint(out)
 }
