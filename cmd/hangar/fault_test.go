@@ -258,19 +258,28 @@ func (c *client) ctxFrom(ctx context.Context) context.Context {
 	return withToken(ctx, c.token)
 }
 
-func TestFaultsManyNodesNoLostMoves(t *testing.T) {
-	if os.Getenv(pgtest.EnvURL) == "" && testing.Short() {
-		t.Skip("short")
-	}
-	bin := buildBinary(t)
+// throwawayCluster starts a Postgres cluster of the test's own, which it
+// may stop and restart, and removes it at the end. Without initdb and
+// pg_ctl the test skips (fails under CI=true).
+func throwawayCluster(t *testing.T) *pgtest.Cluster {
+	t.Helper()
 	cluster, err := pgtest.StartCluster()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("throwaway Postgres cluster: %v", err)
 		}
-		t.Skipf("needs initdb/pg_ctl for a throwaway cluster it can restart: %v", err)
+		t.Skipf("needs initdb/pg_ctl for a throwaway cluster it can stop and restart: %v", err)
 	}
-	defer cluster.Stop()
+	t.Cleanup(cluster.Stop)
+	return cluster
+}
+
+func TestFaultsManyNodesNoLostMoves(t *testing.T) {
+	if os.Getenv(pgtest.EnvURL) == "" && testing.Short() {
+		t.Skip("short")
+	}
+	bin := buildBinary(t)
+	cluster := throwawayCluster(t)
 	ctx0 := context.Background()
 	url, err := postgres.CreateDatabase(ctx0, cluster.URL, "hangar_faults")
 	if err != nil {

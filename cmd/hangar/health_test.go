@@ -25,14 +25,7 @@ func TestHealthFollowsTheDatabase(t *testing.T) {
 	if os.Getenv(pgtest.EnvURL) == "" && testing.Short() {
 		t.Skip("short")
 	}
-	cluster, err := pgtest.StartCluster()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("throwaway Postgres cluster: %v", err)
-		}
-		t.Skipf("needs initdb/pg_ctl for a throwaway cluster it can stop: %v", err)
-	}
-	defer cluster.Stop()
+	cluster := throwawayCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	url, err := postgres.CreateDatabase(ctx, cluster.URL, "hangar_health")
