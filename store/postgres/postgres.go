@@ -5,7 +5,9 @@
 // a data-modifying CTE advances the match row only if it is at the expected
 // version and the command's request id is new, and inserts the events and the
 // command only if that update happened. The (match_id, seq) primary key is
-// the backstop against forks.
+// the backstop against forks. An append that ends a match (history.go) or
+// carries a quota (quota.go) runs that statement in a transaction with the
+// rest of its work.
 package postgres
 
 import (
@@ -204,6 +206,9 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 		named["game"], named["creator"], named["options"], named["private"] = m.Game, m.Creator, m.Options, m.Private
 	}
 	args := []any{named}
+	if a.Quota != nil {
+		return s.appendQuota(ctx, a, q, args)
+	}
 	if a.End != nil {
 		return s.appendEnd(ctx, a, q, args)
 	}
@@ -213,7 +218,7 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 		var pgErr *pgconn.PgError
 		// A concurrent append of the same version or request id lost the
 		// race on a unique key: find out which.
-		if !errors.As(err, &pgErr) || (pgErr.Code != "23505" && pgErr.Code != "40001") {
+		if !errors.As(err, &pgErr) || (pgErr.Code != uniqueViolation && pgErr.Code != serializationFailure) {
 			return store.Result{}, wrapErr("append", err)
 		}
 	} else if applied == 1 {
