@@ -80,7 +80,8 @@ func callerKey(ctx context.Context) (store.APIKey, bool) {
 // another node does the same when its notice arrives (store.RevocationFeed);
 // a lost notice is made good when the entry is read again, at most recheck
 // later. The same re-check ends open streams whose session has expired or
-// was revoked. API keys are not cached: every call with one reads it, so a
+// was revoked (or was deleted); their sessions are read in one store call
+// per sweep. API keys are not cached: every call with one reads it, so a
 // revoked key (revoked by the admin command, from another process) stops
 // at once.
 type authenticator struct {
@@ -170,7 +171,7 @@ func (a *authenticator) session(ctx context.Context, h []byte) (store.Session, e
 	gen := a.gen
 	a.mu.RUnlock()
 	ss := c.s
-	if !ok || now.Sub(c.checked) >= a.recheck || now.Before(c.checked) {
+	if !ok || a.stale(c, now) {
 		var err error
 		ss, err = a.st.Session(ctx, h)
 		if errors.Is(err, store.ErrNotFound) {
@@ -185,13 +186,23 @@ func (a *authenticator) session(ctx context.Context, h []byte) (store.Session, e
 		}
 		a.mu.Unlock()
 	}
+	return ss, refusal(ss, now)
+}
+
+// stale says whether a cached session must be read again at now.
+func (a *authenticator) stale(c cachedSession, now time.Time) bool {
+	return now.Sub(c.checked) >= a.recheck || now.Before(c.checked)
+}
+
+// refusal is why session ss may not authenticate at now, or nil.
+func refusal(ss store.Session, now time.Time) error {
 	switch {
 	case !ss.Revoked.IsZero():
-		return ss, errTokenRevoked
+		return errTokenRevoked
 	case !now.Before(ss.Expires):
-		return ss, errTokenExpired
+		return errTokenExpired
 	}
-	return ss, nil
+	return nil
 }
 
 // forget drops a token's cached session (its expiry changed).
@@ -235,14 +246,16 @@ func (a *authenticator) gap() {
 	clear(a.cache)
 }
 
-// sweep ends the streams whose session expired or was revoked (re-reading
-// sessions cached for recheck or longer) and drops stale cache entries,
-// which bounds the cache to the sessions used within recheck.
+// sweep ends the streams whose session expired or was revoked and drops
+// stale cache entries, which bounds the cache to the sessions used within
+// recheck. The sessions of streams not read within recheck are read again,
+// all of them in one store call (store.Players.Sessions), and cached.
 func (a *authenticator) sweep(ctx context.Context) {
 	now := a.now()
 	a.mu.Lock()
+	gen := a.gen
 	for h, c := range a.cache {
-		if now.Sub(c.checked) >= a.recheck {
+		if a.stale(c, now) {
 			delete(a.cache, h)
 		}
 	}
@@ -250,10 +263,42 @@ func (a *authenticator) sweep(ctx context.Context) {
 	for st := range a.streams {
 		byHash[st.hash] = append(byHash[st.hash], st)
 	}
+	fresh := map[string]store.Session{}
+	var reread [][]byte
+	for h := range byHash {
+		if c, ok := a.cache[h]; ok {
+			fresh[h] = c.s
+		} else {
+			reread = append(reread, []byte(h))
+		}
+	}
 	a.mu.Unlock()
+	if len(reread) > 0 {
+		read, err := a.st.Sessions(ctx, reread)
+		if err != nil {
+			// The store is down: the streams go on, and the next sweep
+			// tries again.
+			read = nil
+			for _, h := range reread {
+				delete(byHash, string(h))
+			}
+		}
+		a.mu.Lock()
+		for h, ss := range read {
+			if a.gen == gen {
+				a.cache[h] = cachedSession{ss, now}
+			}
+			fresh[h] = ss
+		}
+		a.mu.Unlock()
+	}
 	for h, sts := range byHash {
-		_, err := a.session(ctx, []byte(h))
-		if errors.Is(err, errUnauthenticated) {
+		ss, ok := fresh[h]
+		err := errUnauthenticated // unknown: deleted
+		if ok {
+			err = refusal(ss, now)
+		}
+		if err != nil {
 			for _, st := range sts {
 				st.cancel(err)
 			}

@@ -66,8 +66,7 @@ type Service struct {
 
 	sessions SessionOptions
 	// limits holds the rate limits, quotas and watch caps (limits.go).
-	limits   *limiter
-	createMu map[string]*createLock // guarded by limits.watchMu
+	limits *limiter
 }
 
 // Options tune a Service. Games is required; the zero value of the rest is

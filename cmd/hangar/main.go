@@ -124,6 +124,7 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.StringVar(&cfg.AdminListen, "admin-listen", os.Getenv("HANGAR_ADMIN_LISTEN"), "address of the admin listener: Prometheus metrics at /metrics, pprof at /debug/pprof/ (env HANGAR_ADMIN_LISTEN); keep it off the public network; empty: none")
 	fs.BoolVar(&cfg.AccessLog, "access-log", envOr("HANGAR_ACCESS_LOG", "true") != "false", "log one line per RPC: method, code, duration, player, match, request id (env HANGAR_ACCESS_LOG)")
 	fs.DurationVar(&cfg.TokenTTL, "token-ttl", envDuration("HANGAR_TOKEN_TTL", service.DefaultTokenTTL), "how long a player token is valid after it is issued; clients refresh it before (env HANGAR_TOKEN_TTL)")
+	fs.DurationVar(&cfg.TokenRetention, "token-retention", envDuration("HANGAR_TOKEN_RETENTION", service.DefaultTokenRetention), "how long the stored hash of an expired or revoked token is kept before the node deletes it: until then a call with that token is answered TOKEN_EXPIRED or TOKEN_REVOKED, which tells a client to sign in again, rather than as an unknown token (env HANGAR_TOKEN_RETENTION)")
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr("HANGAR_LOG_FORMAT", "text"), "log lines as text or json (env HANGAR_LOG_FORMAT)")
 	fs.StringVar(&cfg.OTLPEndpoint, "otlp-endpoint", envOr("HANGAR_OTLP_ENDPOINT", os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")), "OTLP/gRPC collector for trace spans, host:port or http://host:port for cleartext (env HANGAR_OTLP_ENDPOINT, or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); empty: no tracing")
 	fs.Float64Var(&cfg.TraceRatio, "trace-ratio", 1, "share of new traces sampled, 0 to 1 (a client's propagated decision is kept)")
@@ -186,6 +187,9 @@ func parseConfig(name string, args []string) (Config, error) {
 	cfg.NoReflection = !*refl
 	if cfg.TokenTTL <= 0 {
 		return cfg, errors.New("--token-ttl must be positive")
+	}
+	if cfg.TokenRetention <= 0 {
+		return cfg, errors.New("--token-retention must be positive")
 	}
 	if cfg.TraceRatio < 0 || cfg.TraceRatio > 1 {
 		return cfg, fmt.Errorf("--trace-ratio must be between 0 and 1, not %v", cfg.TraceRatio)
