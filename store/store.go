@@ -294,15 +294,6 @@ type Session struct {
 // Valid reports whether the session may authenticate at now.
 func (s Session) Valid(now time.Time) bool { return s.Revoked.IsZero() && now.Before(s.Expires) }
 
-// Ended is when the session stopped being valid: its expiry, or its
-// revocation if that came first.
-func (s Session) Ended() time.Time {
-	if !s.Revoked.IsZero() && s.Revoked.Before(s.Expires) {
-		return s.Revoked
-	}
-	return s.Expires
-}
-
 // APIKey is a server-to-server credential of a developer's backend. Keys of
 // one Name are one backend: its external players (ExternalPlayer) are
 // shared by the keys of that name, so a key can be rotated.

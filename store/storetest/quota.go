@@ -186,3 +186,28 @@ func QuotaRace(t *testing.T, stores ...store.Store) {
 		t.Fatalf("the racer has %d open matches (%v), want %d", len(ms), err, limit)
 	}
 }
+
+// testQuotaBatch: quota appends of one player in one batch are counted
+// one after the other, the earlier ones of the batch included.
+func testQuotaBatch(t *testing.T, s store.Store) {
+	b := batcher(t, s)
+	q := &store.Quota{Player: "p1", Status: store.StatusOpen, Limit: 2}
+	var as []store.Append
+	for i := range 3 {
+		a := appendOf(fmt.Sprint("l", i), 0, cmd(fmt.Sprint("l", i)), 1)
+		a.Quota = q
+		as = append(as, a)
+	}
+	other := appendOf("x", 0, cmd("x"), 1) // no quota, the same creator
+	as = append(as, other)
+	rs := b.AppendBatch(context.Background(), as)
+	for i, want := range []error{nil, nil, store.ErrQuota, nil} {
+		if !errors.Is(rs[i].Err, want) {
+			t.Errorf("append %d of the batch: %+v, want %v", i, rs[i], want)
+		}
+	}
+	unwritten(t, s, "l2", "p1", "l2")
+	if ms, err := s.Matches(context.Background(), store.Query{Player: "p1", Status: store.StatusOpen, Limit: 10}); err != nil || len(ms) != 3 {
+		t.Errorf("p1 has %d open matches (%v), want 3 (two with the quota, one without)", len(ms), err)
+	}
+}

@@ -52,8 +52,13 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"PrivateHistory", testPrivateHistory},
 		{"Quota", testQuota},
 		{"QuotaConcurrent", testQuotaConcurrent},
+		{"QuotaBatch", testQuotaBatch},
 		{"SessionsPages", testSessionsPages},
 		{"DeleteEndedSessions", testDeleteEndedSessions},
+		{"BatchMixed", testBatchMixed},
+		{"BatchWithEnd", testBatchWithEnd},
+		{"BatchCanceled", testBatchCanceled},
+		{"CombinedAppends", testCombinedAppends},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
