@@ -181,7 +181,9 @@ func (a *oidcAuth) player(ctx context.Context, tok string, hash []byte) (store.P
 		return store.Player{}, time.Time{}, errUnauthenticated
 	}
 	// Tokens of other issuers and audiences are refused before any
-	// network call: an unknown key id makes go-oidc fetch the keys.
+	// network call: an unknown key id makes go-oidc fetch the keys. (A
+	// token that names this issuer and audience and an unknown key still
+	// does: one fetch at a time per node, under the address rate limit.)
 	if err := a.precheck(tok); err != nil {
 		return refuse("claims", err)
 	}
