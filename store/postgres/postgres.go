@@ -33,11 +33,28 @@ var _ store.Store = (*Store)(nil)
 // Store is a store.Store on a Postgres connection pool.
 type Store struct {
 	pool *pgxpool.Pool
+	// comb combines appends into batches (nil: every append commits
+	// alone).
+	comb *store.Combiner
 }
 
-// Open connects to the database at url (postgres://…) and checks it answers.
-// It does not migrate: call Migrate first.
+// Options tune a Store.
+type Options struct {
+	// Combine tunes the append combiner (batch.go). Its zero value is the
+	// production setting: batches of up to 128 appends, 4 committing at
+	// once; MaxBatch 1 turns combining off.
+	Combine store.CombineOptions
+}
+
+// Open connects to the database at url (postgres://…) and checks it
+// answers, with the default Options. It does not migrate: call Migrate
+// first.
 func Open(ctx context.Context, url string) (*Store, error) {
+	return OpenWith(ctx, url, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, wrapErr("parse database url", err)
@@ -50,11 +67,21 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, wrapErr("connect", err)
 	}
-	return &Store{pool: pool}, nil
+	s := &Store{pool: pool}
+	if o.Combine.MaxBatch != 1 {
+		if o.Combine.Commits <= 0 {
+			o.Combine.Commits = 4
+		}
+		s.comb = store.NewCombiner(s.AppendBatch, o.Combine)
+	}
+	return s, nil
 }
 
-// Close closes the pool.
+// Close writes the appends queued, then closes the pool.
 func (s *Store) Close() error {
+	if s.comb != nil {
+		s.comb.Close()
+	}
 	s.pool.Close()
 	return nil
 }
@@ -178,12 +205,23 @@ func nonNil(ids []string) []string {
 	return ids
 }
 
-// Append implements store.Log.
+// Append implements store.Log. Appends go through the node's combiner
+// (batch.go), which commits the appends that arrive together in one
+// transaction; an append that ends a match commits alone.
 func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error) {
+	if s.comb != nil && a.End == nil {
+		return s.comb.Append(ctx, a)
+	}
+	return s.appendOne(ctx, a)
+}
+
+// statement is an append's SQL and named arguments, or an error for an
+// inconsistent append.
+func statement(a store.Append) (string, pgx.NamedArgs, error) {
 	m := a.Match
 	n := int64(len(a.Events))
 	if n == 0 || m.Version != a.Expected+n || a.Expected < 0 {
-		return store.Result{}, fmt.Errorf("postgres: append of %d events from %d to %d: inconsistent", n, a.Expected, m.Version)
+		return "", nil, fmt.Errorf("postgres: append of %d events from %d to %d: inconsistent", n, a.Expected, m.Version)
 	}
 	types := make([]string, n)
 	payloads := make([][]byte, n)
@@ -203,23 +241,38 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 		q = createSQL
 		named["game"], named["creator"], named["options"], named["private"] = m.Game, m.Creator, m.Options, m.Private
 	}
+	return q, named, nil
+}
+
+// appendOne commits one append in a transaction of its own.
+func (s *Store) appendOne(ctx context.Context, a store.Append) (store.Result, error) {
+	q, named, err := statement(a)
+	if err != nil {
+		return store.Result{}, err
+	}
 	args := []any{named}
 	if a.End != nil {
 		return s.appendEnd(ctx, a, q, args)
 	}
 	var applied int
-	err := s.pool.QueryRow(ctx, q, args...).Scan(&applied)
+	err = s.pool.QueryRow(ctx, q, args...).Scan(&applied)
 	if err != nil {
-		var pgErr *pgconn.PgError
 		// A concurrent append of the same version or request id lost the
 		// race on a unique key: find out which.
-		if !errors.As(err, &pgErr) || (pgErr.Code != "23505" && pgErr.Code != "40001") {
+		if !raced(err) {
 			return store.Result{}, wrapErr("append", err)
 		}
 	} else if applied == 1 {
-		return store.Result{First: a.Expected + 1, Last: m.Version}, nil
+		return store.Result{First: a.Expected + 1, Last: a.Match.Version}, nil
 	}
 	return s.explain(ctx, a)
+}
+
+// raced reports whether err is a lost race on a unique key or a
+// serialization failure: the append did nothing, and explain says why.
+func raced(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "40001")
 }
 
 // explain finds out why an append changed nothing: a retried command, a
