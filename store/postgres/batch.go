@@ -40,12 +40,12 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 			rs[i].Result, rs[i].Err = s.appendOne(ctx, as[i])
 			continue
 		}
-		q, named, err := statement(as[i])
+		q, args, err := statement(as[i])
 		if err != nil {
 			rs[i].Err = err
 			continue
 		}
-		b.Queue(q, named)
+		b.Queue(q, args...)
 		queued = append(queued, i)
 	}
 	switch len(queued) {

@@ -164,7 +164,8 @@ func DropDatabase(ctx context.Context, serverURL, name string) error {
 
 // appendSQL and createSQL advance (or create) the match row in a CTE named
 // done; the events and the command record are inserted only if it did. The
-// arguments are named (pgx.NamedArgs, see appendArgs).
+// arguments are named here and numbered once, at start (positional), so
+// that no append pays for rewriting the text.
 const appendSQL = `
 WITH done AS (
 	UPDATE matches SET version = @version, status = @status, player_ids = @players,
@@ -197,6 +198,51 @@ const appendTail = `, ev AS (
 )
 SELECT count(*) FROM done`
 
+// appendQ and createQ are appendSQL and createSQL with numbered parameters.
+var appendQ, createQ = positional(appendSQL), positional(createSQL)
+
+// numbered is a statement whose @names became $1, $2 …: names[i] is the
+// name of $i+1.
+type numbered struct {
+	sql   string
+	names []string
+}
+
+// positional numbers the @names of q, a name used twice keeping its
+// number.
+func positional(q string) numbered {
+	var out strings.Builder
+	var names []string
+	num := map[string]int{}
+	for i := 0; i < len(q); i++ {
+		if q[i] != '@' {
+			out.WriteByte(q[i])
+			continue
+		}
+		j := i + 1
+		for j < len(q) && (q[j] == '_' || q[j] >= 'a' && q[j] <= 'z') {
+			j++
+		}
+		name := q[i+1 : j]
+		if num[name] == 0 {
+			names = append(names, name)
+			num[name] = len(names)
+		}
+		fmt.Fprintf(&out, "$%d", num[name])
+		i = j - 1
+	}
+	return numbered{sql: out.String(), names: names}
+}
+
+// args lays out named as q's positional arguments.
+func (q numbered) args(named map[string]any) []any {
+	args := make([]any, len(q.names))
+	for i, n := range q.names {
+		args[i] = named[n]
+	}
+	return args
+}
+
 // nonNil is ids, or an empty array for nil (the columns are NOT NULL).
 func nonNil(ids []string) []string {
 	if ids == nil {
@@ -215,9 +261,9 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 	return s.appendOne(ctx, a)
 }
 
-// statement is an append's SQL and named arguments, or an error for an
+// statement is an append's SQL and arguments, or an error for an
 // inconsistent append.
-func statement(a store.Append) (string, pgx.NamedArgs, error) {
+func statement(a store.Append) (string, []any, error) {
 	m := a.Match
 	n := int64(len(a.Events))
 	if n == 0 || m.Version != a.Expected+n || a.Expected < 0 {
@@ -228,7 +274,7 @@ func statement(a store.Append) (string, pgx.NamedArgs, error) {
 	for i, e := range a.Events {
 		types[i], payloads[i] = e.Type, e.Payload
 	}
-	named := pgx.NamedArgs{
+	named := map[string]any{
 		"id": m.ID, "expected": a.Expected, "version": m.Version, "status": string(m.Status),
 		"players": nonNil(m.Players), "free_seats": m.FreeSeats, "bot_turn": m.BotTurn,
 		"summary": m.Summary, "started": nullTime(m.Started), "ended": nullTime(m.Ended),
@@ -236,21 +282,20 @@ func statement(a store.Append) (string, pgx.NamedArgs, error) {
 		"author": a.Command.Author, "request_id": a.Command.RequestID, "fingerprint": a.Command.Fingerprint,
 		"time": a.Time, "types": types, "payloads": payloads,
 	}
-	q := appendSQL
+	q := appendQ
 	if a.Expected == 0 {
-		q = createSQL
+		q = createQ
 		named["game"], named["creator"], named["options"], named["private"] = m.Game, m.Creator, m.Options, m.Private
 	}
-	return q, named, nil
+	return q.sql, q.args(named), nil
 }
 
 // appendOne commits one append in a transaction of its own.
 func (s *Store) appendOne(ctx context.Context, a store.Append) (store.Result, error) {
-	q, named, err := statement(a)
+	q, args, err := statement(a)
 	if err != nil {
 		return store.Result{}, err
 	}
-	args := []any{named}
 	if a.End != nil {
 		return s.appendEnd(ctx, a, q, args)
 	}
