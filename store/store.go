@@ -327,6 +327,16 @@ type APIKeys interface {
 	ExternalPlayer(ctx context.Context, k APIKey, externalID string, p Player, t Token) (Player, bool, error)
 }
 
+// Identities keeps the players of the users of trusted identity providers
+// (OpenID Connect issuers), who call with the provider's tokens.
+type Identities interface {
+	// IdentityPlayer finds the player of the user subject of issuer,
+	// creating it as p when there is none, in one transaction: concurrent
+	// calls for one user make one player. It returns the player and
+	// whether it was created; ErrExists if p's id is taken.
+	IdentityPlayer(ctx context.Context, issuer, subject string, p Player) (Player, bool, error)
+}
+
 // Revocation says that sessions were revoked: one token's (TokenHash set)
 // or every one of Player's.
 type Revocation struct {
@@ -352,6 +362,7 @@ type Store interface {
 	Players
 	Sessions
 	APIKeys
+	Identities
 	Clocks
 	History
 	Close() error

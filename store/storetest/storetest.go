@@ -48,6 +48,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"APIKeys", testAPIKeys},
 		{"ExternalPlayers", testExternalPlayers},
 		{"ExternalPlayersConcurrent", testExternalPlayersConcurrent},
+		{"IdentityPlayers", testIdentityPlayers},
+		{"IdentityPlayersConcurrent", testIdentityPlayersConcurrent},
 		{"PrivateMatches", testPrivateMatches},
 		{"PrivateHistory", testPrivateHistory},
 		{"Quota", testQuota},
