@@ -118,6 +118,9 @@ type Append struct {
 	// leaves room for. A retried command is answered (a Duplicate result,
 	// or ErrRequestMismatch) whatever the count.
 	Quota *Quota
+	// Notices are written to their players' notice logs (notices.go) in
+	// the append's transaction, numbered after each player's latest.
+	Notices []Notice
 }
 
 // Quota bounds the matches of one kind that a player has created: those
@@ -209,9 +212,11 @@ type Due struct {
 	Version int64
 }
 
-// Change says that a match reached a version.
+// Change says that a match reached a version or, with Player set, that a
+// player's notice log reached seq Version (Match is then empty).
 type Change struct {
 	Match   string
+	Player  string
 	Version int64
 	// Origin names the node that made the change, so that it can ignore
 	// its own changes coming back.
@@ -365,5 +370,7 @@ type Store interface {
 	Identities
 	Clocks
 	History
+	Notices
+	Outbox
 	Close() error
 }

@@ -23,7 +23,9 @@ import (
 // the failing one fails. An append that ends a match commits alone (it
 // updates the players' ratings, whose row locks must not join a batch), and
 // so does one with a quota (its count must follow its advisory lock, in a
-// transaction of its own: quota.go).
+// transaction of its own: quota.go). Appends with notices stay in the
+// batch: a statement ahead of the others locks the notice heads of all
+// their players (notices.go).
 //
 // The statements run in match id order (appends of one match keep their
 // order), so that batches committing at once lock match rows in the same
@@ -35,8 +37,11 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(as[i].Match.ID, as[j].Match.ID) })
-	b := &pgx.Batch{}
-	var queued []int
+	var (
+		stmts   []*pgx.QueuedQuery
+		queued  []int
+		players []string // of the notices of the queued appends
+	)
 	for _, i := range order {
 		if as[i].End != nil || as[i].Quota != nil {
 			rs[i].Result, rs[i].Err = s.appendOne(ctx, as[i])
@@ -47,8 +52,9 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 			rs[i].Err = err
 			continue
 		}
-		b.Queue(q, args...)
+		stmts = append(stmts, &pgx.QueuedQuery{SQL: q, Arguments: args})
 		queued = append(queued, i)
+		players = append(players, noticePlayers(as[i])...)
 	}
 	switch len(queued) {
 	case 0:
@@ -58,13 +64,24 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 		rs[i].Result, rs[i].Err = s.appendOne(ctx, as[i])
 		return rs
 	}
+	// The notice heads of the appends' players are locked first, by one
+	// statement ahead of the appends (notices.go).
+	b := &pgx.Batch{}
+	if len(players) > 0 {
+		b.Queue(lockNoticeHeadsSQL, players)
+	}
+	b.QueuedQueries = append(b.QueuedQueries, stmts...)
 	applied := make([]int, len(queued))
 	br := s.pool.SendBatch(ctx, b)
 	var err error
+	if len(players) > 0 {
+		_, err = br.Exec()
+	}
 	for k := range queued {
-		if err = br.QueryRow().Scan(&applied[k]); err != nil {
+		if err != nil {
 			break
 		}
+		err = br.QueryRow().Scan(&applied[k])
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr

@@ -24,7 +24,8 @@ const maxPayload = 7900
 // append's commit, never inside it: a NOTIFY in a transaction takes a
 // database-wide lock at commit and would serialise every append. Changes
 // are packed several to a notification: an "@origin" line (the origin of
-// the first change; a batch comes from one node) and "id version" lines.
+// the first change; a batch comes from one node) and "id version" lines,
+// "~player seq" for a player's notices.
 func (s *Store) Publish(ctx context.Context, changes []store.Change) error {
 	if len(changes) == 0 {
 		return nil
@@ -46,6 +47,9 @@ func (s *Store) Publish(ctx context.Context, changes []store.Change) error {
 	}
 	for _, c := range changes {
 		line := c.Match + " " + strconv.FormatInt(c.Version, 10)
+		if c.Player != "" {
+			line = "~" + c.Player + " " + strconv.FormatInt(c.Version, 10)
+		}
 		if b.Len()+len(line)+1 > maxPayload {
 			if err := flush(); err != nil {
 				return err
@@ -101,7 +105,12 @@ func (s *Store) listenOnce(ctx context.Context, onChange func(store.Change), onG
 			}
 			id, v, ok := strings.Cut(line, " ")
 			ver, err := strconv.ParseInt(v, 10, 64)
-			if ok && err == nil {
+			if !ok || err != nil {
+				continue
+			}
+			if p, ok := strings.CutPrefix(id, "~"); ok {
+				onChange(store.Change{Player: p, Version: ver, Origin: origin})
+			} else {
 				onChange(store.Change{Match: id, Version: ver, Origin: origin})
 			}
 		}

@@ -7,7 +7,8 @@
 // command only if that update happened. The (match_id, seq) primary key is
 // the backstop against forks. An append that ends a match (history.go) or
 // carries a quota (quota.go) runs that statement in a transaction with the
-// rest of its work.
+// rest of its work. An append with notices (notices.go) first locks its
+// players' notice heads, in the same round trip.
 package postgres
 
 import (
@@ -189,7 +190,11 @@ WITH done AS (
 	RETURNING id
 )` + appendTail
 
-const appendTail = `, ev AS (
+const appendTail = appendWrites + appendResult
+
+// appendWrites are the append statement's writes after done; an append
+// with notices adds its own (notices.go) before appendResult.
+const appendWrites = `, ev AS (
 	INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
 	SELECT @id, @expected + e.ord, e.t, e.p, @author, @time
 	FROM unnest(@types::text[], @payloads::bytea[]) WITH ORDINALITY AS e(t, p, ord)
@@ -197,7 +202,9 @@ const appendTail = `, ev AS (
 ), cmd AS (
 	INSERT INTO match_commands (match_id, author_id, request_id, fingerprint, first_seq, last_seq)
 	SELECT @id, @author, @request_id, @fingerprint, @expected + 1, @version FROM done
-)
+)`
+
+const appendResult = `
 SELECT count(*) FROM done`
 
 // appendQ and createQ are appendSQL and createSQL with numbered parameters.
@@ -290,6 +297,9 @@ func statement(a store.Append) (string, []any, error) {
 		q = createQ
 		named["game"], named["creator"], named["options"], named["private"] = m.Game, m.Creator, m.Options, m.Private
 	}
+	if len(a.Notices) > 0 {
+		q = noticeArgs(a, named)
+	}
 	return q.sql, q.args(named), nil
 }
 
@@ -305,8 +315,7 @@ func (s *Store) appendOne(ctx context.Context, a store.Append) (store.Result, er
 	if a.End != nil {
 		return s.appendEnd(ctx, a, q, args)
 	}
-	var applied int
-	err = s.pool.QueryRow(ctx, q, args...).Scan(&applied)
+	applied, err := s.queryAppend(ctx, a, q, args)
 	if err != nil {
 		// A concurrent append of the same version or request id lost the
 		// race on a unique key: find out which.

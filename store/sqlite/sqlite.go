@@ -17,8 +17,10 @@
 //
 // An append checks the command's request id (and its quota, if it has one),
 // advances the match row if it is at the expected version (or inserts it),
-// inserts the events and records the command, all in one transaction. Because the writer is alone, the reason an
-// append changed nothing is found out inside that same transaction.
+// inserts the events, records the command and writes its notices
+// (notices.go), all in one transaction. Because the writer is alone, the
+// reason an append changed nothing is found out inside that same
+// transaction.
 package sqlite
 
 import (
@@ -348,6 +350,9 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, a store.Append, player
 		a.Command.Fingerprint, a.Expected+1, m.Version)
 	if err != nil {
 		return store.Result{}, fmt.Errorf("sqlite: append: %w", err)
+	}
+	if err := writeNotices(ctx, tx, a); err != nil {
+		return store.Result{}, fmt.Errorf("sqlite: append: notices: %w", err)
 	}
 	if a.End != nil {
 		if err := writeEnd(ctx, tx, a); err != nil {

@@ -61,6 +61,12 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"BatchWithEnd", testBatchWithEnd},
 		{"BatchCanceled", testBatchCanceled},
 		{"CombinedAppends", testCombinedAppends},
+		{"Notices", testNotices},
+		{"NoticesOnlyWithEvents", testNoticesOnlyWithEvents},
+		{"NoticesBatch", testNoticesBatch},
+		{"NoticesConcurrent", testNoticesConcurrent},
+		{"Outbox", testOutbox},
+		{"OutboxConcurrent", testOutboxConcurrent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

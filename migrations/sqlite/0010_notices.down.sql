@@ -1,0 +1,3 @@
+DROP TABLE notice_outbox;
+DROP TABLE notice_heads;
+DROP TABLE player_notices;

@@ -1,0 +1,228 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hangarhq/hangar/store"
+)
+
+var (
+	_ store.Notices = (*Store)(nil)
+	_ store.Outbox  = (*Store)(nil)
+)
+
+// Notices (store.Append.Notices) are numbered per player from the
+// player's row in notice_heads. The append statement inserts them after
+// its guard, advancing each player's head by its count: appends writing
+// one player's notices serialise on that row, so a player's notices commit
+// in seq order, and a reader that has read seq n never finds a new notice
+// below n later.
+//
+// Those row locks must not form cycles with the match rows the appends
+// lock: every transaction that writes notices first locks its players'
+// heads, all at once, in player order (lockNoticeHeadsSQL), and only then
+// any match row. A batch of appends (batch.go) locks the heads of all its
+// appends' players in its first statement; a single append sends the lock
+// and its statement in one round trip; one that ends a match or carries a
+// quota locks them first in its transaction (after the quota's advisory
+// lock). The full order of locks is thus: quota lock, notice heads, match
+// rows, rating locks, statistics rows.
+
+// lockNoticeHeadsSQL locks the notice heads of the players in $1 (making
+// those missing, at 0), in player order.
+const lockNoticeHeadsSQL = `
+INSERT INTO notice_heads AS h (player_id, seq)
+SELECT p, 0 FROM (SELECT DISTINCT p FROM unnest($1::text[]) AS p) AS l ORDER BY p
+ON CONFLICT (player_id) DO UPDATE SET seq = h.seq`
+
+// noticeWrites insert an append's notices and their outbox rows, numbered
+// after their players' heads, only if the append applied (done).
+const noticeWrites = `, nn AS (
+	SELECT n.p, n.k, n.m, n.pl, n.d,
+		row_number() OVER (PARTITION BY n.p ORDER BY n.ord) AS rn,
+		count(*) OVER (PARTITION BY n.p) AS cnt
+	FROM unnest(@n_players::text[], @n_kinds::text[], @n_matches::text[], @n_payloads::bytea[], @n_deliver::bool[])
+		WITH ORDINALITY AS n(p, k, m, pl, d, ord)
+	WHERE EXISTS (SELECT 1 FROM done)
+), heads AS (
+	INSERT INTO notice_heads AS h (player_id, seq)
+	SELECT p, max(cnt) FROM nn GROUP BY p ORDER BY p
+	ON CONFLICT (player_id) DO UPDATE SET seq = h.seq + excluded.seq
+	RETURNING player_id, seq
+), notes AS (
+	INSERT INTO player_notices (player_id, seq, kind, match_id, payload, created_at)
+	SELECT nn.p, heads.seq - nn.cnt + nn.rn, nn.k, nn.m, nn.pl, @time
+	FROM nn JOIN heads ON heads.player_id = nn.p
+), outbox AS (
+	INSERT INTO notice_outbox (player_id, seq, due_at)
+	SELECT nn.p, heads.seq - nn.cnt + nn.rn, @time
+	FROM nn JOIN heads ON heads.player_id = nn.p
+	WHERE nn.d
+)`
+
+// appendNoticesQ and createNoticesQ are appendQ and createQ that also
+// write notices.
+var (
+	appendNoticesQ = positional(appendSQLHead() + appendWrites + noticeWrites + appendResult)
+	createNoticesQ = positional(createSQLHead() + appendWrites + noticeWrites + appendResult)
+)
+
+// appendSQLHead and createSQLHead are the done CTEs of appendSQL and
+// createSQL.
+func appendSQLHead() string { return appendSQL[:len(appendSQL)-len(appendTail)] }
+func createSQLHead() string { return createSQL[:len(createSQL)-len(appendTail)] }
+
+// noticeArgs adds a's notices to the named arguments of its statement and
+// returns the statement that writes them.
+func noticeArgs(a store.Append, named map[string]any) numbered {
+	n := len(a.Notices)
+	players, kinds, matches := make([]string, n), make([]string, n), make([]string, n)
+	payloads, deliver := make([][]byte, n), make([]bool, n)
+	for i, nt := range a.Notices {
+		players[i], kinds[i], matches[i], payloads[i], deliver[i] = nt.Player, nt.Kind, nt.Match, nt.Payload, nt.Deliver
+		if payloads[i] == nil {
+			payloads[i] = []byte{}
+		}
+	}
+	named["n_players"], named["n_kinds"], named["n_matches"] = players, kinds, matches
+	named["n_payloads"], named["n_deliver"] = payloads, deliver
+	if a.Expected == 0 {
+		return createNoticesQ
+	}
+	return appendNoticesQ
+}
+
+// noticePlayers lists the players of a's notices (repeats included).
+func noticePlayers(a store.Append) []string {
+	ps := make([]string, len(a.Notices))
+	for i, n := range a.Notices {
+		ps[i] = n.Player
+	}
+	return ps
+}
+
+// queryAppend runs an append's statement q and returns how many appends
+// it applied (1 or 0). With notices the heads' lock goes first, in the same
+// round trip and implicit transaction.
+func (s *Store) queryAppend(ctx context.Context, a store.Append, q string, args []any) (int, error) {
+	var applied int
+	if len(a.Notices) == 0 {
+		err := s.pool.QueryRow(ctx, q, args...).Scan(&applied)
+		return applied, err
+	}
+	b := &pgx.Batch{}
+	b.Queue(lockNoticeHeadsSQL, noticePlayers(a))
+	b.Queue(q, args...)
+	br := s.pool.SendBatch(ctx, b)
+	_, err := br.Exec()
+	if err == nil {
+		err = br.QueryRow().Scan(&applied)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return applied, err
+}
+
+// lockNoticeHeads locks the notice heads of a's players in tx, before the
+// append statement.
+func lockNoticeHeads(ctx context.Context, tx pgx.Tx, a store.Append) error {
+	if len(a.Notices) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, lockNoticeHeadsSQL, noticePlayers(a))
+	return err
+}
+
+// Notices implements store.Notices.
+func (s *Store) Notices(ctx context.Context, player string, after int64, limit int) ([]store.Notice, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT seq, kind, match_id, payload, created_at FROM player_notices
+		WHERE player_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, player, after, min(limit, store.NoticePage))
+	if err != nil {
+		return nil, wrapErr("notices", err)
+	}
+	ns, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Notice, error) {
+		n := store.Notice{Player: player}
+		err := r.Scan(&n.Seq, &n.Kind, &n.Match, &n.Payload, &n.Time)
+		return n, err
+	})
+	if err != nil {
+		return nil, wrapErr("notices", err)
+	}
+	return ns, nil
+}
+
+// LatestNotice implements store.Notices.
+func (s *Store) LatestNotice(ctx context.Context, player string) (int64, error) {
+	var seq int64
+	err := s.pool.QueryRow(ctx, `SELECT seq FROM notice_heads WHERE player_id = $1`, player).Scan(&seq)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, nil
+	case err != nil:
+		return 0, wrapErr("latest notice", err)
+	}
+	return seq, nil
+}
+
+// ClaimDeliveries implements store.Outbox. SKIP LOCKED lets the nodes
+// sharing the outbox claim disjoint rows without waiting on each other.
+func (s *Store) ClaimDeliveries(ctx context.Context, now, lease time.Time, limit int) ([]store.Delivery, error) {
+	rows, err := s.pool.Query(ctx, `
+		WITH c AS (
+			UPDATE notice_outbox o SET due_at = $2, attempts = o.attempts + 1
+			FROM (SELECT player_id, seq FROM notice_outbox WHERE due_at <= $1
+			      ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED) AS d
+			WHERE o.player_id = d.player_id AND o.seq = d.seq
+			RETURNING o.player_id, o.seq, o.attempts
+		)
+		SELECT c.player_id, c.seq, c.attempts, n.kind, n.match_id, n.payload, n.created_at
+		FROM c JOIN player_notices n ON n.player_id = c.player_id AND n.seq = c.seq
+		ORDER BY n.created_at, c.player_id, c.seq`, now, lease, limit)
+	if err != nil {
+		return nil, wrapErr("claim deliveries", err)
+	}
+	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Delivery, error) {
+		var d store.Delivery
+		n := &d.Notice
+		err := r.Scan(&n.Player, &n.Seq, &d.Attempts, &n.Kind, &n.Match, &n.Payload, &n.Time)
+		return d, err
+	})
+	if err != nil {
+		return nil, wrapErr("claim deliveries", err)
+	}
+	return ds, nil
+}
+
+// Delivered implements store.Outbox.
+func (s *Store) Delivered(ctx context.Context, keys []store.NoticeKey) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	players, seqs := make([]string, len(keys)), make([]int64, len(keys))
+	for i, k := range keys {
+		players[i], seqs[i] = k.Player, k.Seq
+	}
+	_, err := s.pool.Exec(ctx, `
+		DELETE FROM notice_outbox o USING unnest($1::text[], $2::bigint[]) AS k(p, s)
+		WHERE o.player_id = k.p AND o.seq = k.s`, players, seqs)
+	if err != nil {
+		return wrapErr("delivered", err)
+	}
+	return nil
+}
+
+// RetryDelivery implements store.Outbox.
+func (s *Store) RetryDelivery(ctx context.Context, key store.NoticeKey, due time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE notice_outbox SET due_at = $3 WHERE player_id = $1 AND seq = $2`,
+		key.Player, key.Seq, due)
+	if err != nil {
+		return wrapErr("retry delivery", err)
+	}
+	return nil
+}

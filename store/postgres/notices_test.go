@@ -1,0 +1,63 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hangarhq/hangar/store/postgres"
+	"github.com/hangarhq/hangar/store/postgres/pgtest"
+	"github.com/hangarhq/hangar/store/storetest"
+)
+
+// TestNoticesAcrossNodes races notice writers of two stores on one
+// database (two nodes, each with its combiner): every player's notices are
+// numbered 1..n, read once each by a reader following the log, and the
+// heads' lock order keeps the batches free of deadlocks (the server counts
+// none).
+func TestNoticesAcrossNodes(t *testing.T) {
+	url := pgtest.Database(t)
+	ctx := context.Background()
+	a, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.NoticeRace(t, a, b)
+	// A backend reports its counts when it exits: close the pools first.
+	a.Close()
+	b.Close()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var deadlocks int64
+	if err := conn.QueryRow(ctx, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`).Scan(&deadlocks); err != nil {
+		t.Fatal(err)
+	}
+	if deadlocks != 0 {
+		t.Fatalf("%d deadlocks while writing notices", deadlocks)
+	}
+}
+
+// TestOutboxAcrossNodes races the outbox claimants of two stores on one
+// database: no notice is claimed twice within a lease.
+func TestOutboxAcrossNodes(t *testing.T) {
+	url := pgtest.Database(t)
+	a, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	storetest.OutboxRace(t, a, b)
+}
