@@ -315,7 +315,9 @@ func testOutbox(t *testing.T, s store.Store) {
 		Notices: []store.Notice{notice("p1", "m1", "d", true)}}); err != nil {
 		t.Fatal(err)
 	}
-	key := func(d store.Delivery) string { return fmt.Sprintf("%s:%d:%s:%d", d.Notice.Player, d.Notice.Seq, d.Notice.Payload, d.Attempts) }
+	key := func(d store.Delivery) string {
+		return fmt.Sprintf("%s:%d:%s:%d", d.Notice.Player, d.Notice.Seq, d.Notice.Payload, d.Attempts)
+	}
 	keys := func(ds []store.Delivery) []string {
 		var out []string
 		for _, d := range ds {

@@ -746,10 +746,13 @@ type Match struct {
 	// and only invited players may join it.
 	Private bool `protobuf:"varint,17,opt,name=private,proto3" json:"private,omitempty"`
 	// invited_player_ids are the players invited to a private match, in the
-	// order of their invitations.
+	// order of their invitations (a declined invitation leaves the list).
 	InvitedPlayerIds []string `protobuf:"bytes,18,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// invite_code_ids are the ids of the match's live invite codes
+	// (CreateInviteCode), oldest first.
+	InviteCodeIds []string `protobuf:"bytes,19,rep,name=invite_code_ids,json=inviteCodeIds,proto3" json:"invite_code_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Match) Reset() {
@@ -908,6 +911,13 @@ func (x *Match) GetInvitedPlayerIds() []string {
 	return nil
 }
 
+func (x *Match) GetInviteCodeIds() []string {
+	if x != nil {
+		return x.InviteCodeIds
+	}
+	return nil
+}
+
 // Event is one entry of a match's event stream.
 type Event struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -928,6 +938,10 @@ type Event struct {
 	//	*Event_TurnTimedOut
 	//	*Event_SeatHandedToBot
 	//	*Event_PlayersInvited
+	//	*Event_InviteCodeCreated
+	//	*Event_InviteCodeRevoked
+	//	*Event_InvitationAccepted
+	//	*Event_InvitationDeclined
 	//	*Event_Aeroplane
 	//	*Event_Carcassonne
 	Body          isEvent_Body `protobuf_oneof:"body"`
@@ -1072,6 +1086,42 @@ func (x *Event) GetPlayersInvited() *PlayersInvited {
 	return nil
 }
 
+func (x *Event) GetInviteCodeCreated() *InviteCodeCreated {
+	if x != nil {
+		if x, ok := x.Body.(*Event_InviteCodeCreated); ok {
+			return x.InviteCodeCreated
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetInviteCodeRevoked() *InviteCodeRevoked {
+	if x != nil {
+		if x, ok := x.Body.(*Event_InviteCodeRevoked); ok {
+			return x.InviteCodeRevoked
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetInvitationAccepted() *InvitationAccepted {
+	if x != nil {
+		if x, ok := x.Body.(*Event_InvitationAccepted); ok {
+			return x.InvitationAccepted
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetInvitationDeclined() *InvitationDeclined {
+	if x != nil {
+		if x, ok := x.Body.(*Event_InvitationDeclined); ok {
+			return x.InvitationDeclined
+		}
+	}
+	return nil
+}
+
 func (x *Event) GetAeroplane() *v1.Event {
 	if x != nil {
 		if x, ok := x.Body.(*Event_Aeroplane); ok {
@@ -1126,6 +1176,22 @@ type Event_PlayersInvited struct {
 	PlayersInvited *PlayersInvited `protobuf:"bytes,17,opt,name=players_invited,json=playersInvited,proto3,oneof"`
 }
 
+type Event_InviteCodeCreated struct {
+	InviteCodeCreated *InviteCodeCreated `protobuf:"bytes,30,opt,name=invite_code_created,json=inviteCodeCreated,proto3,oneof"`
+}
+
+type Event_InviteCodeRevoked struct {
+	InviteCodeRevoked *InviteCodeRevoked `protobuf:"bytes,31,opt,name=invite_code_revoked,json=inviteCodeRevoked,proto3,oneof"`
+}
+
+type Event_InvitationAccepted struct {
+	InvitationAccepted *InvitationAccepted `protobuf:"bytes,32,opt,name=invitation_accepted,json=invitationAccepted,proto3,oneof"`
+}
+
+type Event_InvitationDeclined struct {
+	InvitationDeclined *InvitationDeclined `protobuf:"bytes,33,opt,name=invitation_declined,json=invitationDeclined,proto3,oneof"`
+}
+
 type Event_Aeroplane struct {
 	Aeroplane *v1.Event `protobuf:"bytes,20,opt,name=aeroplane,proto3,oneof"`
 }
@@ -1149,6 +1215,14 @@ func (*Event_TurnTimedOut) isEvent_Body() {}
 func (*Event_SeatHandedToBot) isEvent_Body() {}
 
 func (*Event_PlayersInvited) isEvent_Body() {}
+
+func (*Event_InviteCodeCreated) isEvent_Body() {}
+
+func (*Event_InviteCodeRevoked) isEvent_Body() {}
+
+func (*Event_InvitationAccepted) isEvent_Body() {}
+
+func (*Event_InvitationDeclined) isEvent_Body() {}
 
 func (*Event_Aeroplane) isEvent_Body() {}
 
@@ -1309,6 +1383,197 @@ func (x *PlayersInvited) GetPlayerIds() []string {
 	return nil
 }
 
+// InviteCodeCreated: the creator made an invite code (CreateInviteCode).
+// The code itself is never stored: code_sha256 is its SHA-256.
+type InviteCodeCreated struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CodeId        string                 `protobuf:"bytes,1,opt,name=code_id,json=codeId,proto3" json:"code_id,omitempty"`
+	CodeSha256    []byte                 `protobuf:"bytes,2,opt,name=code_sha256,json=codeSha256,proto3" json:"code_sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InviteCodeCreated) Reset() {
+	*x = InviteCodeCreated{}
+	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InviteCodeCreated) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InviteCodeCreated) ProtoMessage() {}
+
+func (x *InviteCodeCreated) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InviteCodeCreated.ProtoReflect.Descriptor instead.
+func (*InviteCodeCreated) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *InviteCodeCreated) GetCodeId() string {
+	if x != nil {
+		return x.CodeId
+	}
+	return ""
+}
+
+func (x *InviteCodeCreated) GetCodeSha256() []byte {
+	if x != nil {
+		return x.CodeSha256
+	}
+	return nil
+}
+
+// InviteCodeRevoked: the creator revoked the invite code code_id.
+type InviteCodeRevoked struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CodeId        string                 `protobuf:"bytes,1,opt,name=code_id,json=codeId,proto3" json:"code_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InviteCodeRevoked) Reset() {
+	*x = InviteCodeRevoked{}
+	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InviteCodeRevoked) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InviteCodeRevoked) ProtoMessage() {}
+
+func (x *InviteCodeRevoked) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InviteCodeRevoked.ProtoReflect.Descriptor instead.
+func (*InviteCodeRevoked) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *InviteCodeRevoked) GetCodeId() string {
+	if x != nil {
+		return x.CodeId
+	}
+	return ""
+}
+
+// InvitationAccepted: an invited player accepted (AcceptInvitation); the
+// PlayerJoined that seats it follows in the same command.
+type InvitationAccepted struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InvitationAccepted) Reset() {
+	*x = InvitationAccepted{}
+	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InvitationAccepted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InvitationAccepted) ProtoMessage() {}
+
+func (x *InvitationAccepted) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InvitationAccepted.ProtoReflect.Descriptor instead.
+func (*InvitationAccepted) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *InvitationAccepted) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// InvitationDeclined: an invited player declined (DeclineInvitation) and
+// is no longer invited.
+type InvitationDeclined struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InvitationDeclined) Reset() {
+	*x = InvitationDeclined{}
+	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InvitationDeclined) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InvitationDeclined) ProtoMessage() {}
+
+func (x *InvitationDeclined) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InvitationDeclined.ProtoReflect.Descriptor instead.
+func (*InvitationDeclined) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *InvitationDeclined) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
 // TurnTimedOut: seat's turn clock fired; the server played the turn for it
 // with the Greedy bot (the game events that follow, in the same command).
 type TurnTimedOut struct {
@@ -1322,7 +1587,7 @@ type TurnTimedOut struct {
 
 func (x *TurnTimedOut) Reset() {
 	*x = TurnTimedOut{}
-	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	mi := &file_hangar_v1_match_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1334,7 +1599,7 @@ func (x *TurnTimedOut) String() string {
 func (*TurnTimedOut) ProtoMessage() {}
 
 func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	mi := &file_hangar_v1_match_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1347,7 +1612,7 @@ func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnTimedOut.ProtoReflect.Descriptor instead.
 func (*TurnTimedOut) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{9}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *TurnTimedOut) GetSeat() int32 {
@@ -1376,7 +1641,7 @@ type SeatHandedToBot struct {
 
 func (x *SeatHandedToBot) Reset() {
 	*x = SeatHandedToBot{}
-	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	mi := &file_hangar_v1_match_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1388,7 +1653,7 @@ func (x *SeatHandedToBot) String() string {
 func (*SeatHandedToBot) ProtoMessage() {}
 
 func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	mi := &file_hangar_v1_match_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1401,7 +1666,7 @@ func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatHandedToBot.ProtoReflect.Descriptor instead.
 func (*SeatHandedToBot) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{10}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SeatHandedToBot) GetSeat() int32 {
@@ -1422,16 +1687,18 @@ type PlayerJoined struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Seat  int32                  `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
 	// player_id is empty when a bot takes the seat.
-	PlayerId      string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	DisplayName   string `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
-	Bot           bool   `protobuf:"varint,4,opt,name=bot,proto3" json:"bot,omitempty"`
+	PlayerId    string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	DisplayName string `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	Bot         bool   `protobuf:"varint,4,opt,name=bot,proto3" json:"bot,omitempty"`
+	// invite_code_id is the invite code the player joined with, if any.
+	InviteCodeId  string `protobuf:"bytes,5,opt,name=invite_code_id,json=inviteCodeId,proto3" json:"invite_code_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PlayerJoined) Reset() {
 	*x = PlayerJoined{}
-	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	mi := &file_hangar_v1_match_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1443,7 +1710,7 @@ func (x *PlayerJoined) String() string {
 func (*PlayerJoined) ProtoMessage() {}
 
 func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	mi := &file_hangar_v1_match_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1456,7 +1723,7 @@ func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerJoined.ProtoReflect.Descriptor instead.
 func (*PlayerJoined) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{11}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *PlayerJoined) GetSeat() int32 {
@@ -1487,6 +1754,13 @@ func (x *PlayerJoined) GetBot() bool {
 	return false
 }
 
+func (x *PlayerJoined) GetInviteCodeId() string {
+	if x != nil {
+		return x.InviteCodeId
+	}
+	return ""
+}
+
 type PlayerLeft struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Seat     int32                  `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
@@ -1499,7 +1773,7 @@ type PlayerLeft struct {
 
 func (x *PlayerLeft) Reset() {
 	*x = PlayerLeft{}
-	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	mi := &file_hangar_v1_match_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1511,7 +1785,7 @@ func (x *PlayerLeft) String() string {
 func (*PlayerLeft) ProtoMessage() {}
 
 func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	mi := &file_hangar_v1_match_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1524,7 +1798,7 @@ func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerLeft.ProtoReflect.Descriptor instead.
 func (*PlayerLeft) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{12}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PlayerLeft) GetSeat() int32 {
@@ -1558,7 +1832,7 @@ type MatchStarted struct {
 
 func (x *MatchStarted) Reset() {
 	*x = MatchStarted{}
-	mi := &file_hangar_v1_match_proto_msgTypes[13]
+	mi := &file_hangar_v1_match_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1570,7 +1844,7 @@ func (x *MatchStarted) String() string {
 func (*MatchStarted) ProtoMessage() {}
 
 func (x *MatchStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[13]
+	mi := &file_hangar_v1_match_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1583,7 +1857,7 @@ func (x *MatchStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchStarted.ProtoReflect.Descriptor instead.
 func (*MatchStarted) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{13}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *MatchStarted) GetSeats() []int32 {
@@ -1610,7 +1884,7 @@ type MatchEnded struct {
 
 func (x *MatchEnded) Reset() {
 	*x = MatchEnded{}
-	mi := &file_hangar_v1_match_proto_msgTypes[14]
+	mi := &file_hangar_v1_match_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1622,7 +1896,7 @@ func (x *MatchEnded) String() string {
 func (*MatchEnded) ProtoMessage() {}
 
 func (x *MatchEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[14]
+	mi := &file_hangar_v1_match_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1635,7 +1909,7 @@ func (x *MatchEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEnded.ProtoReflect.Descriptor instead.
 func (*MatchEnded) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{14}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *MatchEnded) GetStatus() MatchStatus {
@@ -1701,7 +1975,7 @@ type CreateMatchRequest struct {
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[15]
+	mi := &file_hangar_v1_match_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1713,7 +1987,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[15]
+	mi := &file_hangar_v1_match_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1726,7 +2000,7 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{15}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateMatchRequest) GetGame() Game {
@@ -1815,7 +2089,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[16]
+	mi := &file_hangar_v1_match_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1827,7 +2101,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[16]
+	mi := &file_hangar_v1_match_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1840,7 +2114,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{16}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateMatchResponse) GetMatch() *Match {
@@ -1858,13 +2132,17 @@ type JoinMatchRequest struct {
 	// expected_version, when not 0, must equal the match's version.
 	ExpectedVersion int64  `protobuf:"varint,3,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
 	RequestId       string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// invite_code, from CreateInviteCode, lets a player who was not invited
+	// join the private match; a wrong or revoked code is PERMISSION_DENIED
+	// (MATCH_PRIVATE).
+	InviteCode    string `protobuf:"bytes,5,opt,name=invite_code,json=inviteCode,proto3" json:"invite_code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JoinMatchRequest) Reset() {
 	*x = JoinMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[17]
+	mi := &file_hangar_v1_match_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1876,7 +2154,7 @@ func (x *JoinMatchRequest) String() string {
 func (*JoinMatchRequest) ProtoMessage() {}
 
 func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[17]
+	mi := &file_hangar_v1_match_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1889,7 +2167,7 @@ func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchRequest.ProtoReflect.Descriptor instead.
 func (*JoinMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{17}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *JoinMatchRequest) GetMatchId() string {
@@ -1920,6 +2198,13 @@ func (x *JoinMatchRequest) GetRequestId() string {
 	return ""
 }
 
+func (x *JoinMatchRequest) GetInviteCode() string {
+	if x != nil {
+		return x.InviteCode
+	}
+	return ""
+}
+
 type JoinMatchResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Match         *Match                 `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
@@ -1929,7 +2214,7 @@ type JoinMatchResponse struct {
 
 func (x *JoinMatchResponse) Reset() {
 	*x = JoinMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[18]
+	mi := &file_hangar_v1_match_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1941,7 +2226,7 @@ func (x *JoinMatchResponse) String() string {
 func (*JoinMatchResponse) ProtoMessage() {}
 
 func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[18]
+	mi := &file_hangar_v1_match_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1954,7 +2239,7 @@ func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchResponse.ProtoReflect.Descriptor instead.
 func (*JoinMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{18}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *JoinMatchResponse) GetMatch() *Match {
@@ -1979,7 +2264,7 @@ type InviteToMatchRequest struct {
 
 func (x *InviteToMatchRequest) Reset() {
 	*x = InviteToMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	mi := &file_hangar_v1_match_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1991,7 +2276,7 @@ func (x *InviteToMatchRequest) String() string {
 func (*InviteToMatchRequest) ProtoMessage() {}
 
 func (x *InviteToMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	mi := &file_hangar_v1_match_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2004,7 +2289,7 @@ func (x *InviteToMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InviteToMatchRequest.ProtoReflect.Descriptor instead.
 func (*InviteToMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{19}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *InviteToMatchRequest) GetMatchId() string {
@@ -2044,7 +2329,7 @@ type InviteToMatchResponse struct {
 
 func (x *InviteToMatchResponse) Reset() {
 	*x = InviteToMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	mi := &file_hangar_v1_match_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2056,7 +2341,7 @@ func (x *InviteToMatchResponse) String() string {
 func (*InviteToMatchResponse) ProtoMessage() {}
 
 func (x *InviteToMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	mi := &file_hangar_v1_match_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2069,7 +2354,7 @@ func (x *InviteToMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InviteToMatchResponse.ProtoReflect.Descriptor instead.
 func (*InviteToMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{20}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *InviteToMatchResponse) GetMatch() *Match {
@@ -2077,6 +2362,442 @@ func (x *InviteToMatchResponse) GetMatch() *Match {
 		return x.Match
 	}
 	return nil
+}
+
+type CreateInviteCodeRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// expected_version, when not 0, must equal the match's version.
+	ExpectedVersion int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *CreateInviteCodeRequest) Reset() {
+	*x = CreateInviteCodeRequest{}
+	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateInviteCodeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateInviteCodeRequest) ProtoMessage() {}
+
+func (x *CreateInviteCodeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateInviteCodeRequest.ProtoReflect.Descriptor instead.
+func (*CreateInviteCodeRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *CreateInviteCodeRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *CreateInviteCodeRequest) GetExpectedVersion() int64 {
+	if x != nil {
+		return x.ExpectedVersion
+	}
+	return 0
+}
+
+type CreateInviteCodeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// code is the secret to share (shown once); code_id names it.
+	Code          string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	CodeId        string `protobuf:"bytes,2,opt,name=code_id,json=codeId,proto3" json:"code_id,omitempty"`
+	Match         *Match `protobuf:"bytes,3,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateInviteCodeResponse) Reset() {
+	*x = CreateInviteCodeResponse{}
+	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateInviteCodeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateInviteCodeResponse) ProtoMessage() {}
+
+func (x *CreateInviteCodeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateInviteCodeResponse.ProtoReflect.Descriptor instead.
+func (*CreateInviteCodeResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *CreateInviteCodeResponse) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *CreateInviteCodeResponse) GetCodeId() string {
+	if x != nil {
+		return x.CodeId
+	}
+	return ""
+}
+
+func (x *CreateInviteCodeResponse) GetMatch() *Match {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+type RevokeInviteCodeRequest struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	MatchId         string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	CodeId          string                 `protobuf:"bytes,2,opt,name=code_id,json=codeId,proto3" json:"code_id,omitempty"`
+	ExpectedVersion int64                  `protobuf:"varint,3,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	// request_id makes the call idempotent: a retry returns the same result.
+	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeInviteCodeRequest) Reset() {
+	*x = RevokeInviteCodeRequest{}
+	mi := &file_hangar_v1_match_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeInviteCodeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeInviteCodeRequest) ProtoMessage() {}
+
+func (x *RevokeInviteCodeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeInviteCodeRequest.ProtoReflect.Descriptor instead.
+func (*RevokeInviteCodeRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *RevokeInviteCodeRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *RevokeInviteCodeRequest) GetCodeId() string {
+	if x != nil {
+		return x.CodeId
+	}
+	return ""
+}
+
+func (x *RevokeInviteCodeRequest) GetExpectedVersion() int64 {
+	if x != nil {
+		return x.ExpectedVersion
+	}
+	return 0
+}
+
+func (x *RevokeInviteCodeRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+type RevokeInviteCodeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Match         *Match                 `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeInviteCodeResponse) Reset() {
+	*x = RevokeInviteCodeResponse{}
+	mi := &file_hangar_v1_match_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeInviteCodeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeInviteCodeResponse) ProtoMessage() {}
+
+func (x *RevokeInviteCodeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeInviteCodeResponse.ProtoReflect.Descriptor instead.
+func (*RevokeInviteCodeResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *RevokeInviteCodeResponse) GetMatch() *Match {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+type AcceptInvitationRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// seat picks a seat; absent takes the first free one.
+	Seat            *int32 `protobuf:"varint,2,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
+	ExpectedVersion int64  `protobuf:"varint,3,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	RequestId       string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *AcceptInvitationRequest) Reset() {
+	*x = AcceptInvitationRequest{}
+	mi := &file_hangar_v1_match_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptInvitationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptInvitationRequest) ProtoMessage() {}
+
+func (x *AcceptInvitationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptInvitationRequest.ProtoReflect.Descriptor instead.
+func (*AcceptInvitationRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *AcceptInvitationRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *AcceptInvitationRequest) GetSeat() int32 {
+	if x != nil && x.Seat != nil {
+		return *x.Seat
+	}
+	return 0
+}
+
+func (x *AcceptInvitationRequest) GetExpectedVersion() int64 {
+	if x != nil {
+		return x.ExpectedVersion
+	}
+	return 0
+}
+
+func (x *AcceptInvitationRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+type AcceptInvitationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Match         *Match                 `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptInvitationResponse) Reset() {
+	*x = AcceptInvitationResponse{}
+	mi := &file_hangar_v1_match_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptInvitationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptInvitationResponse) ProtoMessage() {}
+
+func (x *AcceptInvitationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptInvitationResponse.ProtoReflect.Descriptor instead.
+func (*AcceptInvitationResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *AcceptInvitationResponse) GetMatch() *Match {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+type DeclineInvitationRequest struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	MatchId         string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	ExpectedVersion int64                  `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	RequestId       string                 `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *DeclineInvitationRequest) Reset() {
+	*x = DeclineInvitationRequest{}
+	mi := &file_hangar_v1_match_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineInvitationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineInvitationRequest) ProtoMessage() {}
+
+func (x *DeclineInvitationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineInvitationRequest.ProtoReflect.Descriptor instead.
+func (*DeclineInvitationRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *DeclineInvitationRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *DeclineInvitationRequest) GetExpectedVersion() int64 {
+	if x != nil {
+		return x.ExpectedVersion
+	}
+	return 0
+}
+
+func (x *DeclineInvitationRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+type DeclineInvitationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineInvitationResponse) Reset() {
+	*x = DeclineInvitationResponse{}
+	mi := &file_hangar_v1_match_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineInvitationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineInvitationResponse) ProtoMessage() {}
+
+func (x *DeclineInvitationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_match_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineInvitationResponse.ProtoReflect.Descriptor instead.
+func (*DeclineInvitationResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{32}
 }
 
 type LeaveMatchRequest struct {
@@ -2090,7 +2811,7 @@ type LeaveMatchRequest struct {
 
 func (x *LeaveMatchRequest) Reset() {
 	*x = LeaveMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[21]
+	mi := &file_hangar_v1_match_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2102,7 +2823,7 @@ func (x *LeaveMatchRequest) String() string {
 func (*LeaveMatchRequest) ProtoMessage() {}
 
 func (x *LeaveMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[21]
+	mi := &file_hangar_v1_match_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2115,7 +2836,7 @@ func (x *LeaveMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveMatchRequest.ProtoReflect.Descriptor instead.
 func (*LeaveMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{21}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *LeaveMatchRequest) GetMatchId() string {
@@ -2148,7 +2869,7 @@ type LeaveMatchResponse struct {
 
 func (x *LeaveMatchResponse) Reset() {
 	*x = LeaveMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[22]
+	mi := &file_hangar_v1_match_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2160,7 +2881,7 @@ func (x *LeaveMatchResponse) String() string {
 func (*LeaveMatchResponse) ProtoMessage() {}
 
 func (x *LeaveMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[22]
+	mi := &file_hangar_v1_match_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2173,7 +2894,7 @@ func (x *LeaveMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveMatchResponse.ProtoReflect.Descriptor instead.
 func (*LeaveMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{22}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *LeaveMatchResponse) GetMatch() *Match {
@@ -2194,7 +2915,7 @@ type StartMatchRequest struct {
 
 func (x *StartMatchRequest) Reset() {
 	*x = StartMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[23]
+	mi := &file_hangar_v1_match_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2206,7 +2927,7 @@ func (x *StartMatchRequest) String() string {
 func (*StartMatchRequest) ProtoMessage() {}
 
 func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[23]
+	mi := &file_hangar_v1_match_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2219,7 +2940,7 @@ func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchRequest.ProtoReflect.Descriptor instead.
 func (*StartMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{23}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *StartMatchRequest) GetMatchId() string {
@@ -2252,7 +2973,7 @@ type StartMatchResponse struct {
 
 func (x *StartMatchResponse) Reset() {
 	*x = StartMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[24]
+	mi := &file_hangar_v1_match_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2264,7 +2985,7 @@ func (x *StartMatchResponse) String() string {
 func (*StartMatchResponse) ProtoMessage() {}
 
 func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[24]
+	mi := &file_hangar_v1_match_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2277,7 +2998,7 @@ func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchResponse.ProtoReflect.Descriptor instead.
 func (*StartMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{24}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *StartMatchResponse) GetMatch() *Match {
@@ -2298,7 +3019,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	mi := &file_hangar_v1_match_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2310,7 +3031,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	mi := &file_hangar_v1_match_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2323,7 +3044,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{25}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -2349,7 +3070,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	mi := &file_hangar_v1_match_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2361,7 +3082,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	mi := &file_hangar_v1_match_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2374,7 +3095,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{26}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetMatchResponse) GetMatch() *Match {
@@ -2398,7 +3119,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[27]
+	mi := &file_hangar_v1_match_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2410,7 +3131,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[27]
+	mi := &file_hangar_v1_match_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2423,7 +3144,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{27}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListMatchesRequest) GetFilter() MatchFilter {
@@ -2466,7 +3187,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[28]
+	mi := &file_hangar_v1_match_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2478,7 +3199,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[28]
+	mi := &file_hangar_v1_match_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2491,7 +3212,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{28}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*Match {
@@ -2519,7 +3240,7 @@ type WatchMatchRequest struct {
 
 func (x *WatchMatchRequest) Reset() {
 	*x = WatchMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[29]
+	mi := &file_hangar_v1_match_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2531,7 +3252,7 @@ func (x *WatchMatchRequest) String() string {
 func (*WatchMatchRequest) ProtoMessage() {}
 
 func (x *WatchMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[29]
+	mi := &file_hangar_v1_match_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2544,7 +3265,7 @@ func (x *WatchMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{29}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *WatchMatchRequest) GetMatchId() string {
@@ -2582,7 +3303,7 @@ type WatchMatchResponse struct {
 
 func (x *WatchMatchResponse) Reset() {
 	*x = WatchMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[30]
+	mi := &file_hangar_v1_match_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2594,7 +3315,7 @@ func (x *WatchMatchResponse) String() string {
 func (*WatchMatchResponse) ProtoMessage() {}
 
 func (x *WatchMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[30]
+	mi := &file_hangar_v1_match_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2607,7 +3328,7 @@ func (x *WatchMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{30}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *WatchMatchResponse) GetEvent() *Event {
@@ -2659,7 +3380,7 @@ type ListMatchEventsRequest struct {
 
 func (x *ListMatchEventsRequest) Reset() {
 	*x = ListMatchEventsRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[31]
+	mi := &file_hangar_v1_match_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2671,7 +3392,7 @@ func (x *ListMatchEventsRequest) String() string {
 func (*ListMatchEventsRequest) ProtoMessage() {}
 
 func (x *ListMatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[31]
+	mi := &file_hangar_v1_match_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2684,7 +3405,7 @@ func (x *ListMatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{31}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListMatchEventsRequest) GetMatchId() string {
@@ -2728,7 +3449,7 @@ type ListMatchEventsResponse struct {
 
 func (x *ListMatchEventsResponse) Reset() {
 	*x = ListMatchEventsResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[32]
+	mi := &file_hangar_v1_match_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2740,7 +3461,7 @@ func (x *ListMatchEventsResponse) String() string {
 func (*ListMatchEventsResponse) ProtoMessage() {}
 
 func (x *ListMatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[32]
+	mi := &file_hangar_v1_match_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2753,7 +3474,7 @@ func (x *ListMatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{32}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ListMatchEventsResponse) GetEvents() []*Event {
@@ -2779,7 +3500,7 @@ type GetBoardRequest struct {
 
 func (x *GetBoardRequest) Reset() {
 	*x = GetBoardRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[33]
+	mi := &file_hangar_v1_match_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2791,7 +3512,7 @@ func (x *GetBoardRequest) String() string {
 func (*GetBoardRequest) ProtoMessage() {}
 
 func (x *GetBoardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[33]
+	mi := &file_hangar_v1_match_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2804,7 +3525,7 @@ func (x *GetBoardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBoardRequest.ProtoReflect.Descriptor instead.
 func (*GetBoardRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{33}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *GetBoardRequest) GetGame() Game {
@@ -2823,7 +3544,7 @@ type GetBoardResponse struct {
 
 func (x *GetBoardResponse) Reset() {
 	*x = GetBoardResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[34]
+	mi := &file_hangar_v1_match_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2835,7 +3556,7 @@ func (x *GetBoardResponse) String() string {
 func (*GetBoardResponse) ProtoMessage() {}
 
 func (x *GetBoardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[34]
+	mi := &file_hangar_v1_match_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2848,7 +3569,7 @@ func (x *GetBoardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBoardResponse.ProtoReflect.Descriptor instead.
 func (*GetBoardResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{34}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *GetBoardResponse) GetBoard() *GameBoard {
@@ -2884,7 +3605,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\bGameMove\x129\n" +
 	"\taeroplane\x18\x01 \x01(\v2\x19.hangar.aeroplane.v1.MoveH\x00R\taeroplane\x12?\n" +
 	"\vcarcassonne\x18\x02 \x01(\v2\x1b.hangar.carcassonne.v1.MoveH\x00R\vcarcassonneB\x06\n" +
-	"\x04game\"\xa4\x06\n" +
+	"\x04game\"\xcc\x06\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12.\n" +
@@ -2907,7 +3628,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x13timeouts_before_bot\x18\x0f \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
 	"\tbot_level\x18\x10 \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x12\x18\n" +
 	"\aprivate\x18\x11 \x01(\bR\aprivate\x12,\n" +
-	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\"\x8d\x06\n" +
+	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\x12&\n" +
+	"\x0finvite_code_ids\x18\x13 \x03(\tR\rinviteCodeIds\"\xd1\b\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -2923,7 +3645,11 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"matchEnded\x12?\n" +
 	"\x0eturn_timed_out\x18\x0f \x01(\v2\x17.hangar.v1.TurnTimedOutH\x00R\fturnTimedOut\x12I\n" +
 	"\x12seat_handed_to_bot\x18\x10 \x01(\v2\x1a.hangar.v1.SeatHandedToBotH\x00R\x0fseatHandedToBot\x12D\n" +
-	"\x0fplayers_invited\x18\x11 \x01(\v2\x19.hangar.v1.PlayersInvitedH\x00R\x0eplayersInvited\x12:\n" +
+	"\x0fplayers_invited\x18\x11 \x01(\v2\x19.hangar.v1.PlayersInvitedH\x00R\x0eplayersInvited\x12N\n" +
+	"\x13invite_code_created\x18\x1e \x01(\v2\x1c.hangar.v1.InviteCodeCreatedH\x00R\x11inviteCodeCreated\x12N\n" +
+	"\x13invite_code_revoked\x18\x1f \x01(\v2\x1c.hangar.v1.InviteCodeRevokedH\x00R\x11inviteCodeRevoked\x12P\n" +
+	"\x13invitation_accepted\x18  \x01(\v2\x1d.hangar.v1.InvitationAcceptedH\x00R\x12invitationAccepted\x12P\n" +
+	"\x13invitation_declined\x18! \x01(\v2\x1d.hangar.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x12:\n" +
 	"\taeroplane\x18\x14 \x01(\v2\x1a.hangar.aeroplane.v1.EventH\x00R\taeroplane\x12@\n" +
 	"\vcarcassonne\x18\x15 \x01(\v2\x1c.hangar.carcassonne.v1.EventH\x00R\vcarcassonneB\x06\n" +
 	"\x04body\"\x85\x03\n" +
@@ -2941,18 +3667,29 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x12invited_player_ids\x18\t \x03(\tR\x10invitedPlayerIds\"/\n" +
 	"\x0ePlayersInvited\x12\x1d\n" +
 	"\n" +
-	"player_ids\x18\x01 \x03(\tR\tplayerIds\"D\n" +
+	"player_ids\x18\x01 \x03(\tR\tplayerIds\"M\n" +
+	"\x11InviteCodeCreated\x12\x17\n" +
+	"\acode_id\x18\x01 \x01(\tR\x06codeId\x12\x1f\n" +
+	"\vcode_sha256\x18\x02 \x01(\fR\n" +
+	"codeSha256\",\n" +
+	"\x11InviteCodeRevoked\x12\x17\n" +
+	"\acode_id\x18\x01 \x01(\tR\x06codeId\"1\n" +
+	"\x12InvitationAccepted\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\"1\n" +
+	"\x12InvitationDeclined\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\"D\n" +
 	"\fTurnTimedOut\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12 \n" +
 	"\vconsecutive\x18\x02 \x01(\x05R\vconsecutive\"B\n" +
 	"\x0fSeatHandedToBot\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
-	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\"t\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\"\x9a\x01\n" +
 	"\fPlayerJoined\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x12\x10\n" +
-	"\x03bot\x18\x04 \x01(\bR\x03bot\"[\n" +
+	"\x03bot\x18\x04 \x01(\bR\x03bot\x12$\n" +
+	"\x0einvite_code_id\x18\x05 \x01(\tR\finviteCodeId\"[\n" +
 	"\n" +
 	"PlayerLeft\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
@@ -2982,13 +3719,15 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	" \x01(\bR\aprivate\x12,\n" +
 	"\x12invited_player_ids\x18\v \x03(\tR\x10invitedPlayerIds\"=\n" +
 	"\x13CreateMatchResponse\x12&\n" +
-	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\x99\x01\n" +
+	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\xba\x01\n" +
 	"\x10JoinMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x17\n" +
 	"\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12)\n" +
 	"\x10expected_version\x18\x03 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x04 \x01(\tR\trequestIdB\a\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\x12\x1f\n" +
+	"\vinvite_code\x18\x05 \x01(\tR\n" +
+	"inviteCodeB\a\n" +
 	"\x05_seat\";\n" +
 	"\x11JoinMatchResponse\x12&\n" +
 	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\x9a\x01\n" +
@@ -3000,7 +3739,37 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\x04 \x01(\tR\trequestId\"?\n" +
 	"\x15InviteToMatchResponse\x12&\n" +
-	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"x\n" +
+	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"_\n" +
+	"\x17CreateInviteCodeRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12)\n" +
+	"\x10expected_version\x18\x02 \x01(\x03R\x0fexpectedVersion\"o\n" +
+	"\x18CreateInviteCodeResponse\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\x12\x17\n" +
+	"\acode_id\x18\x02 \x01(\tR\x06codeId\x12&\n" +
+	"\x05match\x18\x03 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\x97\x01\n" +
+	"\x17RevokeInviteCodeRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x17\n" +
+	"\acode_id\x18\x02 \x01(\tR\x06codeId\x12)\n" +
+	"\x10expected_version\x18\x03 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\"B\n" +
+	"\x18RevokeInviteCodeResponse\x12&\n" +
+	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\xa0\x01\n" +
+	"\x17AcceptInvitationRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x17\n" +
+	"\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12)\n" +
+	"\x10expected_version\x18\x03 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestIdB\a\n" +
+	"\x05_seat\"B\n" +
+	"\x18AcceptInvitationResponse\x12&\n" +
+	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\x7f\n" +
+	"\x18DeclineInvitationRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12)\n" +
+	"\x10expected_version\x18\x02 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\"\x1b\n" +
+	"\x19DeclineInvitationResponse\"x\n" +
 	"\x11LeaveMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12)\n" +
 	"\x10expected_version\x18\x02 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
@@ -3078,13 +3847,17 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\vMatchFilter\x12\x1c\n" +
 	"\x18MATCH_FILTER_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MATCH_FILTER_OPEN\x10\x01\x12\x15\n" +
-	"\x11MATCH_FILTER_MINE\x10\x022\xeb\b\n" +
+	"\x11MATCH_FILTER_MINE\x10\x022\xaa\r\n" +
 	"\fMatchService\x12d\n" +
 	"\vCreateMatch\x12\x1d.hangar.v1.CreateMatchRequest\x1a\x1e.hangar.v1.CreateMatchResponse\"\x16\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/v1/matches\x12n\n" +
 	"\tJoinMatch\x12\x1b.hangar.v1.JoinMatchRequest\x1a\x1c.hangar.v1.JoinMatchResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/matches/{match_id}:join\x12r\n" +
 	"\n" +
 	"LeaveMatch\x12\x1c.hangar.v1.LeaveMatchRequest\x1a\x1d.hangar.v1.LeaveMatchResponse\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/matches/{match_id}:leave\x12|\n" +
-	"\rInviteToMatch\x12\x1f.hangar.v1.InviteToMatchRequest\x1a .hangar.v1.InviteToMatchResponse\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/matches/{match_id}:invite\x12r\n" +
+	"\rInviteToMatch\x12\x1f.hangar.v1.InviteToMatchRequest\x1a .hangar.v1.InviteToMatchResponse\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/matches/{match_id}:invite\x12\x8a\x01\n" +
+	"\x10CreateInviteCode\x12\".hangar.v1.CreateInviteCodeRequest\x1a#.hangar.v1.CreateInviteCodeResponse\"-\x82\xd3\xe4\x93\x02':\x01*\"\"/v1/matches/{match_id}/inviteCodes\x12\x9b\x01\n" +
+	"\x10RevokeInviteCode\x12\".hangar.v1.RevokeInviteCodeRequest\x1a#.hangar.v1.RevokeInviteCodeResponse\">\x82\xd3\xe4\x93\x028:\x01*\"3/v1/matches/{match_id}/inviteCodes/{code_id}:revoke\x12\x85\x01\n" +
+	"\x10AcceptInvitation\x12\".hangar.v1.AcceptInvitationRequest\x1a#.hangar.v1.AcceptInvitationResponse\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/matches/{match_id}:accept\x12\x89\x01\n" +
+	"\x11DeclineInvitation\x12#.hangar.v1.DeclineInvitationRequest\x1a$.hangar.v1.DeclineInvitationResponse\")\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/v1/matches/{match_id}:decline\x12r\n" +
 	"\n" +
 	"StartMatch\x12\x1c.hangar.v1.StartMatchRequest\x1a\x1d.hangar.v1.StartMatchResponse\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/matches/{match_id}:start\x12c\n" +
 	"\bGetMatch\x12\x1a.hangar.v1.GetMatchRequest\x1a\x1b.hangar.v1.GetMatchResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/matches/{match_id}\x12a\n" +
@@ -3110,141 +3883,168 @@ func file_hangar_v1_match_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_hangar_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_hangar_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_hangar_v1_match_proto_goTypes = []any{
-	(Game)(0),                       // 0: hangar.v1.Game
-	(BotLevel)(0),                   // 1: hangar.v1.BotLevel
-	(MatchStatus)(0),                // 2: hangar.v1.MatchStatus
-	(SeatStatus)(0),                 // 3: hangar.v1.SeatStatus
-	(MatchFilter)(0),                // 4: hangar.v1.MatchFilter
-	(*Seat)(nil),                    // 5: hangar.v1.Seat
-	(*GameOptions)(nil),             // 6: hangar.v1.GameOptions
-	(*GameState)(nil),               // 7: hangar.v1.GameState
-	(*GameBoard)(nil),               // 8: hangar.v1.GameBoard
-	(*GameMove)(nil),                // 9: hangar.v1.GameMove
-	(*Match)(nil),                   // 10: hangar.v1.Match
-	(*Event)(nil),                   // 11: hangar.v1.Event
-	(*MatchCreated)(nil),            // 12: hangar.v1.MatchCreated
-	(*PlayersInvited)(nil),          // 13: hangar.v1.PlayersInvited
-	(*TurnTimedOut)(nil),            // 14: hangar.v1.TurnTimedOut
-	(*SeatHandedToBot)(nil),         // 15: hangar.v1.SeatHandedToBot
-	(*PlayerJoined)(nil),            // 16: hangar.v1.PlayerJoined
-	(*PlayerLeft)(nil),              // 17: hangar.v1.PlayerLeft
-	(*MatchStarted)(nil),            // 18: hangar.v1.MatchStarted
-	(*MatchEnded)(nil),              // 19: hangar.v1.MatchEnded
-	(*CreateMatchRequest)(nil),      // 20: hangar.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),     // 21: hangar.v1.CreateMatchResponse
-	(*JoinMatchRequest)(nil),        // 22: hangar.v1.JoinMatchRequest
-	(*JoinMatchResponse)(nil),       // 23: hangar.v1.JoinMatchResponse
-	(*InviteToMatchRequest)(nil),    // 24: hangar.v1.InviteToMatchRequest
-	(*InviteToMatchResponse)(nil),   // 25: hangar.v1.InviteToMatchResponse
-	(*LeaveMatchRequest)(nil),       // 26: hangar.v1.LeaveMatchRequest
-	(*LeaveMatchResponse)(nil),      // 27: hangar.v1.LeaveMatchResponse
-	(*StartMatchRequest)(nil),       // 28: hangar.v1.StartMatchRequest
-	(*StartMatchResponse)(nil),      // 29: hangar.v1.StartMatchResponse
-	(*GetMatchRequest)(nil),         // 30: hangar.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),        // 31: hangar.v1.GetMatchResponse
-	(*ListMatchesRequest)(nil),      // 32: hangar.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),     // 33: hangar.v1.ListMatchesResponse
-	(*WatchMatchRequest)(nil),       // 34: hangar.v1.WatchMatchRequest
-	(*WatchMatchResponse)(nil),      // 35: hangar.v1.WatchMatchResponse
-	(*ListMatchEventsRequest)(nil),  // 36: hangar.v1.ListMatchEventsRequest
-	(*ListMatchEventsResponse)(nil), // 37: hangar.v1.ListMatchEventsResponse
-	(*GetBoardRequest)(nil),         // 38: hangar.v1.GetBoardRequest
-	(*GetBoardResponse)(nil),        // 39: hangar.v1.GetBoardResponse
-	(*v1.Options)(nil),              // 40: hangar.aeroplane.v1.Options
-	(*v11.Options)(nil),             // 41: hangar.carcassonne.v1.Options
-	(*v1.State)(nil),                // 42: hangar.aeroplane.v1.State
-	(*v11.State)(nil),               // 43: hangar.carcassonne.v1.State
-	(*v1.Board)(nil),                // 44: hangar.aeroplane.v1.Board
-	(*v11.Board)(nil),               // 45: hangar.carcassonne.v1.Board
-	(*v1.Move)(nil),                 // 46: hangar.aeroplane.v1.Move
-	(*v11.Move)(nil),                // 47: hangar.carcassonne.v1.Move
-	(*timestamppb.Timestamp)(nil),   // 48: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),     // 49: google.protobuf.Duration
-	(*v1.Event)(nil),                // 50: hangar.aeroplane.v1.Event
-	(*v11.Event)(nil),               // 51: hangar.carcassonne.v1.Event
+	(Game)(0),                         // 0: hangar.v1.Game
+	(BotLevel)(0),                     // 1: hangar.v1.BotLevel
+	(MatchStatus)(0),                  // 2: hangar.v1.MatchStatus
+	(SeatStatus)(0),                   // 3: hangar.v1.SeatStatus
+	(MatchFilter)(0),                  // 4: hangar.v1.MatchFilter
+	(*Seat)(nil),                      // 5: hangar.v1.Seat
+	(*GameOptions)(nil),               // 6: hangar.v1.GameOptions
+	(*GameState)(nil),                 // 7: hangar.v1.GameState
+	(*GameBoard)(nil),                 // 8: hangar.v1.GameBoard
+	(*GameMove)(nil),                  // 9: hangar.v1.GameMove
+	(*Match)(nil),                     // 10: hangar.v1.Match
+	(*Event)(nil),                     // 11: hangar.v1.Event
+	(*MatchCreated)(nil),              // 12: hangar.v1.MatchCreated
+	(*PlayersInvited)(nil),            // 13: hangar.v1.PlayersInvited
+	(*InviteCodeCreated)(nil),         // 14: hangar.v1.InviteCodeCreated
+	(*InviteCodeRevoked)(nil),         // 15: hangar.v1.InviteCodeRevoked
+	(*InvitationAccepted)(nil),        // 16: hangar.v1.InvitationAccepted
+	(*InvitationDeclined)(nil),        // 17: hangar.v1.InvitationDeclined
+	(*TurnTimedOut)(nil),              // 18: hangar.v1.TurnTimedOut
+	(*SeatHandedToBot)(nil),           // 19: hangar.v1.SeatHandedToBot
+	(*PlayerJoined)(nil),              // 20: hangar.v1.PlayerJoined
+	(*PlayerLeft)(nil),                // 21: hangar.v1.PlayerLeft
+	(*MatchStarted)(nil),              // 22: hangar.v1.MatchStarted
+	(*MatchEnded)(nil),                // 23: hangar.v1.MatchEnded
+	(*CreateMatchRequest)(nil),        // 24: hangar.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),       // 25: hangar.v1.CreateMatchResponse
+	(*JoinMatchRequest)(nil),          // 26: hangar.v1.JoinMatchRequest
+	(*JoinMatchResponse)(nil),         // 27: hangar.v1.JoinMatchResponse
+	(*InviteToMatchRequest)(nil),      // 28: hangar.v1.InviteToMatchRequest
+	(*InviteToMatchResponse)(nil),     // 29: hangar.v1.InviteToMatchResponse
+	(*CreateInviteCodeRequest)(nil),   // 30: hangar.v1.CreateInviteCodeRequest
+	(*CreateInviteCodeResponse)(nil),  // 31: hangar.v1.CreateInviteCodeResponse
+	(*RevokeInviteCodeRequest)(nil),   // 32: hangar.v1.RevokeInviteCodeRequest
+	(*RevokeInviteCodeResponse)(nil),  // 33: hangar.v1.RevokeInviteCodeResponse
+	(*AcceptInvitationRequest)(nil),   // 34: hangar.v1.AcceptInvitationRequest
+	(*AcceptInvitationResponse)(nil),  // 35: hangar.v1.AcceptInvitationResponse
+	(*DeclineInvitationRequest)(nil),  // 36: hangar.v1.DeclineInvitationRequest
+	(*DeclineInvitationResponse)(nil), // 37: hangar.v1.DeclineInvitationResponse
+	(*LeaveMatchRequest)(nil),         // 38: hangar.v1.LeaveMatchRequest
+	(*LeaveMatchResponse)(nil),        // 39: hangar.v1.LeaveMatchResponse
+	(*StartMatchRequest)(nil),         // 40: hangar.v1.StartMatchRequest
+	(*StartMatchResponse)(nil),        // 41: hangar.v1.StartMatchResponse
+	(*GetMatchRequest)(nil),           // 42: hangar.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),          // 43: hangar.v1.GetMatchResponse
+	(*ListMatchesRequest)(nil),        // 44: hangar.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),       // 45: hangar.v1.ListMatchesResponse
+	(*WatchMatchRequest)(nil),         // 46: hangar.v1.WatchMatchRequest
+	(*WatchMatchResponse)(nil),        // 47: hangar.v1.WatchMatchResponse
+	(*ListMatchEventsRequest)(nil),    // 48: hangar.v1.ListMatchEventsRequest
+	(*ListMatchEventsResponse)(nil),   // 49: hangar.v1.ListMatchEventsResponse
+	(*GetBoardRequest)(nil),           // 50: hangar.v1.GetBoardRequest
+	(*GetBoardResponse)(nil),          // 51: hangar.v1.GetBoardResponse
+	(*v1.Options)(nil),                // 52: hangar.aeroplane.v1.Options
+	(*v11.Options)(nil),               // 53: hangar.carcassonne.v1.Options
+	(*v1.State)(nil),                  // 54: hangar.aeroplane.v1.State
+	(*v11.State)(nil),                 // 55: hangar.carcassonne.v1.State
+	(*v1.Board)(nil),                  // 56: hangar.aeroplane.v1.Board
+	(*v11.Board)(nil),                 // 57: hangar.carcassonne.v1.Board
+	(*v1.Move)(nil),                   // 58: hangar.aeroplane.v1.Move
+	(*v11.Move)(nil),                  // 59: hangar.carcassonne.v1.Move
+	(*timestamppb.Timestamp)(nil),     // 60: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),       // 61: google.protobuf.Duration
+	(*v1.Event)(nil),                  // 62: hangar.aeroplane.v1.Event
+	(*v11.Event)(nil),                 // 63: hangar.carcassonne.v1.Event
 }
 var file_hangar_v1_match_proto_depIdxs = []int32{
 	3,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
-	40, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
-	41, // 2: hangar.v1.GameOptions.carcassonne:type_name -> hangar.carcassonne.v1.Options
-	42, // 3: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
-	43, // 4: hangar.v1.GameState.carcassonne:type_name -> hangar.carcassonne.v1.State
-	44, // 5: hangar.v1.GameBoard.aeroplane:type_name -> hangar.aeroplane.v1.Board
-	45, // 6: hangar.v1.GameBoard.carcassonne:type_name -> hangar.carcassonne.v1.Board
-	46, // 7: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
-	47, // 8: hangar.v1.GameMove.carcassonne:type_name -> hangar.carcassonne.v1.Move
+	52, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
+	53, // 2: hangar.v1.GameOptions.carcassonne:type_name -> hangar.carcassonne.v1.Options
+	54, // 3: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
+	55, // 4: hangar.v1.GameState.carcassonne:type_name -> hangar.carcassonne.v1.State
+	56, // 5: hangar.v1.GameBoard.aeroplane:type_name -> hangar.aeroplane.v1.Board
+	57, // 6: hangar.v1.GameBoard.carcassonne:type_name -> hangar.carcassonne.v1.Board
+	58, // 7: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
+	59, // 8: hangar.v1.GameMove.carcassonne:type_name -> hangar.carcassonne.v1.Move
 	0,  // 9: hangar.v1.Match.game:type_name -> hangar.v1.Game
 	2,  // 10: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
 	5,  // 11: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
 	6,  // 12: hangar.v1.Match.options:type_name -> hangar.v1.GameOptions
 	7,  // 13: hangar.v1.Match.state:type_name -> hangar.v1.GameState
-	48, // 14: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
-	48, // 15: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
-	48, // 16: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
-	49, // 17: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
-	48, // 18: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
+	60, // 14: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
+	60, // 15: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
+	60, // 16: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
+	61, // 17: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
+	60, // 18: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
 	1,  // 19: hangar.v1.Match.bot_level:type_name -> hangar.v1.BotLevel
-	48, // 20: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
+	60, // 20: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
 	12, // 21: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
-	16, // 22: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
-	17, // 23: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
-	18, // 24: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
-	19, // 25: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
-	14, // 26: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
-	15, // 27: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
+	20, // 22: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
+	21, // 23: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
+	22, // 24: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
+	23, // 25: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
+	18, // 26: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
+	19, // 27: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
 	13, // 28: hangar.v1.Event.players_invited:type_name -> hangar.v1.PlayersInvited
-	50, // 29: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
-	51, // 30: hangar.v1.Event.carcassonne:type_name -> hangar.carcassonne.v1.Event
-	0,  // 31: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
-	6,  // 32: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
-	49, // 33: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	1,  // 34: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
-	2,  // 35: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
-	0,  // 36: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
-	6,  // 37: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
-	49, // 38: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
-	1,  // 39: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
-	10, // 40: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 41: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 42: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 43: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 44: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 45: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
-	4,  // 46: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
-	0,  // 47: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
-	10, // 48: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
-	11, // 49: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	2,  // 50: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
-	11, // 51: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	0,  // 52: hangar.v1.GetBoardRequest.game:type_name -> hangar.v1.Game
-	8,  // 53: hangar.v1.GetBoardResponse.board:type_name -> hangar.v1.GameBoard
-	20, // 54: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	22, // 55: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	26, // 56: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	24, // 57: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
-	28, // 58: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	30, // 59: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	32, // 60: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	34, // 61: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	36, // 62: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	38, // 63: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
-	21, // 64: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	23, // 65: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	27, // 66: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	25, // 67: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
-	29, // 68: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	31, // 69: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	33, // 70: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	35, // 71: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	37, // 72: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	39, // 73: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
-	64, // [64:74] is the sub-list for method output_type
-	54, // [54:64] is the sub-list for method input_type
-	54, // [54:54] is the sub-list for extension type_name
-	54, // [54:54] is the sub-list for extension extendee
-	0,  // [0:54] is the sub-list for field type_name
+	14, // 29: hangar.v1.Event.invite_code_created:type_name -> hangar.v1.InviteCodeCreated
+	15, // 30: hangar.v1.Event.invite_code_revoked:type_name -> hangar.v1.InviteCodeRevoked
+	16, // 31: hangar.v1.Event.invitation_accepted:type_name -> hangar.v1.InvitationAccepted
+	17, // 32: hangar.v1.Event.invitation_declined:type_name -> hangar.v1.InvitationDeclined
+	62, // 33: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
+	63, // 34: hangar.v1.Event.carcassonne:type_name -> hangar.carcassonne.v1.Event
+	0,  // 35: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
+	6,  // 36: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
+	61, // 37: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	1,  // 38: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
+	2,  // 39: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
+	0,  // 40: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
+	6,  // 41: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
+	61, // 42: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
+	1,  // 43: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
+	10, // 44: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 45: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 46: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 47: hangar.v1.CreateInviteCodeResponse.match:type_name -> hangar.v1.Match
+	10, // 48: hangar.v1.RevokeInviteCodeResponse.match:type_name -> hangar.v1.Match
+	10, // 49: hangar.v1.AcceptInvitationResponse.match:type_name -> hangar.v1.Match
+	10, // 50: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 51: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
+	10, // 52: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
+	4,  // 53: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
+	0,  // 54: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
+	10, // 55: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
+	11, // 56: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
+	2,  // 57: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
+	11, // 58: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	0,  // 59: hangar.v1.GetBoardRequest.game:type_name -> hangar.v1.Game
+	8,  // 60: hangar.v1.GetBoardResponse.board:type_name -> hangar.v1.GameBoard
+	24, // 61: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	26, // 62: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	38, // 63: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	28, // 64: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
+	30, // 65: hangar.v1.MatchService.CreateInviteCode:input_type -> hangar.v1.CreateInviteCodeRequest
+	32, // 66: hangar.v1.MatchService.RevokeInviteCode:input_type -> hangar.v1.RevokeInviteCodeRequest
+	34, // 67: hangar.v1.MatchService.AcceptInvitation:input_type -> hangar.v1.AcceptInvitationRequest
+	36, // 68: hangar.v1.MatchService.DeclineInvitation:input_type -> hangar.v1.DeclineInvitationRequest
+	40, // 69: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	42, // 70: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	44, // 71: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	46, // 72: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	48, // 73: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	50, // 74: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
+	25, // 75: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	27, // 76: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	39, // 77: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	29, // 78: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
+	31, // 79: hangar.v1.MatchService.CreateInviteCode:output_type -> hangar.v1.CreateInviteCodeResponse
+	33, // 80: hangar.v1.MatchService.RevokeInviteCode:output_type -> hangar.v1.RevokeInviteCodeResponse
+	35, // 81: hangar.v1.MatchService.AcceptInvitation:output_type -> hangar.v1.AcceptInvitationResponse
+	37, // 82: hangar.v1.MatchService.DeclineInvitation:output_type -> hangar.v1.DeclineInvitationResponse
+	41, // 83: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	43, // 84: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	45, // 85: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	47, // 86: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	49, // 87: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	51, // 88: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
+	75, // [75:89] is the sub-list for method output_type
+	61, // [61:75] is the sub-list for method input_type
+	61, // [61:61] is the sub-list for extension type_name
+	61, // [61:61] is the sub-list for extension extendee
+	0,  // [0:61] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -3277,18 +4077,23 @@ func file_hangar_v1_match_proto_init() {
 		(*Event_TurnTimedOut)(nil),
 		(*Event_SeatHandedToBot)(nil),
 		(*Event_PlayersInvited)(nil),
+		(*Event_InviteCodeCreated)(nil),
+		(*Event_InviteCodeRevoked)(nil),
+		(*Event_InvitationAccepted)(nil),
+		(*Event_InvitationDeclined)(nil),
 		(*Event_Aeroplane)(nil),
 		(*Event_Carcassonne)(nil),
 	}
-	file_hangar_v1_match_proto_msgTypes[17].OneofWrappers = []any{}
-	file_hangar_v1_match_proto_msgTypes[30].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[21].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[29].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[42].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_match_proto_rawDesc), len(file_hangar_v1_match_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   35,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,16 +19,20 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MatchService_CreateMatch_FullMethodName     = "/hangar.v1.MatchService/CreateMatch"
-	MatchService_JoinMatch_FullMethodName       = "/hangar.v1.MatchService/JoinMatch"
-	MatchService_LeaveMatch_FullMethodName      = "/hangar.v1.MatchService/LeaveMatch"
-	MatchService_InviteToMatch_FullMethodName   = "/hangar.v1.MatchService/InviteToMatch"
-	MatchService_StartMatch_FullMethodName      = "/hangar.v1.MatchService/StartMatch"
-	MatchService_GetMatch_FullMethodName        = "/hangar.v1.MatchService/GetMatch"
-	MatchService_ListMatches_FullMethodName     = "/hangar.v1.MatchService/ListMatches"
-	MatchService_WatchMatch_FullMethodName      = "/hangar.v1.MatchService/WatchMatch"
-	MatchService_ListMatchEvents_FullMethodName = "/hangar.v1.MatchService/ListMatchEvents"
-	MatchService_GetBoard_FullMethodName        = "/hangar.v1.MatchService/GetBoard"
+	MatchService_CreateMatch_FullMethodName       = "/hangar.v1.MatchService/CreateMatch"
+	MatchService_JoinMatch_FullMethodName         = "/hangar.v1.MatchService/JoinMatch"
+	MatchService_LeaveMatch_FullMethodName        = "/hangar.v1.MatchService/LeaveMatch"
+	MatchService_InviteToMatch_FullMethodName     = "/hangar.v1.MatchService/InviteToMatch"
+	MatchService_CreateInviteCode_FullMethodName  = "/hangar.v1.MatchService/CreateInviteCode"
+	MatchService_RevokeInviteCode_FullMethodName  = "/hangar.v1.MatchService/RevokeInviteCode"
+	MatchService_AcceptInvitation_FullMethodName  = "/hangar.v1.MatchService/AcceptInvitation"
+	MatchService_DeclineInvitation_FullMethodName = "/hangar.v1.MatchService/DeclineInvitation"
+	MatchService_StartMatch_FullMethodName        = "/hangar.v1.MatchService/StartMatch"
+	MatchService_GetMatch_FullMethodName          = "/hangar.v1.MatchService/GetMatch"
+	MatchService_ListMatches_FullMethodName       = "/hangar.v1.MatchService/ListMatches"
+	MatchService_WatchMatch_FullMethodName        = "/hangar.v1.MatchService/WatchMatch"
+	MatchService_ListMatchEvents_FullMethodName   = "/hangar.v1.MatchService/ListMatchEvents"
+	MatchService_GetBoard_FullMethodName          = "/hangar.v1.MatchService/GetBoard"
 )
 
 // MatchServiceClient is the client API for MatchService service.
@@ -61,6 +65,31 @@ type MatchServiceClient interface {
 	// one who may but neither created it nor sits in it PERMISSION_DENIED
 	// (NOT_SEATED). Recorded as a PlayersInvited event.
 	InviteToMatch(ctx context.Context, in *InviteToMatchRequest, opts ...grpc.CallOption) (*InviteToMatchResponse, error)
+	// CreateInviteCode makes a code that lets anyone holding it join a
+	// private match (JoinMatch with invite_code), for a link to share. Only
+	// the creator makes codes, while the match is open; a match holds at most
+	// 20 live codes. The code is returned only here: the match keeps its
+	// SHA-256 (an InviteCodeCreated event, with the code's id). Not
+	// idempotent: a retry makes another code, and a code nobody received
+	// admits nobody (revoke it by its id). A public match is
+	// FAILED_PRECONDITION (MATCH_PUBLIC).
+	CreateInviteCode(ctx context.Context, in *CreateInviteCodeRequest, opts ...grpc.CallOption) (*CreateInviteCodeResponse, error)
+	// RevokeInviteCode revokes a code of the match (creator only): it admits
+	// nobody from then on (an InviteCodeRevoked event). An unknown or revoked
+	// code_id is NOT_FOUND.
+	RevokeInviteCode(ctx context.Context, in *RevokeInviteCodeRequest, opts ...grpc.CallOption) (*RevokeInviteCodeResponse, error)
+	// AcceptInvitation seats an invited player in the private match that
+	// invited it (an InvitationAccepted event, then PlayerJoined), in the
+	// given seat or the first free one; as JoinMatch, it starts a match whose
+	// last seat it takes. A caller not invited is PERMISSION_DENIED
+	// (NOT_INVITED).
+	AcceptInvitation(ctx context.Context, in *AcceptInvitationRequest, opts ...grpc.CallOption) (*AcceptInvitationResponse, error)
+	// DeclineInvitation withdraws the caller's invitation to a private match
+	// (an InvitationDeclined event): the match no longer lists it among its
+	// invited players, and the caller may no longer see it. A caller not
+	// invited is PERMISSION_DENIED (NOT_INVITED); one seated in it
+	// FAILED_PRECONDITION (ALREADY_SEATED).
+	DeclineInvitation(ctx context.Context, in *DeclineInvitationRequest, opts ...grpc.CallOption) (*DeclineInvitationResponse, error)
 	// StartMatch starts an open match early (creator only; at least two seats
 	// taken). Empty seats are dropped from the game.
 	StartMatch(ctx context.Context, in *StartMatchRequest, opts ...grpc.CallOption) (*StartMatchResponse, error)
@@ -136,6 +165,46 @@ func (c *matchServiceClient) InviteToMatch(ctx context.Context, in *InviteToMatc
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(InviteToMatchResponse)
 	err := c.cc.Invoke(ctx, MatchService_InviteToMatch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) CreateInviteCode(ctx context.Context, in *CreateInviteCodeRequest, opts ...grpc.CallOption) (*CreateInviteCodeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateInviteCodeResponse)
+	err := c.cc.Invoke(ctx, MatchService_CreateInviteCode_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) RevokeInviteCode(ctx context.Context, in *RevokeInviteCodeRequest, opts ...grpc.CallOption) (*RevokeInviteCodeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeInviteCodeResponse)
+	err := c.cc.Invoke(ctx, MatchService_RevokeInviteCode_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) AcceptInvitation(ctx context.Context, in *AcceptInvitationRequest, opts ...grpc.CallOption) (*AcceptInvitationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AcceptInvitationResponse)
+	err := c.cc.Invoke(ctx, MatchService_AcceptInvitation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *matchServiceClient) DeclineInvitation(ctx context.Context, in *DeclineInvitationRequest, opts ...grpc.CallOption) (*DeclineInvitationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeclineInvitationResponse)
+	err := c.cc.Invoke(ctx, MatchService_DeclineInvitation_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -241,6 +310,31 @@ type MatchServiceServer interface {
 	// one who may but neither created it nor sits in it PERMISSION_DENIED
 	// (NOT_SEATED). Recorded as a PlayersInvited event.
 	InviteToMatch(context.Context, *InviteToMatchRequest) (*InviteToMatchResponse, error)
+	// CreateInviteCode makes a code that lets anyone holding it join a
+	// private match (JoinMatch with invite_code), for a link to share. Only
+	// the creator makes codes, while the match is open; a match holds at most
+	// 20 live codes. The code is returned only here: the match keeps its
+	// SHA-256 (an InviteCodeCreated event, with the code's id). Not
+	// idempotent: a retry makes another code, and a code nobody received
+	// admits nobody (revoke it by its id). A public match is
+	// FAILED_PRECONDITION (MATCH_PUBLIC).
+	CreateInviteCode(context.Context, *CreateInviteCodeRequest) (*CreateInviteCodeResponse, error)
+	// RevokeInviteCode revokes a code of the match (creator only): it admits
+	// nobody from then on (an InviteCodeRevoked event). An unknown or revoked
+	// code_id is NOT_FOUND.
+	RevokeInviteCode(context.Context, *RevokeInviteCodeRequest) (*RevokeInviteCodeResponse, error)
+	// AcceptInvitation seats an invited player in the private match that
+	// invited it (an InvitationAccepted event, then PlayerJoined), in the
+	// given seat or the first free one; as JoinMatch, it starts a match whose
+	// last seat it takes. A caller not invited is PERMISSION_DENIED
+	// (NOT_INVITED).
+	AcceptInvitation(context.Context, *AcceptInvitationRequest) (*AcceptInvitationResponse, error)
+	// DeclineInvitation withdraws the caller's invitation to a private match
+	// (an InvitationDeclined event): the match no longer lists it among its
+	// invited players, and the caller may no longer see it. A caller not
+	// invited is PERMISSION_DENIED (NOT_INVITED); one seated in it
+	// FAILED_PRECONDITION (ALREADY_SEATED).
+	DeclineInvitation(context.Context, *DeclineInvitationRequest) (*DeclineInvitationResponse, error)
 	// StartMatch starts an open match early (creator only; at least two seats
 	// taken). Empty seats are dropped from the game.
 	StartMatch(context.Context, *StartMatchRequest) (*StartMatchResponse, error)
@@ -293,6 +387,18 @@ func (UnimplementedMatchServiceServer) LeaveMatch(context.Context, *LeaveMatchRe
 }
 func (UnimplementedMatchServiceServer) InviteToMatch(context.Context, *InviteToMatchRequest) (*InviteToMatchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method InviteToMatch not implemented")
+}
+func (UnimplementedMatchServiceServer) CreateInviteCode(context.Context, *CreateInviteCodeRequest) (*CreateInviteCodeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateInviteCode not implemented")
+}
+func (UnimplementedMatchServiceServer) RevokeInviteCode(context.Context, *RevokeInviteCodeRequest) (*RevokeInviteCodeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeInviteCode not implemented")
+}
+func (UnimplementedMatchServiceServer) AcceptInvitation(context.Context, *AcceptInvitationRequest) (*AcceptInvitationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AcceptInvitation not implemented")
+}
+func (UnimplementedMatchServiceServer) DeclineInvitation(context.Context, *DeclineInvitationRequest) (*DeclineInvitationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeclineInvitation not implemented")
 }
 func (UnimplementedMatchServiceServer) StartMatch(context.Context, *StartMatchRequest) (*StartMatchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method StartMatch not implemented")
@@ -401,6 +507,78 @@ func _MatchService_InviteToMatch_Handler(srv interface{}, ctx context.Context, d
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(MatchServiceServer).InviteToMatch(ctx, req.(*InviteToMatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_CreateInviteCode_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateInviteCodeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).CreateInviteCode(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_CreateInviteCode_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).CreateInviteCode(ctx, req.(*CreateInviteCodeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_RevokeInviteCode_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeInviteCodeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).RevokeInviteCode(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_RevokeInviteCode_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).RevokeInviteCode(ctx, req.(*RevokeInviteCodeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_AcceptInvitation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AcceptInvitationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).AcceptInvitation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_AcceptInvitation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).AcceptInvitation(ctx, req.(*AcceptInvitationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MatchService_DeclineInvitation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeclineInvitationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MatchServiceServer).DeclineInvitation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MatchService_DeclineInvitation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MatchServiceServer).DeclineInvitation(ctx, req.(*DeclineInvitationRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -528,6 +706,22 @@ var MatchService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "InviteToMatch",
 			Handler:    _MatchService_InviteToMatch_Handler,
+		},
+		{
+			MethodName: "CreateInviteCode",
+			Handler:    _MatchService_CreateInviteCode_Handler,
+		},
+		{
+			MethodName: "RevokeInviteCode",
+			Handler:    _MatchService_RevokeInviteCode_Handler,
+		},
+		{
+			MethodName: "AcceptInvitation",
+			Handler:    _MatchService_AcceptInvitation_Handler,
+		},
+		{
+			MethodName: "DeclineInvitation",
+			Handler:    _MatchService_DeclineInvitation_Handler,
 		},
 		{
 			MethodName: "StartMatch",
