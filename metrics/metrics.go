@@ -1,7 +1,8 @@
 // Package metrics is what a node reports to Prometheus: every RPC's count
 // and latency by method and code (go-grpc-middleware's server metrics), the
 // streams open now, the store's appends (latency, events per append,
-// conflicts) and the notifications that carry changes between nodes, with
+// conflicts), the notifications that carry changes between nodes and the
+// webhook's deliveries (delivered, failed, lag from commit), with
 // the Go runtime's and the process's own metrics. It is the only importer of
 // the Prometheus client; each node has its own registry, so that tests can
 // run several nodes in one process.
@@ -39,6 +40,9 @@ type Metrics struct {
 	events     *prometheus.CounterVec
 	matches    *prometheus.CounterVec
 	clockLag   prometheus.Histogram
+	hookOK     prometheus.Counter
+	hookFailed prometheus.Counter
+	hookLag    prometheus.Histogram
 }
 
 // New registers a node's collectors in a registry of its own.
@@ -76,9 +80,16 @@ func New() *Metrics {
 		clockLag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "hangar_turn_clock_lag_seconds",
 			Help:    "How late after its deadline a turn clock fired on this node.",
 			Buckets: []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}),
+		hookOK: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_webhook_delivered_total",
+			Help: "Notices this node delivered to the webhook (a 2xx answer)."}),
+		hookFailed: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_webhook_failures_total",
+			Help: "Webhook deliveries that failed (an error, a timeout or an answer not 2xx); each is retried."}),
+		hookLag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "hangar_webhook_lag_seconds",
+			Help:    "Time from a notice's commit to its delivery to the webhook (retries included).",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}}),
 	}
 	m.reg.MustRegister(m.rpc, m.streams, m.appendSecs, m.appendEvs, m.conflicts, m.batchSize, m.batchSecs, m.published, m.received, m.gaps,
-		m.events, m.matches, m.clockLag,
+		m.events, m.matches, m.clockLag, m.hookOK, m.hookFailed, m.hookLag,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -149,6 +160,16 @@ func (o *Observer) Committed(game string, evs []*hangarv1.Event) {
 
 // ClockFired records how late a turn clock fired.
 func (o *Observer) ClockFired(lag time.Duration) { o.m.clockLag.Observe(lag.Seconds()) }
+
+// WebhookDelivered counts a notice delivered lag after its commit
+// (service.WebhookObserver).
+func (o *Observer) WebhookDelivered(lag time.Duration) {
+	o.m.hookOK.Inc()
+	o.m.hookLag.Observe(lag.Seconds())
+}
+
+// WebhookFailed counts a failed delivery (service.WebhookObserver).
+func (o *Observer) WebhookFailed() { o.m.hookFailed.Inc() }
 
 // Store wraps st so that its appends are timed and counted.
 func (m *Metrics) Store(st store.Store) store.Store { return &timedStore{Store: st, m: m} }

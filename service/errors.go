@@ -54,6 +54,8 @@ var (
 	errHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", errPermission)
 	errMatchPublic         = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
 	errMatchEnded          = fmt.Errorf("%w: the match has ended", errRule)
+	errNotInvited          = fmt.Errorf("%w: you are not invited to this match", errPermission)
+	errTooManyCodes        = fmt.Errorf("%w: the match has as many invite codes as it may; revoke one first", errRule)
 )
 
 // versionConflict is a command's expected version that is not the match's:
@@ -103,6 +105,8 @@ var reasons = []struct {
 	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
 	{errMatchPublic, "MATCH_PUBLIC"},
 	{errMatchEnded, "MATCH_ENDED"},
+	{errNotInvited, "NOT_INVITED"},
+	{errTooManyCodes, "TOO_MANY_INVITE_CODES"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},

@@ -87,6 +87,10 @@ type step struct {
 	// quota, when set, is the player's quota the command counts against:
 	// the store refuses the append when it is reached.
 	quota *store.Quota
+	// notices are notices of the command's own beyond those commit finds
+	// (notices.go), their PlayerId, MatchId and Body set: matchmaking's
+	// TicketMatchedNotice.
+	notices []*hangarv1.Notice
 }
 
 // events is a step of events only (no game action).
@@ -194,6 +198,9 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	}
 	a := store.Append{Match: row, Expected: m.version, Command: cmd, Time: now, Events: make([]store.Event, len(evs)), Quota: st.quota}
 	a.End = matchEnd(m, next)
+	if a.Notices, err = s.storeNotices(append(noticesOf(m, next, evs, cmd.Author), st.notices...)); err != nil {
+		return outcome{}, err
+	}
 	for i, ev := range evs {
 		p, err := game.EncodeEvent(ev)
 		if err != nil {
@@ -232,6 +239,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	}
 	s.hub.put(next, evs...)
 	s.published(next.id, next.version)
+	s.noticed(a.Notices)
 	if s.observe != nil {
 		s.observe.Committed(next.game.Name(), evs)
 	}

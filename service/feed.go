@@ -32,6 +32,23 @@ func (s *Service) published(id string, version int64) {
 	}
 }
 
+// publishedPlayers queues the announcement that players' notice logs
+// grew (no-op without a feed).
+func (s *Service) publishedPlayers(players map[string]bool) {
+	if s.feed == nil {
+		return
+	}
+	s.pubMu.Lock()
+	for p := range players {
+		s.pendingPlayers[p] = true
+	}
+	s.pubMu.Unlock()
+	select {
+	case s.pubWake <- struct{}{}:
+	default:
+	}
+}
+
 // publishWindow is how long the publisher gathers changes before it sends
 // them: under load one notification then carries many commits.
 const publishWindow = time.Millisecond
@@ -50,19 +67,29 @@ func (s *Service) runPublisher() {
 		case <-time.After(publishWindow):
 		}
 		s.pubMu.Lock()
-		batch := make([]store.Change, 0, len(s.pending))
+		batch := make([]store.Change, 0, len(s.pending)+len(s.pendingPlayers))
 		for id, v := range s.pending {
 			batch = append(batch, store.Change{Match: id, Version: v, Origin: s.node})
 		}
+		for p := range s.pendingPlayers {
+			batch = append(batch, store.Change{Player: p, Origin: s.node})
+		}
 		clear(s.pending)
+		clear(s.pendingPlayers)
 		s.pubMu.Unlock()
 		if err := s.feed.Publish(s.ctx, batch); err != nil && s.ctx.Err() == nil {
 			// Other nodes' caches must hear of every change: requeue the
 			// batch and try again shortly (newer versions win the merge).
 			s.log.Warn("publish changes", "changes", len(batch), "err", err)
+			players := map[string]bool{}
 			for _, c := range batch {
-				s.published(c.Match, c.Version)
+				if c.Player != "" {
+					players[c.Player] = true
+				} else {
+					s.published(c.Match, c.Version)
+				}
 			}
+			s.publishedPlayers(players)
 			select {
 			case <-s.ctx.Done():
 			case <-time.After(100 * time.Millisecond):
@@ -74,14 +101,22 @@ func (s *Service) runPublisher() {
 func (s *Service) runListener() {
 	defer s.bots.Done()
 	_ = s.feed.Listen(s.ctx, func(c store.Change) {
-		if c.Origin != s.node { // this node's own changes are in its hub already
+		switch {
+		case c.Origin == s.node: // this node's own changes are in its hub already
+		case c.Player != "":
+			s.players.wake(c.Player)
+		default:
 			s.hub.remote(c.Match, c.Version)
 		}
-	}, s.hub.gap)
+	}, func() {
+		s.hub.gap()
+		s.players.wakeAll()
+	})
 }
 
-// runPoll re-reads the versions of the matches watched on this node, so a
-// change whose notification was lost is delivered within pollEvery.
+// runPoll re-reads the versions of the matches watched on this node, and
+// the logs of the players watched, so a change whose notification was lost
+// is delivered within pollEvery.
 func (s *Service) runPoll(every time.Duration) {
 	defer s.bots.Done()
 	t := time.NewTicker(every)
@@ -92,6 +127,8 @@ func (s *Service) runPoll(every time.Duration) {
 			return
 		case <-t.C:
 		}
+		// The players' watchers re-read their logs.
+		s.players.wakeAll()
 		for id, v := range s.hub.watched() {
 			ctx, cancel := context.WithTimeout(s.ctx, every)
 			m, err := s.store.Match(ctx, id)

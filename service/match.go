@@ -60,6 +60,8 @@ type match struct {
 	private bool
 	// invited are the players invited to a private match, in order.
 	invited []string
+	// codes are the live invite codes of a private match (invites.go).
+	codes []inviteCode
 }
 
 // canSee reports whether player may read m: any match that is public, a
@@ -113,6 +115,7 @@ func (m *match) clone() *match {
 	c := *m
 	c.seats = slices.Clone(m.seats)
 	c.invited = slices.Clone(m.invited)
+	c.codes = slices.Clone(m.codes)
 	for i, st := range c.seats {
 		c.seats[i].counters = maps.Clone(st.counters)
 	}
@@ -224,6 +227,9 @@ func (m *match) record(ev *hangarv1.Event, t time.Time, fold bool) error {
 		}
 	case *hangarv1.Event_PlayersInvited:
 		m.invited = append(m.invited, b.PlayersInvited.GetPlayerIds()...)
+	case *hangarv1.Event_InviteCodeCreated, *hangarv1.Event_InviteCodeRevoked,
+		*hangarv1.Event_InvitationAccepted, *hangarv1.Event_InvitationDeclined:
+		m.recordInvitation(ev)
 	case *hangarv1.Event_SeatHandedToBot:
 		if i := m.seatIndex(b.SeatHandedToBot.GetSeat()); i >= 0 {
 			m.seats[i].status = hangarv1.SeatStatus_SEAT_STATUS_BOT
@@ -311,7 +317,7 @@ func (m *match) summary() *hangarv1.Match {
 	pm := &hangarv1.Match{
 		MatchId: m.id, Game: m.game.Enum(), Status: statusProto[m.status], Version: m.version,
 		CreatorId: m.creator, Options: m.options, CreateTime: timestamppb.New(m.created), BotLevel: m.botLevel,
-		Private: m.private, InvitedPlayerIds: slices.Clone(m.invited),
+		Private: m.private, InvitedPlayerIds: slices.Clone(m.invited), InviteCodeIds: m.codeIDs(),
 	}
 	if !m.started.IsZero() {
 		pm.StartTime = timestamppb.New(m.started)

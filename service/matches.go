@@ -146,39 +146,23 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.mayJoin(me.ID) })
+	code := req.GetInviteCode()
+	if len(code) > maxCodeLen {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: invite_code is at most %d bytes", errInvalid, maxCodeLen))
+	}
+	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.mayJoin(me.ID) || m.codeID(code) != "" })
 	c.decide = func(m *match) (step, error) {
+		codeID := ""
 		if !m.mayJoin(me.ID) {
-			return step{}, errMatchPrivate
-		}
-		if m.status != store.StatusOpen {
-			return step{}, errMatchNotOpen
-		}
-		if m.seatOf(me.ID) >= 0 {
-			return step{}, errSeated
-		}
-		i := -1
-		if req.Seat != nil {
-			if i = m.seatIndex(req.GetSeat()); i < 0 {
-				return step{}, fmt.Errorf("%w: the match has no seat %d", errInvalid, req.GetSeat())
-			}
-			if m.seats[i].status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
-				return step{}, fmt.Errorf("%w: seat %d", errSeatTaken, req.GetSeat())
-			}
-		} else {
-			i = slices.IndexFunc(m.seats, func(st seat) bool { return st.status == hangarv1.SeatStatus_SEAT_STATUS_EMPTY })
-			if i < 0 {
-				return step{}, errMatchFull
+			if codeID = m.codeID(code); codeID == "" {
+				return step{}, errMatchPrivate
 			}
 		}
-		evs := []*hangarv1.Event{joined(m.seats[i].seat, me)}
-		if m.freeSeats() == 1 {
-			seats := make([]int32, len(m.seats))
-			for k, st := range m.seats {
-				seats[k] = st.seat
-			}
-			evs = append(evs, started(seats))
+		evs, err := joinEvents(m, me, req.Seat)
+		if err != nil {
+			return step{}, err
 		}
+		evs[0].GetPlayerJoined().InviteCodeId = codeID
 		return events(evs...), nil
 	}
 	out, err := s.exec(ctx, c)
@@ -186,6 +170,40 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 		return nil, toStatus(ctx, s.log, err)
 	}
 	return &hangarv1.JoinMatchResponse{Match: out.match.view(me.ID)}, nil
+}
+
+// joinEvents seats player p in m, in seat (nil: the first free one): its
+// PlayerJoined event, and MatchStarted when it takes the last seat.
+func joinEvents(m *match, p store.Player, seatNo *int32) ([]*hangarv1.Event, error) {
+	if m.status != store.StatusOpen {
+		return nil, errMatchNotOpen
+	}
+	if m.seatOf(p.ID) >= 0 {
+		return nil, errSeated
+	}
+	i := -1
+	if seatNo != nil {
+		if i = m.seatIndex(*seatNo); i < 0 {
+			return nil, fmt.Errorf("%w: the match has no seat %d", errInvalid, *seatNo)
+		}
+		if m.seats[i].status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
+			return nil, fmt.Errorf("%w: seat %d", errSeatTaken, *seatNo)
+		}
+	} else {
+		i = slices.IndexFunc(m.seats, func(st seat) bool { return st.status == hangarv1.SeatStatus_SEAT_STATUS_EMPTY })
+		if i < 0 {
+			return nil, errMatchFull
+		}
+	}
+	evs := []*hangarv1.Event{joined(m.seats[i].seat, p)}
+	if m.freeSeats() == 1 {
+		seats := make([]int32, len(m.seats))
+		for k, st := range m.seats {
+			seats[k] = st.seat
+		}
+		evs = append(evs, started(seats))
+	}
+	return evs, nil
 }
 
 // LeaveMatch implements hangarv1.MatchServiceServer.

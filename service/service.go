@@ -1,5 +1,5 @@
 // Package service implements Hangar's gRPC services (PlayerService,
-// MatchService, MoveService, HistoryService) over a store and the game
+// MatchService, MoveService, HistoryService, NoticeService) over a store and the game
 // engines. Handlers decode and validate protobuf, call the engine and the
 // store, and encode the result; toStatus is the one place that maps errors
 // to gRPC codes.
@@ -26,6 +26,7 @@ type Service struct {
 	hangarv1.UnimplementedMatchServiceServer
 	hangarv1.UnimplementedMoveServiceServer
 	hangarv1.UnimplementedHistoryServiceServer
+	hangarv1.UnimplementedNoticeServiceServer
 
 	store  store.Store
 	log    *slog.Logger
@@ -34,6 +35,10 @@ type Service struct {
 	observe Observer
 	auth    *authenticator
 	hub     *hub
+	// players holds the WatchPlayer streams (notices.go).
+	players *playerHub
+	// webhook delivers notices to an app backend (nil: none; webhooks.go).
+	webhook *webhooks
 	games   game.Registry
 	rand    game.Rand
 	now     func() time.Time
@@ -58,7 +63,9 @@ type Service struct {
 	node    string
 	pubMu   sync.Mutex
 	pending map[string]int64
-	pubWake chan struct{}
+	// pendingPlayers are the players whose notices are to be announced.
+	pendingPlayers map[string]bool
+	pubWake        chan struct{}
 	// closing is closed when the node starts draining: watch streams end
 	// with UNAVAILABLE so clients reconnect elsewhere.
 	closing   chan struct{}
@@ -108,6 +115,9 @@ type Options struct {
 	// OIDC, with an Issuer, lets players call with the tokens of that
 	// OpenID Connect provider (see oidc.go).
 	OIDC OIDCOptions
+	// Webhook, with a URL, posts every notice to an app backend
+	// (webhooks.go).
+	Webhook WebhookOptions
 }
 
 // Observer is told what the node's service does, for metrics. Its methods
@@ -125,12 +135,13 @@ type Observer interface {
 func New(st store.Store, log *slog.Logger, o Options) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Service{
-		store: st,
-		log:   log,
-		hub:   newHub(),
-		games: o.Games,
-		rand:  o.Rand,
-		now:   o.Now,
+		store:   st,
+		log:     log,
+		hub:     newHub(),
+		players: newPlayerHub(),
+		games:   o.Games,
+		rand:    o.Rand,
+		now:     o.Now,
 
 		access:    o.AccessLog,
 		observe:   o.Observe,
@@ -139,14 +150,15 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		cancel:    cancel,
 		closing:   make(chan struct{}),
 
-		botRunning: make(map[string]bool),
-		clockTick:  o.ClockTick,
-		pollEvery:  o.PollEvery,
-		feed:       o.Feed,
-		singleNode: o.SingleNode,
-		node:       newID("n_"),
-		pending:    make(map[string]int64),
-		pubWake:    make(chan struct{}, 1),
+		botRunning:     make(map[string]bool),
+		clockTick:      o.ClockTick,
+		pollEvery:      o.PollEvery,
+		feed:           o.Feed,
+		singleNode:     o.SingleNode,
+		node:           newID("n_"),
+		pending:        make(map[string]int64),
+		pendingPlayers: make(map[string]bool),
+		pubWake:        make(chan struct{}, 1),
 	}
 	if s.clockTick <= 0 {
 		s.clockTick = 250 * time.Millisecond
@@ -170,6 +182,9 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		lim = *o.Limits
 	}
 	s.limits = newLimiter(lim)
+	if o.Webhook.URL != "" {
+		s.webhook = newWebhooks(o.Webhook, st, s.now, log, o.Observe)
+	}
 	return s
 }
 
@@ -192,6 +207,7 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 	hangarv1.RegisterMatchServiceServer(g, s)
 	hangarv1.RegisterMoveServiceServer(g, s)
 	hangarv1.RegisterHistoryServiceServer(g, s)
+	hangarv1.RegisterNoticeServiceServer(g, s)
 }
 
 // Start starts the node's background work: the turn-clock scheduler (which
@@ -208,6 +224,9 @@ func (s *Service) Start(ctx context.Context) error {
 	s.bots.Add(1)
 	go s.runClocks()
 	s.startSessions()
+	if s.webhook != nil {
+		s.webhook.start(s.ctx, &s.bots)
+	}
 	if s.feed != nil {
 		s.bots.Add(3)
 		go s.runPublisher()

@@ -40,9 +40,10 @@ import (
 // would move every native gRPC call off grpc-go's transport, the fast path
 // `hangar bench` measures).
 //
-// REST has no server streams in vanguard, so WatchMatch over REST is
-// served here: GET /v1/matches/{match_id}:watch answers newline-delimited
-// JSON, or server-sent events when the client accepts text/event-stream.
+// REST has no server streams in vanguard, so WatchMatch and WatchPlayer
+// over REST are served here: GET /v1/matches/{match_id}:watch and GET
+// /v1/me/notices:watch answer newline-delimited JSON, or server-sent events
+// when the client accepts text/event-stream.
 
 // jsonOptions write every field, zero values included (a seat 0 or a turn
 // seat 0 is data, not absence); unset optional fields stay out.
@@ -86,6 +87,10 @@ func (m *Main) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, er
 		r.Body = http.MaxBytesReader(w, r.Body, int64(maxBody))
 		if id, ok := watchPath(r.URL.Path); ok {
 			m.restWatch(w, r, id)
+			return
+		}
+		if r.URL.Path == watchPlayerPath {
+			m.restWatchPlayer(w, r)
 			return
 		}
 		connectByDefault(r)
@@ -215,6 +220,20 @@ func (m *Main) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 		}
 		req.AfterSeq = n
 	}
+	stream, err := m.self.WatchMatch(restContext(r), req)
+	if err != nil {
+		writeStatus(w, status.Convert(err))
+		return
+	}
+	restStream(w, r, stream, func() (proto.Message, int64, error) {
+		resp, err := stream.Recv()
+		return resp, resp.GetEvent().GetSeq(), err
+	})
+}
+
+// restContext is the context of a REST stream's call on the in-process
+// connection: the client's token and address.
+func restContext(r *http.Request) context.Context {
 	ctx := r.Context()
 	if auth := r.Header.Get("Authorization"); auth != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", auth)
@@ -225,17 +244,19 @@ func (m *Main) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 	for _, v := range r.Header.Values("X-Forwarded-For") {
 		ctx = metadata.AppendToOutgoingContext(ctx, "x-forwarded-for", v)
 	}
-	stream, err := m.self.WatchMatch(ctx, req)
-	if err != nil {
-		writeStatus(w, status.Convert(err))
-		return
-	}
+	return ctx
+}
+
+// restStream writes the responses of a server stream over REST, as one
+// line of JSON each or, when the client accepts text/event-stream, one
+// server-sent event each whose id is the one recv returns with it.
+func restStream(w http.ResponseWriter, r *http.Request, stream grpc.ClientStream, recv func() (proto.Message, int64, error)) {
 	sse := strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 	// The service sends headers once the watch is valid; none means it
 	// failed (or had nothing to send) and Recv says which.
 	md, err := stream.Header()
 	if md == nil || err != nil {
-		if _, err := stream.Recv(); err != nil && !errors.Is(err, io.EOF) {
+		if _, _, err := recv(); err != nil && !errors.Is(err, io.EOF) {
 			writeStatus(w, status.Convert(err))
 			return
 		}
@@ -254,7 +275,7 @@ func (m *Main) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 		return // a watch from the last event of a finished match: nothing follows
 	}
 	for {
-		resp, err := stream.Recv()
+		resp, id, err := recv()
 		if errors.Is(err, io.EOF) {
 			if sse {
 				_, _ = io.WriteString(w, "event: end\ndata: {}\n\n")
@@ -276,7 +297,7 @@ func (m *Main) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 			}
 			line = b
 			if sse {
-				line = fmt.Appendf(nil, "id: %d\ndata: %s\n\n", resp.GetEvent().GetSeq(), b)
+				line = fmt.Appendf(nil, "id: %d\ndata: %s\n\n", id, b)
 			}
 		}
 		if !sse {

@@ -152,6 +152,8 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.StringVar(&cfg.Service.OIDC.Issuer, "oidc-issuer", os.Getenv("HANGAR_OIDC_ISSUER"), "accept the JWT bearer tokens of this OpenID Connect provider, its issuer URL exactly as in the tokens' iss (env HANGAR_OIDC_ISSUER); https, or http on a loopback address; empty: off")
 	fs.StringVar(&cfg.Service.OIDC.Audience, "oidc-audience", os.Getenv("HANGAR_OIDC_AUDIENCE"), "the aud the provider's tokens must carry: the client id of the game's clients there; required with --oidc-issuer (env HANGAR_OIDC_AUDIENCE)")
 	fs.StringVar(&cfg.Service.OIDC.NameClaim, "oidc-name-claim", envOr("HANGAR_OIDC_NAME_CLAIM", "name"), "the token claim a new player's display name is taken from; preferred_username is tried next (env HANGAR_OIDC_NAME_CLAIM)")
+	fs.StringVar(&cfg.Service.Webhook.URL, "webhook-url", os.Getenv("HANGAR_WEBHOOK_URL"), "post every player notice (turn, start, end, invitation) as signed JSON to this URL of the game's backend, at least once (env HANGAR_WEBHOOK_URL); empty: off")
+	fs.StringVar(&cfg.Service.Webhook.Secret, "webhook-secret", os.Getenv("HANGAR_WEBHOOK_SECRET"), "the key of the webhooks' HMAC-SHA256 signature (header Hangar-Signature); required with --webhook-url (env HANGAR_WEBHOOK_SECRET)")
 	proxies := fs.String("trusted-proxies", os.Getenv("HANGAR_TRUSTED_PROXIES"), "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client (env HANGAR_TRUSTED_PROXIES); empty: trust none")
 	d := defaultConnLimits
 	fs.IntVar(&cfg.Conn.MaxRecvMsgSize, "max-msg-size", d.MaxRecvMsgSize, "largest request message (gRPC) or body (HTTP), bytes")
@@ -203,6 +205,9 @@ func parseConfig(name string, args []string) (Config, error) {
 		return cfg, fmt.Errorf("--trace-ratio must be between 0 and 1, not %v", cfg.TraceRatio)
 	}
 	if err := checkOIDC(cfg.Service.OIDC); err != nil {
+		return cfg, err
+	}
+	if err := checkWebhook(cfg.Service.Webhook); err != nil {
 		return cfg, err
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/service"
+)
+
+// watchPlayerPath is WatchPlayer's REST path.
+const watchPlayerPath = "/v1/me/notices:watch"
+
+// restWatchPlayer serves WatchPlayer over REST as restWatch serves
+// WatchMatch: newline-delimited JSON, or server-sent events whose id is
+// the notice's seq (a reconnecting EventSource resumes with Last-Event-ID).
+func (m *Main) restWatchPlayer(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		writeStatus(w, status.New(codes.Unimplemented, "WatchPlayer over REST is GET "+watchPlayerPath))
+		return
+	}
+	req := &hangarv1.WatchPlayerRequest{}
+	for k, v := range r.URL.Query() {
+		switch k {
+		case "after_seq", "afterSeq":
+			n, err := strconv.ParseInt(v[0], 10, 64)
+			if err != nil {
+				writeStatus(w, status.New(codes.InvalidArgument, "after_seq must be an integer"))
+				return
+			}
+			req.AfterSeq = n
+		default:
+			writeStatus(w, status.New(codes.InvalidArgument, fmt.Sprintf("unknown query parameter %.40q", k)))
+			return
+		}
+	}
+	if last := r.Header.Get("Last-Event-ID"); last != "" {
+		n, err := strconv.ParseInt(last, 10, 64)
+		if err != nil {
+			writeStatus(w, status.New(codes.InvalidArgument, "Last-Event-ID must be a notice's seq"))
+			return
+		}
+		req.AfterSeq = n
+	}
+	stream, err := hangarv1.NewNoticeServiceClient(m.selfCC).WatchPlayer(restContext(r), req)
+	if err != nil {
+		writeStatus(w, status.Convert(err))
+		return
+	}
+	restStream(w, r, stream, func() (proto.Message, int64, error) {
+		resp, err := stream.Recv()
+		return resp, resp.GetNotice().GetSeq(), err
+	})
+}
+
+// checkWebhook checks the webhook's flags: a URL needs a secret to sign
+// with, and is http or https.
+func checkWebhook(o service.WebhookOptions) error {
+	if o.URL == "" {
+		if o.Secret != "" {
+			return errors.New("--webhook-secret needs --webhook-url")
+		}
+		return nil
+	}
+	u, err := url.Parse(o.URL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("--webhook-url %q is not an http or https URL", o.URL)
+	}
+	if o.Secret == "" {
+		return errors.New("--webhook-url needs --webhook-secret (the key its requests are signed with)")
+	}
+	return nil
+}
