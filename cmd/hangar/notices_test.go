@@ -24,7 +24,9 @@ import (
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
-func (c *client) notices() hangarv1.NoticeServiceClient { return hangarv1.NewNoticeServiceClient(c.conn) }
+func (c *client) notices() hangarv1.NoticeServiceClient {
+	return hangarv1.NewNoticeServiceClient(c.conn)
+}
 
 // noticeWatch is an open WatchPlayer stream read by a goroutine.
 type noticeWatch struct {
