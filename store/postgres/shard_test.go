@@ -104,7 +104,7 @@ func ids(args []any, prefix string) []string {
 
 var (
 	matchTables  = regexp.MustCompile(`(?i)\b(into|update|from)\s+(matches|match_events|match_commands)\b`)
-	playerTables = regexp.MustCompile(`(?i)\b(into|update)\s+(match_results|match_opponents|player_stats|ratings|rating_history|match_result_counters|player_counters)\b`)
+	playerTables = regexp.MustCompile(`(?i)\b(into|update)\s+(match_results|match_opponents|player_stats|ratings|rating_history|match_result_counters|player_counters|player_notices|notice_heads|notice_outbox)\b`)
 	writes       = regexp.MustCompile(`(?i)\b(insert|update|delete)\b`)
 )
 
@@ -199,6 +199,12 @@ func playMatches(t *testing.T, s store.Store) {
 					Command: store.Command{Author: p1, RequestID: req, Fingerprint: []byte(req)}}
 				if v == 0 && i%2 == 0 {
 					a.Quota = &store.Quota{Player: p1, Status: store.StatusOpen, Limit: 10}
+				}
+				if v%3 == 0 || end != nil { // the players' notices (a turn, the end)
+					a.Notices = []store.Notice{{Player: p2, Kind: "k", Match: id, Payload: []byte("n"), Deliver: true}}
+					if end != nil {
+						a.Notices = append(a.Notices, store.Notice{Player: p1, Kind: "k", Match: id, Payload: []byte("n")})
+					}
 				}
 				return s.Append(ctx, a)
 			}
