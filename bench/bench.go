@@ -60,6 +60,7 @@ type Config struct {
 	RPCTimeout  time.Duration `json:"-"`
 	CPUProfile  string        `json:"-"`
 	MemProfile  string        `json:"-"`
+	Webhook     bool          `json:"webhook,omitempty"`
 
 	// DurationS and WatchPaceMS mirror the durations in the JSON result.
 	DurationS   float64 `json:"duration_s"`
@@ -74,6 +75,9 @@ type Config struct {
 
 	// Start starts a server in this process (Server "inproc").
 	Start StartFunc `json:"-"`
+	// hookURL is the bench's webhook receiver (Webhook).
+	hookURL string
+
 	// Child returns the command of a server child process (Server
 	// "child"). The child serves on sc.Listen with sc's store, profiled
 	// when sc names a profile, and logs a line with msg="hangar serving",
@@ -90,6 +94,8 @@ type ServerConfig struct {
 	DataDir     string
 	CPUProfile  string
 	MemProfile  string
+	// WebhookURL and WebhookSecret, when set, are the server's webhook.
+	WebhookURL, WebhookSecret string
 }
 
 // Server is a server running in this process.
@@ -111,6 +117,8 @@ type Result struct {
 	Idle    *IdleResult  `json:"idle,omitempty"`
 	Load    *LoadResult  `json:"load,omitempty"`
 	Watch   *WatchResult `json:"watch,omitempty"`
+	// Webhook is what the server's webhook delivered (Config.Webhook).
+	Webhook *WebhookResult `json:"webhook,omitempty"`
 	// Errors counts failed RPCs by "RPC code" over the whole run; every
 	// entry is unexpected.
 	Errors map[string]int64 `json:"errors"`
@@ -228,6 +236,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.ServerLog = io.Discard
 	}
 	res := &Result{Machine: machine(), Config: cfg}
+	var hook *hookReceiver
+	if cfg.Webhook {
+		var err error
+		if hook, err = startReceiver(); err != nil {
+			return nil, err
+		}
+		defer hook.close()
+		cfg.hookURL = hook.url
+	}
 	srv, err := startServer(ctx, &cfg)
 	if err != nil {
 		return nil, err
@@ -250,6 +267,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if cfg.Matches > 0 || cfg.Watchers > 0 {
 		res.Load, res.Watch, err = b.load(ctx)
+	}
+	if hook != nil {
+		end := b.stopAt
+		if end.IsZero() {
+			end = time.Now()
+		}
+		res.Webhook = hook.drain(ctx, end, time.Second, time.Minute)
 	}
 	res.Errors = b.rec.errors()
 	return res, err

@@ -75,6 +75,11 @@ func (r *Result) Print(w io.Writer) {
 		e := wr.FromEventTime
 		fmt.Fprintf(w, "  delivery from the event's time:   p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", e.P50MS, e.P99MS, e.MaxMS)
 	}
+	if h := r.Webhook; h != nil {
+		fmt.Fprintf(w, "\nwebhook: %d notices delivered (%d repeats) in %.1fs: %.1f notices/s; the last %.2fs after the window\n",
+			h.Notices, h.Duplicates, h.Seconds, h.PerSec, h.DrainSeconds)
+		fmt.Fprintf(w, "  lag from the commit:  p50 %.2f ms  p95 %.2f ms  p99 %.2f ms  max %.2f ms\n", h.Lag.P50MS, h.Lag.P95MS, h.Lag.P99MS, h.Lag.MaxMS)
+	}
 	if r.Server.PeakRSSMB > 0 {
 		fmt.Fprintf(w, "\nserver peak RSS over its life: %.1f MB\n", r.Server.PeakRSSMB)
 	}

@@ -49,6 +49,9 @@ func startServer(ctx context.Context, cfg *Config) (*server, error) {
 		}
 	}()
 	var scfg ServerConfig
+	if cfg.hookURL != "" {
+		scfg.WebhookURL, scfg.WebhookSecret = cfg.hookURL, webhookSecret
+	}
 	if cfg.Store == "postgres" {
 		u := cfg.DatabaseURL
 		if cfg.ScratchDB {

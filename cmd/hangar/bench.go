@@ -39,13 +39,15 @@ the bench process (the figures then include the load generator).
 
 Phases, in order: -idle K creates K idle matches and reports the server's
 RSS; then the load (-matches) and the watch fan-out (-watchers) run together
-for -duration (or until -moves moves).
+for -duration (or until -moves moves); with -webhook the bench then waits
+for the server's webhook to deliver the last notice of the load.
 
 Examples:
   hangar bench -matches 8 -duration 20s
   hangar bench -store postgres -database-url postgres://postgres@127.0.0.1:5432/postgres -matches 32
   hangar bench -matches 0 -watchers 1000 -watch-pace 20ms
   hangar bench -matches 0 -idle 10000
+  hangar bench -matches 32 -seats 2 -webhook
 
 Flags:
 `
@@ -92,6 +94,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.StringVar(&c.json, "json", "", "write the result as JSON to this file")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the server (from its start to its end) to this file; with -server child the child is a profiled 'hangar bench' server")
 	fs.StringVar(&c.MemProfile, "memprofile", "", "write a heap profile of the server at its end to this file")
+	fs.BoolVar(&c.Webhook, "webhook", false, "give the server a webhook (a receiver in the bench) and report how fast the notices of the load's matches reach it: notices/s and the lag from their commit")
 	fs.BoolVar(&c.childServer, "child-server", false, "internal: serve as the profiled server child of a bench")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -114,6 +117,10 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 		return c, fmt.Errorf("counts must not be negative, -concurrency and -duration must be positive")
 	case c.Store == "postgres" && c.DatabaseURL == "" && c.Target == "":
 		return c, fmt.Errorf("-store postgres needs -database-url")
+	case c.Webhook && c.Target != "":
+		return c, fmt.Errorf("-webhook needs a server the bench starts (no -target)")
+	case c.Webhook && c.Server == "child" && (c.CPUProfile != "" || c.MemProfile != ""):
+		return c, fmt.Errorf("-webhook does not go with a profiled server child; use -server inproc")
 	}
 	return c, nil
 }
@@ -156,7 +163,8 @@ func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (be
 	// HANGAR_APPEND_BATCH steers the combiner here as it does a child's
 	// 'hangar serve', for runs that compare batch sizes.
 	m := &Main{Config: Config{Listen: sc.Listen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
-		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), Service: service.Options{Limits: &off}}, Log: log}
+		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), Service: service.Options{Limits: &off,
+			Webhook: service.WebhookOptions{URL: sc.WebhookURL, Secret: sc.WebhookSecret}}}, Log: log}
 	if err := m.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -177,6 +185,9 @@ func benchChild(sc bench.ServerConfig) (*exec.Cmd, error) {
 		args = []string{"bench", "--child-server", "--cpuprofile=" + sc.CPUProfile, "--memprofile=" + sc.MemProfile}
 	}
 	args = append(args, "--database-url="+sc.DatabaseURL)
+	if sc.WebhookURL != "" {
+		args = append(args, "--webhook-url="+sc.WebhookURL, "--webhook-secret="+sc.WebhookSecret)
+	}
 	if sc.DataDir != "" {
 		args = append(args, "--data-dir="+sc.DataDir)
 	}

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/service"
+	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
 const hookSecret = "whsec-test-0123456789"
@@ -43,7 +45,7 @@ type receiver struct {
 	errs     []string
 }
 
-func newReceiver(t *testing.T, fail func(key string, n int) (int, time.Duration)) *receiver {
+func newReceiver(t testing.TB, fail func(key string, n int) (int, time.Duration)) *receiver {
 	r := &receiver{fail: fail, got: map[string][]byte{}, at: map[string]time.Time{}, attempts: map[string]int{}}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.srv.Close)
@@ -289,4 +291,64 @@ func TestWebhookSurvivesKill9(t *testing.T) {
 		}
 		rcv.check(t, want, 60*time.Second)
 	})
+}
+
+// BenchmarkWebhookBacklog measures the outbox's delivery rate on its own:
+// b.N notices (invitations, one command each) are written while the
+// receiver refuses every delivery (503), then the receiver accepts and the
+// clock runs until it holds them all. HANGAR_TEST_DATABASE_URL set: on
+// Postgres, else on SQLite.
+func BenchmarkWebhookBacklog(b *testing.B) {
+	var hold sync.Mutex
+	refusing := true
+	rcv := newReceiver(b, func(string, int) (int, time.Duration) {
+		hold.Lock()
+		defer hold.Unlock()
+		if refusing {
+			return http.StatusServiceUnavailable, 0
+		}
+		return 0, 0
+	})
+	cfg := Config{DataDir: b.TempDir()}
+	if os.Getenv(pgtest.EnvURL) != "" {
+		cfg = Config{DatabaseURL: pgtest.Database(b)}
+	}
+	off := service.NoLimits()
+	cfg.Service = service.Options{Limits: &off, Webhook: service.WebhookOptions{URL: rcv.srv.URL, Secret: hookSecret,
+		MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, Poll: 10 * time.Millisecond}}
+	n := node(b, cfg)
+	ada, bob := newClient(b, n.Addr(), "Ada"), newClient(b, n.Addr(), "Bob")
+	for done := 0; done < b.N; {
+		k := min(b.N-done, 500)
+		invitingMatchesB(b, ada, bob, k)
+		done += k
+	}
+	b.ResetTimer()
+	hold.Lock()
+	refusing = false
+	hold.Unlock()
+	for rcv.has() < b.N {
+		time.Sleep(time.Millisecond)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "notices/s")
+}
+
+// invitingMatchesB has from create n private lobbies inviting to.
+func invitingMatchesB(b *testing.B, from, to *client, n int) {
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 8 {
+				if _, err := from.matches.CreateMatch(from.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+					SeatCount: 2, Private: true, InvitedPlayerIds: []string{to.id}}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
