@@ -33,42 +33,47 @@ var (
 // rows, rating locks, statistics rows.
 
 // lockNoticeHeadsSQL locks the notice heads of the players in $1 (making
-// those missing, at 0), in player order.
+// those missing, at 0), in player order. ON CONFLICT DO UPDATE locks every
+// conflicting row even where its WHERE is false, which spares writing a
+// new version of each row only to lock it.
 const lockNoticeHeadsSQL = `
 INSERT INTO notice_heads AS h (player_id, seq)
 SELECT p, 0 FROM (SELECT DISTINCT p FROM unnest($1::text[]) AS p) AS l ORDER BY p
-ON CONFLICT (player_id) DO UPDATE SET seq = h.seq`
+ON CONFLICT (player_id) DO UPDATE SET seq = h.seq WHERE false`
 
-// noticeWrites insert an append's notices and their outbox rows, numbered
-// after their players' heads, only if the append applied (done).
-const noticeWrites = `, nn AS (
-	SELECT n.p, n.k, n.m, n.pl, n.d,
-		row_number() OVER (PARTITION BY n.p ORDER BY n.ord) AS rn,
-		count(*) OVER (PARTITION BY n.p) AS cnt
-	FROM unnest(@n_players::text[], @n_kinds::text[], @n_matches::text[], @n_payloads::bytea[], @n_deliver::bool[])
-		WITH ORDINALITY AS n(p, k, m, pl, d, ord)
-	WHERE EXISTS (SELECT 1 FROM done)
-), heads AS (
-	INSERT INTO notice_heads AS h (player_id, seq)
-	SELECT p, max(cnt) FROM nn GROUP BY p ORDER BY p
-	ON CONFLICT (player_id) DO UPDATE SET seq = h.seq + excluded.seq
-	RETURNING player_id, seq
+// noticeWrites insert an append's notices, numbered after their players'
+// heads, only if the append applied (done): heads advances each player's
+// head by its count of notices (h_counts), and a notice's seq is its
+// player's new head less the player's notices after it in the append
+// (n_back). The heads exist and are locked: lockNoticeHeadsSQL ran first
+// in the transaction. outboxWrites queue the notices to deliver.
+const noticeWrites = `, heads AS (
+	UPDATE notice_heads AS h SET seq = h.seq + c.n
+	FROM unnest(@h_players::text[], @h_counts::bigint[]) AS c(p, n)
+	WHERE h.player_id = c.p AND EXISTS (SELECT 1 FROM done)
+	RETURNING h.player_id, h.seq
 ), notes AS (
 	INSERT INTO player_notices (player_id, seq, kind, match_id, payload, created_at)
-	SELECT nn.p, heads.seq - nn.cnt + nn.rn, nn.k, nn.m, nn.pl, @time
-	FROM nn JOIN heads ON heads.player_id = nn.p
-), outbox AS (
-	INSERT INTO notice_outbox (player_id, seq, due_at)
-	SELECT nn.p, heads.seq - nn.cnt + nn.rn, @time
-	FROM nn JOIN heads ON heads.player_id = nn.p
-	WHERE nn.d
+	SELECT n.p, heads.seq - n.back, n.k, n.m, n.pl, @time
+	FROM unnest(@n_players::text[], @n_back::bigint[], @n_kinds::text[], @n_matches::text[], @n_payloads::bytea[])
+		AS n(p, back, k, m, pl)
+	JOIN heads ON heads.player_id = n.p
 )`
 
-// appendNoticesQ and createNoticesQ are appendQ and createQ that also
-// write notices.
+const outboxWrites = `, outbox AS (
+	INSERT INTO notice_outbox (player_id, seq, due_at)
+	SELECT o.p, heads.seq - o.back, @time
+	FROM unnest(@o_players::text[], @o_back::bigint[]) AS o(p, back)
+	JOIN heads ON heads.player_id = o.p
+)`
+
+// The append and create statements that also write notices, without and
+// with outbox rows.
 var (
 	appendNoticesQ = positional(appendSQLHead() + appendWrites + noticeWrites + appendResult)
 	createNoticesQ = positional(createSQLHead() + appendWrites + noticeWrites + appendResult)
+	appendOutboxQ  = positional(appendSQLHead() + appendWrites + noticeWrites + outboxWrites + appendResult)
+	createOutboxQ  = positional(createSQLHead() + appendWrites + noticeWrites + outboxWrites + appendResult)
 )
 
 // appendSQLHead and createSQLHead are the done CTEs of appendSQL and
@@ -81,16 +86,38 @@ func createSQLHead() string { return createSQL[:len(createSQL)-len(appendTail)] 
 func noticeArgs(a store.Append, named map[string]any) numbered {
 	n := len(a.Notices)
 	players, kinds, matches := make([]string, n), make([]string, n), make([]string, n)
-	payloads, deliver := make([][]byte, n), make([]bool, n)
-	for i, nt := range a.Notices {
-		players[i], kinds[i], matches[i], payloads[i], deliver[i] = nt.Player, nt.Kind, nt.Match, nt.Payload, nt.Deliver
+	payloads, back := make([][]byte, n), make([]int64, n)
+	var hPlayers, oPlayers []string
+	var hCounts, oBack []int64
+	count := map[string]int64{}
+	for i := n - 1; i >= 0; i-- { // from the last: back counts the player's later notices
+		nt := a.Notices[i]
+		players[i], kinds[i], matches[i], payloads[i] = nt.Player, nt.Kind, nt.Match, nt.Payload
 		if payloads[i] == nil {
 			payloads[i] = []byte{}
 		}
+		back[i] = count[nt.Player]
+		if count[nt.Player] == 0 {
+			hPlayers = append(hPlayers, nt.Player)
+		}
+		count[nt.Player]++
+		if nt.Deliver {
+			oPlayers, oBack = append(oPlayers, nt.Player), append(oBack, back[i])
+		}
 	}
-	named["n_players"], named["n_kinds"], named["n_matches"] = players, kinds, matches
-	named["n_payloads"], named["n_deliver"] = payloads, deliver
-	if a.Expected == 0 {
+	for _, p := range hPlayers {
+		hCounts = append(hCounts, count[p])
+	}
+	named["h_players"], named["h_counts"] = hPlayers, hCounts
+	named["n_players"], named["n_back"], named["n_kinds"], named["n_matches"], named["n_payloads"] = players, back, kinds, matches, payloads
+	switch {
+	case len(oPlayers) > 0:
+		named["o_players"], named["o_back"] = oPlayers, oBack
+		if a.Expected == 0 {
+			return createOutboxQ
+		}
+		return appendOutboxQ
+	case a.Expected == 0:
 		return createNoticesQ
 	}
 	return appendNoticesQ
