@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
+	"golang.org/x/net/http2"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -562,4 +565,157 @@ func checkEvents(t *testing.T, want []*hangarv1.Event, got ...[]*hangarv1.Event)
 	}
 }
 
-var _ = service.Limits{}
+// TestPlayStreamSlowClientIsCutOff: a Play client that does not read is
+// cut off as a watcher is, with RESOURCE_EXHAUSTED SLOW_WATCHER once its
+// queue has stayed full, and resumes from the last seq it saw.
+func TestPlayStreamSlowClientIsCutOff(t *testing.T) {
+	lim := service.DefaultLimits()
+	lim.WatchBuffer, lim.WatchStall = 8, time.Second
+	n := node(t, Config{DataDir: t.TempDir(), Service: service.Options{Limits: &lim}})
+	host := newClient(t, n.Addr(), "Host")
+	id, log := longBotMatch(t, host)
+	open := &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Open{Open: &hangarv1.WatchMatchRequest{MatchId: id}}}
+	slow := rawStream(t, n.Addr(), host.token, hangarv1.MoveService_Play_FullMethodName, open, false,
+		func(b []byte) (*hangarv1.Event, error) {
+			r := &hangarv1.PlayResponse{}
+			err := proto.Unmarshal(b, r)
+			return r.GetEvent().GetEvent(), err
+		})
+	deadline := time.Now().Add(time.Minute)
+	for {
+		buffered, cutoffs := n.svc.WatchStats()
+		if buffered > int64(lim.WatchBuffer+2) {
+			t.Fatalf("the node queues %d responses", buffered)
+		}
+		if cutoffs > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the client that does not read was never cut off")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	slow.grant()
+	seen, code, why := slow.rest(t)
+	if code != codes.ResourceExhausted || why != "SLOW_WATCHER" {
+		t.Fatalf("the slow Play stream ended with %v %q, want RESOURCE_EXHAUSTED SLOW_WATCHER", code, why)
+	}
+	if len(seen) >= len(log) {
+		t.Fatalf("the cut-off client got all %d events", len(seen))
+	}
+	pc := mustPlay(t, host, id, int64(len(seen)))
+	for {
+		if _, err := pc.next(time.Minute); errors.Is(err, errEnded) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkLog(t, log, append(seen, pc.events...))
+}
+
+// TestPlayStreamEndsWithTheSession: a Play stream ends when its token
+// expires (here at its next command: the node's re-check is an hour away)
+// or is revoked (at once), as a watch does.
+func TestPlayStreamEndsWithTheSession(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		clock := &fakeClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+		cfg.Service.Now = clock.Now
+		cfg.Service.Sessions.Recheck = time.Hour
+		cfg.TokenTTL = time.Hour
+		n := node(t, cfg)
+		m, ada, _ := startedMatch(t, n.Addr())
+		id, v := m.GetMatchId(), m.GetVersion()
+		pa := mustPlay(t, ada, id, v)
+		if _, err := pa.do(listCmd()); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(61 * time.Minute)
+		_, err := pa.do(rollCmd(v, reqID(), false))
+		wantErr(t, "a command after the token expired", err, codes.Unauthenticated, "TOKEN_EXPIRED")
+		cy := newClient(t, n.Addr(), "Cy")
+		pc := mustPlay(t, cy, id, 0)
+		for pc.seen() < v {
+			if _, err := pc.next(time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := cy.players.SignOut(cy.ctx(), &hangarv1.SignOutRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = pc.next(10 * time.Second)
+		wantErr(t, "the stream of a player who signed out", err, codes.Unauthenticated, "TOKEN_REVOKED")
+	})
+}
+
+// TestPlayStreamRateLimitsEachCommand: the player's request rate counts
+// every command on a Play stream as it counts unary calls; a refused
+// command is RESOURCE_EXHAUSTED RATE_LIMITED with a RetryInfo, writes
+// nothing, and the stream goes on.
+func TestPlayStreamRateLimitsEachCommand(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1_000_000_000, 0)}
+	lim := service.Limits{PlayerRate: 1, PlayerBurst: 4}
+	n := node(t, Config{DataDir: t.TempDir(), Service: service.Options{Now: clock.Now, Limits: &lim}})
+	m, ada, bob := startedMatch(t, n.Addr()) // Ada's CreateMatch took a token
+	id, v := m.GetMatchId(), m.GetVersion()
+	pa := mustPlay(t, ada, id, v) // the stream took one
+	for range 2 {
+		if _, err := pa.do(listCmd()); err != nil {
+			t.Fatalf("a command within the burst: %v", err)
+		}
+	}
+	_, err := pa.do(rollCmd(v, reqID(), false))
+	_, retry := exhausted(t, err, "RATE_LIMITED")
+	if got := bob.get(t, id).GetVersion(); got != v {
+		t.Fatalf("a refused command moved the match from %d to %d", v, got)
+	}
+	clock.Advance(retry.GetRetryDelay().AsDuration())
+	if _, err := pa.do(rollCmd(v, reqID(), false)); err != nil {
+		t.Fatalf("a command after the retry delay: %v", err)
+	}
+}
+
+// TestPlayStreamOverConnect: Play reaches the service through the Connect
+// and gRPC-Web protocols over HTTP/2 (here TLS), as over native gRPC.
+func TestPlayStreamOverConnect(t *testing.T) {
+	pki := newTestPKI(t)
+	n := node(t, Config{DataDir: t.TempDir(), TLSCert: pki.certFile, TLSKey: pki.keyFile})
+	m, ada, _ := startedMatchOver(t, n.Addr(), func(t testing.TB, addr, name string) *client {
+		c := dialTLS(t.(*testing.T), addr, pki.clientTLS(false))
+		resp, err := c.players.CreatePlayer(context.Background(), &hangarv1.CreatePlayerRequest{DisplayName: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.token, c.id = resp.GetToken(), resp.GetPlayer().GetPlayerId()
+		return c
+	})
+	id, v := m.GetMatchId(), m.GetVersion()
+	hc := &http.Client{Transport: &http2.Transport{TLSClientConfig: pki.clientTLS(false)}}
+	for _, opts := range [][]connect.ClientOption{nil, {connect.WithGRPCWeb()}, {connect.WithProtoJSON()}} {
+		cl := connect.NewClient[hangarv1.PlayRequest, hangarv1.PlayResponse](hc, "https://"+n.Addr()+hangarv1.MoveService_Play_FullMethodName, opts...)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		stream := cl.CallBidiStream(ctx)
+		stream.RequestHeader().Set("Authorization", "Bearer "+ada.token)
+		if err := stream.Send(&hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Open{Open: &hangarv1.WatchMatchRequest{MatchId: id, AfterSeq: v}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := stream.Send(&hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{Command: &hangarv1.PlayCommand{CommandId: 9,
+			Command: &hangarv1.PlayCommand_ListLegalMoves{ListLegalMoves: &hangarv1.ListLegalMovesRequest{}}}}}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := stream.Receive()
+		if err != nil || r.GetResult().GetCommandId() != 9 || r.GetResult().GetListLegalMoves().GetVersion() != v {
+			t.Fatalf("Play over Connect (%d options): %v, %v", len(opts), r, err)
+		}
+		// A command's error is a result; the stream goes on.
+		if err := stream.Send(&hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{Command: &hangarv1.PlayCommand{CommandId: 10}}}); err != nil {
+			t.Fatal(err)
+		}
+		if r, err = stream.Receive(); err != nil || codes.Code(r.GetResult().GetError().GetCode()) != codes.InvalidArgument {
+			t.Fatalf("a bad command over Connect: %v, %v", r, err)
+		}
+		_ = stream.CloseRequest()
+		cancel()
+		_ = stream.CloseResponse()
+	}
+}
