@@ -31,6 +31,8 @@ type Metrics struct {
 	appendSecs prometheus.Histogram
 	appendEvs  prometheus.Histogram
 	conflicts  prometheus.Counter
+	batchSize  prometheus.Histogram
+	batchSecs  prometheus.Histogram
 	published  prometheus.Counter
 	received   prometheus.Counter
 	gaps       prometheus.Counter
@@ -54,6 +56,12 @@ func New() *Metrics {
 			Help: "Events written by one successful store append.", Buckets: []float64{1, 2, 3, 5, 8, 13, 21, 50}}),
 		conflicts: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_store_append_conflicts_total",
 			Help: "Appends refused because the match had moved on (ABORTED)."}),
+		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "hangar_store_batch_appends",
+			Help:    "Appends (commands) the store committed together in one batch (the append combiner).",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128}}),
+		batchSecs: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "hangar_store_batch_seconds",
+			Help:    "Time of one batch's commit.",
+			Buckets: []float64{.0002, .0005, .001, .002, .005, .01, .02, .05, .1, .25, 1}}),
 		published: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notifications_sent_total",
 			Help: "Changes this node announced to the other nodes."}),
 		received: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notifications_received_total",
@@ -69,7 +77,7 @@ func New() *Metrics {
 			Help:    "How late after its deadline a turn clock fired on this node.",
 			Buckets: []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}),
 	}
-	m.reg.MustRegister(m.rpc, m.streams, m.appendSecs, m.appendEvs, m.conflicts, m.published, m.received, m.gaps,
+	m.reg.MustRegister(m.rpc, m.streams, m.appendSecs, m.appendEvs, m.conflicts, m.batchSize, m.batchSecs, m.published, m.received, m.gaps,
 		m.events, m.matches, m.clockLag,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -161,6 +169,13 @@ func (s *timedStore) Append(ctx context.Context, a store.Append) (store.Result, 
 		s.m.appendEvs.Observe(float64(len(a.Events)))
 	}
 	return r, err
+}
+
+// Batch records a batch of appends the store committed together: how many
+// and how long the commit took (store.CombineOptions.Observe).
+func (m *Metrics) Batch(appends int, took time.Duration) {
+	m.batchSize.Observe(float64(appends))
+	m.batchSecs.Observe(took.Seconds())
 }
 
 // Feed wraps f so that the changes it carries are counted.

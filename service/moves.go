@@ -110,15 +110,40 @@ func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMov
 	if err := checkID("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	m, err := s.current(ctx, req.GetMatchId())
+	// The node's memory answers while it holds the latest version it has
+	// heard of (another node's commit drops the cached state when its
+	// notice arrives). A notice may still be on its way, so an answer
+	// that the caller cannot act (not its turn, not started) is checked
+	// against the store: a player whose turn has just come on another
+	// node learns it at once, and moves a stale answer offers are refused
+	// by the version check of Move.
+	m, err := s.load(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	resp, err := legalMoves(m, me.ID)
+	if (err == nil && len(resp.GetMoves()) > 0) || s.singleNode || ended(m.status) {
+		if err != nil {
+			return nil, toStatus(ctx, s.log, err)
+		}
+		return resp, nil
+	}
+	if m, err = s.current(ctx, req.GetMatchId()); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	if resp, err = legalMoves(m, me.ID); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return resp, nil
+}
+
+// legalMoves is what player p may do in m now.
+func legalMoves(m *match, p string) (*hangarv1.ListLegalMovesResponse, error) {
 	resp := &hangarv1.ListLegalMovesResponse{Version: m.version}
-	i := m.seatOf(me.ID)
+	i := m.seatOf(p)
 	switch {
 	case i < 0:
-		return nil, toStatus(ctx, s.log, errNotSeated)
+		return nil, errNotSeated
 	case m.status == store.StatusOpen:
 		resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_NOT_STARTED
 		return resp, nil

@@ -128,6 +128,15 @@ func TestAdminMetricsAndAccessLog(t *testing.T) {
 	if v := metric(body, "hangar_store_append_seconds_count"); v < metric(body, "hangar_store_append_events_count") || v < 1 {
 		t.Errorf("appends timed: %v", v)
 	}
+	// The appends went through the combiner: its batches hold them all
+	// (this node's store is the embedded one, where even the append that
+	// ends a match is batched), one commit timed per batch.
+	if v, n := metric(body, "hangar_store_batch_appends_sum"), metric(body, "hangar_store_append_seconds_count"); v != n {
+		t.Errorf("appends in batches %v, appends %v", v, n)
+	}
+	if v, n := metric(body, "hangar_store_batch_seconds_count"), metric(body, "hangar_store_batch_appends_count"); v != n || v < 1 {
+		t.Errorf("batch commits timed %v, batches %v", v, n)
+	}
 	for st, want := range map[string]float64{"created": 1, "started": 1, "ended": 1} {
 		if v := metric(body, "hangar_matches_total", "game", "aeroplane", "state", st); v != want {
 			t.Errorf("matches %s: %v, want %v", st, v, want)

@@ -52,7 +52,7 @@ func apikeyMain(args []string, stdout io.Writer) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	ctx := context.Background()
-	st, _, err := openStore(ctx, Config{DatabaseURL: *dbURL, DataDir: *dataDir})
+	st, _, err := openStore(ctx, Config{DatabaseURL: *dbURL, DataDir: *dataDir}, nil)
 	if err != nil {
 		return err
 	}

@@ -160,8 +160,10 @@ func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (be
 	// The bench is one address and a few players making every call it can:
 	// the limits are lifted, as the child's --limits=false does.
 	off := service.NoLimits()
+	// HANGAR_APPEND_BATCH steers the combiner here as it does a child's
+	// 'hangar serve', for runs that compare batch sizes.
 	m := &Main{Config: Config{Listen: sc.Listen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
-		Service: service.Options{Limits: &off}}, Log: log}
+		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), Service: service.Options{Limits: &off}}, Log: log}
 	if err := m.Start(ctx); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -117,6 +118,7 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.StringVar(&cfg.DatabaseURL, "database-url", os.Getenv("HANGAR_DATABASE_URL"), "Postgres URL, postgres://… (env HANGAR_DATABASE_URL); empty: the embedded store")
 	fs.StringVar(&cfg.DataDir, "data-dir", envOr("HANGAR_DATA_DIR", "hangar-data"), "directory of the embedded SQLite store, used without a database URL (env HANGAR_DATA_DIR)")
 	fs.BoolVar(&cfg.CrossNode, "cross-node", true, "deliver changes between nodes sharing a Postgres database (LISTEN/NOTIFY); the embedded store is single-node")
+	fs.IntVar(&cfg.AppendBatch, "append-batch", envInt("HANGAR_APPEND_BATCH", 128), "most commands the store commits at once: commands of different matches that arrive together share one commit (env HANGAR_APPEND_BATCH); 1 commits each alone")
 	fs.DurationVar(&cfg.DrainGrace, "drain-grace", 0, "on SIGTERM, report NOT_SERVING to health checks for this long before draining (let load balancers notice)")
 	fs.StringVar(&cfg.TLSCert, "tls-cert", os.Getenv("HANGAR_TLS_CERT"), "PEM certificate chain: serve TLS only, gRPC and HTTP alike (env HANGAR_TLS_CERT)")
 	fs.StringVar(&cfg.TLSKey, "tls-key", os.Getenv("HANGAR_TLS_KEY"), "PEM private key of --tls-cert (env HANGAR_TLS_KEY)")
@@ -224,6 +226,15 @@ func envDuration(key string, def time.Duration) time.Duration {
 func envOr(key, def string) string {
 	if v := os.Getenv(key); v != "" {
 		return v
+	}
+	return def
+}
+
+// envInt is the integer in the environment variable key, or def when it
+// is unset or not an integer.
+func envInt(key string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
+		return n
 	}
 	return def
 }

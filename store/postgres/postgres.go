@@ -33,11 +33,28 @@ var _ store.Store = (*Store)(nil)
 // Store is a store.Store on a Postgres connection pool.
 type Store struct {
 	pool *pgxpool.Pool
+	// comb combines appends into batches (nil: every append commits
+	// alone).
+	comb *store.Combiner
 }
 
-// Open connects to the database at url (postgres://…) and checks it answers.
-// It does not migrate: call Migrate first.
+// Options tune a Store.
+type Options struct {
+	// Combine tunes the append combiner (batch.go). Its zero value is the
+	// production setting: batches of up to 128 appends, 4 committing at
+	// once; MaxBatch 1 turns combining off.
+	Combine store.CombineOptions
+}
+
+// Open connects to the database at url (postgres://…) and checks it
+// answers, with the default Options. It does not migrate: call Migrate
+// first.
 func Open(ctx context.Context, url string) (*Store, error) {
+	return OpenWith(ctx, url, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, wrapErr("parse database url", err)
@@ -50,11 +67,21 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, wrapErr("connect", err)
 	}
-	return &Store{pool: pool}, nil
+	s := &Store{pool: pool}
+	if o.Combine.MaxBatch != 1 {
+		if o.Combine.Commits <= 0 {
+			o.Combine.Commits = 4
+		}
+		s.comb = store.NewCombiner(s.AppendBatch, o.Combine)
+	}
+	return s, nil
 }
 
-// Close closes the pool.
+// Close writes the appends queued, then closes the pool.
 func (s *Store) Close() error {
+	if s.comb != nil {
+		s.comb.Close()
+	}
 	s.pool.Close()
 	return nil
 }
@@ -137,7 +164,8 @@ func DropDatabase(ctx context.Context, serverURL, name string) error {
 
 // appendSQL and createSQL advance (or create) the match row in a CTE named
 // done; the events and the command record are inserted only if it did. The
-// arguments are named (pgx.NamedArgs, see appendArgs).
+// arguments are named here and numbered once, at start (positional), so
+// that no append pays for rewriting the text.
 const appendSQL = `
 WITH done AS (
 	UPDATE matches SET version = @version, status = @status, player_ids = @players,
@@ -170,6 +198,51 @@ const appendTail = `, ev AS (
 )
 SELECT count(*) FROM done`
 
+// appendQ and createQ are appendSQL and createSQL with numbered parameters.
+var appendQ, createQ = positional(appendSQL), positional(createSQL)
+
+// numbered is a statement whose @names became $1, $2 …: names[i] is the
+// name of $i+1.
+type numbered struct {
+	sql   string
+	names []string
+}
+
+// positional numbers the @names of q, a name used twice keeping its
+// number.
+func positional(q string) numbered {
+	var out strings.Builder
+	var names []string
+	num := map[string]int{}
+	for i := 0; i < len(q); i++ {
+		if q[i] != '@' {
+			out.WriteByte(q[i])
+			continue
+		}
+		j := i + 1
+		for j < len(q) && (q[j] == '_' || q[j] >= 'a' && q[j] <= 'z') {
+			j++
+		}
+		name := q[i+1 : j]
+		if num[name] == 0 {
+			names = append(names, name)
+			num[name] = len(names)
+		}
+		fmt.Fprintf(&out, "$%d", num[name])
+		i = j - 1
+	}
+	return numbered{sql: out.String(), names: names}
+}
+
+// args lays out named as q's positional arguments.
+func (q numbered) args(named map[string]any) []any {
+	args := make([]any, len(q.names))
+	for i, n := range q.names {
+		args[i] = named[n]
+	}
+	return args
+}
+
 // nonNil is ids, or an empty array for nil (the columns are NOT NULL).
 func nonNil(ids []string) []string {
 	if ids == nil {
@@ -178,19 +251,30 @@ func nonNil(ids []string) []string {
 	return ids
 }
 
-// Append implements store.Log.
+// Append implements store.Log. Appends go through the node's combiner
+// (batch.go), which commits the appends that arrive together in one
+// transaction; an append that ends a match commits alone.
 func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error) {
+	if s.comb != nil && a.End == nil {
+		return s.comb.Append(ctx, a)
+	}
+	return s.appendOne(ctx, a)
+}
+
+// statement is an append's SQL and arguments, or an error for an
+// inconsistent append.
+func statement(a store.Append) (string, []any, error) {
 	m := a.Match
 	n := int64(len(a.Events))
 	if n == 0 || m.Version != a.Expected+n || a.Expected < 0 {
-		return store.Result{}, fmt.Errorf("postgres: append of %d events from %d to %d: inconsistent", n, a.Expected, m.Version)
+		return "", nil, fmt.Errorf("postgres: append of %d events from %d to %d: inconsistent", n, a.Expected, m.Version)
 	}
 	types := make([]string, n)
 	payloads := make([][]byte, n)
 	for i, e := range a.Events {
 		types[i], payloads[i] = e.Type, e.Payload
 	}
-	named := pgx.NamedArgs{
+	named := map[string]any{
 		"id": m.ID, "expected": a.Expected, "version": m.Version, "status": string(m.Status),
 		"players": nonNil(m.Players), "free_seats": m.FreeSeats, "bot_turn": m.BotTurn,
 		"summary": m.Summary, "started": nullTime(m.Started), "ended": nullTime(m.Ended),
@@ -198,28 +282,42 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 		"author": a.Command.Author, "request_id": a.Command.RequestID, "fingerprint": a.Command.Fingerprint,
 		"time": a.Time, "types": types, "payloads": payloads,
 	}
-	q := appendSQL
+	q := appendQ
 	if a.Expected == 0 {
-		q = createSQL
+		q = createQ
 		named["game"], named["creator"], named["options"], named["private"] = m.Game, m.Creator, m.Options, m.Private
 	}
-	args := []any{named}
+	return q.sql, q.args(named), nil
+}
+
+// appendOne commits one append in a transaction of its own.
+func (s *Store) appendOne(ctx context.Context, a store.Append) (store.Result, error) {
+	q, args, err := statement(a)
+	if err != nil {
+		return store.Result{}, err
+	}
 	if a.End != nil {
 		return s.appendEnd(ctx, a, q, args)
 	}
 	var applied int
-	err := s.pool.QueryRow(ctx, q, args...).Scan(&applied)
+	err = s.pool.QueryRow(ctx, q, args...).Scan(&applied)
 	if err != nil {
-		var pgErr *pgconn.PgError
 		// A concurrent append of the same version or request id lost the
 		// race on a unique key: find out which.
-		if !errors.As(err, &pgErr) || (pgErr.Code != "23505" && pgErr.Code != "40001") {
+		if !raced(err) {
 			return store.Result{}, wrapErr("append", err)
 		}
 	} else if applied == 1 {
-		return store.Result{First: a.Expected + 1, Last: m.Version}, nil
+		return store.Result{First: a.Expected + 1, Last: a.Match.Version}, nil
 	}
 	return s.explain(ctx, a)
+}
+
+// raced reports whether err is a lost race on a unique key or a
+// serialization failure: the append did nothing, and explain says why.
+func raced(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "40001")
 }
 
 // explain finds out why an append changed nothing: a retried command, a

@@ -64,6 +64,9 @@ type Store struct {
 	// events is prepared on the readers: the hottest read (database/sql
 	// prepares it once per reader connection and reuses it).
 	events *sql.Stmt
+	// comb combines appends into batches (nil: every append commits
+	// alone).
+	comb *store.Combiner
 }
 
 const eventsSQL = `SELECT seq, type, payload, author_id, created_at FROM match_events
@@ -121,6 +124,19 @@ func openWriter(ctx context.Context, dir string) (*sql.DB, error) {
 // file if they do not exist. It does not migrate: call Migrate first. It
 // fails when the schema is missing.
 func Open(ctx context.Context, dir string) (*Store, error) {
+	return OpenWith(ctx, dir, Options{})
+}
+
+// Options tune a Store.
+type Options struct {
+	// Combine tunes the append combiner (batch.go). Its zero value is the
+	// production setting: batches of up to 128 appends through the one
+	// writer; MaxBatch 1 turns combining off.
+	Combine store.CombineOptions
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dir string, o Options) (*Store, error) {
 	w, err := openWriter(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -158,12 +174,19 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s (not migrated?): %w", path, err)
 	}
+	if o.Combine.MaxBatch != 1 {
+		o.Combine.Commits = 1 // one writer
+		s.comb = store.NewCombiner(s.AppendBatch, o.Combine)
+	}
 	return s, nil
 }
 
 // Close closes the store's connections; the last to close checkpoints the
 // WAL into the database file.
 func (s *Store) Close() error {
+	if s.comb != nil {
+		s.comb.Close()
+	}
 	for _, st := range []*sql.Stmt{s.commandW, s.updateMatch, s.insertMatch, s.insertEvent, s.insertCommand, s.events} {
 		if st != nil {
 			st.Close()
@@ -227,20 +250,37 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?)`
 )
 
-// Append implements store.Log.
+// Append implements store.Log. Appends go through the store's combiner
+// (batch.go): those that arrive while the writer commits are written
+// together in its next transaction.
 func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error) {
+	if s.comb != nil {
+		return s.comb.Append(ctx, a)
+	}
+	return s.appendOne(ctx, a)
+}
+
+// check refuses an inconsistent append and encodes its id lists.
+func check(a store.Append) (players, invited string, err error) {
 	m := a.Match
 	n := int64(len(a.Events))
 	if n == 0 || m.Version != a.Expected+n || a.Expected < 0 {
-		return store.Result{}, fmt.Errorf("sqlite: append of %d events from %d to %d: inconsistent", n, a.Expected, m.Version)
+		return "", "", fmt.Errorf("sqlite: append of %d events from %d to %d: inconsistent", n, a.Expected, m.Version)
 	}
-	players, err := encodePlayers(m.Players)
-	if err != nil {
-		return store.Result{}, fmt.Errorf("sqlite: append: %w", err)
+	if players, err = encodePlayers(m.Players); err != nil {
+		return "", "", fmt.Errorf("sqlite: append: %w", err)
 	}
-	invited, err := encodePlayers(m.Invited)
+	if invited, err = encodePlayers(m.Invited); err != nil {
+		return "", "", fmt.Errorf("sqlite: append: %w", err)
+	}
+	return players, invited, nil
+}
+
+// appendOne commits one append in a transaction of its own.
+func (s *Store) appendOne(ctx context.Context, a store.Append) (store.Result, error) {
+	players, invited, err := check(a)
 	if err != nil {
-		return store.Result{}, fmt.Errorf("sqlite: append: %w", err)
+		return store.Result{}, err
 	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {

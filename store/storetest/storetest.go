@@ -50,6 +50,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ExternalPlayersConcurrent", testExternalPlayersConcurrent},
 		{"PrivateMatches", testPrivateMatches},
 		{"PrivateHistory", testPrivateHistory},
+		{"BatchMixed", testBatchMixed},
+		{"BatchWithEnd", testBatchWithEnd},
+		{"BatchCanceled", testBatchCanceled},
+		{"CombinedAppends", testCombinedAppends},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
