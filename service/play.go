@@ -12,6 +12,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
@@ -124,11 +125,11 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 			return toStatus(ctx, s.log, err)
 		}
 		for _, resp := range resps {
-			if err := q.push(ctx, s.closing, &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Event{Event: resp}}); err != nil {
+			if err := q.push(ctx, s.closing, playEvent(resp)); err != nil {
 				return toStatus(ctx, s.log, err)
 			}
 			// w.after is past resp already: results go out between events.
-			for len(pending) > 0 && pending[0].version <= resp.GetVersion() {
+			for len(pending) > 0 && pending[0].version <= resp.resp.GetVersion() {
 				if err := q.push(ctx, s.closing, pending[0].resp); err != nil {
 					return toStatus(ctx, s.log, err)
 				}
@@ -175,6 +176,13 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 			return toStatus(ctx, s.log, errUnavailable)
 		}
 	}
+}
+
+// playEvent is the PlayResponse of an event: its watch response's bytes,
+// as the event field of a PlayResponse.
+func playEvent(r *watchResponse) *wireMsg {
+	b := protowire.AppendTag(make([]byte, 0, len(r.wire)+6), 1, protowire.BytesType)
+	return &wireMsg{protowire.AppendBytes(b, r.wire)}
 }
 
 // playCommands reads the commands of a Play stream on match id and runs

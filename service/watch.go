@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/store"
@@ -16,28 +17,33 @@ const watchPage = 500
 // watchEvents returns the events of match id after seq after: from the
 // hub's memory while it is up to date, else from the store — read once for
 // all the watchers woken together. more says another page is waiting.
-func (s *Service) watchEvents(ctx context.Context, id string, after int64) (evs []*hangarv1.Event, more bool, err error) {
-	if evs, ok := s.hub.since(id, after); ok {
-		return evs, false, nil
+func (s *Service) watchEvents(ctx context.Context, id string, after int64) (items []*watchItem, more bool, err error) {
+	if items, ok := s.hub.since(id, after); ok {
+		return items, false, nil
 	}
 	l := s.hub.fetchLock(id)
 	l.Lock()
 	defer l.Unlock()
-	if evs, ok := s.hub.since(id, after); ok {
-		return evs, false, nil
+	if items, ok := s.hub.since(id, after); ok {
+		return items, false, nil
 	}
 	stored, err := s.store.Events(ctx, id, after, watchPage)
 	if err != nil {
 		return nil, false, err
 	}
-	evs = make([]*hangarv1.Event, len(stored))
+	evs := make([]*hangarv1.Event, len(stored))
 	for i, e := range stored {
 		if evs[i], err = decodeEvent(id, e); err != nil {
 			return nil, false, err
 		}
 	}
-	s.hub.fill(id, evs)
-	return evs, len(stored) == watchPage, nil
+	if items = s.hub.fill(id, evs); len(items) != len(evs) {
+		items = make([]*watchItem, len(evs))
+		for i, ev := range evs {
+			items[i] = &watchItem{ev: ev}
+		}
+	}
+	return items, len(stored) == watchPage, nil
 }
 
 // watch is one stream's read of a match's events, the machinery of
@@ -48,11 +54,17 @@ func (s *Service) watchEvents(ctx context.Context, id string, after int64) (evs 
 type watch struct {
 	s  *Service
 	id string
-	// after is the seq of the latest event read; cur is the match at
-	// after: each event read is folded onto it, so that its response says
-	// where the match stands after it (its version, status, turn, phase).
-	after int64
-	cur   *match
+	// after is the seq of the latest event read. cur is the match at
+	// after, but for the events in behind: a watcher that makes an event's
+	// response folds the event onto it, to say where the match stands
+	// after it (its version, status, turn, phase); a watcher that finds
+	// the response made sends it as it is and folds nothing, and takes the
+	// node's cached match once it is at the same version. owned: cur is
+	// the watcher's own copy (else it is shared: clone before folding).
+	after  int64
+	cur    *match
+	owned  bool
+	behind []*hangarv1.Event
 	// over: the match's last event has been read.
 	over bool
 	// wake receives a value after each change of the match.
@@ -117,7 +129,7 @@ func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *wat
 			return nil, err
 		}
 	}
-	w.cur = cur.clone()
+	w.cur, w.owned = cur.clone(), true
 	return w, nil
 }
 
@@ -133,36 +145,80 @@ func (w *watch) close() {
 // from the hub's memory, or one page from the store (more then says that
 // another page waits). It returns nothing once the match's last event has
 // been read (w.over).
-func (w *watch) next(ctx context.Context) (resps []*hangarv1.WatchMatchResponse, more bool, err error) {
+func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, err error) {
 	if w.over {
 		return nil, false, nil
 	}
-	evs, more, err := w.s.watchEvents(ctx, w.id, w.after)
+	items, more, err := w.s.watchEvents(ctx, w.id, w.after)
 	if err != nil {
 		return nil, false, err
 	}
-	resps = make([]*hangarv1.WatchMatchResponse, 0, len(evs))
-	for _, ev := range evs {
-		if err := w.cur.apply(ev, ev.GetTime().AsTime()); err != nil {
-			return nil, false, err
-		}
-		resp := &hangarv1.WatchMatchResponse{Event: ev, Version: w.cur.version, Status: statusProto[w.cur.status]}
-		if w.cur.play != nil && w.cur.status == store.StatusActive {
-			if turn, ok := w.cur.play.Turn(); ok {
-				resp.TurnSeat = &turn
+	resps = make([]*watchResponse, 0, len(items))
+	for _, it := range items {
+		r := it.made.Load()
+		if r == nil {
+			if r, err = w.make(it.ev); err != nil {
+				return nil, false, err
 			}
+			if !it.made.CompareAndSwap(nil, r) {
+				r = it.made.Load() // another watcher's, alike
+			}
+		} else {
+			w.behind = append(w.behind, it.ev)
 		}
-		if w.cur.play != nil {
-			resp.Phase = w.cur.play.Phase()
-		}
-		resps = append(resps, resp)
-		w.after = ev.GetSeq()
-		if _, end := ev.Body.(*hangarv1.Event_MatchEnded); end {
+		resps = append(resps, r)
+		w.after = it.ev.GetSeq()
+		if _, end := it.ev.Body.(*hangarv1.Event_MatchEnded); end {
 			w.over = true
 			return resps, false, nil
 		}
 	}
-	return resps, more, nil
+	if len(w.behind) > 0 {
+		if m := w.s.hub.get(w.id); m != nil && m.version == w.after {
+			w.cur, w.owned, w.behind = m, false, w.behind[:0]
+		} else if len(w.behind) >= recentLen {
+			err = w.fold()
+		}
+	}
+	return resps, more, err
+}
+
+// fold folds the events behind onto cur.
+func (w *watch) fold() error {
+	if !w.owned {
+		w.cur, w.owned = w.cur.clone(), true
+	}
+	for _, ev := range w.behind {
+		if err := w.cur.apply(ev, ev.GetTime().AsTime()); err != nil {
+			return err
+		}
+	}
+	clear(w.behind)
+	w.behind = w.behind[:0]
+	return nil
+}
+
+// make folds ev onto cur and makes its response.
+func (w *watch) make(ev *hangarv1.Event) (*watchResponse, error) {
+	w.behind = append(w.behind, ev)
+	if err := w.fold(); err != nil {
+		return nil, err
+	}
+	m := w.cur
+	resp := &hangarv1.WatchMatchResponse{Event: ev, Version: m.version, Status: statusProto[m.status]}
+	if m.play != nil && m.status == store.StatusActive {
+		if turn, ok := m.play.Turn(); ok {
+			resp.TurnSeat = &turn
+		}
+	}
+	if m.play != nil {
+		resp.Phase = m.play.Phase()
+	}
+	wire, err := proto.Marshal(resp)
+	if err != nil {
+		return nil, err
+	}
+	return &watchResponse{resp: resp, wire: wire}, nil
 }
 
 // WatchMatch implements hangarv1.MatchServiceServer.
@@ -192,7 +248,7 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 			return toStatus(ctx, s.log, err)
 		}
 		for _, resp := range resps {
-			if err := q.push(ctx, s.closing, resp); err != nil {
+			if err := q.push(ctx, s.closing, &wireMsg{resp.wire}); err != nil {
 				return toStatus(ctx, s.log, err)
 			}
 		}

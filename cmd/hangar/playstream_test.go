@@ -719,3 +719,80 @@ func TestPlayStreamOverConnect(t *testing.T) {
 		_ = stream.CloseResponse()
 	}
 }
+
+// TestWatchersShareResponses: the watchers of a match on a node send each
+// event's response marshalled once, made by whichever watcher reaches it
+// first. Watchers that join before the start, at its start and in the
+// middle, over WatchMatch and Play, all get the same responses, equal to
+// those of a watch made alone after the end (its own fold), for both
+// games.
+func TestWatchersShareResponses(t *testing.T) {
+	n := node(t, Config{DataDir: t.TempDir()})
+	host := newClient(t, n.Addr(), "Host")
+	for _, g := range []hangarv1.Game{hangarv1.Game_GAME_AEROPLANE, hangarv1.Game_GAME_CARCASSONNE} {
+		cr, err := host.matches.CreateMatch(host.ctx(), &hangarv1.CreateMatchRequest{Game: g, SeatCount: 4, BotSeats: 3,
+			ObserveOnly: true, RequestId: reqID()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, v := cr.GetMatch().GetMatchId(), cr.GetMatch().GetVersion()
+		var mu sync.Mutex
+		var got [][]*hangarv1.WatchMatchResponse
+		var wg sync.WaitGroup
+		watch := func(after int64) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rs := watchResponses(t, host, id, after)
+				mu.Lock()
+				defer mu.Unlock()
+				got = append(got, rs)
+			}()
+		}
+		for range 4 {
+			watch(0)
+			watch(v)
+		}
+		pc := mustPlay(t, host, id, 0)
+		if _, err := host.matches.StartMatch(host.ctx(), &hangarv1.StartMatchRequest{MatchId: id, ExpectedVersion: v, RequestId: reqID()}); err != nil {
+			t.Fatal(err)
+		}
+		for pc.seen() < 100 {
+			if _, err := pc.next(time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, after := range []int64{50, 90, pc.seen()} {
+			watch(after)
+		}
+		for {
+			if _, err := pc.next(time.Minute); errors.Is(err, errEnded) {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		wg.Wait()
+		alone := watchResponses(t, host, id, 0)
+		var play []*hangarv1.WatchMatchResponse
+		for _, ev := range pc.events {
+			play = append(play, &hangarv1.WatchMatchResponse{Event: ev})
+		}
+		for i, rs := range append(got, play) {
+			if len(rs) == 0 || rs[len(rs)-1].GetEvent().GetMatchEnded() == nil {
+				t.Fatalf("%v: watcher %d did not get to the end", g, i)
+			}
+			first := rs[0].GetEvent().GetSeq()
+			for k, r := range rs {
+				want := alone[first-1+int64(k)]
+				if i == len(got) { // Play's events alone were kept
+					want = &hangarv1.WatchMatchResponse{Event: want.GetEvent()}
+				}
+				if !proto.Equal(r, want) {
+					t.Fatalf("%v: watcher %d's response %d = %v, alone %v", g, i, r.GetEvent().GetSeq(), r, want)
+				}
+			}
+		}
+		t.Logf("%v: %d events, %d watchers", g, len(alone), len(got)+1)
+	}
+}
