@@ -37,6 +37,11 @@ type Limits struct {
 	// call that needs no token, per client address.
 	CreatePlayerRate  float64
 	CreatePlayerBurst int
+	// BanRefusals is how many refusals of one address's calls in one
+	// second ban it for BanFor: its calls are refused at once and its
+	// direct connections closed (abuse.go). 0: never.
+	BanRefusals int
+	BanFor      time.Duration
 	// AddrBuckets bounds the per-address buckets kept; idle (refilled)
 	// buckets are evicted first, and beyond the bound new addresses share
 	// one overflow bucket.
@@ -80,6 +85,7 @@ func DefaultLimits() Limits {
 		PlayerRate: 1000, PlayerBurst: 10_000,
 		AddrRate: 5000, AddrBurst: 20_000,
 		CreatePlayerRate: 5, CreatePlayerBurst: 50,
+		BanRefusals: 200, BanFor: 30 * time.Second,
 		AddrBuckets: 100_000,
 		OpenMatches: 20,
 		BotMatches:  10,
@@ -225,6 +231,7 @@ func (b *buckets) size() int {
 type limiter struct {
 	Limits
 	player, addr, create *buckets
+	guard                *guard
 
 	watchMu sync.Mutex
 	watches map[string]int
@@ -245,6 +252,7 @@ func newLimiter(l Limits) *limiter {
 		player:  newBuckets(l.PlayerRate, l.PlayerBurst, l.AddrBuckets),
 		addr:    newBuckets(l.AddrRate, l.AddrBurst, l.AddrBuckets),
 		create:  newBuckets(l.CreatePlayerRate, l.CreatePlayerBurst, l.AddrBuckets),
+		guard:   newGuard(l),
 		watches: make(map[string]int)}
 }
 
@@ -288,11 +296,7 @@ func (s *Service) clientAddr(ctx context.Context) string {
 			}
 		}
 	}
-	if a.Is6() && !a.Is4In6() {
-		pf, _ := a.Prefix(64)
-		return pf.String()
-	}
-	return a.Unmap().String()
+	return addrKey(a)
 }
 
 func (s *Service) trusted(a netip.Addr) bool {
@@ -319,13 +323,16 @@ func (s *Service) limitAddr(ctx context.Context, method string) error {
 		return nil
 	}
 	key, now := s.clientAddr(ctx), s.now()
-	if d := s.limits.addr.take(key, now); d > 0 {
+	if d := s.limits.guard.bannedFor(key, now); d > 0 {
 		return &rateLimited{scope: "address", delay: d}
 	}
-	if method == hangarv1.PlayerService_CreatePlayer_FullMethodName {
-		if d := s.limits.create.take(key, now); d > 0 {
-			return &rateLimited{scope: "address", delay: d}
-		}
+	d := s.limits.addr.take(key, now)
+	if d == 0 && method == hangarv1.PlayerService_CreatePlayer_FullMethodName {
+		d = s.limits.create.take(key, now)
+	}
+	if d > 0 {
+		s.limits.guard.refused(key, now)
+		return &rateLimited{scope: "address", delay: d}
 	}
 	return nil
 }

@@ -139,6 +139,8 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.IntVar(&lim.AddrBurst, "rate-addr-burst", lim.AddrBurst, "requests one client address may make at once")
 	fs.Float64Var(&lim.CreatePlayerRate, "rate-create-player", lim.CreatePlayerRate, "CreatePlayer calls per second from one client address, sustained (0: no limit)")
 	fs.IntVar(&lim.CreatePlayerBurst, "rate-create-player-burst", lim.CreatePlayerBurst, "CreatePlayer calls one client address may make at once")
+	fs.IntVar(&lim.BanRefusals, "ban-refusals", lim.BanRefusals, "refusals of one client address's calls in one second that ban it for --ban-for: its calls are refused at once and its connections closed (0: never)")
+	fs.DurationVar(&lim.BanFor, "ban-for", lim.BanFor, "how long a ban of a client address lasts (see --ban-refusals)")
 	fs.IntVar(&lim.AddrBuckets, "rate-addr-buckets", lim.AddrBuckets, "client addresses whose buckets are kept (idle ones are dropped first; beyond, new addresses share one bucket)")
 	fs.IntVar(&lim.OpenMatches, "max-open-matches", lim.OpenMatches, "open (lobby) matches one player may have created (0: no limit)")
 	fs.IntVar(&lim.BotMatches, "max-bot-matches", lim.BotMatches, "bot-only matches one player may have in play (0: no limit)")

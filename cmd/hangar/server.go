@@ -333,6 +333,7 @@ func (m *Main) Start(ctx context.Context) error {
 	m.done = make(chan error, 2)
 	m.serveGRPC(m.selfGRPC, m.inproc)
 	var serveHTTP func() error
+	lis = m.svc.Guard(lis) // banned addresses' connections are closed (service/abuse.go)
 	if tlsCfg == nil {
 		m.split = newSplitListener(lis)
 		m.http = newHTTPServer(h)
@@ -369,7 +370,7 @@ func (m *Main) Start(ctx context.Context) error {
 		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
 		"reflection", !m.Config.NoReflection, "cors_origins", m.Config.CORSOrigins,
 		"cross_node", opts.Feed != nil, "access_log", opts.AccessLog != nil, "otlp", m.Config.OTLPEndpoint, "games", len(opts.Games),
-		"rate_player", lim.PlayerRate, "rate_addr", lim.AddrRate, "rate_create_player", lim.CreatePlayerRate,
+		"rate_player", lim.PlayerRate, "rate_addr", lim.AddrRate, "rate_create_player", lim.CreatePlayerRate, "ban_refusals", lim.BanRefusals, "ban_for", lim.BanFor,
 		"max_open_matches", lim.OpenMatches, "max_bot_matches", lim.BotMatches, "max_watches", lim.Watches,
 		"trusted_proxies", len(lim.TrustedProxies), "max_msg_size", conn.MaxRecvMsgSize, "max_streams", conn.MaxConcurrentStreams)
 	m.httpWG.Add(1)
