@@ -13,18 +13,35 @@ import (
 )
 
 // The access log: one line per RPC, written when the call ends, with its
-// method, code, duration, caller, match and request id. It never holds a
-// token or a request body. It is the first of the service's interceptors;
+// method, code, duration, caller, match and request id; a call made with an
+// API key names the key's id (api_key), one made with an identity
+// provider's token the provider (issuer). It never holds a token, a key or
+// a request body. It is the first of the service's interceptors;
 // authentication, further in, notes the caller in the call's accessEntry.
 
 type accessKey struct{}
 
-type accessEntry struct{ player string }
+type accessEntry struct{ player, apiKey, issuer string }
 
 // noteCaller records the authenticated caller for the access log.
 func noteCaller(ctx context.Context, p store.Player) {
 	if e, ok := ctx.Value(accessKey{}).(*accessEntry); ok {
 		e.player = p.ID
+	}
+}
+
+// noteKey records the id of the API key a call was made with.
+func noteKey(ctx context.Context, id string) {
+	if e, ok := ctx.Value(accessKey{}).(*accessEntry); ok {
+		e.apiKey = id
+	}
+}
+
+// noteIssuer records the identity provider whose token authenticated a
+// call.
+func noteIssuer(ctx context.Context, iss string) {
+	if e, ok := ctx.Value(accessKey{}).(*accessEntry); ok {
+		e.issuer = iss
 	}
 }
 
@@ -51,13 +68,21 @@ func truncate(s string, n int) string {
 
 func (s *Service) logAccess(ctx context.Context, method string, req any, e *accessEntry, err error, d time.Duration) {
 	match, rid := requestFields(req)
-	s.access.LogAttrs(ctx, slog.LevelInfo, "rpc",
+	attrs := []slog.Attr{
 		slog.String("method", method),
 		slog.String("code", status.Code(err).String()),
 		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
 		slog.String("player", e.player),
 		slog.String("match", match),
-		slog.String("request_id", rid))
+		slog.String("request_id", rid),
+	}
+	if e.apiKey != "" {
+		attrs = append(attrs, slog.String("api_key", e.apiKey))
+	}
+	if e.issuer != "" {
+		attrs = append(attrs, slog.String("issuer", e.issuer))
+	}
+	s.access.LogAttrs(ctx, slog.LevelInfo, "rpc", attrs...)
 }
 
 func (s *Service) unaryAccess(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {

@@ -52,6 +52,7 @@ type (
 	playerKey struct{}
 	tokenKey  struct{}
 	apiKeyKey struct{}
+	expiryKey struct{}
 )
 
 // caller returns the authenticated player of a request.
@@ -64,6 +65,13 @@ func caller(ctx context.Context) (store.Player, bool) {
 func callerToken(ctx context.Context) []byte {
 	h, _ := ctx.Value(tokenKey{}).([]byte)
 	return h
+}
+
+// callerExpiry returns when the identity provider's token a request was
+// made with expires (zero for a Hangar token, whose session is re-read).
+func callerExpiry(ctx context.Context) time.Time {
+	t, _ := ctx.Value(expiryKey{}).(time.Time)
+	return t
 }
 
 // callerKey returns the API key a request was made with.
@@ -80,9 +88,11 @@ func callerKey(ctx context.Context) (store.APIKey, bool) {
 // another node does the same when its notice arrives (store.RevocationFeed);
 // a lost notice is made good when the entry is read again, at most recheck
 // later. The same re-check ends open streams whose session has expired or
-// was revoked. API keys are not cached: every call with one reads it, so a
+// was revoked (or was deleted); their sessions are read in one store call
+// per sweep. API keys are not cached: every call with one reads it, so a
 // revoked key (revoked by the admin command, from another process) stops
-// at once.
+// at once. Tokens of an identity provider (oidc, when configured) are
+// verified by oidcAuth, which caches them until they expire.
 type authenticator struct {
 	st      store.Store
 	now     func() time.Time
@@ -91,6 +101,11 @@ type authenticator struct {
 	// keyOnly those callable only (and the only ones callable) with an API
 	// key.
 	open, keyOnly map[string]bool
+	// sessionOnly lists the methods that act on the caller's Hangar
+	// session, which an identity provider's token does not have.
+	sessionOnly map[string]bool
+	// oidc verifies the tokens of the identity provider; nil: none.
+	oidc *oidcAuth
 
 	mu sync.RWMutex
 	// gen counts revocations and gaps: a session read from the store while
@@ -114,6 +129,10 @@ func newAuthenticator(st store.Store, now func() time.Time, recheck time.Duratio
 		keyOnly: map[string]bool{
 			hangarv1.PlayerService_SignInExternalPlayer_FullMethodName: true,
 		},
+		sessionOnly: map[string]bool{
+			hangarv1.PlayerService_RefreshToken_FullMethodName: true,
+			hangarv1.PlayerService_RevokeToken_FullMethodName:  true,
+		},
 		cache:   make(map[string]cachedSession),
 		streams: make(map[*authedStream]struct{}),
 	}
@@ -135,6 +154,9 @@ func (a *authenticator) authenticate(ctx context.Context, method string) (contex
 	switch {
 	case strings.HasPrefix(tok, apiKeyPrefix):
 		k, err := a.st.APIKeyByHash(ctx, hashToken(tok))
+		if err == nil {
+			noteKey(ctx, k.ID) // the hash matched: the caller holds this key
+		}
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			return ctx, errUnauthenticated
@@ -146,6 +168,8 @@ func (a *authenticator) authenticate(ctx context.Context, method string) (contex
 			return ctx, errAPIKeyNotPlayer
 		}
 		return context.WithValue(ctx, apiKeyKey{}, k), nil
+	case a.oidc != nil && looksLikeJWT(tok):
+		return a.authenticateJWT(ctx, method, tok)
 	case !strings.HasPrefix(tok, tokenPrefix):
 		return ctx, errUnauthenticated
 	case a.keyOnly[method]:
@@ -161,6 +185,27 @@ func (a *authenticator) authenticate(ctx context.Context, method string) (contex
 	return context.WithValue(ctx, playerKey{}, ss.Player), nil
 }
 
+// authenticateJWT authenticates a call made with a token of the identity
+// provider.
+func (a *authenticator) authenticateJWT(ctx context.Context, method, tok string) (context.Context, error) {
+	if a.keyOnly[method] {
+		return ctx, errAPIKeyRequired
+	}
+	h := hashToken(tok)
+	p, exp, err := a.oidc.player(ctx, tok, h)
+	if err != nil {
+		return ctx, err
+	}
+	noteCaller(ctx, p)
+	noteIssuer(ctx, a.oidc.opts.Issuer)
+	if a.sessionOnly[method] {
+		return ctx, errHangarTokenRequired
+	}
+	ctx = context.WithValue(ctx, tokenKey{}, h)
+	ctx = context.WithValue(ctx, expiryKey{}, exp)
+	return context.WithValue(ctx, playerKey{}, p), nil
+}
+
 // session returns the valid session of a token hash, from the cache when
 // it was read from the store less than recheck ago.
 func (a *authenticator) session(ctx context.Context, h []byte) (store.Session, error) {
@@ -170,7 +215,7 @@ func (a *authenticator) session(ctx context.Context, h []byte) (store.Session, e
 	gen := a.gen
 	a.mu.RUnlock()
 	ss := c.s
-	if !ok || now.Sub(c.checked) >= a.recheck || now.Before(c.checked) {
+	if !ok || a.stale(c, now) {
 		var err error
 		ss, err = a.st.Session(ctx, h)
 		if errors.Is(err, store.ErrNotFound) {
@@ -185,13 +230,23 @@ func (a *authenticator) session(ctx context.Context, h []byte) (store.Session, e
 		}
 		a.mu.Unlock()
 	}
+	return ss, refusal(ss, now)
+}
+
+// stale says whether a cached session must be read again at now.
+func (a *authenticator) stale(c cachedSession, now time.Time) bool {
+	return now.Sub(c.checked) >= a.recheck || now.Before(c.checked)
+}
+
+// refusal is why session ss may not authenticate at now, or nil.
+func refusal(ss store.Session, now time.Time) error {
 	switch {
 	case !ss.Revoked.IsZero():
-		return ss, errTokenRevoked
+		return errTokenRevoked
 	case !now.Before(ss.Expires):
-		return ss, errTokenExpired
+		return errTokenExpired
 	}
-	return ss, nil
+	return nil
 }
 
 // forget drops a token's cached session (its expiry changed).
@@ -220,7 +275,8 @@ func (a *authenticator) revoked(r store.Revocation) {
 		}
 	}
 	for st := range a.streams {
-		if hit(st.hash, st.player) {
+		// A provider's token has no session to revoke.
+		if st.expires.IsZero() && hit(st.hash, st.player) {
 			st.cancel(errTokenRevoked)
 		}
 	}
@@ -235,25 +291,67 @@ func (a *authenticator) gap() {
 	clear(a.cache)
 }
 
-// sweep ends the streams whose session expired or was revoked (re-reading
-// sessions cached for recheck or longer) and drops stale cache entries,
-// which bounds the cache to the sessions used within recheck.
+// sweep ends the streams whose session expired or was revoked and drops
+// stale cache entries, which bounds the cache to the sessions used within
+// recheck. The sessions of streams not read within recheck are read again,
+// all of them in one store call (store.Players.Sessions), and cached.
 func (a *authenticator) sweep(ctx context.Context) {
 	now := a.now()
 	a.mu.Lock()
+	gen := a.gen
 	for h, c := range a.cache {
-		if now.Sub(c.checked) >= a.recheck {
+		if a.stale(c, now) {
 			delete(a.cache, h)
 		}
 	}
 	byHash := map[string][]*authedStream{}
 	for st := range a.streams {
-		byHash[st.hash] = append(byHash[st.hash], st)
+		switch {
+		case st.expires.IsZero():
+			byHash[st.hash] = append(byHash[st.hash], st)
+		case !now.Before(st.expires):
+			st.cancel(errTokenExpired)
+		}
+	}
+	fresh := map[string]store.Session{}
+	var reread [][]byte
+	for h := range byHash {
+		if c, ok := a.cache[h]; ok {
+			fresh[h] = c.s
+		} else {
+			reread = append(reread, []byte(h))
+		}
 	}
 	a.mu.Unlock()
+	if len(reread) > 0 {
+		read, err := a.st.Sessions(ctx, reread)
+		if err != nil {
+			// The store is down: the streams go on, and the next sweep
+			// tries again.
+			read = nil
+			for _, h := range reread {
+				delete(byHash, string(h))
+			}
+		}
+		a.mu.Lock()
+		for h, ss := range read {
+			if a.gen == gen {
+				a.cache[h] = cachedSession{ss, now}
+			}
+			fresh[h] = ss
+		}
+		a.mu.Unlock()
+	}
+	if a.oidc != nil {
+		a.oidc.sweep(now)
+	}
 	for h, sts := range byHash {
-		_, err := a.session(ctx, []byte(h))
-		if errors.Is(err, errUnauthenticated) {
+		ss, ok := fresh[h]
+		err := errUnauthenticated // unknown: deleted
+		if ok {
+			err = refusal(ss, now)
+		}
+		if err != nil {
 			for _, st := range sts {
 				st.cancel(err)
 			}
@@ -271,11 +369,13 @@ func (s *Service) unaryAuth(ctx context.Context, req any, info *grpc.UnaryServer
 
 // authedStream is a stream with its caller in the context. A player's
 // stream is registered with the authenticator, which cancels its context
-// with the reason (the cause) when the session ends.
+// with the reason (the cause) when the session ends, or when expires (set
+// for an identity provider's token) has passed.
 type authedStream struct {
 	grpc.ServerStream
 	ctx          context.Context
 	hash, player string
+	expires      time.Time
 	cancel       context.CancelCauseFunc
 }
 
@@ -291,7 +391,8 @@ func (s *Service) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamSer
 		return h(srv, &authedStream{ServerStream: ss, ctx: ctx})
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	st := &authedStream{ServerStream: ss, ctx: ctx, hash: string(callerToken(ctx)), player: p.ID, cancel: cancel}
+	st := &authedStream{ServerStream: ss, ctx: ctx, hash: string(callerToken(ctx)), player: p.ID,
+		expires: callerExpiry(ctx), cancel: cancel}
 	s.auth.mu.Lock()
 	s.auth.streams[st] = struct{}{}
 	s.auth.mu.Unlock()

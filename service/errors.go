@@ -28,6 +28,9 @@ var (
 	errNotFound        = errors.New("not found")
 	errOutOfRange      = errors.New("out of range")
 	errUnavailable     = errors.New("server is shutting down; reconnect")
+	// errIssuerUnavailable: the identity provider cannot be reached to
+	// verify its token (oidc.go).
+	errIssuerUnavailable = errors.New("the identity provider cannot be reached; retry later")
 )
 
 // Reasons the service refuses a command, each a stable ErrorInfo reason.
@@ -47,8 +50,10 @@ var (
 	errAPIKeyNotPlayer = fmt.Errorf("%w: an API key cannot act as a player: get the player's token with SignInExternalPlayer", errPermission)
 	errAPIKeyRequired  = fmt.Errorf("%w: this call needs an API key, not a player token", errPermission)
 	errMatchPrivate    = fmt.Errorf("%w: the match is private", errPermission)
-	errMatchPublic     = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
-	errMatchEnded      = fmt.Errorf("%w: the match has ended", errRule)
+
+	errHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", errPermission)
+	errMatchPublic         = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
+	errMatchEnded          = fmt.Errorf("%w: the match has ended", errRule)
 )
 
 // versionConflict is a command's expected version that is not the match's:
@@ -94,6 +99,8 @@ var reasons = []struct {
 	{errAPIKeyNotPlayer, "API_KEY_NOT_A_PLAYER"},
 	{errAPIKeyRequired, "API_KEY_REQUIRED"},
 	{errMatchPrivate, "MATCH_PRIVATE"},
+	{errHangarTokenRequired, "HANGAR_TOKEN_REQUIRED"},
+	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
 	{errMatchPublic, "MATCH_PUBLIC"},
 	{errMatchEnded, "MATCH_ENDED"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
@@ -159,7 +166,7 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 		code = codes.AlreadyExists
 	case errors.Is(err, errExhausted):
 		code = codes.ResourceExhausted
-	case errors.Is(err, errUnavailable):
+	case errors.Is(err, errUnavailable), errors.Is(err, errIssuerUnavailable):
 		code = codes.Unavailable
 	case errors.Is(err, store.ErrUnavailable):
 		// The driver's text names the database, its user and host.

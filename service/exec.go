@@ -84,6 +84,9 @@ type command struct {
 type step struct {
 	events []*hangarv1.Event
 	play   game.State
+	// quota, when set, is the player's quota the command counts against:
+	// the store refuses the append when it is reached.
+	quota *store.Quota
 }
 
 // events is a step of events only (no game action).
@@ -189,7 +192,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	if err != nil {
 		return outcome{}, err
 	}
-	a := store.Append{Match: row, Expected: m.version, Command: cmd, Time: now, Events: make([]store.Event, len(evs))}
+	a := store.Append{Match: row, Expected: m.version, Command: cmd, Time: now, Events: make([]store.Event, len(evs)), Quota: st.quota}
 	a.End = matchEnd(m, next)
 	for i, ev := range evs {
 		p, err := game.EncodeEvent(ev)
@@ -207,6 +210,9 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 			vc.current = row.Version
 		}
 		return outcome{}, vc
+	}
+	if errors.Is(err, store.ErrQuota) {
+		return outcome{}, quotaReached(st.quota)
 	}
 	if err != nil {
 		return outcome{}, err

@@ -398,80 +398,29 @@ func (s *Service) acquireWatch(p string) (release func(), err error) {
 	}, nil
 }
 
-// checkQuota refuses a match that would take player p beyond a quota:
-// open is whether the new match is a lobby, botOnly whether it starts
-// with bots alone. The counts come from the store, so they hold across
-// the nodes that share it; creates of one player are serialised on a node
-// (unlock after the commit), and concurrent creates of one player on
-// different nodes may each pass once.
-func (s *Service) checkQuota(ctx context.Context, p string, open, botOnly bool) (unlock func(), err error) {
+// matchQuota is the quota that a match created by player p, or started
+// by it, counts against: the open matches for a lobby, the bot-only ones in
+// play for a match of bots alone; nil when neither applies or the limit is
+// off. The store checks it in the append's transaction (store.Append.Quota),
+// so that it holds across the nodes sharing the store, creates racing on
+// several nodes included.
+func (s *Service) matchQuota(p string, open, botOnly bool) *store.Quota {
 	l := s.limits
-	limit, status := l.OpenMatches, store.StatusOpen
-	quota := errOpenQuota
-	if botOnly {
-		limit, status, quota = l.BotMatches, store.StatusActive, errBotQuota
+	switch {
+	case botOnly && l.BotMatches > 0:
+		return &store.Quota{Player: p, Status: store.StatusActive, BotOnly: true, Limit: l.BotMatches}
+	case open && !botOnly && l.OpenMatches > 0:
+		return &store.Quota{Player: p, Status: store.StatusOpen, Limit: l.OpenMatches}
 	}
-	if (!open && !botOnly) || limit <= 0 {
-		return func() {}, nil
-	}
-	mu := s.createLock(p)
-	mu.Lock()
-	n := 0
-	q := store.Query{Status: status, Player: p, Limit: 500}
-	for {
-		rows, err := s.store.Matches(ctx, q)
-		if err != nil {
-			s.createUnlock(p, mu)
-			return nil, err
-		}
-		for _, r := range rows {
-			if r.Creator == p && (!botOnly || len(r.Players) == 0) {
-				n++
-			}
-		}
-		if n >= limit {
-			s.createUnlock(p, mu)
-			return nil, &quotaError{quota, limit}
-		}
-		if len(rows) < q.Limit {
-			return func() { s.createUnlock(p, mu) }, nil
-		}
-		last := rows[len(rows)-1]
-		q.After = &store.Cursor{Created: last.Created, ID: last.ID}
-	}
+	return nil
 }
 
-// createLock returns player p's create lock, held while a quota is
-// checked and the match committed.
-func (s *Service) createLock(p string) *sync.Mutex {
-	s.limits.watchMu.Lock()
-	defer s.limits.watchMu.Unlock()
-	if s.createMu == nil {
-		s.createMu = make(map[string]*createLock)
+// quotaReached is the error of an append refused for its quota q.
+func quotaReached(q *store.Quota) error {
+	if q.BotOnly {
+		return &quotaError{errBotQuota, q.Limit}
 	}
-	c := s.createMu[p]
-	if c == nil {
-		c = &createLock{}
-		s.createMu[p] = c
-	}
-	c.users++
-	return &c.mu
-}
-
-func (s *Service) createUnlock(p string, mu *sync.Mutex) {
-	mu.Unlock()
-	s.limits.watchMu.Lock()
-	defer s.limits.watchMu.Unlock()
-	if c := s.createMu[p]; c != nil {
-		if c.users--; c.users <= 0 {
-			delete(s.createMu, p)
-		}
-	}
-}
-
-type createLock struct {
-	mu    sync.Mutex
-	users int
+	return &quotaError{errOpenQuota, q.Limit}
 }
 
 // watchQueue is what the node holds for one watcher: at most WatchBuffer

@@ -67,24 +67,14 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 		reqID = id
 	}
 	// The quotas (limits.go): a lobby counts against the open matches, a
-	// match of bots alone against the bot-only ones. A retried create of a
-	// match that exists already is answered as before, quota or not.
+	// match of bots alone against the bot-only ones. The store counts in
+	// the append's transaction, and answers a retried create of a match
+	// that exists already as before, quota or not.
 	seated := int(req.GetBotSeats())
 	if !req.GetObserveOnly() {
 		seated++
 	}
-	exists := false
-	if req.GetRequestId() != "" {
-		_, err := s.store.Match(ctx, id)
-		exists = err == nil
-	}
-	if !exists {
-		unlock, err := s.checkQuota(ctx, me.ID, seated < n, seated == n && req.GetObserveOnly())
-		if err != nil {
-			return nil, toStatus(ctx, s.log, err)
-		}
-		defer unlock()
-	}
+	quota := s.matchQuota(me.ID, seated < n, seated == n && req.GetObserveOnly())
 	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: fingerprint(req)}
 	out, err := s.commit(ctx, s.newMatch(id), cmd, func(*match) (step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
@@ -102,7 +92,7 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 		if len(evs)-1 == n {
 			evs = append(evs, started(seats))
 		}
-		return events(evs...), nil
+		return step{events: evs, quota: quota}, nil
 	})
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -248,15 +238,6 @@ func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchReques
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	// A lobby of bots alone, started, is a bot-only match in play: it
-	// counts against the creator's quota (limits.go).
-	if m, err := s.load(ctx, c.matchID); err == nil && m.creator == me.ID && m.status == store.StatusOpen && !m.hasHuman() {
-		unlock, err := s.checkQuota(ctx, me.ID, false, true)
-		if err != nil {
-			return nil, toStatus(ctx, s.log, err)
-		}
-		defer unlock()
-	}
 	c.decide = func(m *match) (step, error) {
 		if m.creator != me.ID {
 			return step{}, fmt.Errorf("%w: only the creator starts a match", errNotCreator)
@@ -268,7 +249,13 @@ func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchReques
 		if len(seats) < 2 {
 			return step{}, errTooFew
 		}
-		return events(started(seats)), nil
+		st := events(started(seats))
+		if !m.hasHuman() {
+			// A lobby of bots alone, started, is a bot-only match in
+			// play: it counts against the creator's quota (limits.go).
+			st.quota = s.matchQuota(me.ID, false, true)
+		}
+		return st, nil
 	}
 	out, err := s.exec(ctx, c)
 	if err != nil {

@@ -205,13 +205,11 @@ func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_
 		if !rd.take() {
 			return
 		}
-		// A session that ended ends the stream, as the sweep of streams
+		// A token that ended ends the stream, as the sweep of streams
 		// would within its re-check; a unary call would be refused.
-		if h := callerToken(ctx); h != nil {
-			if _, err := s.auth.session(ctx, h); errors.Is(err, errUnauthenticated) {
-				recvErr <- err
-				return
-			}
+		if err := s.stillValid(ctx); err != nil {
+			recvErr <- err
+			return
 		}
 		select {
 		case results <- s.playCommand(ctx, id, c):
@@ -219,6 +217,25 @@ func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_
 			return
 		}
 	}
+}
+
+// stillValid checks the caller's token again, as a unary call's
+// authentication would (from the session cache): a Hangar token's session
+// may have expired or been revoked, an identity provider's token may have
+// expired.
+func (s *Service) stillValid(ctx context.Context) error {
+	if exp := callerExpiry(ctx); !exp.IsZero() {
+		if !s.now().Before(exp) {
+			return errTokenExpired
+		}
+		return nil // an identity provider's: no Hangar session
+	}
+	if h := callerToken(ctx); h != nil {
+		if _, err := s.auth.session(ctx, h); errors.Is(err, errUnauthenticated) {
+			return err
+		}
+	}
+	return nil
 }
 
 // playCommand runs one command of a Play stream on match id as its unary

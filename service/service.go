@@ -66,8 +66,7 @@ type Service struct {
 
 	sessions SessionOptions
 	// limits holds the rate limits, quotas and watch caps (limits.go).
-	limits   *limiter
-	createMu map[string]*createLock // guarded by limits.watchMu
+	limits *limiter
 }
 
 // Options tune a Service. Games is required; the zero value of the rest is
@@ -106,6 +105,9 @@ type Options struct {
 	// Observe, when set, is told of every commit and fired turn clock
 	// (metrics).
 	Observe Observer
+	// OIDC, with an Issuer, lets players call with the tokens of that
+	// OpenID Connect provider (see oidc.go).
+	OIDC OIDCOptions
 }
 
 // Observer is told what the node's service does, for metrics. Its methods
@@ -160,6 +162,9 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	}
 	s.sessions = o.Sessions.withDefaults()
 	s.auth = newAuthenticator(st, s.now, s.sessions.Recheck)
+	if o.OIDC.Issuer != "" {
+		s.auth.oidc = newOIDCAuth(o.OIDC, st, s.now, log)
+	}
 	lim := DefaultLimits()
 	if o.Limits != nil {
 		lim = *o.Limits
@@ -191,8 +196,15 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 
 // Start starts the node's background work: the turn-clock scheduler (which
 // also resumes the bot turns a previous run left), and with a feed the
-// publisher, the listener and the watch poll.
+// publisher, the listener and the watch poll. With an identity provider
+// it first discovers the provider: a provider that names another issuer is
+// an error (see oidc.go).
 func (s *Service) Start(ctx context.Context) error {
+	if s.auth.oidc != nil {
+		if err := s.auth.oidc.start(ctx); err != nil {
+			return fmt.Errorf("oidc: %w", err)
+		}
+	}
 	s.bots.Add(1)
 	go s.runClocks()
 	s.startSessions()

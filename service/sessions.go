@@ -18,7 +18,11 @@ import (
 // other nodes through the store's RevocationFeed at once; each node also
 // re-reads a session it has cached at least every Recheck, so a lost
 // notice delays a revocation by at most that, and an expired or revoked
-// session's watch streams end within it too.
+// session's watch streams end within it too (the sessions of a node's
+// streams are read again in one store call per Recheck). The row of a
+// session that ended is kept for Retention, so that its token is answered
+// TOKEN_EXPIRED or TOKEN_REVOKED rather than as unknown, then every node's
+// sweep deletes it (deleting is idempotent: the nodes need not take turns).
 
 // SessionOptions tune sessions; the zero value is the production setting.
 type SessionOptions struct {
@@ -32,10 +36,27 @@ type SessionOptions struct {
 	// Revocations, when set, carries revocations between the nodes sharing
 	// the store (nil: a single node).
 	Revocations store.RevocationFeed
+	// Retention is how long the row of a session that ended (expired, or
+	// was revoked) is kept (default DefaultTokenRetention): meanwhile a
+	// call with its token is answered TOKEN_EXPIRED or TOKEN_REVOKED,
+	// afterwards as with an unknown token. Negative: kept for ever.
+	Retention time.Duration
+	// SweepEvery is how often the node deletes the rows of sessions that
+	// ended more than Retention ago (default 1h; also once at Start).
+	SweepEvery time.Duration
 }
 
 // DefaultTokenTTL is the default lifetime of a token: 30 days.
 const DefaultTokenTTL = 30 * 24 * time.Hour
+
+// DefaultTokenRetention is how long the row of an ended session is kept by
+// default: 7 days.
+const DefaultTokenRetention = 7 * 24 * time.Hour
+
+// sweepBatch is how many ended sessions one statement of the sweep
+// deletes: one short transaction each, so that a large backlog never holds
+// the table (or SQLite's one writer) for long.
+const sweepBatch = 1000
 
 // refreshGrace is how long a refreshed token stays valid: calls in flight
 // with it succeed, and a client that lost the response can refresh again.
@@ -47,6 +68,12 @@ func (o SessionOptions) withDefaults() SessionOptions {
 	}
 	if o.Recheck <= 0 {
 		o.Recheck = 5 * time.Second
+	}
+	if o.Retention == 0 {
+		o.Retention = DefaultTokenRetention
+	}
+	if o.SweepEvery <= 0 {
+		o.SweepEvery = time.Hour
 	}
 	return o
 }
@@ -74,6 +101,45 @@ func (s *Service) startSessions() {
 			defer s.bots.Done()
 			_ = f.ListenRevocations(s.ctx, s.auth.revoked, s.auth.gap)
 		}()
+	}
+	if s.sessions.Retention > 0 {
+		s.bots.Add(1)
+		go func() {
+			defer s.bots.Done()
+			t := time.NewTicker(s.sessions.SweepEvery)
+			defer t.Stop()
+			for {
+				s.sweepSessions(s.ctx)
+				select {
+				case <-s.ctx.Done():
+					return
+				case <-t.C:
+				}
+			}
+		}()
+	}
+}
+
+// sweepSessions deletes the rows of the sessions that ended more than
+// Retention ago, a batch at a time.
+func (s *Service) sweepSessions(ctx context.Context) {
+	cutoff := s.now().UTC().Add(-s.sessions.Retention)
+	total := 0
+	for ctx.Err() == nil {
+		n, err := s.store.DeleteEndedSessions(ctx, cutoff, sweepBatch)
+		total += n
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.WarnContext(ctx, "delete ended sessions", "err", err, "deleted", total)
+			}
+			return
+		}
+		if n < sweepBatch {
+			break
+		}
+	}
+	if total > 0 {
+		s.log.InfoContext(ctx, "deleted ended sessions", "deleted", total, "ended_before", cutoff)
 	}
 }
 

@@ -28,6 +28,8 @@ var (
 	// ErrRequestMismatch: the request id was already used by this author on
 	// this match for a different command.
 	ErrRequestMismatch = errors.New("store: request id reused for a different command")
+	// ErrQuota: an append's Quota is reached; nothing was written.
+	ErrQuota = errors.New("store: quota reached")
 )
 
 // Status is a match's life-cycle state.
@@ -108,6 +110,26 @@ type Append struct {
 	// store writes it, the players' statistics and ratings (history.go) in
 	// the same transaction as the events.
 	End *MatchResult
+	// Quota, when set, is checked in the append's transaction, so that it
+	// holds for every node sharing the store: the append fails with
+	// ErrQuota, writing nothing, when the player already has Quota.Limit
+	// or more of the matches the quota counts. Concurrent quota appends of
+	// one player are serialised, so exactly as many succeed as the quota
+	// leaves room for. A retried command is answered (a Duplicate result,
+	// or ErrRequestMismatch) whatever the count.
+	Quota *Quota
+}
+
+// Quota bounds the matches of one kind that a player has created: those
+// created by Player that are in status Status and, with BotOnly, have no
+// player holding a seat (Match.Players is empty). The count is taken
+// before the append, so the match an append moves into Status is not in
+// it yet.
+type Quota struct {
+	Player  string
+	Status  Status
+	BotOnly bool
+	Limit   int
 }
 
 // Result says where an append's events are.
@@ -156,7 +178,8 @@ type Log interface {
 	// ErrVersionConflict when the match is not at a.Expected (or, when
 	// creating, ErrExists when the id is taken by another command),
 	// ErrNotFound for an unknown match, ErrRequestMismatch when the request
-	// id was used for another command, and a Duplicate result for a retry.
+	// id was used for another command, ErrQuota when a.Quota is reached,
+	// and a Duplicate result for a retry.
 	Append(ctx context.Context, a Append) (Result, error)
 	// Command returns where the events of an already applied command are
 	// (a Duplicate result), ErrRequestMismatch when the request id was used
@@ -217,10 +240,18 @@ type Players interface {
 	// revocation times (expired and revoked sessions are returned too, for
 	// the caller to tell them apart). ErrNotFound for an unknown hash.
 	Session(ctx context.Context, tokenHash []byte) (Session, error)
+	// Sessions returns the sessions of many token hashes at once, keyed by
+	// string(hash), as Session would one by one; unknown hashes are left
+	// out. It reads at most SessionPage hashes per statement.
+	Sessions(ctx context.Context, tokenHashes [][]byte) (map[string]Session, error)
 	// AddToken gives an existing player another token; ErrNotFound if there
 	// is no such player, ErrExists if the hash is taken.
 	AddToken(ctx context.Context, playerID string, t Token) error
 }
+
+// SessionPage is the most token hashes Players.Sessions looks up in one
+// statement: a longer list is read a page at a time.
+const SessionPage = 1000
 
 // Sessions refreshes and revokes player tokens.
 type Sessions interface {
@@ -236,6 +267,12 @@ type Sessions interface {
 	// RevokePlayerTokens revokes every session of a player not revoked yet
 	// and returns how many it revoked (0 for an unknown player).
 	RevokePlayerTokens(ctx context.Context, playerID string, at time.Time) (int, error)
+	// DeleteEndedSessions deletes up to limit sessions that ended (expired,
+	// or were revoked) before cutoff, and returns how many it deleted. One
+	// call is one short transaction: a caller deleting many repeats it while
+	// it deletes limit. A deleted session's token is then unknown
+	// (ErrNotFound) rather than expired or revoked.
+	DeleteEndedSessions(ctx context.Context, cutoff time.Time, limit int) (int, error)
 }
 
 // Token is a new bearer token as the store keeps it: a hash, never the
@@ -290,6 +327,16 @@ type APIKeys interface {
 	ExternalPlayer(ctx context.Context, k APIKey, externalID string, p Player, t Token) (Player, bool, error)
 }
 
+// Identities keeps the players of the users of trusted identity providers
+// (OpenID Connect issuers), who call with the provider's tokens.
+type Identities interface {
+	// IdentityPlayer finds the player of the user subject of issuer,
+	// creating it as p when there is none, in one transaction: concurrent
+	// calls for one user make one player. It returns the player and
+	// whether it was created; ErrExists if p's id is taken.
+	IdentityPlayer(ctx context.Context, issuer, subject string, p Player) (Player, bool, error)
+}
+
 // Revocation says that sessions were revoked: one token's (TokenHash set)
 // or every one of Player's.
 type Revocation struct {
@@ -315,6 +362,7 @@ type Store interface {
 	Players
 	Sessions
 	APIKeys
+	Identities
 	Clocks
 	History
 	Close() error

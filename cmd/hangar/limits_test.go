@@ -350,6 +350,62 @@ func TestMatchQuotas(t *testing.T) {
 	}
 }
 
+// TestOpenMatchQuotaRace: two nodes share one Postgres, and one player
+// sends many CreateMatch of lobbies at the same instant, half to each node.
+// The store counts in the append's transaction, so exactly the quota's
+// worth succeed; the others are OPEN_MATCH_QUOTA and wrote nothing.
+func TestOpenMatchQuotaRace(t *testing.T) {
+	url := pgtest.Database(t)
+	lim := service.DefaultLimits()
+	lim.OpenMatches = 3
+	cfg := Config{DatabaseURL: url, Service: service.Options{Limits: &lim}}
+	a, b := node(t, cfg), node(t, cfg)
+	ada := newClient(t, a.Addr(), "Ada")
+	clients := []*client{ada, ada.reconnect(t, b.Addr())}
+	for _, c := range clients { // connected before the race
+		if err := me(c, c.token); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const tries = 16
+	errs := make([]error, tries)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range tries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := clients[i%2]
+			<-start
+			_, errs[i] = c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, RequestId: reqID()})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	created := 0
+	for _, err := range errs {
+		if err == nil {
+			created++
+			continue
+		}
+		if info, _ := exhausted(t, err, "OPEN_MATCH_QUOTA"); info.GetMetadata()["limit"] != "3" {
+			t.Fatalf("ErrorInfo %v, want limit 3", info)
+		}
+	}
+	if created != lim.OpenMatches {
+		t.Fatalf("%d of %d simultaneous creates on two nodes passed an open-match quota of %d", created, tries, lim.OpenMatches)
+	}
+	for _, c := range clients {
+		r, err := c.matches.ListMatches(c.ctx(), &hangarv1.ListMatchesRequest{Filter: hangarv1.MatchFilter_MATCH_FILTER_MINE, PageSize: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(r.GetMatches()); got != lim.OpenMatches {
+			t.Fatalf("ada has %d matches, want %d", got, lim.OpenMatches)
+		}
+	}
+}
+
 // TestWatchCaps: a player holds at most Watches streams on a node; an
 // HTTP/2 connection carries at most MaxConcurrentStreams calls at once
 // (the next waits in the client: here until its deadline).

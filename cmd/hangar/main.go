@@ -19,6 +19,7 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -126,6 +127,7 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.StringVar(&cfg.AdminListen, "admin-listen", os.Getenv("HANGAR_ADMIN_LISTEN"), "address of the admin listener: Prometheus metrics at /metrics, pprof at /debug/pprof/ (env HANGAR_ADMIN_LISTEN); keep it off the public network; empty: none")
 	fs.BoolVar(&cfg.AccessLog, "access-log", envOr("HANGAR_ACCESS_LOG", "true") != "false", "log one line per RPC: method, code, duration, player, match, request id (env HANGAR_ACCESS_LOG)")
 	fs.DurationVar(&cfg.TokenTTL, "token-ttl", envDuration("HANGAR_TOKEN_TTL", service.DefaultTokenTTL), "how long a player token is valid after it is issued; clients refresh it before (env HANGAR_TOKEN_TTL)")
+	fs.DurationVar(&cfg.TokenRetention, "token-retention", envDuration("HANGAR_TOKEN_RETENTION", service.DefaultTokenRetention), "how long the stored hash of an expired or revoked token is kept before the node deletes it: until then a call with that token is answered TOKEN_EXPIRED or TOKEN_REVOKED, which tells a client to sign in again, rather than as an unknown token (env HANGAR_TOKEN_RETENTION)")
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr("HANGAR_LOG_FORMAT", "text"), "log lines as text or json (env HANGAR_LOG_FORMAT)")
 	fs.StringVar(&cfg.OTLPEndpoint, "otlp-endpoint", envOr("HANGAR_OTLP_ENDPOINT", os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")), "OTLP/gRPC collector for trace spans, host:port or http://host:port for cleartext (env HANGAR_OTLP_ENDPOINT, or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); empty: no tracing")
 	fs.Float64Var(&cfg.TraceRatio, "trace-ratio", 1, "share of new traces sampled, 0 to 1 (a client's propagated decision is kept)")
@@ -147,6 +149,9 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.IntVar(&lim.Watches, "max-watches", lim.Watches, "WatchMatch streams one player may hold open on this node (0: no limit)")
 	fs.IntVar(&lim.WatchBuffer, "watch-buffer", lim.WatchBuffer, "events queued for one watcher before the node waits for it to read")
 	fs.DurationVar(&lim.WatchStall, "watch-stall", lim.WatchStall, "how long a watcher's full queue may wait for the client to read before its stream ends with RESOURCE_EXHAUSTED")
+	fs.StringVar(&cfg.Service.OIDC.Issuer, "oidc-issuer", os.Getenv("HANGAR_OIDC_ISSUER"), "accept the JWT bearer tokens of this OpenID Connect provider, its issuer URL exactly as in the tokens' iss (env HANGAR_OIDC_ISSUER); https, or http on a loopback address; empty: off")
+	fs.StringVar(&cfg.Service.OIDC.Audience, "oidc-audience", os.Getenv("HANGAR_OIDC_AUDIENCE"), "the aud the provider's tokens must carry: the client id of the game's clients there; required with --oidc-issuer (env HANGAR_OIDC_AUDIENCE)")
+	fs.StringVar(&cfg.Service.OIDC.NameClaim, "oidc-name-claim", envOr("HANGAR_OIDC_NAME_CLAIM", "name"), "the token claim a new player's display name is taken from; preferred_username is tried next (env HANGAR_OIDC_NAME_CLAIM)")
 	proxies := fs.String("trusted-proxies", os.Getenv("HANGAR_TRUSTED_PROXIES"), "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client (env HANGAR_TRUSTED_PROXIES); empty: trust none")
 	d := defaultConnLimits
 	fs.IntVar(&cfg.Conn.MaxRecvMsgSize, "max-msg-size", d.MaxRecvMsgSize, "largest request message (gRPC) or body (HTTP), bytes")
@@ -191,8 +196,14 @@ func parseConfig(name string, args []string) (Config, error) {
 	if cfg.TokenTTL <= 0 {
 		return cfg, errors.New("--token-ttl must be positive")
 	}
+	if cfg.TokenRetention <= 0 {
+		return cfg, errors.New("--token-retention must be positive")
+	}
 	if cfg.TraceRatio < 0 || cfg.TraceRatio > 1 {
 		return cfg, fmt.Errorf("--trace-ratio must be between 0 and 1, not %v", cfg.TraceRatio)
+	}
+	if err := checkOIDC(cfg.Service.OIDC); err != nil {
+		return cfg, err
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return cfg, fmt.Errorf("--log-format must be text or json, not %q", cfg.LogFormat)
@@ -214,6 +225,34 @@ func parseConfig(name string, args []string) (Config, error) {
 		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	return cfg, nil
+}
+
+// checkOIDC checks the identity provider's flags: an issuer needs an
+// audience, and its URL is https (the keys that sign players in come from
+// it) unless it is on this machine.
+func checkOIDC(o service.OIDCOptions) error {
+	if o.Issuer == "" {
+		if o.Audience != "" {
+			return errors.New("--oidc-audience needs --oidc-issuer")
+		}
+		return nil
+	}
+	if o.Audience == "" {
+		return errors.New("--oidc-issuer needs --oidc-audience (the client id its tokens are issued to)")
+	}
+	u, err := url.Parse(o.Issuer)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("--oidc-issuer %q is not an issuer URL (https://host[/path])", o.Issuer)
+	}
+	ip, _ := netip.ParseAddr(u.Hostname())
+	loopback := u.Hostname() == "localhost" || ip.IsLoopback()
+	if u.Scheme != "https" && (u.Scheme != "http" || !loopback) {
+		return fmt.Errorf("--oidc-issuer %q must be https (http only on a loopback address)", o.Issuer)
+	}
+	if o.NameClaim == "" {
+		return errors.New("--oidc-name-claim must not be empty")
+	}
+	return nil
 }
 
 // envDuration is the duration in the environment variable key, or def

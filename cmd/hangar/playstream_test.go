@@ -796,3 +796,28 @@ func TestWatchersShareResponses(t *testing.T) {
 		t.Logf("%v: %d events, %d watchers", g, len(alone), len(got)+1)
 	}
 }
+
+// TestPlayStreamWithAProviderToken: a player of the identity provider
+// plays on a Play stream, and its first command after the token's exp ends
+// the stream with TOKEN_EXPIRED (the node's re-check is an hour away).
+func TestPlayStreamWithAProviderToken(t *testing.T) {
+	clock := &fakeClock{t: time.Now().UTC()}
+	is := newIssuer(t)
+	cfg := Config{DataDir: t.TempDir(), Service: service.Options{Now: clock.Now, OIDC: is.oidcOptions(),
+		Sessions: service.SessionOptions{Recheck: time.Hour}}}
+	n := node(t, cfg)
+	c := tokenClient(dial(t, n.Addr()), is.token(t, is.claims("alice", clock.Now())))
+	cr, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1,
+		Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cr.GetMatch()
+	pc := mustPlay(t, c, m.GetMatchId(), m.GetVersion())
+	if _, err := pc.do(rollCmd(m.GetVersion(), reqID(), true)); err != nil {
+		t.Fatalf("a Roll with the provider's token: %v", err)
+	}
+	clock.Advance(61 * time.Minute)
+	_, err = pc.do(listCmd())
+	wantErr(t, "a command after the token's exp", err, codes.Unauthenticated, "TOKEN_EXPIRED")
+}

@@ -158,15 +158,18 @@ func playOnce(ctx context.Context, conn grpc.ClientConnInterface, cmd *hangarv1.
 var noToken = map[string]bool{"CreatePlayer": true, "GetBoard": true, "SignInExternalPlayer": true}
 
 // TestEveryRPCRefusesBadCredentials calls every RPC of the API with no
-// token, malformed ones, an expired one, a revoked one and another player's.
-// Each must be refused with UNAUTHENTICATED (and the reason that says why)
-// unless the method needs no token; with another player's token no command
-// may act on a match that player does not sit in; nothing is written, and
-// nothing answers INTERNAL or UNKNOWN.
+// token, malformed ones, an expired one, a revoked one and another player's,
+// and with bad tokens of the node's identity provider (expired, another
+// audience's or issuer's, forged, unsigned) and another user's. Each must be
+// refused with UNAUTHENTICATED (and the reason that says why) unless the
+// method needs no token; with another player's token no command may act on
+// a match that player does not sit in; nothing is written, and nothing
+// answers INTERNAL or UNKNOWN.
 func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		clock := &fakeClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-		cfg.Service = service.Options{Now: clock.Now, Sessions: service.SessionOptions{TokenTTL: time.Hour}}
+		is := newIssuer(t)
+		cfg.Service = service.Options{Now: clock.Now, Sessions: service.SessionOptions{TokenTTL: time.Hour}, OIDC: is.oidcOptions()}
 		n := node(t, cfg)
 		expired := newClient(t, n.Addr(), "Eve")
 		clock.Advance(50 * time.Minute)
@@ -198,6 +201,12 @@ func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 			{"truncated token", "Bearer " + ada.token[:len(ada.token)-3], "UNAUTHENTICATED"},
 			{"expired token", "Bearer " + expired.token, "TOKEN_EXPIRED"},
 			{"revoked token", "Bearer " + revoked.token, "TOKEN_REVOKED"},
+			{"expired JWT", "Bearer " + is.token(t, is.claims("mallory", clock.Now().Add(-2*time.Hour))), "TOKEN_EXPIRED"},
+			{"JWT of another audience", "Bearer " + is.token(t, is.claims("mallory", clock.Now(), "aud", "another-app")), "UNAUTHENTICATED"},
+			{"JWT of another issuer", "Bearer " + is.token(t, is.claims("mallory", clock.Now(), "iss", "https://elsewhere.example")), "UNAUTHENTICATED"},
+			{"JWT not valid yet", "Bearer " + is.token(t, is.claims("mallory", clock.Now(), "nbf", clock.Now().Add(time.Hour).Unix())), "UNAUTHENTICATED"},
+			{"forged JWT", "Bearer " + is.forgedJWT(t, is.claims("mallory", clock.Now())), "UNAUTHENTICATED"},
+			{"unsigned JWT", "Bearer " + unsignedJWT(is.claims("mallory", clock.Now())), "UNAUTHENTICATED"},
 		}
 		for _, r := range hangarRPCs(t) {
 			for _, c := range bad {
@@ -229,18 +238,27 @@ func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 			"CreatePlayer": true, "CreateMatch": true, // makes the caller's own
 			"RefreshToken": true, "RevokeToken": true, "SignOut": true, // the caller's own tokens
 		}
-		for _, r := range hangarRPCs(t) {
-			if r.name == "RevokeToken" || r.name == "SignOut" {
-				continue // they end Bob's own session: covered by the sessions tests
-			}
-			err := r.call(bob.ctx(), conn, r.request(t, id, ada.id, version))
-			code := status.Code(err)
-			if code == codes.Internal || code == codes.Unknown {
-				t.Errorf("%s with another player's token: %v", r.name, err)
-			}
-			command := r.desc.Input().Fields().ByName("request_id") != nil || r.name == "SignInExternalPlayer" || r.bidi
-			if command && !mayAct[r.name] && err == nil {
-				t.Errorf("%s with another player's token succeeded on Ada's match", r.name)
+		others := []struct {
+			name string
+			ctx  context.Context
+		}{
+			{"another player's token", bob.ctx()},
+			{"another user's JWT", withToken(context.Background(), is.token(t, is.claims("mallory", clock.Now(), "name", "Mallory")))},
+		}
+		for _, o := range others {
+			for _, r := range hangarRPCs(t) {
+				if r.name == "RevokeToken" || r.name == "SignOut" {
+					continue // they end Bob's own session: covered by the sessions tests
+				}
+				err := r.call(o.ctx, conn, r.request(t, id, ada.id, version))
+				code := status.Code(err)
+				if code == codes.Internal || code == codes.Unknown {
+					t.Errorf("%s with %s: %v", r.name, o.name, err)
+				}
+				command := r.desc.Input().Fields().ByName("request_id") != nil || r.name == "SignInExternalPlayer" || r.bidi
+				if command && !mayAct[r.name] && err == nil {
+					t.Errorf("%s with %s succeeded on Ada's match", r.name, o.name)
+				}
 			}
 		}
 		if got := ada.get(t, id).GetVersion(); got != version {

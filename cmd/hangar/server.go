@@ -82,6 +82,10 @@ type Config struct {
 	// TokenTTL is how long a player token is valid (0: the service's
 	// default, 30 days).
 	TokenTTL time.Duration
+	// TokenRetention is how long the row of an expired or revoked token is
+	// kept before the node's sweep deletes it (0: the service's default,
+	// 7 days).
+	TokenRetention time.Duration
 	// OTLPEndpoint, when set, sends a trace span per RPC, with the store's
 	// calls under it, to this OTLP/gRPC collector ("host:port", or
 	// http://host:port for cleartext). TraceRatio is the share of new
@@ -252,6 +256,11 @@ func (m *Main) Start(ctx context.Context) error {
 	if m.Config.TokenTTL > 0 {
 		opts.Sessions.TokenTTL = m.Config.TokenTTL
 	}
+	if m.Config.TokenRetention > 0 {
+		opts.Sessions.Retention = m.Config.TokenRetention
+	} else if opts.Sessions.Retention == 0 {
+		opts.Sessions.Retention = service.DefaultTokenRetention
+	}
 	if _, ok := st.(*sqlite.Store); ok {
 		opts.SingleNode = true // the embedded store has one writer: this node
 	}
@@ -312,6 +321,9 @@ func (m *Main) Start(ctx context.Context) error {
 	}
 	if err := m.svc.Start(ctx); err != nil {
 		lis.Close()
+		if m.adminL != nil {
+			m.adminL.Close()
+		}
 		st.Close()
 		return err
 	}
@@ -370,8 +382,9 @@ func (m *Main) Start(ctx context.Context) error {
 		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
 		"reflection", !m.Config.NoReflection, "cors_origins", m.Config.CORSOrigins,
 		"cross_node", opts.Feed != nil, "access_log", opts.AccessLog != nil, "otlp", m.Config.OTLPEndpoint, "games", len(opts.Games),
+		"oidc_issuer", opts.OIDC.Issuer, "oidc_audience", opts.OIDC.Audience,
 		"rate_player", lim.PlayerRate, "rate_addr", lim.AddrRate, "rate_create_player", lim.CreatePlayerRate, "ban_refusals", lim.BanRefusals, "ban_for", lim.BanFor,
-		"max_open_matches", lim.OpenMatches, "max_bot_matches", lim.BotMatches, "max_watches", lim.Watches,
+		"token_retention", opts.Sessions.Retention, "max_open_matches", lim.OpenMatches, "max_bot_matches", lim.BotMatches, "max_watches", lim.Watches,
 		"trusted_proxies", len(lim.TrustedProxies), "max_msg_size", conn.MaxRecvMsgSize, "max_streams", conn.MaxConcurrentStreams)
 	m.httpWG.Add(1)
 	go func() {

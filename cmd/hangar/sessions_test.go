@@ -255,3 +255,69 @@ func TestTokenTTLFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestEndedTokensAreSwept runs on a fake clock: the row of a revoked or
+// expired token is kept for the retention, its token answered
+// TOKEN_REVOKED or TOKEN_EXPIRED meanwhile, and then the node's sweep
+// deletes it: the token is unknown (UNAUTHENTICATED, no finer reason). A
+// live token is never touched.
+func TestEndedTokensAreSwept(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		clock := &fakeClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+		cfg.Service.Now = clock.Now
+		cfg.TokenTTL, cfg.TokenRetention = time.Hour, time.Hour
+		cfg.Service.Sessions.Recheck = 50 * time.Millisecond
+		cfg.Service.Sessions.SweepEvery = 20 * time.Millisecond
+		n := node(t, cfg)
+		ada := newClient(t, n.Addr(), "Ada")
+		phone := ada.signIn(t) // ada's first token now expires in a minute
+		if _, err := phone.players.RevokeToken(phone.ctx(), &hangarv1.RevokeTokenRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		// eventually waits for the sweep to make token's answer why; the
+		// clock moves on by the re-check each time, so that the node reads
+		// the session again.
+		eventually := func(what, token, why string) {
+			t.Helper()
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				err := me(ada, token)
+				if status.Code(err) == codes.Unauthenticated && reason(err) == why {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: %v (reason %q); want UNAUTHENTICATED %s", what, err, reason(err), why)
+				}
+				time.Sleep(20 * time.Millisecond)
+				clock.Advance(cfg.Service.Sessions.Recheck)
+			}
+		}
+		clock.Advance(30 * time.Minute)
+		time.Sleep(100 * time.Millisecond) // sweeps run, and keep the row
+		wantErr(t, "the revoked token within the retention", me(ada, phone.token), codes.Unauthenticated, "TOKEN_REVOKED")
+		clock.Advance(30*time.Minute + 30*time.Second) // revoked 1h0m30s ago; ada's first token expired 59m30s ago
+		eventually("the revoked token after the retention", phone.token, "UNAUTHENTICATED")
+		wantErr(t, "the expired token within the retention", me(ada, ada.token), codes.Unauthenticated, "TOKEN_EXPIRED")
+		bob := newClient(t, n.Addr(), "Bob")
+		clock.Advance(30 * time.Minute)
+		eventually("the expired token after the retention", ada.token, "UNAUTHENTICATED")
+		if err := me(bob, bob.token); err != nil {
+			t.Fatalf("a live token after the sweeps: %v", err)
+		}
+	})
+}
+
+func TestTokenRetentionFlag(t *testing.T) {
+	cfg, err := parseConfig("serve", []string{"--data-dir", t.TempDir()})
+	if err != nil || cfg.TokenRetention != 7*24*time.Hour {
+		t.Fatalf("default --token-retention: %v, %v", cfg.TokenRetention, err)
+	}
+	if cfg, err := parseConfig("serve", []string{"--token-retention", "36h"}); err != nil || cfg.TokenRetention != 36*time.Hour {
+		t.Fatalf("--token-retention 36h: %v, %v", cfg.TokenRetention, err)
+	}
+	for _, bad := range []string{"0", "-1h"} {
+		if _, err := parseConfig("serve", []string{"--token-retention", bad}); err == nil {
+			t.Errorf("--token-retention %s was accepted", bad)
+		}
+	}
+}

@@ -21,7 +21,9 @@ import (
 // unique key with another node, a value the server rejects) rolls the
 // whole batch back, and then each append is committed alone, so that only
 // the failing one fails. An append that ends a match commits alone (it
-// updates the players' ratings, whose row locks must not join a batch).
+// updates the players' ratings, whose row locks must not join a batch), and
+// so does one with a quota (its count must follow its advisory lock, in a
+// transaction of its own: quota.go).
 //
 // The statements run in match id order (appends of one match keep their
 // order), so that batches committing at once lock match rows in the same
@@ -36,7 +38,7 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 	b := &pgx.Batch{}
 	var queued []int
 	for _, i := range order {
-		if as[i].End != nil {
+		if as[i].End != nil || as[i].Quota != nil {
 			rs[i].Result, rs[i].Err = s.appendOne(ctx, as[i])
 			continue
 		}

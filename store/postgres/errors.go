@@ -40,8 +40,15 @@ func unreachable(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }
 
-// uniqueViolation is the SQLSTATE of a primary key or unique violation.
-const uniqueViolation = "23505"
+// SQLSTATEs the store acts on.
+const (
+	// uniqueViolation: a primary key or unique violation.
+	uniqueViolation = "23505"
+	// serializationFailure: a concurrent update made the statement fail.
+	serializationFailure = "40001"
+	// deadlockDetected: the transaction was chosen to break a deadlock.
+	deadlockDetected = "40P01"
+)
 
 // isUnique says whether err is a unique violation.
 func isUnique(err error) bool {

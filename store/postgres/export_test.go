@@ -23,9 +23,13 @@ var (
 
 // SQL constants, for the plan test.
 const (
-	StandingSQL = standingSQL
-	StatsSQL    = statsSQL
+	StandingSQL    = standingSQL
+	StatsSQL       = statsSQL
+	DeleteEndedSQL = deleteEndedSQL
 )
+
+// QuotaCountSQL is the count of an append's quota, for the plan test.
+var QuotaCountSQL = quotaCountSQL
 
 // Explain returns the plan Postgres chooses for sql, one node a line: the
 // custom plan for args, or with generic the generic plan a prepared

@@ -53,9 +53,9 @@ func (s *Store) appendEnd(ctx context.Context, a store.Append, q string, args []
 		var pgErr *pgconn.PgError
 		switch {
 		case errors.Is(err, errNotApplied):
-		case errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "40001"):
+		case errors.As(err, &pgErr) && (pgErr.Code == uniqueViolation || pgErr.Code == serializationFailure):
 			// Lost a race on a unique key, as in Append.
-		case errors.As(err, &pgErr) && pgErr.Code == "40P01" && attempt < 3:
+		case errors.As(err, &pgErr) && pgErr.Code == deadlockDetected && attempt < 3:
 			continue // a deadlock with another writer: try again
 		default:
 			return store.Result{}, wrapErr("append", err)

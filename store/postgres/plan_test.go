@@ -152,3 +152,90 @@ func TestHistoryQueryPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotaAndSweepPlans pins that the count of a quota append reads only
+// the player's counted matches, along a partial index of migration 0007,
+// however many other matches it created (here 10,000, most of them
+// finished), in the custom plan and in the generic one; and that a batch of
+// the token sweep finds the ended sessions along their index, not by
+// reading every token.
+func TestQuotaAndSweepPlans(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 20,000 matches")
+	}
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, pgtest.Database(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const players, matches = 20000, 20000
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ps := make([]store.Player, players)
+	hashes := make([][]byte, players)
+	for i := range ps {
+		ps[i] = store.Player{ID: fmt.Sprintf("p%05d", i), DisplayName: "P", Created: t0}
+		hashes[i] = []byte(ps[i].ID)
+	}
+	if err := s.LoadPlayers(ctx, ps, hashes); err != nil {
+		t.Fatal(err)
+	}
+	ms := make([]postgres.Ended, matches)
+	for i := range ms {
+		// p00042 created every other match: 9,500 finished, 400 active with
+		// players, 50 open, 50 bot-only.
+		creator, status, seated := fmt.Sprintf("p%05d", i%players), store.StatusFinished, []string{"p00001"}
+		if i%2 == 0 {
+			creator = "p00042"
+			switch k := i / 2; {
+			case k < 50:
+				status = store.StatusOpen
+			case k < 100:
+				status, seated = store.StatusActive, nil
+			case k < 500:
+				status = store.StatusActive
+			}
+		}
+		ms[i] = postgres.Ended{Match: store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: status, Version: 1,
+			Creator: creator, Players: seated, Created: t0, Started: t0}}
+	}
+	if err := s.LoadEnded(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.LoadSummaries(ctx, nil, nil); err != nil { // VACUUM ANALYZE
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		q     store.Quota
+		index string
+	}{
+		{"open matches", store.Quota{Player: "p00042", Status: store.StatusOpen, Limit: 20}, "matches_creator_open"},
+		{"bot-only matches", store.Quota{Player: "p00042", Status: store.StatusActive, BotOnly: true, Limit: 10}, "matches_creator_bots"},
+	} {
+		sql, err := postgres.QuotaCountSQL(tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, generic := range []bool{false, true} {
+			plan, err := s.Explain(ctx, generic, sql, tc.q.Player, tc.q.Limit)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if !strings.Contains(plan, tc.index) || strings.Contains(plan, "Seq Scan") {
+				t.Errorf("%s (generic %v): want a read of %s, no Seq Scan; plan:\n%s", tc.name, generic, tc.index, plan)
+			} else {
+				t.Logf("%s (generic %v):\n%s", tc.name, generic, plan)
+			}
+		}
+	}
+	plan, err := s.Explain(ctx, false, postgres.DeleteEndedSQL, t0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "player_tokens_ended") || strings.Contains(plan, "Seq Scan on player_tokens") {
+		t.Errorf("token sweep: want a read of player_tokens_ended; plan:\n%s", plan)
+	} else {
+		t.Logf("token sweep:\n%s", plan)
+	}
+}

@@ -5,7 +5,9 @@
 // a data-modifying CTE advances the match row only if it is at the expected
 // version and the command's request id is new, and inserts the events and the
 // command only if that update happened. The (match_id, seq) primary key is
-// the backstop against forks.
+// the backstop against forks. An append that ends a match (history.go) or
+// carries a quota (quota.go) runs that statement in a transaction with the
+// rest of its work.
 package postgres
 
 import (
@@ -253,9 +255,10 @@ func nonNil(ids []string) []string {
 
 // Append implements store.Log. Appends go through the node's combiner
 // (batch.go), which commits the appends that arrive together in one
-// transaction; an append that ends a match commits alone.
+// transaction; an append that ends a match or carries a quota (quota.go)
+// commits alone.
 func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error) {
-	if s.comb != nil && a.End == nil {
+	if s.comb != nil && a.End == nil && a.Quota == nil {
 		return s.comb.Append(ctx, a)
 	}
 	return s.appendOne(ctx, a)
@@ -296,6 +299,9 @@ func (s *Store) appendOne(ctx context.Context, a store.Append) (store.Result, er
 	if err != nil {
 		return store.Result{}, err
 	}
+	if a.Quota != nil {
+		return s.appendQuota(ctx, a, q, args)
+	}
 	if a.End != nil {
 		return s.appendEnd(ctx, a, q, args)
 	}
@@ -317,7 +323,7 @@ func (s *Store) appendOne(ctx context.Context, a store.Append) (store.Result, er
 // serialization failure: the append did nothing, and explain says why.
 func raced(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "40001")
+	return errors.As(err, &pgErr) && (pgErr.Code == uniqueViolation || pgErr.Code == serializationFailure)
 }
 
 // explain finds out why an append changed nothing: a retried command, a

@@ -46,3 +46,21 @@ func TestPoolParametersInTheURL(t *testing.T) {
 	}
 	s.Close()
 }
+
+// TestQuotaAcrossNodes races quota appends of one player through two
+// stores on one database, each with its own pool (two nodes): the count
+// and the append are serialised by the database, not by a process.
+func TestQuotaAcrossNodes(t *testing.T) {
+	url := pgtest.Database(t)
+	a, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	storetest.QuotaRace(t, a, b)
+}

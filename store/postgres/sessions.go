@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,53 @@ func (s *Store) Session(ctx context.Context, tokenHash []byte) (store.Session, e
 		ss.Revoked = *revoked
 	}
 	return ss, nil
+}
+
+// Sessions implements store.Players: one statement per store.SessionPage
+// hashes.
+func (s *Store) Sessions(ctx context.Context, tokenHashes [][]byte) (map[string]store.Session, error) {
+	out := make(map[string]store.Session, len(tokenHashes))
+	for page := range slices.Chunk(tokenHashes, store.SessionPage) {
+		rows, err := s.pool.Query(ctx, `
+			SELECT t.token_hash, p.id, p.display_name, p.created_at, t.created_at, t.expires_at, t.revoked_at
+			FROM player_tokens t JOIN players p ON p.id = t.player_id WHERE t.token_hash = ANY($1::bytea[])`, page)
+		if err != nil {
+			return nil, wrapErr("sessions", err)
+		}
+		var hash []byte
+		var ss store.Session
+		var revoked *time.Time
+		_, err = pgx.ForEachRow(rows, []any{&hash, &ss.Player.ID, &ss.Player.DisplayName, &ss.Player.Created,
+			&ss.Created, &ss.Expires, &revoked}, func() error {
+			got := ss
+			if revoked != nil {
+				got.Revoked = *revoked
+			}
+			out[string(hash)] = got
+			return nil
+		})
+		if err != nil {
+			return nil, wrapErr("sessions", err)
+		}
+	}
+	return out, nil
+}
+
+const deleteEndedSQL = `
+DELETE FROM player_tokens WHERE token_hash IN (
+	SELECT token_hash FROM player_tokens WHERE LEAST(expires_at, revoked_at) < $1
+	LIMIT $2 FOR UPDATE SKIP LOCKED)`
+
+// DeleteEndedSessions implements store.Sessions. The batch is found along
+// player_tokens_ended (migration 0007); SKIP LOCKED leaves rows another
+// transaction holds (a sweep on another node, a refresh) to a later call
+// instead of waiting for them.
+func (s *Store) DeleteEndedSessions(ctx context.Context, cutoff time.Time, limit int) (int, error) {
+	tag, err := s.pool.Exec(ctx, deleteEndedSQL, cutoff, max(limit, 0))
+	if err != nil {
+		return 0, wrapErr("delete ended sessions", err)
+	}
+	return int(tag.RowsAffected()), nil
 }
 
 // RefreshToken implements store.Sessions: one statement cuts the old

@@ -60,4 +60,25 @@ func TestQueryPlans(t *testing.T) {
 	if got := plan(`SELECT seq FROM match_events WHERE match_id = ? AND seq > ? ORDER BY seq LIMIT ?`, "m", 0, 10); got != "SEARCH match_events USING PRIMARY KEY (match_id=? AND seq>?)" {
 		t.Errorf("events: plan %q", got)
 	}
+	// A quota's count reads only the counted matches of the player, along
+	// a partial index (migration 0007).
+	for _, tc := range []struct {
+		q    store.Quota
+		want string
+	}{
+		{store.Quota{Player: "p1", Status: store.StatusOpen, Limit: 20}, "USING COVERING INDEX matches_creator_open (creator_id=?)"},
+		{store.Quota{Player: "p1", Status: store.StatusActive, BotOnly: true, Limit: 10}, "USING COVERING INDEX matches_creator_bots (creator_id=?)"},
+	} {
+		sql, err := quotaCountSQL(tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := plan(sql, tc.q.Player, tc.q.Limit); !strings.Contains(got, tc.want) {
+			t.Errorf("quota %+v: plan %q, want %q", tc.q, got, tc.want)
+		}
+	}
+	// The token sweep finds the ended sessions along their index.
+	if got := plan(deleteEndedSQL, 0, 1000); !strings.Contains(got, "USING INDEX player_tokens_ended") || strings.Contains(got, "SCAN player_tokens") {
+		t.Errorf("token sweep: plan %q", got)
+	}
 }

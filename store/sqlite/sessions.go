@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hangarhq/hangar/store"
@@ -30,6 +32,64 @@ func (s *Store) Session(ctx context.Context, tokenHash []byte) (store.Session, e
 		ss.Revoked = fromMicros(revoked.Int64)
 	}
 	return ss, nil
+}
+
+// Sessions implements store.Players: one statement per store.SessionPage
+// hashes, each hash a parameter (far below SQLite's limit of 32766).
+func (s *Store) Sessions(ctx context.Context, tokenHashes [][]byte) (map[string]store.Session, error) {
+	out := make(map[string]store.Session, len(tokenHashes))
+	for page := range slices.Chunk(tokenHashes, store.SessionPage) {
+		args := make([]any, len(page))
+		for i, h := range page {
+			args[i] = h
+		}
+		rows, err := s.r.QueryContext(ctx, `
+			SELECT t.token_hash, p.id, p.display_name, p.created_at, t.created_at, t.expires_at, t.revoked_at
+			FROM player_tokens t JOIN players p ON p.id = t.player_id
+			WHERE t.token_hash IN (?`+strings.Repeat(", ?", len(page)-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: sessions: %w", err)
+		}
+		err = func() error {
+			defer rows.Close()
+			for rows.Next() {
+				var hash []byte
+				var ss store.Session
+				var pCreated, created, expires int64
+				var revoked sql.NullInt64
+				if err := rows.Scan(&hash, &ss.Player.ID, &ss.Player.DisplayName, &pCreated, &created, &expires, &revoked); err != nil {
+					return err
+				}
+				ss.Player.Created, ss.Created, ss.Expires = fromMicros(pCreated), fromMicros(created), fromMicros(expires)
+				if revoked.Valid {
+					ss.Revoked = fromMicros(revoked.Int64)
+				}
+				out[string(hash)] = ss
+			}
+			return rows.Err()
+		}()
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: sessions: %w", err)
+		}
+	}
+	return out, nil
+}
+
+const deleteEndedSQL = `
+DELETE FROM player_tokens WHERE token_hash IN (
+	SELECT token_hash FROM player_tokens
+	WHERE min(expires_at, coalesce(revoked_at, expires_at)) < ? LIMIT ?)`
+
+// DeleteEndedSessions implements store.Sessions: each call is one write
+// transaction of at most limit rows, found along player_tokens_ended
+// (migration 0007; the expression is the index's).
+func (s *Store) DeleteEndedSessions(ctx context.Context, cutoff time.Time, limit int) (int, error) {
+	res, err := s.w.ExecContext(ctx, deleteEndedSQL, cutoff.UnixMicro(), max(limit, 0))
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: delete ended sessions: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
 }
 
 // RefreshToken implements store.Sessions.

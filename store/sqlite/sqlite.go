@@ -15,9 +15,9 @@
 // separate pool of query-only connections, which in WAL mode neither block
 // nor are blocked by the writer.
 //
-// An append checks the command's request id, advances the match row if it is
-// at the expected version (or inserts it), inserts the events and records the
-// command, all in one transaction. Because the writer is alone, the reason an
+// An append checks the command's request id (and its quota, if it has one),
+// advances the match row if it is at the expected version (or inserts it),
+// inserts the events and records the command, all in one transaction. Because the writer is alone, the reason an
 // append changed nothing is found out inside that same transaction.
 package sqlite
 
@@ -307,6 +307,11 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, a store.Append, player
 	if !errors.Is(err, store.ErrNotFound) {
 		return r, err
 	}
+	if a.Quota != nil {
+		if err := checkQuota(ctx, tx, *a.Quota); err != nil {
+			return store.Result{}, err
+		}
+	}
 	var res sql.Result
 	if a.Expected == 0 {
 		// As in Postgres, a match is created at the time of the append that
@@ -350,6 +355,43 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, a store.Append, player
 		}
 	}
 	return store.Result{First: a.Expected + 1, Last: m.Version}, nil
+}
+
+// quotaCountSQL counts, up to the limit (the second parameter), the
+// matches q counts of the player (the first). The status and the empty seat
+// list are literals, so that SQLite uses the partial indexes of migration
+// 0007.
+func quotaCountSQL(q store.Quota) (string, error) {
+	if !knownStatus(q.Status) {
+		return "", fmt.Errorf("sqlite: append: quota of unknown status %q", q.Status)
+	}
+	cond := "status = '" + string(q.Status) + "'"
+	if q.BotOnly {
+		cond += " AND player_ids = '[]'"
+	}
+	return `SELECT count(*) FROM (SELECT 1 FROM matches WHERE creator_id = ? AND ` + cond + ` LIMIT ?)`, nil
+}
+
+// checkQuota counts, in the writer's transaction (nothing else writes
+// meanwhile; in a batch, the appends before it are counted), the matches q
+// counts, and returns ErrQuota at the limit.
+func checkQuota(ctx context.Context, tx *sql.Tx, q store.Quota) error {
+	count, err := quotaCountSQL(q)
+	if err != nil {
+		return err
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, count, q.Player, max(q.Limit, 0)).Scan(&n); err != nil {
+		return fmt.Errorf("sqlite: append: quota: %w", err)
+	}
+	if n >= q.Limit {
+		kind := string(q.Status)
+		if q.BotOnly {
+			kind += " bot-only"
+		}
+		return fmt.Errorf("%w: player %s has %d or more %s matches", store.ErrQuota, q.Player, q.Limit, kind)
+	}
+	return nil
 }
 
 // explain finds out why an append that is not a retry changed nothing: the

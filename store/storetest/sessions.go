@@ -223,3 +223,142 @@ func testExternalPlayersConcurrent(t *testing.T, s store.Store) {
 func sameKey(a, b store.APIKey) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.Created.Equal(b.Created) && a.Revoked.Equal(b.Revoked)
 }
+
+// sameSession reports whether two sessions are equal, their times as
+// instants.
+func sameSession(a, b store.Session) bool {
+	return a.Player.ID == b.Player.ID && a.Player.DisplayName == b.Player.DisplayName && a.Player.Created.Equal(b.Player.Created) &&
+		a.Created.Equal(b.Created) && a.Expires.Equal(b.Expires) && a.Revoked.Equal(b.Revoked)
+}
+
+// testSessionsPages reads sessions in batches of every length around the
+// page boundaries (store.SessionPage per statement), the stored hashes
+// sitting at the first and last places of each page and between unknown
+// ones, and checks each batch answers what Session answers one by one.
+func testSessionsPages(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	const page = store.SessionPage
+	if err := s.CreatePlayer(ctx, store.Player{ID: "p1", DisplayName: "Ada", Created: t0}, tok("k0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreatePlayer(ctx, store.Player{ID: "p2", DisplayName: "Bob", Created: t0.Add(time.Second)}, tok("k1")); err != nil {
+		t.Fatal(err)
+	}
+	known := []string{"k0", "k1"}
+	for i := 2; i < 8; i++ {
+		h := fmt.Sprint("k", i)
+		if err := s.AddToken(ctx, []string{"p1", "p2"}[i%2], store.Token{Hash: []byte(h), Created: t0, Expires: t0.Add(time.Duration(i) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		known = append(known, h)
+	}
+	// A revoked session is returned too, as Session returns it.
+	if _, err := s.RevokeToken(ctx, []byte("k2"), t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]store.Session{}
+	for _, h := range known {
+		ss, err := s.Session(ctx, []byte(h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[h] = ss
+	}
+	for _, n := range []int{0, 1, page - 1, page, page + 1, 2*page - 1, 2 * page, 2*page + 1} {
+		hashes := make([][]byte, n)
+		for i := range hashes {
+			hashes[i] = []byte(fmt.Sprint("unknown", i))
+		}
+		// The stored hashes at each page's first and last places, and
+		// beside them; k0 twice.
+		wantN := map[string]store.Session{}
+		next := 0
+		for _, i := range []int{0, 1, page - 1, page, page + 1, 2*page - 1, 2 * page, n - 1} {
+			if i < 0 || i >= n || next == len(known) || string(hashes[i][:1]) == "k" {
+				continue
+			}
+			hashes[i] = []byte(known[next])
+			wantN[known[next]] = want[known[next]]
+			next++
+		}
+		if n > 3 && string(hashes[2][:1]) != "k" {
+			hashes[2] = []byte("k0")
+		}
+		got, err := s.Sessions(ctx, hashes)
+		if err != nil {
+			t.Fatalf("Sessions of %d hashes: %v", n, err)
+		}
+		if len(got) != len(wantN) {
+			t.Errorf("Sessions of %d hashes found %d, want %d", n, len(got), len(wantN))
+		}
+		for h, w := range wantN {
+			if g, ok := got[h]; !ok || !sameSession(g, w) {
+				t.Errorf("Sessions of %d hashes: %s = %+v (found %v), want %+v", n, h, g, ok, w)
+			}
+		}
+	}
+}
+
+// testDeleteEndedSessions deletes, in batches, the sessions that expired
+// or were revoked before a cutoff, and nothing else.
+func testDeleteEndedSessions(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	cutoff := t0.Add(2 * time.Hour)
+	if err := s.CreatePlayer(ctx, store.Player{ID: "p1", DisplayName: "Ada", Created: t0}, tok("expired")); err != nil { // expires t0+1h
+		t.Fatal(err)
+	}
+	add := func(h string, expires time.Time) {
+		t.Helper()
+		if err := s.AddToken(ctx, "p1", store.Token{Hash: []byte(h), Created: t0, Expires: expires}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	revoke := func(h string, at time.Time) {
+		t.Helper()
+		if _, err := s.RevokeToken(ctx, []byte(h), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone := []string{"expired"}
+	for i := range 5 {
+		h := fmt.Sprint("old", i)
+		add(h, t0.Add(time.Duration(i)*time.Minute))
+		gone = append(gone, h)
+	}
+	add("revoked", t0.Add(10*time.Hour))
+	revoke("revoked", t0.Add(30*time.Minute))
+	add("revokedLate", t0.Add(time.Hour)) // ended when it expired, before its revocation
+	revoke("revokedLate", t0.Add(5*time.Hour))
+	gone = append(gone, "revoked", "revokedLate")
+	// Kept: ended at the cutoff, not before; live; revoked after the
+	// cutoff.
+	add("atCutoff", cutoff)
+	add("live", t0.Add(10*time.Hour))
+	add("revokedRecently", t0.Add(10*time.Hour))
+	revoke("revokedRecently", t0.Add(3*time.Hour))
+	kept := []string{"atCutoff", "live", "revokedRecently"}
+
+	// Eight ended: a batch of 3, then exactly the 5 left, then none.
+	for i, tc := range []struct{ limit, want int }{{3, 3}, {5, 5}, {5, 0}, {0, 0}} {
+		if n, err := s.DeleteEndedSessions(ctx, cutoff, tc.limit); err != nil || n != tc.want {
+			t.Fatalf("call %d: DeleteEndedSessions(limit %d) = %d, %v; want %d", i, tc.limit, n, err, tc.want)
+		}
+	}
+	for _, h := range gone {
+		if ss, err := s.Session(ctx, []byte(h)); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("session %s after the sweep: %+v, %v; want ErrNotFound", h, ss, err)
+		}
+	}
+	for _, h := range kept {
+		if _, err := s.Session(ctx, []byte(h)); err != nil {
+			t.Errorf("session %s after the sweep: %v", h, err)
+		}
+	}
+	if _, err := s.Player(ctx, "p1"); err != nil {
+		t.Errorf("the player after the sweep: %v", err)
+	}
+	// A later cutoff takes the rest of what ended.
+	if n, err := s.DeleteEndedSessions(ctx, t0.Add(24*time.Hour), 100); err != nil || n != 3 {
+		t.Errorf("DeleteEndedSessions a day later = %d, %v; want 3", n, err)
+	}
+}
