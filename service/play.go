@@ -178,10 +178,13 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 	}
 }
 
-// playEvent is the PlayResponse of an event: its watch response's bytes,
-// as the event field of a PlayResponse.
+// playEventField is the field number of PlayResponse.event.
+var playEventField = (&hangarv1.PlayResponse{}).ProtoReflect().Descriptor().Fields().ByName("event").Number()
+
+// playEvent is the PlayResponse of an event: the bytes of its watch
+// response (marshalled once for all the watchers) as the event field.
 func playEvent(r *watchResponse) *wireMsg {
-	b := protowire.AppendTag(make([]byte, 0, len(r.wire)+6), 1, protowire.BytesType)
+	b := protowire.AppendTag(make([]byte, 0, len(r.wire)+6), playEventField, protowire.BytesType)
 	return &wireMsg{protowire.AppendBytes(b, r.wire)}
 }
 
@@ -202,13 +205,13 @@ func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_
 			recvErr <- fmt.Errorf("%w: a Play stream is opened once; every later message is a command", errInvalid)
 			return
 		}
-		if !rd.take() {
-			return
-		}
 		// A token that ended ends the stream, as the sweep of streams
 		// would within its re-check; a unary call would be refused.
 		if err := s.stillValid(ctx); err != nil {
 			recvErr <- err
+			return
+		}
+		if !rd.take() {
 			return
 		}
 		select {

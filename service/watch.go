@@ -120,16 +120,17 @@ func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *wat
 		return nil, nil // the client has seen the end already
 	}
 	s.hub.reached(id, m.version)
-	cur := m
 	switch {
 	case after == 0:
-		cur = s.newMatch(id)
-	case after != m.version:
-		if cur, err = s.fold(ctx, s.newMatch(id), after); err != nil {
+		w.cur, w.owned = s.newMatch(id), true
+	case after == m.version:
+		w.cur = m // the node's: cloned before a fold
+	default:
+		if w.cur, err = s.fold(ctx, s.newMatch(id), after); err != nil {
 			return nil, err
 		}
+		w.owned = true
 	}
-	w.cur, w.owned = cur.clone(), true
 	return w, nil
 }
 
@@ -157,7 +158,7 @@ func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, er
 	for _, it := range items {
 		r := it.made.Load()
 		if r == nil {
-			if r, err = w.make(it.ev); err != nil {
+			if r, err = w.respond(it.ev); err != nil {
 				return nil, false, err
 			}
 			if !it.made.CompareAndSwap(nil, r) {
@@ -198,8 +199,8 @@ func (w *watch) fold() error {
 	return nil
 }
 
-// make folds ev onto cur and makes its response.
-func (w *watch) make(ev *hangarv1.Event) (*watchResponse, error) {
+// respond folds ev onto cur and makes its response.
+func (w *watch) respond(ev *hangarv1.Event) (*watchResponse, error) {
 	w.behind = append(w.behind, ev)
 	if err := w.fold(); err != nil {
 		return nil, err
