@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
-	"golang.org/x/net/http2"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -690,7 +689,7 @@ func TestPlayStreamOverConnect(t *testing.T) {
 		return c
 	})
 	id, v := m.GetMatchId(), m.GetVersion()
-	hc := &http.Client{Transport: &http2.Transport{TLSClientConfig: pki.clientTLS(false)}}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: pki.clientTLS(false), ForceAttemptHTTP2: true}}
 	for _, opts := range [][]connect.ClientOption{nil, {connect.WithGRPCWeb()}, {connect.WithProtoJSON()}} {
 		cl := connect.NewClient[hangarv1.PlayRequest, hangarv1.PlayResponse](hc, "https://"+n.Addr()+hangarv1.MoveService_Play_FullMethodName, opts...)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
