@@ -454,8 +454,8 @@ func (s *Service) newWatchQueue(stream grpc.ServerStream) *watchQueue {
 	return q
 }
 
-// push queues resp (a WatchMatchResponse, a WatchPlayerResponse), waiting
-// up to WatchStall for room.
+// push queues resp (a WatchMatchResponse, a PlayResponse, a
+// WatchPlayerResponse), waiting up to WatchStall for room.
 func (q *watchQueue) push(ctx context.Context, closing <-chan struct{}, resp any) error {
 	select {
 	case <-q.failed:
