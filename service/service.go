@@ -1,8 +1,8 @@
 // Package service implements Hangar's gRPC services (PlayerService,
-// MatchService, MoveService, HistoryService, NoticeService) over a store and the game
-// engines. Handlers decode and validate protobuf, call the engine and the
-// store, and encode the result; toStatus is the one place that maps errors
-// to gRPC codes.
+// MatchService, MoveService, HistoryService, NoticeService) over a store
+// and the game engines. Handlers decode and validate protobuf, call the
+// engine and the store, and encode the result; toStatus is the one place
+// that maps errors to gRPC codes.
 package service
 
 import (
