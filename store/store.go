@@ -365,5 +365,7 @@ type Store interface {
 	Identities
 	Clocks
 	History
+	Queue
+	Matchmaker
 	Close() error
 }

@@ -61,6 +61,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"BatchWithEnd", testBatchWithEnd},
 		{"BatchCanceled", testBatchCanceled},
 		{"CombinedAppends", testCombinedAppends},
+		{"TicketsEnqueue", testTicketsEnqueue},
+		{"TicketsCancel", testTicketsCancel},
+		{"TicketsForm", testTicketsForm},
+		{"TicketsFormRefused", testTicketsFormRefused},
+		{"TicketsConcurrent", testTicketsConcurrent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
