@@ -54,6 +54,11 @@ var (
 	errHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", errPermission)
 	errMatchPublic         = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
 	errMatchEnded          = fmt.Errorf("%w: the match has ended", errRule)
+
+	errNotYourTicket = fmt.Errorf("%w: the ticket is another player's", errPermission)
+	errTicketMatched = fmt.Errorf("%w: the ticket is matched", errRule)
+	errTicketExpired = fmt.Errorf("%w: the ticket has expired", errRule)
+	errTicketOpen    = fmt.Errorf("%w: you have a ticket in the queue already; cancel it or wait for its match", store.ErrExists)
 )
 
 // versionConflict is a command's expected version that is not the match's:
@@ -103,6 +108,10 @@ var reasons = []struct {
 	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
 	{errMatchPublic, "MATCH_PUBLIC"},
 	{errMatchEnded, "MATCH_ENDED"},
+	{errNotYourTicket, "NOT_YOUR_TICKET"},
+	{errTicketMatched, "TICKET_MATCHED"},
+	{errTicketExpired, "TICKET_EXPIRED"},
+	{errTicketOpen, "TICKET_OPEN"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},
@@ -189,6 +198,9 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 	}
 	if q := (*quotaError)(nil); errors.As(err, &q) {
 		info.Metadata = map[string]string{"limit": strconv.Itoa(q.limit)}
+	}
+	if to := (*ticketOpen)(nil); errors.As(err, &to) {
+		info.Metadata = map[string]string{"ticket_id": to.id}
 	}
 	details := []protoadapt.MessageV1{info}
 	if rl := (*rateLimited)(nil); errors.As(err, &rl) {

@@ -152,6 +152,11 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.StringVar(&cfg.Service.OIDC.Issuer, "oidc-issuer", os.Getenv("HANGAR_OIDC_ISSUER"), "accept the JWT bearer tokens of this OpenID Connect provider, its issuer URL exactly as in the tokens' iss (env HANGAR_OIDC_ISSUER); https, or http on a loopback address; empty: off")
 	fs.StringVar(&cfg.Service.OIDC.Audience, "oidc-audience", os.Getenv("HANGAR_OIDC_AUDIENCE"), "the aud the provider's tokens must carry: the client id of the game's clients there; required with --oidc-issuer (env HANGAR_OIDC_AUDIENCE)")
 	fs.StringVar(&cfg.Service.OIDC.NameClaim, "oidc-name-claim", envOr("HANGAR_OIDC_NAME_CLAIM", "name"), "the token claim a new player's display name is taken from; preferred_username is tried next (env HANGAR_OIDC_NAME_CLAIM)")
+	mm := &cfg.Service.Matchmaking
+	fs.Float64Var(&mm.Window, "match-window", 2, "matchmaking: the half-width of a new ticket's rating window, in rating points (mu)")
+	fs.Float64Var(&mm.Widen, "match-widen", 0.5, "matchmaking: how much a ticket's rating window widens for each second it waits")
+	fs.DurationVar(&mm.BotsAfter, "match-bots-after", time.Minute, "matchmaking: how long a ticket waits for players before bots fill the remaining seats, unless it says (bots_after) or keeps waiting")
+	fs.DurationVar(&mm.TicketTTL, "ticket-ttl", time.Hour, "matchmaking: how long a ticket may wait before it expires (only tickets that keep waiting get that old)")
 	proxies := fs.String("trusted-proxies", os.Getenv("HANGAR_TRUSTED_PROXIES"), "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client (env HANGAR_TRUSTED_PROXIES); empty: trust none")
 	d := defaultConnLimits
 	fs.IntVar(&cfg.Conn.MaxRecvMsgSize, "max-msg-size", d.MaxRecvMsgSize, "largest request message (gRPC) or body (HTTP), bytes")
@@ -193,6 +198,9 @@ func parseConfig(name string, args []string) (Config, error) {
 	}
 	cfg.Service.Limits = &lim
 	cfg.NoReflection = !*refl
+	if mm.Window <= 0 || mm.Widen <= 0 || mm.BotsAfter <= 0 || mm.TicketTTL <= 0 {
+		return cfg, errors.New("--match-window, --match-widen, --match-bots-after and --ticket-ttl must be positive")
+	}
 	if cfg.TokenTTL <= 0 {
 		return cfg, errors.New("--token-ttl must be positive")
 	}

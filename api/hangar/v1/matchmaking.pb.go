@@ -106,7 +106,8 @@ type Ticket struct {
 	// expired); unset while it is queued.
 	EndTime *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
 	// wait is how long the ticket has waited: so far while it is queued, else
-	// until it left the queue.
+	// until it left the queue (as stored: a stream's last queued report,
+	// reckoned before its node learnt of the end, may be a little longer).
 	Wait *durationpb.Duration `protobuf:"bytes,12,opt,name=wait,proto3" json:"wait,omitempty"`
 	// rating is the rating the ticket is matched by: the player's mu in the
 	// game when it enqueued (25 for a player never rated).
