@@ -97,6 +97,9 @@ func (o MatchmakingOptions) window(wait time.Duration) float64 {
 	return min(o.Window+o.Widen*max(wait, 0).Seconds(), o.MaxWindow)
 }
 
+// gatherWindow is how long after an Enqueue the node's next pass starts.
+const gatherWindow = 10 * time.Millisecond
+
 // maxBotsAfter bounds a ticket's bots_after.
 const maxBotsAfter = time.Hour
 
@@ -164,7 +167,7 @@ func (s *Service) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) (*h
 		reqID = id
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
-	t, created, err := s.store.Enqueue(ctx, store.Ticket{ID: id, Player: me.ID, RequestID: reqID, Fingerprint: fingerprint(req),
+	t, created, err := s.store.Enqueue(ctx, store.Ticket{ID: id, Player: me.ID, PlayerName: me.DisplayName, RequestID: reqID, Fingerprint: fingerprint(req),
 		Game: g.Name(), Pool: poolKey(g.Name(), optBytes, n, req.GetRated()), Options: optBytes, Seats: n, Rated: req.GetRated(),
 		BotsAfter: botsAfter, KeepWaiting: req.GetKeepWaiting(), Rating: rating, Created: now})
 	if errors.Is(err, store.ErrExists) && t.ID != "" {
@@ -399,6 +402,13 @@ func (s *Service) runMatcher() {
 			return
 		case <-tick.C:
 		case <-s.mmWake:
+			// Enqueues come in bursts: a pass a moment later decides on
+			// the burst at once.
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(gatherWindow):
+			}
 		case <-poll.C:
 			if s.feed != nil {
 				s.pollTickets(s.ctx)
@@ -642,11 +652,7 @@ func (s *Service) makeMatch(ctx context.Context, id string, ts []store.Ticket) e
 	fmt.Fprintf(fp, "matchmaking\x00%s\x00%s\x00%d\x00%t\x00", id, t0.Game, t0.Seats, t0.Rated)
 	fp.Write(t0.Options)
 	for _, t := range ts {
-		p, err := s.store.Player(ctx, t.Player)
-		if err != nil {
-			return err
-		}
-		by[int32(t.Seat)] = p
+		by[int32(t.Seat)] = store.Player{ID: t.Player, DisplayName: t.PlayerName}
 		fmt.Fprintf(fp, "%s\x00%d\x00%s\x00", t.ID, t.Seat, t.Player)
 	}
 	cmd := store.Command{RequestID: "matchmaking:" + id, Fingerprint: fp.Sum(nil)}

@@ -51,6 +51,9 @@ var ErrNotWaiting = errors.New("store: the ticket is not waiting")
 type Ticket struct {
 	ID     string
 	Player string
+	// PlayerName is the player's display name when enqueued: the name its
+	// seat gets.
+	PlayerName string
 	// RequestID and Fingerprint recognise a retried Enqueue: (Player,
 	// RequestID) is unique.
 	RequestID   string
@@ -126,8 +129,9 @@ type Matchmaker interface {
 	// its waiting tickets, oldest first, and records its decision in the
 	// same transaction: each group's tickets become formed, with the
 	// group's match and their seats and a lease until lease; expired ones
-	// expire. Tickets cancelled meanwhile wait for the transaction (or it
-	// for them): a ticket is cancelled or formed, never both. It returns
+	// expire. A ticket is cancelled or formed, never both: a decision on a
+	// ticket cancelled while form ran is dropped and the pool decided
+	// again (form may be called more than once for a pool). It returns
 	// every ticket it changed. An error of form, or a group naming a ticket
 	// that was not among the waiting or twice, rolls back that pool's
 	// decision.

@@ -46,6 +46,7 @@ Examples:
   hangar bench -store postgres -database-url postgres://postgres@127.0.0.1:5432/postgres -matches 32
   hangar bench -matches 0 -watchers 1000 -watch-pace 20ms
   hangar bench -matches 0 -idle 10000
+  hangar bench -matchmaking 10000 -database-url postgres://postgres@127.0.0.1:5432/postgres
 
 Flags:
 `
@@ -58,6 +59,8 @@ type benchCmd struct {
 	json string
 	// childServer runs this process as the profiled server child.
 	childServer bool
+	// mm is the matchmaking bench (-matchmaking, bench_matchmaking.go).
+	mm bench.MMConfig
 }
 
 // benchFlags parses the flags of `hangar bench` into a run wired to start
@@ -93,11 +96,15 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the server (from its start to its end) to this file; with -server child the child is a profiled 'hangar bench' server")
 	fs.StringVar(&c.MemProfile, "memprofile", "", "write a heap profile of the server at its end to this file")
 	fs.BoolVar(&c.childServer, "child-server", false, "internal: serve as the profiled server child of a bench")
+	mmFlags(fs, &c.mm)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := checkMM(c); err != nil {
+		return c, err
 	}
 	switch {
 	case c.Store != "sqlite" && c.Store != "postgres":
@@ -127,6 +134,9 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	cfg := cmd.Config
+	if cmd.mm.Players > 0 {
+		return benchMatchmaking(ctx, cmd, stdout, log)
+	}
 	if cmd.childServer {
 		return bench.ServeProfiled(ctx, bench.ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
 			DataDir: cfg.DataDir, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile}, startNode, log)

@@ -449,7 +449,7 @@ func TestMatchmakingRestart(t *testing.T) {
 		ob, _ := proto.MarshalOptions{Deterministic: true}.Marshal(opts)
 		now := time.Now().UTC().Truncate(time.Microsecond)
 		for i, c := range []*client{eve, fay} {
-			if _, _, err := st.Enqueue(ctx, store.Ticket{ID: fmt.Sprint("t_crash", i), Player: c.id, RequestID: "r", Fingerprint: []byte("f"),
+			if _, _, err := st.Enqueue(ctx, store.Ticket{ID: fmt.Sprint("t_crash", i), Player: c.id, PlayerName: []string{"Eve", "Fay"}[i], RequestID: "r", Fingerprint: []byte("f"),
 				Game: hosted()[hangarv1.Game_GAME_AEROPLANE].Name(), Pool: "crash-pool", Options: ob, Seats: 2, Rated: true, KeepWaiting: true, Rating: 25, Created: now}); err != nil {
 				t.Fatal(err)
 			}

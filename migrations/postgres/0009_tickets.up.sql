@@ -11,6 +11,8 @@ CREATE TABLE ticket_pools (
 CREATE TABLE tickets (
     id            text             PRIMARY KEY,
     player_id     text             NOT NULL REFERENCES players (id),
+    -- The player's display name when enqueued, for the match's seat.
+    player_name   text             NOT NULL,
     request_id    text             NOT NULL,
     fingerprint   bytea            NOT NULL,
     game          text             NOT NULL,

@@ -8,6 +8,7 @@ CREATE TABLE ticket_pools (
 CREATE TABLE tickets (
     id            TEXT    NOT NULL PRIMARY KEY,
     player_id     TEXT    NOT NULL REFERENCES players (id),
+    player_name   TEXT    NOT NULL,
     request_id    TEXT    NOT NULL,
     fingerprint   BLOB    NOT NULL,
     game          TEXT    NOT NULL,

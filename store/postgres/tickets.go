@@ -24,11 +24,15 @@ var (
 // (and leave a group that could play unformed). NO KEY UPDATE, unlike
 // UPDATE, does not block the KEY SHARE lock an Enqueue's foreign key check
 // takes on the pool's row: tickets keep coming in while a pool is formed.
-// The pool's waiting tickets are locked FOR UPDATE, so a CancelTicket
-// either commits before them (and the ticket is not read) or waits and
+// The pool's waiting tickets are read without locks (locking them all on
+// every pass would write every waiting row, every pass); the updates that
+// form the groups take only those that are still waiting, and a decision
+// that finds one of its tickets cancelled meanwhile is rolled back and
+// the pool decided again without it. A CancelTicket racing the update
+// either commits first (and the group is decided again) or waits and
 // finds the ticket formed.
 
-const ticketColumns = `id, player_id, request_id, fingerprint, game, pool, options, seats, rated,
+const ticketColumns = `id, player_id, player_name, request_id, fingerprint, game, pool, options, seats, rated,
 	bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at, match_id, seat`
 
 func scanTicket(r pgx.Row) (store.Ticket, error) {
@@ -37,7 +41,7 @@ func scanTicket(r pgx.Row) (store.Ticket, error) {
 	var botsMS int64
 	var match *string
 	var seat *int32
-	err := r.Scan(&t.ID, &t.Player, &t.RequestID, &t.Fingerprint, &t.Game, &t.Pool, &t.Options, &t.Seats, &t.Rated,
+	err := r.Scan(&t.ID, &t.Player, &t.PlayerName, &t.RequestID, &t.Fingerprint, &t.Game, &t.Pool, &t.Options, &t.Seats, &t.Rated,
 		&botsMS, &t.KeepWaiting, &t.Rating, &status, &t.Version, &t.Created, &t.Updated, &match, &seat)
 	t.Status, t.BotsAfter = store.TicketStatus(status), time.Duration(botsMS)*time.Millisecond
 	t.Created, t.Updated = t.Created.UTC(), t.Updated.UTC()
@@ -63,11 +67,11 @@ func collectTickets(rows pgx.Rows, err error) ([]store.Ticket, error) {
 func (s *Store) Enqueue(ctx context.Context, t store.Ticket) (store.Ticket, bool, error) {
 	const insert = `
 		WITH p AS (INSERT INTO ticket_pools (pool) VALUES (@pool) ON CONFLICT DO NOTHING)
-		INSERT INTO tickets (id, player_id, request_id, fingerprint, game, pool, options, seats, rated,
+		INSERT INTO tickets (id, player_id, player_name, request_id, fingerprint, game, pool, options, seats, rated,
 			bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at)
-		VALUES (@id, @player, @request_id, @fingerprint, @game, @pool, @options, @seats, @rated,
+		VALUES (@id, @player, @player_name, @request_id, @fingerprint, @game, @pool, @options, @seats, @rated,
 			@bots_after_ms, @keep_waiting, @rating, 'waiting', 1, @created, @created)`
-	args := pgx.NamedArgs{"id": t.ID, "player": t.Player, "request_id": t.RequestID, "fingerprint": t.Fingerprint,
+	args := pgx.NamedArgs{"id": t.ID, "player": t.Player, "player_name": t.PlayerName, "request_id": t.RequestID, "fingerprint": t.Fingerprint,
 		"game": t.Game, "pool": t.Pool, "options": t.Options, "seats": t.Seats, "rated": t.Rated,
 		"bots_after_ms": t.BotsAfter.Milliseconds(), "keep_waiting": t.KeepWaiting, "rating": t.Rating, "created": t.Created}
 	// An open ticket that ends between the refused insert and the read
@@ -171,8 +175,22 @@ func (s *Store) FormMatches(ctx context.Context, now, lease time.Time, limit int
 	return changed, nil
 }
 
+// errCancelledMeanwhile: a decision named a ticket that was cancelled
+// after the pool was read.
+var errCancelledMeanwhile = errors.New("a ticket of the decision was cancelled meanwhile")
+
 // formPool forms one pool's matches, unless another caller is forming it.
 func (s *Store) formPool(ctx context.Context, pool string, now, lease time.Time, limit int, form store.FormFunc) ([]store.Ticket, error) {
+	for attempt := 1; ; attempt++ {
+		changed, err := s.formPoolOnce(ctx, pool, now, lease, limit, form)
+		if errors.Is(err, errCancelledMeanwhile) && attempt < 5 {
+			continue
+		}
+		return changed, err
+	}
+}
+
+func (s *Store) formPoolOnce(ctx context.Context, pool string, now, lease time.Time, limit int, form store.FormFunc) ([]store.Ticket, error) {
 	var changed []store.Ticket
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		changed = nil
@@ -185,7 +203,7 @@ func (s *Store) formPool(ctx context.Context, pool string, now, lease time.Time,
 			return err
 		}
 		waiting, err := collectTickets(tx.Query(ctx, `SELECT `+ticketColumns+` FROM tickets
-			WHERE pool = $1 AND status = 'waiting' ORDER BY created_at, id LIMIT $2 FOR UPDATE`, pool, limit))
+			WHERE pool = $1 AND status = 'waiting' ORDER BY created_at, id LIMIT $2`, pool, limit))
 		if err != nil || len(waiting) == 0 {
 			return err
 		}
@@ -201,9 +219,12 @@ func (s *Store) formPool(ctx context.Context, pool string, now, lease time.Time,
 			formed, err := collectTickets(tx.Query(ctx, `UPDATE tickets SET status = 'formed', match_id = g.gmatch,
 				seat = g.gseat, version = version + 1, updated_at = $4
 				FROM unnest($1::text[], $2::text[], $3::int[]) AS g(gid, gmatch, gseat)
-				WHERE id = g.gid RETURNING `+ticketColumns, ids, matches, seats, now))
+				WHERE id = g.gid AND status = 'waiting' RETURNING `+ticketColumns, ids, matches, seats, now))
 			if err != nil {
 				return err
+			}
+			if len(formed) != len(ids) {
+				return errCancelledMeanwhile
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO ticket_groups (match_id, lease_until)
 				SELECT unnest($1::text[]), $2`, groups, lease); err != nil {
@@ -213,7 +234,7 @@ func (s *Store) formPool(ctx context.Context, pool string, now, lease time.Time,
 		}
 		if len(f.Expired) > 0 {
 			expired, err := collectTickets(tx.Query(ctx, `UPDATE tickets SET status = 'expired', version = version + 1,
-				updated_at = $2 WHERE id = ANY($1) RETURNING `+ticketColumns, f.Expired, now))
+				updated_at = $2 WHERE id = ANY($1) AND status = 'waiting' RETURNING `+ticketColumns, f.Expired, now))
 			if err != nil {
 				return err
 			}
@@ -221,6 +242,9 @@ func (s *Store) formPool(ctx context.Context, pool string, now, lease time.Time,
 		}
 		return nil
 	})
+	if errors.Is(err, errCancelledMeanwhile) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, wrapErr("form matches", err)
 	}

@@ -22,7 +22,7 @@ var (
 // CancelTicket or Enqueue can run. Lists of ids go in as JSON arrays
 // (json_each).
 
-const ticketColumns = `id, player_id, request_id, fingerprint, game, pool, options, seats, rated,
+const ticketColumns = `id, player_id, player_name, request_id, fingerprint, game, pool, options, seats, rated,
 	bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at, match_id, seat`
 
 type scanner interface{ Scan(dest ...any) error }
@@ -33,7 +33,7 @@ func scanTicket(r scanner) (store.Ticket, error) {
 	var botsMS, created, updated int64
 	var match sql.NullString
 	var seat sql.NullInt64
-	err := r.Scan(&t.ID, &t.Player, &t.RequestID, &t.Fingerprint, &t.Game, &t.Pool, &t.Options, &t.Seats, &t.Rated,
+	err := r.Scan(&t.ID, &t.Player, &t.PlayerName, &t.RequestID, &t.Fingerprint, &t.Game, &t.Pool, &t.Options, &t.Seats, &t.Rated,
 		&botsMS, &t.KeepWaiting, &t.Rating, &status, &t.Version, &created, &updated, &match, &seat)
 	t.Status, t.BotsAfter = store.TicketStatus(status), time.Duration(botsMS)*time.Millisecond
 	t.Created, t.Updated, t.Match, t.Seat = fromMicros(created), fromMicros(updated), match.String, int(seat.Int64)
@@ -100,10 +100,10 @@ func (s *Store) Enqueue(ctx context.Context, t store.Ticket) (store.Ticket, bool
 	if _, err := tx.ExecContext(ctx, `INSERT INTO ticket_pools (pool) VALUES (?) ON CONFLICT DO NOTHING`, t.Pool); err != nil {
 		return store.Ticket{}, false, fmt.Errorf("sqlite: enqueue: %w", err)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO tickets (id, player_id, request_id, fingerprint, game, pool, options,
-		seats, rated, bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting', 1, ?, ?)`,
-		t.ID, t.Player, t.RequestID, t.Fingerprint, t.Game, t.Pool, t.Options, t.Seats, t.Rated,
+	_, err = tx.ExecContext(ctx, `INSERT INTO tickets (id, player_id, player_name, request_id, fingerprint, game, pool,
+		options, seats, rated, bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting', 1, ?, ?)`,
+		t.ID, t.Player, t.PlayerName, t.RequestID, t.Fingerprint, t.Game, t.Pool, t.Options, t.Seats, t.Rated,
 		t.BotsAfter.Milliseconds(), t.KeepWaiting, t.Rating, t.Created.UnixMicro(), t.Created.UnixMicro())
 	if err == nil {
 		err = tx.Commit()

@@ -25,7 +25,7 @@ func players(t *testing.T, s store.Store, n int) {
 
 // ticket is a waiting ticket of player in pool, enqueued at t0+at.
 func ticket(id, player, pool string, at time.Duration) store.Ticket {
-	return store.Ticket{ID: id, Player: player, RequestID: "req-" + id, Fingerprint: []byte("fp-" + id),
+	return store.Ticket{ID: id, Player: player, PlayerName: "Name of " + player, RequestID: "req-" + id, Fingerprint: []byte("fp-" + id),
 		Game: "game-a", Pool: pool, Options: []byte("o"), Seats: 2, Rated: true, BotsAfter: 30 * time.Second,
 		Rating: 25.5, Created: t0.Add(at)}
 }
@@ -99,7 +99,7 @@ func testTicketsEnqueue(t *testing.T, s store.Store) {
 }
 
 func ticketsEqual(a, b store.Ticket) bool {
-	return a.ID == b.ID && a.Player == b.Player && a.RequestID == b.RequestID && string(a.Fingerprint) == string(b.Fingerprint) &&
+	return a.ID == b.ID && a.Player == b.Player && a.PlayerName == b.PlayerName && a.RequestID == b.RequestID && string(a.Fingerprint) == string(b.Fingerprint) &&
 		a.Game == b.Game && a.Pool == b.Pool && string(a.Options) == string(b.Options) && a.Seats == b.Seats &&
 		a.Rated == b.Rated && a.BotsAfter == b.BotsAfter && a.KeepWaiting == b.KeepWaiting && a.Rating == b.Rating &&
 		a.Status == b.Status && a.Version == b.Version && a.Created.Equal(b.Created) && a.Updated.Equal(b.Updated) &&
