@@ -146,7 +146,7 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.IntVar(&lim.AddrBuckets, "rate-addr-buckets", lim.AddrBuckets, "client addresses whose buckets are kept (idle ones are dropped first; beyond, new addresses share one bucket)")
 	fs.IntVar(&lim.OpenMatches, "max-open-matches", lim.OpenMatches, "open (lobby) matches one player may have created (0: no limit)")
 	fs.IntVar(&lim.BotMatches, "max-bot-matches", lim.BotMatches, "bot-only matches one player may have in play (0: no limit)")
-	fs.IntVar(&lim.Watches, "max-watches", lim.Watches, "WatchMatch streams one player may hold open on this node (0: no limit)")
+	fs.IntVar(&lim.Watches, "max-watches", lim.Watches, "watch streams (WatchMatch, WatchTicket) one player may hold open on this node (0: no limit)")
 	fs.IntVar(&lim.WatchBuffer, "watch-buffer", lim.WatchBuffer, "events queued for one watcher before the node waits for it to read")
 	fs.DurationVar(&lim.WatchStall, "watch-stall", lim.WatchStall, "how long a watcher's full queue may wait for the client to read before its stream ends with RESOURCE_EXHAUSTED")
 	fs.StringVar(&cfg.Service.OIDC.Issuer, "oidc-issuer", os.Getenv("HANGAR_OIDC_ISSUER"), "accept the JWT bearer tokens of this OpenID Connect provider, its issuer URL exactly as in the tokens' iss (env HANGAR_OIDC_ISSUER); https, or http on a loopback address; empty: off")
