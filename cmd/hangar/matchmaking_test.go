@@ -189,6 +189,16 @@ func TestMatchmaking(t *testing.T) {
 			twoT = append(twoT, tk)
 			watches = append(watches, watchTicket(c.ctx(), c, tk.GetTicketId()))
 		}
+		// Another game's queue: its own seats, its chance drawn at the start.
+		var cc []*client
+		var ct []*hangarv1.Ticket
+		for i := range 3 {
+			c := newClient(t, n.Addr(), fmt.Sprint("Tiles ", i))
+			cc = append(cc, c)
+			tk := c.enqueue(t, &hangarv1.EnqueueRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 3, KeepWaiting: true, Rated: true})
+			ct = append(ct, tk)
+			watches = append(watches, watchTicket(c.ctx(), c, tk.GetTicketId()))
+		}
 		for i, w := range watches {
 			got := w.wait(t, hangarv1.TicketStatus_TICKET_STATUS_MATCHED)
 			last := got[len(got)-1]
@@ -201,7 +211,7 @@ func TestMatchmaking(t *testing.T) {
 			tickets []*hangarv1.Ticket
 			seats   int
 			rated   bool
-		}{{four, fourT, 4, true}, {two, twoT, 2, false}} {
+		}{{four, fourT, 4, true}, {two, twoT, 2, false}, {cc, ct, 3, true}} {
 			var matchID string
 			seated := map[int32]string{}
 			for i, c := range pool.clients {
