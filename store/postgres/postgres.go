@@ -46,6 +46,9 @@ type Options struct {
 	// production setting: batches of up to 128 appends, 4 committing at
 	// once; MaxBatch 1 turns combining off.
 	Combine store.CombineOptions
+	// Tracer, when set, sees every statement (and batch) the store sends
+	// (tests; see shard_test.go).
+	Tracer pgx.QueryTracer
 }
 
 // Open connects to the database at url (postgres://…) and checks it
@@ -60,6 +63,9 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, wrapErr("parse database url", err)
+	}
+	if o.Tracer != nil {
+		cfg.ConnConfig.Tracer = o.Tracer
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
