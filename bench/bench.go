@@ -277,8 +277,8 @@ type bench struct {
 	// over the bus.
 	watchAddr string
 	srv       *server
-	rec  *recorder
-	run  string // random prefix of request ids
+	rec       *recorder
+	run       string // random prefix of request ids
 
 	reqs atomic.Int64
 
