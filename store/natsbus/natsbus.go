@@ -193,8 +193,10 @@ func Open(cfg Config) (*Bus, error) {
 			b.log.Info("nats bus reconnected", "url", redact(cfg.URL))
 			b.changed()
 		}),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			b.log.Warn("nats bus disconnected: the poll delivers meanwhile", "err", err)
+		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			if !nc.IsClosed() { // not our own Close
+				b.log.Warn("nats bus disconnected: the poll delivers meanwhile", "err", err)
+			}
 			b.changed()
 		}),
 		nats.ClosedHandler(func(*nats.Conn) { b.changed() }),
@@ -250,6 +252,9 @@ func (b *Bus) events() <-chan struct{} {
 
 // ready waits (up to publishWait) for a connection.
 func (b *Bus) ready(ctx context.Context) error {
+	if b.nc.IsConnected() {
+		return nil
+	}
 	deadline := time.NewTimer(publishWait)
 	defer deadline.Stop()
 	for {
