@@ -66,6 +66,10 @@ func TestBusFlags(t *testing.T) {
 			t.Errorf("%v (HANGAR_BUS=%q): bus %q, %v; want %q", tc.args, tc.env, cfg.Bus, err, tc.bus)
 		}
 	}
+	t.Setenv("HANGAR_BUS", "nats://127.0.0.1:4222")
+	if _, err := parseConfig("migrate", []string{"--data-dir", t.TempDir()}); err != nil {
+		t.Errorf("migrate on SQLite with HANGAR_BUS set: %v", err)
+	}
 	cfg, err := parseConfig("serve", []string{"--database-url", "postgres://x/y", "--bus-prefix", "eu1"})
 	if err != nil || cfg.BusPrefix != "eu1" {
 		t.Fatalf("--bus-prefix: %q, %v", cfg.BusPrefix, err)

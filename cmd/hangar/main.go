@@ -220,14 +220,16 @@ func parseConfig(name string, args []string) (Config, error) {
 			cfg.err = errors.New("--cross-node needs Postgres (--database-url): the embedded SQLite store serves a single node")
 		}
 	})
-	if err := checkBus(cfg.Bus); err != nil {
-		return cfg, err
-	}
-	if isNATS(cfg.Bus) && cfg.DatabaseURL == "" {
-		return cfg, errors.New("--bus nats://… needs Postgres (--database-url): the embedded SQLite store serves a single node")
-	}
-	if isNATS(cfg.Bus) && !cfg.CrossNode {
-		return cfg, errors.New("--bus nats://… carries cross-node notifications: it contradicts --cross-node=false")
+	if name == "serve" { // migrate has no use for the bus (HANGAR_BUS may be set for serve)
+		if err := checkBus(cfg.Bus); err != nil {
+			return cfg, err
+		}
+		if isNATS(cfg.Bus) && cfg.DatabaseURL == "" {
+			return cfg, errors.New("--bus nats://… needs Postgres (--database-url): the embedded SQLite store serves a single node")
+		}
+		if isNATS(cfg.Bus) && !cfg.CrossNode {
+			return cfg, errors.New("--bus nats://… carries cross-node notifications: it contradicts --cross-node=false")
+		}
 	}
 	if cfg.err != nil {
 		return cfg, cfg.err
