@@ -118,7 +118,9 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.StringVar(&cfg.Listen, "listen", envOr("HANGAR_LISTEN", "127.0.0.1:7350"), "address to serve on: gRPC, and REST, Connect, gRPC-Web and the web page over HTTP/1.1 (env HANGAR_LISTEN)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", os.Getenv("HANGAR_DATABASE_URL"), "Postgres URL, postgres://… (env HANGAR_DATABASE_URL); empty: the embedded store")
 	fs.StringVar(&cfg.DataDir, "data-dir", envOr("HANGAR_DATA_DIR", "hangar-data"), "directory of the embedded SQLite store, used without a database URL (env HANGAR_DATA_DIR)")
-	fs.BoolVar(&cfg.CrossNode, "cross-node", true, "deliver changes between nodes sharing a Postgres database (LISTEN/NOTIFY); the embedded store is single-node")
+	fs.BoolVar(&cfg.CrossNode, "cross-node", true, "deliver changes between nodes sharing a Postgres database (over --bus); the embedded store is single-node")
+	fs.StringVar(&cfg.Bus, "bus", os.Getenv("HANGAR_BUS"), "what carries the cross-node notifications: postgres (LISTEN/NOTIFY on the database) or nats://host:port (NATS JetStream; several URLs comma-separated) (env HANGAR_BUS); empty: postgres")
+	fs.StringVar(&cfg.BusPrefix, "bus-prefix", envOr("HANGAR_BUS_PREFIX", "hangar"), "with a NATS --bus, the prefix of its streams and subjects (<prefix>_changes on <prefix>.changes, …): deployments sharing a NATS server keep apart by it (env HANGAR_BUS_PREFIX)")
 	fs.IntVar(&cfg.AppendBatch, "append-batch", envInt("HANGAR_APPEND_BATCH", 128), "most commands the store commits at once: commands of different matches that arrive together share one commit (env HANGAR_APPEND_BATCH); 1 commits each alone")
 	fs.DurationVar(&cfg.DrainGrace, "drain-grace", 0, "on SIGTERM, report NOT_SERVING to health checks for this long before draining (let load balancers notice)")
 	fs.StringVar(&cfg.TLSCert, "tls-cert", os.Getenv("HANGAR_TLS_CERT"), "PEM certificate chain: serve TLS only, gRPC and HTTP alike (env HANGAR_TLS_CERT)")
@@ -226,6 +228,17 @@ func parseConfig(name string, args []string) (Config, error) {
 			cfg.err = errors.New("--cross-node needs Postgres (--database-url): the embedded SQLite store serves a single node")
 		}
 	})
+	if name == "serve" { // migrate has no use for the bus (HANGAR_BUS may be set for serve)
+		if err := checkBus(cfg.Bus); err != nil {
+			return cfg, err
+		}
+		if isNATS(cfg.Bus) && cfg.DatabaseURL == "" {
+			return cfg, errors.New("--bus nats://… needs Postgres (--database-url): the embedded SQLite store serves a single node")
+		}
+		if isNATS(cfg.Bus) && !cfg.CrossNode {
+			return cfg, errors.New("--bus nats://… carries cross-node notifications: it contradicts --cross-node=false")
+		}
+	}
 	if cfg.err != nil {
 		return cfg, cfg.err
 	}
