@@ -54,8 +54,14 @@ var (
 	errHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", errPermission)
 	errMatchPublic         = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
 	errMatchEnded          = fmt.Errorf("%w: the match has ended", errRule)
-	errNotInvited          = fmt.Errorf("%w: you are not invited to this match", errPermission)
-	errTooManyCodes        = fmt.Errorf("%w: the match has as many invite codes as it may; revoke one first", errRule)
+
+	errNotYourTicket = fmt.Errorf("%w: the ticket is another player's", errPermission)
+	errTicketMatched = fmt.Errorf("%w: the ticket is matched", errRule)
+	errTicketExpired = fmt.Errorf("%w: the ticket has expired", errRule)
+	errTicketOpen    = fmt.Errorf("%w: you have a ticket in the queue already; cancel it or wait for its match", store.ErrExists)
+
+	errNotInvited   = fmt.Errorf("%w: you are not invited to this match", errPermission)
+	errTooManyCodes = fmt.Errorf("%w: the match has as many invite codes as it may; revoke one first", errRule)
 )
 
 // versionConflict is a command's expected version that is not the match's:
@@ -105,6 +111,10 @@ var reasons = []struct {
 	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
 	{errMatchPublic, "MATCH_PUBLIC"},
 	{errMatchEnded, "MATCH_ENDED"},
+	{errNotYourTicket, "NOT_YOUR_TICKET"},
+	{errTicketMatched, "TICKET_MATCHED"},
+	{errTicketExpired, "TICKET_EXPIRED"},
+	{errTicketOpen, "TICKET_OPEN"},
 	{errNotInvited, "NOT_INVITED"},
 	{errTooManyCodes, "TOO_MANY_INVITE_CODES"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
@@ -193,6 +203,9 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 	}
 	if q := (*quotaError)(nil); errors.As(err, &q) {
 		info.Metadata = map[string]string{"limit": strconv.Itoa(q.limit)}
+	}
+	if to := (*ticketOpen)(nil); errors.As(err, &to) {
+		info.Metadata = map[string]string{"ticket_id": to.id}
 	}
 	details := []protoadapt.MessageV1{info}
 	if rl := (*rateLimited)(nil); errors.As(err, &rl) {

@@ -87,9 +87,9 @@ type step struct {
 	// quota, when set, is the player's quota the command counts against:
 	// the store refuses the append when it is reached.
 	quota *store.Quota
-	// notices are notices of the command's own beyond those commit finds
-	// (notices.go), their PlayerId, MatchId and Body set: matchmaking's
-	// TicketMatchedNotice.
+	// notices are the command's own notices, written before those commit
+	// finds (notices.go), their PlayerId, MatchId and Body set:
+	// matchmaking's TicketMatchedNotice.
 	notices []*hangarv1.Notice
 }
 
@@ -198,7 +198,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	}
 	a := store.Append{Match: row, Expected: m.version, Command: cmd, Time: now, Events: make([]store.Event, len(evs)), Quota: st.quota}
 	a.End = matchEnd(m, next)
-	if a.Notices, err = s.storeNotices(append(noticesOf(m, next, evs, cmd.Author), st.notices...)); err != nil {
+	if a.Notices, err = s.storeNotices(append(st.notices, noticesOf(m, next, evs, cmd.Author)...)); err != nil {
 		return outcome{}, err
 	}
 	for i, ev := range evs {

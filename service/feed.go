@@ -105,11 +105,13 @@ func (s *Service) runListener() {
 		case c.Origin == s.node: // this node's own changes are in its hub already
 		case c.Player != "":
 			s.players.wake(c.Player)
+		case s.feedTicket(c):
 		default:
 			s.hub.remote(c.Match, c.Version)
 		}
 	}, func() {
 		s.hub.gap()
+		s.tickets.gap()
 		s.players.wakeAll()
 	})
 }

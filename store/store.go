@@ -216,7 +216,7 @@ type Due struct {
 // player's notice log reached seq Version (Match is then empty).
 type Change struct {
 	Match   string
-	Player  string
+	Player  string `json:",omitempty"`
 	Version int64
 	// Origin names the node that made the change, so that it can ignore
 	// its own changes coming back.
@@ -370,6 +370,8 @@ type Store interface {
 	Identities
 	Clocks
 	History
+	Queue
+	Matchmaker
 	Notices
 	Outbox
 	Close() error

@@ -646,3 +646,50 @@ func TestWatchPlayerLimits(t *testing.T) {
 		t.Fatal("the watch did not end")
 	}
 }
+
+// TestTicketMatchedNotice: two players queue for a two-seat match; each
+// hears that its ticket was matched (naming the ticket and the match),
+// that the match started, and the first seat that its turn has come.
+func TestTicketMatchedNotice(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		n := node(t, quickMatcher(cfg))
+		tickets := map[*client]string{}
+		ws := map[*client]*noticeWatch{}
+		for _, name := range []string{"Ada", "Bob"} {
+			c := newClient(t, n.Addr(), name)
+			ws[c] = watchNotices(t, c, 0)
+			tickets[c] = c.enqueue(t, &hangarv1.EnqueueRequest{SeatCount: 2, KeepWaiting: true}).GetTicketId()
+		}
+		turns := 0
+		for c, w := range ws {
+			nt := w.next(t, 20*time.Second)
+			tm := nt.GetTicketMatched()
+			if tm.GetTicketId() != tickets[c] || nt.GetMatchId() == "" {
+				t.Fatalf("%s's first notice %v", c.id, nt)
+			}
+			// The ticket is marked matched just after the match's commit.
+			tk := c.ticket(t, tickets[c])
+			for deadline := time.Now().Add(10 * time.Second); tk.GetMatchId() == "" && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+				tk = c.ticket(t, tickets[c])
+			}
+			if tk.GetMatchId() != nt.GetMatchId() {
+				t.Fatalf("the notice names match %s, the ticket %s", nt.GetMatchId(), tk.GetMatchId())
+			}
+			if st := w.next(t, 10*time.Second); st.GetMatchStarted() == nil || st.GetMatchId() != nt.GetMatchId() {
+				t.Fatalf("%s's second notice %v", c.id, st)
+			}
+			m := c.get(t, nt.GetMatchId())
+			if m.GetSeats()[slices.IndexFunc(m.GetSeats(), func(s *hangarv1.Seat) bool { return s.GetPlayerId() == c.id })].GetSeat() == m.GetTurnSeat() {
+				if yt := w.next(t, 10*time.Second); yt.GetYourTurn() == nil {
+					t.Fatalf("the first seat's third notice %v", yt)
+				}
+				turns++
+			}
+			w.quiet(t, 50*time.Millisecond)
+		}
+		if turns != 1 {
+			t.Fatalf("%d players were told it was their turn", turns)
+		}
+	})
+}

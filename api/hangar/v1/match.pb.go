@@ -748,9 +748,13 @@ type Match struct {
 	// invited_player_ids are the players invited to a private match, in the
 	// order of their invitations (a declined invitation leaves the list).
 	InvitedPlayerIds []string `protobuf:"bytes,18,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
+	// unrated: the match changes no ratings (a match made from unrated
+	// matchmaking tickets). Every other match with two or more players is
+	// rated.
+	Unrated bool `protobuf:"varint,19,opt,name=unrated,proto3" json:"unrated,omitempty"`
 	// invite_code_ids are the ids of the match's live invite codes
 	// (CreateInviteCode), oldest first.
-	InviteCodeIds []string `protobuf:"bytes,19,rep,name=invite_code_ids,json=inviteCodeIds,proto3" json:"invite_code_ids,omitempty"`
+	InviteCodeIds []string `protobuf:"bytes,20,rep,name=invite_code_ids,json=inviteCodeIds,proto3" json:"invite_code_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -909,6 +913,13 @@ func (x *Match) GetInvitedPlayerIds() []string {
 		return x.InvitedPlayerIds
 	}
 	return nil
+}
+
+func (x *Match) GetUnrated() bool {
+	if x != nil {
+		return x.Unrated
+	}
+	return false
 }
 
 func (x *Match) GetInviteCodeIds() []string {
@@ -1240,8 +1251,10 @@ type MatchCreated struct {
 	// private and invited_player_ids are as chosen at creation (see Match).
 	Private          bool     `protobuf:"varint,8,opt,name=private,proto3" json:"private,omitempty"`
 	InvitedPlayerIds []string `protobuf:"bytes,9,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// unrated: the match changes no ratings (see Match).
+	Unrated       bool `protobuf:"varint,10,opt,name=unrated,proto3" json:"unrated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MatchCreated) Reset() {
@@ -1335,6 +1348,13 @@ func (x *MatchCreated) GetInvitedPlayerIds() []string {
 		return x.InvitedPlayerIds
 	}
 	return nil
+}
+
+func (x *MatchCreated) GetUnrated() bool {
+	if x != nil {
+		return x.Unrated
+	}
+	return false
 }
 
 // PlayersInvited: more players were invited to a private match
@@ -3605,7 +3625,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\bGameMove\x129\n" +
 	"\taeroplane\x18\x01 \x01(\v2\x19.hangar.aeroplane.v1.MoveH\x00R\taeroplane\x12?\n" +
 	"\vcarcassonne\x18\x02 \x01(\v2\x1b.hangar.carcassonne.v1.MoveH\x00R\vcarcassonneB\x06\n" +
-	"\x04game\"\xcc\x06\n" +
+	"\x04game\"\xe6\x06\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12.\n" +
@@ -3628,8 +3648,9 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x13timeouts_before_bot\x18\x0f \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
 	"\tbot_level\x18\x10 \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x12\x18\n" +
 	"\aprivate\x18\x11 \x01(\bR\aprivate\x12,\n" +
-	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\x12&\n" +
-	"\x0finvite_code_ids\x18\x13 \x03(\tR\rinviteCodeIds\"\xd1\b\n" +
+	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
+	"\aunrated\x18\x13 \x01(\bR\aunrated\x12&\n" +
+	"\x0finvite_code_ids\x18\x14 \x03(\tR\rinviteCodeIds\"\xd1\b\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -3652,7 +3673,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x13invitation_declined\x18! \x01(\v2\x1d.hangar.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x12:\n" +
 	"\taeroplane\x18\x14 \x01(\v2\x1a.hangar.aeroplane.v1.EventH\x00R\taeroplane\x12@\n" +
 	"\vcarcassonne\x18\x15 \x01(\v2\x1c.hangar.carcassonne.v1.EventH\x00R\vcarcassonneB\x06\n" +
-	"\x04body\"\x85\x03\n" +
+	"\x04body\"\x9f\x03\n" +
 	"\fMatchCreated\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
@@ -3664,7 +3685,9 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x13timeouts_before_bot\x18\x06 \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
 	"\tbot_level\x18\a \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x12\x18\n" +
 	"\aprivate\x18\b \x01(\bR\aprivate\x12,\n" +
-	"\x12invited_player_ids\x18\t \x03(\tR\x10invitedPlayerIds\"/\n" +
+	"\x12invited_player_ids\x18\t \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
+	"\aunrated\x18\n" +
+	" \x01(\bR\aunrated\"/\n" +
 	"\x0ePlayersInvited\x12\x1d\n" +
 	"\n" +
 	"player_ids\x18\x01 \x03(\tR\tplayerIds\"M\n" +
