@@ -21,7 +21,6 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/service"
 	"github.com/hangarhq/hangar/store/postgres"
-	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
 func (c *client) notices() hangarv1.NoticeServiceClient {
@@ -398,14 +397,15 @@ func TestTurnNoticesFollowTheTurns(t *testing.T) {
 	})
 }
 
-// TestWatchPlayerAcrossNodes: two nodes on one Postgres. Ada watches her
-// notices on node b; Bob creates, invites and plays on node a; every
-// notice reaches Ada's watch on b, through the feed, and through the poll
-// alone when the feed loses every notification.
-func TestWatchPlayerAcrossNodes(t *testing.T) {
-	url := pgtest.Database(t)
-	a := node(t, Config{DatabaseURL: url, CrossNode: true})
-	b := node(t, Config{DatabaseURL: url, CrossNode: true})
+// TestWatchPlayerAcrossNodes: two nodes on one Postgres, on each bus. Ada
+// watches her notices on node b; Bob creates, invites and plays on node a;
+// every notice reaches Ada's watch on b, through the bus, and through the
+// poll alone on a third node whose feed loses every notification.
+func TestWatchPlayerAcrossNodes(t *testing.T) { eachBus(t, testWatchPlayerAcrossNodes) }
+
+func testWatchPlayerAcrossNodes(t *testing.T, cfg Config) {
+	url := cfg.DatabaseURL
+	a, b := node(t, cfg), node(t, cfg)
 	pg, err := postgres.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
