@@ -365,5 +365,6 @@ type Store interface {
 	Identities
 	Clocks
 	History
+	Retention
 	Close() error
 }

@@ -61,6 +61,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"BatchWithEnd", testBatchWithEnd},
 		{"BatchCanceled", testBatchCanceled},
 		{"CombinedAppends", testCombinedAppends},
+		{"Archive", testArchive},
+		{"EndedPaging", testEndedPaging},
+		{"ArchiveConcurrent", testArchiveConcurrent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
