@@ -54,6 +54,9 @@ var (
 	errHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", errPermission)
 	errMatchPublic         = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
 	errMatchEnded          = fmt.Errorf("%w: the match has ended", errRule)
+	// errMatchArchived: the match's events were archived (archive.go); its
+	// result stays in the history.
+	errMatchArchived = fmt.Errorf("%w: the match was archived", errNotFound)
 )
 
 // versionConflict is a command's expected version that is not the match's:
@@ -103,6 +106,7 @@ var reasons = []struct {
 	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
 	{errMatchPublic, "MATCH_PUBLIC"},
 	{errMatchEnded, "MATCH_ENDED"},
+	{errMatchArchived, "MATCH_ARCHIVED"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},
