@@ -235,8 +235,6 @@ type Main struct {
 	httpWG   sync.WaitGroup
 	stats    *metrics.Metrics
 	probe    context.CancelFunc
-	// bg runs the replica probe and the archiver until probe is called.
-	bg sync.WaitGroup
 	tracer   *tracing.Tracer
 	admin    *http.Server
 	adminL   net.Listener
@@ -244,6 +242,9 @@ type Main struct {
 	nserve   int        // how many grpc.Serve run
 	name     string
 	stop     sync.Once
+
+	// bg runs the replica probe and the archiver until probe is called.
+	bg sync.WaitGroup
 }
 
 // Start opens and migrates the store, resumes server-side work and starts
