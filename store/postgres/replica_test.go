@@ -3,11 +3,8 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
@@ -50,25 +47,6 @@ func played(t *testing.T, s store.Store) int {
 	return st.Played
 }
 
-// standbyConn is a connection to the standby's database, to pause and
-// resume its replay.
-func standbyConn(t *testing.T, url string) *pgx.Conn {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
-}
-
-func exec(t *testing.T, conn *pgx.Conn, sql string) {
-	t.Helper()
-	if _, err := conn.Exec(context.Background(), sql); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
-
 // TestReadReplica runs a store on a primary and its hot standby (a real
 // streaming replica, made by pg_basebackup) and shows which reads the
 // standby serves: with the standby's replay paused, history reads answer
@@ -88,7 +66,6 @@ func TestReadReplica(t *testing.T) {
 	if !s.HasReplica() {
 		t.Fatal("HasReplica is false")
 	}
-	sb := standbyConn(t, standbyURL)
 	catchUp := func() {
 		t.Helper()
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -114,11 +91,13 @@ func TestReadReplica(t *testing.T) {
 
 	// Pause the standby's replay: what the primary writes now, it does not
 	// show.
-	exec(t, sb, `SELECT pg_wal_replay_pause()`)
+	if err := pair.PauseReplay(); err != nil {
+		t.Fatal(err)
+	}
 	paused := true
 	defer func() {
 		if paused {
-			exec(t, sb, `SELECT pg_wal_replay_resume()`)
+			pair.ResumeReplay()
 		}
 	}()
 	endOne(t, s, "m2", 1)
@@ -173,7 +152,7 @@ func TestReadReplica(t *testing.T) {
 	defer s2.Close()
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		if _, err := sb.Exec(context.Background(), `SELECT pg_wal_replay_resume()`); err != nil {
+		if err := pair.ResumeReplay(); err != nil {
 			t.Errorf("resume: %v", err)
 		}
 	}()
@@ -247,5 +226,4 @@ func TestReadReplicaWithoutReplica(t *testing.T) {
 	if _, err := s.ReplicaLag(ctx); err == nil {
 		t.Error("ReplicaLag without a replica: no error")
 	}
-	_ = fmt.Sprint()
 }

@@ -155,8 +155,22 @@ func (p *Pair) Database(tb testing.TB, name string) (primary, standby string) {
 	return primary, standby
 }
 
+// PauseReplay pauses the standby's replay of the primary's WAL: it keeps
+// receiving it, and keeps answering queries with what it had replayed.
+func (p *Pair) PauseReplay() error { return p.Standby.psql("SELECT pg_wal_replay_pause()") }
+
+// ResumeReplay resumes the standby's replay.
+func (p *Pair) ResumeReplay() error { return p.Standby.psql("SELECT pg_wal_replay_resume()") }
+
+// psql runs one statement on the cluster's postgres database.
+func (c *Cluster) psql(sql string) error {
+	return c.run("psql", "-X", "-q", "-h", "127.0.0.1", "-p", fmt.Sprint(c.Port), "-U", "postgres", "-d", "postgres",
+		"-v", "ON_ERROR_STOP=1", "-c", sql)
+}
+
 // CatchUp waits until the standby at standby has replayed all the primary
-// at primary had written when it was called (both URLs of one database).
+// at primary has written (both URLs of one database): until a moment when
+// the replica's lag is zero.
 func (p *Pair) CatchUp(ctx context.Context, primary, standby string) error {
 	s, err := postgres.OpenWith(ctx, primary, postgres.Options{ReadURL: standby})
 	if err != nil {
