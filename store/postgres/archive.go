@@ -21,15 +21,20 @@ import (
 const endedSQL = `SELECT ` + matchColumns + ` FROM matches
 	WHERE archived_at IS NULL AND status IN ('finished', 'abandoned') AND ended_at < $1`
 
-// EndedMatches implements store.Retention.
-func (s *Store) EndedMatches(ctx context.Context, q store.EndedQuery) ([]store.Match, error) {
+// endedQuery is the listing of q, along matches_to_archive.
+func endedQuery(q store.EndedQuery) (string, []any) {
 	sql, args := endedSQL, []any{q.Before}
 	if q.After != nil {
 		sql += ` AND (ended_at, id) > ($2, $3)`
 		args = append(args, q.After.Ended, q.After.ID)
 	}
 	args = append(args, q.Limit)
-	sql += fmt.Sprintf(` ORDER BY ended_at, id LIMIT $%d`, len(args))
+	return sql + fmt.Sprintf(` ORDER BY ended_at, id LIMIT $%d`, len(args)), args
+}
+
+// EndedMatches implements store.Retention.
+func (s *Store) EndedMatches(ctx context.Context, q store.EndedQuery) ([]store.Match, error) {
+	sql, args := endedQuery(q)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, wrapErr("ended matches", err)

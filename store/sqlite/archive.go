@@ -20,18 +20,22 @@ import (
 const endedSQL = `SELECT ` + matchColumns + ` FROM matches m
 	WHERE m.archived_at IS NULL AND m.status IN ('finished', 'abandoned') AND m.ended_at < ?`
 
-// EndedMatches implements store.Retention.
-func (s *Store) EndedMatches(ctx context.Context, q store.EndedQuery) ([]store.Match, error) {
-	if q.Limit < 0 {
-		return nil, fmt.Errorf("sqlite: ended matches: negative limit %d", q.Limit)
-	}
+// endedQuery is the listing of q, along matches_to_archive.
+func endedQuery(q store.EndedQuery) (string, []any) {
 	sql, args := endedSQL, []any{q.Before.UnixMicro()}
 	if q.After != nil {
 		sql += ` AND (m.ended_at, m.id) > (?, ?)`
 		args = append(args, q.After.Ended.UnixMicro(), q.After.ID)
 	}
-	sql += ` ORDER BY m.ended_at, m.id LIMIT ?`
-	args = append(args, q.Limit)
+	return sql + ` ORDER BY m.ended_at, m.id LIMIT ?`, append(args, q.Limit)
+}
+
+// EndedMatches implements store.Retention.
+func (s *Store) EndedMatches(ctx context.Context, q store.EndedQuery) ([]store.Match, error) {
+	if q.Limit < 0 {
+		return nil, fmt.Errorf("sqlite: ended matches: negative limit %d", q.Limit)
+	}
+	sql, args := endedQuery(q)
 	rows, err := s.r.QueryContext(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: ended matches: %w", err)
