@@ -7,7 +7,10 @@
 // command with the expected version and a request id. When a match ends its
 // table starts another, so Config.Matches stay in play. Each acknowledged
 // Roll and each acknowledged Move is one durable command; latencies are per
-// RPC kind, as the client sees them.
+// RPC kind, as the client sees them. With Config.Play each seat plays over
+// one MoveService.Play stream instead: its events and the same commands
+// and results come on it, and the latencies ("Play Roll" …) run from a
+// command's send to its result.
 //
 // Run loads the server at Config.Target, or starts one: in this process
 // through Config.Start, or as a child process through Config.Child, so that
@@ -56,6 +59,7 @@ type Config struct {
 	WatchPace   time.Duration `json:"-"`
 	Idle        int           `json:"idle,omitempty"`
 	IdleKind    string        `json:"idle_kind,omitempty"`
+	Play        bool          `json:"play,omitempty"`
 	Concurrency int           `json:"concurrency"`
 	RPCTimeout  time.Duration `json:"-"`
 	CPUProfile  string        `json:"-"`

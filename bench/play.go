@@ -128,6 +128,9 @@ var errStale = errors.New("stale view")
 // play plays the seat until the match ends, the window closes or ctx ends.
 // It returns an error only for a failure it cannot recover from.
 func (s *seat) play(ctx context.Context, view *hangarv1.Match) error {
+	if s.b.cfg.Play {
+		return s.playStream(ctx, view)
+	}
 	s.tr.reset(view)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -27,8 +27,12 @@ func (r *Result) Print(w io.Writer) {
 	}
 	if l := r.Load; l != nil {
 		if c.Matches > 0 {
-			fmt.Fprintf(w, "\nload: %d matches x %d seats for %.1fs: %d durable commands (%d rolls + %d moves)\n",
-				c.Matches, c.Seats, l.Seconds, l.Commands, l.Rolls, l.Moves)
+			over := "WatchMatch and unary calls"
+			if c.Play {
+				over = "a Play stream per seat"
+			}
+			fmt.Fprintf(w, "\nload: %d matches x %d seats over %s for %.1fs: %d durable commands (%d rolls + %d moves)\n",
+				c.Matches, c.Seats, over, l.Seconds, l.Commands, l.Rolls, l.Moves)
 			fmt.Fprintf(w, "  %.1f commands/s   %.1f moves/s   %d matches finished\n", l.CommandsPerSec, l.MovesPerSec, l.MatchesFinished)
 		} else {
 			fmt.Fprintf(w, "\nwindow: %.1fs (no load matches)\n", l.Seconds)

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -46,6 +47,9 @@ func noteIssuer(ctx context.Context, iss string) {
 
 // requestFields are the fields of a request the access log names.
 func requestFields(req any) (match, requestID string) {
+	if r, ok := req.(*hangarv1.PlayRequest); ok {
+		req = r.GetOpen() // a Play stream is on the match it opens
+	}
 	if r, ok := req.(interface{ GetMatchId() string }); ok {
 		match = r.GetMatchId()
 	}

@@ -12,12 +12,13 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// requestCodec decodes requests as the standard protobuf codec does, except
-// that grpc-go answers a request that does not decode (truncated bytes,
-// invalid UTF-8 in a string) with INTERNAL, which blames the server. So a
-// decoding error is kept beside the message instead, and the outermost
-// interceptor (checkDecoded) answers INVALID_ARGUMENT before any handler
-// sees the message.
+// requestCodec is the server's codec. It decodes requests as the standard
+// protobuf codec does, except that grpc-go answers a request that does not
+// decode (truncated bytes, invalid UTF-8 in a string) with INTERNAL, which
+// blames the server. So a decoding error is kept beside the message
+// instead, and the outermost interceptor (checkDecoded) answers
+// INVALID_ARGUMENT before any handler sees the message. It encodes as the
+// standard codec does, but sends a wireMsg's bytes as they are.
 type requestCodec struct {
 	encoding.CodecV2
 	bad sync.Map // message pointer -> its decoding error
@@ -26,6 +27,20 @@ type requestCodec struct {
 func newRequestCodec() *requestCodec {
 	return &requestCodec{CodecV2: encoding.GetCodecV2(proto.Name)}
 }
+
+// Marshal implements encoding.CodecV2. A wireMsg is sent as it is.
+func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if w, ok := v.(*wireMsg); ok {
+		return mem.BufferSlice{mem.SliceBuffer(w.b)}, nil
+	}
+	return c.CodecV2.Marshal(v)
+}
+
+// wireMsg is a response marshalled already: an event's watch response is
+// marshalled once and its bytes sent to every watcher (watch.go). The
+// bytes are never changed after they are made, and a SliceBuffer's Free
+// does nothing, so streams may send them at once.
+type wireMsg struct{ b []byte }
 
 // Unmarshal implements encoding.CodecV2.
 func (c *requestCodec) Unmarshal(data mem.BufferSlice, v any) error {

@@ -2,6 +2,7 @@ package service
 
 import (
 	"sync"
+	"sync/atomic"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
@@ -26,7 +27,7 @@ type hub struct {
 	// known is the latest version this node knows of each watched match.
 	known map[string]int64
 	// recent holds consecutive latest events of watched matches.
-	recent map[string][]*hangarv1.Event
+	recent map[string][]*watchItem
 	// fetch serialises a watched match's store reads, so that watchers
 	// woken together read the store once and share the result.
 	fetch map[string]*sync.Mutex
@@ -37,7 +38,7 @@ type hub struct {
 
 func newHub() *hub {
 	return &hub{matches: make(map[string]*match), subs: make(map[string]map[chan struct{}]struct{}),
-		known: make(map[string]int64), recent: make(map[string][]*hangarv1.Event), fetch: make(map[string]*sync.Mutex),
+		known: make(map[string]int64), recent: make(map[string][]*watchItem), fetch: make(map[string]*sync.Mutex),
 		ended: make(map[string]*match)}
 }
 
@@ -147,63 +148,96 @@ func (h *hub) keepEnded(m *match) {
 	h.ended[m.id] = m
 }
 
+// watchItem is one event of a watched match as its watchers get it: the
+// event and, once the first watcher to reach it has made it, its watch
+// response, marshalled. The response is the same for every recipient
+// (events are public; a game's secrets, such as Carcassonne's stack, are
+// never in one), so every watcher of the node sends the same bytes.
+type watchItem struct {
+	ev   *hangarv1.Event
+	made atomic.Pointer[watchResponse]
+}
+
+// watchResponse is an event's watch response and its wire bytes.
+type watchResponse struct {
+	resp *hangarv1.WatchMatchResponse
+	wire []byte
+}
+
 // last is the seq of the latest event kept for id, or 0; the caller holds
 // h.mu.
 func (h *hub) last(id string) int64 {
 	if r := h.recent[id]; len(r) > 0 {
-		return r[len(r)-1].GetSeq()
+		return r[len(r)-1].ev.GetSeq()
 	}
 	return 0
 }
 
-// keep appends consecutive events to a watched match's recent events; the
-// caller holds h.mu. Events that do not follow on start a new run.
-func (h *hub) keep(id string, evs []*hangarv1.Event) {
+// keep appends consecutive events to a watched match's recent events and
+// returns their items; the caller holds h.mu. Events that do not follow on
+// start a new run. An unwatched match keeps nothing (nil).
+func (h *hub) keep(id string, evs []*hangarv1.Event) []*watchItem {
 	if _, watched := h.subs[id]; !watched || len(evs) == 0 {
-		return
+		return nil
 	}
 	r := h.recent[id]
+	out := make([]*watchItem, 0, len(evs))
 	switch last := h.last(id); {
 	case evs[0].GetSeq() <= last:
-		skip := int(last - evs[0].GetSeq() + 1)
-		if skip >= len(evs) {
-			return
+		// Those kept already keep their items (and responses).
+		first := r[0].ev.GetSeq()
+		for len(evs) > 0 && evs[0].GetSeq() <= last {
+			if k := evs[0].GetSeq() - first; k >= 0 {
+				out = append(out, r[k])
+			} else {
+				out = append(out, &watchItem{ev: evs[0]})
+			}
+			evs = evs[1:]
 		}
-		evs = evs[skip:]
+		if len(evs) == 0 {
+			return out
+		}
 	case evs[0].GetSeq() != last+1:
 		r = nil
 	}
-	r = append(r, evs...)
+	for _, ev := range evs {
+		it := &watchItem{ev: ev}
+		r = append(r, it)
+		out = append(out, it)
+	}
 	if len(r) > recentLen {
-		r = append([]*hangarv1.Event(nil), r[len(r)-recentLen:]...)
+		r = append([]*watchItem(nil), r[len(r)-recentLen:]...)
 	}
 	h.recent[id] = r
+	return out
 }
 
 // since returns the events after seq `after` from memory, with ok = true,
 // when the hub holds all of them up to the latest version it knows of (an
 // empty slice then means nothing new). ok = false means: read the store.
-func (h *hub) since(id string, after int64) ([]*hangarv1.Event, bool) {
+func (h *hub) since(id string, after int64) ([]*watchItem, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := h.recent[id]
-	if len(r) == 0 || r[0].GetSeq() > after+1 || h.last(id) < h.known[id] {
+	if len(r) == 0 || r[0].ev.GetSeq() > after+1 || h.last(id) < h.known[id] {
 		return nil, false
 	}
 	if after >= h.last(id) {
 		return nil, true
 	}
-	return r[after+1-r[0].GetSeq():], true
+	return r[after+1-r[0].ev.GetSeq():], true
 }
 
-// fill keeps events a watcher read from the store for the others.
-func (h *hub) fill(id string, evs []*hangarv1.Event) {
+// fill keeps events a watcher read from the store for the others, and
+// returns their items.
+func (h *hub) fill(id string, evs []*hangarv1.Event) []*watchItem {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.keep(id, evs)
+	items := h.keep(id, evs)
 	if n := len(evs); n > 0 {
 		h.learn(id, evs[n-1].GetSeq())
 	}
+	return items
 }
 
 // fetchLock returns the lock that serialises store reads for match id.

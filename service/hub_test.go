@@ -15,10 +15,10 @@ func evs(from, to int64) []*hangarv1.Event {
 	return out
 }
 
-func seqs(evs []*hangarv1.Event) []int64 {
+func seqs(items []*watchItem) []int64 {
 	var out []int64
-	for _, e := range evs {
-		out = append(out, e.GetSeq())
+	for _, it := range items {
+		out = append(out, it.ev.GetSeq())
 	}
 	return out
 }
@@ -38,8 +38,18 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 		t.Fatal("served from an empty ring")
 	}
 	h.fill("m", evs(1, 3))
-	if got, ok := h.since("m", 1); !ok || len(got) != 2 || got[0].GetSeq() != 2 {
+	if got, ok := h.since("m", 1); !ok || len(got) != 2 || got[0].ev.GetSeq() != 2 {
 		t.Fatalf("since(1) = %v, %v", seqs(got), ok)
+	}
+	// A response made for an item is there for every watcher; a fill of
+	// events kept already returns the same items.
+	got, _ := h.since("m", 1)
+	got[0].made.Store(&watchResponse{wire: []byte{1}})
+	if again := h.fill("m", evs(2, 4)); len(again) != 3 || again[0] != got[0] || again[2].ev.GetSeq() != 4 {
+		t.Fatalf("a fill over kept events: %v", seqs(again))
+	}
+	if again, _ := h.since("m", 0); again[1].made.Load() == nil {
+		t.Fatal("a made response was not kept")
 	}
 	// A local commit extends the ring and wakes the watcher.
 	h.put(&match{id: "m", status: store.StatusActive, version: 5}, evs(4, 5)...)
@@ -48,7 +58,7 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 	default:
 		t.Fatal("put did not wake the watcher")
 	}
-	if got, ok := h.since("m", 3); !ok || len(got) != 2 || got[1].GetSeq() != 5 {
+	if got, ok := h.since("m", 3); !ok || len(got) != 2 || got[1].ev.GetSeq() != 5 {
 		t.Fatalf("since(3) = %v, %v", seqs(got), ok)
 	}
 	if got, ok := h.since("m", 5); !ok || len(got) != 0 {

@@ -429,21 +429,21 @@ func quotaReached(q *store.Quota) error {
 // its own queue, and is cut off when the queue stays full for WatchStall.
 type watchQueue struct {
 	l  *limiter
-	ch chan *hangarv1.WatchMatchResponse
+	ch chan any
 	// failed is closed when a Send fails (err says why); sent when the
 	// sender has sent or dropped everything queued.
 	failed, sent chan struct{}
 	err          error
 }
 
-func (s *Service) newWatchQueue(stream hangarv1.MatchService_WatchMatchServer) *watchQueue {
-	q := &watchQueue{l: s.limits, ch: make(chan *hangarv1.WatchMatchResponse, s.limits.WatchBuffer),
+func (s *Service) newWatchQueue(stream grpc.ServerStream) *watchQueue {
+	q := &watchQueue{l: s.limits, ch: make(chan any, s.limits.WatchBuffer),
 		failed: make(chan struct{}), sent: make(chan struct{})}
 	go func() {
 		defer close(q.sent)
 		for resp := range q.ch {
 			if q.err == nil {
-				if err := stream.Send(resp); err != nil {
+				if err := stream.SendMsg(resp); err != nil {
 					q.err = err
 					close(q.failed)
 				}
@@ -454,8 +454,9 @@ func (s *Service) newWatchQueue(stream hangarv1.MatchService_WatchMatchServer) *
 	return q
 }
 
-// push queues resp, waiting up to WatchStall for room.
-func (q *watchQueue) push(ctx context.Context, closing <-chan struct{}, resp *hangarv1.WatchMatchResponse) error {
+// push queues resp (a WatchMatchResponse, a PlayResponse), waiting up to
+// WatchStall for room.
+func (q *watchQueue) push(ctx context.Context, closing <-chan struct{}, resp any) error {
 	select {
 	case <-q.failed:
 		return q.err

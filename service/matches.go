@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -397,7 +396,8 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 	m, err := s.load(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
-	} else if err := s.visible(ctx, m); err != nil {
+	}
+	if err := s.visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	// One event more than the page tells whether another page follows: a
@@ -420,150 +420,6 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 		resp.NextPageToken = base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, uint64(stored[len(stored)-1].Seq)))
 	}
 	return resp, nil
-}
-
-// watchPage is how many events a watcher reads from the store at once.
-const watchPage = 500
-
-// watchEvents returns the events of match id after seq after: from the
-// hub's memory while it is up to date, else from the store — read once for
-// all the watchers woken together. more says another page is waiting.
-func (s *Service) watchEvents(ctx context.Context, id string, after int64) (evs []*hangarv1.Event, more bool, err error) {
-	if evs, ok := s.hub.since(id, after); ok {
-		return evs, false, nil
-	}
-	l := s.hub.fetchLock(id)
-	l.Lock()
-	defer l.Unlock()
-	if evs, ok := s.hub.since(id, after); ok {
-		return evs, false, nil
-	}
-	stored, err := s.store.Events(ctx, id, after, watchPage)
-	if err != nil {
-		return nil, false, err
-	}
-	evs = make([]*hangarv1.Event, len(stored))
-	for i, e := range stored {
-		if evs[i], err = decodeEvent(id, e); err != nil {
-			return nil, false, err
-		}
-	}
-	s.hub.fill(id, evs)
-	return evs, len(stored) == watchPage, nil
-}
-
-// WatchMatch implements hangarv1.MatchServiceServer. It always reads events
-// from the store by sequence number, so a missed wake-up only delays
-// delivery and never drops an event.
-func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.MatchService_WatchMatchServer) error {
-	ctx := stream.Context()
-	if err := checkID("match_id", req.GetMatchId()); err != nil {
-		return toStatus(ctx, s.log, err)
-	}
-	if req.GetAfterSeq() < 0 {
-		return toStatus(ctx, s.log, fmt.Errorf("%w: after_seq must not be negative", errInvalid))
-	}
-	id, after := req.GetMatchId(), req.GetAfterSeq()
-	me, _ := caller(ctx)
-	release, err := s.acquireWatch(me.ID)
-	if err != nil {
-		return toStatus(ctx, s.log, err)
-	}
-	defer release()
-	// Subscribe before reading the version, so that no change after the
-	// read goes unnoticed.
-	wake, unsubscribe := s.hub.subscribe(id)
-	defer unsubscribe()
-	m, err := s.load(ctx, id)
-	if err != nil {
-		return toStatus(ctx, s.log, err)
-	}
-	if err := s.visible(ctx, m); err != nil {
-		return toStatus(ctx, s.log, err)
-	}
-	if after > m.version && !ended(m.status) {
-		// The cache may be behind another node: the store decides.
-		if m, err = s.fold(ctx, m, 0); err != nil {
-			return toStatus(ctx, s.log, err)
-		}
-		s.hub.put(m)
-	}
-	if after > m.version {
-		return toStatus(ctx, s.log, fmt.Errorf("%w: after_seq %d is beyond the match's last event %d", errOutOfRange, after, m.version))
-	}
-	if ended(m.status) && after == m.version {
-		return nil // the client has seen the end already
-	}
-	s.hub.reached(id, m.version)
-	// The watch is valid: say so at once with the response headers, so a
-	// client (or the REST gateway) learns it before the first event, which
-	// may be a long wait away.
-	if err := stream.SendHeader(metadata.MD{}); err != nil {
-		return err
-	}
-	// cur is the match as the watcher has seen it: each event sent is
-	// folded onto it, so that the response says where the match stands
-	// after it (its version, status, turn and phase).
-	cur := m
-	switch {
-	case after == 0:
-		cur = s.newMatch(id)
-	case after != m.version:
-		if cur, err = s.fold(ctx, s.newMatch(id), after); err != nil {
-			return toStatus(ctx, s.log, err)
-		}
-	}
-	cur = cur.clone()
-	q := s.newWatchQueue(stream)
-	flushed := false
-	defer func() {
-		if !flushed {
-			_ = q.close(ctx, false)
-		}
-	}()
-	for {
-		evs, more, err := s.watchEvents(ctx, id, after)
-		if err != nil {
-			return toStatus(ctx, s.log, err)
-		}
-		if len(evs) == 0 && ended(m.status) && after < m.version {
-			// The node's memory held the ended match; the store has
-			// archived its events.
-			return toStatus(ctx, s.log, s.gone(ctx, id))
-		}
-		for _, ev := range evs {
-			if err := cur.apply(ev, ev.GetTime().AsTime()); err != nil {
-				return toStatus(ctx, s.log, err)
-			}
-			resp := &hangarv1.WatchMatchResponse{Event: ev, Version: cur.version, Status: statusProto[cur.status]}
-			if cur.play != nil && cur.status == store.StatusActive {
-				if turn, ok := cur.play.Turn(); ok {
-					resp.TurnSeat = &turn
-				}
-			}
-			if cur.play != nil {
-				resp.Phase = cur.play.Phase()
-			}
-			if err := q.push(ctx, s.closing, resp); err != nil {
-				return toStatus(ctx, s.log, err)
-			}
-			after = ev.GetSeq()
-			if _, end := ev.Body.(*hangarv1.Event_MatchEnded); end {
-				flushed = true
-				return toStatus(ctx, s.log, q.close(ctx, true))
-			}
-		}
-		if more {
-			continue
-		}
-		select {
-		case <-wake:
-		case <-ctx.Done():
-			return toStatus(ctx, s.log, ctx.Err())
-		case <-s.closing:
-			return toStatus(ctx, s.log, errUnavailable)
-		}
-	}
 }
 
 // GetBoard implements hangarv1.MatchServiceServer.

@@ -32,6 +32,11 @@ Each acknowledged Roll and each acknowledged Move is one durable command
 (commands/s); moves/s counts the Moves alone. Latencies are per RPC kind, as
 the client sees them.
 
+With -play each seat plays over one MoveService.Play stream instead of
+WatchMatch and a unary call per command: the same commands, their results
+and the match's events all on the one stream; latencies ("Play Roll" …) run
+from a command's send to its result.
+
 Without -target it starts a server of its own on 127.0.0.1: by default a
 child process ('hangar serve', re-executed from this binary), so that the CPU
 and peak RSS reported are the server's alone; -server inproc runs it inside
@@ -43,6 +48,7 @@ for -duration (or until -moves moves).
 
 Examples:
   hangar bench -matches 8 -duration 20s
+  hangar bench -matches 8 -seats 2 -duration 10s -play
   hangar bench -store postgres -database-url postgres://postgres@127.0.0.1:5432/postgres -matches 32
   hangar bench -matches 0 -watchers 1000 -watch-pace 20ms
   hangar bench -matches 0 -idle 10000
@@ -87,6 +93,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.DurationVar(&c.WatchPace, "watch-pace", 0, "pause between the commands of a driven watched match (0: as fast as acknowledged)")
 	fs.IntVar(&c.Idle, "idle", 0, "idle matches to create before the load, reporting the server's RSS (0: none)")
 	fs.StringVar(&c.IdleKind, "idle-kind", "open", "idle matches are open (four-seat lobbies, one seat taken) or started (two-seat games nobody plays)")
+	fs.BoolVar(&c.Play, "play", false, "each seat plays over one Play stream (its events, commands and results) instead of WatchMatch and unary calls")
 	fs.IntVar(&c.Concurrency, "concurrency", 32, "concurrent clients creating idle matches")
 	fs.DurationVar(&c.RPCTimeout, "rpc-timeout", 30*time.Second, "deadline of each RPC")
 	fs.StringVar(&c.json, "json", "", "write the result as JSON to this file")

@@ -45,6 +45,39 @@ func TestBench(t *testing.T) {
 	}
 }
 
+// TestBenchPlay runs the load with -play: every seat, the watched match's
+// drivers included, plays over one Play stream, and no command fails.
+func TestBenchPlay(t *testing.T) {
+	cfg, err := benchFlags([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "2", "-seats", "2",
+		"-duration", "3s", "-moves", "150", "-watchers", "2", "-play"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := bench.Run(context.Background(), cfg.Config)
+	if err != nil {
+		t.Fatalf("bench.Run: %v", err)
+	}
+	if len(res.Errors) != 0 {
+		t.Errorf("errors: %v", res.Errors)
+	}
+	if res.Load == nil || res.Load.Moves == 0 || res.Load.Rolls == 0 {
+		t.Fatalf("load made no moves: %+v", res.Load)
+	}
+	for _, rpc := range []string{"Play Roll", "Play ListLegalMoves", "Play Move"} {
+		if res.Load.Latency[rpc].Count == 0 {
+			t.Errorf("no %s latencies: %v", rpc, res.Load.Latency)
+		}
+	}
+	for _, rpc := range []string{"Roll", "ListLegalMoves", "Move"} {
+		if res.Load.Latency[rpc].Count != 0 {
+			t.Errorf("unary %s calls with -play: %v", rpc, res.Load.Latency)
+		}
+	}
+	if w := res.Watch; w == nil || w.Events == 0 || w.Complete != w.Watchers {
+		t.Errorf("watch: %+v", w)
+	}
+}
+
 // TestBenchBotWatch watches a match the server's bots play to its end.
 func TestBenchBotWatch(t *testing.T) {
 	cfg, err := benchFlags([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "0",

@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/binary"
+	"errors"
+	"io"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -82,7 +85,7 @@ func (c *chaos) step() {
 	before := c.versions(c.clients[0])
 	var err error
 	command := true
-	switch c.r.IntN(22) {
+	switch c.r.IntN(24) {
 	case 0:
 		var r *hangarv1.CreateMatchResponse
 		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game(c.r.IntN(3)),
@@ -186,6 +189,24 @@ func (c *chaos) step() {
 		command = false
 		_, err = cl.players.CreatePlayer(ctx, &hangarv1.CreatePlayerRequest{DisplayName: c.str(),
 			RequestId: []string{"", c.str(), reqID() + "-0123456789abcdef"}[c.r.IntN(3)]})
+	case 22, 23:
+		// One command on a Play stream, opened on a match or on garbage,
+		// after some seq: its result's error counts as the call's.
+		cmd := &hangarv1.PlayCommand{CommandId: uint64(c.num())}
+		rid := []string{req, ""}[c.r.IntN(2)]
+		other := []string{"", "", match, c.str()}[c.r.IntN(4)]
+		switch c.r.IntN(4) {
+		case 0:
+			cmd.Command = &hangarv1.PlayCommand_Roll{Roll: &hangarv1.RollRequest{MatchId: other, ExpectedVersion: version,
+				RequestId: rid, IncludeLegalMoves: c.r.IntN(2) == 0}}
+		case 1:
+			mv := &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: c.str()}}}
+			cmd.Command = &hangarv1.PlayCommand_Move{Move: &hangarv1.MoveRequest{MatchId: other, ExpectedVersion: version,
+				RequestId: rid, Move: []*hangarv1.GameMove{nil, mv}[c.r.IntN(2)]}}
+		case 2:
+			cmd.Command = &hangarv1.PlayCommand_ListLegalMoves{ListLegalMoves: &hangarv1.ListLegalMovesRequest{MatchId: other}}
+		}
+		err = c.play(ctx, cl, match, c.num(), cmd)
 	case 20:
 		command = false
 		_, err = cl.players.SignInExternalPlayer(ctx, &hangarv1.SignInExternalPlayerRequest{ExternalId: c.str(), DisplayName: c.str()})
@@ -210,6 +231,43 @@ func (c *chaos) step() {
 					c.t.Fatalf("a failed command (%v) moved match %s from %d to %d", err, id, v, after[id])
 				}
 			}
+		}
+	}
+}
+
+// play opens cl's Play stream on match after seq after (a negative or
+// beyond one is refused), sends cmd and reads up to its result: the
+// result's error or the stream's.
+func (c *chaos) play(ctx context.Context, cl *client, match string, after int64, cmd *hangarv1.PlayCommand) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	s, err := cl.moves.Play(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range []*hangarv1.PlayRequest{
+		{Kind: &hangarv1.PlayRequest_Open{Open: &hangarv1.WatchMatchRequest{MatchId: match, AfterSeq: after}}},
+		{Kind: &hangarv1.PlayRequest_Command{Command: cmd}},
+	} {
+		if err := s.Send(m); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return err
+		}
+	}
+	for {
+		r, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if res := r.GetResult(); res != nil {
+			if res.GetCommandId() != cmd.GetCommandId() {
+				c.t.Fatalf("Play answered command %d for %d", res.GetCommandId(), cmd.GetCommandId())
+			}
+			return status.ErrorProto(res.GetError())
 		}
 	}
 }

@@ -517,30 +517,7 @@ func TestSlowWatcherIsCutOff(t *testing.T) {
 	lim.WatchBuffer, lim.WatchStall = 8, time.Second
 	n := node(t, Config{DataDir: t.TempDir(), AdminListen: "127.0.0.1:0", Service: service.Options{Limits: &lim}})
 	host := newClient(t, n.Addr(), "Host")
-	var id string
-	var log []*hangarv1.Event
-	for try := 0; id == ""; try++ {
-		if try == 20 {
-			t.Fatal("20 bot matches, none long enough")
-		}
-		cr, err := host.matches.CreateMatch(host.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4,
-			ObserveOnly: true, BotSeats: 4, RequestId: reqID()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := cr.GetMatch().GetMatchId()
-		all := watchToEnd(t, host, m, 0) // the bots play it to its end
-		evs := host.events(t, m)
-		checkLog(t, evs, all)
-		size := 0
-		for _, ev := range evs {
-			size += proto.Size(&hangarv1.WatchMatchResponse{Event: ev, Version: ev.GetSeq()})
-		}
-		if size > 96<<10 {
-			id, log = m, evs
-			t.Logf("the match has %d events, about %d bytes", len(evs), size)
-		}
-	}
+	id, log := longBotMatch(t, host)
 
 	slow := rawWatch(t, n.Addr(), host.token, id)
 	done := make(chan []*hangarv1.Event, 1)
@@ -599,6 +576,34 @@ func TestSlowWatcherIsCutOff(t *testing.T) {
 	checkLog(t, log, append(seen, watchToEnd(t, host, id, int64(len(seen)))...))
 }
 
+// longBotMatch has bots play matches of host's until one's events are
+// more than 96 KiB, more than a stream's send buffer holds; it returns the
+// match and its log.
+func longBotMatch(t *testing.T, host *client) (string, []*hangarv1.Event) {
+	t.Helper()
+	for range 20 {
+		cr, err := host.matches.CreateMatch(host.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4,
+			ObserveOnly: true, BotSeats: 4, RequestId: reqID()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := cr.GetMatch().GetMatchId()
+		all := watchToEnd(t, host, m, 0) // the bots play it to its end
+		evs := host.events(t, m)
+		checkLog(t, evs, all)
+		size := 0
+		for _, ev := range evs {
+			size += proto.Size(&hangarv1.WatchMatchResponse{Event: ev, Version: ev.GetSeq()})
+		}
+		if size > 96<<10 {
+			t.Logf("the match has %d events, about %d bytes", len(evs), size)
+			return m, evs
+		}
+	}
+	t.Fatal("20 bot matches, none long enough")
+	return "", nil
+}
+
 // rawClient is one HTTP/2 stream's watch, its window shut until grant.
 type rawClient struct {
 	fr  *http2.Framer
@@ -626,6 +631,19 @@ func (rc *rawClient) grant() {
 // send it headers and trailers, never a message.
 func rawWatch(t *testing.T, addr, token, matchID string) *rawClient {
 	t.Helper()
+	return rawStream(t, addr, token, hangarv1.MatchService_WatchMatch_FullMethodName, &hangarv1.WatchMatchRequest{MatchId: matchID}, true,
+		func(b []byte) (*hangarv1.Event, error) {
+			r := &hangarv1.WatchMatchResponse{}
+			err := proto.Unmarshal(b, r)
+			return r.GetEvent(), err
+		})
+}
+
+// rawStream opens a call of method with req on a raw HTTP/2 connection as
+// rawWatch does; last ends the client's side with req. event decodes a
+// response message: the event it carries, if any.
+func rawStream(t *testing.T, addr, token, method string, req proto.Message, last bool, event func([]byte) (*hangarv1.Event, error)) *rawClient {
+	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -641,19 +659,19 @@ func rawWatch(t *testing.T, addr, token, matchID string) *rawClient {
 	}
 	var hb bytes.Buffer
 	enc := hpack.NewEncoder(&hb)
-	for _, f := range [][2]string{{":method", "POST"}, {":scheme", "http"}, {":path", hangarv1.MatchService_WatchMatch_FullMethodName},
+	for _, f := range [][2]string{{":method", "POST"}, {":scheme", "http"}, {":path", method},
 		{":authority", addr}, {"content-type", "application/grpc"}, {"te", "trailers"}, {"authorization", "Bearer " + token}} {
 		_ = enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
 	}
 	if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: hb.Bytes(), EndHeaders: true}); err != nil {
 		t.Fatal(err)
 	}
-	msg, err := proto.Marshal(&hangarv1.WatchMatchRequest{MatchId: matchID})
+	msg, err := proto.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	body := binary.BigEndian.AppendUint32([]byte{0}, uint32(len(msg)))
-	if err := fr.WriteData(1, true, append(body, msg...)); err != nil {
+	if err := fr.WriteData(1, last, append(body, msg...)); err != nil {
 		t.Fatal(err)
 	}
 	rc := &rawClient{fr: fr, end: make(chan rawEnd, 1)}
@@ -685,13 +703,15 @@ func rawWatch(t *testing.T, addr, token, matchID string) *rawClient {
 				data = append(data, f.Data()...)
 				for len(data) >= 5 && len(data) >= 5+int(binary.BigEndian.Uint32(data[1:5])) {
 					n := int(binary.BigEndian.Uint32(data[1:5]))
-					r := &hangarv1.WatchMatchResponse{}
-					if err := proto.Unmarshal(data[5:5+n], r); err != nil {
+					ev, err := event(data[5 : 5+n])
+					if err != nil {
 						e.err = err
 						rc.end <- e
 						return
 					}
-					e.events = append(e.events, r.GetEvent())
+					if ev != nil {
+						e.events = append(e.events, ev)
+					}
 					data = data[5+n:]
 				}
 			case *http2.MetaHeadersFrame:

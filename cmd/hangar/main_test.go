@@ -109,7 +109,7 @@ func newClient(t testing.TB, addr, name string) *client {
 
 // reconnect returns the same player on another address (another node, or
 // the same one after a restart).
-func (c *client) reconnect(t *testing.T, addr string) *client {
+func (c *client) reconnect(t testing.TB, addr string) *client {
 	conn := dial(t, addr)
 	return &client{conn: conn, token: c.token, id: c.id, players: hangarv1.NewPlayerServiceClient(conn),
 		matches: hangarv1.NewMatchServiceClient(conn), moves: hangarv1.NewMoveServiceClient(conn)}

@@ -27,6 +27,8 @@ type rpc struct {
 	name   string
 	desc   protoreflect.MethodDescriptor
 	stream bool
+	// bidi: the client streams too (Play).
+	bidi bool
 }
 
 // hangarRPCs lists every method of the hangar.v1 services.
@@ -38,7 +40,7 @@ func hangarRPCs(t *testing.T) []rpc {
 			for j := range s.Methods().Len() {
 				m := s.Methods().Get(j)
 				out = append(out, rpc{full: fmt.Sprintf("/%s/%s", s.FullName(), m.Name()), name: string(m.Name()),
-					desc: m, stream: m.IsStreamingServer()})
+					desc: m, stream: m.IsStreamingServer(), bidi: m.IsStreamingClient()})
 			}
 		}
 		return true
@@ -51,8 +53,14 @@ func hangarRPCs(t *testing.T) []rpc {
 
 // request is a well-formed request of r aimed at match (and player),
 // filled by field name, so that a refusal is the credentials', not the
-// request's.
+// request's. Play's is the command its stream sends after opening on
+// match: a Roll.
 func (r rpc) request(t *testing.T, match, player string, version int64) proto.Message {
+	if r.bidi {
+		roll := rpc{desc: hangarv1.File_hangar_v1_move_proto.Services().ByName("MoveService").Methods().ByName("Roll")}
+		return &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{Command: &hangarv1.PlayCommand{
+			Command: &hangarv1.PlayCommand_Roll{Roll: roll.request(t, match, player, version).(*hangarv1.RollRequest)}}}}
+	}
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(r.desc.Input().FullName())
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +94,8 @@ func (r rpc) request(t *testing.T, match, player string, version int64) proto.Me
 }
 
 // call invokes r with req on conn; a server stream is read to its end or
-// first error.
+// first error. Play's stream opens on the command's match, sends the
+// command and reads up to its result: a refused command is its error.
 func (r rpc) call(ctx context.Context, conn grpc.ClientConnInterface, req proto.Message) error {
 	mt, _ := protoregistry.GlobalTypes.FindMessageByName(r.desc.Output().FullName())
 	if !r.stream {
@@ -94,6 +103,9 @@ func (r rpc) call(ctx context.Context, conn grpc.ClientConnInterface, req proto.
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	if r.bidi {
+		return playOnce(ctx, conn, req.(*hangarv1.PlayRequest))
+	}
 	s, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, r.full)
 	if err != nil {
 		return err
@@ -110,6 +122,36 @@ func (r rpc) call(ctx context.Context, conn grpc.ClientConnInterface, req proto.
 		return err
 	}
 	return nil
+}
+
+// playOnce opens a Play stream on cmd's match, sends cmd and reads up to its
+// result: the result's error, or the stream's.
+func playOnce(ctx context.Context, conn grpc.ClientConnInterface, cmd *hangarv1.PlayRequest) error {
+	s, err := hangarv1.NewMoveServiceClient(conn).Play(ctx)
+	if err != nil {
+		return err
+	}
+	open := &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Open{Open: &hangarv1.WatchMatchRequest{
+		MatchId: cmd.GetCommand().GetRoll().GetMatchId() + cmd.GetCommand().GetMove().GetMatchId() + cmd.GetCommand().GetListLegalMoves().GetMatchId()}}}
+	for _, m := range []*hangarv1.PlayRequest{open, cmd} {
+		if err := s.Send(m); errors.Is(err, io.EOF) {
+			break // refused: the status comes with the receive
+		} else if err != nil {
+			return err
+		}
+	}
+	for {
+		r, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil // the match ended before the command was read
+		}
+		if err != nil {
+			return err
+		}
+		if res := r.GetResult(); res != nil {
+			return status.ErrorProto(res.GetError())
+		}
+	}
 }
 
 // noToken are the methods anyone may call without a player's token.
@@ -213,7 +255,7 @@ func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 				if code == codes.Internal || code == codes.Unknown {
 					t.Errorf("%s with %s: %v", r.name, o.name, err)
 				}
-				command := r.desc.Input().Fields().ByName("request_id") != nil || r.name == "SignInExternalPlayer"
+				command := r.desc.Input().Fields().ByName("request_id") != nil || r.name == "SignInExternalPlayer" || r.bidi
 				if command && !mayAct[r.name] && err == nil {
 					t.Errorf("%s with %s succeeded on Ada's match", r.name, o.name)
 				}

@@ -8,6 +8,7 @@ package hangarv1
 
 import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
+	status "google.golang.org/genproto/googleapis/rpc/status"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -464,11 +465,422 @@ func (x *ListLegalMovesResponse) GetEmptyReason() EmptyReason {
 	return EmptyReason_EMPTY_REASON_UNSPECIFIED
 }
 
+// PlayRequest is one message of a Play stream from the client: the first
+// opens the stream, every later one is a command.
+type PlayRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*PlayRequest_Open
+	//	*PlayRequest_Command
+	Kind          isPlayRequest_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayRequest) Reset() {
+	*x = PlayRequest{}
+	mi := &file_hangar_v1_move_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayRequest) ProtoMessage() {}
+
+func (x *PlayRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_move_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayRequest.ProtoReflect.Descriptor instead.
+func (*PlayRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *PlayRequest) GetKind() isPlayRequest_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *PlayRequest) GetOpen() *WatchMatchRequest {
+	if x != nil {
+		if x, ok := x.Kind.(*PlayRequest_Open); ok {
+			return x.Open
+		}
+	}
+	return nil
+}
+
+func (x *PlayRequest) GetCommand() *PlayCommand {
+	if x != nil {
+		if x, ok := x.Kind.(*PlayRequest_Command); ok {
+			return x.Command
+		}
+	}
+	return nil
+}
+
+type isPlayRequest_Kind interface {
+	isPlayRequest_Kind()
+}
+
+type PlayRequest_Open struct {
+	// open names the match and the last seq the client has seen (first
+	// message only).
+	Open *WatchMatchRequest `protobuf:"bytes,1,opt,name=open,proto3,oneof"`
+}
+
+type PlayRequest_Command struct {
+	Command *PlayCommand `protobuf:"bytes,2,opt,name=command,proto3,oneof"`
+}
+
+func (*PlayRequest_Open) isPlayRequest_Kind() {}
+
+func (*PlayRequest_Command) isPlayRequest_Kind() {}
+
+// PlayCommand is one command on a Play stream.
+type PlayCommand struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// command_id is the client's own id of the command, returned in its
+	// PlayResult (the server does not interpret it).
+	CommandId uint64 `protobuf:"varint,1,opt,name=command_id,json=commandId,proto3" json:"command_id,omitempty"`
+	// command is the request the unary call would take; its match_id is the
+	// stream's when left empty, and another match's is INVALID_ARGUMENT.
+	//
+	// Types that are valid to be assigned to Command:
+	//
+	//	*PlayCommand_Roll
+	//	*PlayCommand_Move
+	//	*PlayCommand_ListLegalMoves
+	Command       isPlayCommand_Command `protobuf_oneof:"command"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayCommand) Reset() {
+	*x = PlayCommand{}
+	mi := &file_hangar_v1_move_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayCommand) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayCommand) ProtoMessage() {}
+
+func (x *PlayCommand) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_move_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayCommand.ProtoReflect.Descriptor instead.
+func (*PlayCommand) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *PlayCommand) GetCommandId() uint64 {
+	if x != nil {
+		return x.CommandId
+	}
+	return 0
+}
+
+func (x *PlayCommand) GetCommand() isPlayCommand_Command {
+	if x != nil {
+		return x.Command
+	}
+	return nil
+}
+
+func (x *PlayCommand) GetRoll() *RollRequest {
+	if x != nil {
+		if x, ok := x.Command.(*PlayCommand_Roll); ok {
+			return x.Roll
+		}
+	}
+	return nil
+}
+
+func (x *PlayCommand) GetMove() *MoveRequest {
+	if x != nil {
+		if x, ok := x.Command.(*PlayCommand_Move); ok {
+			return x.Move
+		}
+	}
+	return nil
+}
+
+func (x *PlayCommand) GetListLegalMoves() *ListLegalMovesRequest {
+	if x != nil {
+		if x, ok := x.Command.(*PlayCommand_ListLegalMoves); ok {
+			return x.ListLegalMoves
+		}
+	}
+	return nil
+}
+
+type isPlayCommand_Command interface {
+	isPlayCommand_Command()
+}
+
+type PlayCommand_Roll struct {
+	Roll *RollRequest `protobuf:"bytes,2,opt,name=roll,proto3,oneof"`
+}
+
+type PlayCommand_Move struct {
+	Move *MoveRequest `protobuf:"bytes,3,opt,name=move,proto3,oneof"`
+}
+
+type PlayCommand_ListLegalMoves struct {
+	ListLegalMoves *ListLegalMovesRequest `protobuf:"bytes,4,opt,name=list_legal_moves,json=listLegalMoves,proto3,oneof"`
+}
+
+func (*PlayCommand_Roll) isPlayCommand_Command() {}
+
+func (*PlayCommand_Move) isPlayCommand_Command() {}
+
+func (*PlayCommand_ListLegalMoves) isPlayCommand_Command() {}
+
+// PlayResponse is one message of a Play stream from the server: an event of
+// the match or the result of a command.
+type PlayResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*PlayResponse_Event
+	//	*PlayResponse_Result
+	Kind          isPlayResponse_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayResponse) Reset() {
+	*x = PlayResponse{}
+	mi := &file_hangar_v1_move_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayResponse) ProtoMessage() {}
+
+func (x *PlayResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_move_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayResponse.ProtoReflect.Descriptor instead.
+func (*PlayResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *PlayResponse) GetKind() isPlayResponse_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *PlayResponse) GetEvent() *WatchMatchResponse {
+	if x != nil {
+		if x, ok := x.Kind.(*PlayResponse_Event); ok {
+			return x.Event
+		}
+	}
+	return nil
+}
+
+func (x *PlayResponse) GetResult() *PlayResult {
+	if x != nil {
+		if x, ok := x.Kind.(*PlayResponse_Result); ok {
+			return x.Result
+		}
+	}
+	return nil
+}
+
+type isPlayResponse_Kind interface {
+	isPlayResponse_Kind()
+}
+
+type PlayResponse_Event struct {
+	// event is the match's next event, as WatchMatch sends it.
+	Event *WatchMatchResponse `protobuf:"bytes,1,opt,name=event,proto3,oneof"`
+}
+
+type PlayResponse_Result struct {
+	Result *PlayResult `protobuf:"bytes,2,opt,name=result,proto3,oneof"`
+}
+
+func (*PlayResponse_Event) isPlayResponse_Kind() {}
+
+func (*PlayResponse_Result) isPlayResponse_Kind() {}
+
+// PlayResult answers one command of a Play stream.
+type PlayResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// command_id is the command's, as the client sent it.
+	CommandId uint64 `protobuf:"varint,1,opt,name=command_id,json=commandId,proto3" json:"command_id,omitempty"`
+	// result is the unary call's response, or its error.
+	//
+	// Types that are valid to be assigned to Result:
+	//
+	//	*PlayResult_Roll
+	//	*PlayResult_Move
+	//	*PlayResult_ListLegalMoves
+	//	*PlayResult_Error
+	Result        isPlayResult_Result `protobuf_oneof:"result"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayResult) Reset() {
+	*x = PlayResult{}
+	mi := &file_hangar_v1_move_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayResult) ProtoMessage() {}
+
+func (x *PlayResult) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_move_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayResult.ProtoReflect.Descriptor instead.
+func (*PlayResult) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *PlayResult) GetCommandId() uint64 {
+	if x != nil {
+		return x.CommandId
+	}
+	return 0
+}
+
+func (x *PlayResult) GetResult() isPlayResult_Result {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *PlayResult) GetRoll() *RollResponse {
+	if x != nil {
+		if x, ok := x.Result.(*PlayResult_Roll); ok {
+			return x.Roll
+		}
+	}
+	return nil
+}
+
+func (x *PlayResult) GetMove() *MoveResponse {
+	if x != nil {
+		if x, ok := x.Result.(*PlayResult_Move); ok {
+			return x.Move
+		}
+	}
+	return nil
+}
+
+func (x *PlayResult) GetListLegalMoves() *ListLegalMovesResponse {
+	if x != nil {
+		if x, ok := x.Result.(*PlayResult_ListLegalMoves); ok {
+			return x.ListLegalMoves
+		}
+	}
+	return nil
+}
+
+func (x *PlayResult) GetError() *status.Status {
+	if x != nil {
+		if x, ok := x.Result.(*PlayResult_Error); ok {
+			return x.Error
+		}
+	}
+	return nil
+}
+
+type isPlayResult_Result interface {
+	isPlayResult_Result()
+}
+
+type PlayResult_Roll struct {
+	Roll *RollResponse `protobuf:"bytes,2,opt,name=roll,proto3,oneof"`
+}
+
+type PlayResult_Move struct {
+	Move *MoveResponse `protobuf:"bytes,3,opt,name=move,proto3,oneof"`
+}
+
+type PlayResult_ListLegalMoves struct {
+	ListLegalMoves *ListLegalMovesResponse `protobuf:"bytes,4,opt,name=list_legal_moves,json=listLegalMoves,proto3,oneof"`
+}
+
+type PlayResult_Error struct {
+	// error is the status the unary call would have ended with, its
+	// details (google.rpc.ErrorInfo with the reason, RetryInfo) included.
+	Error *status.Status `protobuf:"bytes,5,opt,name=error,proto3,oneof"`
+}
+
+func (*PlayResult_Roll) isPlayResult_Result() {}
+
+func (*PlayResult_Move) isPlayResult_Result() {}
+
+func (*PlayResult_ListLegalMoves) isPlayResult_Result() {}
+
+func (*PlayResult_Error) isPlayResult_Result() {}
+
 var File_hangar_v1_move_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_move_proto_rawDesc = "" +
 	"\n" +
-	"\x14hangar/v1/move.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x15hangar/v1/match.proto\"\xa2\x01\n" +
+	"\x14hangar/v1/move.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x17google/rpc/status.proto\x1a\x15hangar/v1/match.proto\"\xa2\x01\n" +
 	"\vRollRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12)\n" +
 	"\x10expected_version\x18\x02 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
@@ -496,17 +908,42 @@ const file_hangar_v1_move_proto_rawDesc = "" +
 	"\x05moves\x18\x01 \x03(\v2\x13.hangar.v1.GameMoveR\x05moves\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\x12\x10\n" +
 	"\x03die\x18\x03 \x01(\x05R\x03die\x129\n" +
-	"\fempty_reason\x18\x04 \x01(\x0e2\x16.hangar.v1.EmptyReasonR\vemptyReason*\xa3\x01\n" +
+	"\fempty_reason\x18\x04 \x01(\x0e2\x16.hangar.v1.EmptyReasonR\vemptyReason\"}\n" +
+	"\vPlayRequest\x122\n" +
+	"\x04open\x18\x01 \x01(\v2\x1c.hangar.v1.WatchMatchRequestH\x00R\x04open\x122\n" +
+	"\acommand\x18\x02 \x01(\v2\x16.hangar.v1.PlayCommandH\x00R\acommandB\x06\n" +
+	"\x04kind\"\xe1\x01\n" +
+	"\vPlayCommand\x12\x1d\n" +
+	"\n" +
+	"command_id\x18\x01 \x01(\x04R\tcommandId\x12,\n" +
+	"\x04roll\x18\x02 \x01(\v2\x16.hangar.v1.RollRequestH\x00R\x04roll\x12,\n" +
+	"\x04move\x18\x03 \x01(\v2\x16.hangar.v1.MoveRequestH\x00R\x04move\x12L\n" +
+	"\x10list_legal_moves\x18\x04 \x01(\v2 .hangar.v1.ListLegalMovesRequestH\x00R\x0elistLegalMovesB\t\n" +
+	"\acommand\"~\n" +
+	"\fPlayResponse\x125\n" +
+	"\x05event\x18\x01 \x01(\v2\x1d.hangar.v1.WatchMatchResponseH\x00R\x05event\x12/\n" +
+	"\x06result\x18\x02 \x01(\v2\x15.hangar.v1.PlayResultH\x00R\x06resultB\x06\n" +
+	"\x04kind\"\x8e\x02\n" +
+	"\n" +
+	"PlayResult\x12\x1d\n" +
+	"\n" +
+	"command_id\x18\x01 \x01(\x04R\tcommandId\x12-\n" +
+	"\x04roll\x18\x02 \x01(\v2\x17.hangar.v1.RollResponseH\x00R\x04roll\x12-\n" +
+	"\x04move\x18\x03 \x01(\v2\x17.hangar.v1.MoveResponseH\x00R\x04move\x12M\n" +
+	"\x10list_legal_moves\x18\x04 \x01(\v2!.hangar.v1.ListLegalMovesResponseH\x00R\x0elistLegalMoves\x12*\n" +
+	"\x05error\x18\x05 \x01(\v2\x12.google.rpc.StatusH\x00R\x05errorB\b\n" +
+	"\x06result*\xa3\x01\n" +
 	"\vEmptyReason\x12\x1c\n" +
 	"\x18EMPTY_REASON_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aEMPTY_REASON_NOT_YOUR_TURN\x10\x01\x12\x1b\n" +
 	"\x17EMPTY_REASON_ROLL_FIRST\x10\x02\x12\x1c\n" +
 	"\x18EMPTY_REASON_NOT_STARTED\x10\x03\x12\x1b\n" +
-	"\x17EMPTY_REASON_MATCH_OVER\x10\x042\xd3\x02\n" +
+	"\x17EMPTY_REASON_MATCH_OVER\x10\x042\x90\x03\n" +
 	"\vMoveService\x12_\n" +
 	"\x04Roll\x12\x16.hangar.v1.RollRequest\x1a\x17.hangar.v1.RollResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/matches/{match_id}:roll\x12_\n" +
 	"\x04Move\x12\x16.hangar.v1.MoveRequest\x1a\x17.hangar.v1.MoveResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/matches/{match_id}:move\x12\x81\x01\n" +
-	"\x0eListLegalMoves\x12 .hangar.v1.ListLegalMovesRequest\x1a!.hangar.v1.ListLegalMovesResponse\"*\x82\xd3\xe4\x93\x02$\x12\"/v1/matches/{match_id}/legal-movesB\x92\x01\n" +
+	"\x0eListLegalMoves\x12 .hangar.v1.ListLegalMovesRequest\x1a!.hangar.v1.ListLegalMovesResponse\"*\x82\xd3\xe4\x93\x02$\x12\"/v1/matches/{match_id}/legal-moves\x12;\n" +
+	"\x04Play\x12\x16.hangar.v1.PlayRequest\x1a\x17.hangar.v1.PlayResponse(\x010\x01B\x92\x01\n" +
 	"\rcom.hangar.v1B\tMoveProtoP\x01Z1github.com/hangarhq/hangar/api/hangar/v1;hangarv1\xa2\x02\x03HXX\xaa\x02\tHangar.V1\xca\x02\tHangar\\V1\xe2\x02\x15Hangar\\V1\\GPBMetadata\xea\x02\n" +
 	"Hangar::V1b\x06proto3"
 
@@ -523,7 +960,7 @@ func file_hangar_v1_move_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_v1_move_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hangar_v1_move_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_hangar_v1_move_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_hangar_v1_move_proto_goTypes = []any{
 	(EmptyReason)(0),               // 0: hangar.v1.EmptyReason
 	(*RollRequest)(nil),            // 1: hangar.v1.RollRequest
@@ -532,27 +969,47 @@ var file_hangar_v1_move_proto_goTypes = []any{
 	(*MoveResponse)(nil),           // 4: hangar.v1.MoveResponse
 	(*ListLegalMovesRequest)(nil),  // 5: hangar.v1.ListLegalMovesRequest
 	(*ListLegalMovesResponse)(nil), // 6: hangar.v1.ListLegalMovesResponse
-	(*Event)(nil),                  // 7: hangar.v1.Event
-	(*GameMove)(nil),               // 8: hangar.v1.GameMove
+	(*PlayRequest)(nil),            // 7: hangar.v1.PlayRequest
+	(*PlayCommand)(nil),            // 8: hangar.v1.PlayCommand
+	(*PlayResponse)(nil),           // 9: hangar.v1.PlayResponse
+	(*PlayResult)(nil),             // 10: hangar.v1.PlayResult
+	(*Event)(nil),                  // 11: hangar.v1.Event
+	(*GameMove)(nil),               // 12: hangar.v1.GameMove
+	(*WatchMatchRequest)(nil),      // 13: hangar.v1.WatchMatchRequest
+	(*WatchMatchResponse)(nil),     // 14: hangar.v1.WatchMatchResponse
+	(*status.Status)(nil),          // 15: google.rpc.Status
 }
 var file_hangar_v1_move_proto_depIdxs = []int32{
-	7, // 0: hangar.v1.RollResponse.events:type_name -> hangar.v1.Event
-	8, // 1: hangar.v1.RollResponse.legal_moves:type_name -> hangar.v1.GameMove
-	8, // 2: hangar.v1.MoveRequest.move:type_name -> hangar.v1.GameMove
-	7, // 3: hangar.v1.MoveResponse.events:type_name -> hangar.v1.Event
-	8, // 4: hangar.v1.ListLegalMovesResponse.moves:type_name -> hangar.v1.GameMove
-	0, // 5: hangar.v1.ListLegalMovesResponse.empty_reason:type_name -> hangar.v1.EmptyReason
-	1, // 6: hangar.v1.MoveService.Roll:input_type -> hangar.v1.RollRequest
-	3, // 7: hangar.v1.MoveService.Move:input_type -> hangar.v1.MoveRequest
-	5, // 8: hangar.v1.MoveService.ListLegalMoves:input_type -> hangar.v1.ListLegalMovesRequest
-	2, // 9: hangar.v1.MoveService.Roll:output_type -> hangar.v1.RollResponse
-	4, // 10: hangar.v1.MoveService.Move:output_type -> hangar.v1.MoveResponse
-	6, // 11: hangar.v1.MoveService.ListLegalMoves:output_type -> hangar.v1.ListLegalMovesResponse
-	9, // [9:12] is the sub-list for method output_type
-	6, // [6:9] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	11, // 0: hangar.v1.RollResponse.events:type_name -> hangar.v1.Event
+	12, // 1: hangar.v1.RollResponse.legal_moves:type_name -> hangar.v1.GameMove
+	12, // 2: hangar.v1.MoveRequest.move:type_name -> hangar.v1.GameMove
+	11, // 3: hangar.v1.MoveResponse.events:type_name -> hangar.v1.Event
+	12, // 4: hangar.v1.ListLegalMovesResponse.moves:type_name -> hangar.v1.GameMove
+	0,  // 5: hangar.v1.ListLegalMovesResponse.empty_reason:type_name -> hangar.v1.EmptyReason
+	13, // 6: hangar.v1.PlayRequest.open:type_name -> hangar.v1.WatchMatchRequest
+	8,  // 7: hangar.v1.PlayRequest.command:type_name -> hangar.v1.PlayCommand
+	1,  // 8: hangar.v1.PlayCommand.roll:type_name -> hangar.v1.RollRequest
+	3,  // 9: hangar.v1.PlayCommand.move:type_name -> hangar.v1.MoveRequest
+	5,  // 10: hangar.v1.PlayCommand.list_legal_moves:type_name -> hangar.v1.ListLegalMovesRequest
+	14, // 11: hangar.v1.PlayResponse.event:type_name -> hangar.v1.WatchMatchResponse
+	10, // 12: hangar.v1.PlayResponse.result:type_name -> hangar.v1.PlayResult
+	2,  // 13: hangar.v1.PlayResult.roll:type_name -> hangar.v1.RollResponse
+	4,  // 14: hangar.v1.PlayResult.move:type_name -> hangar.v1.MoveResponse
+	6,  // 15: hangar.v1.PlayResult.list_legal_moves:type_name -> hangar.v1.ListLegalMovesResponse
+	15, // 16: hangar.v1.PlayResult.error:type_name -> google.rpc.Status
+	1,  // 17: hangar.v1.MoveService.Roll:input_type -> hangar.v1.RollRequest
+	3,  // 18: hangar.v1.MoveService.Move:input_type -> hangar.v1.MoveRequest
+	5,  // 19: hangar.v1.MoveService.ListLegalMoves:input_type -> hangar.v1.ListLegalMovesRequest
+	7,  // 20: hangar.v1.MoveService.Play:input_type -> hangar.v1.PlayRequest
+	2,  // 21: hangar.v1.MoveService.Roll:output_type -> hangar.v1.RollResponse
+	4,  // 22: hangar.v1.MoveService.Move:output_type -> hangar.v1.MoveResponse
+	6,  // 23: hangar.v1.MoveService.ListLegalMoves:output_type -> hangar.v1.ListLegalMovesResponse
+	9,  // 24: hangar.v1.MoveService.Play:output_type -> hangar.v1.PlayResponse
+	21, // [21:25] is the sub-list for method output_type
+	17, // [17:21] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_move_proto_init() }
@@ -561,13 +1018,32 @@ func file_hangar_v1_move_proto_init() {
 		return
 	}
 	file_hangar_v1_match_proto_init()
+	file_hangar_v1_move_proto_msgTypes[6].OneofWrappers = []any{
+		(*PlayRequest_Open)(nil),
+		(*PlayRequest_Command)(nil),
+	}
+	file_hangar_v1_move_proto_msgTypes[7].OneofWrappers = []any{
+		(*PlayCommand_Roll)(nil),
+		(*PlayCommand_Move)(nil),
+		(*PlayCommand_ListLegalMoves)(nil),
+	}
+	file_hangar_v1_move_proto_msgTypes[8].OneofWrappers = []any{
+		(*PlayResponse_Event)(nil),
+		(*PlayResponse_Result)(nil),
+	}
+	file_hangar_v1_move_proto_msgTypes[9].OneofWrappers = []any{
+		(*PlayResult_Roll)(nil),
+		(*PlayResult_Move)(nil),
+		(*PlayResult_ListLegalMoves)(nil),
+		(*PlayResult_Error)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_move_proto_rawDesc), len(file_hangar_v1_move_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   6,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	MoveService_Roll_FullMethodName           = "/hangar.v1.MoveService/Roll"
 	MoveService_Move_FullMethodName           = "/hangar.v1.MoveService/Move"
 	MoveService_ListLegalMoves_FullMethodName = "/hangar.v1.MoveService/ListLegalMoves"
+	MoveService_Play_FullMethodName           = "/hangar.v1.MoveService/Play"
 )
 
 // MoveServiceClient is the client API for MoveService service.
@@ -40,6 +41,44 @@ type MoveServiceClient interface {
 	Move(ctx context.Context, in *MoveRequest, opts ...grpc.CallOption) (*MoveResponse, error)
 	// ListLegalMoves lists the moves the caller may play now.
 	ListLegalMoves(ctx context.Context, in *ListLegalMovesRequest, opts ...grpc.CallOption) (*ListLegalMovesResponse, error)
+	// Play plays a seat over one stream, in place of WatchMatch and a unary
+	// call per command: events out, commands in.
+	//
+	// The first message opens the stream (PlayRequest.open, a
+	// WatchMatchRequest): from then on the match's events after after_seq
+	// come as WatchMatch sends them (in order, none repeated or skipped, with
+	// the same errors: OUT_OF_RANGE, MATCH_PRIVATE, SLOW_WATCHER …), and the
+	// stream counts as one of the caller's watch streams.
+	//
+	// Every later message is a command (Roll, Move or ListLegalMoves, their
+	// request as the unary call takes it; match_id may be left empty), with a
+	// command_id of the client's choosing. Commands run one at a time in the
+	// order they arrive, each as its unary call would run: the same expected
+	// version and request id rules (a retried request_id is applied once and
+	// answers the original result), the same rate limits per command, and the
+	// same result, or the same error as a google.rpc.Status (code, message,
+	// ErrorInfo reason and metadata). A command's error does not end the
+	// stream.
+	//
+	// Ordering: results come in the order of their commands, and each comes
+	// after every event up to the version it names (the new version of a
+	// Roll or Move, the version of a ListLegalMoves, the current_version of
+	// a VERSION_CONFLICT). So when a command's result arrives its own events
+	// have arrived already, and the client's view of the match is at least
+	// at that version.
+	//
+	// The stream ends (OK) after the match's last event and the result of
+	// the command running then, if any; commands not yet read are not
+	// answered (the match is over). It ends with an error, as WatchMatch
+	// does, when the caller's token expires or is revoked, the node drains
+	// (UNAVAILABLE: reconnect with after_seq the last seq seen) or the client
+	// does not read (RESOURCE_EXHAUSTED, SLOW_WATCHER); and with
+	// INVALID_ARGUMENT when a message is not a command after the first, or
+	// does not decode. After a client's half-close it goes on as a watch.
+	//
+	// Play has no REST mapping (REST has no bidirectional streams): gRPC, and
+	// Connect or gRPC-Web over HTTP/2, reach it.
+	Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayRequest, PlayResponse], error)
 }
 
 type moveServiceClient struct {
@@ -80,6 +119,19 @@ func (c *moveServiceClient) ListLegalMoves(ctx context.Context, in *ListLegalMov
 	return out, nil
 }
 
+func (c *moveServiceClient) Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayRequest, PlayResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &MoveService_ServiceDesc.Streams[0], MoveService_Play_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[PlayRequest, PlayResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MoveService_PlayClient = grpc.BidiStreamingClient[PlayRequest, PlayResponse]
+
 // MoveServiceServer is the server API for MoveService service.
 // All implementations must embed UnimplementedMoveServiceServer
 // for forward compatibility.
@@ -96,6 +148,44 @@ type MoveServiceServer interface {
 	Move(context.Context, *MoveRequest) (*MoveResponse, error)
 	// ListLegalMoves lists the moves the caller may play now.
 	ListLegalMoves(context.Context, *ListLegalMovesRequest) (*ListLegalMovesResponse, error)
+	// Play plays a seat over one stream, in place of WatchMatch and a unary
+	// call per command: events out, commands in.
+	//
+	// The first message opens the stream (PlayRequest.open, a
+	// WatchMatchRequest): from then on the match's events after after_seq
+	// come as WatchMatch sends them (in order, none repeated or skipped, with
+	// the same errors: OUT_OF_RANGE, MATCH_PRIVATE, SLOW_WATCHER …), and the
+	// stream counts as one of the caller's watch streams.
+	//
+	// Every later message is a command (Roll, Move or ListLegalMoves, their
+	// request as the unary call takes it; match_id may be left empty), with a
+	// command_id of the client's choosing. Commands run one at a time in the
+	// order they arrive, each as its unary call would run: the same expected
+	// version and request id rules (a retried request_id is applied once and
+	// answers the original result), the same rate limits per command, and the
+	// same result, or the same error as a google.rpc.Status (code, message,
+	// ErrorInfo reason and metadata). A command's error does not end the
+	// stream.
+	//
+	// Ordering: results come in the order of their commands, and each comes
+	// after every event up to the version it names (the new version of a
+	// Roll or Move, the version of a ListLegalMoves, the current_version of
+	// a VERSION_CONFLICT). So when a command's result arrives its own events
+	// have arrived already, and the client's view of the match is at least
+	// at that version.
+	//
+	// The stream ends (OK) after the match's last event and the result of
+	// the command running then, if any; commands not yet read are not
+	// answered (the match is over). It ends with an error, as WatchMatch
+	// does, when the caller's token expires or is revoked, the node drains
+	// (UNAVAILABLE: reconnect with after_seq the last seq seen) or the client
+	// does not read (RESOURCE_EXHAUSTED, SLOW_WATCHER); and with
+	// INVALID_ARGUMENT when a message is not a command after the first, or
+	// does not decode. After a client's half-close it goes on as a watch.
+	//
+	// Play has no REST mapping (REST has no bidirectional streams): gRPC, and
+	// Connect or gRPC-Web over HTTP/2, reach it.
+	Play(grpc.BidiStreamingServer[PlayRequest, PlayResponse]) error
 	mustEmbedUnimplementedMoveServiceServer()
 }
 
@@ -114,6 +204,9 @@ func (UnimplementedMoveServiceServer) Move(context.Context, *MoveRequest) (*Move
 }
 func (UnimplementedMoveServiceServer) ListLegalMoves(context.Context, *ListLegalMovesRequest) (*ListLegalMovesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListLegalMoves not implemented")
+}
+func (UnimplementedMoveServiceServer) Play(grpc.BidiStreamingServer[PlayRequest, PlayResponse]) error {
+	return status.Error(codes.Unimplemented, "method Play not implemented")
 }
 func (UnimplementedMoveServiceServer) mustEmbedUnimplementedMoveServiceServer() {}
 func (UnimplementedMoveServiceServer) testEmbeddedByValue()                     {}
@@ -190,6 +283,13 @@ func _MoveService_ListLegalMoves_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MoveService_Play_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(MoveServiceServer).Play(&grpc.GenericServerStream[PlayRequest, PlayResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MoveService_PlayServer = grpc.BidiStreamingServer[PlayRequest, PlayResponse]
+
 // MoveService_ServiceDesc is the grpc.ServiceDesc for MoveService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -210,6 +310,13 @@ var MoveService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _MoveService_ListLegalMoves_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Play",
+			Handler:       _MoveService_Play_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "hangar/v1/move.proto",
 }

@@ -1,0 +1,283 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
+)
+
+// watchPage is how many events a watcher reads from the store at once.
+const watchPage = 500
+
+// watchEvents returns the events of match id after seq after: from the
+// hub's memory while it is up to date, else from the store — read once for
+// all the watchers woken together. more says another page is waiting.
+func (s *Service) watchEvents(ctx context.Context, id string, after int64) (items []*watchItem, more bool, err error) {
+	if items, ok := s.hub.since(id, after); ok {
+		return items, false, nil
+	}
+	l := s.hub.fetchLock(id)
+	l.Lock()
+	defer l.Unlock()
+	if items, ok := s.hub.since(id, after); ok {
+		return items, false, nil
+	}
+	stored, err := s.store.Events(ctx, id, after, watchPage)
+	if err != nil {
+		return nil, false, err
+	}
+	evs := make([]*hangarv1.Event, len(stored))
+	for i, e := range stored {
+		if evs[i], err = decodeEvent(id, e); err != nil {
+			return nil, false, err
+		}
+	}
+	if items = s.hub.fill(id, evs); len(items) != len(evs) {
+		items = make([]*watchItem, len(evs))
+		for i, ev := range evs {
+			items[i] = &watchItem{ev: ev}
+		}
+	}
+	return items, len(stored) == watchPage, nil
+}
+
+// watch is one stream's read of a match's events, the machinery of
+// WatchMatch and Play: the events after a seq, the stored ones and then
+// live ones, each once and in order. It always reads events by sequence
+// number (from the hub's memory or the store), so a missed wake-up only
+// delays delivery and never drops an event.
+type watch struct {
+	s  *Service
+	id string
+	// after is the seq of the latest event read. cur is the match at
+	// after, but for the events in behind: a watcher that makes an event's
+	// response folds the event onto it, to say where the match stands
+	// after it (its version, status, turn, phase); a watcher that finds
+	// the response made sends it as it is and folds nothing, and takes the
+	// node's cached match once it is at the same version. owned: cur is
+	// the watcher's own copy (else it is shared: clone before folding).
+	after  int64
+	cur    *match
+	owned  bool
+	behind []*hangarv1.Event
+	// over: the match's last event has been read.
+	over bool
+	// end is the last event of a match that had ended when the watch
+	// opened (0: it had not): the store has its events unless it archived
+	// them since (archive.go).
+	end int64
+	// wake receives a value after each change of the match.
+	wake <-chan struct{}
+	stop func()
+}
+
+// openWatch starts a watch of match id after seq after for the caller. The
+// watch counts against the caller's watch streams (TOO_MANY_WATCHES) and
+// needs a match the caller may see (MATCH_PRIVATE); after must not be
+// beyond the match's last event (OUT_OF_RANGE). A nil watch and a nil error
+// mean there is nothing to send: after is the last event of a finished
+// match. Call close when done.
+func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *watch, err error) {
+	if err := checkID("match_id", id); err != nil {
+		return nil, err
+	}
+	if after < 0 {
+		return nil, fmt.Errorf("%w: after_seq must not be negative", errInvalid)
+	}
+	me, _ := caller(ctx)
+	release, err := s.acquireWatch(me.ID)
+	if err != nil {
+		return nil, err
+	}
+	// Subscribe before reading the version, so that no change after the
+	// read goes unnoticed.
+	wake, unsubscribe := s.hub.subscribe(id)
+	w := &watch{s: s, id: id, after: after, wake: wake, stop: func() { unsubscribe(); release() }}
+	defer func() {
+		if err != nil || w.cur == nil {
+			w.close()
+		}
+	}()
+	m, err := s.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.visible(ctx, m); err != nil {
+		return nil, err
+	}
+	if after > m.version && !ended(m.status) {
+		// The cache may be behind another node: the store decides.
+		if m, err = s.fold(ctx, m, 0); err != nil {
+			return nil, err
+		}
+		s.hub.put(m)
+	}
+	if after > m.version {
+		return nil, fmt.Errorf("%w: after_seq %d is beyond the match's last event %d", errOutOfRange, after, m.version)
+	}
+	if ended(m.status) && after == m.version {
+		return nil, nil // the client has seen the end already
+	}
+	s.hub.reached(id, m.version)
+	if ended(m.status) {
+		w.end = m.version
+	}
+	switch {
+	case after == 0:
+		w.cur, w.owned = s.newMatch(id), true
+	case after == m.version:
+		w.cur = m // the node's: cloned before a fold
+	default:
+		if w.cur, err = s.fold(ctx, s.newMatch(id), after); err != nil {
+			return nil, err
+		}
+		w.owned = true
+	}
+	return w, nil
+}
+
+// close ends the watch.
+func (w *watch) close() {
+	if w.stop != nil {
+		w.stop()
+		w.stop = nil
+	}
+}
+
+// next returns the responses of the events after w.after that are ready:
+// from the hub's memory, or one page from the store (more then says that
+// another page waits). It returns nothing once the match's last event has
+// been read (w.over).
+func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, err error) {
+	if w.over {
+		return nil, false, nil
+	}
+	items, more, err := w.s.watchEvents(ctx, w.id, w.after)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(items) == 0 && w.after < w.end {
+		// The node's memory held the ended match; the store has archived
+		// its events.
+		return nil, false, w.s.gone(ctx, w.id)
+	}
+	resps = make([]*watchResponse, 0, len(items))
+	for _, it := range items {
+		r := it.made.Load()
+		if r == nil {
+			if r, err = w.respond(it.ev); err != nil {
+				return nil, false, err
+			}
+			if !it.made.CompareAndSwap(nil, r) {
+				r = it.made.Load() // another watcher's, alike
+			}
+		} else {
+			w.behind = append(w.behind, it.ev)
+		}
+		resps = append(resps, r)
+		w.after = it.ev.GetSeq()
+		if _, end := it.ev.Body.(*hangarv1.Event_MatchEnded); end {
+			w.over = true
+			return resps, false, nil
+		}
+	}
+	if len(w.behind) > 0 {
+		if m := w.s.hub.get(w.id); m != nil && m.version == w.after {
+			w.cur, w.owned, w.behind = m, false, w.behind[:0]
+		} else if len(w.behind) >= recentLen {
+			err = w.fold()
+		}
+	}
+	return resps, more, err
+}
+
+// fold folds the events behind onto cur.
+func (w *watch) fold() error {
+	if !w.owned {
+		w.cur, w.owned = w.cur.clone(), true
+	}
+	for _, ev := range w.behind {
+		if err := w.cur.apply(ev, ev.GetTime().AsTime()); err != nil {
+			return err
+		}
+	}
+	clear(w.behind)
+	w.behind = w.behind[:0]
+	return nil
+}
+
+// respond folds ev onto cur and makes its response.
+func (w *watch) respond(ev *hangarv1.Event) (*watchResponse, error) {
+	w.behind = append(w.behind, ev)
+	if err := w.fold(); err != nil {
+		return nil, err
+	}
+	m := w.cur
+	resp := &hangarv1.WatchMatchResponse{Event: ev, Version: m.version, Status: statusProto[m.status]}
+	if m.play != nil && m.status == store.StatusActive {
+		if turn, ok := m.play.Turn(); ok {
+			resp.TurnSeat = &turn
+		}
+	}
+	if m.play != nil {
+		resp.Phase = m.play.Phase()
+	}
+	wire, err := proto.Marshal(resp)
+	if err != nil {
+		return nil, err
+	}
+	return &watchResponse{resp: resp, wire: wire}, nil
+}
+
+// WatchMatch implements hangarv1.MatchServiceServer.
+func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.MatchService_WatchMatchServer) error {
+	ctx := stream.Context()
+	w, err := s.openWatch(ctx, req.GetMatchId(), req.GetAfterSeq())
+	if err != nil || w == nil {
+		return toStatus(ctx, s.log, err)
+	}
+	defer w.close()
+	// The watch is valid: say so at once with the response headers, so a
+	// client (or the REST gateway) learns it before the first event, which
+	// may be a long wait away.
+	if err := stream.SendHeader(metadata.MD{}); err != nil {
+		return err
+	}
+	q := s.newWatchQueue(stream)
+	flushed := false
+	defer func() {
+		if !flushed {
+			_ = q.close(ctx, false)
+		}
+	}()
+	for {
+		resps, more, err := w.next(ctx)
+		if err != nil {
+			return toStatus(ctx, s.log, err)
+		}
+		for _, resp := range resps {
+			if err := q.push(ctx, s.closing, &wireMsg{resp.wire}); err != nil {
+				return toStatus(ctx, s.log, err)
+			}
+		}
+		if w.over {
+			flushed = true
+			return toStatus(ctx, s.log, q.close(ctx, true))
+		}
+		if more {
+			continue
+		}
+		select {
+		case <-w.wake:
+		case <-ctx.Done():
+			return toStatus(ctx, s.log, ctx.Err())
+		case <-s.closing:
+			return toStatus(ctx, s.log, errUnavailable)
+		}
+	}
+}
