@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/golang-migrate/migrate/v4"
@@ -40,6 +41,9 @@ type Store struct {
 	// wait bounds how long EventsSeen waits for the replica.
 	wait   time.Duration
 	counts replicaCounts
+	// pauseUntil is when reads try the replica again after it could not
+	// be reached (Unix nanoseconds; 0: now).
+	pauseUntil atomic.Int64
 	// comb combines appends into batches (nil: every append commits
 	// alone).
 	comb *store.Combiner

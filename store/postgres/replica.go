@@ -39,9 +39,21 @@ import (
 // A replica that cannot answer (unreachable, restarting, a query canceled
 // by a conflict with recovery, a database it does not have yet) costs a
 // failed attempt: the read goes to the primary, and is counted in
-// ReadStats.Faults.
+// ReadStats.Faults. One that cannot be reached at all is left alone for
+// replicaPause (its reads go straight to the primary, counted as faults
+// too), so that an outage costs a failed connection now and then rather
+// than one per read; a ReplicaLag that reaches it ends the pause at once.
+// Connections to it time out after replicaConnectTimeout unless its URL
+// says otherwise (connect_timeout).
 
 var _ store.ReplicaLog = (*Store)(nil)
+
+// replicaPause is how long reads skip a replica that could not be reached.
+const replicaPause = time.Second
+
+// replicaConnectTimeout bounds a connection attempt to the replica, unless
+// the read URL sets connect_timeout.
+const replicaConnectTimeout = 2 * time.Second
 
 // DefaultReplicaWait is how long EventsSeen waits for the replica, by
 // default, before it reads from the primary.
@@ -95,6 +107,9 @@ func openReplica(url string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
 	if tracer != nil {
 		cfg.ConnConfig.Tracer = tracer
 	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = replicaConnectTimeout
+	}
 	// A standby refuses writes: say so up front, so that a read URL that
 	// names the primary by mistake cannot be written through either.
 	cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
@@ -134,10 +149,30 @@ const (
 	undefinedTable = "42P01"
 )
 
+// replicaAway reports whether reads skip the replica now: it could not be
+// reached less than replicaPause ago.
+func (s *Store) replicaAway() bool {
+	until := s.pauseUntil.Load()
+	return until != 0 && time.Now().UnixNano() < until
+}
+
+// replicaFailed records a replica fault: one that says the replica cannot
+// be reached pauses it.
+func (s *Store) replicaFailed(err error) {
+	s.counts.faults.Add(1)
+	if unreachable(err) {
+		s.pauseUntil.Store(time.Now().Add(replicaPause).UnixNano())
+	}
+}
+
 // fromReplica runs read on the replica, and on the primary when there is
 // no replica or it cannot answer.
 func fromReplica[T any](ctx context.Context, s *Store, read func(db querier) (T, error)) (T, error) {
 	if s.read == nil {
+		return read(s.pool)
+	}
+	if s.replicaAway() {
+		s.counts.faults.Add(1)
 		return read(s.pool)
 	}
 	v, err := read(s.read)
@@ -148,7 +183,7 @@ func fromReplica[T any](ctx context.Context, s *Store, read func(db querier) (T,
 	if !replicaFault(ctx, err) {
 		return v, err
 	}
-	s.counts.faults.Add(1)
+	s.replicaFailed(err)
 	return read(s.pool)
 }
 
@@ -197,6 +232,10 @@ func (s *Store) EventsSeen(ctx context.Context, matchID string, seen, after int6
 	if s.read == nil {
 		return s.Events(ctx, matchID, after, limit)
 	}
+	if s.replicaAway() {
+		s.counts.faults.Add(1)
+		return s.Events(ctx, matchID, after, limit)
+	}
 	deadline := time.Now().Add(s.wait)
 	pause := time.Millisecond
 	waited := false
@@ -206,7 +245,7 @@ func (s *Store) EventsSeen(ctx context.Context, matchID string, seen, after int6
 		case err != nil && !replicaFault(ctx, err):
 			return nil, err
 		case err != nil:
-			s.counts.faults.Add(1)
+			s.replicaFailed(err)
 			return s.Events(ctx, matchID, after, limit)
 		case version >= seen:
 			s.counts.replica.Add(1)
@@ -258,7 +297,9 @@ var errNoReplica = errors.New("postgres: no read replica")
 
 // ReplicaLag measures how far the replica is behind the primary: the
 // primary's WAL position, then the replica's replay position. It returns
-// an error wrapping store.ErrUnavailable when either does not answer.
+// an error wrapping store.ErrUnavailable when either does not answer. It
+// always tries the replica, and when that answers, reads use it again at
+// once.
 func (s *Store) ReplicaLag(ctx context.Context) (Lag, error) {
 	if s.read == nil {
 		return Lag{}, errNoReplica
@@ -272,6 +313,7 @@ func (s *Store) ReplicaLag(ctx context.Context) (Lag, error) {
 	if err := s.read.QueryRow(ctx, lagSQL, lsn).Scan(&l.Standby, &l.Bytes, &delay); err != nil {
 		return Lag{}, wrapErr("replica lag", err)
 	}
+	s.pauseUntil.Store(0)
 	l.Delay = time.Duration(delay * float64(time.Second))
 	return l, nil
 }
