@@ -58,6 +58,9 @@ type Config struct {
 	WatchMatch  string        `json:"watch_match,omitempty"`
 	WatchPace   time.Duration `json:"-"`
 	Idle        int           `json:"idle,omitempty"`
+	Nodes       int           `json:"nodes,omitempty"`
+	Bus         string        `json:"bus,omitempty"`
+	BusPrefix   string        `json:"-"`
 	IdleKind    string        `json:"idle_kind,omitempty"`
 	Play        bool          `json:"play,omitempty"`
 	Concurrency int           `json:"concurrency"`
@@ -86,12 +89,15 @@ type Config struct {
 }
 
 // ServerConfig is the server a bench starts: where it listens, its store
-// (Postgres at DatabaseURL, else SQLite in DataDir) and, for a profiled
-// server, where its profiles go.
+// (Postgres at DatabaseURL, else SQLite in DataDir), the bus that carries
+// its cross-node notifications (Bus, "postgres" or a NATS URL, with its
+// BusPrefix) and, for a profiled server, where its profiles go.
 type ServerConfig struct {
 	Listen      string
 	DatabaseURL string
 	DataDir     string
+	Bus         string
+	BusPrefix   string
 	CPUProfile  string
 	MemProfile  string
 }
@@ -142,6 +148,10 @@ type ServerInfo struct {
 	// PeakRSSMB is the server process's peak RSS over its whole life (0
 	// for -target).
 	PeakRSSMB float64 `json:"peak_rss_mb,omitempty"`
+	// Peers are the addresses of the other nodes sharing the store
+	// (-nodes); the watchers watch through the last one. The CPU and RSS
+	// figures are of the first node alone.
+	Peers []string `json:"peers,omitempty"`
 }
 
 // LatencyStats summarises the latencies of one kind of RPC, in milliseconds.
@@ -239,8 +249,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer srv.close(&res.Server)
 	res.Server = ServerInfo{Mode: srv.mode, Address: srv.addr, Store: srv.store, PID: srv.pid,
 		IncludesLoadGenerator: srv.mode == "inproc"}
-
-	b := &bench{cfg: cfg, addr: srv.addr, srv: srv, rec: newRecorder(), stop: make(chan struct{})}
+	b := &bench{cfg: cfg, addr: srv.addr, watchAddr: srv.addr, srv: srv, rec: newRecorder(), stop: make(chan struct{})}
+	for _, p := range srv.peers {
+		res.Server.Peers = append(res.Server.Peers, p.addr)
+		b.watchAddr = p.addr
+	}
 	var rb [6]byte
 	_, _ = rand.Read(rb[:])
 	b.run = hex.EncodeToString(rb[:])
@@ -263,9 +276,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 type bench struct {
 	cfg  Config
 	addr string
-	srv  *server
-	rec  *recorder
-	run  string // random prefix of request ids
+	// watchAddr is the node the watchers watch through: another node than
+	// the players' with -nodes 2 or more, so that every event reaches them
+	// over the bus.
+	watchAddr string
+	srv       *server
+	rec       *recorder
+	run       string // random prefix of request ids
 
 	reqs atomic.Int64
 

@@ -16,6 +16,9 @@ func (r *Result) Print(w io.Writer) {
 	if r.Server.PID != 0 {
 		fmt.Fprintf(w, " (pid %d)", r.Server.PID)
 	}
+	if len(r.Server.Peers) > 0 {
+		fmt.Fprintf(w, "; %d nodes sharing the store over the %s bus, the watchers on %s", len(r.Server.Peers)+1, busKind(c.Bus), r.Server.Peers[len(r.Server.Peers)-1])
+	}
 	fmt.Fprintln(w)
 	if r.Idle != nil {
 		i := r.Idle
@@ -96,4 +99,12 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %s: %d", k, r.Errors[k])
 	}
 	fmt.Fprintln(w)
+}
+
+// busKind names a bus setting: postgres or nats.
+func busKind(bus string) string {
+	if bus == "" || bus == "postgres" {
+		return "postgres"
+	}
+	return "nats"
 }

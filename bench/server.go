@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hangarhq/hangar/store/natsbus"
 	"github.com/hangarhq/hangar/store/postgres"
 )
 
@@ -34,6 +35,8 @@ type server struct {
 	memProfile        string // inproc: heap profile written before shutdown
 	dbName            string // the Postgres database, when known
 	cleanup           []func()
+	// peers are the other nodes on the same store (-nodes), closed first.
+	peers []*server
 }
 
 // startServer starts the server cfg asks for, on a fresh store.
@@ -73,41 +76,84 @@ func startServer(ctx context.Context, cfg *Config) (*server, error) {
 		}
 		scfg.DataDir = dir
 	}
+	if cfg.Nodes > 1 && cfg.Store != "postgres" {
+		return nil, fmt.Errorf("bench: %d nodes need -store postgres: the embedded store serves a single node", cfg.Nodes)
+	}
+	scfg.Bus, scfg.BusPrefix = cfg.Bus, cfg.BusPrefix
+	if scfg.Bus != "" && scfg.Bus != "postgres" && scfg.BusPrefix == "" {
+		// The run's own streams on the NATS server, deleted afterwards.
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		scfg.BusPrefix = "hangar_bench_" + hex.EncodeToString(b[:])
+		s.cleanup = append(s.cleanup, func() { deleteStreams(scfg.Bus, scfg.BusPrefix) })
+	}
+	if err := s.start(ctx, cfg, scfg); err != nil {
+		return nil, err
+	}
+	for range cfg.Nodes - 1 {
+		// Peers are plain servers, never profiled.
+		p := &server{mode: cfg.Server}
+		pc := scfg
+		pc.CPUProfile, pc.MemProfile = "", ""
+		pcfg := *cfg
+		pcfg.CPUProfile, pcfg.MemProfile = "", ""
+		s.peers = append(s.peers, p)
+		if err := p.start(ctx, &pcfg, pc); err != nil {
+			return nil, fmt.Errorf("node %d: %w", len(s.peers)+1, err)
+		}
+	}
+	ok = true
+	return s, nil
+}
+
+// deleteStreams removes a run's NATS streams.
+func deleteStreams(url, prefix string) {
+	bus, err := natsbus.Open(natsbus.Config{URL: url, Prefix: prefix, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return
+	}
+	defer bus.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = bus.DeleteStreams(ctx)
+}
+
+// start starts one node on scfg's store: in this process, or as a child.
+func (s *server) start(ctx context.Context, cfg *Config, scfg ServerConfig) error {
 	if cfg.Server == "inproc" {
 		log := cfg.Log
 		if log == nil {
 			log = slog.New(slog.NewTextHandler(io.Discard, nil))
 		}
 		if cfg.Start == nil {
-			return nil, fmt.Errorf("bench: an in-process server needs Config.Start")
+			return fmt.Errorf("bench: an in-process server needs Config.Start")
 		}
 		scfg.Listen = "127.0.0.1:0"
 		m, err := cfg.Start(ctx, scfg, log)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.main = m
 		s.addr, s.store, s.pid = s.main.Addr(), s.main.StoreName(), os.Getpid()
 		s.memProfile = cfg.MemProfile
-		ok = true
-		return s, nil
+		return nil
 	}
 	if cfg.Child == nil {
-		return nil, fmt.Errorf("bench: a server child needs Config.Child")
+		return fmt.Errorf("bench: a server child needs Config.Child")
 	}
 	scfg.Listen = "127.0.0.1:0"
 	scfg.CPUProfile, scfg.MemProfile = cfg.CPUProfile, cfg.MemProfile
 	cmd, err := cfg.Child(scfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.cmd = cmd
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.cmd.Start(); err != nil {
-		return nil, err
+		return err
 	}
 	s.pid = s.cmd.Process.Pid
 	s.exited = make(chan struct{})
@@ -135,16 +181,15 @@ func startServer(ctx context.Context, cfg *Config) (*server, error) {
 	select {
 	case a, got := <-addrc:
 		if !got {
-			return nil, fmt.Errorf("server child exited before serving")
+			return fmt.Errorf("server child exited before serving")
 		}
 		s.addr = a
 	case <-time.After(2 * time.Minute):
-		return nil, fmt.Errorf("server child did not start serving in 2 minutes")
+		return fmt.Errorf("server child did not start serving in 2 minutes")
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
-	ok = true
-	return s, nil
+	return nil
 }
 
 var (
@@ -195,8 +240,12 @@ func scratchDatabase(ctx context.Context, base string, s *server) (string, error
 	return du.String(), nil
 }
 
-// close stops the server and fills in its peak RSS.
+// close stops the server (its peers first) and fills in its peak RSS.
 func (s *server) close(info *ServerInfo) {
+	for _, p := range s.peers {
+		p.close(nil)
+	}
+	s.peers = nil
 	switch {
 	case s.main != nil:
 		if info != nil {

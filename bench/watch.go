@@ -76,7 +76,7 @@ func (b *bench) setupWatch(ctx context.Context) (*watchRun, error) {
 	w.cancel = cancel
 	ready := make(chan error, b.cfg.Watchers)
 	for range b.cfg.Watchers {
-		conn, err := grpc.NewClient(b.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		conn, err := grpc.NewClient(b.watchAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			return nil, err
 		}

@@ -57,6 +57,11 @@ var (
 	// errMatchArchived: the match's events were archived (archive.go); its
 	// result stays in the history.
 	errMatchArchived = fmt.Errorf("%w: the match was archived", errNotFound)
+
+	errNotYourTicket = fmt.Errorf("%w: the ticket is another player's", errPermission)
+	errTicketMatched = fmt.Errorf("%w: the ticket is matched", errRule)
+	errTicketExpired = fmt.Errorf("%w: the ticket has expired", errRule)
+	errTicketOpen    = fmt.Errorf("%w: you have a ticket in the queue already; cancel it or wait for its match", store.ErrExists)
 )
 
 // versionConflict is a command's expected version that is not the match's:
@@ -107,6 +112,10 @@ var reasons = []struct {
 	{errMatchPublic, "MATCH_PUBLIC"},
 	{errMatchEnded, "MATCH_ENDED"},
 	{errMatchArchived, "MATCH_ARCHIVED"},
+	{errNotYourTicket, "NOT_YOUR_TICKET"},
+	{errTicketMatched, "TICKET_MATCHED"},
+	{errTicketExpired, "TICKET_EXPIRED"},
+	{errTicketOpen, "TICKET_OPEN"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},
@@ -193,6 +202,9 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 	}
 	if q := (*quotaError)(nil); errors.As(err, &q) {
 		info.Metadata = map[string]string{"limit": strconv.Itoa(q.limit)}
+	}
+	if to := (*ticketOpen)(nil); errors.As(err, &to) {
+		info.Metadata = map[string]string{"ticket_id": to.id}
 	}
 	details := []protoadapt.MessageV1{info}
 	if rl := (*rateLimited)(nil); errors.As(err, &rl) {

@@ -74,10 +74,13 @@ func (s *Service) runPublisher() {
 func (s *Service) runListener() {
 	defer s.bots.Done()
 	_ = s.feed.Listen(s.ctx, func(c store.Change) {
-		if c.Origin != s.node { // this node's own changes are in its hub already
+		if c.Origin != s.node && !s.feedTicket(c) { // this node's own changes are in its hub already
 			s.hub.remote(c.Match, c.Version)
 		}
-	}, s.hub.gap)
+	}, func() {
+		s.hub.gap()
+		s.tickets.gap()
+	})
 }
 
 // runPoll re-reads the versions of the matches watched on this node, so a

@@ -52,8 +52,8 @@ type Limits struct {
 	// BotMatches is how many bot-only matches (no human seat) one player
 	// may have created that are still in play.
 	BotMatches int
-	// Watches is how many WatchMatch streams one player may hold open on
-	// this node.
+	// Watches is how many watch streams (WatchMatch and WatchTicket) one
+	// player may hold open on this node.
 	Watches int
 	// WatchBuffer is how many events the node queues for one watcher
 	// before it waits for the client to read; WatchStall is how long it

@@ -60,6 +60,8 @@ type match struct {
 	private bool
 	// invited are the players invited to a private match, in order.
 	invited []string
+	// unrated: the match changes no ratings (matchmaking.go).
+	unrated bool
 }
 
 // canSee reports whether player may read m: any match that is public, a
@@ -185,6 +187,7 @@ func (m *match) record(ev *hangarv1.Event, t time.Time, fold bool) error {
 		m.botLevel = b.MatchCreated.GetBotLevel()
 		m.private = b.MatchCreated.GetPrivate()
 		m.invited = slices.Clone(b.MatchCreated.GetInvitedPlayerIds())
+		m.unrated = b.MatchCreated.GetUnrated()
 		m.created = t
 		for _, n := range g.Seats(m.options, int(b.MatchCreated.GetSeatCount())) {
 			m.seats = append(m.seats, seat{seat: n, status: hangarv1.SeatStatus_SEAT_STATUS_EMPTY})
@@ -311,7 +314,7 @@ func (m *match) summary() *hangarv1.Match {
 	pm := &hangarv1.Match{
 		MatchId: m.id, Game: m.game.Enum(), Status: statusProto[m.status], Version: m.version,
 		CreatorId: m.creator, Options: m.options, CreateTime: timestamppb.New(m.created), BotLevel: m.botLevel,
-		Private: m.private, InvitedPlayerIds: slices.Clone(m.invited),
+		Private: m.private, InvitedPlayerIds: slices.Clone(m.invited), Unrated: m.unrated,
 	}
 	if !m.started.IsZero() {
 		pm.StartTime = timestamppb.New(m.started)

@@ -19,7 +19,8 @@ import (
 // LeaveMatch, or whose seat was handed to a bot after turn-clock timeouts)
 // gets the result "abandoned" and, for the rating, ties for last with
 // anyone else who left, whatever place the engine (or the bot) gave the
-// seat. Their time played runs to when they left.
+// seat. Their time played runs to when they left. An unrated match (one
+// made from unrated matchmaking tickets) rates nobody.
 
 // ratingModel is the rating every match is rated with (see package rating).
 var ratingModel = rating.Default()
@@ -93,7 +94,7 @@ func matchEnd(m, next *match) *store.MatchResult {
 		}
 		r.Seats = append(r.Seats, sr)
 	}
-	if len(rated) < 2 {
+	if len(rated) < 2 || next.unrated {
 		return r
 	}
 	ranks := make([]int, len(rated))

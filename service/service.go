@@ -1,5 +1,5 @@
 // Package service implements Hangar's gRPC services (PlayerService,
-// MatchService, MoveService, HistoryService) over a store and the game
+// MatchService, MoveService, HistoryService, MatchmakingService) over a store and the game
 // engines. Handlers decode and validate protobuf, call the engine and the
 // store, and encode the result; toStatus is the one place that maps errors
 // to gRPC codes.
@@ -26,6 +26,7 @@ type Service struct {
 	hangarv1.UnimplementedMatchServiceServer
 	hangarv1.UnimplementedMoveServiceServer
 	hangarv1.UnimplementedHistoryServiceServer
+	hangarv1.UnimplementedMatchmakingServiceServer
 
 	store  store.Store
 	log    *slog.Logger
@@ -67,6 +68,12 @@ type Service struct {
 	sessions SessionOptions
 	// limits holds the rate limits, quotas and watch caps (limits.go).
 	limits *limiter
+
+	// mm tunes the matchmaker (matchmaking.go); mmWake starts a pass;
+	// tickets wakes the ticket watchers.
+	mm      MatchmakingOptions
+	mmWake  chan struct{}
+	tickets *ticketHub
 }
 
 // Options tune a Service. Games is required; the zero value of the rest is
@@ -108,6 +115,8 @@ type Options struct {
 	// OIDC, with an Issuer, lets players call with the tokens of that
 	// OpenID Connect provider (see oidc.go).
 	OIDC OIDCOptions
+	// Matchmaking tunes the matchmaker (see matchmaking.go).
+	Matchmaking MatchmakingOptions
 }
 
 // Observer is told what the node's service does, for metrics. Its methods
@@ -147,6 +156,10 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		node:       newID("n_"),
 		pending:    make(map[string]int64),
 		pubWake:    make(chan struct{}, 1),
+
+		mm:      o.Matchmaking.withDefaults(),
+		mmWake:  make(chan struct{}, 1),
+		tickets: newTicketHub(),
 	}
 	if s.clockTick <= 0 {
 		s.clockTick = 250 * time.Millisecond
@@ -192,10 +205,12 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 	hangarv1.RegisterMatchServiceServer(g, s)
 	hangarv1.RegisterMoveServiceServer(g, s)
 	hangarv1.RegisterHistoryServiceServer(g, s)
+	hangarv1.RegisterMatchmakingServiceServer(g, s)
 }
 
 // Start starts the node's background work: the turn-clock scheduler (which
-// also resumes the bot turns a previous run left), and with a feed the
+// also resumes the bot turns a previous run left), the matchmaker (which
+// resumes the queue a previous run left), and with a feed the
 // publisher, the listener and the watch poll. With an identity provider
 // it first discovers the provider: a provider that names another issuer is
 // an error (see oidc.go).
@@ -205,8 +220,9 @@ func (s *Service) Start(ctx context.Context) error {
 			return fmt.Errorf("oidc: %w", err)
 		}
 	}
-	s.bots.Add(1)
+	s.bots.Add(2)
 	go s.runClocks()
+	go s.runMatcher()
 	s.startSessions()
 	if s.feed != nil {
 		s.bots.Add(3)

@@ -366,5 +366,7 @@ type Store interface {
 	Clocks
 	History
 	Retention
+	Queue
+	Matchmaker
 	Close() error
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -46,12 +47,20 @@ Phases, in order: -idle K creates K idle matches and reports the server's
 RSS; then the load (-matches) and the watch fan-out (-watchers) run together
 for -duration (or until -moves moves).
 
+-nodes 2 (with -store postgres) starts a second server on the same database
+and the watchers watch through it, while every player plays through the
+first: each event reaches them over the bus that carries the cross-node
+notifications, -bus postgres (LISTEN/NOTIFY) or -bus nats://host:port (NATS
+JetStream). Runs of the two, interleaved, compare the buses.
+
 Examples:
   hangar bench -matches 8 -duration 20s
   hangar bench -matches 8 -seats 2 -duration 10s -play
   hangar bench -store postgres -database-url postgres://postgres@127.0.0.1:5432/postgres -matches 32
   hangar bench -matches 0 -watchers 1000 -watch-pace 20ms
   hangar bench -matches 0 -idle 10000
+  hangar bench -matchmaking 10000 -database-url postgres://postgres@127.0.0.1:5432/postgres
+  hangar bench -store postgres -database-url postgres://postgres@127.0.0.1:5432/postgres -nodes 2 -bus nats://127.0.0.1:4222 -watchers 100
 
 Flags:
 `
@@ -64,6 +73,8 @@ type benchCmd struct {
 	json string
 	// childServer runs this process as the profiled server child.
 	childServer bool
+	// mm is the matchmaking bench (-matchmaking, bench_matchmaking.go).
+	mm bench.MMConfig
 }
 
 // benchFlags parses the flags of `hangar bench` into a run wired to start
@@ -91,6 +102,9 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.IntVar(&c.Watchers, "watchers", 0, "watchers of one extra match, each on its own connection, for the fan-out latency (0: none)")
 	fs.StringVar(&c.WatchMatch, "watch-match", "driven", "the watched match: driven (two bench players play it) or bot (three server bots play it)")
 	fs.DurationVar(&c.WatchPace, "watch-pace", 0, "pause between the commands of a driven watched match (0: as fast as acknowledged)")
+	fs.IntVar(&c.Nodes, "nodes", 1, "servers the bench starts on the same -store postgres database; with 2 or more the watchers watch through the last, the players play through the first")
+	fs.StringVar(&c.Bus, "bus", "postgres", "the bus of the servers the bench starts: postgres (LISTEN/NOTIFY) or nats://host:port (NATS JetStream)")
+	fs.StringVar(&c.BusPrefix, "bus-prefix", "", "with a NATS -bus, the prefix of the servers' streams (empty: one of the run's own, deleted afterwards)")
 	fs.IntVar(&c.Idle, "idle", 0, "idle matches to create before the load, reporting the server's RSS (0: none)")
 	fs.StringVar(&c.IdleKind, "idle-kind", "open", "idle matches are open (four-seat lobbies, one seat taken) or started (two-seat games nobody plays)")
 	fs.BoolVar(&c.Play, "play", false, "each seat plays over one Play stream (its events, commands and results) instead of WatchMatch and unary calls")
@@ -100,11 +114,15 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the server (from its start to its end) to this file; with -server child the child is a profiled 'hangar bench' server")
 	fs.StringVar(&c.MemProfile, "memprofile", "", "write a heap profile of the server at its end to this file")
 	fs.BoolVar(&c.childServer, "child-server", false, "internal: serve as the profiled server child of a bench")
+	mmFlags(fs, &c.mm)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := checkMM(c); err != nil {
+		return c, err
 	}
 	switch {
 	case c.Store != "sqlite" && c.Store != "postgres":
@@ -121,6 +139,15 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 		return c, fmt.Errorf("counts must not be negative, -concurrency and -duration must be positive")
 	case c.Store == "postgres" && c.DatabaseURL == "" && c.Target == "":
 		return c, fmt.Errorf("-store postgres needs -database-url")
+	case c.Nodes < 1:
+		return c, fmt.Errorf("-nodes must be positive")
+	case c.Nodes > 1 && (c.Store != "postgres" || c.Target != ""):
+		return c, fmt.Errorf("-nodes %d needs -store postgres and no -target: the nodes share the bench's database", c.Nodes)
+	case isNATS(c.Bus) && c.Store != "postgres":
+		return c, fmt.Errorf("-bus nats://… needs -store postgres")
+	}
+	if err := checkBus(c.Bus); err != nil {
+		return c, err
 	}
 	return c, nil
 }
@@ -134,9 +161,12 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	cfg := cmd.Config
+	if cmd.mm.Players > 0 {
+		return benchMatchmaking(ctx, cmd, stdout, log)
+	}
 	if cmd.childServer {
 		return bench.ServeProfiled(ctx, bench.ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
-			DataDir: cfg.DataDir, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile}, startNode, log)
+			DataDir: cfg.DataDir, Bus: cfg.Bus, BusPrefix: cfg.BusPrefix, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile}, startNode, log)
 	}
 	cfg.Progress, cfg.ServerLog = os.Stderr, os.Stderr
 	res, err := bench.Run(ctx, cfg)
@@ -162,7 +192,10 @@ func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (be
 	off := service.NoLimits()
 	// HANGAR_APPEND_BATCH steers the combiner here as it does a child's
 	// 'hangar serve', for runs that compare batch sizes.
+	// On Postgres the node delivers changes across nodes, as 'hangar serve'
+	// does by default, over sc's bus.
 	m := &Main{Config: Config{Listen: sc.Listen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
+		CrossNode: sc.DatabaseURL != "", Bus: sc.Bus, BusPrefix: sc.BusPrefix,
 		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), Service: service.Options{Limits: &off}}, Log: log}
 	if err := m.Start(ctx); err != nil {
 		return nil, err
@@ -184,6 +217,13 @@ func benchChild(sc bench.ServerConfig) (*exec.Cmd, error) {
 		args = []string{"bench", "--child-server", "--cpuprofile=" + sc.CPUProfile, "--memprofile=" + sc.MemProfile}
 	}
 	args = append(args, "--database-url="+sc.DatabaseURL)
+	if sc.DatabaseURL != "" {
+		bus := cmp.Or(sc.Bus, busPostgres)
+		args = append(args, "--bus="+bus)
+		if isNATS(bus) && sc.BusPrefix != "" {
+			args = append(args, "--bus-prefix="+sc.BusPrefix)
+		}
+	}
 	if sc.DataDir != "" {
 		args = append(args, "--data-dir="+sc.DataDir)
 	}

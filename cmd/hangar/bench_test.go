@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hangarhq/hangar/bench"
+	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
 // TestBench runs every phase of `hangar bench` briefly against an
@@ -101,7 +103,9 @@ func TestBenchBotWatch(t *testing.T) {
 // TestBenchFlags checks the flag checks.
 func TestBenchFlags(t *testing.T) {
 	for _, args := range [][]string{{"-seats", "5"}, {"-store", "mysql"}, {"-server", "vm"}, {"-idle-kind", "x"},
-		{"-store", "postgres", "-database-url", ""}, {"extra"}} {
+		{"-store", "postgres", "-database-url", ""}, {"extra"}, {"-nodes", "2"}, {"-nodes", "0"},
+		{"-store", "postgres", "-database-url", "postgres://x/y", "-bus", "redis://x:6379"},
+		{"-bus", "nats://127.0.0.1:4222"}} {
 		if _, err := benchFlags(args, io.Discard); err == nil {
 			t.Errorf("benchFlags(%q) accepted", args)
 		}
@@ -109,5 +113,41 @@ func TestBenchFlags(t *testing.T) {
 	cfg, err := benchFlags(nil, io.Discard)
 	if err != nil || cfg.Matches != 8 || cfg.Seats != 4 || cfg.Duration != 10*time.Second || cfg.Server != "child" {
 		t.Errorf("defaults = %+v, %v", cfg, err)
+	}
+}
+
+// TestBenchTwoNodes runs the bench's two-node mode on each bus: the
+// players play through one node, the watchers watch through the other,
+// and each watcher gets every event.
+func TestBenchTwoNodes(t *testing.T) {
+	for _, b := range buses {
+		t.Run(b.name, func(t *testing.T) {
+			bus := b.config(t)
+			args := []string{"-server", "inproc", "-store", "postgres", "-database-url", pgtest.Server(t), "-nodes", "2",
+				"-matches", "1", "-seats", "2", "-duration", "5s", "-moves", "60", "-watchers", "3"}
+			if bus.Bus != "" {
+				args = append(args, "-bus", bus.Bus)
+			}
+			cfg, err := benchFlags(args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := bench.Run(context.Background(), cfg.Config)
+			if err != nil {
+				t.Fatalf("bench.Run: %v", err)
+			}
+			if len(res.Errors) != 0 {
+				t.Errorf("errors: %v", res.Errors)
+			}
+			if len(res.Server.Peers) != 1 || res.Server.Peers[0] == res.Server.Address {
+				t.Errorf("peers %v of %s", res.Server.Peers, res.Server.Address)
+			}
+			if w := res.Watch; w == nil || w.Events == 0 || w.Complete != w.Watchers {
+				t.Errorf("watch: %+v", w)
+			}
+			var out strings.Builder
+			res.Print(&out)
+			t.Log(out.String())
+		})
 	}
 }

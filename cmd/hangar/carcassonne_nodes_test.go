@@ -11,7 +11,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
-	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
 // Carcassonne across a restart and across two nodes sharing one Postgres.
@@ -134,10 +133,11 @@ func TestCarcassonneRestartMidGame(t *testing.T) {
 // TestCarcassonneAcrossTwoNodes: two people on different nodes of one
 // Postgres play a match, change nodes half-way, and race a move through
 // both; a watcher on each node sees the whole log, which folds to the end.
-func TestCarcassonneAcrossTwoNodes(t *testing.T) {
-	url := pgtest.Database(t)
-	a := node(t, Config{DatabaseURL: url, CrossNode: true})
-	b := node(t, Config{DatabaseURL: url, CrossNode: true})
+func TestCarcassonneAcrossTwoNodes(t *testing.T) { eachBus(t, testCarcassonneAcrossTwoNodes) }
+
+func testCarcassonneAcrossTwoNodes(t *testing.T, cfg Config) {
+	a := node(t, cfg)
+	b := node(t, cfg)
 	m, seats := carcPeopleMatch(t, a.Addr())
 	id := m.GetMatchId()
 	onAB := map[int32]*client{0: seats[0], 1: seats[1].reconnect(t, b.Addr())}

@@ -51,10 +51,11 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	return ds[min(len(ds)-1, int(float64(len(ds))*p))]
 }
 
-func TestCrossNodeDelivery(t *testing.T) {
-	url := pgtest.Database(t)
-	a := node(t, Config{DatabaseURL: url, CrossNode: true})
-	b := node(t, Config{DatabaseURL: url, CrossNode: true})
+func TestCrossNodeDelivery(t *testing.T) { eachBus(t, testCrossNodeDelivery) }
+
+func testCrossNodeDelivery(t *testing.T, cfg Config) {
+	a := node(t, cfg)
+	b := node(t, cfg)
 	ada := newClient(t, a.Addr(), "Ada")
 	bob := newClient(t, b.Addr(), "Bob")
 	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
@@ -136,10 +137,11 @@ func TestDeliveryDoesNotDependOnNotifications(t *testing.T) {
 	checkLog(t, ada.events(t, id), evs)
 }
 
-func TestTwoNodesNeverFork(t *testing.T) {
-	url := pgtest.Database(t)
-	a := node(t, Config{DatabaseURL: url, CrossNode: true})
-	b := node(t, Config{DatabaseURL: url, CrossNode: true})
+func TestTwoNodesNeverFork(t *testing.T) { eachBus(t, testTwoNodesNeverFork) }
+
+func testTwoNodesNeverFork(t *testing.T, cfg Config) {
+	a := node(t, cfg)
+	b := node(t, cfg)
 	m, ada, bob := startedMatch(t, a.Addr())
 	viaB := ada.reconnect(t, b.Addr())
 	r := rand.New(rand.NewPCG(5, 5))

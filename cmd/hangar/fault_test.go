@@ -19,6 +19,7 @@ import (
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store/natsbus/natstest"
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
@@ -31,19 +32,34 @@ import (
 // finish, and then: each match's events are gap-free, every acknowledged
 // command is in the log exactly once, every player saw every event of its
 // match exactly once and in order, and no turn clock fired twice.
+//
+// It runs on each bus. On NATS (half the matches, to keep the time down)
+// the NATS server is killed with SIGKILL too, before the node, and started
+// again between the node's kill and the Postgres restart.
 
-const (
-	faultMatches = 60
-	faultCarc    = 10 // of which are Carcassonne (the last ones)
-	faultClocked = 10 // of which have a 1s turn clock and a player who never acts
-	killAfter    = 1500
-	restartAfter = 4000
-	// Late watchers start from seq 0 on every fifth match, once before the
-	// kill and once between the kill and the Postgres restart.
-	lateEvery = 5
+// faultPlan is one run of the fault test: its matches and, counted in
+// acknowledged commands, when each fault comes.
+type faultPlan struct {
+	matches int
+	carc    int // of which are Carcassonne (the last ones)
+	clocked int // of which have a 1s turn clock and a player who never acts
+	// killAfter kills node 0, restartAfter restarts Postgres.
+	killAfter, restartAfter int64
+	// Late watchers start from seq 0 on every lateEvery-th match, once
+	// before the kill and once between the kill and the Postgres restart.
+	lateEvery int
+	lateAfter [2]int64
+	// natsKillAfter kills the NATS server and natsStartAfter starts it
+	// again (with a NATS bus).
+	natsKillAfter, natsStartAfter int64
+}
+
+var (
+	faultsOnPostgres = faultPlan{matches: 60, carc: 10, clocked: 10, killAfter: 1500, restartAfter: 4000,
+		lateEvery: 5, lateAfter: [2]int64{800, 2500}}
+	faultsOnNATS = faultPlan{matches: 30, carc: 5, clocked: 5, killAfter: 900, restartAfter: 2200,
+		lateEvery: 5, lateAfter: [2]int64{400, 1200}, natsKillAfter: 600, natsStartAfter: 1600}
 )
-
-var lateAfter = []int64{800, 2500}
 
 // lateWatch watches a match from seq 0 through whichever node answers,
 // resuming after the last seq seen, until the stream ends after the match's
@@ -279,6 +295,13 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 		t.Skip("short")
 	}
 	bin := buildBinary(t)
+	t.Run("postgres", func(t *testing.T) { runFaults(t, bin, faultsOnPostgres, nil) })
+	t.Run("nats", func(t *testing.T) { runFaults(t, bin, faultsOnNATS, natstest.StartServerT(t)) })
+}
+
+// runFaults runs plan on three nodes of bin, over LISTEN/NOTIFY or, with
+// nats, over that NATS server.
+func runFaults(t *testing.T, bin string, plan faultPlan, nats *natstest.Server) {
 	cluster := throwawayCluster(t)
 	ctx0 := context.Background()
 	url, err := postgres.CreateDatabase(ctx0, cluster.URL, "hangar_faults")
@@ -291,7 +314,11 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 	addrs := []string{freeAddr(t), freeAddr(t), freeAddr(t)}
 	var procs []*proc
 	for _, a := range addrs {
-		procs = append(procs, startProc(t, bin, "--listen", a, "--database-url", url, "--cross-node"))
+		args := []string{"--listen", a, "--database-url", url, "--cross-node", "--bus", "postgres"}
+		if nats != nil {
+			args[len(args)-1] = nats.URL
+		}
+		procs = append(procs, startProc(t, bin, args...))
 	}
 	defer func() {
 		if t.Failed() {
@@ -305,32 +332,37 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 	// whose acknowledgement reaches them.
 	var acked atomic.Int64
 	kill, restart := make(chan struct{}), make(chan struct{})
+	natsKill, natsStart := make(chan struct{}), make(chan struct{})
 	lateStart := []chan struct{}{make(chan struct{}), make(chan struct{})}
 	onAck := func() {
 		switch n := acked.Add(1); n {
-		case killAfter:
+		case plan.killAfter:
 			close(kill)
-		case restartAfter:
+		case plan.restartAfter:
 			close(restart)
-		case lateAfter[0], lateAfter[1]:
-			if n == lateAfter[0] {
+		case plan.lateAfter[0], plan.lateAfter[1]:
+			if n == plan.lateAfter[0] {
 				close(lateStart[0])
 			} else {
 				close(lateStart[1])
 			}
+		case plan.natsKillAfter:
+			close(natsKill)
+		case plan.natsStartAfter:
+			close(natsStart)
 		}
 	}
 	var players []*faultPlayer
 	var joiners []*client // the second player of each match, on its own connection
-	for i := range faultMatches {
+	for i := range plan.matches {
 		a := newClient(t, addrs[(2*i)%3], fmt.Sprint("A", i))
 		b := newClient(t, addrs[(2*i+1)%3], fmt.Sprint("B", i))
 		req := &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2}
 		seatStep := int32(2) // Aeroplane Chess seats two players on 0 and 2
-		if i >= faultMatches-faultCarc {
+		if i >= plan.matches-plan.carc {
 			req.Game, seatStep = hangarv1.Game_GAME_CARCASSONNE, 1
 		}
-		if i < faultClocked {
+		if i < plan.clocked {
 			req.TurnTime, req.TimeoutsBeforeBot = durationpb.New(time.Second), 2
 		}
 		cr, err := a.matches.CreateMatch(a.ctx(), req)
@@ -341,7 +373,7 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 		joiners = append(joiners, b)
 		for k, c := range []*client{a, b} {
 			players = append(players, &faultPlayer{t: t, name: fmt.Sprintf("m%d/seat%d", i, 2*k), token: c.token, match: id,
-				seat: seatStep * int32(k), lazy: i < faultClocked && k == 1, addrs: addrs, node: (2*i + k) % 3,
+				seat: seatStep * int32(k), lazy: i < plan.clocked && k == 1, addrs: addrs, node: (2*i + k) % 3,
 				rng: rand.New(rand.NewPCG(uint64(i), uint64(k))), conns: map[string]*client{}, onAck: onAck})
 		}
 	}
@@ -349,7 +381,7 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	var wg sync.WaitGroup
-	errs := make(chan error, len(players)+2*faultMatches)
+	errs := make(chan error, len(players)+2*plan.matches)
 	for _, p := range players {
 		wg.Add(1)
 		go func() {
@@ -364,8 +396,8 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 		match int
 		seen  []*hangarv1.Event
 	}
-	lates := make(chan lateResult, 2*faultMatches)
-	for i := 0; i < faultMatches; i += lateEvery {
+	lates := make(chan lateResult, 2*plan.matches)
+	for i := 0; i < plan.matches; i += plan.lateEvery {
 		for k, at := range lateStart {
 			wg.Add(1)
 			go func() {
@@ -390,7 +422,27 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	faults := make(chan string, 2)
+	faults := make(chan string, 4)
+	if nats != nil {
+		go func() {
+			select {
+			case <-natsKill:
+			case <-ctx.Done():
+				return
+			}
+			nats.Kill()
+			faults <- fmt.Sprintf("killed the NATS server after %d acknowledged commands at %v", acked.Load(), time.Since(start).Round(time.Millisecond))
+			select {
+			case <-natsStart:
+			case <-ctx.Done():
+				return
+			}
+			if err := nats.Start(); err != nil {
+				t.Errorf("start NATS: %v", err)
+			}
+			faults <- fmt.Sprintf("started the NATS server again after %d acknowledged commands at %v", acked.Load(), time.Since(start).Round(time.Millisecond))
+		}()
+	}
 	go func() {
 		select {
 		case <-kill:
@@ -434,7 +486,7 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 	// The verdict, read from a surviving node.
 	reader := newClient(t, addrs[1], "Auditor")
 	var events, commands, reconnects, timeouts int
-	for i := range faultMatches {
+	for i := range plan.matches {
 		a, b := players[2*i], players[2*i+1]
 		log := reader.events(t, a.match)
 		events += len(log)
@@ -461,7 +513,7 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 			}
 		}
 		// No turn clock fired twice (or early), and lazy seats went to bots.
-		if i < faultClocked {
+		if i < plan.clocked {
 			for k, ev := range log {
 				if to := ev.GetTurnTimedOut(); to != nil {
 					timeouts++
@@ -480,10 +532,14 @@ func TestFaultsManyNodesNoLostMoves(t *testing.T) {
 		nlate++
 		checkLog(t, reader.events(t, players[2*l.match].match), l.seen)
 	}
-	if want := 2 * ((faultMatches + lateEvery - 1) / lateEvery); nlate != want {
+	if want := 2 * ((plan.matches + plan.lateEvery - 1) / plan.lateEvery); nlate != want {
 		t.Fatalf("%d late watchers finished, want %d", nlate, want)
 	}
 	t.Logf("%d late watchers from seq 0 saw their whole matches", nlate)
-	t.Logf("%d matches finished in %v through 3 nodes (one killed) and a Postgres restart: %d events, %d acknowledged commands (%.0f/s), %d player reconnects, %d turn clocks fired",
-		faultMatches, elapsed.Round(time.Millisecond), events, commands, float64(commands)/elapsed.Seconds(), reconnects, timeouts)
+	natsKilled := ""
+	if nats != nil {
+		natsKilled = ", a NATS kill"
+	}
+	t.Logf("%d matches finished in %v through 3 nodes (one killed), a Postgres restart%s: %d events, %d acknowledged commands (%.0f/s), %d player reconnects, %d turn clocks fired",
+		plan.matches, elapsed.Round(time.Millisecond), natsKilled, events, commands, float64(commands)/elapsed.Seconds(), reconnects, timeouts)
 }

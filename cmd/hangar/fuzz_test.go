@@ -6,12 +6,14 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -29,6 +31,8 @@ type chaos struct {
 	r        *rand.Rand
 	clients  []*client
 	matches  []string
+	// tickets are the matchmaking tickets of each client.
+	tickets map[*client][]string
 }
 
 func (c *chaos) str() string {
@@ -85,7 +89,7 @@ func (c *chaos) step() {
 	before := c.versions(c.clients[0])
 	var err error
 	command := true
-	switch c.r.IntN(24) {
+	switch c.r.IntN(28) {
 	case 0:
 		var r *hangarv1.CreateMatchResponse
 		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game(c.r.IntN(3)),
@@ -189,6 +193,8 @@ func (c *chaos) step() {
 		command = false
 		_, err = cl.players.CreatePlayer(ctx, &hangarv1.CreatePlayerRequest{DisplayName: c.str(),
 			RequestId: []string{"", c.str(), reqID() + "-0123456789abcdef"}[c.r.IntN(3)]})
+	case 24, 25, 26, 27:
+		err = c.matchmaking(ctx, cl, req)
 	case 22, 23:
 		// One command on a Play stream, opened on a match or on garbage,
 		// after some seq: its result's error counts as the call's.
@@ -233,6 +239,60 @@ func (c *chaos) step() {
 			}
 		}
 	}
+}
+
+// matchmaking throws a random matchmaking call. A refused call changes
+// no ticket of the caller's.
+func (c *chaos) matchmaking(ctx context.Context, cl *client, req string) error {
+	mm := cl.mm()
+	before := map[string]*hangarv1.Ticket{}
+	for _, id := range c.tickets[cl] {
+		before[id] = cl.ticket(c.t, id)
+	}
+	ticket := c.str()
+	if mine := c.tickets[cl]; len(mine) > 0 && c.r.IntN(3) > 0 {
+		ticket = mine[c.r.IntN(len(mine))]
+	}
+	var err error
+	switch c.r.IntN(4) {
+	case 0:
+		var r *hangarv1.EnqueueResponse
+		var ba *durationpb.Duration
+		if c.r.IntN(2) == 0 {
+			ba = &durationpb.Duration{Seconds: c.num(), Nanos: int32(c.num())}
+		}
+		r, err = mm.Enqueue(ctx, &hangarv1.EnqueueRequest{Game: hangarv1.Game(c.r.IntN(3)), SeatCount: int32(c.num()%6 + int64(c.r.IntN(3))),
+			Rated: c.r.IntN(2) == 0, BotsAfter: ba, KeepWaiting: c.r.IntN(2) == 0, RequestId: req,
+			Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
+				ThirdSix: aeroplanev1.ThirdSix(c.r.IntN(7))}}}})
+		if err == nil && !slices.Contains(c.tickets[cl], r.GetTicket().GetTicketId()) {
+			c.tickets[cl] = append(c.tickets[cl], r.GetTicket().GetTicketId())
+			return nil
+		}
+	case 1:
+		_, err = mm.GetTicket(ctx, &hangarv1.GetTicketRequest{TicketId: ticket})
+	case 2:
+		_, err = mm.CancelTicket(ctx, &hangarv1.CancelTicketRequest{TicketId: ticket})
+	case 3:
+		wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		var s hangarv1.MatchmakingService_WatchTicketClient
+		if s, err = mm.WatchTicket(wctx, &hangarv1.WatchTicketRequest{TicketId: ticket}); err == nil {
+			if _, err = s.Recv(); status.Code(err) == codes.DeadlineExceeded {
+				err = nil
+			}
+		}
+	}
+	if err != nil {
+		for id, tk := range before {
+			// The matcher may match or expire a ticket meanwhile; a
+			// refused call never cancels one.
+			if now := cl.ticket(c.t, id); now.GetStatus() == hangarv1.TicketStatus_TICKET_STATUS_CANCELLED && tk.GetStatus() != now.GetStatus() {
+				c.t.Fatalf("a refused call (%v) cancelled ticket %s", err, id)
+			}
+		}
+	}
+	return err
 }
 
 // play opens cl's Play stream on match after seq after (a negative or
@@ -282,7 +342,7 @@ func hasBots(m *hangarv1.Match) bool {
 }
 
 func newChaos(t *testing.T, addr string, seed uint64) *chaos {
-	c := &chaos{t: t, addr: addr, creators: map[string]*client{}, r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	c := &chaos{t: t, addr: addr, creators: map[string]*client{}, tickets: map[*client][]string{}, r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	for _, n := range []string{"Ada", "Bob", "Cy"} {
 		c.clients = append(c.clients, newClient(t, addr, n))
 	}

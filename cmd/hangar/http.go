@@ -88,6 +88,10 @@ func (m *Main) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, er
 			m.restWatch(w, r, id)
 			return
 		}
+		if id, ok := ticketWatchPath(r.URL.Path); ok {
+			m.restWatchTicket(w, r, id)
+			return
+		}
 		connectByDefault(r)
 		tc.ServeHTTP(w, r)
 	})

@@ -121,7 +121,9 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.StringVar(&cfg.Listen, "listen", envOr("HANGAR_LISTEN", "127.0.0.1:7350"), "address to serve on: gRPC, and REST, Connect, gRPC-Web and the web page over HTTP/1.1 (env HANGAR_LISTEN)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", os.Getenv("HANGAR_DATABASE_URL"), "Postgres URL, postgres://… (env HANGAR_DATABASE_URL); empty: the embedded store")
 	fs.StringVar(&cfg.DataDir, "data-dir", envOr("HANGAR_DATA_DIR", "hangar-data"), "directory of the embedded SQLite store, used without a database URL (env HANGAR_DATA_DIR)")
-	fs.BoolVar(&cfg.CrossNode, "cross-node", true, "deliver changes between nodes sharing a Postgres database (LISTEN/NOTIFY); the embedded store is single-node")
+	fs.BoolVar(&cfg.CrossNode, "cross-node", true, "deliver changes between nodes sharing a Postgres database (over --bus); the embedded store is single-node")
+	fs.StringVar(&cfg.Bus, "bus", os.Getenv("HANGAR_BUS"), "what carries the cross-node notifications: postgres (LISTEN/NOTIFY on the database) or nats://host:port (NATS JetStream; several URLs comma-separated) (env HANGAR_BUS); empty: postgres")
+	fs.StringVar(&cfg.BusPrefix, "bus-prefix", envOr("HANGAR_BUS_PREFIX", "hangar"), "with a NATS --bus, the prefix of its streams and subjects (<prefix>_changes on <prefix>.changes, …): deployments sharing a NATS server keep apart by it (env HANGAR_BUS_PREFIX)")
 	fs.StringVar(&cfg.ReadDatabaseURL, "read-database-url", os.Getenv("HANGAR_READ_DATABASE_URL"), "Postgres URL of a streaming replica of --database-url (a hot standby): history, statistics, leaderboards, exports, past versions and event pages read from it (env HANGAR_READ_DATABASE_URL); empty: all reads from the primary")
 	fs.DurationVar(&cfg.ReadWait, "read-wait", envDuration("HANGAR_READ_WAIT", 200*time.Millisecond), "how long a read of past events waits for the replica to replay the version its reader has seen before it reads from the primary (env HANGAR_READ_WAIT)")
 	fs.DurationVar(&cfg.ReplicaMaxLag, "read-max-lag", envDuration("HANGAR_READ_MAX_LAG", defaultReplicaMaxLag), "replica lag past which the node warns and the hangar.replica health reports NOT_SERVING (env HANGAR_READ_MAX_LAG)")
@@ -155,12 +157,17 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.IntVar(&lim.AddrBuckets, "rate-addr-buckets", lim.AddrBuckets, "client addresses whose buckets are kept (idle ones are dropped first; beyond, new addresses share one bucket)")
 	fs.IntVar(&lim.OpenMatches, "max-open-matches", lim.OpenMatches, "open (lobby) matches one player may have created (0: no limit)")
 	fs.IntVar(&lim.BotMatches, "max-bot-matches", lim.BotMatches, "bot-only matches one player may have in play (0: no limit)")
-	fs.IntVar(&lim.Watches, "max-watches", lim.Watches, "WatchMatch streams one player may hold open on this node (0: no limit)")
+	fs.IntVar(&lim.Watches, "max-watches", lim.Watches, "watch streams (WatchMatch, WatchTicket) one player may hold open on this node (0: no limit)")
 	fs.IntVar(&lim.WatchBuffer, "watch-buffer", lim.WatchBuffer, "events queued for one watcher before the node waits for it to read")
 	fs.DurationVar(&lim.WatchStall, "watch-stall", lim.WatchStall, "how long a watcher's full queue may wait for the client to read before its stream ends with RESOURCE_EXHAUSTED")
 	fs.StringVar(&cfg.Service.OIDC.Issuer, "oidc-issuer", os.Getenv("HANGAR_OIDC_ISSUER"), "accept the JWT bearer tokens of this OpenID Connect provider, its issuer URL exactly as in the tokens' iss (env HANGAR_OIDC_ISSUER); https, or http on a loopback address; empty: off")
 	fs.StringVar(&cfg.Service.OIDC.Audience, "oidc-audience", os.Getenv("HANGAR_OIDC_AUDIENCE"), "the aud the provider's tokens must carry: the client id of the game's clients there; required with --oidc-issuer (env HANGAR_OIDC_AUDIENCE)")
 	fs.StringVar(&cfg.Service.OIDC.NameClaim, "oidc-name-claim", envOr("HANGAR_OIDC_NAME_CLAIM", "name"), "the token claim a new player's display name is taken from; preferred_username is tried next (env HANGAR_OIDC_NAME_CLAIM)")
+	mm := &cfg.Service.Matchmaking
+	fs.Float64Var(&mm.Window, "match-window", 2, "matchmaking: the half-width of a new ticket's rating window, in rating points (mu)")
+	fs.Float64Var(&mm.Widen, "match-widen", 0.5, "matchmaking: how much a ticket's rating window widens for each second it waits")
+	fs.DurationVar(&mm.BotsAfter, "match-bots-after", time.Minute, "matchmaking: how long a ticket waits for players before bots fill the remaining seats, unless it says (bots_after) or keeps waiting")
+	fs.DurationVar(&mm.TicketTTL, "ticket-ttl", time.Hour, "matchmaking: how long a ticket may wait before it expires (only tickets that keep waiting get that old)")
 	proxies := fs.String("trusted-proxies", os.Getenv("HANGAR_TRUSTED_PROXIES"), "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client (env HANGAR_TRUSTED_PROXIES); empty: trust none")
 	d := defaultConnLimits
 	fs.IntVar(&cfg.Conn.MaxRecvMsgSize, "max-msg-size", d.MaxRecvMsgSize, "largest request message (gRPC) or body (HTTP), bytes")
@@ -202,6 +209,9 @@ func parseConfig(name string, args []string) (Config, error) {
 	}
 	cfg.Service.Limits = &lim
 	cfg.NoReflection = !*refl
+	if mm.Window <= 0 || mm.Widen <= 0 || mm.BotsAfter <= 0 || mm.TicketTTL <= 0 {
+		return cfg, errors.New("--match-window, --match-widen, --match-bots-after and --ticket-ttl must be positive")
+	}
 	switch {
 	case cfg.ReadDatabaseURL != "" && cfg.DatabaseURL == "":
 		return cfg, errors.New("--read-database-url needs --database-url: it names a replica of that Postgres database")
@@ -235,6 +245,17 @@ func parseConfig(name string, args []string) (Config, error) {
 			cfg.err = errors.New("--cross-node needs Postgres (--database-url): the embedded SQLite store serves a single node")
 		}
 	})
+	if name == "serve" { // migrate has no use for the bus (HANGAR_BUS may be set for serve)
+		if err := checkBus(cfg.Bus); err != nil {
+			return cfg, err
+		}
+		if isNATS(cfg.Bus) && cfg.DatabaseURL == "" {
+			return cfg, errors.New("--bus nats://… needs Postgres (--database-url): the embedded SQLite store serves a single node")
+		}
+		if isNATS(cfg.Bus) && !cfg.CrossNode {
+			return cfg, errors.New("--bus nats://… carries cross-node notifications: it contradicts --cross-node=false")
+		}
+	}
 	if cfg.err != nil {
 		return cfg, cfg.err
 	}

@@ -24,10 +24,11 @@ import (
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store/natsbus/natstest"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { pgtest.Main(m, natstest.Stop) }
 
 // backend is one store a node can run on; every service test runs on each.
 type backend struct {

@@ -13,7 +13,6 @@ import (
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
-	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
 // wantCode fails t unless err has code (and, when reason is set, reason).
@@ -318,10 +317,11 @@ func TestPrivateMatches(t *testing.T) {
 // TestPrivateMatchAcrossNodes: an invitation appended on one node lets the
 // invited player read the match at once on another node, whose cache of
 // the match predates it.
-func TestPrivateMatchAcrossNodes(t *testing.T) {
-	url := pgtest.Database(t)
-	a := node(t, Config{DatabaseURL: url, CrossNode: true})
-	b := node(t, Config{DatabaseURL: url, CrossNode: true})
+func TestPrivateMatchAcrossNodes(t *testing.T) { eachBus(t, testPrivateMatchAcrossNodes) }
+
+func testPrivateMatchAcrossNodes(t *testing.T, cfg Config) {
+	a := node(t, cfg)
+	b := node(t, cfg)
 	ada, cy, dan := newClient(t, a.Addr(), "Ada"), newClient(t, a.Addr(), "Cy"), newClient(t, a.Addr(), "Dan")
 	cyB, danB := cy.reconnect(t, b.Addr()), dan.reconnect(t, b.Addr())
 	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, Private: true})

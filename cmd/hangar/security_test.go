@@ -51,15 +51,15 @@ func hangarRPCs(t *testing.T) []rpc {
 	return out
 }
 
-// request is a well-formed request of r aimed at match (and player),
-// filled by field name, so that a refusal is the credentials', not the
-// request's. Play's is the command its stream sends after opening on
-// match: a Roll.
-func (r rpc) request(t *testing.T, match, player string, version int64) proto.Message {
+// request is a well-formed request of r aimed at match (and player, and
+// matchmaking ticket), filled by field name, so that a refusal is the
+// credentials', not the request's. Play's is the command its stream sends
+// after opening on match: a Roll.
+func (r rpc) request(t *testing.T, match, player, ticket string, version int64) proto.Message {
 	if r.bidi {
 		roll := rpc{desc: hangarv1.File_hangar_v1_move_proto.Services().ByName("MoveService").Methods().ByName("Roll")}
 		return &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{Command: &hangarv1.PlayCommand{
-			Command: &hangarv1.PlayCommand_Roll{Roll: roll.request(t, match, player, version).(*hangarv1.RollRequest)}}}}
+			Command: &hangarv1.PlayCommand_Roll{Roll: roll.request(t, match, player, ticket, version).(*hangarv1.RollRequest)}}}}
 	}
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(r.desc.Input().FullName())
 	if err != nil {
@@ -73,6 +73,7 @@ func (r rpc) request(t *testing.T, match, player string, version int64) proto.Me
 		}
 	}
 	set("match_id", protoreflect.ValueOfString(match))
+	set("ticket_id", protoreflect.ValueOfString(ticket))
 	set("player_id", protoreflect.ValueOfString(player))
 	set("expected_version", protoreflect.ValueOfInt64(version))
 	set("request_id", protoreflect.ValueOfString(reqID()+"-security-0123456789"))
@@ -185,6 +186,7 @@ func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 		}
 		id := cr.GetMatch().GetMatchId()
 		version := ada.get(t, id).GetVersion() // Ada's turn to roll: the bot waits
+		tk := ada.enqueue(t, &hangarv1.EnqueueRequest{SeatCount: 4, KeepWaiting: true})
 		conn := dial(t, n.Addr())
 
 		type creds struct {
@@ -214,7 +216,7 @@ func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 				if c.header != "" {
 					ctx = metadata.AppendToOutgoingContext(ctx, "authorization", c.header)
 				}
-				err := r.call(ctx, conn, r.request(t, id, ada.id, version))
+				err := r.call(ctx, conn, r.request(t, id, ada.id, tk.GetTicketId(), version))
 				switch code := status.Code(err); {
 				case code == codes.Internal || code == codes.Unknown:
 					t.Errorf("%s with %s: %v", r.name, c.name, err)
@@ -235,7 +237,7 @@ func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 		// Another player's valid token: reads of a public match are allowed;
 		// no command acts on Ada's match.
 		mayAct := map[string]bool{
-			"CreatePlayer": true, "CreateMatch": true, // makes the caller's own
+			"CreatePlayer": true, "CreateMatch": true, "Enqueue": true, // makes the caller's own
 			"RefreshToken": true, "RevokeToken": true, "SignOut": true, // the caller's own tokens
 		}
 		others := []struct {
@@ -250,7 +252,7 @@ func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 				if r.name == "RevokeToken" || r.name == "SignOut" {
 					continue // they end Bob's own session: covered by the sessions tests
 				}
-				err := r.call(o.ctx, conn, r.request(t, id, ada.id, version))
+				err := r.call(o.ctx, conn, r.request(t, id, ada.id, tk.GetTicketId(), version))
 				code := status.Code(err)
 				if code == codes.Internal || code == codes.Unknown {
 					t.Errorf("%s with %s: %v", r.name, o.name, err)
@@ -263,6 +265,9 @@ func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 		}
 		if got := ada.get(t, id).GetVersion(); got != version {
 			t.Fatalf("Ada's match moved from version %d to %d under refused calls", version, got)
+		}
+		if got := ada.ticket(t, tk.GetTicketId()); got.GetStatus() != hangarv1.TicketStatus_TICKET_STATUS_QUEUED {
+			t.Fatalf("Ada's ticket is %v after refused calls", got.GetStatus())
 		}
 	})
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/hangarhq/hangar/metrics"
 	"github.com/hangarhq/hangar/service"
 	"github.com/hangarhq/hangar/store"
+	"github.com/hangarhq/hangar/store/natsbus"
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/sqlite"
 	"github.com/hangarhq/hangar/tracing"
@@ -55,6 +56,10 @@ type Config struct {
 	DrainGrace time.Duration
 	// CrossNode delivers changes between nodes sharing a Postgres store.
 	CrossNode bool
+	// Bus carries the cross-node notifications: empty or "postgres" for
+	// LISTEN/NOTIFY, nats://host:port for NATS JetStream (bus.go).
+	// BusPrefix names the NATS streams and subjects (default "hangar").
+	Bus, BusPrefix string
 	// AppendBatch is the most appends the store commits at once (the
 	// append combiner): 0 is the store's default (128), 1 commits each
 	// append alone.
@@ -220,6 +225,7 @@ type Main struct {
 	AccessLog *slog.Logger
 
 	store store.Store
+	bus   *natsbus.Bus // nil: LISTEN/NOTIFY, or no cross-node delivery
 	svc   *service.Service
 	grpc  *grpc.Server
 	// selfGRPC serves the in-process connection (the REST watch streams),
@@ -270,6 +276,23 @@ func (m *Main) Start(ctx context.Context) error {
 	}
 	m.lis = lis
 	opts := m.Config.Service
+	if m.bus, err = openBus(m.Config, m.Log); err != nil {
+		lis.Close()
+		st.Close()
+		return err
+	}
+	started := false
+	defer func() {
+		if !started && m.bus != nil {
+			m.bus.Close()
+		}
+	}()
+	if m.bus != nil && opts.Feed == nil {
+		opts.Feed = m.bus
+	}
+	if m.bus != nil && opts.Sessions.Revocations == nil {
+		opts.Sessions.Revocations = m.bus
+	}
 	if feed, ok := st.(store.Feed); ok && m.Config.CrossNode && opts.Feed == nil {
 		opts.Feed = feed
 	}
@@ -409,7 +432,7 @@ func (m *Main) Start(ctx context.Context) error {
 	m.Log.Info("hangar serving", "addr", lis.Addr().String(), "store", m.name, "tls", tlsCfg != nil,
 		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
 		"reflection", !m.Config.NoReflection, "cors_origins", m.Config.CORSOrigins,
-		"cross_node", opts.Feed != nil, "read_replica", m.Config.ReadDatabaseURL != "", "archive_dir", m.Config.ArchiveDir, "access_log", opts.AccessLog != nil, "otlp", m.Config.OTLPEndpoint, "games", len(opts.Games),
+		"cross_node", opts.Feed != nil, "read_replica", m.Config.ReadDatabaseURL != "", "archive_dir", m.Config.ArchiveDir, "bus", busName(m.Config.Bus), "bus_servers", busHosts(m.Config.Bus), "access_log", opts.AccessLog != nil, "otlp", m.Config.OTLPEndpoint, "games", len(opts.Games),
 		"oidc_issuer", opts.OIDC.Issuer, "oidc_audience", opts.OIDC.Audience,
 		"rate_player", lim.PlayerRate, "rate_addr", lim.AddrRate, "rate_create_player", lim.CreatePlayerRate, "ban_refusals", lim.BanRefusals, "ban_for", lim.BanFor,
 		"token_retention", opts.Sessions.Retention, "max_open_matches", lim.OpenMatches, "max_bot_matches", lim.BotMatches, "max_watches", lim.Watches,
@@ -421,6 +444,7 @@ func (m *Main) Start(ctx context.Context) error {
 			m.Log.Error("serve http", "err", err)
 		}
 	}()
+	started = true
 	return nil
 }
 
@@ -610,6 +634,7 @@ func (m *Main) shutdown(ctx context.Context) {
 	m.selfCC.Close()
 	m.svc.Close()
 	m.waitServe()
+	m.closeBus()
 	m.store.Close()
 	if err := m.tracer.Shutdown(ctx); err != nil {
 		m.Log.Warn("flush traces", "err", err)
@@ -630,8 +655,16 @@ func (m *Main) Kill() {
 		m.selfCC.Close()
 		m.svc.Close()
 		m.waitServe()
+		m.closeBus()
 		m.store.Close()
 	})
+}
+
+// closeBus closes the NATS bus, if the node has one.
+func (m *Main) closeBus() {
+	if m.bus != nil {
+		m.bus.Close()
+	}
 }
 
 // openStore migrates and opens the store the config names: Postgres when a

@@ -188,11 +188,12 @@ func (c *client) signIn(t *testing.T) *client {
 // TestRevocationReachesEveryNode: two nodes on one Postgres; node b has
 // Ada's token cached and a watch of hers open. Signing out on node a ends
 // both on b at once: well before b's re-check would notice.
-func TestRevocationReachesEveryNode(t *testing.T) {
-	url := pgtest.Database(t)
-	slow := service.SessionOptions{Recheck: time.Hour}
-	a := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Sessions: slow}})
-	b := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Sessions: slow}})
+func TestRevocationReachesEveryNode(t *testing.T) { eachBus(t, testRevocationReachesEveryNode) }
+
+func testRevocationReachesEveryNode(t *testing.T, cfg Config) {
+	cfg.Service.Sessions = service.SessionOptions{Recheck: time.Hour}
+	a := node(t, cfg)
+	b := node(t, cfg)
 	ada := newClient(t, a.Addr(), "Ada")
 	onB := ada.reconnect(t, b.Addr())
 	if err := me(onB, onB.token); err != nil { // b caches the session

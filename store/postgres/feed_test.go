@@ -6,10 +6,47 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
+	"github.com/hangarhq/hangar/store/storetest"
 )
+
+// TestFeedConformance runs the feed suite on LISTEN/NOTIFY: two stores on
+// one database; the cut terminates the database's listening connections.
+func TestFeedConformance(t *testing.T) {
+	var url string
+	storetest.RunFeed(t, func(t *testing.T) (a, b storetest.FeedNode) {
+		url = pgtest.Database(t)
+		var nodes []storetest.FeedNode
+		for range 2 {
+			s, err := postgres.Open(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			nodes = append(nodes, s)
+		}
+		return nodes[0], nodes[1]
+	}, func(t *testing.T) {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN %'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 4 {
+			t.Fatalf("terminated %d listening connections, want 4 (2 nodes × changes, revocations)", n)
+		}
+	})
+}
 
 func TestFeedCarriesChangesBetweenStores(t *testing.T) {
 	url := pgtest.Database(t)

@@ -64,6 +64,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Archive", testArchive},
 		{"EndedPaging", testEndedPaging},
 		{"ArchiveConcurrent", testArchiveConcurrent},
+		{"TicketsEnqueue", testTicketsEnqueue},
+		{"TicketsCancel", testTicketsCancel},
+		{"TicketsForm", testTicketsForm},
+		{"TicketsFormRefused", testTicketsFormRefused},
+		{"TicketsConcurrent", testTicketsConcurrent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -748,8 +748,12 @@ type Match struct {
 	// invited_player_ids are the players invited to a private match, in the
 	// order of their invitations.
 	InvitedPlayerIds []string `protobuf:"bytes,18,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// unrated: the match changes no ratings (a match made from unrated
+	// matchmaking tickets). Every other match with two or more players is
+	// rated.
+	Unrated       bool `protobuf:"varint,19,opt,name=unrated,proto3" json:"unrated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Match) Reset() {
@@ -906,6 +910,13 @@ func (x *Match) GetInvitedPlayerIds() []string {
 		return x.InvitedPlayerIds
 	}
 	return nil
+}
+
+func (x *Match) GetUnrated() bool {
+	if x != nil {
+		return x.Unrated
+	}
+	return false
 }
 
 // Event is one entry of a match's event stream.
@@ -1166,8 +1177,10 @@ type MatchCreated struct {
 	// private and invited_player_ids are as chosen at creation (see Match).
 	Private          bool     `protobuf:"varint,8,opt,name=private,proto3" json:"private,omitempty"`
 	InvitedPlayerIds []string `protobuf:"bytes,9,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// unrated: the match changes no ratings (see Match).
+	Unrated       bool `protobuf:"varint,10,opt,name=unrated,proto3" json:"unrated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MatchCreated) Reset() {
@@ -1261,6 +1274,13 @@ func (x *MatchCreated) GetInvitedPlayerIds() []string {
 		return x.InvitedPlayerIds
 	}
 	return nil
+}
+
+func (x *MatchCreated) GetUnrated() bool {
+	if x != nil {
+		return x.Unrated
+	}
+	return false
 }
 
 // PlayersInvited: more players were invited to a private match
@@ -2884,7 +2904,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\bGameMove\x129\n" +
 	"\taeroplane\x18\x01 \x01(\v2\x19.hangar.aeroplane.v1.MoveH\x00R\taeroplane\x12?\n" +
 	"\vcarcassonne\x18\x02 \x01(\v2\x1b.hangar.carcassonne.v1.MoveH\x00R\vcarcassonneB\x06\n" +
-	"\x04game\"\xa4\x06\n" +
+	"\x04game\"\xbe\x06\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12.\n" +
@@ -2907,7 +2927,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x13timeouts_before_bot\x18\x0f \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
 	"\tbot_level\x18\x10 \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x12\x18\n" +
 	"\aprivate\x18\x11 \x01(\bR\aprivate\x12,\n" +
-	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\"\x8d\x06\n" +
+	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
+	"\aunrated\x18\x13 \x01(\bR\aunrated\"\x8d\x06\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -2926,7 +2947,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x0fplayers_invited\x18\x11 \x01(\v2\x19.hangar.v1.PlayersInvitedH\x00R\x0eplayersInvited\x12:\n" +
 	"\taeroplane\x18\x14 \x01(\v2\x1a.hangar.aeroplane.v1.EventH\x00R\taeroplane\x12@\n" +
 	"\vcarcassonne\x18\x15 \x01(\v2\x1c.hangar.carcassonne.v1.EventH\x00R\vcarcassonneB\x06\n" +
-	"\x04body\"\x85\x03\n" +
+	"\x04body\"\x9f\x03\n" +
 	"\fMatchCreated\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
@@ -2938,7 +2959,9 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x13timeouts_before_bot\x18\x06 \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
 	"\tbot_level\x18\a \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x12\x18\n" +
 	"\aprivate\x18\b \x01(\bR\aprivate\x12,\n" +
-	"\x12invited_player_ids\x18\t \x03(\tR\x10invitedPlayerIds\"/\n" +
+	"\x12invited_player_ids\x18\t \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
+	"\aunrated\x18\n" +
+	" \x01(\bR\aunrated\"/\n" +
 	"\x0ePlayersInvited\x12\x1d\n" +
 	"\n" +
 	"player_ids\x18\x01 \x03(\tR\tplayerIds\"D\n" +

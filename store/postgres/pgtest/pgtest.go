@@ -38,11 +38,15 @@ var (
 )
 
 // Main runs the tests of a package and then stops the throwaway cluster if
-// one was started. Use it as: func TestMain(m *testing.M) { pgtest.Main(m) }.
-func Main(m *testing.M) {
+// one was started, and runs after (other harnesses' stops). Use it as:
+// func TestMain(m *testing.M) { pgtest.Main(m) }.
+func Main(m *testing.M, after ...func()) {
 	code := m.Run()
 	if cluster != nil {
 		cluster.Stop()
+	}
+	for _, f := range after {
+		f()
 	}
 	os.Exit(code)
 }
