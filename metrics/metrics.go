@@ -192,6 +192,12 @@ func (s *timedStore) Append(ctx context.Context, a store.Append) (store.Result, 
 	return r, err
 }
 
+// EventsSeen passes reads of past events on to the store it wraps, whose
+// replica may serve them (store.ReplicaLog).
+func (s *timedStore) EventsSeen(ctx context.Context, matchID string, seen, after int64, limit int) ([]store.Event, error) {
+	return store.EventsSeen(ctx, s.Store, matchID, seen, after, limit)
+}
+
 // Batch records a batch of appends the store committed together: how many
 // and how long the commit took (store.CombineOptions.Observe).
 func (m *Metrics) Batch(appends int, took time.Duration) {

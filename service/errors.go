@@ -54,6 +54,9 @@ var (
 	errHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", errPermission)
 	errMatchPublic         = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
 	errMatchEnded          = fmt.Errorf("%w: the match has ended", errRule)
+	// errMatchArchived: the match's events were archived (archive.go); its
+	// result stays in the history.
+	errMatchArchived = fmt.Errorf("%w: the match was archived", errNotFound)
 
 	errNotYourTicket = fmt.Errorf("%w: the ticket is another player's", errPermission)
 	errTicketMatched = fmt.Errorf("%w: the ticket is matched", errRule)
@@ -111,6 +114,7 @@ var reasons = []struct {
 	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
 	{errMatchPublic, "MATCH_PUBLIC"},
 	{errMatchEnded, "MATCH_ENDED"},
+	{errMatchArchived, "MATCH_ARCHIVED"},
 	{errNotYourTicket, "NOT_YOUR_TICKET"},
 	{errTicketMatched, "TICKET_MATCHED"},
 	{errTicketExpired, "TICKET_EXPIRED"},

@@ -38,13 +38,22 @@ func (s *Service) load(ctx context.Context, id string) (*match, error) {
 // fold folds the stored events after m.version onto a copy of m, up to
 // event upto (0: all of them).
 func (s *Service) fold(ctx context.Context, m *match, upto int64) (*match, error) {
+	return s.foldWith(ctx, m, upto, s.store.Events)
+}
+
+// eventReader reads a page of a match's events: the store's Events, or a
+// read of past events that a replica may serve (pastEvents).
+type eventReader func(ctx context.Context, matchID string, after int64, limit int) ([]store.Event, error)
+
+// foldWith is fold with the events read by read.
+func (s *Service) foldWith(ctx context.Context, m *match, upto int64, read eventReader) (*match, error) {
 	m = m.clone()
 	for upto == 0 || m.version < upto {
 		limit := foldPage
 		if upto > 0 && upto-m.version < foldPage {
 			limit = int(upto - m.version)
 		}
-		evs, err := s.store.Events(ctx, m.id, m.version, limit)
+		evs, err := read(ctx, m.id, m.version, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +71,7 @@ func (s *Service) fold(ctx context.Context, m *match, upto int64) (*match, error
 		}
 	}
 	if m.version == 0 {
-		return nil, fmt.Errorf("%w: match %q", errNotFound, m.id)
+		return nil, s.gone(ctx, m.id)
 	}
 	return m, nil
 }

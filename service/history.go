@@ -279,28 +279,43 @@ func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportM
 	if err := s.visible(ctx, m); err != nil {
 		return nil, err
 	}
+	text, err := s.exportText(ctx, m, s.pastEvents(m.version))
+	if err != nil {
+		return nil, err
+	}
+	return &hangarv1.ExportMatchResponse{Text: text, Version: m.version}, nil
+}
+
+// exportText is match m in the export's notation: a header line, its
+// options, then one line per event, read with read.
+func (s *Service) exportText(ctx context.Context, m *match, read eventReader) (string, error) {
+	id := m.id
 	var b strings.Builder
 	fmt.Fprintf(&b, "# hangar match %s game=%s status=%s events=%d\n", m.id, m.game.Name(), m.status, m.version)
 	fmt.Fprintf(&b, "options %s\n", m.game.OptionsNotation(m.options))
 	for after := int64(0); after < m.version; {
-		evs, err := s.store.Events(ctx, id, after, int(min(foldPage, m.version-after)))
+		evs, err := read(ctx, id, after, int(min(foldPage, m.version-after)))
 		if err != nil {
-			return nil, err
+			return "", err
+		}
+		if len(evs) == 0 && after == 0 {
+			// The node's memory held the match; the store has archived it.
+			return "", s.gone(ctx, id)
 		}
 		if len(evs) == 0 {
-			return nil, fmt.Errorf("match %s: events after %d of %d are missing", id, after, m.version)
+			return "", fmt.Errorf("match %s: events after %d of %d are missing", id, after, m.version)
 		}
 		for _, e := range evs {
 			ev, err := decodeEvent(id, e)
 			if err != nil {
-				return nil, err
+				return "", err
 			}
 			b.WriteString(eventNotation(m.game, ev))
 			b.WriteByte('\n')
 			after = e.Seq
 		}
 	}
-	return &hangarv1.ExportMatchResponse{Text: b.String(), Version: m.version}, nil
+	return b.String(), nil
 }
 
 // eventNotation is one line of an export: a game event in its engine's

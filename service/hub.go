@@ -151,7 +151,7 @@ func (h *hub) keepEnded(m *match) {
 // watchItem is one event of a watched match as its watchers get it: the
 // event and, once the first watcher to reach it has made it, its watch
 // response, marshalled. The response is the same for every recipient
-// (events are public; a game's secrets, such as Carcassonne's stack, are
+// (events are public; a game's secrets, such as a tile game's stack, are
 // never in one), so every watcher of the node sends the same bytes.
 type watchItem struct {
 	ev   *hangarv1.Event

@@ -301,7 +301,7 @@ func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (
 		if v > m.version {
 			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: the match has only %d events", errInvalid, m.version))
 		}
-		if m, err = s.fold(ctx, s.newMatch(m.id), v); err != nil {
+		if m, err = s.foldWith(ctx, s.newMatch(m.id), v, s.pastEvents(v)); err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
 	}
@@ -411,14 +411,16 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 	if after < 0 {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: after_seq must not be negative", errInvalid))
 	}
-	if m, err := s.load(ctx, req.GetMatchId()); err != nil {
+	m, err := s.load(ctx, req.GetMatchId())
+	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
-	} else if err := s.visible(ctx, m); err != nil {
+	}
+	if err := s.visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	// One event more than the page tells whether another page follows: a
 	// full page that happens to end at the last event gets no token.
-	stored, err := s.store.Events(ctx, req.GetMatchId(), after, size+1)
+	stored, err := s.eventsPage(ctx, m, after, size+1)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}

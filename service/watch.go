@@ -67,6 +67,10 @@ type watch struct {
 	behind []*hangarv1.Event
 	// over: the match's last event has been read.
 	over bool
+	// end is the last event of a match that had ended when the watch
+	// opened (0: it had not): the store has its events unless it archived
+	// them since (archive.go).
+	end int64
 	// wake receives a value after each change of the match.
 	wake <-chan struct{}
 	stop func()
@@ -120,6 +124,9 @@ func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *wat
 		return nil, nil // the client has seen the end already
 	}
 	s.hub.reached(id, m.version)
+	if ended(m.status) {
+		w.end = m.version
+	}
 	switch {
 	case after == 0:
 		w.cur, w.owned = s.newMatch(id), true
@@ -153,6 +160,11 @@ func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, er
 	items, more, err := w.s.watchEvents(ctx, w.id, w.after)
 	if err != nil {
 		return nil, false, err
+	}
+	if len(items) == 0 && w.after < w.end {
+		// The node's memory held the ended match; the store has archived
+		// its events.
+		return nil, false, w.s.gone(ctx, w.id)
 	}
 	resps = make([]*watchResponse, 0, len(items))
 	for _, it := range items {

@@ -370,6 +370,7 @@ type Store interface {
 	Identities
 	Clocks
 	History
+	Retention
 	Queue
 	Matchmaker
 	Notices

@@ -130,6 +130,17 @@ func (s *tracedStore) Events(ctx context.Context, matchID string, after int64, l
 	return evs, err
 }
 
+// EventsSeen is a span too: a read of past events, which the store's
+// replica may serve (store.ReplicaLog).
+func (s *tracedStore) EventsSeen(ctx context.Context, matchID string, seen, after int64, limit int) ([]store.Event, error) {
+	ctx, sp := s.span(ctx, "store.EventsSeen", attribute.String("hangar.match", matchID), attribute.Int64("hangar.seen", seen),
+		attribute.Int64("hangar.after", after), attribute.Int("hangar.limit", limit))
+	evs, err := store.EventsSeen(ctx, s.Store, matchID, seen, after, limit)
+	sp.SetAttributes(attribute.Int("hangar.events", len(evs)))
+	end(sp, err)
+	return evs, err
+}
+
 func (s *tracedStore) Match(ctx context.Context, id string) (store.Match, error) {
 	ctx, sp := s.span(ctx, "store.Match", attribute.String("hangar.match", id))
 	m, err := s.Store.Match(ctx, id)

@@ -49,6 +49,7 @@ commands:
   play      play or watch a match in the terminal (a client of a server)
   bench     load a server with simulated players and report throughput and latency
   seed-history  fill an empty Postgres database with finished matches (history benchmark fixture)
+  archive   archive the matches that ended long ago and remove their events from the database
 
 Run 'hangar <command> -h' for the flags of a command.
 `
@@ -104,6 +105,8 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		return benchMain(args[1:], stdout, log)
 	case "seed-history":
 		return seedHistoryMain(args[1:], stdout)
+	case "archive":
+		return archiveMain(args[1:], stdout, log)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -121,6 +124,12 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.BoolVar(&cfg.CrossNode, "cross-node", true, "deliver changes between nodes sharing a Postgres database (over --bus); the embedded store is single-node")
 	fs.StringVar(&cfg.Bus, "bus", os.Getenv("HANGAR_BUS"), "what carries the cross-node notifications: postgres (LISTEN/NOTIFY on the database) or nats://host:port (NATS JetStream; several URLs comma-separated) (env HANGAR_BUS); empty: postgres")
 	fs.StringVar(&cfg.BusPrefix, "bus-prefix", envOr("HANGAR_BUS_PREFIX", "hangar"), "with a NATS --bus, the prefix of its streams and subjects (<prefix>_changes on <prefix>.changes, …): deployments sharing a NATS server keep apart by it (env HANGAR_BUS_PREFIX)")
+	fs.StringVar(&cfg.ReadDatabaseURL, "read-database-url", os.Getenv("HANGAR_READ_DATABASE_URL"), "Postgres URL of a streaming replica of --database-url (a hot standby): history, statistics, leaderboards, exports, past versions and event pages read from it (env HANGAR_READ_DATABASE_URL); empty: all reads from the primary")
+	fs.DurationVar(&cfg.ReadWait, "read-wait", envDuration("HANGAR_READ_WAIT", 200*time.Millisecond), "how long a read of past events waits for the replica to replay the version its reader has seen before it reads from the primary (env HANGAR_READ_WAIT)")
+	fs.DurationVar(&cfg.ReplicaMaxLag, "read-max-lag", envDuration("HANGAR_READ_MAX_LAG", defaultReplicaMaxLag), "replica lag past which the node warns and the hangar.replica health reports NOT_SERVING (env HANGAR_READ_MAX_LAG)")
+	fs.StringVar(&cfg.ArchiveDir, "archive-dir", os.Getenv("HANGAR_ARCHIVE_DIR"), "archive the matches that ended more than --archive-older-than ago into this directory, at start and every --archive-every, and remove their events from the database (env HANGAR_ARCHIVE_DIR); empty: no archiving (see hangar archive)")
+	fs.DurationVar(&cfg.ArchiveOlderThan, "archive-older-than", envDuration("HANGAR_ARCHIVE_OLDER_THAN", defaultArchiveOlderThan), "with --archive-dir, the age past which ended matches are archived (env HANGAR_ARCHIVE_OLDER_THAN)")
+	fs.DurationVar(&cfg.ArchiveEvery, "archive-every", envDuration("HANGAR_ARCHIVE_EVERY", defaultArchiveEvery), "with --archive-dir, how often the node archives (env HANGAR_ARCHIVE_EVERY)")
 	fs.IntVar(&cfg.AppendBatch, "append-batch", envInt("HANGAR_APPEND_BATCH", 128), "most commands the store commits at once: commands of different matches that arrive together share one commit (env HANGAR_APPEND_BATCH); 1 commits each alone")
 	fs.DurationVar(&cfg.DrainGrace, "drain-grace", 0, "on SIGTERM, report NOT_SERVING to health checks for this long before draining (let load balancers notice)")
 	fs.StringVar(&cfg.TLSCert, "tls-cert", os.Getenv("HANGAR_TLS_CERT"), "PEM certificate chain: serve TLS only, gRPC and HTTP alike (env HANGAR_TLS_CERT)")
@@ -204,6 +213,14 @@ func parseConfig(name string, args []string) (Config, error) {
 	cfg.NoReflection = !*refl
 	if mm.Window <= 0 || mm.Widen <= 0 || mm.BotsAfter <= 0 || mm.TicketTTL <= 0 {
 		return cfg, errors.New("--match-window, --match-widen, --match-bots-after and --ticket-ttl must be positive")
+	}
+	switch {
+	case cfg.ReadDatabaseURL != "" && cfg.DatabaseURL == "":
+		return cfg, errors.New("--read-database-url needs --database-url: it names a replica of that Postgres database")
+	case cfg.ReadWait < 0 || cfg.ReplicaMaxLag <= 0:
+		return cfg, errors.New("--read-wait must not be negative and --read-max-lag must be positive")
+	case cfg.ArchiveOlderThan <= 0 || cfg.ArchiveEvery <= 0:
+		return cfg, errors.New("--archive-older-than and --archive-every must be positive")
 	}
 	if cfg.TokenTTL <= 0 {
 		return cfg, errors.New("--token-ttl must be positive")

@@ -106,6 +106,26 @@ type Config struct {
 	// Conn bounds connections and messages; zero fields take the
 	// defaults of defaultConnLimits.
 	Conn ConnLimits
+	// ReadDatabaseURL, with a DatabaseURL, is a streaming replica of the
+	// database (a hot standby): history, statistics, leaderboards, exports,
+	// past versions and event pages are read from it (store/postgres
+	// replica.go). ReadWait bounds how long a read of past events waits for
+	// it to replay the version its reader has seen before it reads from
+	// the primary (0: 200ms).
+	ReadDatabaseURL string
+	ReadWait        time.Duration
+	// ReplicaProbe is how often the node measures the replica's lag
+	// (default 2s); ReplicaMaxLag is the lag past which the node warns and
+	// the hangar.replica health reports NOT_SERVING (default 30s).
+	ReplicaProbe, ReplicaMaxLag time.Duration
+	// ArchiveDir, when set, makes the node archive the matches that ended
+	// more than ArchiveOlderThan ago (0: 30 days) into this directory, at
+	// start and every ArchiveEvery (0: an hour); Archiver replaces the
+	// directory (an object store; tests).
+	ArchiveDir       string
+	ArchiveOlderThan time.Duration
+	ArchiveEvery     time.Duration
+	Archiver         service.Archiver
 
 	err error // a flag error found after parsing
 }
@@ -228,6 +248,9 @@ type Main struct {
 	nserve   int        // how many grpc.Serve run
 	name     string
 	stop     sync.Once
+
+	// bg runs the replica probe and the archiver until probe is called.
+	bg sync.WaitGroup
 }
 
 // Start opens and migrates the store, resumes server-side work and starts
@@ -399,12 +422,17 @@ func (m *Main) Start(ctx context.Context) error {
 		}
 	}
 	pctx, cancel := context.WithCancel(context.Background())
-	m.probe = cancel
+	m.probe = func() {
+		cancel()
+		m.bg.Wait()
+	}
 	go m.probeStore(pctx, names)
+	m.startReplicaWatch(pctx)
+	m.startArchiver(pctx)
 	m.Log.Info("hangar serving", "addr", lis.Addr().String(), "store", m.name, "tls", tlsCfg != nil,
 		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
 		"reflection", !m.Config.NoReflection, "cors_origins", m.Config.CORSOrigins,
-		"cross_node", opts.Feed != nil, "bus", busName(m.Config.Bus), "bus_servers", busHosts(m.Config.Bus), "access_log", opts.AccessLog != nil, "otlp", m.Config.OTLPEndpoint, "games", len(opts.Games),
+		"cross_node", opts.Feed != nil, "read_replica", m.Config.ReadDatabaseURL != "", "archive_dir", m.Config.ArchiveDir, "bus", busName(m.Config.Bus), "bus_servers", busHosts(m.Config.Bus), "access_log", opts.AccessLog != nil, "otlp", m.Config.OTLPEndpoint, "games", len(opts.Games),
 		"oidc_issuer", opts.OIDC.Issuer, "oidc_audience", opts.OIDC.Audience, "webhook", opts.Webhook.URL != "",
 		"rate_player", lim.PlayerRate, "rate_addr", lim.AddrRate, "rate_create_player", lim.CreatePlayerRate, "ban_refusals", lim.BanRefusals, "ban_for", lim.BanFor,
 		"token_retention", opts.Sessions.Retention, "max_open_matches", lim.OpenMatches, "max_bot_matches", lim.BotMatches, "max_watches", lim.Watches,
@@ -655,7 +683,7 @@ func openStore(ctx context.Context, cfg Config, observe func(int, time.Duration)
 	if err := postgres.Migrate(cfg.DatabaseURL); err != nil {
 		return nil, "", err
 	}
-	st, err := postgres.OpenWith(ctx, cfg.DatabaseURL, postgres.Options{Combine: comb})
+	st, err := postgres.OpenWith(ctx, cfg.DatabaseURL, postgres.Options{Combine: comb, ReadURL: cfg.ReadDatabaseURL, ReplicaWait: cfg.ReadWait})
 	return st, "postgres", err
 }
 

@@ -336,10 +336,15 @@ func historySQL(q store.HistoryQuery) (string, []any) {
 	return sql, args
 }
 
-// PlayerMatches implements store.History.
+// PlayerMatches implements store.History, on the read replica when there
+// is one (replica.go).
 func (s *Store) PlayerMatches(ctx context.Context, q store.HistoryQuery) ([]store.PlayerMatch, error) {
+	return fromReplica(ctx, s, func(db querier) ([]store.PlayerMatch, error) { return playerMatches(ctx, db, q) })
+}
+
+func playerMatches(ctx context.Context, db querier, q store.HistoryQuery) ([]store.PlayerMatch, error) {
 	sql, args := historySQL(q)
-	rows, err := s.pool.Query(ctx, sql, args...)
+	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, wrapErr("player matches", err)
 	}
@@ -389,12 +394,17 @@ const statsSQL = `SELECT s.played, s.won, s.place_1, s.place_2, s.place_3, s.pla
 		WHERE c.player_id = s.player_id AND c.game = s.game AND c.value <> 0) cs
 	WHERE s.player_id = $1 AND s.game = $2`
 
-// PlayerStats implements store.History.
+// PlayerStats implements store.History, on the read replica when there is
+// one (replica.go).
 func (s *Store) PlayerStats(ctx context.Context, player, game string) (store.PlayerStats, error) {
+	return fromReplica(ctx, s, func(db querier) (store.PlayerStats, error) { return playerStats(ctx, db, player, game) })
+}
+
+func playerStats(ctx context.Context, db querier, player, game string) (store.PlayerStats, error) {
 	st := store.PlayerStats{Player: player, Game: game}
 	var played int64
 	p := &st.Places
-	err := s.pool.QueryRow(ctx, statsSQL, player, game).Scan(&st.Played, &st.Won, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5],
+	err := db.QueryRow(ctx, statsSQL, player, game).Scan(&st.Played, &st.Won, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5],
 		&st.PlaceSum, &st.Forfeits, &st.WinStreak, &st.LongestWinStreak, &played, &st.LastEnded, &st.Counters)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -419,10 +429,15 @@ func ratingHistorySQL(q store.RatingQuery) (string, []any) {
 	return sql + fmt.Sprintf(` ORDER BY ended_at DESC, match_id DESC LIMIT $%d`, len(args)), args
 }
 
-// RatingHistory implements store.History.
+// RatingHistory implements store.History, on the read replica when there
+// is one (replica.go).
 func (s *Store) RatingHistory(ctx context.Context, q store.RatingQuery) ([]store.RatingChange, error) {
+	return fromReplica(ctx, s, func(db querier) ([]store.RatingChange, error) { return ratingHistory(ctx, db, q) })
+}
+
+func ratingHistory(ctx context.Context, db querier, q store.RatingQuery) ([]store.RatingChange, error) {
 	sql, args := ratingHistorySQL(q)
-	rows, err := s.pool.Query(ctx, sql, args...)
+	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, wrapErr("rating history", err)
 	}
@@ -470,10 +485,15 @@ func scanStanding(r pgx.Row, game string) (store.Standing, error) {
 	return st, err
 }
 
-// Leaderboard implements store.History.
+// Leaderboard implements store.History, on the read replica when there is
+// one (replica.go).
 func (s *Store) Leaderboard(ctx context.Context, q store.LeaderboardQuery) ([]store.Standing, error) {
+	return fromReplica(ctx, s, func(db querier) ([]store.Standing, error) { return leaderboard(ctx, db, q) })
+}
+
+func leaderboard(ctx context.Context, db querier, q store.LeaderboardQuery) ([]store.Standing, error) {
 	sql, args := leaderboardSQL(q)
-	rows, err := s.pool.Query(ctx, sql, args...)
+	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, wrapErr("leaderboard", err)
 	}
@@ -487,9 +507,14 @@ func (s *Store) Leaderboard(ctx context.Context, q store.LeaderboardQuery) ([]st
 	return sts, nil
 }
 
-// Standing implements store.History.
+// Standing implements store.History, on the read replica when there is
+// one (replica.go).
 func (s *Store) Standing(ctx context.Context, game, player string) (store.Standing, error) {
-	st, err := scanStanding(s.pool.QueryRow(ctx, standingSQL, game, player), game)
+	return fromReplica(ctx, s, func(db querier) (store.Standing, error) { return standing(ctx, db, game, player) })
+}
+
+func standing(ctx context.Context, db querier, game, player string) (store.Standing, error) {
+	st, err := scanStanding(db.QueryRow(ctx, standingSQL, game, player), game)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.Standing{}, store.ErrNotFound

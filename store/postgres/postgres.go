@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/golang-migrate/migrate/v4"
@@ -36,6 +37,14 @@ var _ store.Store = (*Store)(nil)
 // Store is a store.Store on a Postgres connection pool.
 type Store struct {
 	pool *pgxpool.Pool
+	// read is the pool of the read replica (replica.go); nil: none.
+	read *pgxpool.Pool
+	// wait bounds how long EventsSeen waits for the replica.
+	wait   time.Duration
+	counts replicaCounts
+	// pauseUntil is when reads try the replica again after it could not
+	// be reached (Unix nanoseconds; 0: now).
+	pauseUntil atomic.Int64
 	// comb combines appends into batches (nil: every append commits
 	// alone).
 	comb *store.Combiner
@@ -50,6 +59,15 @@ type Options struct {
 	// Tracer, when set, sees every statement (and batch) the store sends
 	// (tests; see shard_test.go).
 	Tracer pgx.QueryTracer
+	// ReadURL, when set, is the URL of a streaming replica of the database
+	// (a hot standby), which serves history and the past events readers
+	// ask for by the version they have seen (replica.go). Empty: every
+	// read goes to the primary.
+	ReadURL string
+	// ReplicaWait bounds how long a read of past events waits for the
+	// replica to replay the version its reader has seen before it reads
+	// from the primary (default DefaultReplicaWait).
+	ReplicaWait time.Duration
 }
 
 // Open connects to the database at url (postgres://…) and checks it
@@ -76,7 +94,16 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 		pool.Close()
 		return nil, wrapErr("connect", err)
 	}
-	s := &Store{pool: pool}
+	s := &Store{pool: pool, wait: o.ReplicaWait}
+	if s.wait <= 0 {
+		s.wait = DefaultReplicaWait
+	}
+	if o.ReadURL != "" {
+		if s.read, err = openReplica(o.ReadURL, o.Tracer); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
 	if o.Combine.MaxBatch != 1 {
 		if o.Combine.Commits <= 0 {
 			o.Combine.Commits = 4
@@ -86,10 +113,13 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 	return s, nil
 }
 
-// Close writes the appends queued, then closes the pool.
+// Close writes the appends queued, then closes the pools.
 func (s *Store) Close() error {
 	if s.comb != nil {
 		s.comb.Close()
+	}
+	if s.read != nil {
+		s.read.Close()
 	}
 	s.pool.Close()
 	return nil

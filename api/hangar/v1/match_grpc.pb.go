@@ -103,6 +103,14 @@ type MatchServiceClient interface {
 	// PERMISSION_DENIED with ErrorInfo reason MATCH_PRIVATE. (Not NOT_FOUND:
 	// match ids are unguessable, so the code tells a client holding a link
 	// only that it needs an invitation.)
+	//
+	// Archived matches: a match the server's retention archived (it ended
+	// long ago) keeps its result in HistoryService, but its events are gone:
+	// every read of its state or events (GetMatch, WatchMatch,
+	// ListMatchEvents, HistoryService.ExportMatch) and every command on it
+	// answer NOT_FOUND with ErrorInfo reason MATCH_ARCHIVED. (A node that
+	// still holds the match in memory may answer GetMatch at its latest
+	// version until it forgets it.)
 	GetMatch(ctx context.Context, in *GetMatchRequest, opts ...grpc.CallOption) (*GetMatchResponse, error)
 	// ListMatches lists open lobbies or the caller's matches, newest first.
 	// A private match is listed only to its creator, seated and invited
@@ -348,6 +356,14 @@ type MatchServiceServer interface {
 	// PERMISSION_DENIED with ErrorInfo reason MATCH_PRIVATE. (Not NOT_FOUND:
 	// match ids are unguessable, so the code tells a client holding a link
 	// only that it needs an invitation.)
+	//
+	// Archived matches: a match the server's retention archived (it ended
+	// long ago) keeps its result in HistoryService, but its events are gone:
+	// every read of its state or events (GetMatch, WatchMatch,
+	// ListMatchEvents, HistoryService.ExportMatch) and every command on it
+	// answer NOT_FOUND with ErrorInfo reason MATCH_ARCHIVED. (A node that
+	// still holds the match in memory may answer GetMatch at its latest
+	// version until it forgets it.)
 	GetMatch(context.Context, *GetMatchRequest) (*GetMatchResponse, error)
 	// ListMatches lists open lobbies or the caller's matches, newest first.
 	// A private match is listed only to its creator, seated and invited

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/hangarhq/hangar/archive"
+	"github.com/hangarhq/hangar/service"
+)
+
+var _ service.Archiver = archive.Dir("")
+
+// defaultArchiveOlderThan is the age past which matches are archived by
+// default: 30 days after they ended.
+const defaultArchiveOlderThan = 30 * 24 * time.Hour
+
+const archiveUsage = `usage: hangar archive --dir DIR [--older-than 720h] [--database-url URL | --data-dir DIR]
+
+Archives the matches that ended more than --older-than ago: each is exported
+in its notation (the text ExportMatch gives) to DIR/<yyyy>/<mm>/<dd>/<id>.txt,
+written and synced, and only then are its events removed from the database.
+Its result stays: history, statistics, ratings and leaderboards do not
+change. Reads of its events answer NOT_FOUND (reason MATCH_ARCHIVED).
+A run that is stopped or fails midway resumes where it stopped when run
+again; running it twice at once archives each match once.
+
+`
+
+// archiveMain runs `hangar archive`: one archive run on the store the flags
+// name (migrating it first, as serve does).
+func archiveMain(args []string, stdout io.Writer, log *slog.Logger) error {
+	fs := flag.NewFlagSet("archive", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), archiveUsage)
+		fs.PrintDefaults()
+	}
+	dbURL := fs.String("database-url", os.Getenv("HANGAR_DATABASE_URL"), "Postgres URL, postgres://… (env HANGAR_DATABASE_URL); empty: the embedded store")
+	dataDir := fs.String("data-dir", envOr("HANGAR_DATA_DIR", "hangar-data"), "directory of the embedded SQLite store (env HANGAR_DATA_DIR)")
+	dir := fs.String("dir", os.Getenv("HANGAR_ARCHIVE_DIR"), "directory the exports are written to (env HANGAR_ARCHIVE_DIR); required")
+	olderThan := fs.Duration("older-than", envDuration("HANGAR_ARCHIVE_OLDER_THAN", defaultArchiveOlderThan), "archive the matches that ended more than this long ago (env HANGAR_ARCHIVE_OLDER_THAN)")
+	page := fs.Int("page", 100, "matches listed at once")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	case *dir == "":
+		return errors.New("archive needs --dir")
+	case *olderThan < 0:
+		return errors.New("--older-than must not be negative")
+	case *page < 1:
+		return errors.New("--page must be positive")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	st, name, err := openStore(ctx, Config{DatabaseURL: *dbURL, DataDir: *dataDir}, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := service.New(st, log, service.Options{Games: hosted()})
+	defer svc.Close()
+	r, err := svc.Archive(ctx, archive.Dir(*dir), service.ArchiveOptions{OlderThan: *olderThan, Page: *page})
+	fmt.Fprintf(stdout, "archived %d matches (%d bytes) from %s to %s\n", r.Matches, r.Bytes, name, *dir)
+	if r.Raced > 0 {
+		fmt.Fprintf(stdout, "%d more were archived meanwhile by another run\n", r.Raced)
+	}
+	if err != nil {
+		return fmt.Errorf("%w (run it again to resume)", err)
+	}
+	return nil
+}
+
+// defaultArchiveEvery is how often a node that archives runs.
+const defaultArchiveEvery = time.Hour
+
+// startArchiver, when the node archives (Config.ArchiveDir or Archiver),
+// runs an archive at start and then every ArchiveEvery until ctx ends. Each
+// run forgets the matches it archived from the node's memory.
+func (m *Main) startArchiver(ctx context.Context) {
+	a := m.Config.Archiver
+	if a == nil && m.Config.ArchiveDir != "" {
+		a = archive.Dir(m.Config.ArchiveDir)
+	}
+	if a == nil {
+		return
+	}
+	every := m.Config.ArchiveEvery
+	if every <= 0 {
+		every = defaultArchiveEvery
+	}
+	olderThan := m.Config.ArchiveOlderThan
+	if olderThan <= 0 {
+		olderThan = defaultArchiveOlderThan
+	}
+	m.bg.Add(1)
+	go func() {
+		defer m.bg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			r, err := m.svc.Archive(ctx, a, service.ArchiveOptions{OlderThan: olderThan})
+			if ctx.Err() != nil {
+				return
+			}
+			switch {
+			case err != nil:
+				m.Log.Warn("archive run stopped; the next run resumes", "err", err, "archived", r.Matches)
+			case r.Matches > 0:
+				m.Log.Info("archived matches", "matches", r.Matches, "bytes", r.Bytes, "raced", r.Raced)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}

@@ -1,0 +1,148 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hangarhq/hangar/store"
+)
+
+// Retention: matches that ended long ago are archived. Each is exported in
+// its notation (the text ExportMatch gives), the text is put into an
+// Archiver, and only once it is durable there are the match's events and
+// command records removed from the store (store.Retention). The match's
+// summary row stays, marked archived, and so do its results: history,
+// statistics, ratings and leaderboards do not change. Reads of an archived
+// match's state or events (GetMatch, ListMatchEvents, ExportMatch,
+// WatchMatch) and commands on it answer NOT_FOUND with reason
+// MATCH_ARCHIVED.
+
+// Archiver keeps the exports of archived matches: a directory (package
+// archive), or an object store.
+type Archiver interface {
+	// Put stores data under name (a relative, slash-separated path),
+	// replacing what is there, and returns once it is durable: the match's
+	// events are deleted from the store after Put returns.
+	Put(ctx context.Context, name string, data []byte) error
+}
+
+// ArchiveName is the name match m's export is put under: its end date and
+// its id, such as 2026/05/01/m_abc.txt.
+func ArchiveName(m store.Match) string {
+	return m.Ended.UTC().Format("2006/01/02") + "/" + m.ID + ".txt"
+}
+
+// ArchiveOptions tune an archive run.
+type ArchiveOptions struct {
+	// OlderThan: the run archives the matches that ended more than this
+	// long ago (by the service's clock).
+	OlderThan time.Duration
+	// Page is how many matches the run lists at once (default 100).
+	Page int
+}
+
+// ArchiveReport says what an archive run did.
+type ArchiveReport struct {
+	// Matches were archived by this run; Bytes is the size of their
+	// exports.
+	Matches int
+	Bytes   int64
+	// Raced were archived meanwhile by another run (their exports were put
+	// again, identical).
+	Raced int
+}
+
+// Archive archives every match that ended more than o.OlderThan ago and is
+// not archived yet, oldest ended first: it exports the match, puts the
+// text into a under ArchiveName and then has the store remove its events.
+// A run that stops midway (an error, ctx, a crash) leaves each match
+// archived or untouched: a match whose text was put but whose events were
+// not removed is exported and put again, identical, by the next run, which
+// so resumes where this one stopped. It returns what it did up to the
+// first error.
+func (s *Service) Archive(ctx context.Context, a Archiver, o ArchiveOptions) (ArchiveReport, error) {
+	var r ArchiveReport
+	page := o.Page
+	if page <= 0 {
+		page = 100
+	}
+	q := store.EndedQuery{Before: s.now().Add(-o.OlderThan), Limit: page}
+	for {
+		ms, err := s.store.EndedMatches(ctx, q)
+		if err != nil {
+			return r, err
+		}
+		for _, m := range ms {
+			n, archived, err := s.archiveOne(ctx, a, m)
+			if err != nil {
+				return r, fmt.Errorf("archive match %s: %w", m.ID, err)
+			}
+			if archived {
+				r.Matches++
+				r.Bytes += int64(n)
+			} else {
+				r.Raced++
+			}
+		}
+		if len(ms) < page {
+			return r, nil
+		}
+		last := ms[len(ms)-1]
+		q.After = &store.EndCursor{Ended: last.Ended, ID: last.ID}
+	}
+}
+
+// archiveOne archives ended match row: export, put, then remove. It
+// returns the size of the export and whether this call archived it.
+func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (int, bool, error) {
+	m, err := s.fold(ctx, s.newMatch(row.ID), 0)
+	if errors.Is(err, errMatchArchived) {
+		return 0, false, nil // archived since it was listed
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if !ended(m.status) || m.version != row.Version {
+		return 0, false, fmt.Errorf("the events fold to %s at version %d, the row says %s at %d", m.status, m.version, row.Status, row.Version)
+	}
+	text, err := s.exportText(ctx, m, s.store.Events)
+	if err != nil {
+		return 0, false, err
+	}
+	if err := a.Put(ctx, ArchiveName(row), []byte(text)); err != nil {
+		return 0, false, err
+	}
+	done, err := s.store.ArchiveMatch(ctx, m.id, m.version, s.now().UTC())
+	if err != nil {
+		return 0, false, err
+	}
+	s.hub.drop(m.id)
+	return len(text), done, nil
+}
+
+// gone is the error for match id, whose events the store does not have:
+// errMatchArchived when it was archived, else errNotFound.
+func (s *Service) gone(ctx context.Context, id string) error {
+	at, err := s.store.Archived(ctx, id)
+	switch {
+	case err == nil && !at.IsZero():
+		return fmt.Errorf("%w: match %q was archived on %s; its result stays in the history", errMatchArchived, id, at.UTC().Format(time.DateOnly))
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	return fmt.Errorf("%w: match %q", errNotFound, id)
+}
+
+// drop forgets match id altogether, finished or not (it was archived).
+func (h *hub) drop(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.matches, id)
+	if _, ok := h.ended[id]; ok {
+		delete(h.ended, id)
+		h.endedOrder = slices.DeleteFunc(h.endedOrder, func(e string) bool { return e == id })
+	}
+}

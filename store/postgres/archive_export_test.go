@@ -1,0 +1,4 @@
+package postgres
+
+// EndedQuery builds an archive run's listing, for the plan test.
+var EndedQuery = endedQuery
