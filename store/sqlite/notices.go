@@ -17,10 +17,19 @@ var (
 	_ store.Outbox  = (*Store)(nil)
 )
 
+// The statements of writeNotices, prepared once on the writer.
+const (
+	advanceHeadSQL = `INSERT INTO notice_heads (player_id, seq) VALUES (?, ?)
+		ON CONFLICT (player_id) DO UPDATE SET seq = seq + excluded.seq RETURNING seq`
+	insertNoticeSQL = `INSERT INTO player_notices (player_id, seq, kind, match_id, payload, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`
+	insertOutboxSQL = `INSERT INTO notice_outbox (player_id, seq, due_at) VALUES (?, ?, ?)`
+)
+
 // writeNotices writes a's notices in tx, after its events: each player's
 // are numbered after the player's head in notice_heads, which it advances.
 // The one writer makes the numbering race-free.
-func writeNotices(ctx context.Context, tx *sql.Tx, a store.Append) error {
+func (s *Store) writeNotices(ctx context.Context, tx *sql.Tx, a store.Append) error {
 	if len(a.Notices) == 0 {
 		return nil
 	}
@@ -37,8 +46,7 @@ func writeNotices(ctx context.Context, tx *sql.Tx, a store.Append) error {
 	for _, p := range order {
 		ns := byPlayer[p]
 		var last int64
-		err := tx.QueryRowContext(ctx, `INSERT INTO notice_heads (player_id, seq) VALUES (?, ?)
-			ON CONFLICT (player_id) DO UPDATE SET seq = seq + excluded.seq RETURNING seq`, p, len(ns)).Scan(&last)
+		err := tx.StmtContext(ctx, s.advanceHead).QueryRowContext(ctx, p, len(ns)).Scan(&last)
 		if err != nil {
 			return err
 		}
@@ -48,15 +56,13 @@ func writeNotices(ctx context.Context, tx *sql.Tx, a store.Append) error {
 			if payload == nil {
 				payload = []byte{}
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO player_notices (player_id, seq, kind, match_id, payload, created_at)
-				VALUES (?, ?, ?, ?, ?, ?)`, p, seq, n.Kind, n.Match, payload, at); err != nil {
+			if _, err := tx.StmtContext(ctx, s.insertNotice).ExecContext(ctx, p, seq, n.Kind, n.Match, payload, at); err != nil {
 				return err
 			}
 			if !n.Deliver {
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO notice_outbox (player_id, seq, due_at) VALUES (?, ?, ?)`,
-				p, seq, at); err != nil {
+			if _, err := tx.StmtContext(ctx, s.insertOutbox).ExecContext(ctx, p, seq, at); err != nil {
 				return err
 			}
 		}

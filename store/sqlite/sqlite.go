@@ -63,6 +63,8 @@ type Store struct {
 
 	// Statements prepared on the writer connection, reused by every append.
 	commandW, updateMatch, insertMatch, insertEvent, insertCommand *sql.Stmt
+	// The notices' statements (notices.go).
+	advanceHead, insertNotice, insertOutbox *sql.Stmt
 	// events is prepared on the readers: the hottest read (database/sql
 	// prepares it once per reader connection and reuses it).
 	events *sql.Stmt
@@ -166,6 +168,9 @@ func OpenWith(ctx context.Context, dir string, o Options) (*Store, error) {
 		{&s.insertMatch, insertMatchSQL},
 		{&s.insertEvent, insertEventSQL},
 		{&s.insertCommand, insertCommandSQL},
+		{&s.advanceHead, advanceHeadSQL},
+		{&s.insertNotice, insertNoticeSQL},
+		{&s.insertOutbox, insertOutboxSQL},
 	} {
 		if *p.st, err = w.PrepareContext(ctx, p.sql); err != nil {
 			s.Close()
@@ -189,7 +194,8 @@ func (s *Store) Close() error {
 	if s.comb != nil {
 		s.comb.Close()
 	}
-	for _, st := range []*sql.Stmt{s.commandW, s.updateMatch, s.insertMatch, s.insertEvent, s.insertCommand, s.events} {
+	for _, st := range []*sql.Stmt{s.commandW, s.updateMatch, s.insertMatch, s.insertEvent, s.insertCommand, s.events,
+		s.advanceHead, s.insertNotice, s.insertOutbox} {
 		if st != nil {
 			st.Close()
 		}
@@ -351,7 +357,7 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, a store.Append, player
 	if err != nil {
 		return store.Result{}, fmt.Errorf("sqlite: append: %w", err)
 	}
-	if err := writeNotices(ctx, tx, a); err != nil {
+	if err := s.writeNotices(ctx, tx, a); err != nil {
 		return store.Result{}, fmt.Errorf("sqlite: append: notices: %w", err)
 	}
 	if a.End != nil {
