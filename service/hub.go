@@ -23,7 +23,7 @@ const recentLen = 256
 type hub struct {
 	mu      sync.Mutex
 	matches map[string]*match
-	subs    map[string]map[chan struct{}]struct{}
+	subs    wakers
 	// known is the latest version this node knows of each watched match.
 	known map[string]int64
 	// recent holds consecutive latest events of watched matches.
@@ -37,20 +37,13 @@ type hub struct {
 }
 
 func newHub() *hub {
-	return &hub{matches: make(map[string]*match), subs: make(map[string]map[chan struct{}]struct{}),
+	return &hub{matches: make(map[string]*match), subs: make(wakers),
 		known: make(map[string]int64), recent: make(map[string][]*watchItem), fetch: make(map[string]*sync.Mutex),
 		ended: make(map[string]*match)}
 }
 
 // wake wakes the watchers of match id; the caller holds h.mu.
-func (h *hub) wake(id string) {
-	for ch := range h.subs[id] {
-		select {
-		case ch <- struct{}{}:
-		default: // a wake-up is pending already: notifications coalesce
-		}
-	}
-}
+func (h *hub) wake(id string) { h.subs.wake(id) }
 
 // remote records that match id reached version v elsewhere: a cached older
 // state is dropped and the match's watchers re-read the store.
@@ -262,19 +255,13 @@ func (h *hub) forget(id string) {
 // subscribe returns a channel that receives a value after each change of
 // the match, and a function to unsubscribe.
 func (h *hub) subscribe(id string) (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.subs[id] == nil {
-		h.subs[id] = make(map[chan struct{}]struct{})
-	}
-	h.subs[id][ch] = struct{}{}
+	ch := h.subs.add(id)
 	return ch, func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		delete(h.subs[id], ch)
-		if len(h.subs[id]) == 0 {
-			delete(h.subs, id)
+		if h.subs.remove(id, ch) {
 			delete(h.known, id)
 			delete(h.recent, id)
 			delete(h.fetch, id)

@@ -690,31 +690,25 @@ func (s *Service) makeMatch(ctx context.Context, id string, ts []store.Ticket) e
 // ticketHub wakes the watchers of tickets on this node.
 type ticketHub struct {
 	mu   sync.Mutex
-	subs map[string]map[chan struct{}]struct{}
+	subs wakers
 	// known is the latest version this node knows of each watched ticket.
 	known map[string]int64
 }
 
 func newTicketHub() *ticketHub {
-	return &ticketHub{subs: make(map[string]map[chan struct{}]struct{}), known: make(map[string]int64)}
+	return &ticketHub{subs: make(wakers), known: make(map[string]int64)}
 }
 
 // subscribe returns a channel that receives a value after each change of
 // the ticket, and a function to unsubscribe.
 func (h *ticketHub) subscribe(id string) (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.subs[id] == nil {
-		h.subs[id] = make(map[chan struct{}]struct{})
-	}
-	h.subs[id][ch] = struct{}{}
+	ch := h.subs.add(id)
 	return ch, func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		delete(h.subs[id], ch)
-		if len(h.subs[id]) == 0 {
-			delete(h.subs, id)
+		if h.subs.remove(id, ch) {
 			delete(h.known, id)
 		}
 	}
@@ -725,17 +719,11 @@ func (h *ticketHub) subscribe(id string) (<-chan struct{}, func()) {
 func (h *ticketHub) changed(id string, v int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	subs, ok := h.subs[id]
-	if !ok || h.known[id] >= v {
+	if _, ok := h.subs[id]; !ok || h.known[id] >= v {
 		return
 	}
 	h.known[id] = v
-	for ch := range subs {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
+	h.subs.wake(id)
 }
 
 // gap wakes every watcher: after a gap in the feed anything may have
@@ -743,14 +731,7 @@ func (h *ticketHub) changed(id string, v int64) {
 func (h *ticketHub) gap() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, subs := range h.subs {
-		for ch := range subs {
-			select {
-			case ch <- struct{}{}:
-			default:
-			}
-		}
-	}
+	h.subs.wakeAll()
 }
 
 // watched returns the ids of the tickets watched on this node.

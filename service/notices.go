@@ -167,30 +167,23 @@ func (s *Service) noticed(ns []store.Notice) {
 // playerHub holds the WatchPlayer streams of a node by player.
 type playerHub struct {
 	mu   sync.Mutex
-	subs map[string]map[chan struct{}]struct{}
+	subs wakers
 }
 
 func newPlayerHub() *playerHub {
-	return &playerHub{subs: make(map[string]map[chan struct{}]struct{})}
+	return &playerHub{subs: make(wakers)}
 }
 
 // subscribe returns a channel that receives a value after the player's
 // log may have grown, and a function to unsubscribe.
 func (h *playerHub) subscribe(p string) (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.subs[p] == nil {
-		h.subs[p] = make(map[chan struct{}]struct{})
-	}
-	h.subs[p][ch] = struct{}{}
+	ch := h.subs.add(p)
 	return ch, func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		delete(h.subs[p], ch)
-		if len(h.subs[p]) == 0 {
-			delete(h.subs, p)
-		}
+		h.subs.remove(p, ch)
 	}
 }
 
@@ -198,26 +191,14 @@ func (h *playerHub) subscribe(p string) (<-chan struct{}, func()) {
 func (h *playerHub) wake(p string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for ch := range h.subs[p] {
-		select {
-		case ch <- struct{}{}:
-		default: // a wake-up is pending already
-		}
-	}
+	h.subs.wake(p)
 }
 
 // wakeAll wakes every watcher (a gap in the feed, the poll).
 func (h *playerHub) wakeAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, subs := range h.subs {
-		for ch := range subs {
-			select {
-			case ch <- struct{}{}:
-			default:
-			}
-		}
-	}
+	h.subs.wakeAll()
 }
 
 // noticeWatchPage is how many notices a watcher reads from the store at

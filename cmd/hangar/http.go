@@ -201,29 +201,12 @@ func (m *Main) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 		writeStatus(w, status.New(codes.Unimplemented, "WatchMatch over REST is GET /v1/matches/{match_id}:watch"))
 		return
 	}
-	req := &hangarv1.WatchMatchRequest{MatchId: id}
-	for k, v := range r.URL.Query() {
-		switch k {
-		case "after_seq", "afterSeq":
-			n, err := strconv.ParseInt(v[0], 10, 64)
-			if err != nil {
-				writeStatus(w, status.New(codes.InvalidArgument, "after_seq must be an integer"))
-				return
-			}
-			req.AfterSeq = n
-		default:
-			writeStatus(w, status.New(codes.InvalidArgument, fmt.Sprintf("unknown query parameter %.40q", k)))
-			return
-		}
+	after, err := restAfterSeq(r, "an event's seq")
+	if err != nil {
+		writeStatus(w, status.Convert(err))
+		return
 	}
-	if last := r.Header.Get("Last-Event-ID"); last != "" {
-		n, err := strconv.ParseInt(last, 10, 64)
-		if err != nil {
-			writeStatus(w, status.New(codes.InvalidArgument, "Last-Event-ID must be an event's seq"))
-			return
-		}
-		req.AfterSeq = n
-	}
+	req := &hangarv1.WatchMatchRequest{MatchId: id, AfterSeq: after}
 	stream, err := m.self.WatchMatch(restContext(r), req)
 	if err != nil {
 		writeStatus(w, status.Convert(err))
@@ -233,6 +216,31 @@ func (m *Main) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 		resp, err := stream.Recv()
 		return resp, resp.GetEvent().GetSeq(), err
 	})
+}
+
+// restAfterSeq is a REST stream's cursor: the after_seq query parameter
+// (the only one it takes), or the Last-Event-ID header of a reconnecting
+// EventSource, which wins; what is the kind of seq, for the error.
+func restAfterSeq(r *http.Request, what string) (int64, error) {
+	var after int64
+	for k, v := range r.URL.Query() {
+		if k != "after_seq" && k != "afterSeq" {
+			return 0, status.Errorf(codes.InvalidArgument, "unknown query parameter %.40q", k)
+		}
+		n, err := strconv.ParseInt(v[0], 10, 64)
+		if err != nil {
+			return 0, status.Error(codes.InvalidArgument, "after_seq must be an integer")
+		}
+		after = n
+	}
+	if last := r.Header.Get("Last-Event-ID"); last != "" {
+		n, err := strconv.ParseInt(last, 10, 64)
+		if err != nil {
+			return 0, status.Errorf(codes.InvalidArgument, "Last-Event-ID must be %s", what)
+		}
+		after = n
+	}
+	return after, nil
 }
 
 // restContext is the context of a REST stream's call on the in-process
@@ -253,7 +261,8 @@ func restContext(r *http.Request) context.Context {
 
 // restStream writes the responses of a server stream over REST, as one
 // line of JSON each or, when the client accepts text/event-stream, one
-// server-sent event each whose id is the one recv returns with it.
+// server-sent event each whose id is the one recv returns with it (none
+// when it is negative: a stream with no cursor).
 func restStream(w http.ResponseWriter, r *http.Request, stream grpc.ClientStream, recv func() (proto.Message, int64, error)) {
 	sse := strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 	// The service sends headers once the watch is valid; none means it
@@ -300,8 +309,11 @@ func restStream(w http.ResponseWriter, r *http.Request, stream grpc.ClientStream
 				return
 			}
 			line = b
-			if sse {
+			switch {
+			case sse && id >= 0:
 				line = fmt.Appendf(nil, "id: %d\ndata: %s\n\n", id, b)
+			case sse:
+				line = fmt.Appendf(nil, "data: %s\n\n", b)
 			}
 		}
 		if !sse {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -26,29 +25,12 @@ func (m *Main) restWatchPlayer(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, status.New(codes.Unimplemented, "WatchPlayer over REST is GET "+watchPlayerPath))
 		return
 	}
-	req := &hangarv1.WatchPlayerRequest{}
-	for k, v := range r.URL.Query() {
-		switch k {
-		case "after_seq", "afterSeq":
-			n, err := strconv.ParseInt(v[0], 10, 64)
-			if err != nil {
-				writeStatus(w, status.New(codes.InvalidArgument, "after_seq must be an integer"))
-				return
-			}
-			req.AfterSeq = n
-		default:
-			writeStatus(w, status.New(codes.InvalidArgument, fmt.Sprintf("unknown query parameter %.40q", k)))
-			return
-		}
+	after, err := restAfterSeq(r, "a notice's seq")
+	if err != nil {
+		writeStatus(w, status.Convert(err))
+		return
 	}
-	if last := r.Header.Get("Last-Event-ID"); last != "" {
-		n, err := strconv.ParseInt(last, 10, 64)
-		if err != nil {
-			writeStatus(w, status.New(codes.InvalidArgument, "Last-Event-ID must be a notice's seq"))
-			return
-		}
-		req.AfterSeq = n
-	}
+	req := &hangarv1.WatchPlayerRequest{AfterSeq: after}
 	stream, err := hangarv1.NewNoticeServiceClient(m.selfCC).WatchPlayer(restContext(r), req)
 	if err != nil {
 		writeStatus(w, status.Convert(err))
