@@ -170,26 +170,10 @@ func (s *seat) play(ctx context.Context, view *hangarv1.Match) error {
 			continue
 		}
 		if s.tr.turn == s.seat {
-			err := s.act()
-			if err == nil {
-				failures = 0
-				if s.pace > 0 {
-					select {
-					case <-time.After(s.pace):
-					case <-s.b.stop:
-					case <-ctx.Done():
-					}
-				}
-				continue
+			if err := s.acted(ctx, s.act(), &failures); err != nil {
+				return err
 			}
-			if c := status.Code(err); errors.Is(err, errStale) || c == codes.Aborted || c == codes.FailedPrecondition {
-				if failures++; failures > 10 {
-					return fmt.Errorf("seat %d of %s: %w", s.seat, s.matchID, err)
-				}
-				s.tr.stale = true
-				continue
-			}
-			return err
+			continue
 		}
 		select {
 		case ev, ok := <-events:
@@ -229,6 +213,32 @@ func (s *seat) resync() error {
 
 // act plays the seat's turn: a roll, or a listing of its legal moves and
 // one of them.
+// acted takes the outcome err of the seat's command: after a success it
+// waits out the pace; a stale or refused command (the seat's view of the
+// match was behind) marks the view stale for the seat to catch up and try
+// again, up to 10 times in a row. A non-nil return ends the seat.
+func (s *seat) acted(ctx context.Context, err error, failures *int) error {
+	if err == nil {
+		*failures = 0
+		if s.pace > 0 {
+			select {
+			case <-time.After(s.pace):
+			case <-s.b.stop:
+			case <-ctx.Done():
+			}
+		}
+		return nil
+	}
+	if c := status.Code(err); errors.Is(err, errStale) || c == codes.Aborted || c == codes.FailedPrecondition {
+		if *failures++; *failures > 10 {
+			return fmt.Errorf("seat %d of %s: %w", s.seat, s.matchID, err)
+		}
+		s.tr.stale = true
+		return nil
+	}
+	return err
+}
+
 func (s *seat) act() error {
 	var evs []*hangarv1.Event
 	move := s.tr.phase == aeroplanev1.Phase_PHASE_MOVE

@@ -92,26 +92,10 @@ func (s *seat) playStream(ctx context.Context, view *hangarv1.Match) error {
 			continue
 		}
 		if s.tr.turn == s.seat {
-			err := s.actStream(pc)
-			if err == nil {
-				failures = 0
-				if s.pace > 0 {
-					select {
-					case <-time.After(s.pace):
-					case <-s.b.stop:
-					case <-ctx.Done():
-					}
-				}
-				continue
+			if err := s.acted(ctx, s.actStream(pc), &failures); err != nil {
+				return err
 			}
-			if c := status.Code(err); errors.Is(err, errStale) || c == codes.Aborted || c == codes.FailedPrecondition {
-				if failures++; failures > 10 {
-					return fmt.Errorf("seat %d of %s: %w", s.seat, s.matchID, err)
-				}
-				s.tr.stale = true
-				continue
-			}
-			return err
+			continue
 		}
 		select {
 		case r, ok := <-pc.msgs:
