@@ -63,6 +63,9 @@ type Config struct {
 	BusPrefix   string        `json:"-"`
 	IdleKind    string        `json:"idle_kind,omitempty"`
 	Play        bool          `json:"play,omitempty"`
+	// ListMoves asks ListLegalMoves before each move instead of taking
+	// the legal moves from the roll's answer (include_legal_moves).
+	ListMoves   bool          `json:"list_moves,omitempty"`
 	Concurrency int           `json:"concurrency"`
 	RPCTimeout  time.Duration `json:"-"`
 	CPUProfile  string        `json:"-"`

@@ -120,6 +120,24 @@ type seat struct {
 	counted bool
 	pace    time.Duration
 	acks    *ackLog
+	// legal are the moves the seat's last roll allowed, at version
+	// legalAt (include_legal_moves).
+	legal   []*hangarv1.GameMove
+	legalAt int64
+}
+
+// rolledMoves returns the moves the seat's roll listed, if they are for
+// the version the seat is at.
+func (s *seat) rolledMoves() []*hangarv1.GameMove {
+	if s.b.cfg.ListMoves || s.legalAt != s.tr.version {
+		return nil
+	}
+	return s.legal
+}
+
+// rolled keeps the legal moves a roll answered with.
+func (s *seat) rolled(r *hangarv1.RollResponse) {
+	s.legal, s.legalAt = r.GetLegalMoves(), r.GetVersion()
 }
 
 // errStale asks the seat to re-read the match.
@@ -243,16 +261,20 @@ func (s *seat) act() error {
 	var evs []*hangarv1.Event
 	move := s.tr.phase == aeroplanev1.Phase_PHASE_MOVE
 	if move {
-		lm, err := timed(s.b, s.p.ctx, "ListLegalMoves", func(ctx context.Context) (*hangarv1.ListLegalMovesResponse, error) {
-			return s.p.moves.ListLegalMoves(ctx, &hangarv1.ListLegalMovesRequest{MatchId: s.matchID})
-		})
-		if err != nil {
-			return err
+		moves := s.rolledMoves()
+		if len(moves) == 0 {
+			lm, err := timed(s.b, s.p.ctx, "ListLegalMoves", func(ctx context.Context) (*hangarv1.ListLegalMovesResponse, error) {
+				return s.p.moves.ListLegalMoves(ctx, &hangarv1.ListLegalMovesRequest{MatchId: s.matchID})
+			})
+			if err != nil {
+				return err
+			}
+			if lm.GetVersion() != s.tr.version || len(lm.GetMoves()) == 0 {
+				return errStale
+			}
+			moves = lm.GetMoves()
 		}
-		if lm.GetVersion() != s.tr.version || len(lm.GetMoves()) == 0 {
-			return errStale
-		}
-		mv := lm.GetMoves()[s.rng.IntN(len(lm.GetMoves()))]
+		mv := moves[s.rng.IntN(len(moves))]
 		r, err := timed(s.b, s.p.ctx, "Move", func(ctx context.Context) (*hangarv1.MoveResponse, error) {
 			return s.p.moves.Move(ctx, &hangarv1.MoveRequest{MatchId: s.matchID, ExpectedVersion: s.tr.version,
 				RequestId: s.b.reqID(), Move: mv})
@@ -264,11 +286,12 @@ func (s *seat) act() error {
 	} else {
 		r, err := timed(s.b, s.p.ctx, "Roll", func(ctx context.Context) (*hangarv1.RollResponse, error) {
 			return s.p.moves.Roll(ctx, &hangarv1.RollRequest{MatchId: s.matchID, ExpectedVersion: s.tr.version,
-				RequestId: s.b.reqID()})
+				RequestId: s.b.reqID(), IncludeLegalMoves: !s.b.cfg.ListMoves})
 		})
 		if err != nil {
 			return err
 		}
+		s.rolled(r)
 		evs = r.GetEvents()
 	}
 	if s.acks != nil {

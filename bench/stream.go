@@ -173,27 +173,33 @@ func (s *seat) actStream(pc *playConn) error {
 	var evs []*hangarv1.Event
 	move := s.tr.phase == aeroplanev1.Phase_PHASE_MOVE
 	if move {
-		res, err := s.command(pc, "Play ListLegalMoves", &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_ListLegalMoves{
-			ListLegalMoves: &hangarv1.ListLegalMovesRequest{}}})
+		moves := s.rolledMoves()
+		if len(moves) == 0 {
+			res, err := s.command(pc, "Play ListLegalMoves", &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_ListLegalMoves{
+				ListLegalMoves: &hangarv1.ListLegalMovesRequest{}}})
+			if err != nil {
+				return err
+			}
+			lm := res.GetListLegalMoves()
+			if lm.GetVersion() != s.tr.version || len(lm.GetMoves()) == 0 {
+				return errStale
+			}
+			moves = lm.GetMoves()
+		}
+		mv := moves[s.rng.IntN(len(moves))]
+		res, err := s.command(pc, "Play Move", &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Move{Move: &hangarv1.MoveRequest{
+			ExpectedVersion: s.tr.version, RequestId: s.b.reqID(), Move: mv}}})
 		if err != nil {
-			return err
-		}
-		lm := res.GetListLegalMoves()
-		if lm.GetVersion() != s.tr.version || len(lm.GetMoves()) == 0 {
-			return errStale
-		}
-		mv := lm.GetMoves()[s.rng.IntN(len(lm.GetMoves()))]
-		if res, err = s.command(pc, "Play Move", &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Move{Move: &hangarv1.MoveRequest{
-			ExpectedVersion: s.tr.version, RequestId: s.b.reqID(), Move: mv}}}); err != nil {
 			return err
 		}
 		evs = res.GetMove().GetEvents()
 	} else {
 		res, err := s.command(pc, "Play Roll", &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Roll{Roll: &hangarv1.RollRequest{
-			ExpectedVersion: s.tr.version, RequestId: s.b.reqID()}}})
+			ExpectedVersion: s.tr.version, RequestId: s.b.reqID(), IncludeLegalMoves: !s.b.cfg.ListMoves}}})
 		if err != nil {
 			return err
 		}
+		s.rolled(res.GetRoll())
 		evs = res.GetRoll().GetEvents()
 	}
 	if s.acks != nil {

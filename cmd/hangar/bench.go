@@ -110,6 +110,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.IntVar(&c.Idle, "idle", 0, "idle matches to create before the load, reporting the server's RSS (0: none)")
 	fs.StringVar(&c.IdleKind, "idle-kind", "open", "idle matches are open (four-seat lobbies, one seat taken) or started (two-seat games nobody plays)")
 	fs.BoolVar(&c.Play, "play", false, "each seat plays over one Play stream (its events, commands and results) instead of WatchMatch and unary calls")
+	fs.BoolVar(&c.ListMoves, "list-moves", false, "ask ListLegalMoves before each move (a third round trip per move) instead of taking the legal moves from the roll's answer (include_legal_moves)")
 	fs.IntVar(&c.Concurrency, "concurrency", 32, "concurrent clients creating idle matches")
 	fs.DurationVar(&c.RPCTimeout, "rpc-timeout", 30*time.Second, "deadline of each RPC")
 	fs.StringVar(&c.json, "json", "", "write the result as JSON to this file")
