@@ -204,8 +204,18 @@ func keepalivePolicy(c ConnLimits) []grpc.ServerOption {
 		// 7% of the server's CPU under load); a call finding them all busy
 		// gets a goroutine of its own, as without the pool.
 		grpc.NumStreamWorkers(uint32(16 * runtime.GOMAXPROCS(0))),
+		// Fixed flow-control windows, as large as grpc-go's dynamic ones
+		// grow to for a game's small messages: a set window turns off the
+		// bandwidth-delay probe, which answers incoming data with a PING
+		// (a write, and a read of its ack) on every quiet connection.
+		grpc.InitialWindowSize(flowWindow),
+		grpc.InitialConnWindowSize(flowWindow),
 	}
 }
+
+// flowWindow is the HTTP/2 flow-control window of a stream and of a
+// connection (grpc-go's default starts at 64 KiB and grows by probing).
+const flowWindow = 1 << 20
 
 // hosted are the games this server hosts: one line per game.
 func hosted() game.Registry {
