@@ -64,6 +64,8 @@ type Config struct {
 	// append combiner): 0 is the store's default (128), 1 commits each
 	// append alone.
 	AppendBatch int
+	// AppendWait is how long a short batch of appends waits for more.
+	AppendWait time.Duration
 	// CORSOrigins are the origins whose pages may call the HTTP side (REST,
 	// Connect, gRPC-Web); "*" allows any. Empty: no CORS headers at all.
 	CORSOrigins []string
@@ -681,7 +683,7 @@ func (m *Main) closeBus() {
 // database URL is given, else the embedded SQLite store in the data dir.
 // observe, when set, is told the size and time of each batch of appends.
 func openStore(ctx context.Context, cfg Config, observe func(int, time.Duration)) (store.Store, string, error) {
-	comb := store.CombineOptions{MaxBatch: cfg.AppendBatch, Observe: observe}
+	comb := store.CombineOptions{MaxBatch: cfg.AppendBatch, Wait: cfg.AppendWait, Observe: observe}
 	if cfg.DatabaseURL == "" {
 		dir := dataDir(cfg)
 		if err := sqlite.Migrate(dir); err != nil {
