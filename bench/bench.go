@@ -378,9 +378,17 @@ type player struct {
 	moves   hangarv1.MoveServiceClient
 }
 
+// dialOptions are the load's connections' options: plaintext, and fixed
+// flow-control windows, as the server's (a set window turns off grpc-go's
+// bandwidth probe, a PING for every burst of data on a quiet connection).
+func dialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(1 << 20), grpc.WithInitialConnWindowSize(1 << 20)}
+}
+
 // newPlayer dials the server and registers a player.
 func (b *bench) newPlayer(ctx context.Context, name string) (*player, error) {
-	conn, err := grpc.NewClient(b.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(b.addr, dialOptions()...)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -167,7 +166,7 @@ func RunMatchmaking(ctx context.Context, cfg MMConfig) (*MMResult, error) {
 	for _, a := range addrs {
 		var cs []hangarv1.MatchmakingServiceClient
 		for range max(4, perNode/80+1) {
-			conn, err := grpc.NewClient(a, grpc.WithTransportCredentials(insecure.NewCredentials()))
+			conn, err := grpc.NewClient(a, dialOptions()...)
 			if err != nil {
 				return nil, err
 			}

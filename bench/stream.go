@@ -71,6 +71,16 @@ func (s *seat) see(ev *hangarv1.Event) {
 	s.tr.apply(ev)
 }
 
+// seeAll folds the events of a Play response (one, or several at once).
+func (s *seat) seeAll(r *hangarv1.PlayResponse) {
+	if ev := r.GetEvent(); ev != nil {
+		s.see(ev.GetEvent())
+	}
+	for _, ev := range r.GetEvents().GetEvents() {
+		s.see(ev.GetEvent())
+	}
+}
+
 // playStream is play over one Play stream.
 func (s *seat) playStream(ctx context.Context, view *hangarv1.Match) error {
 	s.tr.reset(view)
@@ -106,8 +116,8 @@ func (s *seat) playStream(ctx context.Context, view *hangarv1.Match) error {
 					s.tr.stale = true
 				}
 				return nil
-			case r.GetEvent() != nil:
-				s.see(r.GetEvent().GetEvent())
+			case r.GetEvent() != nil || r.GetEvents() != nil:
+				s.seeAll(r)
 			default:
 				return fmt.Errorf("seat %d of %s: a result nobody waited for", s.seat, s.matchID)
 			}
@@ -144,11 +154,14 @@ func (s *seat) command(pc *playConn, rpc string, cmd *hangarv1.PlayCommand) (*ha
 				s.b.rec.observe(rpc, 0, err)
 				return nil, err
 			}
-			if ev := r.GetEvent(); ev != nil {
-				s.see(ev.GetEvent())
+			if r.GetEvent() != nil || r.GetEvents() != nil {
+				s.seeAll(r)
 				continue
 			}
 			res := r.GetResult()
+			for _, ev := range res.GetEvents() {
+				s.see(ev.GetEvent())
+			}
 			var err error
 			if res.GetCommandId() != pc.id {
 				err = status.Errorf(codes.Internal, "the result of command %d came for %d", res.GetCommandId(), pc.id)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
@@ -76,7 +75,7 @@ func (b *bench) setupWatch(ctx context.Context) (*watchRun, error) {
 	w.cancel = cancel
 	ready := make(chan error, b.cfg.Watchers)
 	for range b.cfg.Watchers {
-		conn, err := grpc.NewClient(b.watchAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		conn, err := grpc.NewClient(b.watchAddr, dialOptions()...)
 		if err != nil {
 			return nil, err
 		}

@@ -10,9 +10,11 @@ import (
 	"sync"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
@@ -21,13 +23,23 @@ import (
 // reads the client's commands and runs them one at a time, each through
 // its unary handler; the stream's own goroutine runs the watch (the same
 // machinery as WatchMatch) and is the only one that queues responses, so
-// it can hold each command's result until the events up to the version
-// the result names are queued before it.
+// it can hold each command's result until the events before it are
+// queued, and put the command's own events inside its result.
+//
+// While a Roll or Move runs, the events after its expected version are
+// held back (the reader says so before the command runs, so the events of
+// its commit are always read after): if the command appends them, they go
+// out in its result; if it fails, they go out as events before its error.
+// Events ready together go out as one message, and so does a result with
+// its events: a command costs its seat's connection one write.
 
-// playResult is a command's answer and the version whose events must be
-// sent before it (0: none).
+// playResult is a command's answer. version is that of the events that
+// must be sent before it (0: none); an appending command's result takes
+// the events from first to version that are not sent yet (first 0: none).
 type playResult struct {
-	resp    *hangarv1.PlayResponse
+	pr      *hangarv1.PlayResult
+	cmd     int
+	first   int64
 	version int64
 }
 
@@ -38,17 +50,42 @@ type playReader struct {
 	// taken counts the commands it took (each is answered).
 	closed bool
 	taken  int
+	// holding: command held (counted from 1) is running with expected
+	// version after, and the stream holds the events after it.
+	holding bool
+	held    int
+	after   int64
 }
 
-// take counts a command just read, unless the reader is closed.
-func (r *playReader) take() bool {
+// take counts a command just read, unless the reader is closed; a
+// command that expects version after > 0 holds the events after it.
+func (r *playReader) take(after int64) (int, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return false
+		return 0, false
 	}
 	r.taken++
-	return true
+	if after > 0 {
+		r.holding, r.held, r.after = true, r.taken, after
+	}
+	return r.taken, true
+}
+
+// hold returns the version after which events are held (ok false: none).
+func (r *playReader) hold() (after int64, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.after, r.holding
+}
+
+// release ends the hold of command cmd (answered), if it is the one.
+func (r *playReader) release(cmd int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.holding && r.held == cmd {
+		r.holding = false
+	}
 }
 
 // close stops the reader and returns how many commands it took.
@@ -57,6 +94,108 @@ func (r *playReader) close() int {
 	defer r.mu.Unlock()
 	r.closed = true
 	return r.taken
+}
+
+// playBatchBytes bounds the events of one PlayResponse.events message (a
+// page of history comes in a few messages, none near a client's limit).
+const playBatchBytes = 64 << 10
+
+// playOut is what a Play stream has read and not yet queued: the events
+// (in order) and the results (in command order).
+type playOut struct {
+	s  *Service
+	w  *watch
+	rd *playReader
+	q  *watchQueue
+	// sent is the seq of the last event queued (alone or in a result).
+	sent    int64
+	events  []*watchResponse
+	results []playResult
+}
+
+// flush queues what may go now: results whose events before them are
+// queued (with their own events, once read), and the events before the
+// next result and before the held ones. all: nothing is held any more and
+// every event has been read (the stream ends).
+func (o *playOut) flush(ctx context.Context, all bool) error {
+	for {
+		if len(o.results) > 0 {
+			r := o.results[0]
+			if (r.first > 0 && o.sent >= r.first-1 && o.w.after >= r.version) || (r.first == 0 && o.sent >= r.version) {
+				if err := o.result(ctx); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// The events that may go before the next result and the hold.
+		limit := int64(-1)
+		if len(o.results) > 0 {
+			r := o.results[0]
+			limit = r.version
+			if r.first > 0 {
+				limit = r.first - 1
+			}
+		}
+		if after, ok := o.rd.hold(); ok && !all && (limit < 0 || after < limit) {
+			limit = after
+		}
+		n, size := 0, 0
+		for n < len(o.events) && (limit < 0 || o.events[n].resp.GetEvent().GetSeq() <= limit) &&
+			(n == 0 || size+len(o.events[n].wire) <= playBatchBytes) {
+			size += len(o.events[n].wire)
+			n++
+		}
+		switch {
+		case n > 0:
+		case !all:
+			return nil
+		case len(o.results) > 0:
+			// Every event has been read: nothing the result waits for
+			// can come any more.
+			if err := o.result(ctx); err != nil {
+				return err
+			}
+			continue
+		case len(o.events) > 0:
+			n = 1
+		default:
+			return nil
+		}
+		if err := o.q.push(ctx, o.s.closing, playEvents(o.events[:n])); err != nil {
+			return err
+		}
+		o.sent = o.events[n-1].resp.GetEvent().GetSeq()
+		o.events = o.events[n:]
+	}
+}
+
+// result queues the first result, with its events that are read and not
+// sent.
+func (o *playOut) result(ctx context.Context) error {
+	r := o.results[0]
+	n := 0
+	for r.first > 0 && n < len(o.events) && o.events[n].resp.GetEvent().GetSeq() <= r.version {
+		n++
+	}
+	if err := o.q.push(ctx, o.s.closing, playResultWire(r.pr, o.events[:n])); err != nil {
+		return err
+	}
+	if n > 0 {
+		o.sent = o.events[n-1].resp.GetEvent().GetSeq()
+	}
+	o.events = o.events[n:]
+	o.results = o.results[1:]
+	return nil
+}
+
+// reading says whether the stream should read more events now: it has
+// none waiting, or the next result waits for its own.
+func (o *playOut) reading() bool {
+	if len(o.events) == 0 {
+		return true
+	}
+	return len(o.results) > 0 && o.results[0].first > 0 && o.w.after < o.results[0].version
 }
 
 // Play implements hangarv1.MoveServiceServer.
@@ -96,22 +235,12 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 	rd := &playReader{}
 	go s.playCommands(ctx, stream, w.id, rd, results, recvErr, stop)
 
-	// pending are the results waiting for their events, in command order.
-	var pending []playResult
+	out := &playOut{s: s, w: w, rd: rd, q: q, sent: w.after}
 	answered := 0
-	// ready queues the pending results whose events are queued.
-	ready := func(all bool) error {
-		for len(pending) > 0 && (all || pending[0].version <= w.after) {
-			if err := q.push(ctx, s.closing, pending[0].resp); err != nil {
-				return err
-			}
-			pending = pending[1:]
-		}
-		return nil
-	}
 	got := func(r playResult) {
 		answered++
-		pending = append(pending, r)
+		rd.release(r.cmd)
+		out.results = append(out.results, r)
 		if r.version > w.after {
 			// The events the result names are to be read now, even when
 			// this node has not heard of them yet (a conflict with another
@@ -120,23 +249,15 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 		}
 	}
 	for {
-		resps, more, err := w.next(ctx)
-		if err != nil {
-			return toStatus(ctx, s.log, err)
-		}
-		for _, resp := range resps {
-			if err := q.push(ctx, s.closing, playEvent(resp)); err != nil {
+		more := false
+		if out.reading() {
+			var resps []*watchResponse
+			if resps, more, err = w.next(ctx); err != nil {
 				return toStatus(ctx, s.log, err)
 			}
-			// w.after is past resp already: results go out between events.
-			for len(pending) > 0 && pending[0].version <= resp.resp.GetVersion() {
-				if err := q.push(ctx, s.closing, pending[0].resp); err != nil {
-					return toStatus(ctx, s.log, err)
-				}
-				pending = pending[1:]
-			}
+			out.events = append(out.events, resps...)
 		}
-		if err := ready(false); err != nil {
+		if err := out.flush(ctx, false); err != nil {
 			return toStatus(ctx, s.log, err)
 		}
 		if w.over {
@@ -152,17 +273,21 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 					return toStatus(ctx, s.log, errUnavailable)
 				}
 			}
-			if err := ready(true); err != nil {
+			if err := out.flush(ctx, true); err != nil {
 				return toStatus(ctx, s.log, err)
 			}
 			flushed = true
 			return toStatus(ctx, s.log, q.close(ctx, true))
 		}
-		if more {
+		if more && out.reading() {
 			continue
 		}
+		wake := w.wake
+		if !out.reading() {
+			wake = nil // events wait for a result: no need to read more
+		}
 		select {
-		case <-w.wake:
+		case <-wake:
 		case r := <-results:
 			got(r)
 		case err := <-recvErr:
@@ -178,14 +303,50 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 	}
 }
 
-// playEventField is the field number of PlayResponse.event.
-var playEventField = (&hangarv1.PlayResponse{}).ProtoReflect().Descriptor().Fields().ByName("event").Number()
+// Field numbers of the Play messages the stream writes from the events'
+// wire form (marshalled once for all the watchers).
+var (
+	playResponseFields = (&hangarv1.PlayResponse{}).ProtoReflect().Descriptor().Fields()
+	playEventField     = playResponseFields.ByName("event").Number()
+	playEventsField    = playResponseFields.ByName("events").Number()
+	playResultField    = playResponseFields.ByName("result").Number()
+	playEventsEvents   = (&hangarv1.PlayEvents{}).ProtoReflect().Descriptor().Fields().ByName("events").Number()
+	playResultEvents   = (&hangarv1.PlayResult{}).ProtoReflect().Descriptor().Fields().ByName("events").Number()
+)
 
-// playEvent is the PlayResponse of an event: the bytes of its watch
-// response (marshalled once for all the watchers) as the event field.
-func playEvent(r *watchResponse) *wireMsg {
-	b := protowire.AppendTag(make([]byte, 0, len(r.wire)+6), playEventField, protowire.BytesType)
-	return &wireMsg{protowire.AppendBytes(b, r.wire)}
+// playEvents is the PlayResponse of consecutive events: event for one,
+// events for several.
+func playEvents(rs []*watchResponse) *wireMsg {
+	if len(rs) == 1 {
+		b := protowire.AppendTag(make([]byte, 0, len(rs[0].wire)+6), playEventField, protowire.BytesType)
+		return &wireMsg{protowire.AppendBytes(b, rs[0].wire)}
+	}
+	inner := appendWatchResponses(nil, playEventsEvents, rs)
+	b := protowire.AppendTag(make([]byte, 0, len(inner)+6), playEventsField, protowire.BytesType)
+	return &wireMsg{protowire.AppendBytes(b, inner)}
+}
+
+// playResultWire is the PlayResponse of result pr with its events rs.
+func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse) *wireMsg {
+	inner, err := proto.Marshal(pr)
+	if err != nil {
+		// A PlayResult of the handlers' own messages always marshals;
+		// should it not, the stream says so rather than dropping it.
+		inner, _ = proto.Marshal(&hangarv1.PlayResult{CommandId: pr.GetCommandId(),
+			Result: &hangarv1.PlayResult_Error{Error: status.Newf(codes.Internal, "the result did not encode: %v", err).Proto()}})
+	}
+	inner = appendWatchResponses(inner, playResultEvents, rs)
+	b := protowire.AppendTag(make([]byte, 0, len(inner)+6), playResultField, protowire.BytesType)
+	return &wireMsg{protowire.AppendBytes(b, inner)}
+}
+
+// appendWatchResponses appends rs to b as the repeated message field num.
+func appendWatchResponses(b []byte, num protowire.Number, rs []*watchResponse) []byte {
+	for _, r := range rs {
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		b = protowire.AppendBytes(b, r.wire)
+	}
+	return b
 }
 
 // playCommands reads the commands of a Play stream on match id and runs
@@ -211,11 +372,14 @@ func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_
 			recvErr <- err
 			return
 		}
-		if !rd.take() {
+		n, ok := rd.take(expectedOf(c))
+		if !ok {
 			return
 		}
+		r := s.playCommand(ctx, id, c)
+		r.cmd = n
 		select {
-		case results <- s.playCommand(ctx, id, c):
+		case results <- r:
 		case <-stop:
 			return
 		}
@@ -246,11 +410,11 @@ func (s *Service) stillValid(ctx context.Context) error {
 // returns its result.
 func (s *Service) playCommand(ctx context.Context, id string, c *hangarv1.PlayCommand) (res playResult) {
 	pr := &hangarv1.PlayResult{CommandId: c.GetCommandId()}
-	res.resp = &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{Result: pr}}
+	res.pr = pr
 	fail := func(err error) {
 		st := status.Convert(toStatus(ctx, s.log, err))
 		pr.Result = &hangarv1.PlayResult_Error{Error: st.Proto()}
-		res.version = 0
+		res.first, res.version = 0, 0
 		for _, d := range st.Details() {
 			if info, ok := d.(*errdetails.ErrorInfo); ok {
 				if v, err := strconv.ParseInt(info.GetMetadata()["current_version"], 10, 64); err == nil {
@@ -274,7 +438,7 @@ func (s *Service) playCommand(ctx context.Context, id string, c *hangarv1.PlayCo
 		var r *hangarv1.RollResponse
 		if err = s.playCall(ctx, id, &req.MatchId, hangarv1.MoveService_Roll_FullMethodName); err == nil {
 			if r, err = s.Roll(ctx, req); err == nil {
-				pr.Result, res.version = &hangarv1.PlayResult_Roll{Roll: r}, r.GetVersion()
+				pr.Result, res.first, res.version = &hangarv1.PlayResult_Roll{Roll: r}, firstSeq(r.GetEvents()), r.GetVersion()
 			}
 		}
 	case *hangarv1.PlayCommand_Move:
@@ -285,7 +449,7 @@ func (s *Service) playCommand(ctx context.Context, id string, c *hangarv1.PlayCo
 		var r *hangarv1.MoveResponse
 		if err = s.playCall(ctx, id, &req.MatchId, hangarv1.MoveService_Move_FullMethodName); err == nil {
 			if r, err = s.Move(ctx, req); err == nil {
-				pr.Result, res.version = &hangarv1.PlayResult_Move{Move: r}, r.GetVersion()
+				pr.Result, res.first, res.version = &hangarv1.PlayResult_Move{Move: r}, firstSeq(r.GetEvents()), r.GetVersion()
 			}
 		}
 	case *hangarv1.PlayCommand_ListLegalMoves:
@@ -306,6 +470,26 @@ func (s *Service) playCommand(ctx context.Context, id string, c *hangarv1.PlayCo
 		fail(err)
 	}
 	return res
+}
+
+// firstSeq is the seq of the first of evs (0: none).
+func firstSeq(evs []*hangarv1.Event) int64 {
+	if len(evs) == 0 {
+		return 0
+	}
+	return evs[0].GetSeq()
+}
+
+// expectedOf is the version a Play command expects (0: none, or not a
+// command that appends).
+func expectedOf(c *hangarv1.PlayCommand) int64 {
+	switch cmd := c.GetCommand().(type) {
+	case *hangarv1.PlayCommand_Roll:
+		return cmd.Roll.GetExpectedVersion()
+	case *hangarv1.PlayCommand_Move:
+		return cmd.Move.GetExpectedVersion()
+	}
+	return 0
 }
 
 // playCall checks what a Play command shares with its unary call before

@@ -33,9 +33,12 @@ type CombineOptions struct {
 	MaxBatch int
 	// Commits is how many batches may be committing at once (default 1).
 	Commits int
-	// Wait is how long a batch that is not full waits for more appends
-	// before it is written (default 0: it takes what has queued while the
-	// previous batch committed, so a lone append waits for nothing).
+	// Wait is the most a batch waits for more appends when the load says
+	// more are coming: the previous batch held several, and fewer than it
+	// held have queued. It waits until as many have queued as the
+	// previous batch held, or Wait has passed (default 0: it takes what
+	// has queued while the previous batch committed). A lone append after
+	// a lone append waits for nothing.
 	Wait time.Duration
 	// Timeout bounds one batch's commit (default 30s): appends from many
 	// callers share it, so no caller's context can cancel it.
@@ -53,12 +56,15 @@ type Combiner struct {
 	write func(context.Context, []Append) []BatchResult
 	o     CombineOptions
 
-	mu      sync.Mutex
-	queue   []*pending
-	closed  bool
-	kick    chan struct{}
-	stop    chan struct{}
-	flushed sync.WaitGroup
+	mu     sync.Mutex
+	queue  []*pending
+	closed bool
+	// gathering: a flusher waits for the queue to grow (grew tells it).
+	gathering bool
+	grew      chan struct{}
+	kick      chan struct{}
+	stop      chan struct{}
+	flushed   sync.WaitGroup
 }
 
 type pending struct {
@@ -79,7 +85,7 @@ func NewCombiner(write func(context.Context, []Append) []BatchResult, o CombineO
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
-	c := &Combiner{write: write, o: o, kick: make(chan struct{}, o.Commits), stop: make(chan struct{})}
+	c := &Combiner{write: write, o: o, kick: make(chan struct{}, o.Commits), grew: make(chan struct{}, 1), stop: make(chan struct{})}
 	c.flushed.Add(o.Commits)
 	for range o.Commits {
 		go c.flusher()
@@ -101,6 +107,13 @@ func (c *Combiner) Append(ctx context.Context, a Append) (Result, error) {
 		return Result{}, ErrClosed
 	}
 	c.queue = append(c.queue, p)
+	if c.gathering {
+		c.gathering = false
+		select {
+		case c.grew <- struct{}{}:
+		default:
+		}
+	}
 	c.mu.Unlock()
 	select {
 	case c.kick <- struct{}{}:
@@ -140,38 +153,59 @@ func (c *Combiner) take() []*pending {
 
 func (c *Combiner) flusher() {
 	defer c.flushed.Done()
+	prev := 0 // the size of this flusher's last batch
 	for {
 		select {
 		case <-c.kick:
 		case <-c.stop:
-			c.flush() // what was queued before Close
+			c.flush(&prev) // what was queued before Close
 			return
 		}
-		c.flush()
+		c.flush(&prev)
 	}
 }
 
-// flush writes batches until the queue is empty.
-func (c *Combiner) flush() {
+// flush writes batches until the queue is empty; prev is the size of the
+// flusher's last batch.
+func (c *Combiner) flush(prev *int) {
 	for {
-		if c.o.Wait > 0 {
-			c.mu.Lock()
-			short := len(c.queue) > 0 && len(c.queue) < c.o.MaxBatch
-			c.mu.Unlock()
-			if short {
-				t := time.NewTimer(c.o.Wait)
-				select {
-				case <-t.C:
-				case <-c.stop:
-					t.Stop()
-				}
-			}
+		if c.o.Wait > 0 && *prev > 1 {
+			c.gather(min(*prev, c.o.MaxBatch))
 		}
 		batch := c.take()
 		if len(batch) == 0 {
 			return
 		}
 		c.commit(batch)
+		*prev = len(batch)
+	}
+}
+
+// gather waits, up to Wait, until want appends have queued. It does not
+// wait for the first: an empty queue means the load has gone.
+func (c *Combiner) gather(want int) {
+	t := time.NewTimer(c.o.Wait)
+	defer func() {
+		t.Stop()
+		c.mu.Lock()
+		c.gathering = false
+		c.mu.Unlock()
+	}()
+	for {
+		c.mu.Lock()
+		n := len(c.queue)
+		c.gathering = n > 0 && n < want
+		c.mu.Unlock()
+		if n == 0 || n >= want {
+			return
+		}
+		select {
+		case <-c.grew:
+		case <-t.C:
+			return
+		case <-c.stop:
+			return
+		}
 	}
 }
 

@@ -224,3 +224,77 @@ func TestCombinerClose(t *testing.T) {
 		t.Fatalf("Append after Close: %v, want ErrClosed", err)
 	}
 }
+
+// With Wait, a batch after a batch of several waits for as many appends
+// as that one held (and no longer); a batch after a lone append, and the
+// first batch, wait for nothing.
+func TestCombinerWaitGathersAfterABusyBatch(t *testing.T) {
+	f := newFake(true)
+	c := NewCombiner(f.write, CombineOptions{Wait: time.Hour})
+	defer c.Close()
+	lone := appendAll(c, context.Background(), []Append{app("m0", 0)})
+	if n := <-f.started; n != 1 {
+		t.Fatalf("the first batch held %d, want 1 (it waits for nothing)", n)
+	}
+	three := appendAll(c, context.Background(), []Append{app("a", 1), app("b", 1), app("c", 1)})
+	waitQueued(t, c, 3)
+	f.hold <- struct{}{} // m0 commits; a, b, c go as one batch
+	<-lone
+	if n := <-f.started; n != 3 {
+		t.Fatalf("batch of %d, want the 3 queued", n)
+	}
+	f.hold <- struct{}{}
+	for range 3 {
+		if o := <-three; o.err != nil {
+			t.Fatal(o.err)
+		}
+	}
+	// After a batch of 3, a lone append waits (Wait is an hour) until 3
+	// have queued, and then goes at once.
+	next := appendAll(c, context.Background(), []Append{app("d", 2)})
+	waitQueued(t, c, 1)
+	select {
+	case n := <-f.started:
+		t.Fatalf("a batch of %d went without waiting", n)
+	default:
+	}
+	more := appendAll(c, context.Background(), []Append{app("e", 2), app("f", 2)})
+	if n := <-f.started; n != 3 {
+		t.Fatalf("batch of %d, want 3", n)
+	}
+	f.hold <- struct{}{}
+	<-next
+	<-more
+	<-more
+}
+
+// A gathering batch waits no longer than Wait: after a batch of 2, a lone
+// append goes alone once Wait has passed, and the batch after it (of one)
+// waits for nothing.
+func TestCombinerWaitIsBounded(t *testing.T) {
+	f := newFake(false)
+	c := NewCombiner(f.write, CombineOptions{Wait: 20 * time.Millisecond})
+	defer c.Close()
+	f.hold = make(chan struct{})
+	lone := appendAll(c, context.Background(), []Append{app("m0", 0)})
+	<-f.started
+	two := appendAll(c, context.Background(), []Append{app("a", 1), app("b", 1)})
+	waitQueued(t, c, 2)
+	f.hold <- struct{}{}
+	<-lone
+	if n := <-f.started; n != 2 {
+		t.Fatalf("batch of %d, want 2", n)
+	}
+	f.hold <- struct{}{}
+	<-two
+	<-two
+	f.hold = nil // (read by write only after started; the flusher is idle now)
+	for _, id := range []string{"c", "d"} {
+		if o := <-appendAll(c, context.Background(), []Append{app(id, 2)}); o.err != nil {
+			t.Fatal(o.err)
+		}
+	}
+	if got := f.sizes(); fmt.Sprint(got) != "[1 2 1 1]" {
+		t.Fatalf("batch sizes %v, want [1 2 1 1]", got)
+	}
+}

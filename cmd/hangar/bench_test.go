@@ -17,7 +17,7 @@ import (
 // each get every event, and no RPC may fail. It asserts no timings.
 func TestBench(t *testing.T) {
 	cfg, err := benchFlags([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "2", "-seats", "4",
-		"-duration", "3s", "-moves", "150", "-watchers", "3", "-idle", "6", "-idle-kind", "started"}, io.Discard)
+		"-duration", "3s", "-moves", "150", "-watchers", "3", "-idle", "6", "-idle-kind", "started", "-list-moves"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +35,10 @@ func TestBench(t *testing.T) {
 		if res.Load.Latency[rpc].Count == 0 {
 			t.Errorf("no %s latencies: %v", rpc, res.Load.Latency)
 		}
+	}
+	// -list-moves: every move is listed first.
+	if l, m := res.Load.Latency["ListLegalMoves"].Count, res.Load.Latency["Move"].Count; l < m {
+		t.Errorf("%d ListLegalMoves for %d moves with -list-moves", l, m)
 	}
 	if w := res.Watch; w == nil || w.Events == 0 || w.Complete != w.Watchers {
 		t.Errorf("watch: %+v", w)
@@ -65,10 +69,14 @@ func TestBenchPlay(t *testing.T) {
 	if res.Load == nil || res.Load.Moves == 0 || res.Load.Rolls == 0 {
 		t.Fatalf("load made no moves: %+v", res.Load)
 	}
-	for _, rpc := range []string{"Play Roll", "Play ListLegalMoves", "Play Move"} {
+	for _, rpc := range []string{"Play Roll", "Play Move"} {
 		if res.Load.Latency[rpc].Count == 0 {
 			t.Errorf("no %s latencies: %v", rpc, res.Load.Latency)
 		}
+	}
+	// A move takes the legal moves its roll answered with.
+	if n := res.Load.Latency["Play ListLegalMoves"].Count; n != 0 {
+		t.Errorf("%d Play ListLegalMoves for %d moves", n, res.Load.Latency["Play Move"].Count)
 	}
 	for _, rpc := range []string{"Roll", "ListLegalMoves", "Move"} {
 		if res.Load.Latency[rpc].Count != 0 {

@@ -39,6 +39,10 @@ type playConn struct {
 	id   uint64
 	// from is the seq the stream was opened after.
 	from int64
+	// responses are the events' watch responses; messages counts what
+	// the stream sent.
+	responses []*hangarv1.WatchMatchResponse
+	messages  int
 	// events are every event the stream delivered, in order; last is the
 	// latest event's response.
 	events []*hangarv1.Event
@@ -92,19 +96,47 @@ func (pc *playConn) close() {
 	<-pc.done
 }
 
-// see takes one message: an event is checked to follow on, a result is
-// returned.
+// see takes one message: its events (an event, several, or a result's
+// own) are checked to follow on, a result is returned.
 func (pc *playConn) see(r *hangarv1.PlayResponse) (*hangarv1.PlayResult, error) {
-	if ev := r.GetEvent(); ev != nil {
+	var evs []*hangarv1.WatchMatchResponse
+	res := r.GetResult()
+	pc.messages++
+	switch {
+	case r.GetEvent() != nil:
+		evs = []*hangarv1.WatchMatchResponse{r.GetEvent()}
+	case r.GetEvents() != nil:
+		if evs = r.GetEvents().GetEvents(); len(evs) < 2 {
+			return nil, fmt.Errorf("Play sent %d events as several", len(evs))
+		}
+	case res != nil:
+		evs = res.GetEvents()
+		// A result's events are its command's, the last of them (those
+		// the stream had not sent).
+		own := append(res.GetRoll().GetEvents(), res.GetMove().GetEvents()...)
+		if len(evs) > len(own) {
+			return nil, fmt.Errorf("the result of command %d carries %d events, its command appended %d", res.GetCommandId(), len(evs), len(own))
+		}
+		for i, ev := range evs {
+			if want := own[len(own)-len(evs)+i]; !proto.Equal(ev.GetEvent(), want) {
+				return nil, fmt.Errorf("the result of command %d carries %v, its command appended %v", res.GetCommandId(), ev.GetEvent(), want)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("Play sent an empty response")
+	}
+	for _, ev := range evs {
 		want := pc.seen() + 1
 		if ev.GetEvent().GetSeq() != want || ev.GetVersion() != want {
 			return nil, fmt.Errorf("Play sent event %d (version %d), want %d", ev.GetEvent().GetSeq(), ev.GetVersion(), want)
 		}
 		pc.events = append(pc.events, ev.GetEvent())
+		pc.responses = append(pc.responses, ev)
 		pc.last = ev
+	}
+	if res == nil {
 		return nil, nil
 	}
-	res := r.GetResult()
 	if v := resultVersion(res); v > pc.seen() {
 		return nil, fmt.Errorf("the result of command %d names version %d before its events (seen %d)", res.GetCommandId(), v, pc.seen())
 	}
@@ -355,6 +387,11 @@ func TestPlayStreamPlaysAMatch(t *testing.T) {
 				commands++
 				if len(evs) == 0 {
 					t.Fatalf("command %d wrote no events", res.GetCommandId())
+				}
+				// Each command ran on a live stream: its events came in its
+				// result, and only there.
+				if len(res.GetEvents()) != len(evs) {
+					t.Fatalf("command %d appended %d events, its result carries %d", res.GetCommandId(), len(evs), len(res.GetEvents()))
 				}
 				for _, ev := range evs {
 					if !proto.Equal(ev, log[ev.GetSeq()-1]) {
@@ -773,26 +810,32 @@ func TestWatchersShareResponses(t *testing.T) {
 		}
 		wg.Wait()
 		alone := watchResponses(t, host, id, 0)
-		var play []*hangarv1.WatchMatchResponse
-		for _, ev := range pc.events {
-			play = append(play, &hangarv1.WatchMatchResponse{Event: ev})
+		// A Play stream opened after the end gets the history, several
+		// events to a message.
+		late := mustPlay(t, host, id, 0)
+		for {
+			if _, err := late.next(time.Minute); errors.Is(err, errEnded) {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
 		}
-		for i, rs := range append(got, play) {
+		if late.messages*10 > len(late.responses) {
+			t.Errorf("%v: a late Play stream sent %d events in %d messages", g, len(late.responses), late.messages)
+		}
+		for i, rs := range append(got, pc.responses, late.responses) {
 			if len(rs) == 0 || rs[len(rs)-1].GetEvent().GetMatchEnded() == nil {
 				t.Fatalf("%v: watcher %d did not get to the end", g, i)
 			}
 			first := rs[0].GetEvent().GetSeq()
 			for k, r := range rs {
 				want := alone[first-1+int64(k)]
-				if i == len(got) { // Play's events alone were kept
-					want = &hangarv1.WatchMatchResponse{Event: want.GetEvent()}
-				}
 				if !proto.Equal(r, want) {
 					t.Fatalf("%v: watcher %d's response %d = %v, alone %v", g, i, r.GetEvent().GetSeq(), r, want)
 				}
 			}
 		}
-		t.Logf("%v: %d events, %d watchers", g, len(alone), len(got)+1)
+		t.Logf("%v: %d events, %d watchers; a late Play stream got them in %d messages", g, len(alone), len(got)+2, late.messages)
 	}
 }
 

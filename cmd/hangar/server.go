@@ -64,6 +64,8 @@ type Config struct {
 	// append combiner): 0 is the store's default (128), 1 commits each
 	// append alone.
 	AppendBatch int
+	// AppendWait is how long a short batch of appends waits for more.
+	AppendWait time.Duration
 	// CORSOrigins are the origins whose pages may call the HTTP side (REST,
 	// Connect, gRPC-Web); "*" allows any. Empty: no CORS headers at all.
 	CORSOrigins []string
@@ -204,8 +206,18 @@ func keepalivePolicy(c ConnLimits) []grpc.ServerOption {
 		// 7% of the server's CPU under load); a call finding them all busy
 		// gets a goroutine of its own, as without the pool.
 		grpc.NumStreamWorkers(uint32(16 * runtime.GOMAXPROCS(0))),
+		// Fixed flow-control windows, as large as grpc-go's dynamic ones
+		// grow to for a game's small messages: a set window turns off the
+		// bandwidth-delay probe, which answers incoming data with a PING
+		// (a write, and a read of its ack) on every quiet connection.
+		grpc.InitialWindowSize(flowWindow),
+		grpc.InitialConnWindowSize(flowWindow),
 	}
 }
+
+// flowWindow is the HTTP/2 flow-control window of a stream and of a
+// connection (grpc-go's default starts at 64 KiB and grows by probing).
+const flowWindow = 1 << 20
 
 // hosted are the games this server hosts: one line per game.
 func hosted() game.Registry {
@@ -671,7 +683,7 @@ func (m *Main) closeBus() {
 // database URL is given, else the embedded SQLite store in the data dir.
 // observe, when set, is told the size and time of each batch of appends.
 func openStore(ctx context.Context, cfg Config, observe func(int, time.Duration)) (store.Store, string, error) {
-	comb := store.CombineOptions{MaxBatch: cfg.AppendBatch, Observe: observe}
+	comb := store.CombineOptions{MaxBatch: cfg.AppendBatch, Wait: cfg.AppendWait, Observe: observe}
 	if cfg.DatabaseURL == "" {
 		dir := dataDir(cfg)
 		if err := sqlite.Migrate(dir); err != nil {

@@ -671,6 +671,7 @@ type PlayResponse struct {
 	//
 	//	*PlayResponse_Event
 	//	*PlayResponse_Result
+	//	*PlayResponse_Events
 	Kind          isPlayResponse_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -731,6 +732,15 @@ func (x *PlayResponse) GetResult() *PlayResult {
 	return nil
 }
 
+func (x *PlayResponse) GetEvents() *PlayEvents {
+	if x != nil {
+		if x, ok := x.Kind.(*PlayResponse_Events); ok {
+			return x.Events
+		}
+	}
+	return nil
+}
+
 type isPlayResponse_Kind interface {
 	isPlayResponse_Kind()
 }
@@ -744,9 +754,62 @@ type PlayResponse_Result struct {
 	Result *PlayResult `protobuf:"bytes,2,opt,name=result,proto3,oneof"`
 }
 
+type PlayResponse_Events struct {
+	// events are the match's next events, in order, when several were
+	// ready at once.
+	Events *PlayEvents `protobuf:"bytes,3,opt,name=events,proto3,oneof"`
+}
+
 func (*PlayResponse_Event) isPlayResponse_Kind() {}
 
 func (*PlayResponse_Result) isPlayResponse_Kind() {}
+
+func (*PlayResponse_Events) isPlayResponse_Kind() {}
+
+// PlayEvents are consecutive events of a Play stream's match.
+type PlayEvents struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Events        []*WatchMatchResponse  `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayEvents) Reset() {
+	*x = PlayEvents{}
+	mi := &file_hangar_v1_move_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayEvents) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayEvents) ProtoMessage() {}
+
+func (x *PlayEvents) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_move_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayEvents.ProtoReflect.Descriptor instead.
+func (*PlayEvents) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *PlayEvents) GetEvents() []*WatchMatchResponse {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
 
 // PlayResult answers one command of a Play stream.
 type PlayResult struct {
@@ -761,14 +824,20 @@ type PlayResult struct {
 	//	*PlayResult_Move
 	//	*PlayResult_ListLegalMoves
 	//	*PlayResult_Error
-	Result        isPlayResult_Result `protobuf_oneof:"result"`
+	Result isPlayResult_Result `protobuf_oneof:"result"`
+	// events are the events the command appended, each as WatchMatch sends
+	// it (with the match's version, status, turn and phase after it): the
+	// stream does not send them as event messages. Empty for an error, a
+	// ListLegalMoves, or a retried command (whose events the stream sent
+	// when they were first appended).
+	Events        []*WatchMatchResponse `protobuf:"bytes,6,rep,name=events,proto3" json:"events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PlayResult) Reset() {
 	*x = PlayResult{}
-	mi := &file_hangar_v1_move_proto_msgTypes[9]
+	mi := &file_hangar_v1_move_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -780,7 +849,7 @@ func (x *PlayResult) String() string {
 func (*PlayResult) ProtoMessage() {}
 
 func (x *PlayResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_move_proto_msgTypes[9]
+	mi := &file_hangar_v1_move_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -793,7 +862,7 @@ func (x *PlayResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayResult.ProtoReflect.Descriptor instead.
 func (*PlayResult) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_move_proto_rawDescGZIP(), []int{9}
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PlayResult) GetCommandId() uint64 {
@@ -842,6 +911,13 @@ func (x *PlayResult) GetError() *status.Status {
 		if x, ok := x.Result.(*PlayResult_Error); ok {
 			return x.Error
 		}
+	}
+	return nil
+}
+
+func (x *PlayResult) GetEvents() []*WatchMatchResponse {
+	if x != nil {
+		return x.Events
 	}
 	return nil
 }
@@ -919,11 +995,15 @@ const file_hangar_v1_move_proto_rawDesc = "" +
 	"\x04roll\x18\x02 \x01(\v2\x16.hangar.v1.RollRequestH\x00R\x04roll\x12,\n" +
 	"\x04move\x18\x03 \x01(\v2\x16.hangar.v1.MoveRequestH\x00R\x04move\x12L\n" +
 	"\x10list_legal_moves\x18\x04 \x01(\v2 .hangar.v1.ListLegalMovesRequestH\x00R\x0elistLegalMovesB\t\n" +
-	"\acommand\"~\n" +
+	"\acommand\"\xaf\x01\n" +
 	"\fPlayResponse\x125\n" +
 	"\x05event\x18\x01 \x01(\v2\x1d.hangar.v1.WatchMatchResponseH\x00R\x05event\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x15.hangar.v1.PlayResultH\x00R\x06resultB\x06\n" +
-	"\x04kind\"\x8e\x02\n" +
+	"\x06result\x18\x02 \x01(\v2\x15.hangar.v1.PlayResultH\x00R\x06result\x12/\n" +
+	"\x06events\x18\x03 \x01(\v2\x15.hangar.v1.PlayEventsH\x00R\x06eventsB\x06\n" +
+	"\x04kind\"C\n" +
+	"\n" +
+	"PlayEvents\x125\n" +
+	"\x06events\x18\x01 \x03(\v2\x1d.hangar.v1.WatchMatchResponseR\x06events\"\xc5\x02\n" +
 	"\n" +
 	"PlayResult\x12\x1d\n" +
 	"\n" +
@@ -931,7 +1011,8 @@ const file_hangar_v1_move_proto_rawDesc = "" +
 	"\x04roll\x18\x02 \x01(\v2\x17.hangar.v1.RollResponseH\x00R\x04roll\x12-\n" +
 	"\x04move\x18\x03 \x01(\v2\x17.hangar.v1.MoveResponseH\x00R\x04move\x12M\n" +
 	"\x10list_legal_moves\x18\x04 \x01(\v2!.hangar.v1.ListLegalMovesResponseH\x00R\x0elistLegalMoves\x12*\n" +
-	"\x05error\x18\x05 \x01(\v2\x12.google.rpc.StatusH\x00R\x05errorB\b\n" +
+	"\x05error\x18\x05 \x01(\v2\x12.google.rpc.StatusH\x00R\x05error\x125\n" +
+	"\x06events\x18\x06 \x03(\v2\x1d.hangar.v1.WatchMatchResponseR\x06eventsB\b\n" +
 	"\x06result*\xa3\x01\n" +
 	"\vEmptyReason\x12\x1c\n" +
 	"\x18EMPTY_REASON_UNSPECIFIED\x10\x00\x12\x1e\n" +
@@ -960,7 +1041,7 @@ func file_hangar_v1_move_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_v1_move_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hangar_v1_move_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_hangar_v1_move_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_hangar_v1_move_proto_goTypes = []any{
 	(EmptyReason)(0),               // 0: hangar.v1.EmptyReason
 	(*RollRequest)(nil),            // 1: hangar.v1.RollRequest
@@ -972,44 +1053,48 @@ var file_hangar_v1_move_proto_goTypes = []any{
 	(*PlayRequest)(nil),            // 7: hangar.v1.PlayRequest
 	(*PlayCommand)(nil),            // 8: hangar.v1.PlayCommand
 	(*PlayResponse)(nil),           // 9: hangar.v1.PlayResponse
-	(*PlayResult)(nil),             // 10: hangar.v1.PlayResult
-	(*Event)(nil),                  // 11: hangar.v1.Event
-	(*GameMove)(nil),               // 12: hangar.v1.GameMove
-	(*WatchMatchRequest)(nil),      // 13: hangar.v1.WatchMatchRequest
-	(*WatchMatchResponse)(nil),     // 14: hangar.v1.WatchMatchResponse
-	(*status.Status)(nil),          // 15: google.rpc.Status
+	(*PlayEvents)(nil),             // 10: hangar.v1.PlayEvents
+	(*PlayResult)(nil),             // 11: hangar.v1.PlayResult
+	(*Event)(nil),                  // 12: hangar.v1.Event
+	(*GameMove)(nil),               // 13: hangar.v1.GameMove
+	(*WatchMatchRequest)(nil),      // 14: hangar.v1.WatchMatchRequest
+	(*WatchMatchResponse)(nil),     // 15: hangar.v1.WatchMatchResponse
+	(*status.Status)(nil),          // 16: google.rpc.Status
 }
 var file_hangar_v1_move_proto_depIdxs = []int32{
-	11, // 0: hangar.v1.RollResponse.events:type_name -> hangar.v1.Event
-	12, // 1: hangar.v1.RollResponse.legal_moves:type_name -> hangar.v1.GameMove
-	12, // 2: hangar.v1.MoveRequest.move:type_name -> hangar.v1.GameMove
-	11, // 3: hangar.v1.MoveResponse.events:type_name -> hangar.v1.Event
-	12, // 4: hangar.v1.ListLegalMovesResponse.moves:type_name -> hangar.v1.GameMove
+	12, // 0: hangar.v1.RollResponse.events:type_name -> hangar.v1.Event
+	13, // 1: hangar.v1.RollResponse.legal_moves:type_name -> hangar.v1.GameMove
+	13, // 2: hangar.v1.MoveRequest.move:type_name -> hangar.v1.GameMove
+	12, // 3: hangar.v1.MoveResponse.events:type_name -> hangar.v1.Event
+	13, // 4: hangar.v1.ListLegalMovesResponse.moves:type_name -> hangar.v1.GameMove
 	0,  // 5: hangar.v1.ListLegalMovesResponse.empty_reason:type_name -> hangar.v1.EmptyReason
-	13, // 6: hangar.v1.PlayRequest.open:type_name -> hangar.v1.WatchMatchRequest
+	14, // 6: hangar.v1.PlayRequest.open:type_name -> hangar.v1.WatchMatchRequest
 	8,  // 7: hangar.v1.PlayRequest.command:type_name -> hangar.v1.PlayCommand
 	1,  // 8: hangar.v1.PlayCommand.roll:type_name -> hangar.v1.RollRequest
 	3,  // 9: hangar.v1.PlayCommand.move:type_name -> hangar.v1.MoveRequest
 	5,  // 10: hangar.v1.PlayCommand.list_legal_moves:type_name -> hangar.v1.ListLegalMovesRequest
-	14, // 11: hangar.v1.PlayResponse.event:type_name -> hangar.v1.WatchMatchResponse
-	10, // 12: hangar.v1.PlayResponse.result:type_name -> hangar.v1.PlayResult
-	2,  // 13: hangar.v1.PlayResult.roll:type_name -> hangar.v1.RollResponse
-	4,  // 14: hangar.v1.PlayResult.move:type_name -> hangar.v1.MoveResponse
-	6,  // 15: hangar.v1.PlayResult.list_legal_moves:type_name -> hangar.v1.ListLegalMovesResponse
-	15, // 16: hangar.v1.PlayResult.error:type_name -> google.rpc.Status
-	1,  // 17: hangar.v1.MoveService.Roll:input_type -> hangar.v1.RollRequest
-	3,  // 18: hangar.v1.MoveService.Move:input_type -> hangar.v1.MoveRequest
-	5,  // 19: hangar.v1.MoveService.ListLegalMoves:input_type -> hangar.v1.ListLegalMovesRequest
-	7,  // 20: hangar.v1.MoveService.Play:input_type -> hangar.v1.PlayRequest
-	2,  // 21: hangar.v1.MoveService.Roll:output_type -> hangar.v1.RollResponse
-	4,  // 22: hangar.v1.MoveService.Move:output_type -> hangar.v1.MoveResponse
-	6,  // 23: hangar.v1.MoveService.ListLegalMoves:output_type -> hangar.v1.ListLegalMovesResponse
-	9,  // 24: hangar.v1.MoveService.Play:output_type -> hangar.v1.PlayResponse
-	21, // [21:25] is the sub-list for method output_type
-	17, // [17:21] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	15, // 11: hangar.v1.PlayResponse.event:type_name -> hangar.v1.WatchMatchResponse
+	11, // 12: hangar.v1.PlayResponse.result:type_name -> hangar.v1.PlayResult
+	10, // 13: hangar.v1.PlayResponse.events:type_name -> hangar.v1.PlayEvents
+	15, // 14: hangar.v1.PlayEvents.events:type_name -> hangar.v1.WatchMatchResponse
+	2,  // 15: hangar.v1.PlayResult.roll:type_name -> hangar.v1.RollResponse
+	4,  // 16: hangar.v1.PlayResult.move:type_name -> hangar.v1.MoveResponse
+	6,  // 17: hangar.v1.PlayResult.list_legal_moves:type_name -> hangar.v1.ListLegalMovesResponse
+	16, // 18: hangar.v1.PlayResult.error:type_name -> google.rpc.Status
+	15, // 19: hangar.v1.PlayResult.events:type_name -> hangar.v1.WatchMatchResponse
+	1,  // 20: hangar.v1.MoveService.Roll:input_type -> hangar.v1.RollRequest
+	3,  // 21: hangar.v1.MoveService.Move:input_type -> hangar.v1.MoveRequest
+	5,  // 22: hangar.v1.MoveService.ListLegalMoves:input_type -> hangar.v1.ListLegalMovesRequest
+	7,  // 23: hangar.v1.MoveService.Play:input_type -> hangar.v1.PlayRequest
+	2,  // 24: hangar.v1.MoveService.Roll:output_type -> hangar.v1.RollResponse
+	4,  // 25: hangar.v1.MoveService.Move:output_type -> hangar.v1.MoveResponse
+	6,  // 26: hangar.v1.MoveService.ListLegalMoves:output_type -> hangar.v1.ListLegalMovesResponse
+	9,  // 27: hangar.v1.MoveService.Play:output_type -> hangar.v1.PlayResponse
+	24, // [24:28] is the sub-list for method output_type
+	20, // [20:24] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_move_proto_init() }
@@ -1030,8 +1115,9 @@ func file_hangar_v1_move_proto_init() {
 	file_hangar_v1_move_proto_msgTypes[8].OneofWrappers = []any{
 		(*PlayResponse_Event)(nil),
 		(*PlayResponse_Result)(nil),
+		(*PlayResponse_Events)(nil),
 	}
-	file_hangar_v1_move_proto_msgTypes[9].OneofWrappers = []any{
+	file_hangar_v1_move_proto_msgTypes[10].OneofWrappers = []any{
 		(*PlayResult_Roll)(nil),
 		(*PlayResult_Move)(nil),
 		(*PlayResult_ListLegalMoves)(nil),
@@ -1043,7 +1129,7 @@ func file_hangar_v1_move_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_move_proto_rawDesc), len(file_hangar_v1_move_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -48,7 +48,9 @@ type MoveServiceClient interface {
 	// WatchMatchRequest): from then on the match's events after after_seq
 	// come as WatchMatch sends them (in order, none repeated or skipped, with
 	// the same errors: OUT_OF_RANGE, MATCH_PRIVATE, SLOW_WATCHER …), and the
-	// stream counts as one of the caller's watch streams.
+	// stream counts as one of the caller's watch streams. Events that are
+	// ready together (the events of one command, a page of history) come in
+	// one PlayResponse.events message; a lone event as PlayResponse.event.
 	//
 	// Every later message is a command (Roll, Move or ListLegalMoves, their
 	// request as the unary call takes it; match_id may be left empty), with a
@@ -63,9 +65,12 @@ type MoveServiceClient interface {
 	// Ordering: results come in the order of their commands, and each comes
 	// after every event up to the version it names (the new version of a
 	// Roll or Move, the version of a ListLegalMoves, the current_version of
-	// a VERSION_CONFLICT). So when a command's result arrives its own events
-	// have arrived already, and the client's view of the match is at least
-	// at that version.
+	// a VERSION_CONFLICT), with one exception: the events a command of the
+	// stream appended come inside its result (PlayResult.events, each as
+	// WatchMatch would send it) and not as event messages. So when a
+	// command's result arrives the client has every event up to its
+	// version, each once, and its view of the match is at least at that
+	// version.
 	//
 	// The stream ends (OK) after the match's last event and the result of
 	// the command running then, if any; commands not yet read are not
@@ -155,7 +160,9 @@ type MoveServiceServer interface {
 	// WatchMatchRequest): from then on the match's events after after_seq
 	// come as WatchMatch sends them (in order, none repeated or skipped, with
 	// the same errors: OUT_OF_RANGE, MATCH_PRIVATE, SLOW_WATCHER …), and the
-	// stream counts as one of the caller's watch streams.
+	// stream counts as one of the caller's watch streams. Events that are
+	// ready together (the events of one command, a page of history) come in
+	// one PlayResponse.events message; a lone event as PlayResponse.event.
 	//
 	// Every later message is a command (Roll, Move or ListLegalMoves, their
 	// request as the unary call takes it; match_id may be left empty), with a
@@ -170,9 +177,12 @@ type MoveServiceServer interface {
 	// Ordering: results come in the order of their commands, and each comes
 	// after every event up to the version it names (the new version of a
 	// Roll or Move, the version of a ListLegalMoves, the current_version of
-	// a VERSION_CONFLICT). So when a command's result arrives its own events
-	// have arrived already, and the client's view of the match is at least
-	// at that version.
+	// a VERSION_CONFLICT), with one exception: the events a command of the
+	// stream appended come inside its result (PlayResult.events, each as
+	// WatchMatch would send it) and not as event messages. So when a
+	// command's result arrives the client has every event up to its
+	// version, each once, and its view of the match is at least at that
+	// version.
 	//
 	// The stream ends (OK) after the match's last event and the result of
 	// the command running then, if any; commands not yet read are not
