@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -12,24 +13,28 @@ import (
 	"github.com/hangarhq/hangar/store"
 )
 
-// AppendBatch implements store.Batcher. The appends' statements (each the
-// guarded statement of a single append) go to the server in one pgx batch:
-// one round trip and one implicit transaction, so one commit. A statement
-// whose guard fails (a stale version, a retried command) changes nothing
-// and does not disturb the others; it is explained after the commit, as a
-// single append is. A statement that fails outright (a lost race on a
-// unique key with another node, a value the server rejects) rolls the
-// whole batch back, and then each append is committed alone, so that only
-// the failing one fails. An append that ends a match commits alone (it
-// updates the players' ratings, whose row locks must not join a batch), and
-// so does one with a quota (its count must follow its advisory lock, in a
-// transaction of its own: quota.go). Appends with notices stay in the
-// batch: a statement ahead of the others locks the notice heads of all
-// their players (notices.go).
+// AppendBatch implements store.Batcher. The batch goes to the server as one
+// pgx batch: one round trip and one implicit transaction, so one commit.
+// Most of its appends share one statement (appendManySQL): the executor's
+// start, the planning and the per-statement work of the server are paid
+// once per batch rather than once per append, and the statement runs each
+// append's guard as a single append's statement does. The others (a
+// create, the second append of a match) keep a statement each, in the
+// same batch (plan). An append whose guard fails (a stale version, a
+// retried command) changes nothing and does not disturb the others; it is
+// explained after the commit, as a single append is. A statement that
+// fails outright (a lost race on a unique key with another node, a value
+// the server rejects) rolls the whole batch back, and then each append is
+// committed alone, so that only the failing one fails. An append that ends
+// a match commits alone (it updates the players' ratings, whose row locks
+// must not join a batch), and so does one with a quota (its count must
+// follow its advisory lock, in a transaction of its own: quota.go).
+// Appends with notices stay in the batch: a statement ahead of the others
+// locks the notice heads of all their players (notices.go).
 //
-// The statements run in match id order (appends of one match keep their
-// order), so that batches committing at once lock match rows in the same
-// order and never deadlock.
+// The statements lock match rows in match id order (appends of one match
+// keep their order), so that batches committing at once, on any node,
+// take their locks in the same order and never deadlock.
 func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.BatchResult {
 	rs := make([]store.BatchResult, len(as))
 	order := make([]int, len(as))
@@ -38,7 +43,6 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(as[i].Match.ID, as[j].Match.ID) })
 	var (
-		stmts   []*pgx.QueuedQuery
 		queued  []int
 		players []string // of the notices of the queued appends
 	)
@@ -47,12 +51,10 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 			rs[i].Result, rs[i].Err = s.appendOne(ctx, as[i])
 			continue
 		}
-		q, args, err := statement(as[i])
-		if err != nil {
+		if err := check(as[i]); err != nil {
 			rs[i].Err = err
 			continue
 		}
-		stmts = append(stmts, &pgx.QueuedQuery{SQL: q, Arguments: args})
 		queued = append(queued, i)
 		players = append(players, noticePlayers(as[i])...)
 	}
@@ -70,18 +72,21 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 	if len(players) > 0 {
 		b.Queue(lockNoticeHeadsSQL, players)
 	}
-	b.QueuedQueries = append(b.QueuedQueries, stmts...)
-	applied := make([]int, len(queued))
+	steps := plan(as, queued)
+	for _, st := range steps {
+		b.Queue(st.sql, st.args...)
+	}
+	applied := make([]bool, len(as))
 	br := s.pool.SendBatch(ctx, b)
 	var err error
 	if len(players) > 0 {
 		_, err = br.Exec()
 	}
-	for k := range queued {
+	for _, st := range steps {
 		if err != nil {
 			break
 		}
-		err = br.QueryRow().Scan(&applied[k])
+		err = st.read(br, applied)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -104,8 +109,8 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 		}
 		return rs
 	}
-	for k, i := range queued {
-		if applied[k] == 1 {
+	for _, i := range queued {
+		if applied[i] {
 			rs[i].Result = store.Result{First: as[i].Expected + 1, Last: as[i].Match.Version}
 		} else {
 			rs[i].Result, rs[i].Err = s.explain(ctx, as[i])
@@ -115,3 +120,198 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 }
 
 var _ store.Batcher = (*Store)(nil)
+
+// step is one statement of a batch: appendManySQL for several appends, or
+// the statement of one.
+type step struct {
+	appends []int // indexes of the batch's appends, in the statement's order
+	sql     string
+	args    []any
+}
+
+// read reads st's result from br, marking the appends it applied.
+func (st step) read(br pgx.BatchResults, applied []bool) error {
+	if len(st.appends) == 1 {
+		var n int
+		err := br.QueryRow().Scan(&n)
+		applied[st.appends[0]] = n == 1
+		return err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	ks, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	for _, k := range ks {
+		applied[st.appends[k-1]] = true
+	}
+	return err
+}
+
+// plan lays out the queued appends (indexes of as in match id order,
+// appends of one match in their batch order) as the batch's statements.
+// Walking the matches in id order, the first append of each match joins a
+// run of appends that appendManySQL writes together, locking their rows in
+// id order, unless it creates the match. A create, and the appends of a
+// match after its first, take a statement each, in order, and end the run
+// before them: the next run starts after them. So the batch as a whole
+// takes its match rows' locks in id order, as a statement per append in
+// id order would: the appends of a match after its first write to a row
+// the batch holds already (or created), or, when that row did not exist
+// yet when the run locked its rows, lock it while holding only rows of
+// lower ids, since the run ended with that match.
+//
+// In the common batch (each match once, none created) that is one
+// statement in all.
+func plan(as []store.Append, queued []int) []step {
+	var (
+		steps []step
+		run   []int
+	)
+	one := func(i int) {
+		q, args := statementOf(as[i])
+		steps = append(steps, step{appends: []int{i}, sql: q, args: args})
+	}
+	flush := func() {
+		switch len(run) {
+		case 0:
+		case 1:
+			one(run[0])
+		default:
+			steps = append(steps, step{appends: run, sql: appendManyQ.sql, args: appendManyArgs(as, run)})
+		}
+		run = nil
+	}
+	for j := 0; j < len(queued); {
+		k := j + 1
+		for k < len(queued) && as[queued[k]].Match.ID == as[queued[j]].Match.ID {
+			k++
+		}
+		alone := queued[j+1 : k] // the match's appends after its first
+		if as[queued[j]].Expected == 0 {
+			alone = queued[j:k]
+		} else {
+			run = append(run, queued[j])
+		}
+		if len(alone) > 0 {
+			flush()
+			for _, i := range alone {
+				one(i)
+			}
+		}
+		j = k
+	}
+	flush()
+	return steps
+}
+
+// appendManySQL is the guarded statement of many appends, each to a
+// different existing match: the columns of appendSQL's parameters become
+// arrays of one element per append (u, k numbering them from 1), and the
+// events and notices arrays of rows naming their append by k. Array
+// columns (the players, the invited) cannot be elements of an array of
+// their own length, so each append's is a slice of one array of them all,
+// from its index to its index (an empty slice, [n+1:n], is an empty
+// array).
+//
+// locked locks the rows of the appends' matches in id order: a SELECT's
+// locking clause applies after its ORDER BY (the plan's LockRows sits on
+// the sorted rows, or on a scan of matches_pkey in id order: plan_test.go),
+// so it locks rows in the order it returns them. The update joins it, so
+// that it can only reach a row that locked has returned, hence locked
+// already: whatever plan the server chooses for the join, the statement
+// takes its row locks in id order. (The row of an append that turns out
+// stale or retried stays locked to the commit, where a single append's
+// statement would not lock it: a writer of that match may wait a little
+// longer, never in a cycle.) Each row is then guarded exactly as appendSQL
+// guards it (the version, the command's request id) and returns its
+// append's k when it applied; events, commands and notices are written for
+// those only. It returns the k of each append that applied.
+const appendManySQL = `
+WITH u AS (
+	SELECT * FROM unnest(@ids::text[], @expected::bigint[], @versions::bigint[], @statuses::text[],
+		@players_from::int[], @players_to::int[], @free_seats::int[], @bot_turns::bool[],
+		@summaries::bytea[], @started::timestamptz[], @ended::timestamptz[], @deadlines::timestamptz[],
+		@invited_from::int[], @invited_to::int[], @authors::text[], @request_ids::text[],
+		@fingerprints::bytea[], @times::timestamptz[])
+		WITH ORDINALITY AS u(id, expected, version, status, players_from, players_to, free_seats, bot_turn,
+			summary, started, ended, deadline, invited_from, invited_to, author, request_id,
+			fingerprint, at, k)
+), locked AS MATERIALIZED (
+	SELECT id FROM matches WHERE id = ANY(@ids::text[]) ORDER BY id FOR UPDATE
+), done AS (
+	UPDATE matches AS m SET version = u.version, status = u.status,
+		player_ids = (@players::text[])[u.players_from:u.players_to], free_seats = u.free_seats,
+		bot_turn = u.bot_turn, summary = u.summary, started_at = u.started, ended_at = u.ended,
+		deadline = u.deadline, invited_ids = (@invited::text[])[u.invited_from:u.invited_to]
+	FROM u JOIN locked USING (id)
+	WHERE m.id = u.id AND m.version = u.expected
+	  AND NOT EXISTS (SELECT 1 FROM match_commands AS c
+	                  WHERE c.match_id = u.id AND c.author_id = u.author AND c.request_id = u.request_id)
+	RETURNING u.k, u.id, u.expected, u.version, u.author, u.request_id, u.fingerprint, u.at
+), ev AS (
+	INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
+	SELECT d.id, e.seq, e.t, e.p, d.author, d.at
+	FROM unnest(@event_k::bigint[], @event_seqs::bigint[], @types::text[], @payloads::bytea[]) AS e(k, seq, t, p)
+	JOIN done AS d ON d.k = e.k
+), cmd AS (
+	INSERT INTO match_commands (match_id, author_id, request_id, fingerprint, first_seq, last_seq)
+	SELECT d.id, d.author, d.request_id, d.fingerprint, d.expected + 1, d.version FROM done AS d
+)` + manyNoticeWrites + `
+SELECT k FROM done`
+
+// appendManyQ is appendManySQL with numbered parameters.
+var appendManyQ = positional(appendManySQL)
+
+// appendManyArgs lays out the appends as[i], i in idx (of different
+// matches, none a create), as appendManyQ's arguments.
+func appendManyArgs(as []store.Append, idx []int) []any {
+	n := len(idx)
+	var (
+		ids, statuses, authors, requests = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		expected, versions               = make([]int64, n), make([]int64, n)
+		playersFrom, playersTo           = make([]int, n), make([]int, n)
+		invitedFrom, invitedTo           = make([]int, n), make([]int, n)
+		freeSeats                        = make([]int, n)
+		botTurns                         = make([]bool, n)
+		summaries, fingerprints          = make([][]byte, n), make([][]byte, n)
+		started, ended, deadlines        = make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
+		times                            = make([]time.Time, n)
+		players, invited                 = []string{}, []string{}
+
+		eventK, eventSeqs []int64
+		types             []string
+		payloads          [][]byte
+	)
+	ns := manyNotices{}
+	for k, i := range idx {
+		a := as[i]
+		m := a.Match
+		ids[k], expected[k], versions[k], statuses[k] = m.ID, a.Expected, m.Version, string(m.Status)
+		playersFrom[k] = len(players) + 1
+		players = append(players, m.Players...)
+		playersTo[k] = len(players)
+		freeSeats[k], botTurns[k], summaries[k] = m.FreeSeats, m.BotTurn, m.Summary
+		started[k], ended[k], deadlines[k] = nullTime(m.Started), nullTime(m.Ended), nullTime(m.Deadline)
+		invitedFrom[k] = len(invited) + 1
+		invited = append(invited, m.Invited...)
+		invitedTo[k] = len(invited)
+		authors[k], requests[k], fingerprints[k], times[k] = a.Command.Author, a.Command.RequestID, a.Command.Fingerprint, a.Time
+		for j, e := range a.Events {
+			eventK, eventSeqs = append(eventK, int64(k+1)), append(eventSeqs, a.Expected+int64(j+1))
+			types, payloads = append(types, e.Type), append(payloads, e.Payload)
+		}
+		ns.add(int64(k+1), a.Notices)
+	}
+	named := map[string]any{
+		"ids": ids, "expected": expected, "versions": versions, "statuses": statuses,
+		"players_from": playersFrom, "players_to": playersTo, "players": players,
+		"free_seats": freeSeats, "bot_turns": botTurns, "summaries": summaries,
+		"started": started, "ended": ended, "deadlines": deadlines,
+		"invited_from": invitedFrom, "invited_to": invitedTo, "invited": invited,
+		"authors": authors, "request_ids": requests, "fingerprints": fingerprints, "times": times,
+		"event_k": eventK, "event_seqs": eventSeqs, "types": types, "payloads": payloads,
+	}
+	ns.args(named)
+	return appendManyQ.args(named)
+}

@@ -2,7 +2,9 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -49,4 +51,153 @@ FOR EACH ROW WHEN (NEW.match_id = 'poison') EXECUTE FUNCTION refuse_poison();`)
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestBatchRaceAcrossNodes races batches of two stores on one database
+// (two nodes) over the same matches, listed in opposite orders, with
+// creates, second appends of a match and notices among them
+// (storetest.BatchRace): the batches lock match rows in id order, so the
+// server counts no deadlock.
+func TestBatchRaceAcrossNodes(t *testing.T) {
+	url := pgtest.Database(t)
+	ctx := context.Background()
+	a, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.BatchRace(t, a, b)
+	a.Close()
+	b.Close()
+	if n := deadlocks(t, url); n != 0 {
+		t.Fatalf("%d deadlocks between the batches", n)
+	}
+}
+
+// deadlocks returns the deadlocks the server counted in the database at
+// url, once the other sessions on it have ended (a backend reports its
+// counts when it exits: close the stores' pools first).
+func deadlocks(t *testing.T, url string) int64 {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var others int
+		err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&others)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if others == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions still on the database", others)
+		}
+	}
+	var n int64
+	if err := conn.QueryRow(ctx, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestBatchOneTransaction checks that a batch mixing what appendManySQL
+// must tell apart (appends applied, stale, retried and reusing a request
+// id, with notices for shared players, to be delivered or not, empty and
+// set lists and times) and what it leaves to statements of their own (a
+// create, a match's second append) commits as one transaction: a
+// statement the server refused would have rolled it back and committed
+// each append alone, with the same results, which the conformance suite
+// cannot tell from the batch.
+func TestBatchOneTransaction(t *testing.T) {
+	rec := &recorder{open: map[*pgx.Conn]int{}}
+	ctx := context.Background()
+	s, err := postgres.OpenWith(ctx, pgtest.Database(t), postgres.Options{Tracer: rec, Combine: store.CombineOptions{MaxBatch: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	row := func(id string, v int64) store.Match {
+		return store.Match{ID: id, Game: "g", Status: store.StatusActive, Version: v, Creator: "p1",
+			Players: []string{"p1", "p2"}, Summary: []byte("s"), Started: t0}
+	}
+	app := func(id string, expected int64, req string, ns ...store.Notice) store.Append {
+		return store.Append{Match: row(id, expected+1), Expected: expected, Time: t0, Notices: ns,
+			Command: store.Command{Author: "p1", RequestID: req, Fingerprint: []byte(req)}, Events: []store.Event{{Type: "t", Payload: []byte(req)}}}
+	}
+	note := func(p string, deliver bool) store.Notice {
+		return store.Notice{Player: p, Kind: "k", Match: "m", Payload: []byte("n"), Deliver: deliver}
+	}
+	for _, id := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		if _, err := s.Append(ctx, app(id, 0, "create")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Append(ctx, app("d", 1, "retried")); err != nil {
+		t.Fatal(err)
+	}
+	bare := app("e", 1, "e1")
+	bare.Match.Players, bare.Match.Started, bare.Match.Deadline = nil, time.Time{}, t0.Add(time.Minute)
+	reused := app("c", 1, "create", note("p1", true))
+	reused.Command.Fingerprint = []byte("other")
+	// In id order: a to g's first in one statement, g's second and the
+	// create after it.
+	as := []store.Append{
+		0: app("g", 1, "g1", note("p2", false)),
+		1: app("a", 1, "a1", note("p1", true), note("p2", false), note("p1", false)),
+		2: app("b", 5, "stale", note("p1", true), note("p2", true)),
+		3: app("d", 1, "retried", note("p2", true)),
+		4: reused,
+		5: app("f", 1, "f1", note("p2", true), note("p1", true)),
+		6: app("new", 0, "create", note("p3", false)),
+		7: bare,
+		8: app("g", 2, "g2", note("p1", false)),
+	}
+	mark := len(rec.stmts)
+	rs := s.AppendBatch(ctx, as)
+	for i, want := range []error{nil, nil, store.ErrVersionConflict, nil, store.ErrRequestMismatch, nil, nil, nil, nil} {
+		if !errors.Is(rs[i].Err, want) || (want == nil && rs[i].Result.Last != as[i].Match.Version) {
+			t.Errorf("append %d: %+v, %v; want %v", i, rs[i].Result, rs[i].Err, want)
+		}
+	}
+	rec.mu.Lock()
+	txs, many := map[int]bool{}, 0
+	for _, st := range rec.stmts[mark:] {
+		if writes.MatchString(st.sql) {
+			txs[st.tx] = true
+		}
+		if st.sql == postgres.AppendManySQL {
+			many++
+		}
+	}
+	rec.mu.Unlock()
+	if len(txs) != 1 || many == 0 {
+		t.Errorf("the batch wrote in %d transactions, %d of its statements of several appends; want 1 and some", len(txs), many)
+	}
+	for p, want := range map[string]int{"p1": 4, "p2": 3, "p3": 1} {
+		ns, err := s.Notices(ctx, p, 0, 10)
+		if err != nil || len(ns) != want {
+			t.Errorf("%s: %d notices, %v; want %d", p, len(ns), err, want)
+		}
+		for i, n := range ns {
+			if n.Seq != int64(i+1) {
+				t.Errorf("%s's notice %d has seq %d", p, i, n.Seq)
+			}
+		}
+	}
+	if ds, err := s.ClaimDeliveries(ctx, t0, t0.Add(time.Hour), 10); err != nil || len(ds) != 3 {
+		t.Errorf("%d deliveries queued, %v; want 3 (a1's first, f1's)", len(ds), err)
+	}
+	m, err := s.Match(ctx, "e")
+	if err != nil || len(m.Players) != 0 || m.Players == nil || !m.Started.IsZero() || !m.Deadline.Equal(t0.Add(time.Minute)) {
+		t.Errorf("e: %+v, %v", m, err)
+	}
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/golang-migrate/migrate/v4"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // MigrateTo migrates the database at url up or down to version.
@@ -28,6 +28,14 @@ const (
 	DeleteEndedSQL = deleteEndedSQL
 )
 
+// AppendManySQL is the statement of several appends of a batch, which the
+// shard test tells apart, and AppendManyArgs lays out its arguments (for
+// the plan test).
+var (
+	AppendManySQL  = appendManyQ.sql
+	AppendManyArgs = appendManyArgs
+)
+
 // QuotaCountSQL is the count of an append's quota, for the plan test.
 var QuotaCountSQL = quotaCountSQL
 
@@ -46,22 +54,23 @@ func (s *Store) Explain(ctx context.Context, generic bool, sql string, args ...a
 			return "", err
 		}
 		defer conn.Exec(ctx, "RESET plan_cache_mode")
-		if _, err := conn.Exec(ctx, "PREPARE explained AS "+sql); err != nil {
+		sd, err := conn.Conn().Prepare(ctx, "explained", sql)
+		if err != nil {
 			return "", err
 		}
-		defer conn.Exec(ctx, "DEALLOCATE explained")
-		// EXECUTE takes no bind parameters: the arguments go in as literals.
+		defer conn.Conn().Deallocate(ctx, "explained")
+		// EXECUTE takes no bind parameters: the arguments go in as
+		// literals, in the text form of the parameters' types.
 		lits := make([]string, len(args))
 		for i, a := range args {
-			switch v := a.(type) {
-			case string:
-				lits[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
-			case time.Time:
-				lits[i] = "'" + v.Format(time.RFC3339Nano) + "'::timestamptz"
-			case float64:
-				lits[i] = fmt.Sprintf("%v::float8", v)
+			buf, err := conn.Conn().TypeMap().Encode(sd.ParamOIDs[i], pgtype.TextFormatCode, a, nil)
+			switch {
+			case err != nil:
+				return "", fmt.Errorf("argument %d: %w", i+1, err)
+			case buf == nil:
+				lits[i] = "NULL"
 			default:
-				lits[i] = fmt.Sprint(v)
+				lits[i] = "'" + strings.ReplaceAll(string(buf), "'", "''") + "'"
 			}
 		}
 		q, args = "EXPLAIN EXECUTE explained("+strings.Join(lits, ", ")+")", nil
@@ -80,4 +89,25 @@ func (s *Store) Explain(ctx context.Context, generic bool, sql string, args ...a
 		lines = append(lines, l)
 	}
 	return strings.Join(lines, "\n"), rows.Err()
+}
+
+// BackendPIDs opens every connection the pool may hold and returns the
+// process ids of their server backends, whose CPU time the batch
+// benchmark reads from /proc.
+func (s *Store) BackendPIDs(ctx context.Context) ([]int, error) {
+	n := int(s.pool.Config().MaxConns)
+	pids := make([]int, 0, n)
+	for range n {
+		c, err := s.pool.Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release() // held to the end, so that each Acquire opens another
+		var pid int
+		if err := c.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+			return nil, err
+		}
+		pids = append(pids, pid)
+	}
+	return pids, nil
 }

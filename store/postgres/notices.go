@@ -67,6 +67,66 @@ const outboxWrites = `, outbox AS (
 	JOIN heads ON heads.player_id = o.p
 )`
 
+// manyNoticeWrites are noticeWrites and outboxWrites for appendManySQL:
+// the notices of all its appends, each naming its append by k, are written
+// for the appends that applied (done) only. A player's notices are
+// numbered in the statement's order of the appends, and in each append's
+// order: nn numbers them per player (rn, of cnt), the heads advance by
+// cnt, and a notice's seq is its player's new head less cnt plus its rn,
+// so the applied appends' notices follow their heads without a gap, as
+// they would statement after statement. The heads exist and are locked:
+// lockNoticeHeadsSQL ran first in the transaction.
+const manyNoticeWrites = `, nn AS (
+	SELECT n.p, n.kind, n.m, n.pl, n.deliver, d.at,
+		row_number() OVER (PARTITION BY n.p ORDER BY n.ord) AS rn,
+		count(*) OVER (PARTITION BY n.p) AS cnt
+	FROM unnest(@notice_k::bigint[], @notice_players::text[], @notice_kinds::text[],
+		@notice_matches::text[], @notice_payloads::bytea[], @notice_deliver::bool[])
+		WITH ORDINALITY AS n(k, p, kind, m, pl, deliver, ord)
+	JOIN done AS d ON d.k = n.k
+), heads AS (
+	UPDATE notice_heads AS h SET seq = h.seq + c.n
+	FROM (SELECT p, count(*) AS n FROM nn GROUP BY p) AS c
+	WHERE h.player_id = c.p
+	RETURNING h.player_id, h.seq
+), notes AS (
+	INSERT INTO player_notices (player_id, seq, kind, match_id, payload, created_at)
+	SELECT nn.p, heads.seq - nn.cnt + nn.rn, nn.kind, nn.m, nn.pl, nn.at
+	FROM nn JOIN heads ON heads.player_id = nn.p
+), outbox AS (
+	INSERT INTO notice_outbox (player_id, seq, due_at)
+	SELECT nn.p, heads.seq - nn.cnt + nn.rn, nn.at
+	FROM nn JOIN heads ON heads.player_id = nn.p
+	WHERE nn.deliver
+)`
+
+// manyNotices gathers the notices of appendManySQL's appends as its
+// arguments.
+type manyNotices struct {
+	k                       []int64
+	players, kinds, matches []string
+	payloads                [][]byte
+	deliver                 []bool
+}
+
+// add adds the notices of the statement's append k.
+func (ns *manyNotices) add(k int64, notices []store.Notice) {
+	for _, n := range notices {
+		p := n.Payload
+		if p == nil {
+			p = []byte{}
+		}
+		ns.k, ns.players, ns.kinds, ns.matches = append(ns.k, k), append(ns.players, n.Player), append(ns.kinds, n.Kind), append(ns.matches, n.Match)
+		ns.payloads, ns.deliver = append(ns.payloads, p), append(ns.deliver, n.Deliver)
+	}
+}
+
+// args adds the notices to the statement's named arguments.
+func (ns *manyNotices) args(named map[string]any) {
+	named["notice_k"], named["notice_players"], named["notice_kinds"] = nonNil(ns.k), nonNil(ns.players), nonNil(ns.kinds)
+	named["notice_matches"], named["notice_payloads"], named["notice_deliver"] = nonNil(ns.matches), nonNil(ns.payloads), nonNil(ns.deliver)
+}
+
 // The append and create statements that also write notices, without and
 // with outbox rows.
 var (

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
 	"github.com/hangarhq/hangar/store/storetest"
@@ -28,20 +26,10 @@ func TestNoticesAcrossNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	storetest.NoticeRace(t, a, b)
-	// A backend reports its counts when it exits: close the pools first.
 	a.Close()
 	b.Close()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var deadlocks int64
-	if err := conn.QueryRow(ctx, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`).Scan(&deadlocks); err != nil {
-		t.Fatal(err)
-	}
-	if deadlocks != 0 {
-		t.Fatalf("%d deadlocks while writing notices", deadlocks)
+	if n := deadlocks(t, url); n != 0 {
+		t.Fatalf("%d deadlocks while writing notices", n)
 	}
 }
 

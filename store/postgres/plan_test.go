@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
@@ -237,5 +239,75 @@ func TestQuotaAndSweepPlans(t *testing.T) {
 		t.Errorf("token sweep: want a read of player_tokens_ended; plan:\n%s", plan)
 	} else {
 		t.Logf("token sweep:\n%s", plan)
+	}
+}
+
+// TestAppendManyPlan pins that the statement of a batch's appends
+// (batch.go's appendManySQL) reaches its 16 matches among 20,000 by the
+// primary key, in the custom plan and in the generic one a prepared
+// statement falls back to: no sequential scan of matches, of the commands
+// or of the notice heads, and the locking of the rows (LockRows) reads
+// them by key too.
+func TestAppendManyPlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 20,000 matches")
+	}
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	s, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const matches = 20000
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ms := make([]postgres.Ended, matches)
+	for i := range ms {
+		ms[i] = postgres.Ended{Match: store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: store.StatusActive,
+			Version: 1, Creator: fmt.Sprintf("p%05d", i%1000), Players: []string{fmt.Sprintf("p%05d", i%1000)}, Created: t0, Started: t0},
+			Events: []store.Event{{Type: "t", Payload: []byte("e")}}}
+	}
+	if err := s.LoadEnded(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	// A command recorded for every match, a notice head for every player.
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `
+		INSERT INTO match_commands (match_id, author_id, request_id, fingerprint, first_seq, last_seq)
+		SELECT id, creator_id, 'create', '\x00', 1, 1 FROM matches;
+		INSERT INTO notice_heads (player_id, seq) SELECT DISTINCT creator_id, 1 FROM matches`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.LoadSummaries(ctx, nil, nil); err != nil { // VACUUM ANALYZE
+		t.Fatal(err)
+	}
+	var as []store.Append
+	var idx []int
+	for i := range 16 {
+		m := ms[i*1000+7].Match
+		m.Version = 3
+		a := store.Append{Match: m, Expected: 1, Time: t0, Command: store.Command{Author: m.Creator, RequestID: "r", Fingerprint: []byte("r")},
+			Events: []store.Event{{Type: "t", Payload: []byte("e")}, {Type: "t", Payload: []byte("e")}}}
+		if i%2 == 0 {
+			a.Notices = []store.Notice{{Player: m.Creator, Kind: "k", Match: m.ID, Payload: []byte("n")}}
+		}
+		as, idx = append(as, a), append(idx, i)
+	}
+	args := postgres.AppendManyArgs(as, idx)
+	for _, generic := range []bool{false, true} {
+		plan, err := s.Explain(ctx, generic, postgres.AppendManySQL, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(plan, "Seq Scan") || !strings.Contains(plan, "LockRows") || strings.Count(plan, "matches_pkey") < 2 ||
+			!strings.Contains(plan, "match_commands_pkey") || !strings.Contains(plan, "notice_heads_pkey") {
+			t.Errorf("generic %v: want the matches read by matches_pkey (the lock and the update), the commands and heads by theirs, no Seq Scan; plan:\n%s", generic, plan)
+		} else {
+			t.Logf("generic %v:\n%s", generic, plan)
+		}
 	}
 }

@@ -8,7 +8,10 @@
 // the backstop against forks. An append that ends a match (history.go) or
 // carries a quota (quota.go) runs that statement in a transaction with the
 // rest of its work. An append with notices (notices.go) first locks its
-// players' notice heads, in the same round trip.
+// players' notice heads, in the same round trip. The append combiner's
+// batches (batch.go) commit many appends in one round trip and one
+// transaction, most of them in one statement that applies each append's
+// guard to its own row.
 package postgres
 
 import (
@@ -288,12 +291,13 @@ func (q numbered) args(named map[string]any) []any {
 	return args
 }
 
-// nonNil is ids, or an empty array for nil (the columns are NOT NULL).
-func nonNil(ids []string) []string {
-	if ids == nil {
-		return []string{}
+// nonNil is s, or an empty array for nil: the columns of arrays are NOT
+// NULL, and a NULL array argument would be no array at all.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	return ids
+	return s
 }
 
 // Append implements store.Log. Appends go through the node's combiner
@@ -310,13 +314,28 @@ func (s *Store) Append(ctx context.Context, a store.Append) (store.Result, error
 // statement is an append's SQL and arguments, or an error for an
 // inconsistent append.
 func statement(a store.Append) (string, []any, error) {
-	m := a.Match
-	n := int64(len(a.Events))
-	if n == 0 || m.Version != a.Expected+n || a.Expected < 0 {
-		return "", nil, fmt.Errorf("postgres: append of %d events from %d to %d: inconsistent", n, a.Expected, m.Version)
+	if err := check(a); err != nil {
+		return "", nil, err
 	}
-	types := make([]string, n)
-	payloads := make([][]byte, n)
+	q, args := statementOf(a)
+	return q, args, nil
+}
+
+// check returns an error for an inconsistent append: no events, or a
+// version that does not follow from them.
+func check(a store.Append) error {
+	n := int64(len(a.Events))
+	if n == 0 || a.Match.Version != a.Expected+n || a.Expected < 0 {
+		return fmt.Errorf("postgres: append of %d events from %d to %d: inconsistent", n, a.Expected, a.Match.Version)
+	}
+	return nil
+}
+
+// statementOf is the SQL and arguments of a, an append that check passed.
+func statementOf(a store.Append) (string, []any) {
+	m := a.Match
+	types := make([]string, len(a.Events))
+	payloads := make([][]byte, len(a.Events))
 	for i, e := range a.Events {
 		types[i], payloads[i] = e.Type, e.Payload
 	}
@@ -336,7 +355,7 @@ func statement(a store.Append) (string, []any, error) {
 	if len(a.Notices) > 0 {
 		q = noticeArgs(a, named)
 	}
-	return q.sql, q.args(named), nil
+	return q.sql, q.args(named)
 }
 
 // appendOne commits one append in a transaction of its own.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -288,5 +289,289 @@ func BatchPoison(t *testing.T, s store.Store, poison func(t *testing.T)) {
 		if got := fmt.Sprint(eventTags(t, s, id)); got != want {
 			t.Errorf("%s: %s, want %s", id, got, want)
 		}
+	}
+}
+
+// testBatchSameMatch: a batch holding several appends of one match, each
+// after the one before, between appends of other matches, creates among
+// them, with notices: all apply, in order, and each player's notices are
+// numbered in the order of the appends of a match.
+func testBatchSameMatch(t *testing.T, s store.Store) {
+	b := batcher(t, s)
+	ctx := context.Background()
+	for _, id := range []string{"a", "b", "c", "d"} {
+		create(t, s, id, 1)
+	}
+	with := func(a store.Append, ns ...store.Notice) store.Append { a.Notices = ns; return a }
+	as := []store.Append{
+		0: with(appendOf("b", 1, cmd("b1"), 2), notice("p1", "b", "b1", false)),
+		1: appendOf("a", 1, cmd("a1"), 1),
+		2: with(appendOf("b", 3, cmd("b2"), 1), notice("p1", "b", "b2", true), notice("p2", "b", "b2", false)),
+		3: appendOf("c", 1, cmd("c1"), 1),
+		4: appendOf("new", 0, cmd("create-new"), 1),
+		5: with(appendOf("b", 4, cmd("b3"), 1), notice("p1", "b", "b3", false)),
+		6: with(appendOf("new", 1, cmd("n1"), 2), notice("p2", "new", "n1", true)),
+		7: appendOf("d", 1, cmd("d1"), 1),
+	}
+	want := []store.Result{{First: 2, Last: 3}, {First: 2, Last: 2}, {First: 4, Last: 4}, {First: 2, Last: 2},
+		{First: 1, Last: 1}, {First: 5, Last: 5}, {First: 2, Last: 3}, {First: 2, Last: 2}}
+	for i, r := range b.AppendBatch(ctx, as) {
+		if r.Err != nil || r.Result != want[i] {
+			t.Errorf("append %d: %+v, %v; want %+v", i, r.Result, r.Err, want[i])
+		}
+	}
+	for id, want := range map[string]string{
+		"a": "[c-0 a1-0]", "b": "[c-0 b1-0 b1-1 b2-0 b3-0]", "c": "[c-0 c1-0]", "d": "[c-0 d1-0]", "new": "[create-new-0 n1-0 n1-1]",
+	} {
+		if got := fmt.Sprint(eventTags(t, s, id)); got != want {
+			t.Errorf("%s: %s, want %s", id, got, want)
+		}
+	}
+	if got := noticeTags(t, s, "p1"); fmt.Sprint(got) != "[b1 b2 b3]" {
+		t.Errorf("p1's notices %v", got)
+	}
+	p2 := noticeTags(t, s, "p2")
+	slices.Sort(p2) // the batch's own order of b and new
+	if fmt.Sprint(p2) != "[b2 n1]" {
+		t.Errorf("p2's notices %v", p2)
+	}
+}
+
+// testBatchNoticesRefused: a batch of appends with notices for shared
+// players, some applied, one stale, one a retry, one reusing a request id:
+// only the applied ones write notices, and each player's notices are
+// numbered 1..n without a gap; the outbox holds the applied ones' only.
+func testBatchNoticesRefused(t *testing.T, s store.Store) {
+	b := batcher(t, s)
+	ctx := context.Background()
+	for _, id := range []string{"m1", "m2", "m3", "m4", "m5"} {
+		create(t, s, id, 1)
+	}
+	if _, err := add(s, "m4", 1, "done", 1); err != nil {
+		t.Fatal(err)
+	}
+	with := func(a store.Append, ns ...store.Notice) store.Append { a.Notices = ns; return a }
+	rs := b.AppendBatch(ctx, []store.Append{
+		0: with(appendOf("m1", 1, cmd("a"), 1), notice("p1", "m1", "a1", true), notice("p2", "m1", "a2", false), notice("p1", "m1", "a3", false)),
+		1: with(appendOf("m2", 5, cmd("stale"), 1), notice("p1", "m2", "stale", true), notice("p2", "m2", "stale", true)),
+		2: with(appendOf("m3", 1, cmd("c"), 2), notice("p2", "m3", "c1", true), notice("p1", "m3", "c2", true)),
+		3: with(appendOf("m4", 1, cmd("done"), 1), notice("p1", "m4", "retry", true)),
+		4: with(appendOf("m5", 1, store.Command{Author: "p1", RequestID: "create-m5", Fingerprint: []byte("other")}, 1),
+			notice("p2", "m5", "reused", true)),
+		5: with(appendOf("m5", 1, cmd("e"), 1), notice("p2", "m5", "e1", false)),
+	})
+	for i, want := range []error{nil, store.ErrVersionConflict, nil, nil, store.ErrRequestMismatch, nil} {
+		if !errors.Is(rs[i].Err, want) {
+			t.Errorf("append %d: %+v, %v; want %v", i, rs[i].Result, rs[i].Err, want)
+		}
+	}
+	if !rs[3].Result.Duplicate {
+		t.Errorf("the retry: %+v, want a duplicate", rs[3].Result)
+	}
+	// The order of the matches in the batch is the store's; within an
+	// append, the notices keep theirs.
+	p1 := noticeTags(t, s, "p1")
+	if len(p1) != 3 || slices.Index(p1, "a1") > slices.Index(p1, "a3") {
+		t.Errorf("p1's notices %v", p1)
+	}
+	slices.Sort(p1)
+	if fmt.Sprint(p1) != "[a1 a3 c2]" {
+		t.Errorf("p1's notices %v", p1)
+	}
+	p2 := noticeTags(t, s, "p2")
+	slices.Sort(p2)
+	if fmt.Sprint(p2) != "[a2 c1 e1]" {
+		t.Errorf("p2's notices %v", p2)
+	}
+	o, ok := s.(store.Outbox)
+	if !ok {
+		return
+	}
+	ds, err := o.ClaimDeliveries(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range ds {
+		got = append(got, string(d.Notice.Payload))
+	}
+	slices.Sort(got)
+	if fmt.Sprint(got) != "[a1 c1 c2]" {
+		t.Errorf("queued deliveries %v, want a1 c1 c2", got)
+	}
+}
+
+// testBatchMatchRows: the match rows a batch writes read back as written:
+// empty and nil player and invitation lists as empty, zero times as zero,
+// set ones to the microsecond, and the rest of the row.
+func testBatchMatchRows(t *testing.T, s store.Store) {
+	b := batcher(t, s)
+	ctx := context.Background()
+	at := t0.Add(1234567 * time.Microsecond)
+	rows := []store.Match{
+		match("m0", 2), // nil players below, no times
+		match("m1", 2), // empty lists, every time set
+		match("m2", 2), // lists and a deadline only
+		match("m3", 2), // started and ended, no deadline
+	}
+	rows[0].Players, rows[0].Invited, rows[0].Summary = nil, nil, nil
+	rows[1].Players, rows[1].Invited = []string{}, []string{}
+	rows[1].Started, rows[1].Ended, rows[1].Deadline = at, at.Add(time.Hour), at.Add(time.Minute)
+	rows[2].Players, rows[2].Invited, rows[2].Deadline = []string{"q2", "q1", "q3"}, []string{"i1"}, at
+	rows[2].FreeSeats, rows[2].BotTurn, rows[2].Status = 3, true, store.StatusActive
+	rows[3].Players, rows[3].Invited = []string{"q1"}, []string{"i2", "i1"}
+	rows[3].Started, rows[3].Ended, rows[3].Status = at, at.Add(time.Second), store.StatusFinished
+	var as []store.Append
+	for i, m := range rows {
+		create(t, s, m.ID, 1)
+		req := fmt.Sprint("r", i)
+		as = append(as, store.Append{Match: m, Expected: 1, Command: cmd(req), Events: events(1, req), Time: at})
+	}
+	for i, r := range b.AppendBatch(ctx, as) {
+		if r.Err != nil {
+			t.Fatalf("append %d: %v", i, r.Err)
+		}
+	}
+	for _, want := range rows {
+		got, err := s.Match(ctx, want.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Version != want.Version || got.Status != want.Status || got.FreeSeats != want.FreeSeats || got.BotTurn != want.BotTurn ||
+			fmt.Sprint(got.Players) != fmt.Sprint(want.Players) || fmt.Sprint(got.Invited) != fmt.Sprint(want.Invited) ||
+			len(got.Players) != len(want.Players) || len(got.Invited) != len(want.Invited) ||
+			string(got.Summary) != string(want.Summary) ||
+			!got.Started.Equal(want.Started) || !got.Ended.Equal(want.Ended) || !got.Deadline.Equal(want.Deadline) ||
+			got.Started.IsZero() != want.Started.IsZero() || got.Ended.IsZero() != want.Ended.IsZero() ||
+			got.Deadline.IsZero() != want.Deadline.IsZero() {
+			t.Errorf("%s: read back %+v\nwant %+v", want.ID, got, want)
+		}
+	}
+	// The lists are searchable as written: the players' matches, the
+	// invitations of a private match.
+	if got := matchIDs(t, ctx, s, store.Query{Player: "q1", Limit: 10}); got != "[m2 m3]" && got != "[m3 m2]" {
+		t.Errorf("q1's matches: %s", got)
+	}
+}
+
+// testBatchRace: two batches at once over the same matches in opposite
+// orders; see BatchRace.
+func testBatchRace(t *testing.T, s store.Store) { BatchRace(t, s, s) }
+
+// BatchRace writes batches from stores a and b (two nodes on one
+// database, or one store twice) at once, round after round, over the
+// same matches: a's batch lists them in one order and b's in the other,
+// both at the versions last read, with notices (for players of their own
+// or shared ones), a second append of some matches and a create of a new
+// match each. For
+// every match exactly one of the two appends at a version applies (and
+// one of the two second appends), and every player's notices are
+// numbered 1..n, one for each notice of an applied append.
+// (A store that took its locks in the batches' own orders would deadlock
+// here, which a store may survive by retrying: the Postgres test also
+// counts the server's deadlocks.)
+func BatchRace(t *testing.T, a, b store.Store) {
+	ba, bb := batcher(t, a), batcher(t, b)
+	ctx := context.Background()
+	const matches, rounds = 12, 40
+	ids := make([]string, matches)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("m%02d", i)
+		create(t, a, ids[i], 1)
+	}
+	players := []string{"p1", "p2", "p3", "q1", "q2", "q3"}
+	notices := 0
+	for round := range rounds {
+		v := make([]int64, matches)
+		for i, id := range ids {
+			m, err := a.Match(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v[i] = m.Version
+		}
+		batch := func(side string, reverse bool) []store.Append {
+			var as []store.Append
+			for k := range ids {
+				i := k
+				if reverse {
+					i = matches - 1 - k
+				}
+				req := fmt.Sprintf("%s-%d-%d", side, round, i)
+				ap := appendOf(ids[i], v[i], cmd(req), 1)
+				// On even rounds each side notifies its own players, so
+				// that the batches meet on the match rows only; on odd
+				// ones, the same players, whose notice heads they lock
+				// first.
+				ps := players[:3]
+				if side == "b" && round%2 == 0 {
+					ps = players[3:]
+				}
+				ap.Notices = []store.Notice{notice(ps[(i+round)%3], ids[i], req, i%2 == 0), notice(ps[(i+1)%3], ids[i], req, false)}
+				as = append(as, ap)
+				if (i+round)%4 == 0 { // and a second append of the match
+					as = append(as, appendOf(ids[i], v[i]+1, cmd(req+"-2"), 1))
+				}
+			}
+			return append(as, appendOf(fmt.Sprintf("new-%s-%d", side, round), 0, cmd("create"), 1))
+		}
+		as, bs := batch("a", false), batch("b", true)
+		var ra, rb []store.BatchResult
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); ra = ba.AppendBatch(ctx, as) }()
+		go func() { defer wg.Done(); rb = bb.AppendBatch(ctx, bs) }()
+		wg.Wait()
+		// Per match, how many first appends (those with notices) and
+		// second appends applied.
+		firsts, seconds := map[string]int{}, map[string]int{}
+		for _, side := range []struct {
+			name string
+			as   []store.Append
+			rs   []store.BatchResult
+		}{{"a", as, ra}, {"b", bs, rb}} {
+			for j, r := range side.rs {
+				ap := side.as[j]
+				switch {
+				case ap.Expected == 0:
+					if r.Err != nil {
+						t.Fatalf("round %d: %s's create: %v", round, side.name, r.Err)
+					}
+				case r.Err == nil:
+					if r.Result.First != ap.Expected+1 || r.Result.Last != ap.Match.Version || r.Result.Duplicate {
+						t.Fatalf("round %d: %s's append %d: %+v", round, side.name, j, r.Result)
+					}
+					if len(ap.Notices) > 0 {
+						firsts[ap.Match.ID]++
+						notices += len(ap.Notices)
+					} else {
+						seconds[ap.Match.ID]++
+					}
+				case !errors.Is(r.Err, store.ErrVersionConflict):
+					t.Fatalf("round %d: %s's append %d: %v", round, side.name, j, r.Err)
+				}
+			}
+		}
+		// The second appends, one on each side, are at the version after
+		// the first: whichever first applied, one of them follows it.
+		for i, id := range ids {
+			want := 0
+			if (i+round)%4 == 0 {
+				want = 1
+			}
+			if firsts[id] != 1 || seconds[id] != want {
+				t.Fatalf("round %d: %s: %d first appends and %d second ones applied, want 1 and %d", round, id, firsts[id], seconds[id], want)
+			}
+		}
+	}
+	total := 0
+	for _, p := range players {
+		total += len(noticeTags(t, a, p))
+	}
+	if total != notices {
+		t.Fatalf("%d notices stored, the applied appends wrote %d", total, notices)
+	}
+	for _, id := range ids {
+		eventTags(t, a, id) // consecutive seqs
 	}
 }

@@ -1,0 +1,60 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hangarhq/hangar/store"
+)
+
+// TestPlan pins how a batch's appends become statements: the first append
+// of each existing match joins a run written by one statement; a create
+// and a match's later appends take a statement each and end the run before
+// them; a run of one is a single append's statement. Each case is the
+// queued appends (match id and expected version, in id order) and the
+// statements, {…} for appendManySQL and […] for a single one.
+func TestPlan(t *testing.T) {
+	for _, tc := range []struct {
+		appends, want string
+	}{
+		{"a1 b1 c1", "{a1 b1 c1}"},
+		{"a1 b1", "{a1 b1}"},
+		{"a1 a2", "[a1] [a2]"},
+		{"a1 b1 b2 c1 d1", "{a1 b1} [b2] {c1 d1}"},
+		{"a1 b1 b2 b3 c1", "{a1 b1} [b2] [b3] [c1]"},
+		{"a0 b1 c1", "[a0] {b1 c1}"},
+		{"a1 b0 b1 c1 d1", "[a1] [b0] [b1] {c1 d1}"},
+		{"a1 b1 c0", "{a1 b1} [c0]"},
+		{"a1 a0 b1 c1", "[a1] [a0] {b1 c1}"},
+		{"a0 a0 b0", "[a0] [a0] [b0]"},
+	} {
+		var as []store.Append
+		var queued []int
+		for i, f := range strings.Fields(tc.appends) {
+			var v int64
+			fmt.Sscan(f[1:], &v)
+			as = append(as, store.Append{Match: store.Match{ID: f[:1], Version: v + 1}, Expected: v,
+				Events: []store.Event{{Type: "t"}}})
+			queued = append(queued, i)
+		}
+		var got []string
+		for _, st := range plan(as, queued) {
+			var names []string
+			for _, i := range st.appends {
+				names = append(names, strings.Fields(tc.appends)[i])
+			}
+			switch {
+			case len(st.appends) > 1 && st.sql == appendManyQ.sql:
+				got = append(got, "{"+strings.Join(names, " ")+"}")
+			case len(st.appends) == 1 && st.sql != appendManyQ.sql:
+				got = append(got, "["+names[0]+"]")
+			default:
+				got = append(got, fmt.Sprintf("?%v", names))
+			}
+		}
+		if s := strings.Join(got, " "); s != tc.want {
+			t.Errorf("%s: %s, want %s", tc.appends, s, tc.want)
+		}
+	}
+}
