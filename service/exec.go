@@ -246,7 +246,13 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	for i, ev := range evs {
 		ev.MatchId, ev.Seq, ev.Time, ev.AuthorId = m.id, m.version+int64(i)+1, ts, cmd.Author
 	}
-	s.hub.put(next, evs...)
+	// Its watchers would fold a copy of the match to make the watch
+	// response of its last event: the command has that match already.
+	var last *watchResponse
+	if len(evs) > 0 && s.hub.isWatched(next.id) {
+		last, _ = watchResponseOf(evs[len(evs)-1], next) // on error the watchers make it
+	}
+	s.hub.putMade(next, last, evs)
 	s.published(next.id, next.version)
 	s.noticed(a.Notices)
 	if s.observe != nil {

@@ -113,6 +113,21 @@ func (h *hub) get(id string) *match {
 // events that led to it, numbered) for the match's watchers, and wakes them.
 // Finished matches leave the cache.
 func (h *hub) put(m *match, evs ...*hangarv1.Event) {
+	h.putMade(m, nil, evs)
+}
+
+// isWatched says whether match id has watchers on the node.
+func (h *hub) isWatched(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.subs[id]
+	return ok
+}
+
+// putMade is put with the watch response of the last of evs made already
+// (from m, the match after it; nil: none), which spares the watchers a
+// fold of the match to make it.
+func (h *hub) putMade(m *match, last *watchResponse, evs []*hangarv1.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if old := h.matches[m.id]; old == nil || old.version < m.version {
@@ -123,7 +138,11 @@ func (h *hub) put(m *match, evs ...*hangarv1.Event) {
 			h.matches[m.id] = m
 		}
 	}
-	h.keep(m.id, evs)
+	if items := h.keep(m.id, evs); last != nil && len(items) > 0 {
+		if it := items[len(items)-1]; it.ev == last.resp.GetEvent() {
+			it.made.CompareAndSwap(nil, last)
+		}
+	}
 	h.learn(m.id, m.version)
 	h.wake(m.id)
 }

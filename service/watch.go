@@ -217,7 +217,12 @@ func (w *watch) respond(ev *hangarv1.Event) (*watchResponse, error) {
 	if err := w.fold(); err != nil {
 		return nil, err
 	}
-	m := w.cur
+	return watchResponseOf(ev, w.cur)
+}
+
+// watchResponseOf is the watch response of ev, m being the match just
+// after it.
+func watchResponseOf(ev *hangarv1.Event, m *match) (*watchResponse, error) {
 	resp := &hangarv1.WatchMatchResponse{Event: ev, Version: m.version, Status: statusProto[m.status]}
 	if m.play != nil && m.status == store.StatusActive {
 		if turn, ok := m.play.Turn(); ok {
