@@ -11,8 +11,10 @@ import (
 // out: history readers ask for them again and again, and they never change.
 const endedLen = 1024
 
-// recentLen is how many of a watched match's latest events the hub keeps,
-// so that watchers who are caught up are served from memory.
+// recentLen is how many of a watched match's latest events the hub keeps
+// at least (and at most twice as many: the ring is cut back to recentLen
+// only when it has doubled, so a command does not copy it), so that
+// watchers who are caught up are served from memory.
 const recentLen = 256
 
 // hub is a node's in-memory view of matches: a cache of folded match states,
@@ -217,8 +219,8 @@ func (h *hub) keep(id string, evs []*hangarv1.Event) []*watchItem {
 		r = append(r, it)
 		out = append(out, it)
 	}
-	if len(r) > recentLen {
-		r = append([]*watchItem(nil), r[len(r)-recentLen:]...)
+	if len(r) > 2*recentLen {
+		r = append(make([]*watchItem, 0, 2*recentLen), r[len(r)-recentLen:]...)
 	}
 	h.recent[id] = r
 	return out

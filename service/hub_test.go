@@ -83,9 +83,13 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 		t.Fatal("served from memory after a gap")
 	}
 	// Events older than the ring come from the store.
-	h.fill("m", evs(8, 8+recentLen))
+	h.fill("m", evs(8, 8+2*recentLen))
 	if _, ok := h.since("m", 1); ok {
 		t.Fatal("served events the ring no longer holds")
+	}
+	// It holds the latest recentLen at least.
+	if got, ok := h.since("m", 8+recentLen); !ok || len(got) != recentLen {
+		t.Fatalf("since the last %d: %d events, %v", recentLen, len(got), ok)
 	}
 }
 

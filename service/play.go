@@ -321,23 +321,34 @@ func playEvents(rs []*watchResponse) *wireMsg {
 		b := protowire.AppendTag(make([]byte, 0, len(rs[0].wire)+6), playEventField, protowire.BytesType)
 		return &wireMsg{protowire.AppendBytes(b, rs[0].wire)}
 	}
-	inner := appendWatchResponses(nil, playEventsEvents, rs)
-	b := protowire.AppendTag(make([]byte, 0, len(inner)+6), playEventsField, protowire.BytesType)
-	return &wireMsg{protowire.AppendBytes(b, inner)}
+	size := 0
+	for _, r := range rs {
+		size += protowire.SizeTag(playEventsEvents) + protowire.SizeBytes(len(r.wire))
+	}
+	b := make([]byte, 0, protowire.SizeTag(playEventsField)+protowire.SizeVarint(uint64(size))+size)
+	b = protowire.AppendTag(b, playEventsField, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(size))
+	return &wireMsg{appendWatchResponses(b, playEventsEvents, rs)}
 }
 
-// playResultWire is the PlayResponse of result pr with its events rs.
+// playResultWire is the PlayResponse of result pr with its events rs,
+// written into one buffer of its size.
 func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse) *wireMsg {
-	inner, err := proto.Marshal(pr)
+	size := proto.Size(pr)
+	for _, r := range rs {
+		size += protowire.SizeTag(playResultEvents) + protowire.SizeBytes(len(r.wire))
+	}
+	b := make([]byte, 0, protowire.SizeTag(playResultField)+protowire.SizeVarint(uint64(size))+size)
+	b = protowire.AppendTag(b, playResultField, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(size))
+	b, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b, pr)
 	if err != nil {
 		// A PlayResult of the handlers' own messages always marshals;
 		// should it not, the stream says so rather than dropping it.
-		inner, _ = proto.Marshal(&hangarv1.PlayResult{CommandId: pr.GetCommandId(),
-			Result: &hangarv1.PlayResult_Error{Error: status.Newf(codes.Internal, "the result did not encode: %v", err).Proto()}})
+		return playResultWire(&hangarv1.PlayResult{CommandId: pr.GetCommandId(),
+			Result: &hangarv1.PlayResult_Error{Error: status.Newf(codes.Internal, "the result did not encode: %v", err).Proto()}}, nil)
 	}
-	inner = appendWatchResponses(inner, playResultEvents, rs)
-	b := protowire.AppendTag(make([]byte, 0, len(inner)+6), playResultField, protowire.BytesType)
-	return &wireMsg{protowire.AppendBytes(b, inner)}
+	return &wireMsg{appendWatchResponses(b, playResultEvents, rs)}
 }
 
 // appendWatchResponses appends rs to b as the repeated message field num.
