@@ -59,6 +59,14 @@ FOR EACH ROW WHEN (NEW.match_id = 'poison') EXECUTE FUNCTION refuse_poison();`)
 // (storetest.BatchRace): the batches lock match rows in id order, so the
 // server counts no deadlock.
 func TestBatchRaceAcrossNodes(t *testing.T) {
+	raceTwoNodes(t, "between the batches", func(a, b store.Store) { storetest.BatchRace(t, a, b) })
+}
+
+// raceTwoNodes runs race on two stores open on one database (two nodes)
+// and fails the test if the server counted a deadlock meanwhile (what
+// says where).
+func raceTwoNodes(t *testing.T, what string, race func(a, b store.Store)) {
+	t.Helper()
 	url := pgtest.Database(t)
 	ctx := context.Background()
 	a, err := postgres.Open(ctx, url)
@@ -69,11 +77,11 @@ func TestBatchRaceAcrossNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	storetest.BatchRace(t, a, b)
+	race(a, b)
 	a.Close()
 	b.Close()
 	if n := deadlocks(t, url); n != 0 {
-		t.Fatalf("%d deadlocks between the batches", n)
+		t.Fatalf("%d deadlocks %s", n, what)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
 	"github.com/hangarhq/hangar/store/storetest"
@@ -15,22 +16,7 @@ import (
 // heads' lock order keeps the batches free of deadlocks (the server counts
 // none).
 func TestNoticesAcrossNodes(t *testing.T) {
-	url := pgtest.Database(t)
-	ctx := context.Background()
-	a, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	storetest.NoticeRace(t, a, b)
-	a.Close()
-	b.Close()
-	if n := deadlocks(t, url); n != 0 {
-		t.Fatalf("%d deadlocks while writing notices", n)
-	}
+	raceTwoNodes(t, "while writing notices", func(a, b store.Store) { storetest.NoticeRace(t, a, b) })
 }
 
 // TestOutboxAcrossNodes races the outbox claimants of two stores on one
