@@ -157,10 +157,8 @@ func (o *playOut) flush(ctx context.Context, all bool) error {
 				return err
 			}
 			continue
-		case len(o.events) > 0:
-			n = 1
 		default:
-			return nil
+			return nil // nothing held, nothing waiting
 		}
 		if err := o.q.push(ctx, o.s.closing, playEvents(o.events[:n])); err != nil {
 			return err
