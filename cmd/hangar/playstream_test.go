@@ -520,6 +520,12 @@ func TestPlayStreamCommandErrors(t *testing.T) {
 		if err != nil || !proto.Equal(again.GetRoll(), first.GetRoll()) {
 			t.Fatalf("the retried Roll: %v, %v; first %v", again, err, first)
 		}
+		// The roll's events came inside its result; the retry's result
+		// carries none (the stream sent them already).
+		if len(first.GetEvents()) != len(first.GetRoll().GetEvents()) || len(again.GetEvents()) != 0 {
+			t.Fatalf("the Roll's result carries %d of its %d events, the retry's %d", len(first.GetEvents()),
+				len(first.GetRoll().GetEvents()), len(again.GetEvents()))
+		}
 		ur, err := unaryOf(ada, id, rollCmd(v, rid, false))
 		if err != nil || ur.(*hangarv1.RollResponse).GetVersion() != after || !proto.Equal(ur.(*hangarv1.RollResponse).GetEvents()[0], first.GetRoll().GetEvents()[0]) {
 			t.Fatalf("the unary retry of the stream's Roll: %v, %v", ur, err)
@@ -534,6 +540,32 @@ func TestPlayStreamCommandErrors(t *testing.T) {
 		if status.Code(err) != codes.AlreadyExists || reason(err) != "REQUEST_ID_REUSED" || status.Code(uerr) != status.Code(err) || reason(uerr) != reason(err) {
 			t.Fatalf("a reused request id: Play %v, unary %v", err, uerr)
 		}
+		// A command through the unary call moves the match on, then a
+		// stale Roll on Ada's stream: the stream sends the unary command's
+		// events as events, each once, before the stale Roll's VERSION_CONFLICT.
+		next, err := unaryOf(ada, id, listCmd())
+		if err != nil {
+			t.Fatal(err)
+		}
+		mover, cmd := ada, rollCmd(after, reqID(), false)
+		if lms := next.(*hangarv1.ListLegalMovesResponse).GetMoves(); len(lms) > 0 {
+			cmd = moveCmd(after, reqID(), lms[0])
+		} else if seatsOfMatch(bob.get(t, id))[bob.id] == bob.get(t, id).GetTurnSeat() {
+			mover = bob
+		}
+		if _, err := unaryOf(mover, id, cmd); err != nil {
+			t.Fatalf("the unary command at %d: %v", after, err)
+		}
+		moved := ada.get(t, id).GetVersion()
+		before := play[ada].messages
+		if _, err := play[ada].do(rollCmd(after, reqID(), false)); status.Code(err) != codes.Aborted || play[ada].seen() != moved {
+			t.Fatalf("a stale Roll on the stream at %d (the match at %d): %v, the stream at %d", after, moved, err, play[ada].seen())
+		}
+		if play[ada].messages < before+2 {
+			t.Fatalf("the unary command's events and the stale Roll's error came in %d message", play[ada].messages-before)
+		}
+		after = moved
+
 		// Everyone's stream has every event, Bob's and Cy's included.
 		for c, pc := range play {
 			for pc.seen() < after {
