@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"slices"
 	"strings"
@@ -58,38 +59,21 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 		queued = append(queued, i)
 		players = append(players, noticePlayers(as[i])...)
 	}
-	switch len(queued) {
-	case 0:
+	switch {
+	case len(queued) == 0:
 		return rs
-	case 1:
+	case len(queued) == 1 && as[queued[0]].Expected == 0:
 		i := queued[0]
 		rs[i].Result, rs[i].Err = s.appendOne(ctx, as[i])
 		return rs
 	}
-	// The notice heads of the appends' players are locked first, by one
-	// statement ahead of the appends (notices.go).
-	b := &pgx.Batch{}
-	if len(players) > 0 {
-		b.Queue(lockNoticeHeadsSQL, players)
-	}
 	steps := plan(as, queued)
-	for _, st := range steps {
-		b.Queue(st.sql, st.args...)
-	}
 	applied := make([]bool, len(as))
-	br := s.pool.SendBatch(ctx, b)
 	var err error
-	if len(players) > 0 {
-		_, err = br.Exec()
-	}
-	for _, st := range steps {
-		if err != nil {
-			break
-		}
-		err = st.read(br, applied)
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
+	if slices.ContainsFunc(steps, func(st step) bool { return !st.many }) {
+		err = s.sendBatch(ctx, steps, players, applied)
+	} else {
+		err = s.sendMany(ctx, steps, players, applied)
 	}
 	var pgErr *pgconn.PgError
 	switch {
@@ -121,17 +105,156 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 
 var _ store.Batcher = (*Store)(nil)
 
-// step is one statement of a batch: appendManySQL for several appends, or
-// the statement of one.
+// sendBatch commits steps as one pgx batch, the notice heads of players
+// locked ahead of them, marking the appends applied.
+func (s *Store) sendBatch(ctx context.Context, steps []step, players []string, applied []bool) error {
+	b := &pgx.Batch{}
+	if len(players) > 0 {
+		b.Queue(lockNoticeHeadsSQL, players)
+	}
+	for _, st := range steps {
+		b.Queue(st.sql, st.args...)
+	}
+	br := s.pool.SendBatch(ctx, b)
+	var err error
+	if len(players) > 0 {
+		_, err = br.Exec()
+	}
+	for _, st := range steps {
+		if err != nil {
+			break
+		}
+		err = st.read(br, applied)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Names of the batch statements as prepared on each connection.
+const (
+	lockHeadsName  = "hangar_lock_notice_heads"
+	appendManyName = "hangar_append_many"
+)
+
+// sendMany is sendBatch for steps that are all appendManySQL, the common
+// batch, sent the same way (one round trip, one implicit transaction)
+// through pgconn with the arguments written by wire: a batch then
+// allocates a fraction of what pgx's encoding allocates (wire.go). The
+// statements are prepared once per connection. A tracer in Options sees
+// them as it sees a pgx batch.
+func (s *Store) sendMany(ctx context.Context, steps []step, players []string, applied []bool) error {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Release()
+	conn := c.Conn()
+	many, err := conn.Prepare(ctx, appendManyName, appendManyQ.sql)
+	if err != nil {
+		return err
+	}
+	var lock *pgconn.StatementDescription
+	if len(players) > 0 {
+		if lock, err = conn.Prepare(ctx, lockHeadsName, lockNoticeHeadsSQL); err != nil {
+			return err
+		}
+	}
+	w := wires.Get().(*wire)
+	defer wires.Put(w)
+	// sent is the statements in the batch's order: the lock, then steps.
+	type sentStmt struct {
+		sql  string
+		args []any
+		st   *step // nil: the lock
+	}
+	sent := make([]sentStmt, 0, len(steps)+1)
+	if lock != nil {
+		sent = append(sent, sentStmt{sql: lockNoticeHeadsSQL, args: []any{players}})
+	}
+	for i := range steps {
+		sent = append(sent, sentStmt{sql: appendManyQ.sql, args: steps[i].args, st: &steps[i]})
+	}
+	var b pgconn.Batch
+	for _, q := range sent {
+		sd := many
+		if q.st == nil {
+			sd = lock
+		}
+		vals, err := w.encode(sd.ParamOIDs, q.args)
+		if err != nil {
+			return err
+		}
+		b.ExecStatement(sd, vals, binaryFormats(len(vals)), binaryFormats(len(sd.Fields)))
+	}
+	bt, _ := s.tracer.(pgx.BatchTracer)
+	if bt != nil {
+		ctx = bt.TraceBatchStart(ctx, conn, pgx.TraceBatchStartData{})
+	}
+	mr := conn.PgConn().ExecBatch(ctx, &b)
+	var first error
+	for j := 0; mr.NextResult(); j++ {
+		r := mr.ResultReader()
+		for r.NextRow() {
+			v := r.Values()
+			if j >= len(sent) || sent[j].st == nil || len(v) != 1 || len(v[0]) != 8 {
+				continue
+			}
+			st := sent[j].st
+			if k := int64(binary.BigEndian.Uint64(v[0])); k >= 1 && k <= int64(len(st.appends)) {
+				applied[st.appends[k-1]] = true
+			}
+		}
+		tag, err := r.Close()
+		if bt != nil && j < len(sent) {
+			bt.TraceBatchQuery(ctx, conn, pgx.TraceBatchQueryData{SQL: sent[j].sql, Args: sent[j].args, CommandTag: tag, Err: err})
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if err := mr.Close(); first == nil {
+		first = err
+	}
+	if bt != nil {
+		bt.TraceBatchEnd(ctx, conn, pgx.TraceBatchEndData{Err: first})
+	}
+	return first
+}
+
+// binaryFormats is n binary format codes.
+func binaryFormats(n int) []int16 {
+	if n <= len(allBinary) {
+		return allBinary[:n]
+	}
+	return binaryCodes(n)
+}
+
+// allBinary is enough binary format codes for the batch statements'
+// parameters and results.
+var allBinary = binaryCodes(64)
+
+func binaryCodes(n int) []int16 {
+	f := make([]int16, n)
+	for i := range f {
+		f[i] = pgx.BinaryFormatCode
+	}
+	return f
+}
+
+// step is one statement of a batch: appendManySQL for a run of appends,
+// or the statement of one (a create, a match's later append).
 type step struct {
 	appends []int // indexes of the batch's appends, in the statement's order
 	sql     string
 	args    []any
+	many    bool // appendManySQL, even for one append
 }
 
 // read reads st's result from br, marking the appends it applied.
 func (st step) read(br pgx.BatchResults, applied []bool) error {
-	if len(st.appends) == 1 {
+	if !st.many {
 		var n int
 		err := br.QueryRow().Scan(&n)
 		applied[st.appends[0]] = n == 1
@@ -173,12 +296,8 @@ func plan(as []store.Append, queued []int) []step {
 		steps = append(steps, step{appends: []int{i}, sql: q, args: args})
 	}
 	flush := func() {
-		switch len(run) {
-		case 0:
-		case 1:
-			one(run[0])
-		default:
-			steps = append(steps, step{appends: run, sql: appendManyQ.sql, args: appendManyArgs(as, run)})
+		if len(run) > 0 {
+			steps = append(steps, step{appends: run, sql: appendManyQ.sql, args: appendManyArgs(as, run), many: true})
 		}
 		run = nil
 	}

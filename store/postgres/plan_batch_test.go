@@ -11,7 +11,7 @@ import (
 // TestPlan pins how a batch's appends become statements: the first append
 // of each existing match joins a run written by one statement; a create
 // and a match's later appends take a statement each and end the run before
-// them; a run of one is a single append's statement. Each case is the
+// them; a run of one is appendManySQL too. Each case is the
 // queued appends (match id and expected version, in id order) and the
 // statements, {…} for appendManySQL and […] for a single one.
 func TestPlan(t *testing.T) {
@@ -20,13 +20,13 @@ func TestPlan(t *testing.T) {
 	}{
 		{"a1 b1 c1", "{a1 b1 c1}"},
 		{"a1 b1", "{a1 b1}"},
-		{"a1 a2", "[a1] [a2]"},
+		{"a1 a2", "{a1} [a2]"},
 		{"a1 b1 b2 c1 d1", "{a1 b1} [b2] {c1 d1}"},
-		{"a1 b1 b2 b3 c1", "{a1 b1} [b2] [b3] [c1]"},
+		{"a1 b1 b2 b3 c1", "{a1 b1} [b2] [b3] {c1}"},
 		{"a0 b1 c1", "[a0] {b1 c1}"},
-		{"a1 b0 b1 c1 d1", "[a1] [b0] [b1] {c1 d1}"},
+		{"a1 b0 b1 c1 d1", "{a1} [b0] [b1] {c1 d1}"},
 		{"a1 b1 c0", "{a1 b1} [c0]"},
-		{"a1 a0 b1 c1", "[a1] [a0] {b1 c1}"},
+		{"a1 a0 b1 c1", "{a1} [a0] {b1 c1}"},
 		{"a0 a0 b0", "[a0] [a0] [b0]"},
 	} {
 		var as []store.Append
@@ -45,9 +45,9 @@ func TestPlan(t *testing.T) {
 				names = append(names, strings.Fields(tc.appends)[i])
 			}
 			switch {
-			case len(st.appends) > 1 && st.sql == appendManyQ.sql:
+			case st.many && st.sql == appendManyQ.sql:
 				got = append(got, "{"+strings.Join(names, " ")+"}")
-			case len(st.appends) == 1 && st.sql != appendManyQ.sql:
+			case len(st.appends) == 1 && !st.many && st.sql != appendManyQ.sql:
 				got = append(got, "["+names[0]+"]")
 			default:
 				got = append(got, fmt.Sprintf("?%v", names))

@@ -51,6 +51,9 @@ type Store struct {
 	// comb combines appends into batches (nil: every append commits
 	// alone).
 	comb *store.Combiner
+	// tracer is Options.Tracer, which sees the batches sendMany sends
+	// past pgx's tracing.
+	tracer pgx.QueryTracer
 }
 
 // Options tune a Store.
@@ -97,7 +100,7 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 		pool.Close()
 		return nil, wrapErr("connect", err)
 	}
-	s := &Store{pool: pool, wait: o.ReplicaWait}
+	s := &Store{pool: pool, wait: o.ReplicaWait, tracer: o.Tracer}
 	if s.wait <= 0 {
 		s.wait = DefaultReplicaWait
 	}
