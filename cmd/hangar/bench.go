@@ -198,13 +198,15 @@ func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (be
 	// The bench is one address and a few players making every call it can:
 	// the limits are lifted, as the child's --limits=false does.
 	off := service.NoLimits()
-	// HANGAR_APPEND_BATCH steers the combiner here as it does a child's
-	// 'hangar serve', for runs that compare batch sizes.
+	// HANGAR_APPEND_BATCH, _WAIT and _COMMITS steer the combiner here as
+	// they do a child's 'hangar serve' (with its defaults), for runs that
+	// compare them.
 	// On Postgres the node delivers changes across nodes, as 'hangar serve'
 	// does by default, over sc's bus.
 	m := &Main{Config: Config{Listen: sc.Listen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
 		CrossNode: sc.DatabaseURL != "", Bus: sc.Bus, BusPrefix: sc.BusPrefix,
-		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), Service: service.Options{Limits: &off,
+		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), AppendWait: envDuration("HANGAR_APPEND_WAIT", time.Millisecond),
+		AppendCommits: envInt("HANGAR_APPEND_COMMITS", 0), Service: service.Options{Limits: &off,
 			Webhook: service.WebhookOptions{URL: sc.WebhookURL, Secret: sc.WebhookSecret}}}, Log: log}
 	if err := m.Start(ctx); err != nil {
 		return nil, err

@@ -66,6 +66,9 @@ type Config struct {
 	AppendBatch int
 	// AppendWait is how long a short batch of appends waits for more.
 	AppendWait time.Duration
+	// AppendCommits is how many batches of appends may commit at once
+	// (0: the store's default, 1).
+	AppendCommits int
 	// CORSOrigins are the origins whose pages may call the HTTP side (REST,
 	// Connect, gRPC-Web); "*" allows any. Empty: no CORS headers at all.
 	CORSOrigins []string
@@ -683,7 +686,7 @@ func (m *Main) closeBus() {
 // database URL is given, else the embedded SQLite store in the data dir.
 // observe, when set, is told the size and time of each batch of appends.
 func openStore(ctx context.Context, cfg Config, observe func(int, time.Duration)) (store.Store, string, error) {
-	comb := store.CombineOptions{MaxBatch: cfg.AppendBatch, Wait: cfg.AppendWait, Observe: observe}
+	comb := store.CombineOptions{MaxBatch: cfg.AppendBatch, Wait: cfg.AppendWait, Commits: cfg.AppendCommits, Observe: observe}
 	if cfg.DatabaseURL == "" {
 		dir := dataDir(cfg)
 		if err := sqlite.Migrate(dir); err != nil {

@@ -59,8 +59,8 @@ type Store struct {
 // Options tune a Store.
 type Options struct {
 	// Combine tunes the append combiner (batch.go). Its zero value is the
-	// production setting: batches of up to 128 appends, 4 committing at
-	// once; MaxBatch 1 turns combining off.
+	// production setting: batches of up to 128 appends, one committing at
+	// a time; MaxBatch 1 turns combining off.
 	Combine store.CombineOptions
 	// Tracer, when set, sees every statement (and batch) the store sends
 	// (tests; see shard_test.go).
@@ -111,9 +111,6 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 		}
 	}
 	if o.Combine.MaxBatch != 1 {
-		if o.Combine.Commits <= 0 {
-			o.Combine.Commits = 4
-		}
 		s.comb = store.NewCombiner(s.AppendBatch, o.Combine)
 	}
 	return s, nil
