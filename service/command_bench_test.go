@@ -1,0 +1,159 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
+	"github.com/hangarhq/hangar/store/sqlite"
+)
+
+// acceptLog takes every append and remembers nothing: with it a command
+// costs what the service does alone (the match is in the node's cache, so
+// a command reads nothing).
+type acceptLog struct {
+	store.Store
+	versions map[string]int64
+}
+
+func (l *acceptLog) Append(_ context.Context, a store.Append) (store.Result, error) {
+	if l.versions[a.Match.ID] != a.Expected {
+		return store.Result{}, store.ErrVersionConflict
+	}
+	l.versions[a.Match.ID] = a.Match.Version
+	return store.Result{First: a.Expected + 1, Last: a.Match.Version}, nil
+}
+
+// BenchmarkCommand plays the durable commands of two-seat Aeroplane Chess
+// matches through the service's handlers, as a client plays them: a Roll
+// that asks for the legal moves, then a Move picked from them; a match that
+// ends is replaced by a new one (outside the timer). One op is one command.
+// The die and the picks are seeded, so every run plays the same commands.
+// Variants: over the embedded SQLite store (the whole write path) or over
+// a store that only takes the appends (the service alone), each with or
+// without a watcher on the match (which makes the watch response of the
+// command's last event on the write path).
+func BenchmarkCommand(b *testing.B) {
+	for _, sqlStore := range []bool{false, true} {
+		for _, watched := range []bool{false, true} {
+			name := "nostore"
+			if sqlStore {
+				name = "sqlite"
+			}
+			if watched {
+				name += "/watched"
+			}
+			b.Run(name, func(b *testing.B) { benchCommands(b, sqlStore, watched) })
+		}
+	}
+}
+
+func benchCommands(b *testing.B, sqlStore, watched bool) {
+	ctx := context.Background()
+	var st store.Store = &acceptLog{versions: map[string]int64{}}
+	if sqlStore {
+		dir := b.TempDir()
+		if err := sqlite.Migrate(dir); err != nil {
+			b.Fatal(err)
+		}
+		sq, err := sqlite.Open(ctx, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer sq.Close()
+		st = sq
+	}
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	now := t0
+	clock := func() time.Time { now = now.Add(time.Millisecond); return now }
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s := New(st, log, Options{Games: testGames, Rand: rand.New(rand.NewPCG(1, 2)), Now: clock, SingleNode: true})
+	defer s.Close()
+	var ctxs [2]context.Context
+	for i := range ctxs {
+		p := store.Player{ID: fmt.Sprint("p_bench", i), DisplayName: fmt.Sprint("Bench ", i), Created: t0}
+		if sqlStore {
+			if err := st.CreatePlayer(ctx, p, store.Token{Hash: []byte(p.ID), Created: t0, Expires: t0.Add(time.Hour)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ctxs[i] = context.WithValue(ctx, playerKey{}, p)
+	}
+	pick := rand.New(rand.NewPCG(3, 4))
+
+	var (
+		id      string
+		version int64
+		moves   []*hangarv1.GameMove
+		matches int
+		unwatch = func() {}
+	)
+	newMatch := func() {
+		unwatch()
+		matches++
+		cr, err := s.CreateMatch(ctxs[0], &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
+			RequestId: fmt.Sprint("create-", matches)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		id = cr.GetMatch().GetMatchId()
+		if watched {
+			_, unwatch = s.hub.subscribe(id)
+		}
+		jr, err := s.JoinMatch(ctxs[1], &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "join"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		version, moves = jr.GetMatch().GetVersion(), nil
+	}
+	// The request ids are made before the timer runs.
+	reqIDs := make([]string, b.N)
+	for i := range reqIDs {
+		reqIDs[i] = fmt.Sprint("r", i)
+	}
+	newMatch()
+	commands := [2]int{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		m := s.hub.get(id)
+		if m == nil || m.status != store.StatusActive {
+			b.StopTimer()
+			newMatch()
+			b.StartTimer()
+			m = s.hub.get(id)
+		}
+		turn, _ := m.play.Turn()
+		pctx := ctxs[0]
+		if m.seats[m.seatIndex(turn)].player != m.seats[0].player {
+			pctx = ctxs[1]
+		}
+		if len(moves) > 0 {
+			r, err := s.Move(pctx, &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
+				Move: moves[pick.IntN(len(moves))]})
+			if err != nil {
+				b.Fatal(err)
+			}
+			version, moves = r.GetVersion(), nil
+			commands[1]++
+			continue
+		}
+		r, err := s.Roll(pctx, &hangarv1.RollRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
+			IncludeLegalMoves: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		version, moves = r.GetVersion(), r.GetLegalMoves()
+		commands[0]++
+	}
+	b.StopTimer()
+	unwatch()
+	b.ReportMetric(float64(commands[1])/float64(b.N), "moves/op")
+	b.ReportMetric(float64(matches), "matches")
+}
