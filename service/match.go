@@ -2,7 +2,6 @@ package service
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -25,6 +24,8 @@ type seat struct {
 	// timeouts counts the seat's turn-clock timeouts in a row.
 	timeouts int32
 	// counters are the game's statistics counters of the seat (results.go).
+	// A counters map is never changed once made (add replaces it), so the
+	// clones of a match share them.
 	counters map[string]int64
 	// leftAt is when the seat's player forfeited or was replaced by a bot
 	// (zero: the player played on to the end).
@@ -118,9 +119,6 @@ func (m *match) clone() *match {
 	c.seats = slices.Clone(m.seats)
 	c.invited = slices.Clone(m.invited)
 	c.codes = slices.Clone(m.codes)
-	for i, st := range c.seats {
-		c.seats[i].counters = maps.Clone(st.counters)
-	}
 	return &c
 }
 

@@ -41,15 +41,18 @@ func (m *match) count(ev *hangarv1.Event, t time.Time) {
 }
 
 // add adds n to a statistics counter of seat (the game's Count calls it).
+// The seat's map may be shared with the match m was cloned from: add
+// replaces it with a changed copy. Counters change on few events, so
+// copying here costs less than copying every seat's map in every clone.
 func (m *match) add(seatNo int32, counter string, n int64) {
 	i := m.seatIndex(seatNo)
 	if i < 0 || n == 0 {
 		return
 	}
-	if m.seats[i].counters == nil {
-		m.seats[i].counters = make(map[string]int64)
-	}
-	m.seats[i].counters[counter] += n
+	c := make(map[string]int64, len(m.seats[i].counters)+1)
+	maps.Copy(c, m.seats[i].counters)
+	c[counter] += n
+	m.seats[i].counters = c
 }
 
 // left reports whether the seat's player left the game before its end.
