@@ -196,7 +196,9 @@ func (g State) needsRoll() bool {
 	return g.s.Phase() == engine.PhaseRoll || g.s.Phase() == engine.PhaseStartRoll
 }
 
-// Legal implements game.State.
+// Legal implements game.State. A roll may have dozens of moves, each of
+// several messages: the messages of each kind are made in one block, so
+// the list costs a few allocations however long it is.
 func (g State) Legal(seat int32) game.Legal {
 	if g.s.Over() || int32(g.s.Turn()) != seat {
 		return game.Legal{}
@@ -205,10 +207,24 @@ func (g State) Legal(seat int32) game.Legal {
 		return game.Legal{Roll: true}
 	}
 	l := game.Legal{Die: int32(g.s.Die())}
-	for _, m := range g.s.LegalMoves() {
-		pm := moveProto(m)
-		pm.Preview = preview(g.s, int(seat), m)
-		l.Moves = append(l.Moves, &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: pm}})
+	var buf [64]engine.Move // the engine's bound on the moves of a roll
+	ms := g.s.AppendLegalMoves(buf[:0])
+	if len(ms) == 0 {
+		return l
+	}
+	l.Moves = make([]*hangarv1.GameMove, len(ms))
+	moves := make([]hangarv1.GameMove, len(ms))
+	oneofs := make([]hangarv1.GameMove_Aeroplane, len(ms))
+	pms := make([]aeroplanev1.Move, len(ms))
+	previews := make([]aeroplanev1.MovePreview, len(ms))
+	for i, m := range ms {
+		setMove(&pms[i], m)
+		if preview(&previews[i], g.s, int(seat), m) {
+			pms[i].Preview = &previews[i]
+		}
+		oneofs[i].Aeroplane = &pms[i]
+		moves[i].Game = &oneofs[i]
+		l.Moves[i] = &moves[i]
 	}
 	return l
 }

@@ -2,6 +2,7 @@ package aeroplane
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"sync"
 
@@ -161,17 +162,18 @@ func buildBoard(art string) (*aeroplanev1.Board, error) {
 	return b, nil
 }
 
-// preview is what the legal move m of seat would do: the state is a value, so the move is
-// played on a copy and its events read back.
-func preview(s engine.State, seat int, m engine.Move) *aeroplanev1.MovePreview {
+// preview sets p, a new message, to what the legal move m of seat would do, and reports
+// whether m has a preview (a pass has none): the state is a value, so the move is played on a
+// copy and its events read back.
+func preview(p *aeroplanev1.MovePreview, s engine.State, seat int, m engine.Move) bool {
 	if m.Kind == engine.Pass {
-		return nil
+		return false
 	}
-	_, evs, err := s.Move(seat, m)
+	var buf [16]engine.Event // more than a move makes
+	_, evs, err := s.AppendMove(buf[:0], seat, m)
 	if err != nil {
-		return nil
+		return false
 	}
-	p := &aeroplanev1.MovePreview{}
 	for _, e := range evs {
 		switch e.Kind {
 		case engine.EvTookOff:
@@ -200,14 +202,22 @@ func preview(s engine.State, seat int, m engine.Move) *aeroplanev1.MovePreview {
 			p.Finishes = true
 		}
 	}
-	return p
+	return true
 }
 
+// refs are the planes of seat, made in one block.
 func refs(seat int, planes uint8) []*aeroplanev1.PlaneRef {
-	var out []*aeroplanev1.PlaneRef
+	n := bits.OnesCount8(planes)
+	if n == 0 {
+		return nil
+	}
+	out := make([]*aeroplanev1.PlaneRef, 0, n)
+	block := make([]aeroplanev1.PlaneRef, n)
 	for i := range engine.PlanesPerSeat {
 		if planes&(1<<i) != 0 {
-			out = append(out, &aeroplanev1.PlaneRef{Seat: int32(seat), Index: int32(i)})
+			r := &block[len(out)]
+			r.Seat, r.Index = int32(seat), int32(i)
+			out = append(out, r)
 		}
 	}
 	return out
@@ -216,7 +226,12 @@ func refs(seat int, planes uint8) []*aeroplanev1.PlaneRef {
 // steps lists the path indices a unit enters walking die squares from from to to: forward,
 // back down from the centre after a bounce, or backwards when the roll reversed it.
 func steps(from, to, die int) []int32 {
-	var out []int32
+	// Room for the squares walked and for the jumps and the flight that the preview adds.
+	n := die
+	if to < from {
+		n = from - to
+	}
+	out := make([]int32, 0, n+3)
 	switch {
 	case to < from: // reversed by the whole roll
 		for p := from - 1; p >= to; p-- {

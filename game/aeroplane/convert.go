@@ -161,13 +161,20 @@ func engineMove(p *aeroplanev1.Move) (engine.Move, error) {
 }
 
 func moveProto(m engine.Move) *aeroplanev1.Move {
+	p := &aeroplanev1.Move{}
+	setMove(p, m)
+	return p
+}
+
+// setMove sets p, a new message, to the API form of m.
+func setMove(p *aeroplanev1.Move, m engine.Move) {
 	kind := map[engine.MoveKind]aeroplanev1.MoveKind{
 		engine.TakeOff: aeroplanev1.MoveKind_MOVE_KIND_TAKE_OFF,
 		engine.Advance: aeroplanev1.MoveKind_MOVE_KIND_ADVANCE,
 		engine.Pass:    aeroplanev1.MoveKind_MOVE_KIND_PASS,
 	}[m.Kind]
-	return &aeroplanev1.Move{Kind: kind, Plane: int32(m.Plane), Fly: m.Fly, Stack: m.Stack, NoJump: m.NoJump,
-		Split: m.Split, Notation: m.String()}
+	p.Kind, p.Plane, p.Fly, p.Stack, p.NoJump, p.Split, p.Notation = kind, int32(m.Plane), m.Fly, m.Stack, m.NoJump,
+		m.Split, m.String()
 }
 
 // EventProto is the API (and stored) form of an engine event; the kinds are numbered
