@@ -104,26 +104,31 @@ func (e Event) String() string {
 	if e.Kind == 0 || int(e.Kind) >= len(eventKeys) {
 		return e.Kind.String()
 	}
-	var b strings.Builder
-	b.WriteString(e.Kind.String())
+	var buf [64]byte // longer than most events' notation: the string is the one allocation
+	return string(e.appendNotation(buf[:0]))
+}
+
+// appendNotation appends the notation of e, a known kind, to b.
+func (e Event) appendNotation(b []byte) []byte {
+	b = append(b, e.Kind.String()...)
 	for _, k := range eventKeys[e.Kind] {
-		b.WriteByte(' ')
-		b.WriteString(k)
-		b.WriteByte('=')
+		b = append(b, ' ')
+		b = append(b, k...)
+		b = append(b, '=')
 		switch k {
 		case "seat":
-			b.WriteString(strconv.Itoa(e.Seat))
+			b = strconv.AppendInt(b, int64(e.Seat), 10)
 		case "die":
-			b.WriteString(strconv.Itoa(int(e.Die)))
+			b = strconv.AppendInt(b, int64(e.Die), 10)
 		case "planes":
-			b.WriteString(digits(e.Planes))
+			b = appendDigits(b, e.Planes)
 		case "from":
-			b.WriteString(strconv.Itoa(int(e.From)))
+			b = strconv.AppendInt(b, int64(e.From), 10)
 		case "to", "at":
 			if e.Kind == EvCaptured && e.Crossing {
-				b.WriteString("cross")
+				b = append(b, "cross"...)
 			} else {
-				b.WriteString(strconv.Itoa(int(e.To)))
+				b = strconv.AppendInt(b, int64(e.To), 10)
 			}
 		case "rest":
 			for i, r := range e.Rest {
@@ -131,40 +136,39 @@ func (e Event) String() string {
 					break
 				}
 				if i > 0 {
-					b.WriteByte(',')
+					b = append(b, ',')
 				}
-				b.WriteString(strconv.Itoa(int(r)))
+				b = strconv.AppendInt(b, int64(r), 10)
 			}
 		case "caps":
 			first := true
 			for i := range 16 {
 				if e.Captured&(1<<i) != 0 {
 					if !first {
-						b.WriteByte(',')
+						b = append(b, ',')
 					}
 					first = false
-					b.WriteByte(byte('0' + i/4))
-					b.WriteByte(byte('0' + i%4))
+					b = append(b, byte('0'+i/4), byte('0'+i%4))
 				}
 			}
 			if first {
-				b.WriteByte('-')
+				b = append(b, '-')
 			}
 		case "next":
-			b.WriteString(strconv.Itoa(int(e.Next)))
+			b = strconv.AppendInt(b, int64(e.Next), 10)
 		case "place":
-			b.WriteString(strconv.Itoa(int(e.Place)))
+			b = strconv.AppendInt(b, int64(e.Place), 10)
 		case "ranking":
 			for _, r := range e.Ranking {
 				if r >= 0 {
-					b.WriteByte(byte('0' + r))
+					b = append(b, byte('0'+r))
 				}
 			}
 		case "seats":
-			b.WriteString(e.Seats.String())
+			b = appendDigits(b, uint8(e.Seats))
 		}
 	}
-	return b.String()
+	return b
 }
 
 // ParseEvent parses the notation of Event.String. It returns an error wrapping ErrSyntax when s

@@ -2,6 +2,7 @@ package aeroplane
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -38,25 +39,25 @@ type Move struct {
 func (m Move) String() string {
 	switch m.Kind {
 	case TakeOff:
-		return fmt.Sprintf("T%d", m.Plane)
+		return "T" + strconv.Itoa(m.Plane)
 	case Pass:
 		return "pass"
 	case Advance:
-		var b strings.Builder
-		fmt.Fprintf(&b, "A%d", m.Plane)
+		var buf [48]byte // the string is the one allocation
+		b := strconv.AppendInt(append(buf[:0], 'A'), int64(m.Plane), 10)
 		if m.Fly {
-			b.WriteString("+fly")
+			b = append(b, "+fly"...)
 		}
 		if m.NoJump {
-			b.WriteString("+nojump")
+			b = append(b, "+nojump"...)
 		}
 		if m.Stack {
-			b.WriteString("+stack")
+			b = append(b, "+stack"...)
 		}
 		if m.Split {
-			b.WriteString("+split")
+			b = append(b, "+split"...)
 		}
-		return b.String()
+		return string(b)
 	}
 	return fmt.Sprintf("?%d", m.Kind)
 }

@@ -405,18 +405,21 @@ func ParseOptions(s string) (Options, error) {
 
 // digits writes the set bits of m as digits ("013"), or "-" if m is 0.
 func digits(m uint8) string {
-	if m == 0 {
-		return "-"
-	}
 	var b [8]byte
-	n := 0
+	return string(appendDigits(b[:0], m))
+}
+
+// appendDigits appends the notation of digits to b.
+func appendDigits(b []byte, m uint8) []byte {
+	if m == 0 {
+		return append(b, '-')
+	}
 	for i := range 8 {
 		if m&(1<<i) != 0 {
-			b[n] = byte('0' + i)
-			n++
+			b = append(b, byte('0'+i))
 		}
 	}
-	return string(b[:n])
+	return b
 }
 
 // parseDigits parses the notation of digits: "-" or strictly increasing digits below limit.
