@@ -160,21 +160,31 @@ func (g State) Result() []game.Place {
 // never needs chance before a seat acts.
 func (g State) Prepare(game.Rand) (game.State, []*hangarv1.Event, error) { return g, nil, nil }
 
+// next is the result of an action that left s with events evs. The
+// messages of the events are made in one block per kind.
 func (g State) next(s engine.State, evs []engine.Event, err error) (game.State, []*hangarv1.Event, error) {
 	if err != nil {
 		return nil, nil, wrap(err)
 	}
 	out := make([]*hangarv1.Event, len(evs))
+	events := make([]hangarv1.Event, len(evs))
+	oneofs := make([]hangarv1.Event_Aeroplane, len(evs))
+	pes := make([]aeroplanev1.Event, len(evs))
 	for i, e := range evs {
-		out[i] = &hangarv1.Event{Body: &hangarv1.Event_Aeroplane{Aeroplane: EventProto(e)}}
+		setEvent(&pes[i], e)
+		oneofs[i].Aeroplane = &pes[i]
+		events[i].Body = &oneofs[i]
+		out[i] = &events[i]
 	}
 	return State{s}, out, nil
 }
 
-// Act implements game.State.
+// Act implements game.State. The engine's events go to a buffer on the
+// stack: next makes their messages.
 func (g State) Act(seat int32, a game.Action, r game.Rand) (game.State, []*hangarv1.Event, error) {
+	var buf [16]engine.Event // more than an action makes
 	if a.Roll {
-		return g.next(g.s.Roll(int(seat), 1+r.IntN(6)))
+		return g.next(g.s.AppendRoll(buf[:0], int(seat), 1+r.IntN(6)))
 	}
 	pm := a.Move.GetAeroplane()
 	if pm == nil {
@@ -184,7 +194,7 @@ func (g State) Act(seat int32, a game.Action, r game.Rand) (game.State, []*hanga
 	if err != nil {
 		return nil, nil, wrap(err)
 	}
-	return g.next(g.s.Move(int(seat), mv))
+	return g.next(g.s.AppendMove(buf[:0], int(seat), mv))
 }
 
 // Resign implements game.State.

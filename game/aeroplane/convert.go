@@ -2,6 +2,7 @@ package aeroplane
 
 import (
 	"fmt"
+	"math/bits"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	engine "github.com/hangarhq/hangar/engine/aeroplane"
@@ -180,18 +181,32 @@ func setMove(p *aeroplanev1.Move, m engine.Move) {
 // EventProto is the API (and stored) form of an engine event; the kinds are numbered
 // alike (TestEnumsPinned).
 func EventProto(e engine.Event) *aeroplanev1.Event {
-	p := &aeroplanev1.Event{
-		Kind: aeroplanev1.EventKind(e.Kind), Seat: int32(e.Seat), Die: int32(e.Die), From: int32(e.From),
-		To: int32(e.To), Crossing: e.Crossing, NextSeat: int32(e.Next), Place: int32(e.Place), Notation: e.String(),
-	}
-	for i := range engine.PlanesPerSeat {
-		if e.Planes&(1<<i) != 0 {
-			p.Planes = append(p.Planes, &aeroplanev1.PlaneRef{Seat: int32(e.Seat), Index: int32(i)})
+	p := &aeroplanev1.Event{}
+	setEvent(p, e)
+	return p
+}
+
+// setEvent sets p, a new message, to the API form of e; its plane
+// references are made in one block.
+func setEvent(p *aeroplanev1.Event, e engine.Event) {
+	p.Kind, p.Seat, p.Die, p.From = aeroplanev1.EventKind(e.Kind), int32(e.Seat), int32(e.Die), int32(e.From)
+	p.To, p.Crossing, p.NextSeat, p.Place, p.Notation = int32(e.To), e.Crossing, int32(e.Next), int32(e.Place), e.String()
+	if n := bits.OnesCount8(e.Planes&(1<<engine.PlanesPerSeat-1)) + bits.OnesCount16(e.Captured); n > 0 {
+		p.Planes = make([]*aeroplanev1.PlaneRef, 0, n)
+		block := make([]aeroplanev1.PlaneRef, n)
+		for i := range engine.PlanesPerSeat {
+			if e.Planes&(1<<i) != 0 {
+				r := &block[len(p.Planes)]
+				r.Seat, r.Index = int32(e.Seat), int32(i)
+				p.Planes = append(p.Planes, r)
+			}
 		}
-	}
-	for i := range 16 {
-		if e.Captured&(1<<i) != 0 {
-			p.Planes = append(p.Planes, &aeroplanev1.PlaneRef{Seat: int32(i / 4), Index: int32(i % 4)})
+		for i := range 16 {
+			if e.Captured&(1<<i) != 0 {
+				r := &block[len(p.Planes)]
+				r.Seat, r.Index = int32(i/4), int32(i%4)
+				p.Planes = append(p.Planes, r)
+			}
 		}
 	}
 	for _, r := range e.Rest {
@@ -209,5 +224,4 @@ func EventProto(e engine.Event) *aeroplanev1.Event {
 	for _, s := range e.Seats.Seats() {
 		p.Seats = append(p.Seats, int32(s))
 	}
-	return p
 }
