@@ -65,6 +65,9 @@ type match struct {
 	unrated bool
 	// codes are the live invite codes of a private match (invites.go).
 	codes []inviteCode
+	// optionsWire is options marshalled, for every command's row: made
+	// once, when the match is created.
+	optionsWire []byte
 }
 
 // canSee reports whether player may read m: any match that is public, a
@@ -183,6 +186,11 @@ func (m *match) record(ev *hangarv1.Event, t time.Time, fold bool) error {
 		m.status = store.StatusOpen
 		m.creator = b.MatchCreated.GetCreatorId()
 		m.options = b.MatchCreated.GetOptions()
+		wire, err := proto.Marshal(m.options)
+		if err != nil {
+			return fmt.Errorf("match %s: options: %w", m.id, err)
+		}
+		m.optionsWire = wire
 		m.turnTime = b.MatchCreated.GetTurnTime().AsDuration()
 		m.botAfter = b.MatchCreated.GetTimeoutsBeforeBot()
 		m.botLevel = b.MatchCreated.GetBotLevel()
@@ -284,15 +292,20 @@ func decodeEvent(matchID string, e store.Event) (*hangarv1.Event, error) {
 
 // row is m's summary row for the store.
 func (m *match) row() (store.Match, error) {
-	var players []string
+	n := 0
 	for _, st := range m.seats {
 		if st.player != "" {
-			players = append(players, st.player)
+			n++
 		}
 	}
-	opts, err := proto.Marshal(m.options)
-	if err != nil {
-		return store.Match{}, err
+	var players []string
+	if n > 0 {
+		players = make([]string, 0, n)
+		for _, st := range m.seats {
+			if st.player != "" {
+				players = append(players, st.player)
+			}
+		}
 	}
 	sum, err := proto.MarshalOptions{Deterministic: true}.Marshal(m.summary())
 	if err != nil {
@@ -300,7 +313,7 @@ func (m *match) row() (store.Match, error) {
 	}
 	return store.Match{
 		ID: m.id, Game: m.game.Name(), Status: m.status, Version: m.version, Creator: m.creator,
-		Players: players, FreeSeats: m.freeSeats(), BotTurn: m.botTurn(), Options: opts, Summary: sum,
+		Players: players, FreeSeats: m.freeSeats(), BotTurn: m.botTurn(), Options: m.optionsWire, Summary: sum,
 		Created: m.created, Started: m.started, Ended: m.ended, Deadline: m.deadline(),
 		Private: m.private, Invited: slices.Clone(m.invited),
 	}, nil
@@ -341,9 +354,15 @@ func (m *match) summary() *hangarv1.Match {
 			pm.TurnDeadline = timestamppb.New(d)
 		}
 	}
-	for _, st := range m.seats {
-		pm.Seats = append(pm.Seats, &hangarv1.Seat{Seat: st.seat, Status: st.status, PlayerId: st.player,
-			DisplayName: st.name, Place: st.place})
+	if len(m.seats) > 0 {
+		// One block for the seats' messages.
+		pm.Seats = make([]*hangarv1.Seat, len(m.seats))
+		seats := make([]hangarv1.Seat, len(m.seats))
+		for i, st := range m.seats {
+			ps := &seats[i]
+			ps.Seat, ps.Status, ps.PlayerId, ps.DisplayName, ps.Place = st.seat, st.status, st.player, st.name, st.place
+			pm.Seats[i] = ps
+		}
 	}
 	return pm
 }
