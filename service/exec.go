@@ -112,9 +112,16 @@ type outcome struct {
 	events []*hangarv1.Event
 }
 
+// fingerprint is the hash of the request's name, a zero byte and its
+// deterministic wire form, written into one buffer of their size.
 func fingerprint(req proto.Message) []byte {
-	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(req)
-	h := sha256.Sum256(append([]byte(proto.MessageName(req)+"\x00"), b...))
+	name := proto.MessageName(req)
+	o := proto.MarshalOptions{Deterministic: true}
+	b := make([]byte, 0, len(name)+1+o.Size(req))
+	b = append(append(b, name...), 0)
+	o.UseCachedSize = true // Size has just computed it
+	b, _ = o.MarshalAppend(b, req)
+	h := sha256.Sum256(b)
 	return h[:]
 }
 
