@@ -15,7 +15,8 @@ import (
 )
 
 // AppendBatch implements store.Batcher. The batch goes to the server as one
-// pgx batch: one round trip and one implicit transaction, so one commit.
+// pipeline of statements: one round trip and one implicit transaction, so
+// one commit (sendMany for the common batch, sendBatch for the others).
 // Most of its appends share one statement (appendManySQL): the executor's
 // start, the planning and the per-statement work of the server are paid
 // once per batch rather than once per append, and the statement runs each
