@@ -221,7 +221,24 @@ func (s *Store) sendMany(ctx context.Context, steps []step, players []string, ap
 	if bt != nil {
 		bt.TraceBatchEnd(ctx, conn, pgx.TraceBatchEndData{Err: first})
 	}
+	if stalePrepared(first) {
+		// The connection's statements are gone (DISCARD ALL, say) or no
+		// longer match the schema (a migration while serving): the pool
+		// replaces the connection, and the next batch prepares them anew.
+		// This one's appends are then committed alone (AppendBatch).
+		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = conn.Close(closeCtx)
+		cancel()
+	}
 	return first
+}
+
+// stalePrepared reports whether err is the server refusing a prepared
+// statement of the connection: it does not exist, or its plan no longer
+// fits the tables.
+func stalePrepared(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == noSuchPrepared || pgErr.Code == featureNotSupported)
 }
 
 // binaryFormats is n binary format codes.

@@ -3,10 +3,14 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
@@ -25,6 +29,85 @@ func TestConformanceUncombined(t *testing.T) {
 		}
 		return s
 	})
+}
+
+// batchTrace records the batches a store sends that hold appendManySQL,
+// and how each ended.
+type batchTrace struct {
+	mu    sync.Mutex
+	many  bool    // the batch under way holds appendManySQL
+	batch []error // of each such batch, in order
+}
+
+func (*batchTrace) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+func (*batchTrace) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (*batchTrace) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+func (r *batchTrace) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.many = r.many || d.SQL == postgres.AppendManySQL
+}
+func (r *batchTrace) TraceBatchEnd(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchEndData) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.many || d.Err != nil {
+		r.batch = append(r.batch, d.Err)
+	}
+	r.many = false
+}
+
+// TestBatchStalePrepared: when the server no longer has the statement a
+// connection prepared for batches (DISCARD ALL, or one dropped behind
+// pgx's back), the batch's appends are committed alone, and the next
+// batch, on a fresh connection, prepares it anew.
+func TestBatchStalePrepared(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	trace := &batchTrace{}
+	s, err := postgres.OpenWith(ctx, url+sep+"pool_max_conns=1", postgres.Options{Tracer: trace, Combine: store.CombineOptions{MaxBatch: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	app := func(id string, expected int64) store.Append {
+		req := fmt.Sprint(id, expected)
+		return store.Append{Match: store.Match{ID: id, Game: "g", Status: store.StatusActive, Version: expected + 1,
+			Creator: "p1", Players: []string{"p1"}, Summary: []byte("s"), Started: t0}, Expected: expected, Time: t0,
+			Command: store.Command{Author: "p1", RequestID: req, Fingerprint: []byte(req)},
+			Events:  []store.Event{{Type: "t", Payload: []byte(req)}}}
+	}
+	for _, id := range []string{"a", "b"} {
+		if _, err := s.Append(ctx, app(id, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range int64(3) {
+		if round == 1 {
+			if err := postgres.Deallocate(ctx, s, postgres.AppendManyName); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, r := range s.AppendBatch(ctx, []store.Append{app("a", round+1), app("b", round+1)}) {
+			if r.Err != nil || r.Result.Last != round+2 {
+				t.Errorf("round %d, append %d: %+v, %v", round, i, r.Result, r.Err)
+			}
+		}
+	}
+	trace.mu.Lock()
+	defer trace.mu.Unlock()
+	var pgErr *pgconn.PgError
+	if b := trace.batch; len(b) != 3 || b[0] != nil || !errors.As(b[1], &pgErr) || pgErr.Code != "26000" || b[2] != nil {
+		t.Errorf("the batches ended %v; want nil, the missing statement's error, nil", b)
+	}
 }
 
 // TestBatchPoison: a statement the server refuses rolls its batch back;

@@ -48,6 +48,12 @@ const (
 	serializationFailure = "40001"
 	// deadlockDetected: the transaction was chosen to break a deadlock.
 	deadlockDetected = "40P01"
+	// noSuchPrepared: a prepared statement the connection named does not
+	// exist on the server.
+	noSuchPrepared = "26000"
+	// featureNotSupported: among others, a prepared statement whose cached
+	// plan no longer fits its tables' columns.
+	featureNotSupported = "0A000"
 )
 
 // isUnique says whether err is a unique violation.

@@ -111,3 +111,19 @@ func (s *Store) BackendPIDs(ctx context.Context) ([]int, error) {
 	}
 	return pids, nil
 }
+
+// Deallocate drops the prepared statement name on every idle connection of
+// s's pool behind pgx's back, as DISCARD ALL would (for the batch test).
+func Deallocate(ctx context.Context, s *Store, name string) error {
+	for _, c := range s.pool.AcquireAllIdle(ctx) {
+		_, err := c.Conn().PgConn().Exec(ctx, "DEALLOCATE "+name).ReadAll()
+		c.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AppendManyName is the name appendManySQL is prepared under.
+const AppendManyName = appendManyName
