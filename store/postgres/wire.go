@@ -3,6 +3,7 @@ package postgres
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -84,44 +85,12 @@ func (w *wire) arg(oid uint32, a any) error {
 			return nil
 		}
 	case []int64:
-		switch oid {
-		case oidInt8Arr:
-			w.header(oidInt8, len(v), false)
-			for _, n := range v {
-				w.buf = binary.BigEndian.AppendUint32(w.buf, 8)
-				w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(n))
-			}
-			return nil
-		case oidInt4Arr:
-			w.header(oidInt4, len(v), false)
-			for _, n := range v {
-				if int64(int32(n)) != n {
-					return fmt.Errorf("%d is out of range for int", n)
-				}
-				w.buf = binary.BigEndian.AppendUint32(w.buf, 4)
-				w.buf = binary.BigEndian.AppendUint32(w.buf, uint32(n))
-			}
-			return nil
+		if ok, err := writeInts(w, oid, v); ok {
+			return err
 		}
 	case []int:
-		switch oid {
-		case oidInt8Arr:
-			w.header(oidInt8, len(v), false)
-			for _, n := range v {
-				w.buf = binary.BigEndian.AppendUint32(w.buf, 8)
-				w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(n))
-			}
-			return nil
-		case oidInt4Arr:
-			w.header(oidInt4, len(v), false)
-			for _, n := range v {
-				if int(int32(n)) != n {
-					return fmt.Errorf("%d is out of range for int", n)
-				}
-				w.buf = binary.BigEndian.AppendUint32(w.buf, 4)
-				w.buf = binary.BigEndian.AppendUint32(w.buf, uint32(n))
-			}
-			return nil
+		if ok, err := writeInts(w, oid, v); ok {
+			return err
 		}
 	case []bool:
 		if oid == oidBoolArr {
@@ -138,19 +107,10 @@ func (w *wire) arg(oid uint32, a any) error {
 		}
 	case [][]byte:
 		if oid == oidByteaArr {
-			nulls := false
-			for _, b := range v {
-				nulls = nulls || b == nil
-			}
-			w.header(oidBytea, len(v), nulls)
-			for _, b := range v {
-				if b == nil {
-					w.buf = binary.BigEndian.AppendUint32(w.buf, 0xffffffff)
-					continue
-				}
+			nullable(w, oidBytea, v, func(b []byte) bool { return b == nil }, func(b []byte) {
 				w.buf = binary.BigEndian.AppendUint32(w.buf, uint32(len(b)))
 				w.buf = append(w.buf, b...)
-			}
+			})
 			return nil
 		}
 	case []time.Time:
@@ -163,22 +123,50 @@ func (w *wire) arg(oid uint32, a any) error {
 		}
 	case []*time.Time:
 		if oid == oidTstzArr {
-			nulls := false
-			for _, t := range v {
-				nulls = nulls || t == nil
-			}
-			w.header(oidTimestamptz, len(v), nulls)
-			for _, t := range v {
-				if t == nil {
-					w.buf = binary.BigEndian.AppendUint32(w.buf, 0xffffffff)
-					continue
-				}
-				w.time(*t)
-			}
+			nullable(w, oidTimestamptz, v, func(t *time.Time) bool { return t == nil }, func(t *time.Time) { w.time(*t) })
 			return nil
 		}
 	}
 	return fmt.Errorf("cannot write a %T as type %d", a, oid)
+}
+
+// writeInts writes v as a bigint[] or int[] argument, as oid says; ok is
+// false for any other type.
+func writeInts[T int | int64](w *wire, oid uint32, v []T) (ok bool, err error) {
+	size, elem := uint32(8), uint32(oidInt8)
+	switch oid {
+	case oidInt8Arr:
+	case oidInt4Arr:
+		size, elem = 4, oidInt4
+	default:
+		return false, nil
+	}
+	w.header(elem, len(v), false)
+	for _, n := range v {
+		w.buf = binary.BigEndian.AppendUint32(w.buf, size)
+		if size == 8 {
+			w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(n))
+			continue
+		}
+		if int64(int32(n)) != int64(n) {
+			return true, fmt.Errorf("%d is out of range for int", n)
+		}
+		w.buf = binary.BigEndian.AppendUint32(w.buf, uint32(n))
+	}
+	return true, nil
+}
+
+// nullable writes v, an array of elem whose elements null says are NULL,
+// the others with write.
+func nullable[T any](w *wire, elem uint32, v []T, null func(T) bool, write func(T)) {
+	w.header(elem, len(v), slices.ContainsFunc(v, null))
+	for _, e := range v {
+		if null(e) {
+			w.buf = binary.BigEndian.AppendUint32(w.buf, 0xffffffff)
+			continue
+		}
+		write(e)
+	}
 }
 
 // header writes the header of a one-dimensional array of n elements. An
