@@ -243,13 +243,20 @@ func (h *hub) since(id string, after int64) ([]*watchItem, bool) {
 }
 
 // fill keeps events a watcher read from the store for the others, and
-// returns their items.
-func (h *hub) fill(id string, evs []*hangarv1.Event) []*watchItem {
+// returns their items. more says the read was a full page: the store may
+// hold events after them, and the hub must not answer from memory that
+// there is nothing new (after a gap it knows of no later version, only
+// that it must read).
+func (h *hub) fill(id string, evs []*hangarv1.Event, more bool) []*watchItem {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	items := h.keep(id, evs)
 	if n := len(evs); n > 0 {
-		h.learn(id, evs[n-1].GetSeq())
+		last := evs[n-1].GetSeq()
+		h.learn(id, last)
+		if _, watched := h.subs[id]; watched && more {
+			h.known[id] = max(h.known[id], last+1)
+		}
 	}
 	return items
 }

@@ -37,7 +37,7 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 	if _, ok := h.since("m", 0); ok {
 		t.Fatal("served from an empty ring")
 	}
-	h.fill("m", evs(1, 3))
+	h.fill("m", evs(1, 3), false)
 	if got, ok := h.since("m", 1); !ok || len(got) != 2 || got[0].ev.GetSeq() != 2 {
 		t.Fatalf("since(1) = %v, %v", seqs(got), ok)
 	}
@@ -45,7 +45,7 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 	// events kept already returns the same items.
 	got, _ := h.since("m", 1)
 	got[0].made.Store(&watchResponse{wire: []byte{1}})
-	if again := h.fill("m", evs(2, 4)); len(again) != 3 || again[0] != got[0] || again[2].ev.GetSeq() != 4 {
+	if again := h.fill("m", evs(2, 4), false); len(again) != 3 || again[0] != got[0] || again[2].ev.GetSeq() != 4 {
 		t.Fatalf("a fill over kept events: %v", seqs(again))
 	}
 	if again, _ := h.since("m", 0); again[1].made.Load() == nil {
@@ -73,7 +73,7 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 	if h.get("m") != nil {
 		t.Fatal("stale cached state kept after a newer version was heard of")
 	}
-	h.fill("m", evs(6, 7))
+	h.fill("m", evs(6, 7), false)
 	if got, ok := h.since("m", 5); !ok || len(got) != 2 {
 		t.Fatalf("after the fill since(5) = %v, %v", seqs(got), ok)
 	}
@@ -83,13 +83,38 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 		t.Fatal("served from memory after a gap")
 	}
 	// Events older than the ring come from the store.
-	h.fill("m", evs(8, 8+2*recentLen))
+	h.fill("m", evs(8, 8+2*recentLen), false)
 	if _, ok := h.since("m", 1); ok {
 		t.Fatal("served events the ring no longer holds")
 	}
 	// It holds the latest recentLen at least.
 	if got, ok := h.since("m", 8+recentLen); !ok || len(got) != recentLen {
 		t.Fatalf("since the last %d: %d events, %v", recentLen, len(got), ok)
+	}
+}
+
+// After a gap the hub knows of no later version, only that it must read:
+// a watcher's full page from the store is not "caught up" either, or a
+// long match's watcher would stop at the page's end until another change
+// came (a second node joining, which says it starts publishing, is such a
+// gap).
+func TestHubFullPageAfterGapIsNotCaughtUp(t *testing.T) {
+	h := newHub()
+	_, unsubscribe := h.subscribe("m")
+	defer unsubscribe()
+	h.reached("m", 4)
+	h.fill("m", evs(1, 4), false)
+	h.gap()
+	if _, ok := h.since("m", 4); ok {
+		t.Fatal("served from memory after a gap")
+	}
+	h.fill("m", evs(5, 504), true)
+	if got, ok := h.since("m", 504); ok {
+		t.Fatalf("after a full page read since a gap, since(504) = %v from memory", seqs(got))
+	}
+	h.fill("m", evs(505, 600), false)
+	if got, ok := h.since("m", 600); !ok || len(got) != 0 {
+		t.Fatalf("caught up: since(600) = %v, %v", seqs(got), ok)
 	}
 }
 
@@ -111,12 +136,12 @@ func TestHubFullPageIsNotCaughtUp(t *testing.T) {
 	_, unsubscribe := h.subscribe("m")
 	defer unsubscribe()
 	h.reached("m", 1451)
-	h.fill("m", evs(1, 500))
+	h.fill("m", evs(1, 500), false)
 	if got, ok := h.since("m", 500); ok {
 		t.Fatalf("after a page of 500 of 1451, since(500) = %v from memory", seqs(got))
 	}
-	h.fill("m", evs(501, 1000))
-	h.fill("m", evs(1001, 1451))
+	h.fill("m", evs(501, 1000), false)
+	h.fill("m", evs(1001, 1451), false)
 	if got, ok := h.since("m", 1451); !ok || len(got) != 0 {
 		t.Fatalf("at the end since(1451) = %v, %v", seqs(got), ok)
 	}

@@ -37,13 +37,14 @@ func (s *Service) watchEvents(ctx context.Context, id string, after int64) (item
 			return nil, false, err
 		}
 	}
-	if items = s.hub.fill(id, evs); len(items) != len(evs) {
+	more = len(stored) == watchPage
+	if items = s.hub.fill(id, evs, more); len(items) != len(evs) {
 		items = make([]*watchItem, len(evs))
 		for i, ev := range evs {
 			items[i] = &watchItem{ev: ev}
 		}
 	}
-	return items, len(stored) == watchPage, nil
+	return items, more, nil
 }
 
 // watch is one stream's read of a match's events, the machinery of
