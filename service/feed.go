@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hangarhq/hangar/store"
@@ -15,10 +17,121 @@ import (
 // stale cached state. After a gap in the feed (reconnect) every watcher is
 // woken and the cache is dropped; and a slow poll of the watched matches'
 // versions catches anything a lost notification would have delayed.
+//
+// A node publishes its changes only while another node is about: on
+// Postgres each notification is a transaction of its own, which the
+// node's own listener receives back, and a lone node has no one to tell
+// (BENCHMARKS.md: 10 to 20% of its CPU and of Postgres's a command). The
+// nodes tell each other they are there:
+//
+//   - a node says hello (peerHello) when it starts, each time its feed has
+//     (re)connected, every peerEvery, and in answer to the hello of a node
+//     it has not heard of for peerFor (a newcomer);
+//   - a node that hears anything from another node starts publishing, and
+//     its first notification says so (peerOn): every other node then acts
+//     as after a gap, so that the changes it made while it published
+//     nothing are read from the store;
+//   - a node that has heard nothing from any other for peerFor stops.
+//
+// A node that joins hears the others' hello (in answer to its own) within
+// a round trip of the feed, and they hear its peerOn.
 
-// published queues a change for publication (no-op without a feed).
+// The reserved "match ids" of the peer notices: no match id starts with
+// '!'.
+const (
+	peerHello = "!hello"
+	peerOn    = "!on"
+)
+
+// peerEvery is how often a node says hello; peerFor is how long a node
+// that has not been heard of is taken to be about.
+const (
+	peerEvery = 5 * time.Second
+	peerFor   = 3 * peerEvery
+)
+
+// peers is what a node knows of the other nodes on its feed.
+type peers struct {
+	mu sync.Mutex
+	// heard is when a notification of another node came last, and nodes
+	// when one of each other node did.
+	heard time.Time
+	nodes map[string]time.Time
+	// hello: a hello is to go out with the next notification.
+	hello bool
+	// said is when this node's last hello went out.
+	said time.Time
+	// on: the node publishes its changes. Only the publisher turns it on;
+	// the commits read it without the lock.
+	on atomic.Bool
+}
+
+// sawPeer notes a notification of node origin: the publisher starts
+// publishing if it did not, and answers the hello of a newcomer with its
+// own.
+func (s *Service) sawPeer(origin string, hello bool) {
+	p := &s.peers
+	now := time.Now()
+	p.mu.Lock()
+	last, known := p.nodes[origin]
+	if p.nodes == nil {
+		p.nodes = map[string]time.Time{}
+	}
+	p.heard, p.nodes[origin] = now, now
+	wake := !p.on.Load()
+	if hello && (!known || now.Sub(last) >= peerFor) {
+		p.hello, wake = true, true
+	}
+	p.mu.Unlock()
+	if wake {
+		s.wakePublisher()
+	}
+}
+
+// sayHello has the publisher say hello with its next notification.
+func (s *Service) sayHello() {
+	s.peers.mu.Lock()
+	s.peers.hello = true
+	s.peers.mu.Unlock()
+	s.wakePublisher()
+}
+
+func (s *Service) wakePublisher() {
+	select {
+	case s.pubWake <- struct{}{}:
+	default:
+	}
+}
+
+// peerNotices returns the peer notices to publish ahead of the changes now,
+// at now, and whether the changes are to be published: the publisher's
+// side of peers.
+func (s *Service) peerNotices(now time.Time) (notices []store.Change, publish bool) {
+	p := &s.peers
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	about := !p.heard.IsZero() && now.Sub(p.heard) < peerFor
+	for n, t := range p.nodes {
+		if now.Sub(t) >= peerFor {
+			delete(p.nodes, n)
+		}
+	}
+	if about && !p.on.Load() {
+		notices = append(notices, store.Change{Match: peerOn, Origin: s.node})
+	}
+	p.on.Store(about)
+	if p.hello || now.Sub(p.said) >= peerEvery*9/10 { // the ticker's beat, give or take
+		notices = append(notices, store.Change{Match: peerHello, Origin: s.node})
+		p.hello, p.said = false, now
+	}
+	return notices, about
+}
+
+// published queues a change for publication (no-op without a feed, or
+// with no other node about: one that comes reads the store when it hears
+// that this node publishes again).
 func (s *Service) published(id string, version int64) {
-	if s.feed == nil {
+	if s.feed == nil || !s.peers.on.Load() {
 		return
 	}
 	s.pubMu.Lock()
@@ -33,9 +146,9 @@ func (s *Service) published(id string, version int64) {
 }
 
 // publishedPlayers queues the announcement that players' notice logs
-// grew (no-op without a feed).
+// grew (no-op without a feed, or with no other node about).
 func (s *Service) publishedPlayers(players map[string]bool) {
-	if s.feed == nil {
+	if s.feed == nil || !s.peers.on.Load() {
 		return
 	}
 	s.pubMu.Lock()
@@ -55,37 +168,54 @@ const publishWindow = time.Millisecond
 
 func (s *Service) runPublisher() {
 	defer s.bots.Done()
+	s.sayHello()
+	beat := time.NewTicker(peerEvery)
+	defer beat.Stop()
 	for {
 		select {
 		case <-s.ctx.Done():
 			return
 		case <-s.pubWake:
+		case <-beat.C:
 		}
 		select {
 		case <-s.ctx.Done():
 			return
 		case <-time.After(publishWindow):
 		}
+		notices, publish := s.peerNotices(time.Now())
 		s.pubMu.Lock()
-		batch := make([]store.Change, 0, len(s.pending)+len(s.pendingPlayers))
-		for id, v := range s.pending {
-			batch = append(batch, store.Change{Match: id, Version: v, Origin: s.node})
+		batch := notices
+		if publish {
+			for id, v := range s.pending {
+				batch = append(batch, store.Change{Match: id, Version: v, Origin: s.node})
+			}
+			for p := range s.pendingPlayers {
+				batch = append(batch, store.Change{Player: p, Origin: s.node})
+			}
 		}
-		for p := range s.pendingPlayers {
-			batch = append(batch, store.Change{Player: p, Origin: s.node})
-		}
+		// With no other node about, the changes are told to no one: a
+		// node that comes hears this one's peerOn, and reads the store.
 		clear(s.pending)
 		clear(s.pendingPlayers)
 		s.pubMu.Unlock()
+		if len(batch) == 0 {
+			continue
+		}
 		if err := s.feed.Publish(s.ctx, batch); err != nil && s.ctx.Err() == nil {
 			// Other nodes' caches must hear of every change: requeue the
 			// batch and try again shortly (newer versions win the merge).
 			s.log.Warn("publish changes", "changes", len(batch), "err", err)
 			players := map[string]bool{}
 			for _, c := range batch {
-				if c.Player != "" {
+				switch {
+				case c.Match == peerOn:
+					s.peers.on.Store(false) // say it again
+				case c.Match == peerHello:
+					s.sayHello()
+				case c.Player != "":
 					players[c.Player] = true
-				} else {
+				default:
 					s.published(c.Match, c.Version)
 				}
 			}
@@ -100,9 +230,21 @@ func (s *Service) runPublisher() {
 
 func (s *Service) runListener() {
 	defer s.bots.Done()
+	gap := func() {
+		s.hub.gap()
+		s.tickets.gap()
+		s.players.wakeAll()
+	}
 	_ = s.feed.Listen(s.ctx, func(c store.Change) {
+		if c.Origin == s.node { // this node's own changes are in its hub already
+			return
+		}
+		s.sawPeer(c.Origin, c.Match == peerHello)
 		switch {
-		case c.Origin == s.node: // this node's own changes are in its hub already
+		case c.Match == peerHello:
+		case c.Match == peerOn:
+			// What that node changed while it published nothing.
+			gap()
 		case c.Player != "":
 			s.players.wake(c.Player)
 		case s.feedTicket(c):
@@ -110,9 +252,8 @@ func (s *Service) runListener() {
 			s.hub.remote(c.Match, c.Version)
 		}
 	}, func() {
-		s.hub.gap()
-		s.tickets.gap()
-		s.players.wakeAll()
+		gap()
+		s.sayHello() // the others answer: this node hears of them
 	})
 }
 

@@ -67,6 +67,9 @@ type Service struct {
 	// pendingPlayers are the players whose notices are to be announced.
 	pendingPlayers map[string]bool
 	pubWake        chan struct{}
+	// peers is what this node knows of the other nodes on its feed
+	// (feed.go): it publishes only while one is about.
+	peers peers
 	// closing is closed when the node starts draining: watch streams end
 	// with UNAVAILABLE so clients reconnect elsewhere.
 	closing   chan struct{}

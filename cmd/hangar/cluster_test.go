@@ -137,6 +137,164 @@ func TestDeliveryDoesNotDependOnNotifications(t *testing.T) {
 	checkLog(t, ada.events(t, id), evs)
 }
 
+// countingFeed is a node's feed that notes what the node publishes.
+type countingFeed struct {
+	store.Feed
+	mu      sync.Mutex
+	changes int           // of matches and players, not the peer notices
+	on      chan struct{} // closed when the node says it publishes
+	onOnce  sync.Once
+}
+
+func (f *countingFeed) Publish(ctx context.Context, cs []store.Change) error {
+	f.mu.Lock()
+	for _, c := range cs {
+		switch c.Match {
+		case "!on":
+			f.onOnce.Do(func() { close(f.on) })
+		case "!hello":
+		default:
+			f.changes++
+		}
+	}
+	f.mu.Unlock()
+	return f.Feed.Publish(ctx, cs)
+}
+
+func (f *countingFeed) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.changes
+}
+
+// TestLoneNodeTellsNoOne: a node alone on its database publishes none of
+// its changes; when a second node comes, the first starts publishing, and
+// the second's watchers see every event of a match the first played both
+// before and after it came.
+func TestLoneNodeTellsNoOne(t *testing.T) {
+	url := pgtest.Database(t)
+	pg, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	feed := &countingFeed{Feed: pg, on: make(chan struct{})}
+	a := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Feed: feed}})
+	ada := newClient(t, a.Addr(), "Ada")
+	create := func() string {
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cr.GetMatch().GetMatchId()
+	}
+	alone := create()
+	playAll(t, alone, map[*client]int32{ada: 0})
+	if n := feed.count(); n != 0 {
+		t.Fatalf("a lone node published %d changes", n)
+	}
+
+	b := node(t, Config{DatabaseURL: url, CrossNode: true})
+	select {
+	case <-feed.on:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first node did not start publishing when a second came")
+	}
+	w := newClient(t, b.Addr(), "Watcher")
+	played := create()
+	done := make(chan struct{})
+	var evs []*hangarv1.Event
+	go func() {
+		defer close(done)
+		evs, _, err = watchAll(w.ctx(), w, played, 0)
+	}()
+	playAll(t, played, map[*client]int32{ada: 0})
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLog(t, ada.events(t, played), evs)
+	if feed.count() == 0 {
+		t.Error("the first node published nothing with a second about")
+	}
+	// The match played alone reads whole on the second node too.
+	old, _, err := watchAll(w.ctx(), w, alone, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLog(t, ada.events(t, alone), old)
+}
+
+// heldFeed is a node's feed whose notifications wait until release is
+// closed.
+type heldFeed struct {
+	store.Feed
+	release chan struct{}
+}
+
+func (f heldFeed) Publish(ctx context.Context, cs []store.Change) error {
+	select {
+	case <-f.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return f.Feed.Publish(ctx, cs)
+}
+
+// TestJoiningNodeReadsWhatItMissed: a second node whose hello is held back
+// watches a match the first, still alone and so publishing nothing, plays
+// to its end; when the hello goes out, the first node starts publishing and
+// says so, and the second reads what it missed: its watcher gets every
+// event, though it never polls.
+func TestJoiningNodeReadsWhatItMissed(t *testing.T) {
+	url := pgtest.Database(t)
+	pg, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	feed := &countingFeed{Feed: pg, on: make(chan struct{})}
+	a := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Feed: feed}})
+	held := heldFeed{Feed: pg, release: make(chan struct{})}
+	b := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Feed: held, PollEvery: time.Hour}})
+	ada := newClient(t, a.Addr(), "Ada")
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.GetMatch().GetMatchId()
+	w := newClient(t, b.Addr(), "Watcher")
+	ctx, cancel := context.WithTimeout(w.ctx(), time.Minute) // a stall fails, not hangs
+	defer cancel()
+	stream, err := w.matches.WatchMatch(ctx, &hangarv1.WatchMatchRequest{MatchId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := stream.Recv() // the watch is open on b
+	if err != nil {
+		t.Fatal(err)
+	}
+	playAll(t, id, map[*client]int32{ada: 0})
+	if n := feed.count(); n != 0 {
+		t.Fatalf("the first node published %d changes before it heard of the second", n)
+	}
+	close(held.release)
+	evs := []*hangarv1.Event{first.GetEvent()}
+	for evs[len(evs)-1].GetMatchEnded() == nil {
+		r, err := stream.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, r.GetEvent())
+	}
+	select {
+	case <-feed.on:
+	default:
+		t.Error("the second node read the match's end before the first said it publishes")
+	}
+	checkLog(t, ada.events(t, id), evs)
+}
+
 func TestTwoNodesNeverFork(t *testing.T) { eachBus(t, testTwoNodesNeverFork) }
 
 func testTwoNodesNeverFork(t *testing.T, cfg Config) {
