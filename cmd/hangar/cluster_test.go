@@ -117,24 +117,36 @@ func TestDeliveryDoesNotDependOnNotifications(t *testing.T) {
 	defer pg.Close()
 	b := node(t, Config{DatabaseURL: url, Service: service.Options{Feed: lossyFeed{pg}, PollEvery: 100 * time.Millisecond}})
 	ada := newClient(t, a.Addr(), "Ada")
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1})
+	playWatched(t, ada, newClient(t, b.Addr(), "Watcher"), duelBot(t, ada))
+}
+
+// duelBot creates a two-seat match of c's with a bot in the other seat.
+func duelBot(t *testing.T, c *client) string {
+	t.Helper()
+	cr, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := cr.GetMatch().GetMatchId()
-	w := newClient(t, b.Addr(), "Watcher")
+	return cr.GetMatch().GetMatchId()
+}
+
+// playWatched has player play match id (seat 0, a bot in the other) to
+// its end while watcher watches it, and checks the watcher saw the log.
+func playWatched(t *testing.T, player, watcher *client, id string) {
+	t.Helper()
 	done := make(chan struct{})
 	var evs []*hangarv1.Event
+	var err error
 	go func() {
 		defer close(done)
-		evs, _, err = watchAll(w.ctx(), w, id, 0)
+		evs, _, err = watchAll(watcher.ctx(), watcher, id, 0)
 	}()
-	playAll(t, id, map[*client]int32{ada: 0})
+	playAll(t, id, map[*client]int32{player: 0})
 	<-done
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkLog(t, ada.events(t, id), evs)
+	checkLog(t, player.events(t, id), evs)
 }
 
 // countingFeed is a node's feed that notes what the node publishes.
@@ -181,14 +193,7 @@ func TestLoneNodeTellsNoOne(t *testing.T) {
 	feed := &countingFeed{Feed: pg, on: make(chan struct{})}
 	a := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Feed: feed}})
 	ada := newClient(t, a.Addr(), "Ada")
-	create := func() string {
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cr.GetMatch().GetMatchId()
-	}
-	alone := create()
+	alone := duelBot(t, ada)
 	playAll(t, alone, map[*client]int32{ada: 0})
 	if n := feed.count(); n != 0 {
 		t.Fatalf("a lone node published %d changes", n)
@@ -201,19 +206,7 @@ func TestLoneNodeTellsNoOne(t *testing.T) {
 		t.Fatal("the first node did not start publishing when a second came")
 	}
 	w := newClient(t, b.Addr(), "Watcher")
-	played := create()
-	done := make(chan struct{})
-	var evs []*hangarv1.Event
-	go func() {
-		defer close(done)
-		evs, _, err = watchAll(w.ctx(), w, played, 0)
-	}()
-	playAll(t, played, map[*client]int32{ada: 0})
-	<-done
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkLog(t, ada.events(t, played), evs)
+	playWatched(t, ada, w, duelBot(t, ada))
 	if feed.count() == 0 {
 		t.Error("the first node published nothing with a second about")
 	}
@@ -258,11 +251,7 @@ func TestJoiningNodeReadsWhatItMissed(t *testing.T) {
 	held := heldFeed{Feed: pg, release: make(chan struct{})}
 	b := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Feed: held, PollEvery: time.Hour}})
 	ada := newClient(t, a.Addr(), "Ada")
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := cr.GetMatch().GetMatchId()
+	id := duelBot(t, ada)
 	w := newClient(t, b.Addr(), "Watcher")
 	ctx, cancel := context.WithTimeout(w.ctx(), time.Minute) // a stall fails, not hangs
 	defer cancel()
