@@ -179,19 +179,27 @@ func (f *countingFeed) count() int {
 	return f.changes
 }
 
+// countedNode starts a node on a database of its own whose feed counts
+// what it publishes; pg is a store on that database for further feeds.
+func countedNode(t *testing.T) (url string, pg *postgres.Store, feed *countingFeed, a *Main) {
+	t.Helper()
+	url = pgtest.Database(t)
+	pg, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close() })
+	feed = &countingFeed{Feed: pg, on: make(chan struct{})}
+	a = node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Feed: feed}})
+	return url, pg, feed, a
+}
+
 // TestLoneNodeTellsNoOne: a node alone on its database publishes none of
 // its changes; when a second node comes, the first starts publishing, and
 // the second's watchers see every event of a match the first played both
 // before and after it came.
 func TestLoneNodeTellsNoOne(t *testing.T) {
-	url := pgtest.Database(t)
-	pg, err := postgres.Open(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
-	feed := &countingFeed{Feed: pg, on: make(chan struct{})}
-	a := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Feed: feed}})
+	url, _, feed, a := countedNode(t)
 	ada := newClient(t, a.Addr(), "Ada")
 	alone := duelBot(t, ada)
 	playAll(t, alone, map[*client]int32{ada: 0})
@@ -240,14 +248,7 @@ func (f heldFeed) Publish(ctx context.Context, cs []store.Change) error {
 // says so, and the second reads what it missed: its watcher gets every
 // event, though it never polls.
 func TestJoiningNodeReadsWhatItMissed(t *testing.T) {
-	url := pgtest.Database(t)
-	pg, err := postgres.Open(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
-	feed := &countingFeed{Feed: pg, on: make(chan struct{})}
-	a := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Feed: feed}})
+	url, pg, feed, a := countedNode(t)
 	held := heldFeed{Feed: pg, release: make(chan struct{})}
 	b := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Feed: held, PollEvery: time.Hour}})
 	ada := newClient(t, a.Addr(), "Ada")
