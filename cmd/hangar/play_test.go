@@ -418,12 +418,14 @@ func TestPlayInTmux(t *testing.T) {
 	t.Cleanup(func() { exec.Command(tmux, "-L", sock, "kill-server").Run() })
 
 	// capture polls the pane until want appears in it: the terminal has no
-	// stream to wait on, only a screen to look at.
+	// stream to wait on, only a screen to look at. It reads the scrollback
+	// too (-S -): a bot's quick turns redraw the board and can push a line
+	// off the visible screen before the test looks.
 	capture := func(want *regexp.Regexp) string {
 		t.Helper()
 		deadline := time.Now().Add(time.Minute)
 		for {
-			pane := tm("capture-pane", "-p", "-e", "-t", "play")
+			pane := tm("capture-pane", "-p", "-e", "-S", "-", "-t", "play")
 			if want.MatchString(ansiRE.ReplaceAllString(pane, "")) {
 				return pane
 			}
