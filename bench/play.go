@@ -98,6 +98,15 @@ func (a *ackLog) record(evs []*hangarv1.Event, t time.Time) {
 	}
 }
 
+// recordSeqs is record for the events from seq from to seq to.
+func (a *ackLog) recordSeqs(from, to int64, t time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for seq := from; seq <= to; seq++ {
+		a.at[seq] = t
+	}
+}
+
 func (a *ackLog) last() int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -181,9 +181,12 @@ func (s *seat) command(pc *playConn, rpc string, cmd *hangarv1.PlayCommand) (*ha
 	}
 }
 
-// actStream is act over the Play stream.
+// actStream is act over the Play stream. The stream delivers every event
+// once, before a result or inside it (see): a result's roll or move holds
+// no events, and the seat's view is up to date when the result comes.
 func (s *seat) actStream(pc *playConn) error {
-	var evs []*hangarv1.Event
+	from := s.tr.version
+	var to int64
 	move := s.tr.phase == aeroplanev1.Phase_PHASE_MOVE
 	if move {
 		moves := s.rolledMoves()
@@ -199,30 +202,31 @@ func (s *seat) actStream(pc *playConn) error {
 			}
 			moves = lm.GetMoves()
 		}
+		from = s.tr.version
 		mv := moves[s.rng.IntN(len(moves))]
 		res, err := s.command(pc, "Play Move", &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Move{Move: &hangarv1.MoveRequest{
-			ExpectedVersion: s.tr.version, RequestId: s.b.reqID(), Move: mv}}})
+			ExpectedVersion: from, RequestId: s.b.reqID(), Move: mv}}})
 		if err != nil {
 			return err
 		}
-		evs = res.GetMove().GetEvents()
+		to = res.GetMove().GetVersion()
 	} else {
 		res, err := s.command(pc, "Play Roll", &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Roll{Roll: &hangarv1.RollRequest{
-			ExpectedVersion: s.tr.version, RequestId: s.b.reqID(), IncludeLegalMoves: !s.b.cfg.ListMoves}}})
+			ExpectedVersion: from, RequestId: s.b.reqID(), IncludeLegalMoves: !s.b.cfg.ListMoves}}})
 		if err != nil {
 			return err
 		}
 		s.rolled(res.GetRoll())
-		evs = res.GetRoll().GetEvents()
+		to = res.GetRoll().GetVersion()
+	}
+	if s.tr.version < to {
+		return fmt.Errorf("the result names version %d, the stream delivered %d", to, s.tr.version)
 	}
 	if s.acks != nil {
-		s.acks.record(evs, time.Now())
+		s.acks.recordSeqs(from+1, to, time.Now())
 	}
 	if s.counted {
 		s.b.count(move)
-	}
-	for _, ev := range evs {
-		s.tr.apply(ev)
 	}
 	return nil
 }

@@ -447,7 +447,9 @@ func (s *Service) playCommand(ctx context.Context, id string, c *hangarv1.PlayCo
 		var r *hangarv1.RollResponse
 		if err = s.playCall(ctx, id, &req.MatchId, hangarv1.MoveService_Roll_FullMethodName); err == nil {
 			if r, err = s.Roll(ctx, req); err == nil {
-				pr.Result, res.first, res.version = &hangarv1.PlayResult_Roll{Roll: r}, firstSeq(r.GetEvents()), r.GetVersion()
+				res.first, res.version = firstSeq(r.GetEvents()), r.GetVersion()
+				r.Events = nil // the stream delivers them (PlayResult)
+				pr.Result = &hangarv1.PlayResult_Roll{Roll: r}
 			}
 		}
 	case *hangarv1.PlayCommand_Move:
@@ -458,7 +460,9 @@ func (s *Service) playCommand(ctx context.Context, id string, c *hangarv1.PlayCo
 		var r *hangarv1.MoveResponse
 		if err = s.playCall(ctx, id, &req.MatchId, hangarv1.MoveService_Move_FullMethodName); err == nil {
 			if r, err = s.Move(ctx, req); err == nil {
-				pr.Result, res.first, res.version = &hangarv1.PlayResult_Move{Move: r}, firstSeq(r.GetEvents()), r.GetVersion()
+				res.first, res.version = firstSeq(r.GetEvents()), r.GetVersion()
+				r.Events = nil // as a roll's
+				pr.Result = &hangarv1.PlayResult_Move{Move: r}
 			}
 		}
 	case *hangarv1.PlayCommand_ListLegalMoves:

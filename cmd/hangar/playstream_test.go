@@ -112,15 +112,13 @@ func (pc *playConn) see(r *hangarv1.PlayResponse) (*hangarv1.PlayResult, error) 
 	case res != nil:
 		evs = res.GetEvents()
 		// A result's events are its command's, the last of them (those
-		// the stream had not sent).
-		own := append(res.GetRoll().GetEvents(), res.GetMove().GetEvents()...)
-		if len(evs) > len(own) {
-			return nil, fmt.Errorf("the result of command %d carries %d events, its command appended %d", res.GetCommandId(), len(evs), len(own))
+		// the stream had not sent), up to its version; its roll or move
+		// repeats none of them.
+		if n := len(res.GetRoll().GetEvents()) + len(res.GetMove().GetEvents()); n > 0 {
+			return nil, fmt.Errorf("the result of command %d repeats %d events in its response", res.GetCommandId(), n)
 		}
-		for i, ev := range evs {
-			if want := own[len(own)-len(evs)+i]; !proto.Equal(ev.GetEvent(), want) {
-				return nil, fmt.Errorf("the result of command %d carries %v, its command appended %v", res.GetCommandId(), ev.GetEvent(), want)
-			}
+		if n := len(evs); n > 0 && evs[n-1].GetEvent().GetSeq() != resultVersion(res) {
+			return nil, fmt.Errorf("the result of command %d carries events up to %d, its version is %d", res.GetCommandId(), evs[n-1].GetEvent().GetSeq(), resultVersion(res))
 		}
 	default:
 		return nil, fmt.Errorf("Play sent an empty response")
@@ -241,20 +239,24 @@ func listCmd() *hangarv1.PlayCommand {
 // only, to the end: it acts when the latest event says the seat is to act
 // (a Roll with the legal moves, then a Move; a ListLegalMoves, then a
 // Move). Every reconnect commands it drops its stream and opens another
-// from the last seq it saw. It returns every event it received and every
-// command result.
-func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect int) ([]*hangarv1.Event, []*hangarv1.PlayResult, error) {
+// from the last seq it saw. It returns every event it received, every
+// command result and the version each result's command expected.
+func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect int) ([]*hangarv1.Event, []*hangarv1.PlayResult, []int64, error) {
 	r := rand.New(rand.NewPCG(seed, 7))
 	pc, err := openPlay(context.Background(), c, match, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer func() { pc.close() }()
-	var results []*hangarv1.PlayResult
+	var (
+		results  []*hangarv1.PlayResult
+		expected []int64
+	)
 	do := func(cmd *hangarv1.PlayCommand) (*hangarv1.PlayResult, error) {
 		res, err := pc.do(cmd)
 		if res != nil {
 			results = append(results, res)
+			expected = append(expected, cmd.GetRoll().GetExpectedVersion()+cmd.GetMove().GetExpectedVersion())
 		}
 		if status.Code(err) == codes.Aborted {
 			// Acting on an event a command of the other seat left behind
@@ -272,7 +274,7 @@ func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect 
 				pc.close()
 				evs := pc.events
 				if pc, err = openPlay(context.Background(), c, match, pc.seen()); err != nil {
-					return evs, results, err
+					return evs, results, expected, err
 				}
 				pc.events, pc.last = evs, last
 			}
@@ -284,7 +286,7 @@ func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect 
 				res, err := do(rollCmd(version, reqID(), true))
 				if err != nil || res == nil {
 					if err != nil {
-						return pc.events, results, fmt.Errorf("seat %d Roll at %d: %w", seat, version, err)
+						return pc.events, results, expected, fmt.Errorf("seat %d Roll at %d: %w", seat, version, err)
 					}
 					continue
 				}
@@ -296,7 +298,7 @@ func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect 
 			case "move":
 				res, err := do(listCmd())
 				if err != nil {
-					return pc.events, results, fmt.Errorf("seat %d ListLegalMoves at %d: %w", seat, version, err)
+					return pc.events, results, expected, fmt.Errorf("seat %d ListLegalMoves at %d: %w", seat, version, err)
 				}
 				moves := res.GetListLegalMoves().GetMoves()
 				if len(moves) == 0 || res.GetListLegalMoves().GetVersion() != version {
@@ -304,10 +306,10 @@ func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect 
 				}
 				mv = moves[r.IntN(len(moves))]
 			default:
-				return pc.events, results, fmt.Errorf("seat %d to act in phase %q", seat, last.GetPhase())
+				return pc.events, results, expected, fmt.Errorf("seat %d to act in phase %q", seat, last.GetPhase())
 			}
 			if _, err := do(moveCmd(version, reqID(), mv)); err != nil {
-				return pc.events, results, fmt.Errorf("seat %d Move at %d: %w", seat, version, err)
+				return pc.events, results, expected, fmt.Errorf("seat %d Move at %d: %w", seat, version, err)
 			}
 			continue
 		}
@@ -315,13 +317,13 @@ func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect 
 		switch {
 		case errors.Is(err, errEnded):
 			if pc.last.GetEvent().GetMatchEnded() == nil {
-				return pc.events, results, errors.New("the Play stream ended before the match")
+				return pc.events, results, expected, errors.New("the Play stream ended before the match")
 			}
-			return pc.events, results, nil
+			return pc.events, results, expected, nil
 		case err != nil:
-			return pc.events, results, err
+			return pc.events, results, expected, err
 		case res != nil:
-			return pc.events, results, fmt.Errorf("a result (command %d) nobody waited for", res.GetCommandId())
+			return pc.events, results, expected, fmt.Errorf("a result (command %d) nobody waited for", res.GetCommandId())
 		}
 	}
 }
@@ -339,9 +341,10 @@ func TestPlayStreamPlaysAMatch(t *testing.T) {
 		watched := make(chan []*hangarv1.Event, 1)
 		go func() { watched <- watchToEnd(t, ada, id, 0) }()
 		type seatRun struct {
-			events  []*hangarv1.Event
-			results []*hangarv1.PlayResult
-			err     error
+			events   []*hangarv1.Event
+			results  []*hangarv1.PlayResult
+			expected []int64
+			err      error
 		}
 		runs := make([]seatRun, 2)
 		var wg sync.WaitGroup
@@ -354,7 +357,7 @@ func TestPlayStreamPlaysAMatch(t *testing.T) {
 					reconnect = 7
 				}
 				seat := seatsOfMatch(m)[c.id]
-				runs[i].events, runs[i].results, runs[i].err = playStreamSeat(c, id, seat, uint64(i+1), reconnect)
+				runs[i].events, runs[i].results, runs[i].expected, runs[i].err = playStreamSeat(c, id, seat, uint64(i+1), reconnect)
 			}()
 		}
 		wg.Wait()
@@ -371,13 +374,9 @@ func TestPlayStreamPlaysAMatch(t *testing.T) {
 		}
 		commands, conflicts := 0, 0
 		for _, r := range runs {
-			for _, res := range r.results {
-				var evs []*hangarv1.Event
+			for j, res := range r.results {
 				switch {
-				case res.GetRoll() != nil:
-					evs = res.GetRoll().GetEvents()
-				case res.GetMove() != nil:
-					evs = res.GetMove().GetEvents()
+				case res.GetRoll() != nil, res.GetMove() != nil:
 				case res.GetError() != nil:
 					conflicts++
 					continue
@@ -385,17 +384,19 @@ func TestPlayStreamPlaysAMatch(t *testing.T) {
 					continue
 				}
 				commands++
-				if len(evs) == 0 {
-					t.Fatalf("command %d wrote no events", res.GetCommandId())
+				from, to := r.expected[j], resultVersion(res)
+				if to <= from {
+					t.Fatalf("command %d at %d wrote no events (version %d)", res.GetCommandId(), from, to)
 				}
 				// Each command ran on a live stream: its events came in its
 				// result, and only there.
-				if len(res.GetEvents()) != len(evs) {
-					t.Fatalf("command %d appended %d events, its result carries %d", res.GetCommandId(), len(evs), len(res.GetEvents()))
+				evs := res.GetEvents()
+				if int64(len(evs)) != to-from {
+					t.Fatalf("command %d appended %d events, its result carries %d", res.GetCommandId(), to-from, len(evs))
 				}
-				for _, ev := range evs {
-					if !proto.Equal(ev, log[ev.GetSeq()-1]) {
-						t.Fatalf("command %d's event %d = %v, the log has %v", res.GetCommandId(), ev.GetSeq(), ev, log[ev.GetSeq()-1])
+				for k, ev := range evs {
+					if seq := ev.GetEvent().GetSeq(); seq != from+1+int64(k) || !proto.Equal(ev.GetEvent(), log[seq-1]) {
+						t.Fatalf("command %d's event %d = %v, the log has %v", res.GetCommandId(), from+1+int64(k), ev.GetEvent(), log[from+int64(k)])
 					}
 				}
 			}
@@ -522,12 +523,12 @@ func TestPlayStreamCommandErrors(t *testing.T) {
 		}
 		// The roll's events came inside its result; the retry's result
 		// carries none (the stream sent them already).
-		if len(first.GetEvents()) != len(first.GetRoll().GetEvents()) || len(again.GetEvents()) != 0 {
+		if int64(len(first.GetEvents())) != after-v || len(again.GetEvents()) != 0 {
 			t.Fatalf("the Roll's result carries %d of its %d events, the retry's %d", len(first.GetEvents()),
-				len(first.GetRoll().GetEvents()), len(again.GetEvents()))
+				after-v, len(again.GetEvents()))
 		}
 		ur, err := unaryOf(ada, id, rollCmd(v, rid, false))
-		if err != nil || ur.(*hangarv1.RollResponse).GetVersion() != after || !proto.Equal(ur.(*hangarv1.RollResponse).GetEvents()[0], first.GetRoll().GetEvents()[0]) {
+		if err != nil || ur.(*hangarv1.RollResponse).GetVersion() != after || !proto.Equal(ur.(*hangarv1.RollResponse).GetEvents()[0], first.GetEvents()[0].GetEvent()) {
 			t.Fatalf("the unary retry of the stream's Roll: %v, %v", ur, err)
 		}
 		if got := bob.get(t, id).GetVersion(); got != after {

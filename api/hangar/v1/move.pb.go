@@ -157,7 +157,8 @@ func (x *RollRequest) GetIncludeLegalMoves() bool {
 
 type RollResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// events are the events the command appended, in order.
+	// events are the events the command appended, in order (empty in a Play
+	// stream's result: the stream delivers each event once, see PlayResult).
 	Events []*Event `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
 	// version is the match's version after the command.
 	Version int64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
@@ -299,9 +300,11 @@ func (x *MoveRequest) GetMove() *GameMove {
 }
 
 type MoveResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Events        []*Event               `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
-	Version       int64                  `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// events are the events the command appended, in order (empty in a Play
+	// stream's result: the stream delivers each event once, see PlayResult).
+	Events        []*Event `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	Version       int64    `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -816,7 +819,9 @@ type PlayResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// command_id is the command's, as the client sent it.
 	CommandId uint64 `protobuf:"varint,1,opt,name=command_id,json=commandId,proto3" json:"command_id,omitempty"`
-	// result is the unary call's response, or its error.
+	// result is the unary call's response, or its error. A roll's or a
+	// move's response holds no events: the stream has delivered them, before
+	// this result or in its events below, and sends no event twice.
 	//
 	// Types that are valid to be assigned to Result:
 	//
@@ -825,11 +830,12 @@ type PlayResult struct {
 	//	*PlayResult_ListLegalMoves
 	//	*PlayResult_Error
 	Result isPlayResult_Result `protobuf_oneof:"result"`
-	// events are the events the command appended, each as WatchMatch sends
-	// it (with the match's version, status, turn and phase after it): the
-	// stream does not send them as event messages. Empty for an error, a
-	// ListLegalMoves, or a retried command (whose events the stream sent
-	// when they were first appended).
+	// events are the events the command appended that the stream had not
+	// sent yet (as a rule all of them), each as WatchMatch sends it (with the
+	// match's version, status, turn and phase after it): the stream does not
+	// send them as event messages. Empty for an error, a ListLegalMoves, or a
+	// retried command (whose events the stream sent when they were first
+	// appended).
 	Events        []*WatchMatchResponse `protobuf:"bytes,6,rep,name=events,proto3" json:"events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
