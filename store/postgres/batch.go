@@ -135,9 +135,33 @@ func (s *Store) sendBatch(ctx context.Context, steps []step, players []string, a
 
 // Names of the batch statements as prepared on each connection.
 const (
-	lockHeadsName  = "hangar_lock_notice_heads"
-	appendManyName = "hangar_append_many"
+	planName          = "hangar_batch_plan"
+	lockHeadsName     = "hangar_lock_notice_heads"
+	appendManyName    = "hangar_append_many"     // for a small batch, after planSQL
+	appendManyBigName = "hangar_append_many_big" // for a large one, as Postgres plans it
 )
+
+// planSQL opens a small batch that sendMany sends (at most smallBatch
+// appends, the batches of up to a few dozen matches at once): it steers
+// the planning of appendManySQL, for this transaction only, to the plan
+// for short lists: each match row found through the primary key, the lists
+// joined in nested loops. Left to itself, Postgres plans the prepared
+// statement once for lists of any length and, while the matches table is
+// small (a new database, a benchmark's), keeps a plan that scans the whole
+// table and hashes the lists: a scan of every match, and hash tables built
+// and freed, per batch. That cost about 15% of the backend's CPU per
+// command at 32 matches (BENCHMARKS.md). Nested loops grow with the square
+// of the lists, though, so a large batch goes as Postgres plans it, under
+// a statement of its own name: a prepared statement keeps the plan made
+// under the settings of its first executions.
+const planSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true),
+	set_config('enable_mergejoin', 'off', true)`
+
+// smallBatch is the most appends a batch planned by planSQL holds: at 16
+// the nested loops cost the backend 10% less CPU per append than
+// Postgres's own plan, at 32 a third more (BenchmarkAppendBatch with
+// BATCH_SIZE, on a small table).
+var smallBatch = 16
 
 // sendMany is sendBatch for steps that are all appendManySQL, the common
 // batch, sent the same way (one round trip, one implicit transaction)
@@ -152,7 +176,19 @@ func (s *Store) sendMany(ctx context.Context, steps []step, players []string, ap
 	}
 	defer c.Release()
 	conn := c.Conn()
-	many, err := conn.Prepare(ctx, appendManyName, appendManyQ.sql)
+	n := 0
+	for _, st := range steps {
+		n += len(st.appends)
+	}
+	var planned *pgconn.StatementDescription
+	name := appendManyBigName
+	if n <= smallBatch {
+		if planned, err = conn.Prepare(ctx, planName, planSQL); err != nil {
+			return err
+		}
+		name = appendManyName
+	}
+	many, err := conn.Prepare(ctx, name, appendManyQ.sql)
 	if err != nil {
 		return err
 	}
@@ -164,25 +200,27 @@ func (s *Store) sendMany(ctx context.Context, steps []step, players []string, ap
 	}
 	w := wires.Get().(*wire)
 	defer wires.Put(w)
-	// sent is the statements in the batch's order: the lock, then steps.
+	// sent is the statements in the batch's order: the plan's settings,
+	// the lock, then steps.
 	type sentStmt struct {
+		sd   *pgconn.StatementDescription
 		sql  string
 		args []any
-		st   *step // nil: the lock
+		st   *step // nil: not an append
 	}
-	sent := make([]sentStmt, 0, len(steps)+1)
+	sent := make([]sentStmt, 0, len(steps)+2)
+	if planned != nil {
+		sent = append(sent, sentStmt{sd: planned, sql: planSQL})
+	}
 	if lock != nil {
-		sent = append(sent, sentStmt{sql: lockNoticeHeadsSQL, args: []any{players}})
+		sent = append(sent, sentStmt{sd: lock, sql: lockNoticeHeadsSQL, args: []any{players}})
 	}
 	for i := range steps {
-		sent = append(sent, sentStmt{sql: appendManyQ.sql, args: steps[i].args, st: &steps[i]})
+		sent = append(sent, sentStmt{sd: many, sql: appendManyQ.sql, args: steps[i].args, st: &steps[i]})
 	}
 	var b pgconn.Batch
 	for _, q := range sent {
-		sd := many
-		if q.st == nil {
-			sd = lock
-		}
+		sd := q.sd
 		vals, err := w.encode(sd.ParamOIDs, q.args)
 		if err != nil {
 			return err

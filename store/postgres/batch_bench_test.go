@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hangarhq/hangar/store"
+	"github.com/hangarhq/hangar/store/postgres"
 )
 
 // BenchmarkAppendBatch measures the combiner's back end alone: batches of
@@ -26,16 +27,28 @@ import (
 // must run on this machine):
 //
 //	go test ./store/postgres -run '^$' -bench AppendBatch -benchtime 2000x -count 5
+//
+// BATCH_SIZE sets another size of batch, and SMALL_BATCH the most appends
+// of a batch planned for short lists (batch.go's planSQL; 0: none), so
+// that the two plans compare at each size:
+//
+//	BATCH_SIZE=32 SMALL_BATCH=0 go test ./store/postgres -run '^$' -bench 'AppendBatch/batchers=1' -benchtime 500x
 func BenchmarkAppendBatch(b *testing.B) {
 	for _, batchers := range []int{1, 4} {
 		b.Run(fmt.Sprintf("batchers=%d", batchers), func(b *testing.B) {
 			s := benchStore(b)
+			if v, err := strconv.Atoi(os.Getenv("SMALL_BATCH")); err == nil {
+				postgres.SetSmallBatch(v)
+			}
 			ctx := context.Background()
 			pids, err := s.BackendPIDs(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
-			const size = 16
+			size := 16
+			if v, err := strconv.Atoi(os.Getenv("BATCH_SIZE")); err == nil {
+				size = v
+			}
 			type batcher struct {
 				ids []string
 				v   []int64

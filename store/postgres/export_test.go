@@ -36,6 +36,9 @@ var (
 	AppendManyArgs = appendManyArgs
 )
 
+// PlanSQL is the settings statement that opens a batch.
+const PlanSQL = planSQL
+
 // QuotaCountSQL is the count of an append's quota, for the plan test.
 var QuotaCountSQL = quotaCountSQL
 
@@ -43,11 +46,27 @@ var QuotaCountSQL = quotaCountSQL
 // custom plan for args, or with generic the generic plan a prepared
 // statement falls back to after a few executions.
 func (s *Store) Explain(ctx context.Context, generic bool, sql string, args ...any) (string, error) {
+	return s.ExplainAfter(ctx, "", generic, sql, args...)
+}
+
+// ExplainAfter is Explain inside a transaction that runs prelude first (as
+// a batch runs PlanSQL ahead of its appends), rolled back at the end.
+func (s *Store) ExplainAfter(ctx context.Context, prelude string, generic bool, sql string, args ...any) (string, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer conn.Release()
+	if prelude != "" {
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			return "", err
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, prelude); err != nil {
+			return "", err
+		}
+	}
 	q := "EXPLAIN " + sql
 	if generic {
 		if _, err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
@@ -127,3 +146,7 @@ func Deallocate(ctx context.Context, s *Store, name string) error {
 
 // AppendManyName is the name appendManySQL is prepared under.
 const AppendManyName = appendManyName
+
+// SetSmallBatch sets the most appends of a batch planned by PlanSQL (for
+// the batch benchmark).
+func SetSmallBatch(n int) { smallBatch = n }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -311,3 +313,90 @@ func TestAppendManyPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendManyPlanSmallTable pins that a batch's appends reach their
+// matches by key on a small matches table too (a new database's, a
+// benchmark's), where Postgres would rather scan the table and hash the
+// lists: the batch opens with PlanSQL (the tracer sees it ahead of the
+// appends), and under its settings neither plan scans a table or builds
+// a hash join.
+func TestAppendManyPlanSmallTable(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	trace := &sqlTrace{}
+	s, err := postgres.OpenWith(ctx, url, postgres.Options{Tracer: trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const matches = 200
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ms := make([]postgres.Ended, matches)
+	for i := range ms {
+		ms[i] = postgres.Ended{Match: store.Match{ID: fmt.Sprintf("m%04d", i), Game: "aeroplane", Status: store.StatusActive,
+			Version: 1, Creator: fmt.Sprintf("p%03d", i%100), Players: []string{fmt.Sprintf("p%03d", i%100)}, Created: t0, Started: t0},
+			Events: []store.Event{{Type: "t", Payload: []byte("e")}}}
+	}
+	if err := s.LoadEnded(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.LoadSummaries(ctx, nil, nil); err != nil { // VACUUM ANALYZE
+		t.Fatal(err)
+	}
+	var as []store.Append
+	var idx []int
+	for i := range 4 {
+		m := ms[i*50+3].Match
+		m.Version = 3
+		a := store.Append{Match: m, Expected: 1, Time: t0, Command: store.Command{Author: m.Creator, RequestID: "r", Fingerprint: []byte("r")},
+			Events: []store.Event{{Type: "t", Payload: []byte("e")}, {Type: "t", Payload: []byte("e")}}}
+		if i%2 == 0 {
+			a.Notices = []store.Notice{{Player: m.Creator, Kind: "k", Match: m.ID, Payload: []byte("n")}}
+		}
+		as, idx = append(as, a), append(idx, i)
+	}
+	args := postgres.AppendManyArgs(as, idx)
+	for _, generic := range []bool{false, true} {
+		if plan, err := s.Explain(ctx, generic, postgres.AppendManySQL, args...); err == nil {
+			t.Logf("generic %v, Postgres's own choice:\n%s", generic, plan)
+		}
+		plan, err := s.ExplainAfter(ctx, postgres.PlanSQL, generic, postgres.AppendManySQL, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash Join") || !strings.Contains(plan, "LockRows") ||
+			strings.Count(plan, "matches_pkey") < 2 || !strings.Contains(plan, "match_commands_pkey") {
+			t.Errorf("generic %v: want the matches read by matches_pkey (the lock and the update), the commands by theirs, no Seq Scan, no Hash Join; plan:\n%s", generic, plan)
+		}
+	}
+	for i, r := range s.AppendBatch(ctx, as) {
+		if r.Err != nil || r.Result.Last != 3 {
+			t.Fatalf("append %d: %+v, %v", i, r.Result, r.Err)
+		}
+	}
+	trace.mu.Lock()
+	defer trace.mu.Unlock()
+	if i := slices.Index(trace.sqls, postgres.AppendManySQL); i < 1 || trace.sqls[0] != postgres.PlanSQL {
+		t.Errorf("the batch sent %q, want PlanSQL first and the appends after it", trace.sqls)
+	}
+}
+
+// sqlTrace records the statements of the batches a pool sends.
+type sqlTrace struct {
+	mu   sync.Mutex
+	sqls []string
+}
+
+func (*sqlTrace) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+func (*sqlTrace) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (*sqlTrace) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+func (r *sqlTrace) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sqls = append(r.sqls, d.SQL)
+}
+func (*sqlTrace) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
