@@ -150,3 +150,11 @@ const AppendManyName = appendManyName
 // SetSmallBatch sets the most appends of a batch planned by PlanSQL (for
 // the batch benchmark).
 func SetSmallBatch(n int) { smallBatch = n }
+
+// Setting is the value of the server setting name on a connection of s's
+// pool (with pool_max_conns=1, the connection the batches use).
+func (s *Store) Setting(ctx context.Context, name string) (string, error) {
+	var v string
+	err := s.pool.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v)
+	return v, err
+}

@@ -319,12 +319,17 @@ func TestAppendManyPlan(t *testing.T) {
 // benchmark's), where Postgres would rather scan the table and hash the
 // lists: the batch opens with PlanSQL (the tracer sees it ahead of the
 // appends), and under its settings neither plan scans a table or builds
-// a hash join.
+// a hash join. The settings end with the batch's transaction: the
+// connection's next statements plan as Postgres would.
 func TestAppendManyPlanSmallTable(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
 	trace := &sqlTrace{}
-	s, err := postgres.OpenWith(ctx, url, postgres.Options{Tracer: trace})
+	s, err := postgres.OpenWith(ctx, url+sep+"pool_max_conns=1", postgres.Options{Tracer: trace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,6 +383,11 @@ func TestAppendManyPlanSmallTable(t *testing.T) {
 	defer trace.mu.Unlock()
 	if i := slices.Index(trace.sqls, postgres.AppendManySQL); i < 1 || trace.sqls[0] != postgres.PlanSQL {
 		t.Errorf("the batch sent %q, want PlanSQL first and the appends after it", trace.sqls)
+	}
+	for _, name := range []string{"enable_seqscan", "enable_hashjoin", "enable_mergejoin"} {
+		if v, err := s.Setting(ctx, name); err != nil || v != "on" {
+			t.Errorf("%s after the batch: %q, %v; want on", name, v, err)
+		}
 	}
 }
 
