@@ -31,12 +31,31 @@ func TestConformanceUncombined(t *testing.T) {
 	})
 }
 
+// openOneConn opens a store with opts on a database of its own, through
+// a pool of one connection (the one every batch then uses), closed at the
+// test's end.
+func openOneConn(t *testing.T, opts postgres.Options) *postgres.Store {
+	t.Helper()
+	url := pgtest.Database(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	s, err := postgres.OpenWith(context.Background(), url+sep+"pool_max_conns=1", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // batchTrace records the batches a store sends that hold appendManySQL,
-// and how each ended.
+// and how each ended, and every statement of every batch.
 type batchTrace struct {
 	mu    sync.Mutex
-	many  bool    // the batch under way holds appendManySQL
-	batch []error // of each such batch, in order
+	many  bool     // the batch under way holds appendManySQL
+	batch []error  // of each such batch, in order
+	sqls  []string // every batch statement, in order
 }
 
 func (*batchTrace) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
@@ -50,6 +69,7 @@ func (r *batchTrace) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.Trace
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.many = r.many || d.SQL == postgres.AppendManySQL
+	r.sqls = append(r.sqls, d.SQL)
 }
 func (r *batchTrace) TraceBatchEnd(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchEndData) {
 	r.mu.Lock()
@@ -66,17 +86,8 @@ func (r *batchTrace) TraceBatchEnd(_ context.Context, _ *pgx.Conn, d pgx.TraceBa
 // batch, on a fresh connection, prepares it anew.
 func TestBatchStalePrepared(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.Database(t)
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
 	trace := &batchTrace{}
-	s, err := postgres.OpenWith(ctx, url+sep+"pool_max_conns=1", postgres.Options{Tracer: trace, Combine: store.CombineOptions{MaxBatch: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openOneConn(t, postgres.Options{Tracer: trace, Combine: store.CombineOptions{MaxBatch: 1}})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	app := func(id string, expected int64) store.Append {
 		req := fmt.Sprint(id, expected)

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -261,17 +260,7 @@ func TestAppendManyPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	const matches = 20000
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ms := make([]postgres.Ended, matches)
-	for i := range ms {
-		ms[i] = postgres.Ended{Match: store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: store.StatusActive,
-			Version: 1, Creator: fmt.Sprintf("p%05d", i%1000), Players: []string{fmt.Sprintf("p%05d", i%1000)}, Created: t0, Started: t0},
-			Events: []store.Event{{Type: "t", Payload: []byte("e")}}}
-	}
-	if err := s.LoadEnded(ctx, ms); err != nil {
-		t.Fatal(err)
-	}
+	ms := loadActive(t, s, 20000, 1000)
 	// A command recorded for every match, a notice head for every player.
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -287,18 +276,7 @@ func TestAppendManyPlan(t *testing.T) {
 	if err := s.LoadSummaries(ctx, nil, nil); err != nil { // VACUUM ANALYZE
 		t.Fatal(err)
 	}
-	var as []store.Append
-	var idx []int
-	for i := range 16 {
-		m := ms[i*1000+7].Match
-		m.Version = 3
-		a := store.Append{Match: m, Expected: 1, Time: t0, Command: store.Command{Author: m.Creator, RequestID: "r", Fingerprint: []byte("r")},
-			Events: []store.Event{{Type: "t", Payload: []byte("e")}, {Type: "t", Payload: []byte("e")}}}
-		if i%2 == 0 {
-			a.Notices = []store.Notice{{Player: m.Creator, Kind: "k", Match: m.ID, Payload: []byte("n")}}
-		}
-		as, idx = append(as, a), append(idx, i)
-	}
+	as, idx := nextAppends(ms, 16, 1000)
 	args := postgres.AppendManyArgs(as, idx)
 	for _, generic := range []bool{false, true} {
 		plan, err := s.Explain(ctx, generic, postgres.AppendManySQL, args...)
@@ -323,43 +301,13 @@ func TestAppendManyPlan(t *testing.T) {
 // connection's next statements plan as Postgres would.
 func TestAppendManyPlanSmallTable(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.Database(t)
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	trace := &sqlTrace{}
-	s, err := postgres.OpenWith(ctx, url+sep+"pool_max_conns=1", postgres.Options{Tracer: trace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	const matches = 200
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ms := make([]postgres.Ended, matches)
-	for i := range ms {
-		ms[i] = postgres.Ended{Match: store.Match{ID: fmt.Sprintf("m%04d", i), Game: "aeroplane", Status: store.StatusActive,
-			Version: 1, Creator: fmt.Sprintf("p%03d", i%100), Players: []string{fmt.Sprintf("p%03d", i%100)}, Created: t0, Started: t0},
-			Events: []store.Event{{Type: "t", Payload: []byte("e")}}}
-	}
-	if err := s.LoadEnded(ctx, ms); err != nil {
-		t.Fatal(err)
-	}
+	trace := &batchTrace{}
+	s := openOneConn(t, postgres.Options{Tracer: trace})
+	ms := loadActive(t, s, 200, 100)
 	if err := s.LoadSummaries(ctx, nil, nil); err != nil { // VACUUM ANALYZE
 		t.Fatal(err)
 	}
-	var as []store.Append
-	var idx []int
-	for i := range 4 {
-		m := ms[i*50+3].Match
-		m.Version = 3
-		a := store.Append{Match: m, Expected: 1, Time: t0, Command: store.Command{Author: m.Creator, RequestID: "r", Fingerprint: []byte("r")},
-			Events: []store.Event{{Type: "t", Payload: []byte("e")}, {Type: "t", Payload: []byte("e")}}}
-		if i%2 == 0 {
-			a.Notices = []store.Notice{{Player: m.Creator, Kind: "k", Match: m.ID, Payload: []byte("n")}}
-		}
-		as, idx = append(as, a), append(idx, i)
-	}
+	as, idx := nextAppends(ms, 4, 50)
 	args := postgres.AppendManyArgs(as, idx)
 	for _, generic := range []bool{false, true} {
 		if plan, err := s.Explain(ctx, generic, postgres.AppendManySQL, args...); err == nil {
@@ -391,22 +339,38 @@ func TestAppendManyPlanSmallTable(t *testing.T) {
 	}
 }
 
-// sqlTrace records the statements of the batches a pool sends.
-type sqlTrace struct {
-	mu   sync.Mutex
-	sqls []string
+// loadActive loads n active matches at version 1, each of one of players
+// players, and returns them.
+func loadActive(t *testing.T, s *postgres.Store, n, players int) []postgres.Ended {
+	t.Helper()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ms := make([]postgres.Ended, n)
+	for i := range ms {
+		p := fmt.Sprintf("p%05d", i%players)
+		ms[i] = postgres.Ended{Match: store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: store.StatusActive,
+			Version: 1, Creator: p, Players: []string{p}, Created: t0, Started: t0},
+			Events: []store.Event{{Type: "t", Payload: []byte("e")}}}
+	}
+	if err := s.LoadEnded(context.Background(), ms); err != nil {
+		t.Fatal(err)
+	}
+	return ms
 }
 
-func (*sqlTrace) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	return ctx
+// nextAppends is an append of two events to n of ms, one every step from
+// the 8th, every other one with a notice, as a batch lays them out.
+func nextAppends(ms []postgres.Ended, n, step int) ([]store.Append, []int) {
+	var as []store.Append
+	var idx []int
+	for i := range n {
+		m := ms[i*step+7].Match
+		m.Version = 3
+		a := store.Append{Match: m, Expected: 1, Time: m.Created, Command: store.Command{Author: m.Creator, RequestID: "r", Fingerprint: []byte("r")},
+			Events: []store.Event{{Type: "t", Payload: []byte("e")}, {Type: "t", Payload: []byte("e")}}}
+		if i%2 == 0 {
+			a.Notices = []store.Notice{{Player: m.Creator, Kind: "k", Match: m.ID, Payload: []byte("n")}}
+		}
+		as, idx = append(as, a), append(idx, i)
+	}
+	return as, idx
 }
-func (*sqlTrace) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (*sqlTrace) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	return ctx
-}
-func (r *sqlTrace) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.sqls = append(r.sqls, d.SQL)
-}
-func (*sqlTrace) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
