@@ -259,12 +259,14 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	if len(evs) > 0 && s.hub.isWatched(next.id) {
 		last, _ = watchResponseOf(evs[len(evs)-1], next) // on error the watchers make it
 	}
-	s.hub.putMade(next, last, evs)
-	s.published(next.id, next.version)
-	s.noticed(a.Notices)
+	// Counted before anyone can see them: a client that saw a match end
+	// finds it in the metrics.
 	if s.observe != nil {
 		s.observe.Committed(next.game.Name(), evs)
 	}
+	s.hub.putMade(next, last, evs)
+	s.published(next.id, next.version)
+	s.noticed(a.Notices)
 	if next.botTurn() {
 		s.kickBots(next.id)
 	}
