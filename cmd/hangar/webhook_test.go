@@ -272,7 +272,15 @@ func TestWebhookSurvivesKill9(t *testing.T) {
 		ada := newClient(t, addr, "Ada")
 		id := botMatch(t, ada)
 		r := rand.New(rand.NewPCG(3, 4))
-		playBots(t, ada, id, 60, r)
+		if m := playBots(t, ada, id, 60, r); m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+			// The test needs a match in play at the kill: say how it ended.
+			var tail []string
+			for _, ev := range ada.events(t, id) {
+				tail = append(tail, fmt.Sprintf("%d %T", ev.GetSeq(), ev.GetBody()))
+			}
+			t.Fatalf("the match ended before the kill: %v at version %d; its events: %s", m.GetStatus(), m.GetVersion(),
+				strings.Join(tail[max(0, len(tail)-30):], ", "))
+		}
 		before := len(listNotices(t, ada))
 		// SIGKILL: no drain, deliveries in flight and retries pending.
 		if err := p.cmd.Process.Kill(); err != nil {
