@@ -173,6 +173,7 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 		return benchMatchmaking(ctx, cmd, stdout, log)
 	}
 	if cmd.childServer {
+		go keepHeapFloor(ctx, defaultHeapFloorMiB<<20, time.Second) // as 'hangar serve' does by default
 		return bench.ServeProfiled(ctx, bench.ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
 			DataDir: cfg.DataDir, Bus: cfg.Bus, BusPrefix: cfg.BusPrefix, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile}, startNode, log)
 	}

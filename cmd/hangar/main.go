@@ -70,6 +70,7 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		if cfg.LogFormat == "json" {
 			log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 		}
+		go keepHeapFloor(ctx, uint64(cfg.HeapFloorMiB)<<20, time.Second)
 		m := &Main{Config: cfg, Log: log}
 		if cfg.AccessLog {
 			// The access log's lines go out in batches, every 100 ms.
@@ -132,6 +133,7 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.DurationVar(&cfg.ArchiveEvery, "archive-every", envDuration("HANGAR_ARCHIVE_EVERY", defaultArchiveEvery), "with --archive-dir, how often the node archives (env HANGAR_ARCHIVE_EVERY)")
 	fs.DurationVar(&cfg.AppendWait, "append-wait", envDuration("HANGAR_APPEND_WAIT", time.Millisecond), "under load (the previous batch held several commands), how long a batch that holds fewer waits for as many before its commit (env HANGAR_APPEND_WAIT); 0: it takes what queued while the previous batch committed")
 	fs.IntVar(&cfg.AppendBatch, "append-batch", envInt("HANGAR_APPEND_BATCH", 128), "most commands the store commits at once: commands of different matches that arrive together share one commit (env HANGAR_APPEND_BATCH); 1 commits each alone")
+	fs.IntVar(&cfg.HeapFloorMiB, "gc-heap-floor-mib", envInt("HANGAR_GC_HEAP_FLOOR_MIB", defaultHeapFloorMiB), "the heap may grow to this many MiB before the garbage collector runs, while the live heap is small: memory spent for CPU and steadier latency under load; beyond it GOGC governs; GOMEMLIMIT still caps (env HANGAR_GC_HEAP_FLOOR_MIB); 0: Go's own pacing")
 	fs.IntVar(&cfg.AppendCommits, "append-commits", envInt("HANGAR_APPEND_COMMITS", 1), "with Postgres, how many batches of commands may commit at once (env HANGAR_APPEND_COMMITS); more than 1 only pays when the database is far (a long round trip): each batch is one statement and one commit, and more of them at once make them smaller")
 	fs.DurationVar(&cfg.DrainGrace, "drain-grace", 0, "on SIGTERM, report NOT_SERVING to health checks for this long before draining (let load balancers notice)")
 	fs.StringVar(&cfg.TLSCert, "tls-cert", os.Getenv("HANGAR_TLS_CERT"), "PEM certificate chain: serve TLS only, gRPC and HTTP alike (env HANGAR_TLS_CERT)")
@@ -223,6 +225,9 @@ func parseConfig(name string, args []string) (Config, error) {
 		return cfg, errors.New("--read-wait must not be negative and --read-max-lag must be positive")
 	case cfg.ArchiveOlderThan <= 0 || cfg.ArchiveEvery <= 0:
 		return cfg, errors.New("--archive-older-than and --archive-every must be positive")
+	}
+	if cfg.HeapFloorMiB < 0 {
+		return cfg, errors.New("--gc-heap-floor-mib must not be negative")
 	}
 	if cfg.TokenTTL <= 0 {
 		return cfg, errors.New("--token-ttl must be positive")

@@ -66,6 +66,9 @@ type Config struct {
 	AppendBatch int
 	// AppendWait is how long a short batch of appends waits for more.
 	AppendWait time.Duration
+	// HeapFloorMiB is the serving process's heap floor (keepHeapFloor);
+	// a process setting, applied by 'hangar serve', not by Start.
+	HeapFloorMiB int
 	// AppendCommits is how many batches of appends may commit at once
 	// (0: the store's default, 1).
 	AppendCommits int

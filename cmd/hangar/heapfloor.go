@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"runtime/debug"
+	"runtime/metrics"
+	"time"
+)
+
+// A heap floor for 'hangar serve'. Go collects garbage each time the heap
+// has grown by GOGC percent (default 100) over what the last collection
+// found live. A node's live heap is small, some tens of MB with dozens of
+// matches in play, while each command allocates about 12 KB (its batch's
+// protocol message, its events, its results), so at thousands of commands
+// a second the node collected several times a second and spent a sixth of
+// its CPU on it, in bursts that lengthened the slowest commands. The floor
+// lets the heap grow to at least floor bytes before a collection while the
+// live heap is small; past floor/2 live, GOGC's rule governs alone. It
+// composes with GOGC (the floor only ever raises the goal) and with
+// GOMEMLIMIT (a limit below the floor still wins: the runtime collects to
+// stay under it).
+//
+// Go has no such setting of its own, so the floor sets GOGC's percentage
+// from the live heap (heapFloorPercent), every second.
+
+// defaultHeapFloorMiB is --gc-heap-floor-mib's default.
+const defaultHeapFloorMiB = 128
+
+// heapFloorPercent is the GC percentage that puts the heap goal at floor
+// for a live heap of live bytes, or gogc when gogc's own goal is higher.
+// gogc < 0 (GOGC=off) and floor 0 leave gogc as it is. A live heap under
+// 4 MB counts as 4 MB, the runtime's smallest goal.
+func heapFloorPercent(live, floor uint64, gogc int) int {
+	if gogc < 0 || floor == 0 {
+		return gogc
+	}
+	live = max(live, 4<<20)
+	if live >= floor {
+		return gogc
+	}
+	// goal = live * (1 + p/100) >= floor
+	p := int((floor - live) * 100 / live)
+	if (floor-live)*100%live != 0 {
+		p++
+	}
+	return max(p, gogc)
+}
+
+// setGCPercent is debug.SetGCPercent (a test records its calls).
+var setGCPercent = defaultSetGCPercent
+
+var defaultSetGCPercent = debug.SetGCPercent
+
+// keepHeapFloor keeps the heap goal at least floor bytes (heapFloorPercent)
+// until ctx ends, then restores the GC percentage it found. It reads the
+// live heap every interval and changes the percentage when it moved by more
+// than a tenth.
+func keepHeapFloor(ctx context.Context, floor uint64, interval time.Duration) {
+	gogc := setGCPercent(-1) // read the setting (GOGC)...
+	setGCPercent(gogc)       // ...and put it back
+	if gogc < 0 || floor == 0 {
+		return
+	}
+	defer setGCPercent(gogc)
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	cur := gogc
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		metrics.Read(sample)
+		var live uint64
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			live = sample[0].Value.Uint64()
+		}
+		if p := heapFloorPercent(live, floor, gogc); p != cur && (p < cur-cur/10 || p > cur+cur/10 || p == gogc) {
+			setGCPercent(p)
+			cur = p
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

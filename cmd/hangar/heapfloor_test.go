@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHeapFloorPercent(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		name        string
+		live, floor uint64
+		gogc, want  int
+	}{
+		{"a small live heap grows to the floor", 16 * mib, 128 * mib, 100, 700},
+		{"a goal just short of the floor rounds up", 3 * 16 * mib, 128 * mib, 100, 167},
+		{"past half the floor, GOGC's own goal is higher", 64 * mib, 128 * mib, 100, 100},
+		{"a live heap at the floor keeps GOGC", 128 * mib, 128 * mib, 100, 100},
+		{"a live heap over the floor keeps GOGC", 512 * mib, 128 * mib, 50, 50},
+		{"a larger GOGC than the floor needs stays", 32 * mib, 128 * mib, 400, 400},
+		{"under 4 MiB counts as 4 MiB", 0, 128 * mib, 100, 3100},
+		{"GOGC=off stays off", 16 * mib, 128 * mib, -1, -1},
+		{"no floor", 16 * mib, 0, 100, 100},
+	} {
+		got := heapFloorPercent(c.live, c.floor, c.gogc)
+		if got != c.want {
+			t.Errorf("%s: heapFloorPercent(%d MiB, %d MiB, %d) = %d, want %d", c.name, c.live/mib, c.floor/mib, c.gogc, got, c.want)
+		}
+		if goal := c.live + c.live*uint64(max(got, 0))/100; c.gogc >= 0 && c.floor > 0 && c.live >= 4*mib && goal < c.floor && got != c.gogc {
+			t.Errorf("%s: the goal %d is under the floor %d", c.name, goal, c.floor)
+		}
+	}
+}
+
+// keepHeapFloor raises the GC percentage from GOGC's and puts GOGC's back
+// when its context ends.
+func TestKeepHeapFloorRestoresGOGC(t *testing.T) {
+	var calls []int
+	gogc := 100
+	setGCPercent = func(p int) int {
+		calls = append(calls, p)
+		prev := gogc
+		gogc = p
+		return prev
+	}
+	t.Cleanup(func() { setGCPercent = defaultSetGCPercent })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // one pass, then it returns
+	keepHeapFloor(ctx, 1<<40, time.Hour)
+	if len(calls) != 4 || calls[0] != -1 || calls[1] != 100 || calls[2] <= 100 || calls[3] != 100 {
+		t.Fatalf("SetGCPercent calls %v: want a read (-1, 100), a raise above 100, and 100 restored", calls)
+	}
+	if gogc != 100 {
+		t.Fatalf("GC percentage %d after the floor ended, want 100", gogc)
+	}
+
+	// GOGC=off: the floor leaves it off.
+	calls, gogc = nil, -1
+	keepHeapFloor(ctx, 1<<40, time.Hour)
+	if !slices.Equal(calls, []int{-1, -1}) || gogc != -1 {
+		t.Fatalf("with GOGC=off: calls %v, percentage %d", calls, gogc)
+	}
+	if _, err := parseConfig("serve", []string{"--data-dir", t.TempDir(), "--gc-heap-floor-mib", "-1"}); err == nil {
+		t.Fatal("a negative --gc-heap-floor-mib was accepted")
+	}
+}
+
+// 'hangar serve' keeps a heap floor by default: its GC percentage, as its
+// metrics report it, is raised above GOGC's 100 while its heap is small,
+// and --gc-heap-floor-mib=0 leaves Go's pacing alone.
+func TestServeKeepsAHeapFloor(t *testing.T) {
+	bin := buildBinary(t)
+	gogc := func(args ...string) float64 {
+		admin := freeAddr(t)
+		p := startProc(t, bin, append([]string{"--listen", freeAddr(t), "--admin-listen", admin, "--data-dir", t.TempDir()}, args...)...)
+		defer func() { p.cmd.Process.Kill(); p.cmd.Wait() }()
+		var v float64
+		// The floor is set as the process starts, in a goroutine of its
+		// own: read until it is there (or the deadline says it never was).
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+			resp, err := http.Get("http://" + admin + "/metrics")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for line := range strings.SplitSeq(string(body), "\n") {
+				if rest, ok := strings.CutPrefix(line, "go_gc_gogc_percent "); ok {
+					if v, err = strconv.ParseFloat(rest, 64); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if v != 100 || len(args) > 0 {
+				return v
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return v
+	}
+	if v := gogc(); v <= 100 {
+		t.Fatalf("go_gc_gogc_percent %v with the default floor: want it raised above 100", v)
+	}
+	if v := gogc("--gc-heap-floor-mib", "0"); v != 100 {
+		t.Fatalf("go_gc_gogc_percent %v with --gc-heap-floor-mib=0: want GOGC's 100", v)
+	}
+}
