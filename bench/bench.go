@@ -109,6 +109,9 @@ type ServerConfig struct {
 	MemProfile  string
 	// WebhookURL and WebhookSecret, when set, are the server's webhook.
 	WebhookURL, WebhookSecret string
+	// AdminListen is the address of the server's admin listener (its
+	// metrics), which the bench reads the store's commits from.
+	AdminListen string
 }
 
 // Server is a server running in this process.
@@ -193,6 +196,25 @@ type Usage struct {
 	PostgresCPUS float64 `json:"postgres_cpu_s"`
 	// MachineBusyPercent is the busy share of all the machine's CPUs.
 	MachineBusyPercent float64 `json:"machine_busy_percent"`
+	// Store is what the server's store committed, from its metrics; nil
+	// when they could not be read (-target).
+	Store *StoreUsage `json:"store,omitempty"`
+}
+
+// StoreUsage is the server's store appends and commits in a window, read
+// from the server's metrics (hangar_store_append_seconds and
+// hangar_store_batch_appends, _seconds).
+type StoreUsage struct {
+	// Appends is the commands the store appended (the load's, and the
+	// creates and joins of its matches); AppendSeconds their time, each
+	// from the call to its commit (in the combiner's queue, then its batch).
+	Appends       int64   `json:"appends"`
+	AppendSeconds float64 `json:"append_seconds"`
+	// Commits is the combiner's batches, CommitAppends the appends they
+	// held, CommitSeconds their time.
+	Commits       int64   `json:"commits"`
+	CommitAppends int64   `json:"commit_appends"`
+	CommitSeconds float64 `json:"commit_seconds"`
 }
 
 // LoadResult is what the load (-matches) sustained in the measured window.

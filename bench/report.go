@@ -70,6 +70,10 @@ func (r *Result) Print(w io.Writer) {
 			case !strings.HasPrefix(r.Server.Store, "sqlite"):
 				fmt.Fprintf(w, "  postgres backends CPU %.2fs (%.0f%% of one core)\n", u.PostgresCPUS, 100*u.PostgresCPUS/l.Seconds)
 			}
+			if st := u.Store; st != nil && st.Commits > 0 && st.Appends > 0 {
+				fmt.Fprintf(w, "  store: %d commits of %.1f commands, %.2f ms each; a command's append %.2f ms (the combiner's queue, then its commit)\n",
+					st.Commits, float64(st.CommitAppends)/float64(st.Commits), 1000*st.CommitSeconds/float64(st.Commits), 1000*st.AppendSeconds/float64(st.Appends))
+			}
 			fmt.Fprintf(w, "  machine busy %.0f%% of %d CPUs (everything on it, other users included)\n", u.MachineBusyPercent, r.Machine.CPUs)
 		}
 	}

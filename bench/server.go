@@ -28,6 +28,7 @@ import (
 // process, or a -target address.
 type server struct {
 	mode, addr, store string
+	admin             string // the admin listener (metrics); empty: none known
 	pid               int
 	main              Server
 	cmd               *exec.Cmd
@@ -131,20 +132,23 @@ func (s *server) start(ctx context.Context, cfg *Config, scfg ServerConfig) erro
 		if cfg.Start == nil {
 			return fmt.Errorf("bench: an in-process server needs Config.Start")
 		}
-		scfg.Listen = "127.0.0.1:0"
+		scfg.Listen, scfg.AdminListen = "127.0.0.1:0", "127.0.0.1:0"
 		m, err := cfg.Start(ctx, scfg, log)
 		if err != nil {
 			return err
 		}
 		s.main = m
 		s.addr, s.store, s.pid = s.main.Addr(), s.main.StoreName(), os.Getpid()
+		if a, ok := m.(interface{ AdminAddr() string }); ok {
+			s.admin = a.AdminAddr()
+		}
 		s.memProfile = cfg.MemProfile
 		return nil
 	}
 	if cfg.Child == nil {
 		return fmt.Errorf("bench: a server child needs Config.Child")
 	}
-	scfg.Listen = "127.0.0.1:0"
+	scfg.Listen, scfg.AdminListen = "127.0.0.1:0", "127.0.0.1:0"
 	scfg.CPUProfile, scfg.MemProfile = cfg.CPUProfile, cfg.MemProfile
 	cmd, err := cfg.Child(scfg)
 	if err != nil {
@@ -173,6 +177,9 @@ func (s *server) start(ctx context.Context, cfg *Config, scfg ServerConfig) erro
 					if m := storeRE.FindStringSubmatch(line); m != nil {
 						s.store = m[1]
 					}
+					if m := adminRE.FindStringSubmatch(line); m != nil {
+						s.admin = m[1]
+					}
 					continue
 				}
 			}
@@ -198,6 +205,7 @@ func (s *server) start(ctx context.Context, cfg *Config, scfg ServerConfig) erro
 var (
 	servingRE = regexp.MustCompile(`\baddr=(\S+)`)
 	storeRE   = regexp.MustCompile(`\bstore=(\S+)`)
+	adminRE   = regexp.MustCompile(`\badmin=(\S+)`)
 )
 
 // scratchDatabase creates a database for the run on the server at base and
@@ -285,6 +293,7 @@ type sample struct {
 	self        time.Duration         // this process
 	pg          map[int]time.Duration // CPU time by postgres process
 	busy, total uint64                // machine jiffies
+	store       *storeCounters        // nil: not read
 }
 
 func (s *server) sample() sample {
@@ -293,6 +302,9 @@ func (s *server) sample() sample {
 		x.pg = postgresCPU(s.dbName)
 	}
 	x.busy, x.total = machineCPU()
+	if s.admin != "" {
+		x.store = readStoreCounters(s.admin)
+	}
 	switch s.mode {
 	case "inproc":
 		x.cpu = x.self
@@ -316,6 +328,11 @@ func window(a, b sample, secs float64) *Usage {
 	}
 	if b.total > a.total {
 		u.MachineBusyPercent = 100 * float64(b.busy-a.busy) / float64(b.total-a.total)
+	}
+	if a.store != nil && b.store != nil {
+		u.Store = &StoreUsage{Appends: b.store.appends - a.store.appends, AppendSeconds: b.store.appendSecs - a.store.appendSecs,
+			Commits: b.store.commits - a.store.commits, CommitAppends: b.store.commitAppends - a.store.commitAppends,
+			CommitSeconds: b.store.commitSecs - a.store.commitSecs}
 	}
 	if b.ok {
 		u.ServerCPUS = (b.cpu - a.cpu).Seconds()
@@ -498,7 +515,11 @@ func ServeProfiled(ctx context.Context, sc ServerConfig, start StartFunc, log *s
 	if err != nil {
 		return err
 	}
-	log.Info("hangar serving", "addr", m.Addr(), "store", m.StoreName())
+	admin := ""
+	if a, ok := m.(interface{ AdminAddr() string }); ok {
+		admin = a.AdminAddr()
+	}
+	log.Info("hangar serving", "addr", m.Addr(), "store", m.StoreName(), "admin", admin)
 	<-ctx.Done()
 	if sc.MemProfile != "" {
 		writeHeapProfile(sc.MemProfile)

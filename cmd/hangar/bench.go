@@ -31,7 +31,10 @@ When a match ends its table starts another, so -matches stay in play.
 
 Each acknowledged Roll and each acknowledged Move is one durable command
 (commands/s); moves/s counts the Moves alone. Latencies are per RPC kind, as
-the client sees them.
+the client sees them. The server's store line comes from its metrics (read
+on an admin listener of its own on 127.0.0.1): its commits in the window, the
+commands each held and its time, and a command's time in the store (its
+wait in the append combiner's queue, then its commit).
 
 With -play each seat plays over one MoveService.Play stream instead of
 WatchMatch and a unary call per command: the same commands, their results
@@ -73,8 +76,10 @@ type benchCmd struct {
 	bench.Config
 	// json is the file the result is written to as JSON (empty: none).
 	json string
-	// childServer runs this process as the profiled server child.
+	// childServer runs this process as the profiled server child, with
+	// its admin listener at childAdmin.
 	childServer bool
+	childAdmin  string
 	// mm is the matchmaking bench (-matchmaking, bench_matchmaking.go).
 	mm bench.MMConfig
 }
@@ -118,6 +123,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.StringVar(&c.MemProfile, "memprofile", "", "write a heap profile of the server at its end to this file")
 	fs.BoolVar(&c.Webhook, "webhook", false, "give the server a webhook (a receiver in the bench) and report how fast the notices of the load's matches reach it: notices/s and the lag from their commit")
 	fs.BoolVar(&c.childServer, "child-server", false, "internal: serve as the profiled server child of a bench")
+	fs.StringVar(&c.childAdmin, "child-admin-listen", "", "internal: the profiled server child's admin listener")
 	mmFlags(fs, &c.mm)
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -175,7 +181,8 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	if cmd.childServer {
 		go keepHeapFloor(ctx, defaultHeapFloorMiB<<20, time.Second) // as 'hangar serve' does by default
 		return bench.ServeProfiled(ctx, bench.ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
-			DataDir: cfg.DataDir, Bus: cfg.Bus, BusPrefix: cfg.BusPrefix, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile}, startNode, log)
+			DataDir: cfg.DataDir, Bus: cfg.Bus, BusPrefix: cfg.BusPrefix, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile,
+			AdminListen: cmd.childAdmin}, startNode, log)
 	}
 	cfg.Progress, cfg.ServerLog = os.Stderr, os.Stderr
 	res, err := bench.Run(ctx, cfg)
@@ -204,7 +211,7 @@ func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (be
 	// compare them.
 	// On Postgres the node delivers changes across nodes, as 'hangar serve'
 	// does by default, over sc's bus.
-	m := &Main{Config: Config{Listen: sc.Listen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
+	m := &Main{Config: Config{Listen: sc.Listen, AdminListen: sc.AdminListen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
 		CrossNode: sc.DatabaseURL != "", Bus: sc.Bus, BusPrefix: sc.BusPrefix,
 		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), AppendWait: envDuration("HANGAR_APPEND_WAIT", time.Millisecond),
 		AppendCommits: envInt("HANGAR_APPEND_COMMITS", 0), Service: service.Options{Limits: &off,
@@ -224,9 +231,10 @@ func benchChild(sc bench.ServerConfig) (*exec.Cmd, error) {
 		return nil, err
 	}
 	// The flags are explicit, so HANGAR_* variables do not steer the child.
-	args := []string{"serve", "--listen", sc.Listen, "--limits=false"}
+	args := []string{"serve", "--listen", sc.Listen, "--limits=false", "--admin-listen=" + sc.AdminListen}
 	if sc.CPUProfile != "" || sc.MemProfile != "" {
-		args = []string{"bench", "--child-server", "--cpuprofile=" + sc.CPUProfile, "--memprofile=" + sc.MemProfile}
+		args = []string{"bench", "--child-server", "--cpuprofile=" + sc.CPUProfile, "--memprofile=" + sc.MemProfile,
+			"--child-admin-listen=" + sc.AdminListen}
 	}
 	args = append(args, "--database-url="+sc.DatabaseURL)
 	if sc.WebhookURL != "" {

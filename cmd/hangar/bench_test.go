@@ -74,6 +74,15 @@ func TestBenchPlay(t *testing.T) {
 			t.Errorf("no %s latencies: %v", rpc, res.Load.Latency)
 		}
 	}
+	// The store's commits in the window, from the node's metrics: each
+	// holds at least one command, and the appends are about the commands
+	// the load counted (plus its creates and joins; the window's edges cut
+	// a few either way).
+	st := res.Load.Usage.Store
+	if st == nil || st.Commits == 0 || st.CommitAppends < st.Commits || st.AppendSeconds <= 0 || st.CommitSeconds <= 0 ||
+		st.Appends < res.Load.Commands/2 || st.Appends > 2*res.Load.Commands+100 {
+		t.Errorf("store usage %+v for %d commands", st, res.Load.Commands)
+	}
 	// A move takes the legal moves its roll answered with.
 	if n := res.Load.Latency["Play ListLegalMoves"].Count; n != 0 {
 		t.Errorf("%d Play ListLegalMoves for %d moves", n, res.Load.Latency["Play Move"].Count)
