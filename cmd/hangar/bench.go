@@ -230,7 +230,9 @@ func benchChild(sc bench.ServerConfig) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The flags are explicit, so HANGAR_* variables do not steer the child.
+	// The flags given here are explicit, so HANGAR_* variables do not steer
+	// them; the others (--append-*, --gc-heap-floor-mib) read theirs, as
+	// 'hangar serve' does, for runs that compare them.
 	args := []string{"serve", "--listen", sc.Listen, "--limits=false", "--admin-listen=" + sc.AdminListen}
 	if sc.CPUProfile != "" || sc.MemProfile != "" {
 		args = []string{"bench", "--child-server", "--cpuprofile=" + sc.CPUProfile, "--memprofile=" + sc.MemProfile,

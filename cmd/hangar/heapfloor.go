@@ -15,7 +15,8 @@ import (
 // a second the node collected several times a second and spent a sixth of
 // its CPU on it, in bursts that lengthened the slowest commands. The floor
 // lets the heap grow to at least floor bytes before a collection while the
-// live heap is small; past floor/2 live, GOGC's rule governs alone. It
+// live heap is small; once GOGC's own goal passes the floor (at GOGC=100,
+// a live heap of half the floor), GOGC's rule governs alone. It
 // composes with GOGC (the floor only ever raises the goal) and with
 // GOMEMLIMIT (a limit below the floor still wins: the runtime collects to
 // stay under it).
