@@ -118,6 +118,9 @@ type ServerConfig struct {
 type Server interface {
 	Addr() string
 	StoreName() string
+	// AdminAddr is the address of its admin listener (metrics), empty
+	// when it has none.
+	AdminAddr() string
 	// Shutdown drains the server and closes its store.
 	Shutdown(ctx context.Context)
 }

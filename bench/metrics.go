@@ -1,15 +1,15 @@
 package bench
 
 import (
-	"bufio"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
-// storeCounters are the server's store counters at one moment, from the
-// Prometheus text of its admin listener's /metrics.
+// storeCounters are the server's store counters at one moment, from its
+// admin listener's /metrics.
 type storeCounters struct {
 	appends, commits, commitAppends int64
 	appendSecs, commitSecs          float64
@@ -31,37 +31,28 @@ func readStoreCounters(addr string) *storeCounters {
 	if resp.StatusCode != http.StatusOK {
 		return nil
 	}
-	var c storeCounters
-	seen := 0
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), " ")
-		if !ok || strings.HasPrefix(name, "#") {
-			continue
-		}
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			continue
-		}
-		switch name {
-		case "hangar_store_append_seconds_count":
-			c.appends = int64(v)
-		case "hangar_store_append_seconds_sum":
-			c.appendSecs = v
-		case "hangar_store_batch_appends_count":
-			c.commits = int64(v)
-		case "hangar_store_batch_appends_sum":
-			c.commitAppends = int64(v)
-		case "hangar_store_batch_seconds_sum":
-			c.commitSecs = v
-		default:
-			continue
-		}
-		seen++
-	}
-	if sc.Err() != nil || seen < 5 {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
 		return nil
 	}
+	hist := func(name string) (count int64, sum float64, ok bool) {
+		mf := mfs[name]
+		if mf == nil || len(mf.GetMetric()) != 1 || mf.GetMetric()[0].GetHistogram() == nil {
+			return 0, 0, false
+		}
+		h := mf.GetMetric()[0].GetHistogram()
+		return int64(h.GetSampleCount()), h.GetSampleSum(), true
+	}
+	var c storeCounters
+	var batched float64
+	var ok [3]bool
+	c.appends, c.appendSecs, ok[0] = hist("hangar_store_append_seconds")
+	c.commits, batched, ok[1] = hist("hangar_store_batch_appends")
+	_, c.commitSecs, ok[2] = hist("hangar_store_batch_seconds")
+	if ok != [3]bool{true, true, true} {
+		return nil
+	}
+	c.commitAppends = int64(batched)
 	return &c
 }

@@ -138,10 +138,7 @@ func (s *server) start(ctx context.Context, cfg *Config, scfg ServerConfig) erro
 			return err
 		}
 		s.main = m
-		s.addr, s.store, s.pid = s.main.Addr(), s.main.StoreName(), os.Getpid()
-		if a, ok := m.(interface{ AdminAddr() string }); ok {
-			s.admin = a.AdminAddr()
-		}
+		s.addr, s.store, s.admin, s.pid = s.main.Addr(), s.main.StoreName(), s.main.AdminAddr(), os.Getpid()
 		s.memProfile = cfg.MemProfile
 		return nil
 	}
@@ -515,11 +512,7 @@ func ServeProfiled(ctx context.Context, sc ServerConfig, start StartFunc, log *s
 	if err != nil {
 		return err
 	}
-	admin := ""
-	if a, ok := m.(interface{ AdminAddr() string }); ok {
-		admin = a.AdminAddr()
-	}
-	log.Info("hangar serving", "addr", m.Addr(), "store", m.StoreName(), "admin", admin)
+	log.Info("hangar serving", "addr", m.Addr(), "store", m.StoreName(), "admin", m.AdminAddr())
 	<-ctx.Done()
 	if sc.MemProfile != "" {
 		writeHeapProfile(sc.MemProfile)

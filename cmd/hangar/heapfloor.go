@@ -48,9 +48,7 @@ func heapFloorPercent(live, floor uint64, gogc int) int {
 }
 
 // setGCPercent is debug.SetGCPercent (a test records its calls).
-var setGCPercent = defaultSetGCPercent
-
-var defaultSetGCPercent = debug.SetGCPercent
+var setGCPercent = debug.SetGCPercent
 
 // keepHeapFloor keeps the heap goal at least floor bytes (heapFloorPercent)
 // until ctx ends, then restores the GC percentage it found. It reads the

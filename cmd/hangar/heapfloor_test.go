@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -43,13 +40,14 @@ func TestHeapFloorPercent(t *testing.T) {
 func TestKeepHeapFloorRestoresGOGC(t *testing.T) {
 	var calls []int
 	gogc := 100
+	saved := setGCPercent
+	t.Cleanup(func() { setGCPercent = saved })
 	setGCPercent = func(p int) int {
 		calls = append(calls, p)
 		prev := gogc
 		gogc = p
 		return prev
 	}
-	t.Cleanup(func() { setGCPercent = defaultSetGCPercent })
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // one pass, then it returns
 	keepHeapFloor(ctx, 1<<40, time.Hour)
@@ -84,23 +82,11 @@ func TestServeKeepsAHeapFloor(t *testing.T) {
 		// The floor is set as the process starts, in a goroutine of its
 		// own: read until it is there (or the deadline says it never was).
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-			resp, err := http.Get("http://" + admin + "/metrics")
-			if err != nil {
-				t.Fatal(err)
+			code, body := httpGet(t, "http://"+admin+"/metrics")
+			if code != http.StatusOK {
+				t.Fatalf("/metrics: %d", code)
 			}
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for line := range strings.SplitSeq(string(body), "\n") {
-				if rest, ok := strings.CutPrefix(line, "go_gc_gogc_percent "); ok {
-					if v, err = strconv.ParseFloat(rest, 64); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if v != 100 || len(args) > 0 {
+			if v = metric(body, "go_gc_gogc_percent"); v != 100 || len(args) > 0 {
 				return v
 			}
 			time.Sleep(10 * time.Millisecond)
