@@ -130,7 +130,7 @@ type seat struct {
 	pace    time.Duration
 	acks    *ackLog
 	// legal are the moves the seat's last roll allowed, at version
-	// legalAt (include_legal_moves).
+	// legalAt (include_legal_moves, or a Play stream's legal_moves).
 	legal   []*hangarv1.GameMove
 	legalAt int64
 }
@@ -147,6 +147,22 @@ func (s *seat) rolledMoves() []*hangarv1.GameMove {
 // rolled keeps the legal moves a roll answered with.
 func (s *seat) rolled(r *hangarv1.RollResponse) {
 	s.legal, s.legalAt = r.GetLegalMoves(), r.GetVersion()
+}
+
+// offered keeps the legal moves a Play stream offered (legal_moves), if
+// any: after a roll of the server's (-auto-roll), or the seat's own.
+func (s *seat) offered(r *hangarv1.PlayResponse) {
+	if lm := r.GetLegalMoves(); lm != nil {
+		s.legal, s.legalAt = lm.GetMoves(), lm.GetVersion()
+	}
+}
+
+// myTurn reports whether the seat is to act now. In an auto_roll match it
+// acts only with its die rolled: a command's events come one by one on a
+// watch, and the server's roll for the seat follows the event that passed
+// it the turn.
+func (s *seat) myTurn() bool {
+	return s.tr.turn == s.seat && (!s.b.cfg.AutoRoll || s.tr.phase == aeroplanev1.Phase_PHASE_MOVE)
 }
 
 // errStale asks the seat to re-read the match.
@@ -196,7 +212,7 @@ func (s *seat) play(ctx context.Context, view *hangarv1.Match) error {
 			}
 			continue
 		}
-		if s.tr.turn == s.seat {
+		if s.myTurn() {
 			if err := s.acted(ctx, s.act(), &failures); err != nil {
 				return err
 			}
@@ -320,7 +336,7 @@ func (s *seat) act() error {
 func (b *bench) newMatch(ps []*player, rpcSuffix string) (*hangarv1.Match, error) {
 	cr, err := timed(b, ps[0].ctx, "CreateMatch"+rpcSuffix, func(ctx context.Context) (*hangarv1.CreateMatchResponse, error) {
 		return ps[0].matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
-			SeatCount: int32(len(ps)), RequestId: b.reqID()})
+			SeatCount: int32(len(ps)), RequestId: b.reqID(), AutoRoll: b.cfg.AutoRoll})
 	})
 	if err != nil {
 		return nil, err

@@ -34,6 +34,9 @@ func (r *Result) Print(w io.Writer) {
 			if c.Play {
 				over = "a Play stream per seat"
 			}
+			if c.AutoRoll {
+				over += ", the server rolling (auto_roll)"
+			}
 			fmt.Fprintf(w, "\nload: %d matches x %d seats over %s for %.1fs: %d durable commands (%d rolls + %d moves)\n",
 				c.Matches, c.Seats, over, l.Seconds, l.Commands, l.Rolls, l.Moves)
 			fmt.Fprintf(w, "  %.1f commands/s   %.1f moves/s   %d matches finished\n", l.CommandsPerSec, l.MovesPerSec, l.MatchesFinished)

@@ -71,7 +71,8 @@ func (s *seat) see(ev *hangarv1.Event) {
 	s.tr.apply(ev)
 }
 
-// seeAll folds the events of a Play response (one, or several at once).
+// seeAll folds the events of a Play response (one, or several at once),
+// keeping the legal moves it offers.
 func (s *seat) seeAll(r *hangarv1.PlayResponse) {
 	if ev := r.GetEvent(); ev != nil {
 		s.see(ev.GetEvent())
@@ -79,6 +80,7 @@ func (s *seat) seeAll(r *hangarv1.PlayResponse) {
 	for _, ev := range r.GetEvents().GetEvents() {
 		s.see(ev.GetEvent())
 	}
+	s.offered(r)
 }
 
 // playStream is play over one Play stream.
@@ -101,7 +103,7 @@ func (s *seat) playStream(ctx context.Context, view *hangarv1.Match) error {
 			}
 			continue
 		}
-		if s.tr.turn == s.seat {
+		if s.myTurn() {
 			if err := s.acted(ctx, s.actStream(pc), &failures); err != nil {
 				return err
 			}
@@ -162,6 +164,7 @@ func (s *seat) command(pc *playConn, rpc string, cmd *hangarv1.PlayCommand) (*ha
 			for _, ev := range res.GetEvents() {
 				s.see(ev.GetEvent())
 			}
+			s.offered(r)
 			var err error
 			if res.GetCommandId() != pc.id {
 				err = status.Errorf(codes.Internal, "the result of command %d came for %d", res.GetCommandId(), pc.id)

@@ -85,6 +85,9 @@ type Game interface {
 	// Rolled returns the die value a game event records as rolled for a
 	// seat's Roll command, or 0.
 	Rolled(ev *hangarv1.Event) int32
+	// Dice reports whether the game's seats roll a die (the API's Roll),
+	// which a match may have the server roll for them (auto_roll).
+	Dice() bool
 	// Board describes the game's board for drawing; the same for every
 	// match of the game.
 	Board() *hangarv1.GameBoard

@@ -55,6 +55,9 @@ type Config struct {
 	Game   hangarv1.Game
 	Seats  int
 	Bots   int
+	// AutoRoll has the server roll each seat's die when its turn comes
+	// (games with dice): the player only chooses moves.
+	AutoRoll bool
 	// Join joins the match of that id (or resumes it when already seated).
 	Join string
 	// Watch watches the match of that id without playing.
@@ -311,6 +314,7 @@ func (s *session) enter() error {
 		}
 		r, err := s.matches.CreateMatch(s.ctx, &hangarv1.CreateMatchRequest{
 			Game: game, SeatCount: int32(s.cfg.Seats), BotSeats: int32(s.cfg.Bots), RequestId: s.req("create"),
+			AutoRoll: s.cfg.AutoRoll,
 		})
 		if err != nil {
 			return fmt.Errorf("create match: %w", err)

@@ -186,9 +186,10 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 		next.play = st.play
 	}
 	// The chance the game needs before its next seat acts is drawn now, in
-	// the same command (in a tile game, the tile for the next turn).
+	// the same command (in a tile game, the tile for the next turn; in an
+	// auto_roll match, the die of the seat to roll).
 	if next.play != nil && next.status == store.StatusActive {
-		g, more, err := next.play.Prepare(s.rand)
+		g, more, err := s.prepared(next, next.play)
 		if err != nil {
 			return outcome{}, err
 		}
@@ -271,6 +272,39 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 		s.kickBots(next.id)
 	}
 	return outcome{match: next, events: evs}, nil
+}
+
+// maxAutoRolls bounds the dice one command rolls for the seats of an
+// auto_roll match. A roll that allows no move passes to the next seat,
+// which rolls in turn, so a long chain takes improbable luck (every plane
+// at home and no six, (5/6)^n); one cut short leaves the seat to roll for
+// itself, as a Roll then may.
+const maxAutoRolls = 1000
+
+// prepared returns game state g of match m after the chance its next seat
+// needs, with the events that record it: the game's own (Prepare) and, in
+// an auto_roll match, the die of each seat that must roll, until a seat
+// has a move to choose (or the game waits for no roll).
+func (s *Service) prepared(m *match, g game.State) (game.State, []*hangarv1.Event, error) {
+	g, evs, err := g.Prepare(s.rand)
+	if err != nil || !m.autoRoll {
+		return g, evs, err
+	}
+	for range maxAutoRolls {
+		seat, ok := g.Turn()
+		if !ok || !g.Legal(seat).Roll {
+			break
+		}
+		var rolled, drawn []*hangarv1.Event
+		if g, rolled, err = g.Act(seat, game.Action{Roll: true}, s.rand); err != nil {
+			return nil, nil, err
+		}
+		if g, drawn, err = g.Prepare(s.rand); err != nil {
+			return nil, nil, err
+		}
+		evs = append(append(evs, rolled...), drawn...)
+	}
+	return g, evs, nil
 }
 
 // standing is the final standing of m's game with the seats whose players

@@ -63,6 +63,8 @@ type match struct {
 	invited []string
 	// unrated: the match changes no ratings (matchmaking.go).
 	unrated bool
+	// autoRoll: the server rolls for a seat as soon as it must (rollFor).
+	autoRoll bool
 	// codes are the live invite codes of a private match (invites.go).
 	codes []inviteCode
 	// optionsWire is options marshalled, for every command's row: made
@@ -197,6 +199,7 @@ func (m *match) record(ev *hangarv1.Event, t time.Time, fold bool) error {
 		m.private = b.MatchCreated.GetPrivate()
 		m.invited = slices.Clone(b.MatchCreated.GetInvitedPlayerIds())
 		m.unrated = b.MatchCreated.GetUnrated()
+		m.autoRoll = b.MatchCreated.GetAutoRoll()
 		m.created = t
 		for _, n := range g.Seats(m.options, int(b.MatchCreated.GetSeatCount())) {
 			m.seats = append(m.seats, seat{seat: n, status: hangarv1.SeatStatus_SEAT_STATUS_EMPTY})
@@ -333,6 +336,7 @@ func (m *match) summary() *hangarv1.Match {
 		CreatorId: m.creator, Options: m.options, CreateTime: timestamppb.New(m.created), BotLevel: m.botLevel,
 		Private: m.private, InvitedPlayerIds: slices.Clone(m.invited), Unrated: m.unrated,
 		InviteCodeIds: m.codeIDs(),
+		AutoRoll:      m.autoRoll,
 	}
 	if !m.started.IsZero() {
 		pm.StartTime = timestamppb.New(m.started)

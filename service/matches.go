@@ -49,6 +49,9 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 	if b := req.GetTimeoutsBeforeBot(); b < 0 || b > 1000 || (b > 0 && req.GetTurnTime() == nil) {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: timeouts_before_bot must be 0 to 1000, and needs turn_time", errInvalid))
 	}
+	if req.GetAutoRoll() && !g.Dice() {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: auto_roll needs a game with dice", errInvalid))
+	}
 	if len(req.GetInvitedPlayerIds()) > 0 && !req.GetPrivate() {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: invited_player_ids need a private match", errInvalid))
 	}
@@ -80,7 +83,7 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID,
 			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot(), BotLevel: req.GetBotLevel(),
-			Private: req.GetPrivate(), InvitedPlayerIds: invited}}}}
+			Private: req.GetPrivate(), InvitedPlayerIds: invited, AutoRoll: req.GetAutoRoll()}}}}
 		seats := g.Seats(opts, n)
 		if !req.GetObserveOnly() {
 			evs = append(evs, joined(seats[0], me))

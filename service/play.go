@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
 )
 
 // The Play stream (move.proto says what a client sees). One goroutine
@@ -107,6 +108,8 @@ type playOut struct {
 	w  *watch
 	rd *playReader
 	q  *watchQueue
+	// me is the stream's player.
+	me string
 	// sent is the seq of the last event queued (alone or in a result).
 	sent    int64
 	events  []*watchResponse
@@ -160,7 +163,7 @@ func (o *playOut) flush(ctx context.Context, all bool) error {
 		default:
 			return nil // nothing held, nothing waiting
 		}
-		if err := o.q.push(ctx, o.s.closing, playEvents(o.events[:n])); err != nil {
+		if err := o.q.push(ctx, o.s.closing, playEvents(o.events[:n], o.legalAfter(o.events[n-1]))); err != nil {
 			return err
 		}
 		o.sent = o.events[n-1].resp.GetEvent().GetSeq()
@@ -176,7 +179,11 @@ func (o *playOut) result(ctx context.Context) error {
 	for r.first > 0 && n < len(o.events) && o.events[n].resp.GetEvent().GetSeq() <= r.version {
 		n++
 	}
-	if err := o.q.push(ctx, o.s.closing, playResultWire(r.pr, o.events[:n])); err != nil {
+	var legal *hangarv1.ListLegalMovesResponse
+	if n > 0 && len(r.pr.GetRoll().GetLegalMoves()) == 0 {
+		legal = o.legalAfter(o.events[n-1])
+	}
+	if err := o.q.push(ctx, o.s.closing, playResultWire(r.pr, o.events[:n], legal)); err != nil {
 		return err
 	}
 	if n > 0 {
@@ -185,6 +192,29 @@ func (o *playOut) result(ctx context.Context) error {
 	o.events = o.events[n:]
 	o.results = o.results[1:]
 	return nil
+}
+
+// legalAfter returns the stream's player's legal moves after event last,
+// when that event leaves the player to choose a move and this node's match
+// is at its version (nil otherwise: the client lists them if it must).
+func (o *playOut) legalAfter(last *watchResponse) *hangarv1.ListLegalMovesResponse {
+	r := last.resp
+	if r.TurnSeat == nil || r.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+		return nil
+	}
+	m := o.s.hub.get(o.w.id)
+	if m == nil || m.version != r.GetVersion() || m.play == nil || m.status != store.StatusActive {
+		return nil
+	}
+	i := m.seatOf(o.me)
+	if i < 0 || m.seats[i].seat != r.GetTurnSeat() {
+		return nil
+	}
+	l := m.play.Legal(m.seats[i].seat)
+	if len(l.Moves) == 0 {
+		return nil
+	}
+	return &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.version, Die: l.Die}
 }
 
 // reading says whether the stream should read more events now: it has
@@ -233,7 +263,8 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 	rd := &playReader{}
 	go s.playCommands(ctx, stream, w.id, rd, results, recvErr, stop)
 
-	out := &playOut{s: s, w: w, rd: rd, q: q, sent: w.after}
+	me, _ := caller(ctx)
+	out := &playOut{s: s, w: w, rd: rd, q: q, me: me.ID, sent: w.after}
 	answered := 0
 	got := func(r playResult) {
 		answered++
@@ -310,33 +341,56 @@ var (
 	playResultField    = playResponseFields.ByName("result").Number()
 	playEventsEvents   = (&hangarv1.PlayEvents{}).ProtoReflect().Descriptor().Fields().ByName("events").Number()
 	playResultEvents   = (&hangarv1.PlayResult{}).ProtoReflect().Descriptor().Fields().ByName("events").Number()
+	playLegalField     = playResponseFields.ByName("legal_moves").Number()
 )
 
 // playEvents is the PlayResponse of consecutive events: event for one,
-// events for several.
-func playEvents(rs []*watchResponse) *wireMsg {
+// events for several; with the player's legal moves after them, if any.
+func playEvents(rs []*watchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
 	if len(rs) == 1 {
-		b := protowire.AppendTag(make([]byte, 0, len(rs[0].wire)+6), playEventField, protowire.BytesType)
-		return &wireMsg{protowire.AppendBytes(b, rs[0].wire)}
+		b := protowire.AppendTag(make([]byte, 0, len(rs[0].wire)+6+legalSize(legal)), playEventField, protowire.BytesType)
+		return &wireMsg{appendLegal(protowire.AppendBytes(b, rs[0].wire), legal)}
 	}
 	size := 0
 	for _, r := range rs {
 		size += protowire.SizeTag(playEventsEvents) + protowire.SizeBytes(len(r.wire))
 	}
-	b := make([]byte, 0, protowire.SizeTag(playEventsField)+protowire.SizeVarint(uint64(size))+size)
+	b := make([]byte, 0, protowire.SizeTag(playEventsField)+protowire.SizeVarint(uint64(size))+size+legalSize(legal))
 	b = protowire.AppendTag(b, playEventsField, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(size))
-	return &wireMsg{appendWatchResponses(b, playEventsEvents, rs)}
+	return &wireMsg{appendLegal(appendWatchResponses(b, playEventsEvents, rs), legal)}
 }
 
-// playResultWire is the PlayResponse of result pr with its events rs,
-// written into one buffer of its size.
-func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse) *wireMsg {
+// legalSize is the size of legal as PlayResponse.legal_moves (0: nil).
+func legalSize(legal *hangarv1.ListLegalMovesResponse) int {
+	if legal == nil {
+		return 0
+	}
+	return protowire.SizeTag(playLegalField) + protowire.SizeBytes(proto.Size(legal))
+}
+
+// appendLegal appends legal to b as PlayResponse.legal_moves, after
+// legalSize has sized it (nil: nothing).
+func appendLegal(b []byte, legal *hangarv1.ListLegalMovesResponse) []byte {
+	if legal == nil {
+		return b
+	}
+	b = protowire.AppendTag(b, playLegalField, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(proto.Size(legal)))
+	// The moves are the game's own messages: they marshal.
+	b, _ = proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b, legal)
+	return b
+}
+
+// playResultWire is the PlayResponse of result pr with its events rs and
+// the player's legal moves after them (nil: none), written into one buffer
+// of its size.
+func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
 	size := proto.Size(pr)
 	for _, r := range rs {
 		size += protowire.SizeTag(playResultEvents) + protowire.SizeBytes(len(r.wire))
 	}
-	b := make([]byte, 0, protowire.SizeTag(playResultField)+protowire.SizeVarint(uint64(size))+size)
+	b := make([]byte, 0, protowire.SizeTag(playResultField)+protowire.SizeVarint(uint64(size))+size+legalSize(legal))
 	b = protowire.AppendTag(b, playResultField, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(size))
 	b, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b, pr)
@@ -344,9 +398,9 @@ func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse) *wireMsg {
 		// A PlayResult of the handlers' own messages always marshals;
 		// should it not, the stream says so rather than dropping it.
 		return playResultWire(&hangarv1.PlayResult{CommandId: pr.GetCommandId(),
-			Result: &hangarv1.PlayResult_Error{Error: status.Newf(codes.Internal, "the result did not encode: %v", err).Proto()}}, nil)
+			Result: &hangarv1.PlayResult_Error{Error: status.Newf(codes.Internal, "the result did not encode: %v", err).Proto()}}, nil, nil)
 	}
-	return &wireMsg{appendWatchResponses(b, playResultEvents, rs)}
+	return &wireMsg{appendLegal(appendWatchResponses(b, playResultEvents, rs), legal)}
 }
 
 // appendWatchResponses appends rs to b as the repeated message field num.

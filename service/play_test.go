@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
 
@@ -37,15 +38,32 @@ func decodePlay(t *testing.T, m *wireMsg) *hangarv1.PlayResponse {
 func TestPlayEventsArePlayResponses(t *testing.T) {
 	one := watchResp(t, 7)
 	want := &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Event{Event: one.resp}}
-	if got := decodePlay(t, playEvents([]*watchResponse{one})); !proto.Equal(got, want) {
+	if got := decodePlay(t, playEvents([]*watchResponse{one}, nil)); !proto.Equal(got, want) {
 		t.Fatalf("one event: got %v, want %v", got, want)
+	}
+	legal := legalMovesFor(7)
+	want.LegalMoves = legal
+	if got := decodePlay(t, playEvents([]*watchResponse{one}, legal)); !proto.Equal(got, want) {
+		t.Fatalf("one event and the legal moves: got %v, want %v", got, want)
 	}
 	rs := []*watchResponse{watchResp(t, 7), watchResp(t, 8), watchResp(t, 9)}
 	want = &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Events{Events: &hangarv1.PlayEvents{
 		Events: []*hangarv1.WatchMatchResponse{rs[0].resp, rs[1].resp, rs[2].resp}}}}
-	if got := decodePlay(t, playEvents(rs)); !proto.Equal(got, want) {
+	if got := decodePlay(t, playEvents(rs, nil)); !proto.Equal(got, want) {
 		t.Fatalf("three events: got %v, want %v", got, want)
 	}
+	want.LegalMoves = legalMovesFor(9)
+	if got := decodePlay(t, playEvents(rs, legalMovesFor(9))); !proto.Equal(got, want) {
+		t.Fatalf("three events and the legal moves: got %v, want %v", got, want)
+	}
+}
+
+// legalMovesFor is a listing of two moves at version v.
+func legalMovesFor(v int64) *hangarv1.ListLegalMovesResponse {
+	mv := func(plane int32) *hangarv1.GameMove {
+		return &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Plane: plane}}}
+	}
+	return &hangarv1.ListLegalMovesResponse{Version: v, Die: 6, Moves: []*hangarv1.GameMove{mv(0), mv(2)}}
 }
 
 // TestPlayResultCarriesItsEvents: a result's bytes decode as the
@@ -57,11 +75,15 @@ func TestPlayResultCarriesItsEvents(t *testing.T) {
 		Events: []*hangarv1.Event{rs[0].resp.GetEvent(), rs[1].resp.GetEvent()}, Version: 5, Die: 6}}}
 	want := proto.Clone(pr).(*hangarv1.PlayResult)
 	want.Events = []*hangarv1.WatchMatchResponse{rs[0].resp, rs[1].resp}
-	got := decodePlay(t, playResultWire(pr, rs))
+	got := decodePlay(t, playResultWire(pr, rs, nil))
 	if !proto.Equal(got, &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{Result: want}}) {
 		t.Fatalf("got %v, want the result with its events %v", got, want)
 	}
-	got = decodePlay(t, playResultWire(pr, nil))
+	got = decodePlay(t, playResultWire(pr, rs, legalMovesFor(5)))
+	if !proto.Equal(got, &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{Result: want}, LegalMoves: legalMovesFor(5)}) {
+		t.Fatalf("got %v, want the result with its events and the legal moves", got)
+	}
+	got = decodePlay(t, playResultWire(pr, nil, nil))
 	if !proto.Equal(got, &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{Result: pr}}) {
 		t.Fatalf("got %v, want %v", got, pr)
 	}

@@ -41,6 +41,12 @@ WatchMatch and a unary call per command: the same commands, their results
 and the match's events all on the one stream; latencies ("Play Roll" …) run
 from a command's send to its result.
 
+With -auto-roll the matches are auto_roll matches: the server rolls each
+seat's die in the commit that gives it the turn, so a move is one durable
+command (a Move) and the load sends no Roll. Over -play a seat moves from
+the legal moves its stream offers with its die; over unary calls it lists
+them first.
+
 Without -target it starts a server of its own on 127.0.0.1: by default a
 child process ('hangar serve', re-executed from this binary), so that the CPU
 and peak RSS reported are the server's alone; -server inproc runs it inside
@@ -116,6 +122,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.StringVar(&c.IdleKind, "idle-kind", "open", "idle matches are open (four-seat lobbies, one seat taken) or started (two-seat games nobody plays)")
 	fs.BoolVar(&c.Play, "play", false, "each seat plays over one Play stream (its events, commands and results) instead of WatchMatch and unary calls")
 	fs.BoolVar(&c.ListMoves, "list-moves", false, "ask ListLegalMoves before each move (a third round trip per move) instead of taking the legal moves from the roll's answer (include_legal_moves)")
+	fs.BoolVar(&c.AutoRoll, "auto-roll", false, "play auto_roll matches: the server rolls each seat's die in the commit that gives it the turn, so a move is one command (a Move) instead of two")
 	fs.IntVar(&c.Concurrency, "concurrency", 32, "concurrent clients creating idle matches")
 	fs.DurationVar(&c.RPCTimeout, "rpc-timeout", 30*time.Second, "deadline of each RPC")
 	fs.StringVar(&c.json, "json", "", "write the result as JSON to this file")

@@ -97,6 +97,53 @@ func TestBenchPlay(t *testing.T) {
 	}
 }
 
+// TestBenchAutoRoll runs the load on auto_roll matches, over Play streams
+// and over unary calls: the seats only move (the server rolls), and no
+// command fails. Over Play every move takes the legal moves the stream
+// offered with the seat's die; over unary calls the seat lists them.
+func TestBenchAutoRoll(t *testing.T) {
+	for _, mode := range []string{"play", "unary"} {
+		t.Run(mode, func(t *testing.T) {
+			args := []string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "2", "-seats", "2",
+				"-duration", "3s", "-moves", "150", "-auto-roll"}
+			rpc := "Move"
+			if mode == "play" {
+				args, rpc = append(args, "-play"), "Play Move"
+			}
+			cfg, err := benchFlags(args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := bench.Run(context.Background(), cfg.Config)
+			if err != nil {
+				t.Fatalf("bench.Run: %v", err)
+			}
+			if len(res.Errors) != 0 {
+				t.Errorf("errors: %v", res.Errors)
+			}
+			l := res.Load
+			if l == nil || l.Moves == 0 || l.Rolls != 0 || l.Commands != l.Moves {
+				t.Fatalf("load: %+v, want moves and no rolls", l)
+			}
+			if n := l.Latency["Roll"].Count + l.Latency["Play Roll"].Count; n != 0 {
+				t.Errorf("%d rolls sent in auto_roll matches", n)
+			}
+			moves := l.Latency[rpc].Count
+			switch listed := l.Latency["ListLegalMoves"].Count + l.Latency["Play ListLegalMoves"].Count; {
+			case moves == 0:
+				t.Errorf("no %s latencies: %v", rpc, l.Latency)
+			case mode == "play" && int64(listed) > int64(cfg.Matches)+l.MatchesFinished:
+				// A match's first seat to move lists its moves once: its
+				// stream opens at the start's version, with no event to
+				// offer them with.
+				t.Errorf("%d Play ListLegalMoves for %d moves in %d matches: the stream offers them", listed, moves, int64(cfg.Matches)+l.MatchesFinished)
+			case mode == "unary" && listed < moves:
+				t.Errorf("%d ListLegalMoves for %d moves", listed, moves)
+			}
+		})
+	}
+}
+
 // TestBenchBotWatch watches a match the server's bots play to its end.
 func TestBenchBotWatch(t *testing.T) {
 	cfg, err := benchFlags([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "0",

@@ -134,6 +134,10 @@ func badCommands(t *testing.T, cfg Config, transport string, newClient newClient
 				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 6})
 				return err
 			}, codes.InvalidArgument},
+			{"auto_roll in a game without dice", func() error {
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 2, AutoRoll: true})
+				return err
+			}, codes.InvalidArgument},
 			{"too many seats", func() error {
 				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 5})
 				return err

@@ -29,6 +29,7 @@ func playMain(args []string, stdin io.Reader, stdout io.Writer) error {
 	game := fs.String("game", "aeroplane", "with -create: aeroplane or carcassonne")
 	fs.IntVar(&cfg.Seats, "seats", 2, "with -create: number of seats")
 	fs.IntVar(&cfg.Bots, "bots", 0, "with -create: how many of the seats bots take")
+	fs.BoolVar(&cfg.AutoRoll, "auto-roll", false, "with -create (Aeroplane Chess): the server rolls each seat's die when its turn comes; the players only choose moves")
 	fs.StringVar(&cfg.Join, "join", "", "join (or resume) the match of this id")
 	fs.StringVar(&cfg.Watch, "watch", "", "watch the match of this id")
 	useTLS := fs.Bool("tls", false, "dial the server over TLS (system roots, or -tls-ca)")

@@ -265,6 +265,23 @@ func TestPlayAeroplaneAgainstABot(t *testing.T) {
 	}
 }
 
+// TestPlayAutoRollAgainstABot plays `hangar play -create -auto-roll` to
+// the end: the client never prompts for a roll (the server rolls), only for
+// moves, each offered with the die the server rolled.
+func TestPlayAutoRollAgainstABot(t *testing.T) {
+	n := node(t, Config{DataDir: t.TempDir()})
+	out, id, token, rolls, moves := playToEnd(t, n.Addr(), "-create", "-seats", "2", "-bots", "1", "-auto-roll")
+	checkFinished(t, n.Addr(), id, token)
+	if rolls != 0 || moves == 0 {
+		t.Fatalf("the client asked for %d rolls and %d moves, want moves alone", rolls, moves)
+	}
+	checkOutput(t, out,
+		regexp.MustCompile(`#\d+ +Red rolls \d`),         // the server's rolls, as events
+		regexp.MustCompile(`your move \(die \d\)`),       // each move prompt names its die
+		regexp.MustCompile(`Final ranking:\n +1\. (Red|Blue) \(.*\)`),
+	)
+}
+
 // TestPlayCarcassonneAgainstABot plays a whole Carcassonne match in the
 // terminal client, choosing among the numbered legal moves.
 func TestPlayCarcassonneAgainstABot(t *testing.T) {

@@ -47,6 +47,8 @@ type playConn struct {
 	// latest event's response.
 	events []*hangarv1.Event
 	last   *hangarv1.WatchMatchResponse
+	// legal is the latest message's legal_moves (nil: it had none).
+	legal *hangarv1.ListLegalMovesResponse
 }
 
 // openPlay opens c's Play stream on match after seq after.
@@ -131,6 +133,13 @@ func (pc *playConn) see(r *hangarv1.PlayResponse) (*hangarv1.PlayResult, error) 
 		pc.events = append(pc.events, ev.GetEvent())
 		pc.responses = append(pc.responses, ev)
 		pc.last = ev
+	}
+	// The legal moves a message offers are for the version of its last
+	// event, which leaves the stream's player to move.
+	if pc.legal = r.GetLegalMoves(); pc.legal != nil {
+		if len(evs) == 0 || pc.legal.GetVersion() != pc.seen() || pc.last.GetPhase() != "move" || len(pc.legal.GetMoves()) == 0 {
+			return nil, fmt.Errorf("legal_moves %v after event %d in phase %q", pc.legal, pc.seen(), pc.last.GetPhase())
+		}
 	}
 	if res == nil {
 		return nil, nil
@@ -283,7 +292,10 @@ func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect 
 			version := last.GetVersion()
 			switch last.GetPhase() {
 			case "start", "roll":
-				res, err := do(rollCmd(version, reqID(), true))
+				// Every other roll asks for its moves in its answer; the
+				// others find them in the stream's legal_moves.
+				include := commands%2 == 0
+				res, err := do(rollCmd(version, reqID(), include))
 				if err != nil || res == nil {
 					if err != nil {
 						return pc.events, results, expected, fmt.Errorf("seat %d Roll at %d: %w", seat, version, err)
@@ -291,6 +303,16 @@ func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect 
 					continue
 				}
 				moves := res.GetRoll().GetLegalMoves()
+				switch {
+				case include && pc.legal != nil:
+					return pc.events, results, expected, fmt.Errorf("seat %d: the roll's answer and legal_moves both list the moves", seat)
+				case !include && len(moves) > 0:
+					return pc.events, results, expected, fmt.Errorf("seat %d: a roll without include_legal_moves listed them", seat)
+				case !include && pc.last.GetPhase() == "move" && pc.last.GetTurnSeat() == seat && pc.legal == nil:
+					return pc.events, results, expected, fmt.Errorf("seat %d: its roll left it to move at %d without legal_moves", seat, pc.seen())
+				case !include:
+					moves = pc.legal.GetMoves()
+				}
 				if len(moves) == 0 {
 					continue
 				}

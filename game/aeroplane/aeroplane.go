@@ -85,6 +85,9 @@ func (Game) OptionsNotation(o *hangarv1.GameOptions) string { return o.GetAeropl
 // EventNotation implements game.Game.
 func (Game) EventNotation(ev *hangarv1.Event) string { return ev.GetAeroplane().GetNotation() }
 
+// Dice implements game.Game: a seat rolls before it moves.
+func (Game) Dice() bool { return true }
+
 // Rolled implements game.Game.
 func (Game) Rolled(ev *hangarv1.Event) int32 {
 	if e := ev.GetAeroplane(); e != nil && e.GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED {

@@ -90,6 +90,10 @@ func (Game) EventNotation(ev *hangarv1.Event) string { return ev.GetCarcassonne(
 // server rolls the flier die when a seat flies).
 func (Game) Rolled(*hangarv1.Event) int32 { return 0 }
 
+// Dice implements game.Game: no seat rolls in Carcassonne (its chance is
+// the tile drawn in Prepare and the flier die the server rolls in a move).
+func (Game) Dice() bool { return false }
+
 // Board implements game.Game: the tile types, base game and expansion.
 func (Game) Board() *hangarv1.GameBoard {
 	return &hangarv1.GameBoard{Game: &hangarv1.GameBoard_Carcassonne{Carcassonne: &carcassonnev1.Board{Tiles: TileTypes()}}}

@@ -755,6 +755,9 @@ type Match struct {
 	// invite_code_ids are the ids of the match's live invite codes
 	// (CreateInviteCode), oldest first.
 	InviteCodeIds []string `protobuf:"bytes,20,rep,name=invite_code_ids,json=inviteCodeIds,proto3" json:"invite_code_ids,omitempty"`
+	// auto_roll: the server rolls the die for each seat when its turn comes
+	// (see CreateMatchRequest.auto_roll).
+	AutoRoll      bool `protobuf:"varint,21,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -927,6 +930,13 @@ func (x *Match) GetInviteCodeIds() []string {
 		return x.InviteCodeIds
 	}
 	return nil
+}
+
+func (x *Match) GetAutoRoll() bool {
+	if x != nil {
+		return x.AutoRoll
+	}
+	return false
 }
 
 // Event is one entry of a match's event stream.
@@ -1252,7 +1262,9 @@ type MatchCreated struct {
 	Private          bool     `protobuf:"varint,8,opt,name=private,proto3" json:"private,omitempty"`
 	InvitedPlayerIds []string `protobuf:"bytes,9,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
 	// unrated: the match changes no ratings (see Match).
-	Unrated       bool `protobuf:"varint,10,opt,name=unrated,proto3" json:"unrated,omitempty"`
+	Unrated bool `protobuf:"varint,10,opt,name=unrated,proto3" json:"unrated,omitempty"`
+	// auto_roll is as chosen at creation (see Match).
+	AutoRoll      bool `protobuf:"varint,11,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1353,6 +1365,13 @@ func (x *MatchCreated) GetInvitedPlayerIds() []string {
 func (x *MatchCreated) GetUnrated() bool {
 	if x != nil {
 		return x.Unrated
+	}
+	return false
+}
+
+func (x *MatchCreated) GetAutoRoll() bool {
+	if x != nil {
+		return x.AutoRoll
 	}
 	return false
 }
@@ -1989,8 +2008,18 @@ type CreateMatchRequest struct {
 	// (at most 100; duplicates and the creator are ignored). Unknown ids, or
 	// invitations to a public match, are INVALID_ARGUMENT.
 	InvitedPlayerIds []string `protobuf:"bytes,11,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// auto_roll (games with dice: Aeroplane Chess) has the server roll the
+	// die for a seat as soon as it must roll: in the same commit as the
+	// command that made it so (the previous move, the start, a pass), drawn
+	// from the same source as a Roll's. A seat whose turn comes then has its
+	// die (a ROLLED event) and chooses its move at once: one command per
+	// move instead of a Roll and a Move. A roll that allows no move passes
+	// as a Roll's would, and the next seat's die is rolled in the same
+	// commit. A Roll is refused (FAILED_PRECONDITION) while the seat has its
+	// die. A game without dice refuses it (INVALID_ARGUMENT).
+	AutoRoll      bool `protobuf:"varint,12,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateMatchRequest) Reset() {
@@ -2098,6 +2127,13 @@ func (x *CreateMatchRequest) GetInvitedPlayerIds() []string {
 		return x.InvitedPlayerIds
 	}
 	return nil
+}
+
+func (x *CreateMatchRequest) GetAutoRoll() bool {
+	if x != nil {
+		return x.AutoRoll
+	}
+	return false
 }
 
 type CreateMatchResponse struct {
@@ -3625,7 +3661,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\bGameMove\x129\n" +
 	"\taeroplane\x18\x01 \x01(\v2\x19.hangar.aeroplane.v1.MoveH\x00R\taeroplane\x12?\n" +
 	"\vcarcassonne\x18\x02 \x01(\v2\x1b.hangar.carcassonne.v1.MoveH\x00R\vcarcassonneB\x06\n" +
-	"\x04game\"\xe6\x06\n" +
+	"\x04game\"\x83\a\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
 	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12.\n" +
@@ -3650,7 +3686,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\aprivate\x18\x11 \x01(\bR\aprivate\x12,\n" +
 	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
 	"\aunrated\x18\x13 \x01(\bR\aunrated\x12&\n" +
-	"\x0finvite_code_ids\x18\x14 \x03(\tR\rinviteCodeIds\"\xd1\b\n" +
+	"\x0finvite_code_ids\x18\x14 \x03(\tR\rinviteCodeIds\x12\x1b\n" +
+	"\tauto_roll\x18\x15 \x01(\bR\bautoRoll\"\xd1\b\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -3673,7 +3710,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x13invitation_declined\x18! \x01(\v2\x1d.hangar.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x12:\n" +
 	"\taeroplane\x18\x14 \x01(\v2\x1a.hangar.aeroplane.v1.EventH\x00R\taeroplane\x12@\n" +
 	"\vcarcassonne\x18\x15 \x01(\v2\x1c.hangar.carcassonne.v1.EventH\x00R\vcarcassonneB\x06\n" +
-	"\x04body\"\x9f\x03\n" +
+	"\x04body\"\xbc\x03\n" +
 	"\fMatchCreated\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
@@ -3687,7 +3724,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\aprivate\x18\b \x01(\bR\aprivate\x12,\n" +
 	"\x12invited_player_ids\x18\t \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
 	"\aunrated\x18\n" +
-	" \x01(\bR\aunrated\"/\n" +
+	" \x01(\bR\aunrated\x12\x1b\n" +
+	"\tauto_roll\x18\v \x01(\bR\bautoRoll\"/\n" +
 	"\x0ePlayersInvited\x12\x1d\n" +
 	"\n" +
 	"player_ids\x18\x01 \x03(\tR\tplayerIds\"M\n" +
@@ -3725,7 +3763,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x06status\x18\x01 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12\x18\n" +
 	"\aranking\x18\x02 \x03(\x05R\aranking\x12\x16\n" +
 	"\x06places\x18\x03 \x03(\x05R\x06places\x12\x16\n" +
-	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\xcb\x03\n" +
+	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\xe8\x03\n" +
 	"\x12CreateMatchRequest\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
@@ -3740,7 +3778,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\tbot_level\x18\t \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x12\x18\n" +
 	"\aprivate\x18\n" +
 	" \x01(\bR\aprivate\x12,\n" +
-	"\x12invited_player_ids\x18\v \x03(\tR\x10invitedPlayerIds\"=\n" +
+	"\x12invited_player_ids\x18\v \x03(\tR\x10invitedPlayerIds\x12\x1b\n" +
+	"\tauto_roll\x18\f \x01(\bR\bautoRoll\"=\n" +
 	"\x13CreateMatchResponse\x12&\n" +
 	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\xba\x01\n" +
 	"\x10JoinMatchRequest\x12\x19\n" +

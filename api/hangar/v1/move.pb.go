@@ -675,7 +675,13 @@ type PlayResponse struct {
 	//	*PlayResponse_Event
 	//	*PlayResponse_Result
 	//	*PlayResponse_Events
-	Kind          isPlayResponse_Kind `protobuf_oneof:"kind"`
+	Kind isPlayResponse_Kind `protobuf_oneof:"kind"`
+	// legal_moves is set when the message's last event leaves the stream's
+	// player to choose a move (its die rolled: in an auto_roll match, by the
+	// server): its legal moves at that version, as ListLegalMoves lists
+	// them, so that it moves without asking. Unset otherwise, and on a Roll's
+	// result that holds them already (include_legal_moves).
+	LegalMoves    *ListLegalMovesResponse `protobuf:"bytes,4,opt,name=legal_moves,json=legalMoves,proto3" json:"legal_moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -740,6 +746,13 @@ func (x *PlayResponse) GetEvents() *PlayEvents {
 		if x, ok := x.Kind.(*PlayResponse_Events); ok {
 			return x.Events
 		}
+	}
+	return nil
+}
+
+func (x *PlayResponse) GetLegalMoves() *ListLegalMovesResponse {
+	if x != nil {
+		return x.LegalMoves
 	}
 	return nil
 }
@@ -1001,11 +1014,13 @@ const file_hangar_v1_move_proto_rawDesc = "" +
 	"\x04roll\x18\x02 \x01(\v2\x16.hangar.v1.RollRequestH\x00R\x04roll\x12,\n" +
 	"\x04move\x18\x03 \x01(\v2\x16.hangar.v1.MoveRequestH\x00R\x04move\x12L\n" +
 	"\x10list_legal_moves\x18\x04 \x01(\v2 .hangar.v1.ListLegalMovesRequestH\x00R\x0elistLegalMovesB\t\n" +
-	"\acommand\"\xaf\x01\n" +
+	"\acommand\"\xf3\x01\n" +
 	"\fPlayResponse\x125\n" +
 	"\x05event\x18\x01 \x01(\v2\x1d.hangar.v1.WatchMatchResponseH\x00R\x05event\x12/\n" +
 	"\x06result\x18\x02 \x01(\v2\x15.hangar.v1.PlayResultH\x00R\x06result\x12/\n" +
-	"\x06events\x18\x03 \x01(\v2\x15.hangar.v1.PlayEventsH\x00R\x06eventsB\x06\n" +
+	"\x06events\x18\x03 \x01(\v2\x15.hangar.v1.PlayEventsH\x00R\x06events\x12B\n" +
+	"\vlegal_moves\x18\x04 \x01(\v2!.hangar.v1.ListLegalMovesResponseR\n" +
+	"legalMovesB\x06\n" +
 	"\x04kind\"C\n" +
 	"\n" +
 	"PlayEvents\x125\n" +
@@ -1082,25 +1097,26 @@ var file_hangar_v1_move_proto_depIdxs = []int32{
 	15, // 11: hangar.v1.PlayResponse.event:type_name -> hangar.v1.WatchMatchResponse
 	11, // 12: hangar.v1.PlayResponse.result:type_name -> hangar.v1.PlayResult
 	10, // 13: hangar.v1.PlayResponse.events:type_name -> hangar.v1.PlayEvents
-	15, // 14: hangar.v1.PlayEvents.events:type_name -> hangar.v1.WatchMatchResponse
-	2,  // 15: hangar.v1.PlayResult.roll:type_name -> hangar.v1.RollResponse
-	4,  // 16: hangar.v1.PlayResult.move:type_name -> hangar.v1.MoveResponse
-	6,  // 17: hangar.v1.PlayResult.list_legal_moves:type_name -> hangar.v1.ListLegalMovesResponse
-	16, // 18: hangar.v1.PlayResult.error:type_name -> google.rpc.Status
-	15, // 19: hangar.v1.PlayResult.events:type_name -> hangar.v1.WatchMatchResponse
-	1,  // 20: hangar.v1.MoveService.Roll:input_type -> hangar.v1.RollRequest
-	3,  // 21: hangar.v1.MoveService.Move:input_type -> hangar.v1.MoveRequest
-	5,  // 22: hangar.v1.MoveService.ListLegalMoves:input_type -> hangar.v1.ListLegalMovesRequest
-	7,  // 23: hangar.v1.MoveService.Play:input_type -> hangar.v1.PlayRequest
-	2,  // 24: hangar.v1.MoveService.Roll:output_type -> hangar.v1.RollResponse
-	4,  // 25: hangar.v1.MoveService.Move:output_type -> hangar.v1.MoveResponse
-	6,  // 26: hangar.v1.MoveService.ListLegalMoves:output_type -> hangar.v1.ListLegalMovesResponse
-	9,  // 27: hangar.v1.MoveService.Play:output_type -> hangar.v1.PlayResponse
-	24, // [24:28] is the sub-list for method output_type
-	20, // [20:24] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	6,  // 14: hangar.v1.PlayResponse.legal_moves:type_name -> hangar.v1.ListLegalMovesResponse
+	15, // 15: hangar.v1.PlayEvents.events:type_name -> hangar.v1.WatchMatchResponse
+	2,  // 16: hangar.v1.PlayResult.roll:type_name -> hangar.v1.RollResponse
+	4,  // 17: hangar.v1.PlayResult.move:type_name -> hangar.v1.MoveResponse
+	6,  // 18: hangar.v1.PlayResult.list_legal_moves:type_name -> hangar.v1.ListLegalMovesResponse
+	16, // 19: hangar.v1.PlayResult.error:type_name -> google.rpc.Status
+	15, // 20: hangar.v1.PlayResult.events:type_name -> hangar.v1.WatchMatchResponse
+	1,  // 21: hangar.v1.MoveService.Roll:input_type -> hangar.v1.RollRequest
+	3,  // 22: hangar.v1.MoveService.Move:input_type -> hangar.v1.MoveRequest
+	5,  // 23: hangar.v1.MoveService.ListLegalMoves:input_type -> hangar.v1.ListLegalMovesRequest
+	7,  // 24: hangar.v1.MoveService.Play:input_type -> hangar.v1.PlayRequest
+	2,  // 25: hangar.v1.MoveService.Roll:output_type -> hangar.v1.RollResponse
+	4,  // 26: hangar.v1.MoveService.Move:output_type -> hangar.v1.MoveResponse
+	6,  // 27: hangar.v1.MoveService.ListLegalMoves:output_type -> hangar.v1.ListLegalMovesResponse
+	9,  // 28: hangar.v1.MoveService.Play:output_type -> hangar.v1.PlayResponse
+	25, // [25:29] is the sub-list for method output_type
+	21, // [21:25] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_move_proto_init() }
