@@ -65,7 +65,7 @@ type Config struct {
 	Play        bool          `json:"play,omitempty"`
 	// ListMoves asks ListLegalMoves before each move instead of taking
 	// the legal moves from the roll's answer (include_legal_moves).
-	ListMoves   bool          `json:"list_moves,omitempty"`
+	ListMoves bool `json:"list_moves,omitempty"`
 	// AutoRoll plays auto_roll matches: the server rolls each seat's die
 	// in the commit that gives it the turn, and the seats only move.
 	AutoRoll    bool          `json:"auto_roll,omitempty"`

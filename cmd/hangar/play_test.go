@@ -276,8 +276,8 @@ func TestPlayAutoRollAgainstABot(t *testing.T) {
 		t.Fatalf("the client asked for %d rolls and %d moves, want moves alone", rolls, moves)
 	}
 	checkOutput(t, out,
-		regexp.MustCompile(`#\d+ +Red rolls \d`),         // the server's rolls, as events
-		regexp.MustCompile(`your move \(die \d\)`),       // each move prompt names its die
+		regexp.MustCompile(`#\d+ +Red rolls \d`),   // the server's rolls, as events
+		regexp.MustCompile(`your move \(die \d\)`), // each move prompt names its die
 		regexp.MustCompile(`Final ranking:\n +1\. (Red|Blue) \(.*\)`),
 	)
 }
