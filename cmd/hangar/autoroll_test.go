@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -176,5 +177,106 @@ func TestAutoRollPlaysAMatch(t *testing.T) {
 			t.Fatalf("%d moves on %d rolls", moves, rolls)
 		}
 		t.Logf("%d events: %d moves, %d dice rolled by the server", len(log), moves, rolls)
+	})
+}
+
+// TestAutoRollWithTurnClocks: in an auto_roll match with day-long turn
+// clocks where nobody acts, each seat's clock fires while the seat holds
+// the die the server rolled for it; the timeout plays the seat's move, and
+// the next seat's die is rolled in the same commit. After two timeouts in a
+// row bots take the seats and finish the match, the dice still the
+// server's.
+func TestAutoRollWithTurnClocks(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		clock := &fakeClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+		cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+		n := node(t, cfg)
+		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+		const day = 24 * time.Hour
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
+			TurnTime: durationpb.New(day), TimeoutsBeforeBot: 2, AutoRoll: true, RequestId: reqID()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := cr.GetMatch().GetMatchId()
+		if _, err := bob.matches.JoinMatch(bob.ctx(), &hangarv1.JoinMatchRequest{MatchId: id, RequestId: reqID()}); err != nil {
+			t.Fatal(err)
+		}
+		w := startWatcher(ada.ctx(), ada, id, 0)
+		deadline := time.After(60 * time.Second)
+		// waitFor waits until the events watched so far satisfy ok.
+		waitFor := func(what string, ok func(evs []*hangarv1.Event) bool) {
+			t.Helper()
+			for {
+				w.mu.Lock()
+				done := len(w.evs) > 0 && ok(w.evs)
+				w.mu.Unlock()
+				if done {
+					return
+				}
+				select {
+				case <-w.grew:
+				case err := <-w.done:
+					t.Fatalf("watch ended (%v) waiting for %s", err, what)
+				case <-deadline:
+					t.Fatalf("no %s", what)
+				}
+			}
+		}
+		timeoutsIn := func(evs []*hangarv1.Event) int {
+			k := 0
+			for _, ev := range evs {
+				if ev.GetTurnTimedOut() != nil {
+					k++
+				}
+			}
+			return k
+		}
+		for timeouts := 0; timeouts < 4; timeouts++ {
+			// The bots have played: a player's seat holds its die.
+			waitFor("player's die", func(evs []*hangarv1.Event) bool {
+				last := evs[len(evs)-1].GetAeroplane()
+				if last.GetKind() != aeroplanev1.EventKind_EVENT_KIND_ROLLED {
+					return false
+				}
+				for _, ev := range evs {
+					if h := ev.GetSeatHandedToBot(); h != nil && h.GetSeat() == last.GetSeat() {
+						return false
+					}
+				}
+				return true
+			})
+			clock.Advance(day + time.Second)
+			waitFor(fmt.Sprintf("timeout %d after the clock passed the deadline", timeouts+1), func(evs []*hangarv1.Event) bool {
+				return timeoutsIn(evs) > timeouts
+			})
+		}
+		select {
+		case err := <-w.done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-deadline:
+			t.Fatal("the bots did not finish the match")
+		}
+		log := ada.events(t, id)
+		checkLog(t, log, w.evs)
+		// Every seat whose clock fired held its die: the event before each
+		// TurnTimedOut is the server's roll for that seat.
+		timedOut := 0
+		for i, ev := range log {
+			to := ev.GetTurnTimedOut()
+			if to == nil {
+				continue
+			}
+			timedOut++
+			prev := log[i-1].GetAeroplane()
+			if prev.GetKind() != aeroplanev1.EventKind_EVENT_KIND_ROLLED || prev.GetSeat() != to.GetSeat() {
+				t.Fatalf("seat %d timed out at event %d after %v, not holding its die", to.GetSeat(), ev.GetSeq(), log[i-1])
+			}
+		}
+		if timedOut < 4 {
+			t.Fatalf("%d timeouts in the log", timedOut)
+		}
 	})
 }
