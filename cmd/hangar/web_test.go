@@ -144,12 +144,23 @@ func apiPlanes(m *hangarv1.Match) []string {
 
 // TestWebPlayAeroplane signs up, creates a 2-seat match against a bot and
 // plays it to the end through the page, clicking Roll or a legal move
-// whenever the page offers one.
+// whenever the page offers one. With "server rolls" ticked (auto_roll) the
+// page never offers Roll: each turn comes with its die.
 func TestWebPlayAeroplane(t *testing.T) {
+	for _, autoRoll := range []bool{false, true} {
+		t.Run(fmt.Sprintf("auto_roll=%v", autoRoll), func(t *testing.T) { webPlayAeroplane(t, autoRoll) })
+	}
+}
+
+func webPlayAeroplane(t *testing.T, autoRoll bool) {
 	ctx := browser(t, 5*time.Minute)
 	n := node(t, Config{DataDir: t.TempDir()})
 	base := "http://" + n.Addr() + "/"
-	token, id := signUpAndCreate(ctx, t, base, "GAME_AEROPLANE")
+	var tick []chromedp.Action[chromedp.Void]
+	if autoRoll {
+		tick = append(tick, chromedp.Click(chromedp.ID("auto-roll")))
+	}
+	token, id := signUpAndCreate(ctx, t, base, "GAME_AEROPLANE", tick...)
 	if !strings.HasPrefix(token, "hgr_") || !strings.HasPrefix(id, "m_") {
 		t.Fatalf("token %q, match %q", token, id)
 	}
@@ -183,7 +194,7 @@ func TestWebPlayAeroplane(t *testing.T) {
 			t.Fatal("the page is in the move state with no move listed")
 		}
 		sel := chromedp.CSS(fmt.Sprintf(`#moves button.move[data-index="%d"]`, rng.IntN(count)))
-		if !previewShot && get(ctx, t, "look for an advance", chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector('%s').textContent.includes('→')`, sel))) {
+		if !previewShot && !autoRoll && get(ctx, t, "look for an advance", chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector('%s').textContent.includes('→')`, sel))) {
 			// Show one advance's preview on the board (its path and where it
 			// ends) and screenshot it.
 			previewShot = true
@@ -196,7 +207,9 @@ func TestWebPlayAeroplane(t *testing.T) {
 	do(ctx, t, "wait for the result", chromedp.WaitVisible(chromedp.ID("result")))
 	result := get(ctx, t, "read the result", chromedp.Text(chromedp.ID("result")))
 	version := get(ctx, t, "read the version", chromedp.AttributeValue(chromedp.ID("match"), "data-version")).Value
-	screenshot(ctx, t, "web-aeroplane-finished.png")
+	if !autoRoll {
+		screenshot(ctx, t, "web-aeroplane-finished.png")
+	}
 	t.Logf("%d rolls and %d moves through the page; %s", rolls, moves, result)
 
 	// The API agrees: the match is finished at the version the page shows,
@@ -217,8 +230,14 @@ func TestWebPlayAeroplane(t *testing.T) {
 	if got, want := pagePlanes(ctx, t), apiPlanes(m); !slices.Equal(got, want) {
 		t.Fatalf("page planes %v, API planes %v", got, want)
 	}
-	if rolls == 0 || moves == 0 {
+	switch {
+	case autoRoll && (rolls != 0 || moves == 0):
+		t.Fatalf("%d rolls, %d moves in an auto_roll match: the page offered a roll, or no move", rolls, moves)
+	case !autoRoll && (rolls == 0 || moves == 0):
 		t.Fatalf("%d rolls, %d moves: the page never offered both", rolls, moves)
+	}
+	if m.GetAutoRoll() != autoRoll {
+		t.Fatalf("the match's auto_roll is %v, the page ticked %v", m.GetAutoRoll(), autoRoll)
 	}
 }
 
@@ -455,10 +474,11 @@ func TestWebLobby(t *testing.T) {
 }
 
 // signUpAndCreate signs Ada up on the page at base and creates a 2-seat
-// match of game with a bot through it; it returns her token and the match.
-func signUpAndCreate(ctx context.Context, t *testing.T, base, game string) (token, id string) {
+// match of game with a bot through it (after the extra actions on the
+// form); it returns her token and the match.
+func signUpAndCreate(ctx context.Context, t *testing.T, base, game string, extra ...chromedp.Action[chromedp.Void]) (token, id string) {
 	t.Helper()
-	do(ctx, t, "sign up and create a match",
+	actions := []chromedp.Action[chromedp.Void]{
 		chromedp.Navigate(base),
 		chromedp.WaitVisible(chromedp.ID("name")),
 		chromedp.SendKeys(chromedp.ID("name"), "Ada"),
@@ -467,9 +487,9 @@ func signUpAndCreate(ctx context.Context, t *testing.T, base, game string) (toke
 		chromedp.SetValue(chromedp.ID("game"), game),
 		chromedp.SetValue(chromedp.ID("seats"), "2"),
 		chromedp.SetValue(chromedp.ID("bots"), "1"),
-		chromedp.Click(chromedp.ID("create-match")),
-		chromedp.WaitVisible(chromedp.CSS("#match #board")),
-	)
+	}
+	actions = append(append(actions, extra...), chromedp.Click(chromedp.ID("create-match")), chromedp.WaitVisible(chromedp.CSS("#match #board")))
+	do(ctx, t, "sign up and create a match", actions...)
 	token = get(ctx, t, "read the token", chromedp.Evaluate[string](`localStorage.getItem('hangar.token')`))
 	id = get(ctx, t, "read the match", chromedp.Evaluate[string](`location.hash.split('/')[2]`))
 	return token, id

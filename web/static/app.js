@@ -148,6 +148,7 @@ function lobby() {
   const seats = h("input", { id: "seats", type: "number", min: 2, max: 5, value: 2 });
   const bots = h("input", { id: "bots", type: "number", min: 0, max: 4, value: 1 });
   const observe = h("input", { id: "observe", type: "checkbox" });
+  const autoRoll = h("input", { id: "auto-roll", type: "checkbox" });
   const create = h(
     "form",
     {
@@ -160,6 +161,7 @@ function lobby() {
             seatCount: Number(seats.value),
             botSeats: Number(bots.value),
             observeOnly: observe.checked,
+            autoRoll: autoRoll.checked,
           });
           location.hash = "#/match/" + r.match.matchId;
         } catch (err) {
@@ -172,6 +174,7 @@ function lobby() {
     h("label", {}, "Seats ", seats),
     h("label", {}, "Bots ", bots),
     h("label", {}, observe, " watch only"),
+    h("label", { title: "Aeroplane Chess: the server rolls each seat's die when its turn comes" }, autoRoll, " server rolls"),
     h("button", { id: "create-match", type: "submit" }, "Create"),
   );
   const watchId = h("input", { id: "watch-id", placeholder: "m_…" });
