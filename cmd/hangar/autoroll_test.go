@@ -159,12 +159,7 @@ func TestAutoRollPlaysAMatch(t *testing.T) {
 				t.Fatalf("seat %d: %v", i, r.err)
 			}
 		}
-		log := ada.events(t, id)
-		checkLog(t, log, runs[0].events, runs[1].events, <-watched)
-		final := bob.get(t, id)
-		if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED || final.GetVersion() != int64(len(log)) {
-			t.Fatalf("GetMatch after the match: %v at %d, the log has %d events", final.GetStatus(), final.GetVersion(), len(log))
-		}
+		log := finishedLog(t, bob, id, runs[0].events, runs[1].events, <-watched)
 		// Every die in the log was the server's: each came in the commit of
 		// a Move (or of the start), never of a command of its own.
 		moves, rolls := len(runs[0].results)+len(runs[1].results), 0

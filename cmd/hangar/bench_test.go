@@ -12,12 +12,12 @@ import (
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
-// TestBench runs every phase of `hangar bench` briefly against an
-// in-process node on SQLite: the load must make moves, the watchers must
-// each get every event, and no RPC may fail. It asserts no timings.
-func TestBench(t *testing.T) {
-	cfg, err := benchFlags([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "2", "-seats", "4",
-		"-duration", "3s", "-moves", "150", "-watchers", "3", "-idle", "6", "-idle-kind", "started", "-list-moves"}, io.Discard)
+// runBench runs `hangar bench` with args in process and returns its
+// configuration and result, failing the test on a bad flag or a failed run
+// and reporting any RPC errors.
+func runBench(t *testing.T, args []string) (benchCmd, *bench.Result) {
+	t.Helper()
+	cfg, err := benchFlags(args, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +28,15 @@ func TestBench(t *testing.T) {
 	if len(res.Errors) != 0 {
 		t.Errorf("errors: %v", res.Errors)
 	}
+	return cfg, res
+}
+
+// TestBench runs every phase of `hangar bench` briefly against an
+// in-process node on SQLite: the load must make moves, the watchers must
+// each get every event, and no RPC may fail. It asserts no timings.
+func TestBench(t *testing.T) {
+	_, res := runBench(t, []string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "2", "-seats", "4",
+		"-duration", "3s", "-moves", "150", "-watchers", "3", "-idle", "6", "-idle-kind", "started", "-list-moves"})
 	if res.Load == nil || res.Load.Moves == 0 || res.Load.Rolls == 0 {
 		t.Fatalf("load made no moves: %+v", res.Load)
 	}
@@ -54,18 +63,8 @@ func TestBench(t *testing.T) {
 // TestBenchPlay runs the load with -play: every seat, the watched match's
 // drivers included, plays over one Play stream, and no command fails.
 func TestBenchPlay(t *testing.T) {
-	cfg, err := benchFlags([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "2", "-seats", "2",
-		"-duration", "3s", "-moves", "150", "-watchers", "2", "-play"}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := bench.Run(context.Background(), cfg.Config)
-	if err != nil {
-		t.Fatalf("bench.Run: %v", err)
-	}
-	if len(res.Errors) != 0 {
-		t.Errorf("errors: %v", res.Errors)
-	}
+	_, res := runBench(t, []string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "2", "-seats", "2",
+		"-duration", "3s", "-moves", "150", "-watchers", "2", "-play"})
 	if res.Load == nil || res.Load.Moves == 0 || res.Load.Rolls == 0 {
 		t.Fatalf("load made no moves: %+v", res.Load)
 	}
@@ -110,17 +109,7 @@ func TestBenchAutoRoll(t *testing.T) {
 			if mode == "play" {
 				args, rpc = append(args, "-play"), "Play Move"
 			}
-			cfg, err := benchFlags(args, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := bench.Run(context.Background(), cfg.Config)
-			if err != nil {
-				t.Fatalf("bench.Run: %v", err)
-			}
-			if len(res.Errors) != 0 {
-				t.Errorf("errors: %v", res.Errors)
-			}
+			cfg, res := runBench(t, args)
 			l := res.Load
 			if l == nil || l.Moves == 0 || l.Rolls != 0 || l.Commands != l.Moves {
 				t.Fatalf("load: %+v, want moves and no rolls", l)
@@ -146,18 +135,8 @@ func TestBenchAutoRoll(t *testing.T) {
 
 // TestBenchBotWatch watches a match the server's bots play to its end.
 func TestBenchBotWatch(t *testing.T) {
-	cfg, err := benchFlags([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "0",
-		"-watchers", "2", "-watch-match", "bot", "-duration", "60s"}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := bench.Run(context.Background(), cfg.Config)
-	if err != nil {
-		t.Fatalf("bench.Run: %v", err)
-	}
-	if len(res.Errors) != 0 {
-		t.Errorf("errors: %v", res.Errors)
-	}
+	_, res := runBench(t, []string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "0",
+		"-watchers", "2", "-watch-match", "bot", "-duration", "60s"})
 	t.Logf("watch: %+v", res.Watch)
 	if w := res.Watch; w == nil || w.Events == 0 || w.Complete != w.Watchers || w.FromEventTime.Count == 0 {
 		t.Errorf("watch: %+v", w)
@@ -192,17 +171,7 @@ func TestBenchTwoNodes(t *testing.T) {
 			if bus.Bus != "" {
 				args = append(args, "-bus", bus.Bus)
 			}
-			cfg, err := benchFlags(args, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := bench.Run(context.Background(), cfg.Config)
-			if err != nil {
-				t.Fatalf("bench.Run: %v", err)
-			}
-			if len(res.Errors) != 0 {
-				t.Errorf("errors: %v", res.Errors)
-			}
+			_, res := runBench(t, args)
 			if len(res.Server.Peers) != 1 || res.Server.Peers[0] == res.Server.Address {
 				t.Errorf("peers %v of %s", res.Server.Peers, res.Server.Address)
 			}

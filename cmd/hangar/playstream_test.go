@@ -388,12 +388,7 @@ func TestPlayStreamPlaysAMatch(t *testing.T) {
 				t.Fatalf("seat %d: %v", i, r.err)
 			}
 		}
-		log := ada.events(t, id)
-		checkLog(t, log, runs[0].events, runs[1].events, <-watched)
-		final := bob.get(t, id)
-		if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED || final.GetVersion() != int64(len(log)) {
-			t.Fatalf("GetMatch after the match: %v at %d, the log has %d events", final.GetStatus(), final.GetVersion(), len(log))
-		}
+		log := finishedLog(t, bob, id, runs[0].events, runs[1].events, <-watched)
 		commands, conflicts := 0, 0
 		for _, r := range runs {
 			for j, res := range r.results {
@@ -425,6 +420,19 @@ func TestPlayStreamPlaysAMatch(t *testing.T) {
 		}
 		t.Logf("%d events, %d commands, %d version conflicts", len(log), commands, conflicts)
 	})
+}
+
+// finishedLog returns match id's stored log after checking it: whole, the
+// same as each of watched saw, and ending where the match, finished, is.
+func finishedLog(t *testing.T, c *client, id string, watched ...[]*hangarv1.Event) []*hangarv1.Event {
+	t.Helper()
+	log := c.events(t, id)
+	checkLog(t, log, watched...)
+	final := c.get(t, id)
+	if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED || final.GetVersion() != int64(len(log)) {
+		t.Fatalf("GetMatch after the match: %v at %d, the log has %d events", final.GetStatus(), final.GetVersion(), len(log))
+	}
+	return log
 }
 
 // seatsOfMatch maps a match's players to their seats.
