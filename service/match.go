@@ -63,7 +63,8 @@ type match struct {
 	invited []string
 	// unrated: the match changes no ratings (matchmaking.go).
 	unrated bool
-	// autoRoll: the server rolls for a seat as soon as it must (rollFor).
+	// autoRoll: the server rolls for a seat as soon as it must (prepared,
+	// exec.go).
 	autoRoll bool
 	// codes are the live invite codes of a private match (invites.go).
 	codes []inviteCode
