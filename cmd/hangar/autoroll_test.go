@@ -199,37 +199,9 @@ func TestAutoRollWithTurnClocks(t *testing.T) {
 		}
 		w := startWatcher(ada.ctx(), ada, id, 0)
 		deadline := time.After(60 * time.Second)
-		// waitFor waits until the events watched so far satisfy ok.
-		waitFor := func(what string, ok func(evs []*hangarv1.Event) bool) {
-			t.Helper()
-			for {
-				w.mu.Lock()
-				done := len(w.evs) > 0 && ok(w.evs)
-				w.mu.Unlock()
-				if done {
-					return
-				}
-				select {
-				case <-w.grew:
-				case err := <-w.done:
-					t.Fatalf("watch ended (%v) waiting for %s", err, what)
-				case <-deadline:
-					t.Fatalf("no %s", what)
-				}
-			}
-		}
-		timeoutsIn := func(evs []*hangarv1.Event) int {
-			k := 0
-			for _, ev := range evs {
-				if ev.GetTurnTimedOut() != nil {
-					k++
-				}
-			}
-			return k
-		}
 		for timeouts := 0; timeouts < 4; timeouts++ {
 			// The bots have played: a player's seat holds its die.
-			waitFor("player's die", func(evs []*hangarv1.Event) bool {
+			w.waitUntil(t, deadline, "player's die", func(evs []*hangarv1.Event) bool {
 				last := evs[len(evs)-1].GetAeroplane()
 				if last.GetKind() != aeroplanev1.EventKind_EVENT_KIND_ROLLED {
 					return false
@@ -242,7 +214,7 @@ func TestAutoRollWithTurnClocks(t *testing.T) {
 				return true
 			})
 			clock.Advance(day + time.Second)
-			waitFor(fmt.Sprintf("timeout %d after the clock passed the deadline", timeouts+1), func(evs []*hangarv1.Event) bool {
+			w.waitUntil(t, deadline, fmt.Sprintf("timeout %d after the clock passed the deadline", timeouts+1), func(evs []*hangarv1.Event) bool {
 				return timeoutsIn(evs) > timeouts
 			})
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -62,27 +63,11 @@ func TestCorrespondenceClocks(t *testing.T) {
 				for timeouts < 4 {
 					clock.Advance(day + time.Second)
 					// Wait for this day's timeout to be recorded.
-					for {
-						w.mu.Lock()
-						k := 0
-						for _, ev := range w.evs {
-							if ev.GetTurnTimedOut() != nil {
-								k++
-							}
-						}
-						w.mu.Unlock()
-						if k > timeouts {
-							timeouts = k
-							break
-						}
-						select {
-						case <-w.grew:
-						case err := <-w.done:
-							t.Fatalf("watch ended (%v) after %d timeouts", err, timeouts)
-						case <-deadline:
-							t.Fatalf("no timeout after the clock passed the deadline (%d so far)", timeouts)
-						}
-					}
+					before := timeouts
+					w.waitUntil(t, deadline, fmt.Sprintf("timeout after the clock passed the deadline (%d so far)", before), func(evs []*hangarv1.Event) bool {
+						timeouts = timeoutsIn(evs)
+						return timeouts > before
+					})
 				}
 				select {
 				case err := <-w.done:

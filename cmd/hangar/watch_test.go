@@ -72,6 +72,38 @@ func startWatcher(ctx context.Context, c *client, id string, after int64) *lateW
 	return w
 }
 
+// waitUntil waits until the events watched so far satisfy ok, failing the
+// test when the stream ends first or deadline passes.
+func (w *lateWatcher) waitUntil(t *testing.T, deadline <-chan time.Time, what string, ok func(evs []*hangarv1.Event) bool) {
+	t.Helper()
+	for {
+		w.mu.Lock()
+		done := len(w.evs) > 0 && ok(w.evs)
+		w.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-w.grew:
+		case err := <-w.done:
+			t.Fatalf("watch ended (%v) waiting for %s", err, what)
+		case <-deadline:
+			t.Fatalf("no %s", what)
+		}
+	}
+}
+
+// timeoutsIn counts the turn clocks that fired in evs.
+func timeoutsIn(evs []*hangarv1.Event) int {
+	k := 0
+	for _, ev := range evs {
+		if ev.GetTurnTimedOut() != nil {
+			k++
+		}
+	}
+	return k
+}
+
 // check asserts that the lateWatcher got exactly the events after its start up
 // to seq upto, in order (and possibly more, when upto is not the end).
 func (w *lateWatcher) check(t *testing.T, upto int64) {
