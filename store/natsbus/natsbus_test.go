@@ -3,9 +3,13 @@ package natsbus_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -236,6 +240,36 @@ func TestStartsBeforeServer(t *testing.T) {
 	c := store.Change{Match: "m", Version: 2, Origin: "n_a"}
 	publish(t, a, c)
 	h.expect(t, c)
+}
+
+// TestServerRestartsOnAHeldPort: the harness's server, started again while
+// another socket holds its port, waits for the port rather than failing
+// (CI once lost a run to a restart whose port was briefly taken), and
+// gets the port it had.
+func TestServerRestartsOnAHeldPort(t *testing.T) {
+	srv := natstest.StartServerT(t)
+	srv.Kill()
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", srv.Port))
+	if err != nil {
+		t.Fatalf("take the dead server's port: %v", err)
+	}
+	started := make(chan error, 1)
+	go func() { started <- srv.Start() }()
+	waitFor(t, "a start to fail on the held port", func() bool {
+		b, _ := os.ReadFile(filepath.Join(srv.Dir, "log"))
+		return strings.Contains(string(b), "address already in use")
+	})
+	select {
+	case err := <-started:
+		t.Fatalf("Start returned while its port was held: %v", err)
+	default:
+	}
+	l.Close()
+	if err := <-started; err != nil {
+		t.Fatalf("Start once the port was free: %v", err)
+	}
+	a := openBus(t, srv.URL, "hangar")
+	waitFor(t, "a bus to connect to the restarted server", a.Connected)
 }
 
 func TestConfig(t *testing.T) {

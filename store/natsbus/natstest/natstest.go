@@ -22,11 +22,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -163,6 +165,8 @@ type Server struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
+	// logFrom is where the current start's output begins in the log.
+	logFrom int64
 }
 
 // Binary finds nats-server: PATH, then /usr/sbin/nats-server.
@@ -187,12 +191,11 @@ func StartServer() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freePort()
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	s := &Server{Port: port, Dir: dir, bin: bin, URL: fmt.Sprintf("nats://127.0.0.1:%d", port)}
 	if err := s.Start(); err != nil {
 		os.RemoveAll(dir)
@@ -213,8 +216,55 @@ func StartServerT(tb testing.TB) *Server {
 	return s
 }
 
+// freePort returns a free 127.0.0.1 port below the kernel's ephemeral
+// range. A server that is killed and started again must get its port back,
+// and a port in the ephemeral range may meanwhile be taken by any outgoing
+// connection on the machine — even by a client of the dead server, whose
+// reconnect can connect to itself when the kernel gives it the server's
+// port as its own.
+func freePort() (int, error) {
+	low := 32768 // Linux's default
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 2048 {
+				low = n
+			}
+		}
+	}
+	base := low / 2
+	for range 200 {
+		n, err := rand.Int(rand.Reader, big.NewInt(int64(low-base)))
+		if err != nil {
+			return 0, err
+		}
+		port := base + int(n.Int64())
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return port, nil
+	}
+	return 0, fmt.Errorf("natstest: no free port in %d-%d", base, low-1)
+}
+
 // Start starts the server (again) on its port and waits until it answers.
+// If the port is still held (a socket of the killed server's in TIME_WAIT,
+// say), it tries again for a while.
 func (s *Server) Start() error {
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		err := s.start()
+		if !errors.Is(err, errPortInUse) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+var errPortInUse = errors.New("port in use")
+
+func (s *Server) start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cmd != nil {
@@ -225,6 +275,10 @@ func (s *Server) Start() error {
 		return err
 	}
 	defer log.Close()
+	// The log is appended to across restarts: logTail reads this start's.
+	if fi, err := log.Stat(); err == nil {
+		s.logFrom = fi.Size()
+	}
 	cmd := exec.Command(s.bin, "-a", "127.0.0.1", "-p", fmt.Sprint(s.Port), "-js", "-sd", filepath.Join(s.Dir, "js"))
 	cmd.Stdout, cmd.Stderr = log, log
 	// Not in the test's process group: a ^C reaches the test, which stops
@@ -245,7 +299,11 @@ func (s *Server) Start() error {
 		select {
 		case <-done:
 			s.cmd = nil
-			return fmt.Errorf("natstest: nats-server exited: %s", s.logTail())
+			tail := s.logTail()
+			if strings.Contains(tail, "address already in use") {
+				return fmt.Errorf("natstest: nats-server on %s: %w: %s", s.URL, errPortInUse, tail)
+			}
+			return fmt.Errorf("natstest: nats-server exited: %s", tail)
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
@@ -284,6 +342,7 @@ func (s *Server) logTail() string {
 		return err.Error()
 	}
 	defer f.Close()
+	_, _ = f.Seek(s.logFrom, io.SeekStart)
 	b, _ := io.ReadAll(f)
 	if len(b) > 2000 {
 		b = b[len(b)-2000:]
