@@ -22,19 +22,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hangarhq/hangar/internal/testport"
 	"github.com/hangarhq/hangar/store/natsbus"
 )
 
@@ -191,7 +190,7 @@ func StartServer() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := testport.Free()
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -214,38 +213,6 @@ func StartServerT(tb testing.TB) *Server {
 	}
 	tb.Cleanup(s.Stop)
 	return s
-}
-
-// freePort returns a free 127.0.0.1 port below the kernel's ephemeral
-// range. A server that is killed and started again must get its port back,
-// and a port in the ephemeral range may meanwhile be taken by any outgoing
-// connection on the machine — even by a client of the dead server, whose
-// reconnect can connect to itself when the kernel gives it the server's
-// port as its own.
-func freePort() (int, error) {
-	low := 32768 // Linux's default
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if n, err := strconv.Atoi(f[0]); err == nil && n > 2048 {
-				low = n
-			}
-		}
-	}
-	base := low / 2
-	for range 200 {
-		n, err := rand.Int(rand.Reader, big.NewInt(int64(low-base)))
-		if err != nil {
-			return 0, err
-		}
-		port := base + int(n.Int64())
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			continue
-		}
-		l.Close()
-		return port, nil
-	}
-	return 0, fmt.Errorf("natstest: no free port in %d-%d", base, low-1)
 }
 
 // Start starts the server (again) on its port and waits until it answers.

@@ -13,7 +13,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -24,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hangarhq/hangar/internal/testport"
 	"github.com/hangarhq/hangar/store/postgres"
 )
 
@@ -144,7 +144,7 @@ func StartCluster() (*Cluster, error) {
 			return nil, err
 		}
 	}
-	if c.Port, err = freePort(); err != nil {
+	if c.Port, err = testport.Free(); err != nil {
 		return nil, err
 	}
 	data := filepath.Join(dir, "data")
@@ -219,13 +219,4 @@ func binDir() (string, error) {
 		return filepath.Dir(m[len(m)-1]), nil
 	}
 	return "", fmt.Errorf("initdb and pg_ctl not found")
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hangarhq/hangar/internal/testport"
 	"github.com/hangarhq/hangar/store/postgres"
 )
 
@@ -56,7 +57,7 @@ func startStandby(primary *Cluster) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	if c.Port, err = freePort(); err != nil {
+	if c.Port, err = testport.Free(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
