@@ -140,6 +140,9 @@ func (s *Service) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) (*h
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	if req.GetAutoRoll() && !g.Dice() {
+		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: auto_roll needs a game with dice", errInvalid))
+	}
 	botsAfter := s.mm.BotsAfter
 	if ba := req.GetBotsAfter(); ba != nil {
 		if d := ba.AsDuration(); !ba.IsValid() || d < time.Second || d > maxBotsAfter {
@@ -168,8 +171,8 @@ func (s *Service) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) (*h
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
 	t, created, err := s.store.Enqueue(ctx, store.Ticket{ID: id, Player: me.ID, PlayerName: me.DisplayName, RequestID: reqID, Fingerprint: fingerprint(req),
-		Game: g.Name(), Pool: poolKey(g.Name(), optBytes, n, req.GetRated()), Options: optBytes, Seats: n, Rated: req.GetRated(),
-		BotsAfter: botsAfter, KeepWaiting: req.GetKeepWaiting(), Rating: rating, Created: now})
+		Game: g.Name(), Pool: poolKey(g.Name(), optBytes, n, req.GetRated(), req.GetAutoRoll()), Options: optBytes, Seats: n,
+		Rated: req.GetRated(), AutoRoll: req.GetAutoRoll(), BotsAfter: botsAfter, KeepWaiting: req.GetKeepWaiting(), Rating: rating, Created: now})
 	if errors.Is(err, store.ErrExists) && t.ID != "" {
 		err = &ticketOpen{id: t.ID}
 	}
@@ -200,10 +203,14 @@ func (s *Service) ratingFor(ctx context.Context, game, player string) (float64, 
 }
 
 // poolKey names the tickets that may share a match: same game, options,
-// seat count and rated flag.
-func poolKey(game string, options []byte, seats int, rated bool) string {
+// seat count, rated flag and auto_roll. (A ticket without auto_roll keeps
+// the key it had before tickets could ask for it.)
+func poolKey(game string, options []byte, seats int, rated, autoRoll bool) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00%t\x00", game, seats, rated)
+	if autoRoll {
+		h.Write([]byte("auto_roll\x00"))
+	}
 	h.Write(options)
 	return strings.ToLower(b32.EncodeToString(h.Sum(nil)[:15]))
 }
@@ -341,7 +348,7 @@ func (s *Service) ticketView(t store.Ticket, now time.Time) (*hangarv1.Ticket, e
 		return nil, fmt.Errorf("ticket %s: options: %w", t.ID, err)
 	}
 	v := &hangarv1.Ticket{TicketId: t.ID, PlayerId: t.Player, Game: g.Enum(), Options: opts, SeatCount: int32(t.Seats),
-		Rated: t.Rated, KeepWaiting: t.KeepWaiting, Status: ticketStatusProto[t.Status], CreateTime: timestamppb.New(t.Created),
+		Rated: t.Rated, AutoRoll: t.AutoRoll, KeepWaiting: t.KeepWaiting, Status: ticketStatusProto[t.Status], CreateTime: timestamppb.New(t.Created),
 		Rating: t.Rating}
 	if !t.KeepWaiting {
 		v.BotsAfter = durationpb.New(t.BotsAfter)
@@ -650,6 +657,9 @@ func (s *Service) makeMatch(ctx context.Context, id string, ts []store.Ticket) e
 	by := map[int32]store.Player{}
 	fp := sha256.New()
 	fmt.Fprintf(fp, "matchmaking\x00%s\x00%s\x00%d\x00%t\x00", id, t0.Game, t0.Seats, t0.Rated)
+	if t0.AutoRoll { // (only then: a group formed before a deploy keeps its fingerprint)
+		fp.Write([]byte("auto_roll\x00"))
+	}
 	fp.Write(t0.Options)
 	for _, t := range ts {
 		by[int32(t.Seat)] = store.Player{ID: t.Player, DisplayName: t.PlayerName}
@@ -658,7 +668,8 @@ func (s *Service) makeMatch(ctx context.Context, id string, ts []store.Ticket) e
 	cmd := store.Command{RequestID: "matchmaking:" + id, Fingerprint: fp.Sum(nil)}
 	_, err := s.commit(ctx, s.newMatch(id), cmd, func(*match) (step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
-			Game: g.Enum(), Options: opts, SeatCount: int32(t0.Seats), Unrated: !t0.Rated}}}}
+			Game: g.Enum(), Options: opts, SeatCount: int32(t0.Seats), Unrated: !t0.Rated,
+			AutoRoll: t0.AutoRoll}}}}
 		for _, sn := range seatNos {
 			if p, ok := by[sn]; ok {
 				evs = append(evs, joined(sn, p))

@@ -65,6 +65,8 @@ type Ticket struct {
 	Options []byte
 	Seats   int
 	Rated   bool
+	// AutoRoll: the ticket's match has the server roll its seats' dice.
+	AutoRoll bool
 	// BotsAfter is how long the ticket waits before bots fill the seats no
 	// player took; KeepWaiting tickets never get bots.
 	BotsAfter   time.Duration

@@ -599,6 +599,65 @@ func TestMatchmakingTwoNodes(t *testing.T) {
 	}
 }
 
+// TestMatchmakingAutoRoll: tickets asking for auto_roll are matched with
+// each other only, and their match has the server roll: its two players
+// play it to the end with Moves alone (autoRollSeat). The oldest two
+// tickets, one with auto_roll and one without, would make a match were
+// they in one pool.
+func TestMatchmakingAutoRoll(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		n := node(t, quickMatcher(cfg))
+		var cs []*client
+		var ts []*hangarv1.Ticket
+		var watches []*ticketWatch
+		for i, auto := range []bool{true, false, true, false} {
+			c := newClient(t, n.Addr(), fmt.Sprint("Player ", i))
+			tk := c.enqueue(t, &hangarv1.EnqueueRequest{SeatCount: 2, KeepWaiting: true, AutoRoll: auto})
+			if tk.GetAutoRoll() != auto {
+				t.Fatalf("Enqueue(auto_roll=%t) = %v", auto, tk)
+			}
+			cs, ts = append(cs, c), append(ts, tk)
+			watches = append(watches, watchTicket(c.ctx(), c, tk.GetTicketId()))
+		}
+		matchOf := make([]string, len(cs))
+		for i, w := range watches {
+			got := w.wait(t, hangarv1.TicketStatus_TICKET_STATUS_MATCHED)
+			matchOf[i] = got[len(got)-1].GetMatchId()
+		}
+		if matchOf[0] != matchOf[2] || matchOf[1] != matchOf[3] || matchOf[0] == matchOf[1] {
+			t.Fatalf("matches of the tickets (auto_roll, plain, auto_roll, plain): %v", matchOf)
+		}
+		for i, c := range cs {
+			if tk := c.ticket(t, ts[i].GetTicketId()); tk.GetAutoRoll() != ts[i].GetAutoRoll() {
+				t.Fatalf("matched ticket %v", tk)
+			}
+		}
+		if m := cs[1].get(t, matchOf[1]); m.GetAutoRoll() {
+			t.Fatalf("the plain tickets' match has auto_roll: %v", m)
+		}
+		m := cs[0].get(t, matchOf[0])
+		if !m.GetAutoRoll() || m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+			t.Fatalf("the auto_roll tickets' match: %v", m)
+		}
+		seats := seatsOfMatch(m)
+		errs := make(chan error, 2)
+		for i, c := range []*client{cs[0], cs[2]} {
+			go func() {
+				_, _, err := autoRollSeat(c, m.GetMatchId(), seats[c.id], uint64(i+7), false)
+				errs <- err
+			}()
+		}
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if end := cs[0].get(t, m.GetMatchId()); end.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			t.Fatalf("after both seats played it out the match is %v", end.GetStatus())
+		}
+	})
+}
+
 // TestMatchmakingBadInput: malformed requests are INVALID_ARGUMENT and
 // change nothing (the player has no ticket after them); unknown tickets
 // are NOT_FOUND.
@@ -621,6 +680,7 @@ func TestMatchmakingBadInput(t *testing.T) {
 			{Game: aero, SeatCount: 4, BotsAfter: durationpb.New(time.Minute), KeepWaiting: true},
 			{Game: aero, SeatCount: 4, RequestId: string(make([]byte, 129))},
 			{Game: aero, SeatCount: 4, RequestId: "bad\x00id"},
+			{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 2, AutoRoll: true}, // no dice to roll
 		} {
 			_, err := ada.mm().Enqueue(ada.ctx(), req)
 			if status.Code(err) != codes.InvalidArgument {

@@ -57,6 +57,7 @@ func testTicketsEnqueue(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	players(t, s, 2)
 	want := ticket("t1", "p0", "pool-a", 0)
+	want.AutoRoll = true
 	got := enqueue(t, s, want)
 	want.Status, want.Version, want.Updated = store.TicketWaiting, 1, want.Created
 	if !ticketsEqual(got, want) {
@@ -103,7 +104,7 @@ func ticketsEqual(a, b store.Ticket) bool {
 		a.Game == b.Game && a.Pool == b.Pool && string(a.Options) == string(b.Options) && a.Seats == b.Seats &&
 		a.Rated == b.Rated && a.BotsAfter == b.BotsAfter && a.KeepWaiting == b.KeepWaiting && a.Rating == b.Rating &&
 		a.Status == b.Status && a.Version == b.Version && a.Created.Equal(b.Created) && a.Updated.Equal(b.Updated) &&
-		a.Match == b.Match && a.Seat == b.Seat
+		a.Match == b.Match && a.Seat == b.Seat && a.AutoRoll == b.AutoRoll
 }
 
 func testTicketsCancel(t *testing.T, s store.Store) {

@@ -118,8 +118,11 @@ type Ticket struct {
 	Window float64 `protobuf:"fixed64,14,opt,name=window,proto3" json:"window,omitempty"`
 	// match_id and seat are the ticket's match and its seat in it (MATCHED
 	// only).
-	MatchId       string `protobuf:"bytes,15,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	Seat          int32  `protobuf:"varint,16,opt,name=seat,proto3" json:"seat,omitempty"`
+	MatchId string `protobuf:"bytes,15,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	Seat    int32  `protobuf:"varint,16,opt,name=seat,proto3" json:"seat,omitempty"`
+	// auto_roll: the ticket's match has the server roll each seat's die (see
+	// CreateMatchRequest.auto_roll).
+	AutoRoll      bool `protobuf:"varint,17,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -266,6 +269,13 @@ func (x *Ticket) GetSeat() int32 {
 	return 0
 }
 
+func (x *Ticket) GetAutoRoll() bool {
+	if x != nil {
+		return x.AutoRoll
+	}
+	return false
+}
+
 type EnqueueRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Game  Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
@@ -285,7 +295,12 @@ type EnqueueRequest struct {
 	// ticket is cancelled or expires. Not with bots_after.
 	KeepWaiting bool `protobuf:"varint,6,opt,name=keep_waiting,json=keepWaiting,proto3" json:"keep_waiting,omitempty"`
 	// request_id makes the call idempotent: a retry returns the same ticket.
-	RequestId     string `protobuf:"bytes,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId string `protobuf:"bytes,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// auto_roll (games with dice) asks for a match where the server rolls
+	// each seat's die when its turn comes (see CreateMatchRequest.auto_roll).
+	// Tickets with and without it are never matched together. A game
+	// without dice refuses it (INVALID_ARGUMENT).
+	AutoRoll      bool `protobuf:"varint,8,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -367,6 +382,13 @@ func (x *EnqueueRequest) GetRequestId() string {
 		return x.RequestId
 	}
 	return ""
+}
+
+func (x *EnqueueRequest) GetAutoRoll() bool {
+	if x != nil {
+		return x.AutoRoll
+	}
+	return false
 }
 
 type EnqueueResponse struct {
@@ -681,7 +703,7 @@ var File_hangar_v1_matchmaking_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_matchmaking_proto_rawDesc = "" +
 	"\n" +
-	"\x1bhangar/v1/matchmaking.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/match.proto\"\xde\x04\n" +
+	"\x1bhangar/v1/matchmaking.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/match.proto\"\xfb\x04\n" +
 	"\x06Ticket\x12\x1b\n" +
 	"\tticket_id\x18\x01 \x01(\tR\bticketId\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12#\n" +
@@ -702,7 +724,8 @@ const file_hangar_v1_matchmaking_proto_rawDesc = "" +
 	"\x06rating\x18\r \x01(\x01R\x06rating\x12\x16\n" +
 	"\x06window\x18\x0e \x01(\x01R\x06window\x12\x19\n" +
 	"\bmatch_id\x18\x0f \x01(\tR\amatchId\x12\x12\n" +
-	"\x04seat\x18\x10 \x01(\x05R\x04seat\"\x98\x02\n" +
+	"\x04seat\x18\x10 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tauto_roll\x18\x11 \x01(\bR\bautoRoll\"\xb5\x02\n" +
 	"\x0eEnqueueRequest\x12#\n" +
 	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
 	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
@@ -713,7 +736,8 @@ const file_hangar_v1_matchmaking_proto_rawDesc = "" +
 	"bots_after\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\tbotsAfter\x12!\n" +
 	"\fkeep_waiting\x18\x06 \x01(\bR\vkeepWaiting\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\a \x01(\tR\trequestId\"<\n" +
+	"request_id\x18\a \x01(\tR\trequestId\x12\x1b\n" +
+	"\tauto_roll\x18\b \x01(\bR\bautoRoll\"<\n" +
 	"\x0fEnqueueResponse\x12)\n" +
 	"\x06ticket\x18\x01 \x01(\v2\x11.hangar.v1.TicketR\x06ticket\"/\n" +
 	"\x10GetTicketRequest\x12\x1b\n" +
