@@ -216,8 +216,8 @@ func StartServerT(tb testing.TB) *Server {
 }
 
 // Start starts the server (again) on its port and waits until it answers.
-// If the port is still held (a socket of the killed server's in TIME_WAIT,
-// say), it tries again for a while.
+// If another socket holds the port meanwhile (nats-server exits with
+// "address already in use"), it tries again for up to 15 s.
 func (s *Server) Start() error {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
