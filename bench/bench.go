@@ -68,12 +68,21 @@ type Config struct {
 	ListMoves bool `json:"list_moves,omitempty"`
 	// AutoRoll plays auto_roll matches: the server rolls each seat's die
 	// in the commit that gives it the turn, and the seats only move.
-	AutoRoll    bool          `json:"auto_roll,omitempty"`
-	Concurrency int           `json:"concurrency"`
-	RPCTimeout  time.Duration `json:"-"`
-	CPUProfile  string        `json:"-"`
-	MemProfile  string        `json:"-"`
-	Webhook     bool          `json:"webhook,omitempty"`
+	AutoRoll bool `json:"auto_roll,omitempty"`
+	// DBDelay puts a network's one-way latency between the servers and
+	// their Postgres (a proxy of package netdelay, in the bench process):
+	// a database in another zone, as a managed one often is.
+	DBDelay   time.Duration `json:"-"`
+	DBDelayUS int64         `json:"db_delay_us,omitempty"`
+	// DBRoundTripUS is the round trip to the database through that proxy,
+	// as measured before the run (Go's timers round a delay of less than
+	// a millisecond up to about one).
+	DBRoundTripUS int64         `json:"db_round_trip_us,omitempty"`
+	Concurrency   int           `json:"concurrency"`
+	RPCTimeout    time.Duration `json:"-"`
+	CPUProfile    string        `json:"-"`
+	MemProfile    string        `json:"-"`
+	Webhook       bool          `json:"webhook,omitempty"`
 
 	// DurationS and WatchPaceMS mirror the durations in the JSON result.
 	DurationS   float64 `json:"duration_s"`
@@ -294,6 +303,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Config.DBRoundTripUS = cfg.DBRoundTripUS // measured as it started
 	defer srv.close(&res.Server)
 	res.Server = ServerInfo{Mode: srv.mode, Address: srv.addr, Store: srv.store, PID: srv.pid,
 		IncludesLoadGenerator: srv.mode == "inproc"}

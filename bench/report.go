@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // Print writes the human-readable report.
@@ -15,6 +16,10 @@ func (r *Result) Print(w io.Writer) {
 		r.Machine.CPUs, r.Machine.CPUModel, r.Machine.GoVersion, r.Server.Mode, r.Server.Address, r.Server.Store)
 	if r.Server.PID != 0 {
 		fmt.Fprintf(w, " (pid %d)", r.Server.PID)
+	}
+	if c.DBDelayUS > 0 {
+		fmt.Fprintf(w, ", the database behind a delay of %v each way (round trip %v)", time.Duration(c.DBDelayUS)*time.Microsecond,
+			time.Duration(c.DBRoundTripUS)*time.Microsecond)
 	}
 	if len(r.Server.Peers) > 0 {
 		fmt.Fprintf(w, "; %d nodes sharing the store over the %s bus, the watchers on %s", len(r.Server.Peers)+1, busKind(c.Bus), r.Server.Peers[len(r.Server.Peers)-1])

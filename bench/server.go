@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -20,6 +21,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hangarhq/hangar/internal/netdelay"
 	"github.com/hangarhq/hangar/store/natsbus"
 	"github.com/hangarhq/hangar/store/postgres"
 )
@@ -64,10 +68,33 @@ func startServer(ctx context.Context, cfg *Config) (*server, error) {
 				return nil, err
 			}
 		}
-		scfg.DatabaseURL = u
-		if pu, err := url.Parse(u); err == nil {
-			s.dbName = strings.TrimPrefix(pu.Path, "/")
+		pu, err := url.Parse(u)
+		if err != nil {
+			return nil, fmt.Errorf("bench: database URL: %w", err)
 		}
+		s.dbName = strings.TrimPrefix(pu.Path, "/")
+		if cfg.DBDelay > 0 {
+			// The servers reach the database through a proxy that
+			// delays each way; the bench itself (scratch databases,
+			// the backends' CPU) goes straight.
+			target := pu.Host
+			if pu.Port() == "" {
+				target = net.JoinHostPort(pu.Hostname(), "5432")
+			}
+			px, err := netdelay.Start(target, cfg.DBDelay)
+			if err != nil {
+				return nil, fmt.Errorf("bench: database delay: %w", err)
+			}
+			s.cleanup = append(s.cleanup, func() { px.Close() })
+			pu.Host = px.Addr()
+			u = pu.String()
+			rtt, err := dbRoundTrip(ctx, u)
+			if err != nil {
+				return nil, fmt.Errorf("bench: database through the delay: %w", err)
+			}
+			cfg.DBRoundTripUS = rtt.Microseconds()
+		}
+		scfg.DatabaseURL = u
 	} else {
 		dir := cfg.DataDir
 		if dir == "" {
@@ -108,6 +135,27 @@ func startServer(ctx context.Context, cfg *Config) (*server, error) {
 	}
 	ok = true
 	return s, nil
+}
+
+// dbRoundTrip is the quickest of a few empty queries to the database at
+// url.
+func dbRoundTrip(ctx context.Context, url string) (time.Duration, error) {
+	c, err := pgconn.Connect(ctx, url)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	best := time.Duration(-1)
+	for range 5 {
+		start := time.Now()
+		if _, err := c.Exec(ctx, ";").ReadAll(); err != nil {
+			return 0, err
+		}
+		if d := time.Since(start); best < 0 || d < best {
+			best = d
+		}
+	}
+	return best, nil
 }
 
 // deleteStreams removes a run's NATS streams.

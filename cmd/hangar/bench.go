@@ -123,6 +123,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.BoolVar(&c.Play, "play", false, "each seat plays over one Play stream (its events, commands and results) instead of WatchMatch and unary calls")
 	fs.BoolVar(&c.ListMoves, "list-moves", false, "ask ListLegalMoves before each move (a third round trip per move) instead of taking the legal moves from the roll's answer (include_legal_moves)")
 	fs.BoolVar(&c.AutoRoll, "auto-roll", false, "play auto_roll matches: the server rolls each seat's die in the commit that gives it the turn, so a move is one command (a Move) instead of two")
+	fs.DurationVar(&c.DBDelay, "db-delay", 0, "with -store postgres, hold the bytes between the servers and the database this long each way (a proxy in the bench), as a database in another zone would: e.g. 250us (0: none)")
 	fs.IntVar(&c.Concurrency, "concurrency", 32, "concurrent clients creating idle matches")
 	fs.DurationVar(&c.RPCTimeout, "rpc-timeout", 30*time.Second, "deadline of each RPC")
 	fs.StringVar(&c.json, "json", "", "write the result as JSON to this file")
@@ -166,7 +167,12 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 		return c, fmt.Errorf("-nodes %d needs -store postgres and no -target: the nodes share the bench's database", c.Nodes)
 	case isNATS(c.Bus) && c.Store != "postgres":
 		return c, fmt.Errorf("-bus nats://… needs -store postgres")
+	case c.DBDelay < 0:
+		return c, fmt.Errorf("-db-delay must not be negative")
+	case c.DBDelay > 0 && (c.Store != "postgres" || c.Target != ""):
+		return c, fmt.Errorf("-db-delay needs -store postgres and no -target: it delays the bench's servers' way to their database")
 	}
+	c.DBDelayUS = c.DBDelay.Microseconds()
 	if err := checkBus(c.Bus); err != nil {
 		return c, err
 	}

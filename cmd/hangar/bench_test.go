@@ -133,6 +133,21 @@ func TestBenchAutoRoll(t *testing.T) {
 	}
 }
 
+// TestBenchDatabaseDelay plays with the database behind a proxy that
+// delays each way: the run reports the round trip it measured through the
+// proxy, and its moves are all acknowledged.
+func TestBenchDatabaseDelay(t *testing.T) {
+	const delay = 2 * time.Millisecond
+	_, res := runBench(t, []string{"-server", "inproc", "-store", "postgres", "-database-url", pgtest.Server(t),
+		"-matches", "2", "-seats", "2", "-duration", "5s", "-moves", "60", "-play", "-auto-roll", "-db-delay", delay.String()})
+	if rtt := time.Duration(res.Config.DBRoundTripUS) * time.Microsecond; rtt < 2*delay {
+		t.Errorf("round trip through the delay: %v, want at least %v", rtt, 2*delay)
+	}
+	if l := res.Load; l == nil || l.Moves == 0 || len(res.Errors) != 0 {
+		t.Errorf("load: %+v, errors %v", l, res.Errors)
+	}
+}
+
 // TestBenchBotWatch watches a match the server's bots play to its end.
 func TestBenchBotWatch(t *testing.T) {
 	_, res := runBench(t, []string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "0",
@@ -148,7 +163,8 @@ func TestBenchFlags(t *testing.T) {
 	for _, args := range [][]string{{"-seats", "5"}, {"-store", "mysql"}, {"-server", "vm"}, {"-idle-kind", "x"},
 		{"-store", "postgres", "-database-url", ""}, {"extra"}, {"-nodes", "2"}, {"-nodes", "0"},
 		{"-store", "postgres", "-database-url", "postgres://x/y", "-bus", "redis://x:6379"},
-		{"-bus", "nats://127.0.0.1:4222"}} {
+		{"-bus", "nats://127.0.0.1:4222"}, {"-db-delay", "1ms"},
+		{"-store", "postgres", "-database-url", "postgres://x/y", "-db-delay", "-1ms"}} {
 		if _, err := benchFlags(args, io.Discard); err == nil {
 			t.Errorf("benchFlags(%q) accepted", args)
 		}

@@ -70,7 +70,7 @@ type Config struct {
 	// a process setting, applied by 'hangar serve', not by Start.
 	HeapFloorMiB int
 	// AppendCommits is how many batches of appends may commit at once
-	// (0: the store's default, 1).
+	// (0: the store's choice: 1, or more with a database far away).
 	AppendCommits int
 	// CORSOrigins are the origins whose pages may call the HTTP side (REST,
 	// Connect, gRPC-Web); "*" allows any. Empty: no CORS headers at all.
@@ -287,6 +287,11 @@ func (m *Main) Start(ctx context.Context) error {
 		return err
 	}
 	m.store, m.name = st, name
+	if pg, ok := st.(*postgres.Store); ok && pg.Commits() > 0 {
+		// How many batches commit at once, and the round trip that chose
+		// it (0s: --append-commits gave it).
+		m.Log.Info("append combiner", "commits", pg.Commits(), "db_round_trip", pg.RoundTrip())
+	}
 	lis, err := net.Listen("tcp", m.Config.Listen)
 	if err != nil {
 		st.Close()

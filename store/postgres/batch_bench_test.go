@@ -28,7 +28,9 @@ import (
 //
 //	go test ./store/postgres -run '^$' -bench AppendBatch -benchtime 2000x -count 5
 //
-// BATCH_SIZE sets another size of batch, and SMALL_BATCH the most appends
+// EVENTS sets the events an append carries (an auto_roll move carries 3:
+// its move, the turn passing, the next seat's die), BATCH_SIZE another
+// size of batch, and SMALL_BATCH the most appends
 // of a batch planned for short lists (batch.go's planSQL; 0: none), so
 // that the two plans compare at each size:
 //
@@ -66,16 +68,24 @@ func BenchmarkAppendBatch(b *testing.B) {
 				}
 			}
 			payload := []byte("\xa2\x01\x2a\x08\x01\x10\x02\x18\x06rolled seat=0 die=6 next=2")
+			nev := 2
+			if v, err := strconv.Atoi(os.Getenv("EVENTS")); err == nil {
+				nev = v
+			}
+			evs := make([]store.Event, nev)
+			for i := range evs {
+				evs[i] = store.Event{Type: "aeroplane", Payload: payload}
+			}
 			batch := func(bt *batcher) error {
 				as := make([]store.Append, size)
 				for i, id := range bt.ids {
 					bt.req++
 					req := fmt.Sprint("r", bt.req)
 					a := store.Append{Expected: bt.v[i], Time: time.Now(),
-						Match: store.Match{ID: id, Game: "aeroplane", Status: store.StatusActive, Version: bt.v[i] + 2,
+						Match: store.Match{ID: id, Game: "aeroplane", Status: store.StatusActive, Version: bt.v[i] + int64(nev),
 							Creator: "p1", Players: []string{"p1", "p2"}, Options: []byte("o"), Summary: payload},
 						Command: store.Command{Author: "p1", RequestID: req, Fingerprint: []byte(req)},
-						Events:  []store.Event{{Type: "aeroplane", Payload: payload}, {Type: "aeroplane", Payload: payload}}}
+						Events:  evs}
 					if i%2 == 0 {
 						a.Notices = []store.Notice{{Player: fmt.Sprint("bp-", id), Kind: "turn", Match: id, Payload: payload}}
 					}
@@ -85,7 +95,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 					if r.Err != nil {
 						return fmt.Errorf("append %d: %w", i, r.Err)
 					}
-					bt.v[i] += 2
+					bt.v[i] += int64(nev)
 				}
 				return nil
 			}

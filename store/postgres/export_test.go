@@ -158,3 +158,8 @@ func (s *Store) Setting(ctx context.Context, name string) (string, error) {
 	err := s.pool.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v)
 	return v, err
 }
+
+// The combiner's default commits, for commits_test.go.
+var CommitsFor = commitsFor
+
+const FarDatabase = farDatabase

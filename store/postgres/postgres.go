@@ -51,6 +51,10 @@ type Store struct {
 	// comb combines appends into batches (nil: every append commits
 	// alone).
 	comb *store.Combiner
+	// commits is the combiner's Commits; rtt the round trip measured to
+	// choose it (0: given).
+	commits int
+	rtt     time.Duration
 	// tracer is Options.Tracer, which sees the batches sendMany sends
 	// past pgx's tracing.
 	tracer pgx.QueryTracer
@@ -59,8 +63,10 @@ type Store struct {
 // Options tune a Store.
 type Options struct {
 	// Combine tunes the append combiner (batch.go). Its zero value is the
-	// production setting: batches of up to 128 appends, one committing at
-	// a time; MaxBatch 1 turns combining off.
+	// production setting: batches of up to 128 appends; MaxBatch 1 turns
+	// combining off. Commits 0 lets the store choose how many batches
+	// commit at once from the database's round trip, measured at Open
+	// (commitsFor).
 	Combine store.CombineOptions
 	// Tracer, when set, sees every statement (and batch) the store sends
 	// (tests; see shard_test.go).
@@ -92,6 +98,16 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 	if o.Tracer != nil {
 		cfg.ConnConfig.Tracer = o.Tracer
 	}
+	var rtt time.Duration
+	if o.Combine.MaxBatch != 1 && o.Combine.Commits <= 0 {
+		if rtt, err = roundTrip(ctx, cfg.ConnConfig); err != nil {
+			return nil, wrapErr("connect", err)
+		}
+		if n := commitsFor(rtt); n > 1 && !strings.Contains(url, "pool_max_conns") {
+			// Room beside the batches committing for everything else.
+			cfg.MaxConns += int32(n)
+		}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, wrapErr("connect", err)
@@ -111,10 +127,66 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 		}
 	}
 	if o.Combine.MaxBatch != 1 {
+		if o.Combine.Commits <= 0 {
+			o.Combine.Commits = commitsFor(rtt)
+		}
+		s.commits, s.rtt = o.Combine.Commits, rtt
 		s.comb = store.NewCombiner(s.AppendBatch, o.Combine)
 	}
 	return s, nil
 }
+
+// farDatabase is the round trip from which the store commits several
+// batches at once by default. Each batch costs the node a round trip
+// and the database the batch's work: with the database near, one batch at
+// a time keeps it busiest (more at once make the batches smaller and cost
+// the database more work a command: BENCHMARKS.md), but with the database
+// far, one batch at a time leaves it idle for most of each round trip.
+const farDatabase = time.Millisecond
+
+// farCommits is how many batches commit at once with the database far:
+// at a round trip of 2.3 ms, 4 made 1.3 to 1.5 times the commands of 1 at
+// 8 and 32 matches (BENCHMARKS.md, "a database far away").
+const farCommits = 4
+
+// commitsFor is how many batches commit at once, by default, with the
+// database rtt away.
+func commitsFor(rtt time.Duration) int {
+	if rtt >= farDatabase {
+		return farCommits
+	}
+	return 1
+}
+
+// roundTrip measures the round trip to the database on a connection of
+// its own: the quickest of a few empty queries (the others waited on
+// something besides the network).
+func roundTrip(ctx context.Context, cc *pgx.ConnConfig) (time.Duration, error) {
+	c, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	best := time.Duration(-1)
+	for range 5 {
+		start := time.Now()
+		if _, err := c.PgConn().Exec(ctx, ";").ReadAll(); err != nil {
+			return 0, err
+		}
+		if d := time.Since(start); best < 0 || d < best {
+			best = d
+		}
+	}
+	return best, nil
+}
+
+// Commits is how many batches of appends the store commits at once (0:
+// it does not combine appends), and RoundTrip the round trip to the
+// database it measured to choose it (0: not measured, Commits was given).
+func (s *Store) Commits() int { return s.commits }
+
+// RoundTrip: see Commits.
+func (s *Store) RoundTrip() time.Duration { return s.rtt }
 
 // Close writes the appends queued, then closes the pools.
 func (s *Store) Close() error {
