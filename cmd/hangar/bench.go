@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -86,6 +87,9 @@ type benchCmd struct {
 	// its admin listener at childAdmin.
 	childServer bool
 	childAdmin  string
+	// loadProfile is -load-cpuprofile: a CPU profile of this process,
+	// the load generator.
+	loadProfile string
 	// mm is the matchmaking bench (-matchmaking, bench_matchmaking.go).
 	mm bench.MMConfig
 }
@@ -131,6 +135,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.StringVar(&c.MemProfile, "memprofile", "", "write a heap profile of the server at its end to this file")
 	fs.BoolVar(&c.Webhook, "webhook", false, "give the server a webhook (a receiver in the bench) and report how fast the notices of the load's matches reach it: notices/s and the lag from their commit")
 	fs.BoolVar(&c.childServer, "child-server", false, "internal: serve as the profiled server child of a bench")
+	fs.StringVar(&c.loadProfile, "load-cpuprofile", "", "write a CPU profile of the load generator (this process, from the start of the run to its end) to this file")
 	fs.StringVar(&c.childAdmin, "child-admin-listen", "", "internal: the profiled server child's admin listener")
 	mmFlags(fs, &c.mm)
 	if err := fs.Parse(args); err != nil {
@@ -198,6 +203,17 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 			AdminListen: cmd.childAdmin}, startNode, log)
 	}
 	cfg.Progress, cfg.ServerLog = os.Stderr, os.Stderr
+	if cmd.loadProfile != "" {
+		f, err := os.Create(cmd.loadProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res, err := bench.Run(ctx, cfg)
 	if res != nil {
 		res.Print(stdout)

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -198,5 +202,39 @@ func TestBenchTwoNodes(t *testing.T) {
 			res.Print(&out)
 			t.Log(out.String())
 		})
+	}
+}
+
+// TestBenchMainWritesItsFiles runs 'hangar bench' as the command does:
+// its report goes to stdout, its result to -json, and -load-cpuprofile
+// profiles the load generator (a gzipped pprof profile).
+func TestBenchMainWritesItsFiles(t *testing.T) {
+	dir := t.TempDir()
+	prof, js := filepath.Join(dir, "load.prof"), filepath.Join(dir, "bench.json")
+	var out bytes.Buffer
+	err := benchMain([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "1", "-seats", "2",
+		"-duration", "3s", "-moves", "30", "-play", "-auto-roll", "-load-cpuprofile", prof, "-json", js},
+		&out, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "moves/s") {
+		t.Errorf("report: %q", out.String())
+	}
+	var res bench.Result
+	if b, err := os.ReadFile(js); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatalf("-json: %v", err)
+	}
+	if res.Load == nil || res.Load.Moves == 0 {
+		t.Errorf("-json load: %+v", res.Load)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("-load-cpuprofile wrote %d bytes, not a gzipped profile", len(b))
 	}
 }

@@ -145,8 +145,8 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 const farDatabase = time.Millisecond
 
 // farCommits is how many batches commit at once with the database far:
-// at a round trip of 2.3 ms, 4 made 1.3 to 1.5 times the commands of 1 at
-// 8 and 32 matches (BENCHMARKS.md, "a database far away").
+// at a round trip of 2.3 to 2.6 ms, 4 made 1.1 to 1.5 times the moves of 1
+// at 8 and 32 matches (BENCHMARKS.md, "A database far away").
 const farCommits = 4
 
 // commitsFor is how many batches commit at once, by default, with the
