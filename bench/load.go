@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,10 +53,8 @@ func (b *bench) load(ctx context.Context) (*LoadResult, *WatchResult, error) {
 	before := b.srv.sample()
 	if cfg.CPUProfile != "" && b.srv.mode == "inproc" {
 		// Profile only the window (the child profiles its whole life).
-		if f, err := os.Create(cfg.CPUProfile); err == nil {
-			if err := pprof.StartCPUProfile(f); err == nil {
-				defer func() { pprof.StopCPUProfile(); f.Close() }()
-			}
+		if stop, err := CPUProfile(cfg.CPUProfile); err == nil {
+			defer stop()
 		}
 	}
 	start := time.Now()

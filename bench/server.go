@@ -21,8 +21,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/hangarhq/hangar/internal/netdelay"
 	"github.com/hangarhq/hangar/store/natsbus"
 	"github.com/hangarhq/hangar/store/postgres"
@@ -88,7 +86,7 @@ func startServer(ctx context.Context, cfg *Config) (*server, error) {
 			s.cleanup = append(s.cleanup, func() { px.Close() })
 			pu.Host = px.Addr()
 			u = pu.String()
-			rtt, err := dbRoundTrip(ctx, u)
+			rtt, err := postgres.RoundTrip(ctx, u)
 			if err != nil {
 				return nil, fmt.Errorf("bench: database through the delay: %w", err)
 			}
@@ -135,27 +133,6 @@ func startServer(ctx context.Context, cfg *Config) (*server, error) {
 	}
 	ok = true
 	return s, nil
-}
-
-// dbRoundTrip is the quickest of a few empty queries to the database at
-// url.
-func dbRoundTrip(ctx context.Context, url string) (time.Duration, error) {
-	c, err := pgconn.Connect(ctx, url)
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close(context.WithoutCancel(ctx))
-	best := time.Duration(-1)
-	for range 5 {
-		start := time.Now()
-		if _, err := c.Exec(ctx, ";").ReadAll(); err != nil {
-			return 0, err
-		}
-		if d := time.Since(start); best < 0 || d < best {
-			best = d
-		}
-	}
-	return best, nil
 }
 
 // deleteStreams removes a run's NATS streams.
@@ -541,20 +518,33 @@ func writeHeapProfile(path string) {
 	_ = pprof.WriteHeapProfile(f)
 }
 
+// CPUProfile starts profiling this process's CPU into the file at path;
+// stop ends the profile and closes the file.
+func CPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
 // ServeProfiled serves like 'hangar serve' on sc.Listen, profiling its
 // whole life, until ctx ends: the server child of a bench given -cpuprofile
 // or -memprofile. It logs the line Config.Child promises once it serves.
 func ServeProfiled(ctx context.Context, sc ServerConfig, start StartFunc, log *slog.Logger) error {
 	if sc.CPUProfile != "" {
-		f, err := os.Create(sc.CPUProfile)
+		stop, err := CPUProfile(sc.CPUProfile)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	m, err := start(context.Background(), sc, log)
 	if err != nil {

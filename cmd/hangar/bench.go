@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -172,6 +171,8 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 		return c, fmt.Errorf("-nodes %d needs -store postgres and no -target: the nodes share the bench's database", c.Nodes)
 	case isNATS(c.Bus) && c.Store != "postgres":
 		return c, fmt.Errorf("-bus nats://… needs -store postgres")
+	case c.loadProfile != "" && c.Server == "inproc" && c.CPUProfile != "":
+		return c, fmt.Errorf("-load-cpuprofile and -cpuprofile with -server inproc: one process has one CPU profile")
 	case c.DBDelay < 0:
 		return c, fmt.Errorf("-db-delay must not be negative")
 	case c.DBDelay > 0 && (c.Store != "postgres" || c.Target != ""):
@@ -204,15 +205,11 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	}
 	cfg.Progress, cfg.ServerLog = os.Stderr, os.Stderr
 	if cmd.loadProfile != "" {
-		f, err := os.Create(cmd.loadProfile)
+		stop, err := bench.CPUProfile(cmd.loadProfile)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	res, err := bench.Run(ctx, cfg)
 	if res != nil {

@@ -168,7 +168,8 @@ func TestBenchFlags(t *testing.T) {
 		{"-store", "postgres", "-database-url", ""}, {"extra"}, {"-nodes", "2"}, {"-nodes", "0"},
 		{"-store", "postgres", "-database-url", "postgres://x/y", "-bus", "redis://x:6379"},
 		{"-bus", "nats://127.0.0.1:4222"}, {"-db-delay", "1ms"},
-		{"-store", "postgres", "-database-url", "postgres://x/y", "-db-delay", "-1ms"}} {
+		{"-store", "postgres", "-database-url", "postgres://x/y", "-db-delay", "-1ms"},
+		{"-server", "inproc", "-cpuprofile", "a", "-load-cpuprofile", "b"}} {
 		if _, err := benchFlags(args, io.Discard); err == nil {
 			t.Errorf("benchFlags(%q) accepted", args)
 		}

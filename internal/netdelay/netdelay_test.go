@@ -31,19 +31,26 @@ func echo(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func TestRoundTripTakesTwoDelays(t *testing.T) {
-	const delay = 20 * time.Millisecond
+// dial starts a proxy with delay before an echo server and connects to
+// it; the test's end closes both.
+func dial(t *testing.T, delay time.Duration) (net.Conn, *bufio.Reader) {
+	t.Helper()
 	p, err := Start(echo(t), delay)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
 	c, err := net.Dial("tcp", p.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	r := bufio.NewReader(c)
+	t.Cleanup(func() { c.Close() })
+	return c, bufio.NewReader(c)
+}
+
+func TestRoundTripTakesTwoDelays(t *testing.T) {
+	const delay = 20 * time.Millisecond
+	c, r := dial(t, delay)
 	for _, line := range []string{"one\n", "two\n"} {
 		start := time.Now()
 		if _, err := io.WriteString(c, line); err != nil {
@@ -67,17 +74,7 @@ func TestRoundTripTakesTwoDelays(t *testing.T) {
 func TestPipelinedWritesShareTheDelay(t *testing.T) {
 	const delay = 50 * time.Millisecond
 	const n = 20
-	p, err := Start(echo(t), delay)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	c, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	r := bufio.NewReader(c)
+	c, r := dial(t, delay)
 	start := time.Now()
 	for i := range n {
 		if _, err := c.Write([]byte{'a' + byte(i), '\n'}); err != nil {

@@ -158,6 +158,16 @@ func commitsFor(rtt time.Duration) int {
 	return 1
 }
 
+// RoundTrip measures the round trip to the database at url as the store
+// does when it opens (roundTrip).
+func RoundTrip(ctx context.Context, url string) (time.Duration, error) {
+	cc, err := pgx.ParseConfig(url)
+	if err != nil {
+		return 0, wrapErr("parse database url", err)
+	}
+	return roundTrip(ctx, cc)
+}
+
 // roundTrip measures the round trip to the database on a connection of
 // its own: the quickest of a few empty queries (the others waited on
 // something besides the network).
