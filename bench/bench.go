@@ -283,6 +283,7 @@ type IdleResult struct {
 // It returns a partial result with an error when a phase fails.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg.DurationS, cfg.WatchPaceMS = cfg.Duration.Seconds(), ms(cfg.WatchPace)
+	cfg.DBDelayUS = cfg.DBDelay.Microseconds()
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}

@@ -178,7 +178,6 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	case c.DBDelay > 0 && (c.Store != "postgres" || c.Target != ""):
 		return c, fmt.Errorf("-db-delay needs -store postgres and no -target: it delays the bench's servers' way to their database")
 	}
-	c.DBDelayUS = c.DBDelay.Microseconds()
 	if err := checkBus(c.Bus); err != nil {
 		return c, err
 	}
