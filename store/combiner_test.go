@@ -230,7 +230,8 @@ func TestCombinerClose(t *testing.T) {
 // first batch, wait for nothing.
 func TestCombinerWaitGathersAfterABusyBatch(t *testing.T) {
 	f := newFake(true)
-	c := NewCombiner(f.write, CombineOptions{Wait: time.Hour})
+	// Each commit takes six hours by this clock, so Wait bounds the wait.
+	c := NewCombiner(f.write, CombineOptions{Wait: time.Hour, now: stepClock(6 * time.Hour)})
 	defer c.Close()
 	lone := appendAll(c, context.Background(), []Append{app("m0", 0)})
 	if n := <-f.started; n != 1 {
@@ -273,7 +274,7 @@ func TestCombinerWaitGathersAfterABusyBatch(t *testing.T) {
 // waits for nothing.
 func TestCombinerWaitIsBounded(t *testing.T) {
 	f := newFake(false)
-	c := NewCombiner(f.write, CombineOptions{Wait: 20 * time.Millisecond})
+	c := NewCombiner(f.write, CombineOptions{Wait: 20 * time.Millisecond, now: stepClock(time.Hour)})
 	defer c.Close()
 	f.hold = make(chan struct{})
 	lone := appendAll(c, context.Background(), []Append{app("m0", 0)})
@@ -296,5 +297,54 @@ func TestCombinerWaitIsBounded(t *testing.T) {
 	}
 	if got := f.sizes(); fmt.Sprint(got) != "[1 2 1 1]" {
 		t.Fatalf("batch sizes %v, want [1 2 1 1]", got)
+	}
+}
+
+// A gathering batch waits no longer than a sixth of the previous commit:
+// after a batch of 2 that took 60ms to commit, a lone append goes alone
+// after 10ms although Wait is an hour.
+func TestCombinerWaitIsAShareOfTheLastCommit(t *testing.T) {
+	f := newFake(false)
+	c := NewCombiner(f.write, CombineOptions{Wait: time.Hour, now: stepClock(60 * time.Millisecond)})
+	defer c.Close()
+	f.hold = make(chan struct{})
+	lone := appendAll(c, context.Background(), []Append{app("m0", 0)})
+	<-f.started
+	two := appendAll(c, context.Background(), []Append{app("a", 1), app("b", 1)})
+	waitQueued(t, c, 2)
+	f.hold <- struct{}{}
+	<-lone
+	if n := <-f.started; n != 2 {
+		t.Fatalf("batch of %d, want 2", n)
+	}
+	f.hold <- struct{}{}
+	<-two
+	<-two
+	f.hold = nil // (read by write only after started; the flusher is idle now)
+	select {
+	case o := <-appendAll(c, context.Background(), []Append{app("c", 2)}):
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the lone append waited for Wait, not for a sixth of the last commit")
+	}
+	if got := f.sizes(); fmt.Sprint(got) != "[1 2 1]" {
+		t.Fatalf("batch sizes %v, want [1 2 1]", got)
+	}
+}
+
+// stepClock is a clock that moves on by step each time it is read, so
+// that each commit takes step by it.
+func stepClock(step time.Duration) func() time.Time {
+	var (
+		mu sync.Mutex
+		t  = time.Unix(0, 0)
+	)
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t = t.Add(step)
+		return t
 	}
 }

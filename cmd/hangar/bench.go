@@ -238,7 +238,7 @@ func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (be
 	// does by default, over sc's bus.
 	m := &Main{Config: Config{Listen: sc.Listen, AdminListen: sc.AdminListen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
 		CrossNode: sc.DatabaseURL != "", Bus: sc.Bus, BusPrefix: sc.BusPrefix,
-		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), AppendWait: envDuration("HANGAR_APPEND_WAIT", time.Millisecond),
+		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), AppendWait: envDuration("HANGAR_APPEND_WAIT", DefaultAppendWait),
 		AppendCommits: envInt("HANGAR_APPEND_COMMITS", 0), Service: service.Options{Limits: &off,
 			Webhook: service.WebhookOptions{URL: sc.WebhookURL, Secret: sc.WebhookSecret}}}, Log: log}
 	if err := m.Start(ctx); err != nil {

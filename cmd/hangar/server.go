@@ -40,6 +40,11 @@ import (
 	"github.com/hangarhq/hangar/web"
 )
 
+// DefaultAppendWait is --append-wait's default: under load, the most the
+// combiner's next batch waits for as many commands as the last one held
+// (and never more than a sixth of the last commit's time: store.CombineOptions).
+const DefaultAppendWait = time.Millisecond
+
 // Config is what a Hangar node needs to serve.
 type Config struct {
 	Listen      string
@@ -64,7 +69,8 @@ type Config struct {
 	// append combiner): 0 is the store's default (128), 1 commits each
 	// append alone.
 	AppendBatch int
-	// AppendWait is how long a short batch of appends waits for more.
+	// AppendWait is how long a short batch of appends waits for more
+	// (--append-wait; DefaultAppendWait unless set).
 	AppendWait time.Duration
 	// HeapFloorMiB is the serving process's heap floor (keepHeapFloor);
 	// a process setting, applied by 'hangar serve', not by Start.
