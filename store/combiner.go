@@ -54,10 +54,10 @@ type CombineOptions struct {
 // duration: it waits at most that duration / waitShare. Waiting holds the
 // appends that did queue while the database could be committing them, so
 // the wait pays only while it is short beside a commit: on a database on
-// the same machine (commits of 1 to 2 ms) a sixth made 6 to 9% more moves
-// a second than a fixed millisecond, and one a few milliseconds away
-// (commits of 4 to 5 ms) kept the millisecond's throughput, which a fixed
-// 300µs lost (BENCHMARKS.md, ninth round).
+// the same machine (commits of 1 to 2 ms) a sixth made about 5% more moves
+// a second at 32 matches than a fixed millisecond, and on one a few
+// milliseconds away (commits of 4 to 5 ms) it kept the millisecond's
+// throughput, which a fixed 300µs lost (BENCHMARKS.md, ninth round).
 const waitShare = 6
 
 // Combiner is a node's append combiner: appends that arrive together, of
