@@ -89,6 +89,9 @@ type benchCmd struct {
 	// loadProfile is -load-cpuprofile: a CPU profile of this process,
 	// the load generator.
 	loadProfile string
+	// loadHeapFloorMiB is -load-gc-heap-floor-mib: this process's heap
+	// floor (keepHeapFloor), as a node keeps one.
+	loadHeapFloorMiB int
 	// mm is the matchmaking bench (-matchmaking, bench_matchmaking.go).
 	mm bench.MMConfig
 }
@@ -135,6 +138,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.BoolVar(&c.Webhook, "webhook", false, "give the server a webhook (a receiver in the bench) and report how fast the notices of the load's matches reach it: notices/s and the lag from their commit")
 	fs.BoolVar(&c.childServer, "child-server", false, "internal: serve as the profiled server child of a bench")
 	fs.StringVar(&c.loadProfile, "load-cpuprofile", "", "write a CPU profile of the load generator (this process, from the start of the run to its end) to this file")
+	fs.IntVar(&c.loadHeapFloorMiB, "load-gc-heap-floor-mib", defaultHeapFloorMiB, "the load generator's heap floor (this process's, and an in-process server's), as a node's --gc-heap-floor-mib: without it the load generator collects garbage many times a second, taking CPU from the server it shares the machine with and lengthening the latencies it measures; 0: Go's own pacing")
 	fs.StringVar(&c.childAdmin, "child-admin-listen", "", "internal: the profiled server child's admin listener")
 	mmFlags(fs, &c.mm)
 	if err := fs.Parse(args); err != nil {
@@ -175,6 +179,8 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 		return c, fmt.Errorf("-load-cpuprofile and -cpuprofile with -server inproc: one process has one CPU profile")
 	case c.DBDelay < 0:
 		return c, fmt.Errorf("-db-delay must not be negative")
+	case c.loadHeapFloorMiB < 0:
+		return c, fmt.Errorf("-load-gc-heap-floor-mib must not be negative")
 	case c.DBDelay > 0 && (c.Store != "postgres" || c.Target != ""):
 		return c, fmt.Errorf("-db-delay needs -store postgres and no -target: it delays the bench's servers' way to their database")
 	}
@@ -193,14 +199,23 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	cfg := cmd.Config
-	if cmd.mm.Players > 0 {
-		return benchMatchmaking(ctx, cmd, stdout, log)
-	}
 	if cmd.childServer {
 		go keepHeapFloor(ctx, defaultHeapFloorMiB<<20, time.Second) // as 'hangar serve' does by default
 		return bench.ServeProfiled(ctx, bench.ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
 			DataDir: cfg.DataDir, Bus: cfg.Bus, BusPrefix: cfg.BusPrefix, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile,
 			AdminListen: cmd.childAdmin}, startNode, log)
+	}
+	if cmd.loadHeapFloorMiB > 0 {
+		floorCtx, endFloor := context.WithCancel(ctx)
+		floorDone := make(chan struct{})
+		go func() {
+			defer close(floorDone)
+			keepHeapFloor(floorCtx, uint64(cmd.loadHeapFloorMiB)<<20, time.Second)
+		}()
+		defer func() { endFloor(); <-floorDone }()
+	}
+	if cmd.mm.Players > 0 {
+		return benchMatchmaking(ctx, cmd, stdout, log)
 	}
 	cfg.Progress, cfg.ServerLog = os.Stderr, os.Stderr
 	if cmd.loadProfile != "" {

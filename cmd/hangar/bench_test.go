@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -169,13 +171,14 @@ func TestBenchFlags(t *testing.T) {
 		{"-store", "postgres", "-database-url", "postgres://x/y", "-bus", "redis://x:6379"},
 		{"-bus", "nats://127.0.0.1:4222"}, {"-db-delay", "1ms"},
 		{"-store", "postgres", "-database-url", "postgres://x/y", "-db-delay", "-1ms"},
-		{"-server", "inproc", "-cpuprofile", "a", "-load-cpuprofile", "b"}} {
+		{"-server", "inproc", "-cpuprofile", "a", "-load-cpuprofile", "b"}, {"-load-gc-heap-floor-mib", "-1"}} {
 		if _, err := benchFlags(args, io.Discard); err == nil {
 			t.Errorf("benchFlags(%q) accepted", args)
 		}
 	}
 	cfg, err := benchFlags(nil, io.Discard)
-	if err != nil || cfg.Matches != 8 || cfg.Seats != 4 || cfg.Duration != 10*time.Second || cfg.Server != "child" {
+	if err != nil || cfg.Matches != 8 || cfg.Seats != 4 || cfg.Duration != 10*time.Second || cfg.Server != "child" ||
+		cfg.loadHeapFloorMiB != defaultHeapFloorMiB {
 		t.Errorf("defaults = %+v, %v", cfg, err)
 	}
 }
@@ -237,5 +240,49 @@ func TestBenchMainWritesItsFiles(t *testing.T) {
 	}
 	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
 		t.Errorf("-load-cpuprofile wrote %d bytes, not a gzipped profile", len(b))
+	}
+}
+
+// The load generator keeps a heap floor as a node does: during a run its
+// GC percentage is raised above GOGC's and put back at the end, and
+// -load-gc-heap-floor-mib 0 leaves Go's pacing alone.
+func TestBenchLoadGeneratorKeepsAHeapFloor(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		calls []int
+		gogc  = 100
+	)
+	saved := setGCPercent
+	t.Cleanup(func() { setGCPercent = saved })
+	setGCPercent = func(p int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, p)
+		prev := gogc
+		gogc = p
+		return prev
+	}
+	run := func(extra ...string) []int {
+		mu.Lock()
+		calls = nil
+		mu.Unlock()
+		args := append([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "1", "-seats", "2",
+			"-duration", "2s", "-moves", "10", "-play", "-auto-roll"}, extra...)
+		if err := benchMain(args, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(calls)
+	}
+	got := run()
+	if !slices.ContainsFunc(got, func(p int) bool { return p > 100 }) || got[len(got)-1] != 100 {
+		t.Errorf("SetGCPercent calls %v: want a raise above 100 during the run and 100 put back", got)
+	}
+	if gogc != 100 {
+		t.Errorf("GC percentage %d after the run, want 100", gogc)
+	}
+	if got := run("-load-gc-heap-floor-mib", "0"); slices.ContainsFunc(got, func(p int) bool { return p != 100 && p != -1 }) {
+		t.Errorf("with -load-gc-heap-floor-mib 0: SetGCPercent calls %v", got)
 	}
 }
