@@ -269,14 +269,13 @@ func TestCombinerWaitGathersAfterABusyBatch(t *testing.T) {
 	<-more
 }
 
-// A gathering batch waits no longer than Wait: after a batch of 2, a lone
-// append goes alone once Wait has passed, and the batch after it (of one)
-// waits for nothing.
-func TestCombinerWaitIsBounded(t *testing.T) {
-	f := newFake(false)
-	c := NewCombiner(f.write, CombineOptions{Wait: 20 * time.Millisecond, now: stepClock(time.Hour)})
-	defer c.Close()
-	f.hold = make(chan struct{})
+// afterABatchOfTwo starts a combiner with o writing to a fake batcher, and
+// commits a lone append, then a batch of 2: the next batch gathers.
+func afterABatchOfTwo(t *testing.T, o CombineOptions) (*fakeBatcher, *Combiner) {
+	t.Helper()
+	f := newFake(true)
+	c := NewCombiner(f.write, o)
+	t.Cleanup(c.Close)
 	lone := appendAll(c, context.Background(), []Append{app("m0", 0)})
 	<-f.started
 	two := appendAll(c, context.Background(), []Append{app("a", 1), app("b", 1)})
@@ -290,6 +289,14 @@ func TestCombinerWaitIsBounded(t *testing.T) {
 	<-two
 	<-two
 	f.hold = nil // (read by write only after started; the flusher is idle now)
+	return f, c
+}
+
+// A gathering batch waits no longer than Wait: after a batch of 2, a lone
+// append goes alone once Wait has passed, and the batch after it (of one)
+// waits for nothing.
+func TestCombinerWaitIsBounded(t *testing.T) {
+	f, c := afterABatchOfTwo(t, CombineOptions{Wait: 20 * time.Millisecond, now: stepClock(time.Hour)})
 	for _, id := range []string{"c", "d"} {
 		if o := <-appendAll(c, context.Background(), []Append{app(id, 2)}); o.err != nil {
 			t.Fatal(o.err)
@@ -304,23 +311,7 @@ func TestCombinerWaitIsBounded(t *testing.T) {
 // after a batch of 2 that took 60ms to commit, a lone append goes alone
 // after 10ms although Wait is an hour.
 func TestCombinerWaitIsAShareOfTheLastCommit(t *testing.T) {
-	f := newFake(false)
-	c := NewCombiner(f.write, CombineOptions{Wait: time.Hour, now: stepClock(60 * time.Millisecond)})
-	defer c.Close()
-	f.hold = make(chan struct{})
-	lone := appendAll(c, context.Background(), []Append{app("m0", 0)})
-	<-f.started
-	two := appendAll(c, context.Background(), []Append{app("a", 1), app("b", 1)})
-	waitQueued(t, c, 2)
-	f.hold <- struct{}{}
-	<-lone
-	if n := <-f.started; n != 2 {
-		t.Fatalf("batch of %d, want 2", n)
-	}
-	f.hold <- struct{}{}
-	<-two
-	<-two
-	f.hold = nil // (read by write only after started; the flusher is idle now)
+	f, c := afterABatchOfTwo(t, CombineOptions{Wait: time.Hour, now: stepClock(60 * time.Millisecond)})
 	select {
 	case o := <-appendAll(c, context.Background(), []Append{app("c", 2)}):
 		if o.err != nil {
