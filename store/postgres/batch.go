@@ -17,10 +17,11 @@ import (
 // AppendBatch implements store.Batcher. The batch goes to the server as one
 // pipeline of statements: one round trip and one implicit transaction, so
 // one commit (sendMany for the common batch, sendBatch for the others).
-// Most of its appends share one statement (appendManySQL): the executor's
-// start, the planning and the per-statement work of the server are paid
-// once per batch rather than once per append, and the statement runs each
-// append's guard as a single append's statement does. The others (a
+// Most of its appends share one statement (appendManySQL, or
+// appendManySmallSQL for a small batch): the executor's start, the
+// planning and the per-statement work of the server are paid once per
+// batch rather than once per append, and the statement runs each append's
+// guard as a single append's statement does. The others (a
 // create, the second append of a match) keep a statement each, in the
 // same batch (plan). An append whose guard fails (a stale version, a
 // retried command) changes nothing and does not disturb the others; it is
@@ -137,25 +138,30 @@ func (s *Store) sendBatch(ctx context.Context, steps []step, players []string, a
 const (
 	planName          = "hangar_batch_plan"
 	lockHeadsName     = "hangar_lock_notice_heads"
-	appendManyName    = "hangar_append_many"     // for a small batch, after planSQL
-	appendManyBigName = "hangar_append_many_big" // for a large one, as Postgres plans it
+	appendManyName    = "hangar_append_many_small" // appendManySmallSQL, after planSQL
+	appendManyBigName = "hangar_append_many_big"   // appendManySQL, as Postgres plans it
 )
 
 // planSQL opens a small batch that sendMany sends (at most smallBatch
 // appends, the batches of up to a few dozen matches at once): it steers
-// the planning of appendManySQL, for this transaction only, to the plan
-// for short lists: each match row found through the primary key, the lists
-// joined in nested loops. Left to itself, Postgres plans the prepared
-// statement once for lists of any length and, while the matches table is
-// small (a new database, a benchmark's), keeps a plan that scans the whole
-// table and hashes the lists: a scan of every match, and hash tables built
-// and freed, per batch. That cost about 15% of the backend's CPU per
-// command at 32 matches (BENCHMARKS.md). Nested loops grow with the square
-// of the lists, though, so a large batch goes as Postgres plans it, under
-// a statement of its own name: a prepared statement keeps the plan made
-// under the settings of its first executions.
+// the planning of appendManySmallSQL, for this transaction only, to the
+// plan for short lists: the lists joined in nested loops, the appends'
+// list outermost, so walked in its order, each match row found through the
+// primary key. Left to itself, Postgres plans the prepared statement once
+// for lists of any length and, while the matches table is small (a new
+// database, a benchmark's), keeps a plan that scans the whole table and
+// hashes the lists: a scan of every match, and hash tables built and
+// freed, per batch. That cost about 15% of the backend's CPU per command
+// at 32 matches (BENCHMARKS.md). Under these settings no plan reads the
+// matches in another order than the appends' or the key's (no sequential
+// or bitmap scan, no hash or merge join), which appendManySmallSQL's
+// locking relies on. Nested loops grow with the square of the lists,
+// though, so a large batch goes as Postgres plans it (appendManySQL, which
+// locks its rows in order whatever the plan), under a statement of its
+// own name: a prepared statement keeps the plan made under the settings
+// of its first executions.
 const planSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true),
-	set_config('enable_mergejoin', 'off', true)`
+	set_config('enable_mergejoin', 'off', true), set_config('enable_bitmapscan', 'off', true)`
 
 // smallBatch is the most appends a batch planned by planSQL holds: at 16
 // the nested loops cost the backend 10% less CPU per append than
@@ -164,7 +170,8 @@ const planSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('e
 var smallBatch = 16
 
 // sendMany is sendBatch for steps that are all appendManySQL, the common
-// batch, sent the same way (one round trip, one implicit transaction)
+// batch, sent the same way (one round trip, one implicit transaction;
+// a small batch as appendManySmallSQL, after planSQL)
 // through pgconn with the arguments written by wire: a batch then
 // allocates a fraction of what pgx's encoding allocates (wire.go). The
 // statements are prepared once per connection. A tracer in Options sees
@@ -181,14 +188,14 @@ func (s *Store) sendMany(ctx context.Context, steps []step, players []string, ap
 		n += len(st.appends)
 	}
 	var planned *pgconn.StatementDescription
-	name := appendManyBigName
+	name, q := appendManyBigName, appendManyQ.sql
 	if n <= smallBatch {
 		if planned, err = conn.Prepare(ctx, planName, planSQL); err != nil {
 			return err
 		}
-		name = appendManyName
+		name, q = appendManyName, appendManySmallQ.sql
 	}
-	many, err := conn.Prepare(ctx, name, appendManyQ.sql)
+	many, err := conn.Prepare(ctx, name, q)
 	if err != nil {
 		return err
 	}
@@ -216,7 +223,7 @@ func (s *Store) sendMany(ctx context.Context, steps []step, players []string, ap
 		sent = append(sent, sentStmt{sd: lock, sql: lockNoticeHeadsSQL, args: []any{players}})
 	}
 	for i := range steps {
-		sent = append(sent, sentStmt{sd: many, sql: appendManyQ.sql, args: steps[i].args, st: &steps[i]})
+		sent = append(sent, sentStmt{sd: many, sql: q, args: steps[i].args, st: &steps[i]})
 	}
 	var b pgconn.Batch
 	for _, q := range sent {
@@ -402,7 +409,33 @@ func plan(as []store.Append, queued []int) []step {
 // guards it (the version, the command's request id) and returns its
 // append's k when it applied; events, commands and notices are written for
 // those only. It returns the k of each append that applied.
-const appendManySQL = `
+var appendManySQL = appendMany(true)
+
+// appendManySmallSQL is appendManySQL without locked, for a small batch,
+// which sendMany sends after planSQL: under its settings the update is a
+// nested loop that walks the appends in their order (match id order: plan
+// sorts them) and reaches each match row by its key (plan_test.go pins
+// it), so the update itself takes the row locks in id order. Locking the
+// rows first, then updating them, writes each row twice, and the lock's
+// record in the WAL: the update alone costs the backend about 15% less
+// CPU per append (BenchmarkAppendBatch; BENCHMARKS.md, tenth round).
+var appendManySmallSQL = appendMany(false)
+
+// appendManyQ and appendManySmallQ are the two with numbered parameters,
+// the same numbers in both (TestAppendManyParameters): appendManyArgs lays
+// out the arguments of either.
+var appendManyQ, appendManySmallQ = positional(appendManySQL), positional(appendManySmallSQL)
+
+// appendMany is appendManySQL, or with lockFirst false appendManySmallSQL.
+func appendMany(lockFirst bool) string {
+	locked, from := "", "u"
+	if lockFirst {
+		locked = `, locked AS MATERIALIZED (
+	SELECT id FROM matches WHERE id = ANY(@ids::text[]) ORDER BY id FOR UPDATE
+)`
+		from = "u JOIN locked USING (id)"
+	}
+	return `
 WITH u AS (
 	SELECT * FROM unnest(@ids::text[], @expected::bigint[], @versions::bigint[], @statuses::text[],
 		@players_from::int[], @players_to::int[], @free_seats::int[], @bot_turns::bool[],
@@ -412,14 +445,12 @@ WITH u AS (
 		WITH ORDINALITY AS u(id, expected, version, status, players_from, players_to, free_seats, bot_turn,
 			summary, started, ended, deadline, invited_from, invited_to, author, request_id,
 			fingerprint, at, k)
-), locked AS MATERIALIZED (
-	SELECT id FROM matches WHERE id = ANY(@ids::text[]) ORDER BY id FOR UPDATE
-), done AS (
+)` + locked + `, done AS (
 	UPDATE matches AS m SET version = u.version, status = u.status,
 		player_ids = (@players::text[])[u.players_from:u.players_to], free_seats = u.free_seats,
 		bot_turn = u.bot_turn, summary = u.summary, started_at = u.started, ended_at = u.ended,
 		deadline = u.deadline, invited_ids = (@invited::text[])[u.invited_from:u.invited_to]
-	FROM u JOIN locked USING (id)
+	FROM ` + from + `
 	WHERE m.id = u.id AND m.version = u.expected
 	  AND NOT EXISTS (SELECT 1 FROM match_commands AS c
 	                  WHERE c.match_id = u.id AND c.author_id = u.author AND c.request_id = u.request_id)
@@ -434,9 +465,7 @@ WITH u AS (
 	SELECT d.id, d.author, d.request_id, d.fingerprint, d.expected + 1, d.version FROM done AS d
 )` + manyNoticeWrites + `
 SELECT k FROM done`
-
-// appendManyQ is appendManySQL with numbered parameters.
-var appendManyQ = positional(appendManySQL)
+}
 
 // appendManyArgs lays out the appends as[i], i in idx (of different
 // matches, none a create), as appendManyQ's arguments.

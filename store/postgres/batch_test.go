@@ -68,7 +68,7 @@ func (*batchTrace) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.Trace
 func (r *batchTrace) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.many = r.many || d.SQL == postgres.AppendManySQL
+	r.many = r.many || postgres.IsAppendMany(d.SQL)
 	r.sqls = append(r.sqls, d.SQL)
 }
 func (r *batchTrace) TraceBatchEnd(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchEndData) {
@@ -276,7 +276,7 @@ func TestBatchOneTransaction(t *testing.T) {
 		if writes.MatchString(st.sql) {
 			txs[st.tx] = true
 		}
-		if st.sql == postgres.AppendManySQL {
+		if postgres.IsAppendMany(st.sql) {
 			many++
 		}
 	}

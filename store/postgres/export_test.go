@@ -28,13 +28,18 @@ const (
 	DeleteEndedSQL = deleteEndedSQL
 )
 
-// AppendManySQL is the statement of several appends of a batch, which the
-// shard test tells apart, and AppendManyArgs lays out its arguments (for
-// the plan test).
+// AppendManySQL and AppendManySmallSQL are the statements of several
+// appends of a batch, which the shard test tells apart, and AppendManyArgs
+// lays out the arguments of either (for the plan test).
 var (
-	AppendManySQL  = appendManyQ.sql
-	AppendManyArgs = appendManyArgs
+	AppendManySQL      = appendManyQ.sql
+	AppendManySmallSQL = appendManySmallQ.sql
+	AppendManyArgs     = appendManyArgs
 )
+
+// IsAppendMany reports whether sql is one of the statements of several
+// appends.
+func IsAppendMany(sql string) bool { return sql == AppendManySQL || sql == AppendManySmallSQL }
 
 // PlanSQL is the settings statement that opens a batch.
 const PlanSQL = planSQL
@@ -144,7 +149,7 @@ func Deallocate(ctx context.Context, s *Store, name string) error {
 	return nil
 }
 
-// AppendManyName is the name appendManySQL is prepared under.
+// AppendManyName is the name appendManySmallSQL is prepared under.
 const AppendManyName = appendManyName
 
 // SetSmallBatch sets the most appends of a batch planned by PlanSQL (for

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,5 +57,17 @@ func TestPlan(t *testing.T) {
 		if s := strings.Join(got, " "); s != tc.want {
 			t.Errorf("%s: %s, want %s", tc.appends, s, tc.want)
 		}
+	}
+}
+
+// TestAppendManyParameters: appendManyArgs lays out the arguments of
+// appendManySQL and of appendManySmallSQL alike, so the two must number
+// the same parameters the same way.
+func TestAppendManyParameters(t *testing.T) {
+	if !slices.Equal(appendManyQ.names, appendManySmallQ.names) {
+		t.Errorf("appendManySQL numbers %q, appendManySmallSQL %q", appendManyQ.names, appendManySmallQ.names)
+	}
+	if appendManyQ.sql == appendManySmallQ.sql || strings.Contains(appendManySmallQ.sql, "FOR UPDATE") {
+		t.Errorf("appendManySmallSQL locks its rows ahead of the update:\n%s", appendManySmallQ.sql)
 	}
 }

@@ -289,54 +289,123 @@ func TestAppendManyPlan(t *testing.T) {
 		} else {
 			t.Logf("generic %v:\n%s", generic, plan)
 		}
+		// A small batch's statement, under the settings it runs with.
+		plan, err = s.ExplainAfter(ctx, postgres.PlanSQL, generic, postgres.AppendManySmallSQL, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := updateInOrder(plan); err != nil || strings.Contains(plan, "Seq Scan") ||
+			!strings.Contains(plan, "match_commands_pkey") || !strings.Contains(plan, "notice_heads_pkey") {
+			t.Errorf("generic %v, small: want the update walking the appends in order (%v), the commands and heads read by their keys, no Seq Scan; plan:\n%s", generic, err, plan)
+		} else {
+			t.Logf("generic %v, small:\n%s", generic, plan)
+		}
 	}
 }
 
 // TestAppendManyPlanSmallTable pins that a batch's appends reach their
 // matches by key on a small matches table too (a new database's, a
-// benchmark's), where Postgres would rather scan the table and hash the
-// lists: the batch opens with PlanSQL (the tracer sees it ahead of the
-// appends), and under its settings neither plan scans a table or builds
-// a hash join. The settings end with the batch's transaction: the
-// connection's next statements plan as Postgres would.
+// benchmark's: analyzed, or not yet), where Postgres would rather scan the
+// table and hash the lists: the batch opens with PlanSQL (the tracer sees
+// it ahead of the appends), and under its settings neither plan of
+// AppendManySmallSQL scans a table or builds a hash join, and its update
+// walks the appends in their order (updateInOrder, which refuses
+// Postgres's own choice where that scans the matches). The settings end
+// with the batch's transaction: the connection's next statements plan as
+// Postgres would.
 func TestAppendManyPlanSmallTable(t *testing.T) {
-	ctx := context.Background()
-	trace := &batchTrace{}
-	s := openOneConn(t, postgres.Options{Tracer: trace})
-	ms := loadActive(t, s, 200, 100)
-	if err := s.LoadSummaries(ctx, nil, nil); err != nil { // VACUUM ANALYZE
-		t.Fatal(err)
+	for _, tc := range []struct {
+		matches  int
+		analyzed bool
+	}{{200, true}, {20, false}} {
+		t.Run(fmt.Sprintf("%d matches, analyzed %v", tc.matches, tc.analyzed), func(t *testing.T) {
+			ctx := context.Background()
+			trace := &batchTrace{}
+			s := openOneConn(t, postgres.Options{Tracer: trace})
+			ms := loadActive(t, s, tc.matches, tc.matches/2)
+			if tc.analyzed {
+				if err := s.LoadSummaries(ctx, nil, nil); err != nil { // VACUUM ANALYZE
+					t.Fatal(err)
+				}
+			}
+			as, idx := nextAppends(ms, 4, tc.matches/4-2)
+			args := postgres.AppendManyArgs(as, idx)
+			for _, generic := range []bool{false, true} {
+				if plan, err := s.Explain(ctx, generic, postgres.AppendManySmallSQL, args...); err == nil {
+					t.Logf("generic %v, Postgres's own choice:\n%s", generic, plan)
+					if strings.Contains(plan, "Seq Scan on matches") && updateInOrder(plan) == nil {
+						t.Errorf("generic %v: updateInOrder accepts a plan that scans the matches", generic)
+					}
+				}
+				plan, err := s.ExplainAfter(ctx, postgres.PlanSQL, generic, postgres.AppendManySmallSQL, args...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := updateInOrder(plan); err != nil || strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash Join") ||
+					!strings.Contains(plan, "match_commands_pkey") {
+					t.Errorf("generic %v: want the update walking the appends in order (%v), the commands read by their key, no Seq Scan, no Hash Join; plan:\n%s", generic, err, plan)
+				}
+			}
+			for i, r := range s.AppendBatch(ctx, as) {
+				if r.Err != nil || r.Result.Last != 3 {
+					t.Fatalf("append %d: %+v, %v", i, r.Result, r.Err)
+				}
+			}
+			trace.mu.Lock()
+			defer trace.mu.Unlock()
+			if i := slices.Index(trace.sqls, postgres.AppendManySmallSQL); i < 1 || trace.sqls[0] != postgres.PlanSQL {
+				t.Errorf("the batch sent %q, want PlanSQL first and the appends after it", trace.sqls)
+			}
+			for _, name := range []string{"enable_seqscan", "enable_hashjoin", "enable_mergejoin", "enable_bitmapscan"} {
+				if v, err := s.Setting(ctx, name); err != nil || v != "on" {
+					t.Errorf("%s after the batch: %q, %v; want on", name, v, err)
+				}
+			}
+		})
 	}
-	as, idx := nextAppends(ms, 4, 50)
-	args := postgres.AppendManyArgs(as, idx)
-	for _, generic := range []bool{false, true} {
-		if plan, err := s.Explain(ctx, generic, postgres.AppendManySQL, args...); err == nil {
-			t.Logf("generic %v, Postgres's own choice:\n%s", generic, plan)
+}
+
+// updateInOrder checks the plan of AppendManySmallSQL, which locks no row
+// ahead of its update: the update of matches must take its rows' locks in
+// the appends' order (match id order), so its rows must come from nested
+// loops (no hash, merge or bitmap node, no sort, no sequential scan)
+// whose outermost scan is the appends' list (the function scan of u),
+// each match then reached by matches_pkey; or else a scan of matches_pkey
+// itself, in id order. A nested loop returns rows in its outer side's
+// order, and EXPLAIN prints a node's outer side first, so the first scan
+// of the update's subtree is its outermost one.
+func updateInOrder(plan string) error {
+	lines := strings.Split(plan, "\n")
+	at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "Update on matches") })
+	if at < 0 {
+		return fmt.Errorf("no update of matches")
+	}
+	depth := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ->")) }
+	var sub []string
+	for _, l := range lines[at+1:] {
+		if depth(l) <= depth(lines[at]) {
+			break
 		}
-		plan, err := s.ExplainAfter(ctx, postgres.PlanSQL, generic, postgres.AppendManySQL, args...)
-		if err != nil {
-			t.Fatal(err)
+		sub = append(sub, strings.TrimLeft(l, " ->"))
+	}
+	first := ""
+	for _, l := range sub {
+		for _, bad := range []string{"Hash", "Merge", "Bitmap", "Sort", "Seq Scan", "LockRows"} {
+			if strings.HasPrefix(l, bad) || strings.Contains(l, " "+bad+" ") {
+				return fmt.Errorf("%q in the update's plan", l)
+			}
 		}
-		if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash Join") || !strings.Contains(plan, "LockRows") ||
-			strings.Count(plan, "matches_pkey") < 2 || !strings.Contains(plan, "match_commands_pkey") {
-			t.Errorf("generic %v: want the matches read by matches_pkey (the lock and the update), the commands by theirs, no Seq Scan, no Hash Join; plan:\n%s", generic, plan)
+		if first == "" && strings.Contains(l, " Scan ") {
+			first = l
 		}
 	}
-	for i, r := range s.AppendBatch(ctx, as) {
-		if r.Err != nil || r.Result.Last != 3 {
-			t.Fatalf("append %d: %+v, %v", i, r.Result, r.Err)
-		}
+	if !strings.HasPrefix(first, "Function Scan on u ") && !strings.HasPrefix(first, "Index Scan using matches_pkey on matches ") {
+		return fmt.Errorf("the update's outermost scan is %q, not the appends' list or matches_pkey", first)
 	}
-	trace.mu.Lock()
-	defer trace.mu.Unlock()
-	if i := slices.Index(trace.sqls, postgres.AppendManySQL); i < 1 || trace.sqls[0] != postgres.PlanSQL {
-		t.Errorf("the batch sent %q, want PlanSQL first and the appends after it", trace.sqls)
+	if !slices.ContainsFunc(sub, func(l string) bool { return strings.Contains(l, "using matches_pkey on matches") }) {
+		return fmt.Errorf("the update does not reach the matches by matches_pkey")
 	}
-	for _, name := range []string{"enable_seqscan", "enable_hashjoin", "enable_mergejoin"} {
-		if v, err := s.Setting(ctx, name); err != nil || v != "on" {
-			t.Errorf("%s after the batch: %q, %v; want on", name, v, err)
-		}
-	}
+	return nil
 }
 
 // loadActive loads n active matches at version 1, each of one of players

@@ -145,7 +145,7 @@ func TestWritePathIsShardable(t *testing.T) {
 				m := ids(st.args, "shard-m")
 				if matchTables.MatchString(st.sql) {
 					checked++
-					if st.sql == postgres.AppendManySQL {
+					if postgres.IsAppendMany(st.sql) {
 						many++
 						if !combined {
 							t.Errorf("a statement of several appends with the combiner off:\n%s", st.sql)
