@@ -136,10 +136,10 @@ func (s *Store) sendBatch(ctx context.Context, steps []step, players []string, a
 
 // Names of the batch statements as prepared on each connection.
 const (
-	planName          = "hangar_batch_plan"
-	lockHeadsName     = "hangar_lock_notice_heads"
-	appendManyName    = "hangar_append_many_small" // appendManySmallSQL, after planSQL
-	appendManyBigName = "hangar_append_many_big"   // appendManySQL, as Postgres plans it
+	planName            = "hangar_batch_plan"
+	lockHeadsName       = "hangar_lock_notice_heads"
+	appendManySmallName = "hangar_append_many_small" // appendManySmallSQL, after planSQL
+	appendManyBigName   = "hangar_append_many_big"   // appendManySQL, as Postgres plans it
 )
 
 // planSQL opens a small batch that sendMany sends (at most smallBatch
@@ -193,7 +193,7 @@ func (s *Store) sendMany(ctx context.Context, steps []step, players []string, ap
 		if planned, err = conn.Prepare(ctx, planName, planSQL); err != nil {
 			return err
 		}
-		name, q = appendManyName, appendManySmallQ.sql
+		name, q = appendManySmallName, appendManySmallQ.sql
 	}
 	many, err := conn.Prepare(ctx, name, q)
 	if err != nil {
@@ -417,8 +417,8 @@ var appendManySQL = appendMany(true)
 // sorts them) and reaches each match row by its key (plan_test.go pins
 // it), so the update itself takes the row locks in id order. Locking the
 // rows first, then updating them, writes each row twice, and the lock's
-// record in the WAL: the update alone costs the backend about 15% less
-// CPU per append (BenchmarkAppendBatch; BENCHMARKS.md, tenth round).
+// record in the WAL: the update alone costs the backend about a tenth
+// less CPU per append (BenchmarkAppendBatch; BENCHMARKS.md, tenth round).
 var appendManySmallSQL = appendMany(false)
 
 // appendManyQ and appendManySmallQ are the two with numbered parameters,

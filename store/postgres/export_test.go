@@ -150,7 +150,7 @@ func Deallocate(ctx context.Context, s *Store, name string) error {
 }
 
 // AppendManyName is the name appendManySmallSQL is prepared under.
-const AppendManyName = appendManyName
+const AppendManyName = appendManySmallName
 
 // SetSmallBatch sets the most appends of a batch planned by PlanSQL (for
 // the batch benchmark).
