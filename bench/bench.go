@@ -63,6 +63,11 @@ type Config struct {
 	BusPrefix   string        `json:"-"`
 	IdleKind    string        `json:"idle_kind,omitempty"`
 	Play        bool          `json:"play,omitempty"`
+	// Conns, when more than 0, is how many connections the load's players
+	// share (each player's calls and streams on one of them, in turn), as a
+	// game's backend or a bot farm multiplexes its players over few
+	// connections; 0: a connection of its own for every player.
+	Conns int `json:"conns,omitempty"`
 	// ListMoves asks ListLegalMoves before each move instead of taking
 	// the legal moves from the roll's answer (include_legal_moves).
 	ListMoves bool `json:"list_moves,omitempty"`
@@ -234,15 +239,18 @@ type StoreUsage struct {
 
 // LoadResult is what the load (-matches) sustained in the measured window.
 type LoadResult struct {
-	Seconds         float64                 `json:"seconds"`
-	Commands        int64                   `json:"commands"`
-	Rolls           int64                   `json:"rolls"`
-	Moves           int64                   `json:"moves"`
-	CommandsPerSec  float64                 `json:"commands_per_sec"`
-	MovesPerSec     float64                 `json:"moves_per_sec"`
-	MatchesFinished int64                   `json:"matches_finished"`
-	Latency         map[string]LatencyStats `json:"latency"`
-	Usage           *Usage                  `json:"usage,omitempty"`
+	Seconds         float64 `json:"seconds"`
+	Commands        int64   `json:"commands"`
+	Rolls           int64   `json:"rolls"`
+	Moves           int64   `json:"moves"`
+	CommandsPerSec  float64 `json:"commands_per_sec"`
+	MovesPerSec     float64 `json:"moves_per_sec"`
+	MatchesFinished int64   `json:"matches_finished"`
+	// PlayerConns is how many connections the players dialled: one each,
+	// or with Conns that many shared.
+	PlayerConns int                     `json:"player_conns"`
+	Latency     map[string]LatencyStats `json:"latency"`
+	Usage       *Usage                  `json:"usage,omitempty"`
 }
 
 // WatchResult is what the watchers of the watched match (-watchers) received.
@@ -354,6 +362,9 @@ type bench struct {
 
 	connMu sync.Mutex
 	conns  []*grpc.ClientConn
+	shared []*grpc.ClientConn // with Conns, the players' connections
+	next   int                // the shared connection of the next player
+	dialed int                // the connections dialled for players
 
 	// The measured window: open from start until stop is closed.
 	stop     chan struct{}
@@ -427,13 +438,10 @@ func dialOptions() []grpc.DialOption {
 
 // newPlayer dials the server and registers a player.
 func (b *bench) newPlayer(ctx context.Context, name string) (*player, error) {
-	conn, err := grpc.NewClient(b.addr, dialOptions()...)
+	conn, err := b.playerConn()
 	if err != nil {
 		return nil, err
 	}
-	b.connMu.Lock()
-	b.conns = append(b.conns, conn)
-	b.connMu.Unlock()
 	cr, err := timed(b, ctx, "CreatePlayer", func(ctx context.Context) (*hangarv1.CreatePlayerResponse, error) {
 		return hangarv1.NewPlayerServiceClient(conn).CreatePlayer(ctx, &hangarv1.CreatePlayerRequest{DisplayName: name})
 	})
@@ -443,6 +451,40 @@ func (b *bench) newPlayer(ctx context.Context, name string) (*player, error) {
 	return &player{id: cr.GetPlayer().GetPlayerId(), token: cr.GetToken(),
 		ctx:     metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+cr.GetToken()),
 		matches: hangarv1.NewMatchServiceClient(conn), moves: hangarv1.NewMoveServiceClient(conn)}, nil
+}
+
+// playerConn is the connection of a new player: a new one, or with
+// Conns the next of the shared ones.
+func (b *bench) playerConn() (*grpc.ClientConn, error) {
+	b.connMu.Lock()
+	defer b.connMu.Unlock()
+	if n := b.cfg.Conns; n > 0 {
+		if len(b.shared) < n {
+			conn, err := grpc.NewClient(b.addr, dialOptions()...)
+			if err != nil {
+				return nil, err
+			}
+			b.shared = append(b.shared, conn)
+			b.conns = append(b.conns, conn)
+			b.dialed++
+		}
+		b.next++
+		return b.shared[(b.next-1)%len(b.shared)], nil
+	}
+	conn, err := grpc.NewClient(b.addr, dialOptions()...)
+	if err != nil {
+		return nil, err
+	}
+	b.conns = append(b.conns, conn)
+	b.dialed++
+	return conn, nil
+}
+
+// playerConns is how many connections were dialled for players.
+func (b *bench) playerConns() int {
+	b.connMu.Lock()
+	defer b.connMu.Unlock()
+	return b.dialed
 }
 
 // with returns ctx carrying the player's bearer token.

@@ -101,7 +101,7 @@ func (b *bench) load(ctx context.Context) (*LoadResult, *WatchResult, error) {
 
 	lr := &LoadResult{Seconds: elapsed, Rolls: rolls, Moves: moves, Commands: rolls + moves,
 		CommandsPerSec: float64(rolls+moves) / elapsed, MovesPerSec: float64(moves) / elapsed,
-		MatchesFinished: b.finished.Load(), Latency: map[string]LatencyStats{}}
+		MatchesFinished: b.finished.Load(), PlayerConns: b.playerConns(), Latency: map[string]LatencyStats{}}
 	for rpc, ds := range b.rec.take() {
 		lr.Latency[rpc] = stats(ds)
 	}

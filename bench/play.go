@@ -272,6 +272,9 @@ func (s *seat) acted(ctx context.Context, err error, failures *int) error {
 		}
 		return nil
 	}
+	if errors.Is(err, errStopped) {
+		return nil // the loop sees the bench stopped
+	}
 	if c := status.Code(err); errors.Is(err, errStale) || c == codes.Aborted || c == codes.FailedPrecondition {
 		if *failures++; *failures > 10 {
 			return fmt.Errorf("seat %d of %s: %w", s.seat, s.matchID, err)

@@ -42,6 +42,9 @@ func (r *Result) Print(w io.Writer) {
 			if c.AutoRoll {
 				over += ", the server rolling (auto_roll)"
 			}
+			if c.Conns > 0 {
+				over += fmt.Sprintf(", the players sharing %d connections", l.PlayerConns)
+			}
 			fmt.Fprintf(w, "\nload: %d matches x %d seats over %s for %.1fs: %d durable commands (%d rolls + %d moves)\n",
 				c.Matches, c.Seats, over, l.Seconds, l.Commands, l.Rolls, l.Moves)
 			fmt.Fprintf(w, "  %.1f commands/s   %.1f moves/s   %d matches finished\n", l.CommandsPerSec, l.MovesPerSec, l.MatchesFinished)

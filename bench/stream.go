@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -21,43 +23,51 @@ import (
 // events up to its version, so a seat that has its result has seen its
 // events.
 
-// playConn is a seat's Play stream: a goroutine reads it into msgs.
+// playConn is a seat's Play stream, which the seat reads itself, as a
+// client's one loop would: no goroutine hands it each message.
 type playConn struct {
 	stream hangarv1.MoveService_PlayClient
-	msgs   chan *hangarv1.PlayResponse
-	// err receives the stream's error (not its end, nor one the bench
-	// caused by ending it).
-	err chan error
-	id  uint64
+	cancel context.CancelFunc // ends the stream
+	id     uint64
+
+	mu sync.Mutex
+	// stopped: the bench stopped. A seat waiting for its turn then has
+	// its stream cancelled; one with a command in flight (commanding)
+	// still gets the command's result, as the window's last commands do
+	// over unary calls.
+	stopped, commanding bool
+	// timedOut: the command in flight had no result within the RPC
+	// timeout, and the stream was cancelled.
+	timedOut atomic.Bool
 }
+
+// errStopped: the bench stopped before the seat sent its command.
+var errStopped = errors.New("the bench stopped")
 
 // openPlay opens the seat's Play stream after the tracker's version.
 func (s *seat) openPlay(ctx context.Context) (*playConn, error) {
-	stream, err := s.p.moves.Play(s.p.with(ctx))
+	sctx, cancel := context.WithCancel(ctx)
+	stream, err := s.p.moves.Play(s.p.with(sctx))
 	if err == nil {
 		err = stream.Send(&hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Open{Open: &hangarv1.WatchMatchRequest{
 			MatchId: s.matchID, AfterSeq: s.tr.version}}})
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
+		cancel()
 		s.b.rec.observe("Play", 0, err)
 		return nil, err
 	}
-	pc := &playConn{stream: stream, msgs: make(chan *hangarv1.PlayResponse, 64), err: make(chan error, 1)}
+	pc := &playConn{stream: stream, cancel: cancel}
 	go func() {
-		defer close(pc.msgs)
-		for {
-			r, err := stream.Recv()
-			if err != nil {
-				if !errors.Is(err, io.EOF) && ctx.Err() == nil {
-					pc.err <- err
-				}
-				return
+		select {
+		case <-s.b.stop:
+			pc.mu.Lock()
+			pc.stopped = true
+			if !pc.commanding {
+				cancel()
 			}
-			select {
-			case pc.msgs <- r:
-			case <-ctx.Done():
-				return
-			}
+			pc.mu.Unlock()
+		case <-sctx.Done():
 		}
 	}()
 	return pc, nil
@@ -86,12 +96,11 @@ func (s *seat) seeAll(r *hangarv1.PlayResponse) {
 // playStream is play over one Play stream.
 func (s *seat) playStream(ctx context.Context, view *hangarv1.Match) error {
 	s.tr.reset(view)
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pc, err := s.openPlay(sctx)
+	pc, err := s.openPlay(ctx)
 	if err != nil {
 		return err
 	}
+	defer pc.cancel()
 	failures := 0
 	for !s.tr.over {
 		if s.b.stopped() || ctx.Err() != nil {
@@ -109,27 +118,24 @@ func (s *seat) playStream(ctx context.Context, view *hangarv1.Match) error {
 			}
 			continue
 		}
-		select {
-		case r, ok := <-pc.msgs:
-			switch {
-			case !ok:
-				// The stream ends after the match's last event.
-				if !s.tr.over {
-					s.tr.stale = true
-				}
-				return nil
-			case r.GetEvent() != nil || r.GetEvents() != nil:
-				s.seeAll(r)
-			default:
-				return fmt.Errorf("seat %d of %s: a result nobody waited for", s.seat, s.matchID)
+		r, err := pc.stream.Recv()
+		switch {
+		case errors.Is(err, io.EOF):
+			// The stream ends after the match's last event.
+			if !s.tr.over {
+				s.tr.stale = true
 			}
-		case err := <-pc.err:
+			return nil
+		case err != nil:
+			if s.b.stopped() || ctx.Err() != nil {
+				return nil
+			}
 			s.b.rec.observe("Play", 0, err)
 			return err
-		case <-s.b.stop:
-			return nil
-		case <-ctx.Done():
-			return nil
+		case r.GetEvent() != nil || r.GetEvents() != nil:
+			s.seeAll(r)
+		default:
+			return fmt.Errorf("seat %d of %s: a result nobody waited for", s.seat, s.matchID)
 		}
 	}
 	return nil
@@ -139,6 +145,21 @@ func (s *seat) playStream(ctx context.Context, view *hangarv1.Match) error {
 // events that come before it; its latency (send to result) is recorded as
 // rpc. An error result is returned as its status error.
 func (s *seat) command(pc *playConn, rpc string, cmd *hangarv1.PlayCommand) (*hangarv1.PlayResult, error) {
+	pc.mu.Lock()
+	if pc.stopped {
+		pc.mu.Unlock()
+		return nil, errStopped
+	}
+	pc.commanding = true
+	pc.mu.Unlock()
+	defer func() {
+		pc.mu.Lock()
+		pc.commanding = false
+		if pc.stopped {
+			pc.cancel()
+		}
+		pc.mu.Unlock()
+	}()
 	pc.id++
 	cmd.CommandId = pc.id
 	t0 := time.Now()
@@ -146,41 +167,41 @@ func (s *seat) command(pc *playConn, rpc string, cmd *hangarv1.PlayCommand) (*ha
 		s.b.rec.observe(rpc, 0, err)
 		return nil, err
 	}
-	timeout := time.NewTimer(s.b.cfg.RPCTimeout)
+	timeout := time.AfterFunc(s.b.cfg.RPCTimeout, func() {
+		pc.timedOut.Store(true)
+		pc.cancel()
+	})
 	defer timeout.Stop()
 	for {
-		select {
-		case r, ok := <-pc.msgs:
-			if !ok {
-				err := status.Error(codes.Unavailable, "the Play stream ended")
-				s.b.rec.observe(rpc, 0, err)
-				return nil, err
-			}
-			if r.GetEvent() != nil || r.GetEvents() != nil {
-				s.seeAll(r)
-				continue
-			}
-			res := r.GetResult()
-			for _, ev := range res.GetEvents() {
-				s.see(ev.GetEvent())
-			}
-			s.offered(r)
-			var err error
-			if res.GetCommandId() != pc.id {
-				err = status.Errorf(codes.Internal, "the result of command %d came for %d", res.GetCommandId(), pc.id)
-			} else if res.GetError() != nil {
-				err = status.ErrorProto(res.GetError())
-			}
-			s.b.rec.observe(rpc, time.Since(t0), err)
-			return res, err
-		case err := <-pc.err:
+		r, err := pc.stream.Recv()
+		switch {
+		case pc.timedOut.Load():
+			err = status.Error(codes.DeadlineExceeded, "no result within the RPC timeout")
 			s.b.rec.observe(rpc, 0, err)
 			return nil, err
-		case <-timeout.C:
-			err := status.Error(codes.DeadlineExceeded, "no result within the RPC timeout")
+		case errors.Is(err, io.EOF):
+			err = status.Error(codes.Unavailable, "the Play stream ended")
 			s.b.rec.observe(rpc, 0, err)
 			return nil, err
+		case err != nil:
+			s.b.rec.observe(rpc, 0, err)
+			return nil, err
+		case r.GetEvent() != nil || r.GetEvents() != nil:
+			s.seeAll(r)
+			continue
 		}
+		res := r.GetResult()
+		for _, ev := range res.GetEvents() {
+			s.see(ev.GetEvent())
+		}
+		s.offered(r)
+		if res.GetCommandId() != pc.id {
+			err = status.Errorf(codes.Internal, "the result of command %d came for %d", res.GetCommandId(), pc.id)
+		} else if res.GetError() != nil {
+			err = status.ErrorProto(res.GetError())
+		}
+		s.b.rec.observe(rpc, time.Since(t0), err)
+		return res, err
 	}
 }
 

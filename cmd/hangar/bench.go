@@ -127,6 +127,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.IntVar(&c.Idle, "idle", 0, "idle matches to create before the load, reporting the server's RSS (0: none)")
 	fs.StringVar(&c.IdleKind, "idle-kind", "open", "idle matches are open (four-seat lobbies, one seat taken) or started (two-seat games nobody plays)")
 	fs.BoolVar(&c.Play, "play", false, "each seat plays over one Play stream (its events, commands and results) instead of WatchMatch and unary calls")
+	fs.IntVar(&c.Conns, "conns", 0, "the players share this many connections, each player's calls and streams on one of them in turn, as a game's backend or a bot farm multiplexes its players (0: a connection of its own for every player)")
 	fs.BoolVar(&c.ListMoves, "list-moves", false, "ask ListLegalMoves before each move (a third round trip per move) instead of taking the legal moves from the roll's answer (include_legal_moves)")
 	fs.BoolVar(&c.AutoRoll, "auto-roll", false, "play auto_roll matches: the server rolls each seat's die in the commit that gives it the turn, so a move is one command (a Move) instead of two")
 	fs.DurationVar(&c.DBDelay, "db-delay", 0, "with -store postgres, hold the bytes between the servers and the database this long each way (a proxy in the bench), as a database in another zone would: e.g. 250us (0: none)")

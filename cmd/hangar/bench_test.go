@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -99,6 +100,28 @@ func TestBenchPlay(t *testing.T) {
 	}
 	if w := res.Watch; w == nil || w.Events == 0 || w.Complete != w.Watchers {
 		t.Errorf("watch: %+v", w)
+	}
+}
+
+// TestBenchSharedConns runs the load with its players sharing two
+// connections (-conns), as a game's backend multiplexes its users: every
+// player's calls and Play stream go over those two, the matches are
+// played as over a connection each, and no command fails.
+func TestBenchSharedConns(t *testing.T) {
+	for _, conns := range []int{0, 2} {
+		t.Run(fmt.Sprintf("conns=%d", conns), func(t *testing.T) {
+			_, res := runBench(t, []string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "3", "-seats", "2",
+				"-duration", "3s", "-moves", "150", "-play", "-auto-roll", "-conns", fmt.Sprint(conns)})
+			l := res.Load
+			if l == nil || l.Moves == 0 {
+				t.Fatalf("load made no moves: %+v", l)
+			}
+			// Without -conns each of the 6 first players dials its own,
+			// and each replacement table's too.
+			if conns > 0 && l.PlayerConns != conns || conns == 0 && l.PlayerConns < 6 {
+				t.Errorf("the players dialled %d connections with -conns %d", l.PlayerConns, conns)
+			}
+		})
 	}
 }
 
