@@ -28,6 +28,8 @@ what it sustained. Every seat is its own player on its own connection: it
 waits for its turn on WatchMatch, then rolls, lists its legal moves, picks
 one and moves, each command with the expected version and a request id.
 When a match ends its table starts another, so -matches stay in play.
+With -conns N the players share N connections instead, as a game's
+backend or a bot farm multiplexes its users over a few.
 
 Each acknowledged Roll and each acknowledged Move is one durable command
 (commands/s); moves/s counts the Moves alone. Latencies are per RPC kind, as

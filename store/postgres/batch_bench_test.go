@@ -13,6 +13,7 @@ import (
 
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
+	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
 // BenchmarkAppendBatch measures the combiner's back end alone: batches of
@@ -35,10 +36,21 @@ import (
 // that the two plans compare at each size:
 //
 //	BATCH_SIZE=32 SMALL_BATCH=0 go test ./store/postgres -run '^$' -bench 'AppendBatch/batchers=1' -benchtime 500x
+//
+// FILL=n first writes n events of n/100 finished matches into the tables
+// and analyzes them, so that the plans meet tables of a server's size.
 func BenchmarkAppendBatch(b *testing.B) {
 	for _, batchers := range []int{1, 4} {
 		b.Run(fmt.Sprintf("batchers=%d", batchers), func(b *testing.B) {
-			s := benchStore(b)
+			url := pgtest.Database(b)
+			if n, err := strconv.Atoi(os.Getenv("FILL")); err == nil && n > 0 {
+				fill(b, url, n)
+			}
+			s, err := postgres.Open(context.Background(), url)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
 			if v, err := strconv.Atoi(os.Getenv("SMALL_BATCH")); err == nil {
 				postgres.SetSmallBatch(v)
 			}
