@@ -46,11 +46,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 			if n, err := strconv.Atoi(os.Getenv("FILL")); err == nil && n > 0 {
 				fill(b, url, n)
 			}
-			s, err := postgres.Open(context.Background(), url)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { s.Close() })
+			s := benchStoreAt(b, url)
 			if v, err := strconv.Atoi(os.Getenv("SMALL_BATCH")); err == nil {
 				postgres.SetSmallBatch(v)
 			}

@@ -12,8 +12,11 @@ import (
 // benchStore opens a fresh, migrated database for b (skipping b when no
 // Postgres can be had, see pgtest). The pool is pgx's default: max(4,
 // GOMAXPROCS) connections.
-func benchStore(b *testing.B) *postgres.Store {
-	s, err := postgres.Open(context.Background(), pgtest.Database(b))
+func benchStore(b *testing.B) *postgres.Store { return benchStoreAt(b, pgtest.Database(b)) }
+
+// benchStoreAt opens the store on the database at url, closed when b ends.
+func benchStoreAt(b *testing.B, url string) *postgres.Store {
+	s, err := postgres.Open(context.Background(), url)
 	if err != nil {
 		b.Fatal(err)
 	}
