@@ -28,10 +28,29 @@ func newRequestCodec() *requestCodec {
 	return &requestCodec{CodecV2: encoding.GetCodecV2(proto.Name)}
 }
 
-// Marshal implements encoding.CodecV2. A wireMsg is sent as it is.
+// Marshal implements encoding.CodecV2. A wireMsg is sent as it is; a
+// message of api/ is written by its generated methods (wire.go), into a
+// buffer of the shared pool when it is large, as the standard codec does.
 func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) {
-	if w, ok := v.(*wireMsg); ok {
-		return mem.BufferSlice{mem.SliceBuffer(w.b)}, nil
+	switch m := v.(type) {
+	case *wireMsg:
+		return mem.BufferSlice{mem.SliceBuffer(m.b)}, nil
+	case vtMessage:
+		size := m.SizeVT()
+		if mem.IsBelowBufferPoolingThreshold(size) {
+			b := make([]byte, size)
+			if _, err := m.MarshalToSizedBufferVT(b); err != nil {
+				return nil, err
+			}
+			return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+		}
+		pool := mem.DefaultBufferPool()
+		buf := pool.Get(size)
+		if _, err := m.MarshalToSizedBufferVT((*buf)[:size]); err != nil {
+			pool.Put(buf)
+			return nil, err
+		}
+		return mem.BufferSlice{mem.NewBuffer(buf, pool)}, nil
 	}
 	return c.CodecV2.Marshal(v)
 }

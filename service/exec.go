@@ -116,11 +116,9 @@ type outcome struct {
 // deterministic wire form, written into one buffer of their size.
 func fingerprint(req proto.Message) []byte {
 	name := proto.MessageName(req)
-	o := proto.MarshalOptions{Deterministic: true}
-	b := make([]byte, 0, len(name)+1+o.Size(req))
+	b := make([]byte, 0, len(name)+1+wireSize(req))
 	b = append(append(b, name...), 0)
-	o.UseCachedSize = true // Size has just computed it
-	b, _ = o.MarshalAppend(b, req)
+	b, _ = appendWire(b, req)
 	h := sha256.Sum256(b)
 	return h[:]
 }

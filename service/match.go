@@ -311,7 +311,7 @@ func (m *match) row() (store.Match, error) {
 			}
 		}
 	}
-	sum, err := proto.MarshalOptions{Deterministic: true}.Marshal(m.summary())
+	sum, err := marshalWire(m.summary())
 	if err != nil {
 		return store.Match{}, err
 	}

@@ -44,7 +44,7 @@ func noticeID(player string, seq int64) string { return player + ":" + strconv.F
 // encodeNotice is n (PlayerId, MatchId and Body set) as the store keeps
 // it.
 func encodeNotice(n *hangarv1.Notice, deliver bool) (store.Notice, error) {
-	p, err := proto.MarshalOptions{Deterministic: true}.Marshal(&hangarv1.Notice{Body: n.Body})
+	p, err := marshalWire(&hangarv1.Notice{Body: n.Body})
 	if err != nil {
 		return store.Notice{}, err
 	}

@@ -14,7 +14,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/store"
@@ -366,7 +365,7 @@ func legalSize(legal *hangarv1.ListLegalMovesResponse) int {
 	if legal == nil {
 		return 0
 	}
-	return protowire.SizeTag(playLegalField) + protowire.SizeBytes(proto.Size(legal))
+	return protowire.SizeTag(playLegalField) + protowire.SizeBytes(wireSize(legal))
 }
 
 // appendLegal appends legal to b as PlayResponse.legal_moves, after
@@ -376,9 +375,9 @@ func appendLegal(b []byte, legal *hangarv1.ListLegalMovesResponse) []byte {
 		return b
 	}
 	b = protowire.AppendTag(b, playLegalField, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(proto.Size(legal)))
+	b = protowire.AppendVarint(b, uint64(wireSize(legal)))
 	// The moves are the game's own messages: they marshal.
-	b, _ = proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b, legal)
+	b, _ = appendWire(b, legal)
 	return b
 }
 
@@ -386,14 +385,14 @@ func appendLegal(b []byte, legal *hangarv1.ListLegalMovesResponse) []byte {
 // the player's legal moves after them (nil: none), written into one buffer
 // of its size.
 func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
-	size := proto.Size(pr)
+	size := wireSize(pr)
 	for _, r := range rs {
 		size += protowire.SizeTag(playResultEvents) + protowire.SizeBytes(len(r.wire))
 	}
 	b := make([]byte, 0, protowire.SizeTag(playResultField)+protowire.SizeVarint(uint64(size))+size+legalSize(legal))
 	b = protowire.AppendTag(b, playResultField, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(size))
-	b, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b, pr)
+	b, err := appendWire(b, pr)
 	if err != nil {
 		// A PlayResult of the handlers' own messages always marshals;
 		// should it not, the stream says so rather than dropping it.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/store"
@@ -233,7 +232,7 @@ func watchResponseOf(ev *hangarv1.Event, m *match) (*watchResponse, error) {
 	if m.play != nil {
 		resp.Phase = m.play.Phase()
 	}
-	wire, err := proto.Marshal(resp)
+	wire, err := marshalWire(resp)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,159 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/game/aeroplane"
+	"github.com/hangarhq/hangar/game/carcassonne"
+	"github.com/hangarhq/hangar/store"
+)
+
+// TestWireIsProtos plays games of both games through the handlers and
+// checks that every message they made, written by the generated methods
+// (wire.go, the codec), has the bytes and the size a deterministic
+// proto.Marshal gives it: the requests (their fingerprints are stored and
+// compared with a retry's), the responses with their events, each event's
+// watch response, the match summary the store keeps and the notices.
+func TestWireIsProtos(t *testing.T) {
+	games := game.NewRegistry(aeroplane.Game{}, carcassonne.Game{})
+	ctx := context.Background()
+	st := &acceptLog{versions: map[string]int64{}}
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	s := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Options{Games: games, Rand: rand.New(rand.NewPCG(5, 6)), Now: func() time.Time { return t0 }, SingleNode: true})
+	defer s.Close()
+	pick := rand.New(rand.NewPCG(7, 8))
+	codec := newRequestCodec()
+	det := proto.MarshalOptions{Deterministic: true}
+	checked, large := 0, 0
+	check := func(what string, m proto.Message) {
+		t.Helper()
+		want, err := det.Marshal(m)
+		if err != nil {
+			t.Fatalf("%s: proto.Marshal: %v", what, err)
+		}
+		got, err := marshalWire(m)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: marshalWire = %x, %v; proto.Marshal = %x", what, got, err, want)
+		}
+		if n := wireSize(m); n != len(want) {
+			t.Fatalf("%s: wireSize = %d, want %d", what, n, len(want))
+		}
+		prefix := []byte("prefix")
+		if got, err := appendWire(prefix[:len(prefix):len(prefix)], m); err != nil || !bytes.Equal(got, append(prefix, want...)) {
+			t.Fatalf("%s: appendWire = %x, %v", what, got, err)
+		}
+		bs, err := codec.Marshal(m)
+		if err != nil || !bytes.Equal(bs.Materialize(), want) {
+			t.Fatalf("%s: the codec wrote %x, %v", what, bs.Materialize(), err)
+		}
+		if !mem.IsBelowBufferPoolingThreshold(len(want)) {
+			large++
+		}
+		bs.Free()
+		checked++
+	}
+
+	for k, tc := range []struct {
+		game  hangarv1.Game
+		seats int32
+	}{{hangarv1.Game_GAME_AEROPLANE, 2}, {hangarv1.Game_GAME_AEROPLANE, 4}, {hangarv1.Game_GAME_CARCASSONNE, 3}} {
+		players := make([]context.Context, tc.seats)
+		for i := range players {
+			players[i] = context.WithValue(ctx, playerKey{}, store.Player{ID: fmt.Sprintf("p%d-%d", k, i)})
+		}
+		create := &hangarv1.CreateMatchRequest{Game: tc.game, SeatCount: tc.seats, RequestId: "create"}
+		check("CreateMatchRequest", create)
+		cr, err := s.CreateMatch(players[0], create)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("CreateMatchResponse", cr)
+		id := cr.GetMatch().GetMatchId()
+		for i := 1; i < len(players); i++ {
+			jr, err := s.JoinMatch(players[i], &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "join"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("JoinMatchResponse", jr)
+		}
+		ended := false
+		for n := 0; n < 5000 && !ended; n++ {
+			m := s.hub.get(id)
+			if m.status != store.StatusActive {
+				ended = true
+				break
+			}
+			check("summary", m.summary())
+			seat, _ := m.play.Turn()
+			pctx := players[m.seatIndex(seat)]
+			l := m.play.Legal(seat)
+			check("ListLegalMovesResponse", &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.version, Die: l.Die})
+			var resp proto.Message
+			if l.Roll {
+				req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.version, RequestId: fmt.Sprint("r", n), IncludeLegalMoves: true}
+				check("RollRequest", req)
+				resp, err = s.Roll(pctx, req)
+			} else {
+				req := &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: m.version, RequestId: fmt.Sprint("m", n),
+					Move: l.Moves[pick.IntN(len(l.Moves))]}
+				check("MoveRequest", req)
+				check("PlayRequest", &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{
+					Command: &hangarv1.PlayCommand{CommandId: uint64(n), Command: &hangarv1.PlayCommand_Move{Move: req}}}})
+				resp, err = s.Move(pctx, req)
+			}
+			if err != nil {
+				t.Fatalf("command %d: %v", n, err)
+			}
+			check("response", resp)
+			m = s.hub.get(id)
+			var evs []*hangarv1.Event
+			switch r := resp.(type) {
+			case *hangarv1.RollResponse:
+				evs = r.GetEvents()
+				check("PlayResponse(result)", &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{
+					Result: &hangarv1.PlayResult{CommandId: uint64(n), Result: &hangarv1.PlayResult_Roll{Roll: r}}}})
+			case *hangarv1.MoveResponse:
+				evs = r.GetEvents()
+			}
+			for _, ev := range evs {
+				w, err := watchResponseOf(ev, m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				check("WatchMatchResponse", w.resp)
+				if want, _ := det.Marshal(w.resp); !bytes.Equal(w.wire, want) {
+					t.Fatalf("watchResponseOf wrote %x, want %x", w.wire, want)
+				}
+			}
+			check("events", &hangarv1.PlayEvents{Events: func() []*hangarv1.WatchMatchResponse {
+				var ws []*hangarv1.WatchMatchResponse
+				for _, ev := range evs {
+					w, _ := watchResponseOf(ev, m)
+					ws = append(ws, w.resp)
+				}
+				return ws
+			}()})
+		}
+		if !ended {
+			t.Errorf("%v with %d seats: not over after 5000 commands", tc.game, tc.seats)
+		}
+		check("Notice", &hangarv1.Notice{PlayerId: "p", MatchId: id, Body: &hangarv1.Notice_YourTurn{YourTurn: &hangarv1.YourTurnNotice{}}})
+	}
+	t.Logf("%d messages checked, %d past the codec's pooling threshold", checked, large)
+	if checked < 500 || large == 0 {
+		t.Fatalf("checked %d messages, %d of them past the codec's pooling threshold: too few to say", checked, large)
+	}
+}
