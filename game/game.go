@@ -143,6 +143,22 @@ type Action struct {
 	Move *hangarv1.GameMove
 }
 
+// Roller is a State that says whether a seat must roll now without
+// listing its moves: MustRoll(seat) is Legal(seat).Roll, which for a seat
+// that has rolled already builds every move's message only to say no. The
+// service asks it before each roll of an auto_roll match.
+type Roller interface {
+	MustRoll(seat int32) bool
+}
+
+// MustRoll reports whether seat must roll now in g (Legal(seat).Roll).
+func MustRoll(g State, seat int32) bool {
+	if r, ok := g.(Roller); ok {
+		return r.MustRoll(seat)
+	}
+	return g.Legal(seat).Roll
+}
+
 // Legal is what a seat may do now.
 type Legal struct {
 	Moves []*hangarv1.GameMove

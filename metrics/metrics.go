@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
@@ -19,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/store"
@@ -26,23 +28,25 @@ import (
 
 // Metrics holds one node's collectors.
 type Metrics struct {
-	reg        *prometheus.Registry
-	rpc        *grpcprom.ServerMetrics
-	streams    *prometheus.GaugeVec
-	appendSecs prometheus.Histogram
-	appendEvs  prometheus.Histogram
-	conflicts  prometheus.Counter
-	batchSize  prometheus.Histogram
-	batchSecs  prometheus.Histogram
-	published  prometheus.Counter
-	received   prometheus.Counter
-	gaps       prometheus.Counter
-	events     *prometheus.CounterVec
-	matches    *prometheus.CounterVec
-	clockLag   prometheus.Histogram
-	hookOK     prometheus.Counter
-	hookFailed prometheus.Counter
-	hookLag    prometheus.Histogram
+	// eventCounters holds an *eventCounters per game and event type.
+	eventCounters sync.Map
+	reg           *prometheus.Registry
+	rpc           *grpcprom.ServerMetrics
+	streams       *prometheus.GaugeVec
+	appendSecs    prometheus.Histogram
+	appendEvs     prometheus.Histogram
+	conflicts     prometheus.Counter
+	batchSize     prometheus.Histogram
+	batchSecs     prometheus.Histogram
+	published     prometheus.Counter
+	received      prometheus.Counter
+	gaps          prometheus.Counter
+	events        *prometheus.CounterVec
+	matches       *prometheus.CounterVec
+	clockLag      prometheus.Histogram
+	hookOK        prometheus.Counter
+	hookFailed    prometheus.Counter
+	hookLag       prometheus.Histogram
 }
 
 // New registers a node's collectors in a registry of its own.
@@ -143,19 +147,47 @@ type Observer struct{ m *Metrics }
 // states are the match events that move a match between states.
 var states = map[string]string{"match_created": "created", "match_started": "started", "match_ended": "ended"}
 
+// eventBody is the oneof of an Event's body, whose field names its type.
+var eventBody = (&hangarv1.Event{}).ProtoReflect().Descriptor().Oneofs().ByName("body")
+
+// eventCounters are the counters of one game and event type.
+type eventCounters struct {
+	events  prometheus.Counter
+	matches prometheus.Counter // nil: the type moves no match between states
+}
+
 // Committed counts a command's events.
 func (o *Observer) Committed(game string, evs []*hangarv1.Event) {
 	for _, ev := range evs {
-		f := ev.ProtoReflect().WhichOneof(ev.ProtoReflect().Descriptor().Oneofs().ByName("body"))
+		f := ev.ProtoReflect().WhichOneof(eventBody)
 		if f == nil {
 			continue
 		}
-		typ := string(f.Name())
-		o.m.events.WithLabelValues(game, typ).Inc()
-		if st, ok := states[typ]; ok {
-			o.m.matches.WithLabelValues(game, st).Inc()
+		c := o.counters(game, f.Name())
+		c.events.Inc()
+		if c.matches != nil {
+			c.matches.Inc()
 		}
 	}
+}
+
+// counters are the counters of game's events of type typ, looked up by
+// their labels once (a command's events would otherwise hash them each).
+func (o *Observer) counters(game string, typ protoreflect.Name) *eventCounters {
+	type key struct {
+		game string
+		typ  protoreflect.Name
+	}
+	k := key{game, typ}
+	if c, ok := o.m.eventCounters.Load(k); ok {
+		return c.(*eventCounters)
+	}
+	c := &eventCounters{events: o.m.events.WithLabelValues(game, string(typ))}
+	if st, ok := states[string(typ)]; ok {
+		c.matches = o.m.matches.WithLabelValues(game, st)
+	}
+	v, _ := o.m.eventCounters.LoadOrStore(k, c)
+	return v.(*eventCounters)
 }
 
 // ClockFired records how late a turn clock fired.

@@ -38,7 +38,10 @@ func (l *acceptLog) Append(_ context.Context, a store.Append) (store.Result, err
 // Variants: over the embedded SQLite store (the whole write path) or over
 // a store that only takes the appends (the service alone), each with or
 // without a watcher on the match (which makes the watch response of the
-// command's last event on the write path).
+// command's last event on the write path); and auto_roll matches over the
+// latter, where every command is a Move (the server rolls the next seat's
+// die in its commit) picked from the seat's legal moves, listed as a Play
+// stream lists them for its player.
 func BenchmarkCommand(b *testing.B) {
 	for _, sqlStore := range []bool{false, true} {
 		for _, watched := range []bool{false, true} {
@@ -49,12 +52,13 @@ func BenchmarkCommand(b *testing.B) {
 			if watched {
 				name += "/watched"
 			}
-			b.Run(name, func(b *testing.B) { benchCommands(b, sqlStore, watched) })
+			b.Run(name, func(b *testing.B) { benchCommands(b, sqlStore, watched, false) })
 		}
 	}
+	b.Run("nostore/watched/autoroll", func(b *testing.B) { benchCommands(b, false, true, true) })
 }
 
-func benchCommands(b *testing.B, sqlStore, watched bool) {
+func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 	ctx := context.Background()
 	var st store.Store = &acceptLog{versions: map[string]int64{}}
 	if sqlStore {
@@ -98,7 +102,7 @@ func benchCommands(b *testing.B, sqlStore, watched bool) {
 		unwatch()
 		matches++
 		cr, err := s.CreateMatch(ctxs[0], &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
-			RequestId: fmt.Sprint("create-", matches)})
+			RequestId: fmt.Sprint("create-", matches), AutoRoll: autoRoll})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -133,6 +137,9 @@ func benchCommands(b *testing.B, sqlStore, watched bool) {
 		pctx := ctxs[0]
 		if m.seats[m.seatIndex(turn)].player != m.seats[0].player {
 			pctx = ctxs[1]
+		}
+		if autoRoll {
+			moves = m.play.Legal(turn).Moves
 		}
 		if len(moves) > 0 {
 			r, err := s.Move(pctx, &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],

@@ -290,7 +290,7 @@ func (s *Service) prepared(m *match, g game.State) (game.State, []*hangarv1.Even
 	}
 	for range maxAutoRolls {
 		seat, ok := g.Turn()
-		if !ok || !g.Legal(seat).Roll {
+		if !ok || !game.MustRoll(g, seat) {
 			break
 		}
 		var rolled, drawn []*hangarv1.Event

@@ -417,6 +417,7 @@ func appendWatchResponses(b []byte, num protowire.Number, rs []*watchResponse) [
 // is not a command; the error that ends it goes to recvErr.
 func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_PlayServer, id string, rd *playReader,
 	results chan<- playResult, recvErr chan<- error, stop <-chan struct{}) {
+	valid := s.stillValid(ctx)
 	for {
 		req, err := stream.Recv()
 		if err != nil {
@@ -430,7 +431,7 @@ func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_
 		}
 		// A token that ended ends the stream, as the sweep of streams
 		// would within its re-check; a unary call would be refused.
-		if err := s.stillValid(ctx); err != nil {
+		if err := valid(); err != nil {
 			recvErr <- err
 			return
 		}
@@ -448,23 +449,29 @@ func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_
 	}
 }
 
-// stillValid checks the caller's token again, as a unary call's
-// authentication would (from the session cache): a Hangar token's session
-// may have expired or been revoked, an identity provider's token may have
-// expired.
-func (s *Service) stillValid(ctx context.Context) error {
+// stillValid returns a check of the caller's token, to run again before
+// each command of a stream as a unary call's authentication would (from
+// the session cache): a Hangar token's session may have expired or been
+// revoked, an identity provider's token may have expired. The token is
+// read from ctx once, not on every check.
+func (s *Service) stillValid(ctx context.Context) func() error {
 	if exp := callerExpiry(ctx); !exp.IsZero() {
-		if !s.now().Before(exp) {
-			return errTokenExpired
-		}
-		return nil // an identity provider's: no Hangar session
-	}
-	if h := callerToken(ctx); h != nil {
-		if _, err := s.auth.session(ctx, h); errors.Is(err, errUnauthenticated) {
-			return err
+		return func() error {
+			if !s.now().Before(exp) {
+				return errTokenExpired
+			}
+			return nil // an identity provider's: no Hangar session
 		}
 	}
-	return nil
+	h := callerToken(ctx)
+	return func() error {
+		if h != nil {
+			if _, err := s.auth.session(ctx, h); errors.Is(err, errUnauthenticated) {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // playCommand runs one command of a Play stream on match id as its unary

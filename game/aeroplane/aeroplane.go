@@ -209,6 +209,11 @@ func (g State) needsRoll() bool {
 	return g.s.Phase() == engine.PhaseRoll || g.s.Phase() == engine.PhaseStartRoll
 }
 
+// MustRoll implements game.Roller.
+func (g State) MustRoll(seat int32) bool {
+	return !g.s.Over() && int32(g.s.Turn()) == seat && g.needsRoll()
+}
+
 // Legal implements game.State. A roll may have dozens of moves, each of
 // several messages: the messages of each kind are made in one block, so
 // the list costs a few allocations however long it is.

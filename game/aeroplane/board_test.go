@@ -110,10 +110,10 @@ func abs(v int32) int32 {
 
 // TestMovePreviews checks every legal move's preview against the state the move leads to, in
 // random games under rule sets that bounce, reverse or finish past the centre, stack or not,
-// and capture in each way.
+// and capture in each way; and that MustRoll answers as Legal(seat).Roll for every seat.
 func TestMovePreviews(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	games, checked := 0, 0
+	games, checked, mustRolls := 0, 0, 0
 	for games < 120 {
 		o := engine.DefaultOptions()
 		o.Overshoot = engine.Overshoot(rng.IntN(4))
@@ -131,6 +131,12 @@ func TestMovePreviews(t *testing.T) {
 		}
 		games++
 		for steps := 0; !s.Over() && steps < 3000; steps++ {
+			for _, other := range s.Seats() {
+				if got, want := (State{s}).MustRoll(int32(other)), (State{s}).Legal(int32(other)).Roll; got != want {
+					t.Fatalf("%s: MustRoll(%d) = %v, Legal(%d).Roll = %v", s, other, got, other, want)
+				}
+				mustRolls++
+			}
 			seat := s.Turn()
 			if s.Phase() != engine.PhaseMove {
 				if s, _, err = s.Roll(seat, 1+rng.IntN(6)); err != nil {
@@ -156,7 +162,10 @@ func TestMovePreviews(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d previews checked in %d games", checked, games)
+	t.Logf("%d previews and %d MustRoll answers checked in %d games", checked, mustRolls, games)
+	if mustRolls == 0 {
+		t.Fatal("no MustRoll answer checked")
+	}
 }
 
 func checkPreview(t *testing.T, s engine.State, seat int, m engine.Move, p *aeroplanev1.MovePreview) {
