@@ -27,14 +27,6 @@ import (
 // compared with a retry's), the responses with their events, each event's
 // watch response, the match summary the store keeps and the notices.
 func TestWireIsProtos(t *testing.T) {
-	games := game.NewRegistry(aeroplane.Game{}, carcassonne.Game{})
-	ctx := context.Background()
-	st := &acceptLog{versions: map[string]int64{}}
-	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	s := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Options{Games: games, Rand: rand.New(rand.NewPCG(5, 6)), Now: func() time.Time { return t0 }, SingleNode: true})
-	defer s.Close()
-	pick := rand.New(rand.NewPCG(7, 8))
 	codec := newRequestCodec()
 	det := proto.MarshalOptions{Deterministic: true}
 	checked, large := 0, 0
@@ -65,7 +57,25 @@ func TestWireIsProtos(t *testing.T) {
 		bs.Free()
 		checked++
 	}
+	playWire(t, check)
+	t.Logf("%d messages checked, %d past the codec's pooling threshold", checked, large)
+	if checked < 500 || large == 0 {
+		t.Fatalf("checked %d messages, %d of them past the codec's pooling threshold: too few to say", checked, large)
+	}
+}
 
+// playWire plays games of both games through the handlers: Aeroplane
+// Chess of 2 and of 4 seats and Carcassonne of 3, each to its end, and
+// hands check every message they made, named by its kind.
+func playWire(t testing.TB, check func(what string, m proto.Message)) {
+	games := game.NewRegistry(aeroplane.Game{}, carcassonne.Game{})
+	ctx := context.Background()
+	st := &acceptLog{versions: map[string]int64{}}
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	s := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Options{Games: games, Rand: rand.New(rand.NewPCG(5, 6)), Now: func() time.Time { return t0 }, SingleNode: true})
+	defer s.Close()
+	pick := rand.New(rand.NewPCG(7, 8))
 	for k, tc := range []struct {
 		game  hangarv1.Game
 		seats int32
@@ -134,7 +144,11 @@ func TestWireIsProtos(t *testing.T) {
 					t.Fatal(err)
 				}
 				check("WatchMatchResponse", w.resp)
-				if want, _ := det.Marshal(w.resp); !bytes.Equal(w.wire, want) {
+				check("stored event", &hangarv1.Event{Body: ev.Body})
+				if p, err := game.EncodeEvent(ev); err != nil || !bytes.Equal(p, must(proto.MarshalOptions{Deterministic: true}.Marshal(&hangarv1.Event{Body: ev.Body}))) {
+					t.Fatalf("EncodeEvent wrote %x, %v", p, err)
+				}
+				if want, _ := (proto.MarshalOptions{Deterministic: true}).Marshal(w.resp); !bytes.Equal(w.wire, want) {
 					t.Fatalf("watchResponseOf wrote %x, want %x", w.wire, want)
 				}
 			}
@@ -152,8 +166,52 @@ func TestWireIsProtos(t *testing.T) {
 		}
 		check("Notice", &hangarv1.Notice{PlayerId: "p", MatchId: id, Body: &hangarv1.Notice_YourTurn{YourTurn: &hangarv1.YourTurnNotice{}}})
 	}
-	t.Logf("%d messages checked, %d past the codec's pooling threshold", checked, large)
-	if checked < 500 || large == 0 {
-		t.Fatalf("checked %d messages, %d of them past the codec's pooling threshold: too few to say", checked, large)
+}
+
+// BenchmarkWire writes and reads one message of each kind playWire makes
+// (the last of its kind: a late move's), by proto's reflection and by the
+// generated methods (wire.go); ns/op is one message.
+func BenchmarkWire(b *testing.B) {
+	last := map[string]proto.Message{}
+	var kinds []string
+	playWire(b, func(what string, m proto.Message) {
+		if _, ok := last[what]; !ok {
+			kinds = append(kinds, what)
+		}
+		last[what] = m
+	})
+	for _, what := range kinds {
+		m := last[what]
+		wire, err := proto.Marshal(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(what+"/marshal/proto", func(b *testing.B) {
+			for range b.N {
+				_, _ = proto.MarshalOptions{Deterministic: true}.Marshal(m)
+			}
+		})
+		b.Run(what+"/marshal/generated", func(b *testing.B) {
+			for range b.N {
+				_, _ = marshalWire(m)
+			}
+		})
+		b.Run(what+"/unmarshal/proto", func(b *testing.B) {
+			for range b.N {
+				_ = proto.Unmarshal(wire, m.ProtoReflect().New().Interface())
+			}
+		})
+		b.Run(what+"/unmarshal/generated", func(b *testing.B) {
+			for range b.N {
+				_ = m.ProtoReflect().New().Interface().(interface{ UnmarshalVT([]byte) error }).UnmarshalVT(wire)
+			}
+		})
 	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
