@@ -39,6 +39,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/vtcodec"
 )
 
 // Config is what one bench run does. Its fields up to MemProfile are the
@@ -433,7 +434,10 @@ type player struct {
 // bandwidth probe, a PING for every burst of data on a quiet connection).
 func dialOptions() []grpc.DialOption {
 	return []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithInitialWindowSize(1 << 20), grpc.WithInitialConnWindowSize(1 << 20)}
+		grpc.WithInitialWindowSize(1 << 20), grpc.WithInitialConnWindowSize(1 << 20),
+		// The players write and read with the generated methods, as a Go
+		// client may (vtcodec): less of the machine goes to the load.
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(vtcodec.Codec{}))}
 }
 
 // newPlayer dials the server and registers a player.

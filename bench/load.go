@@ -125,8 +125,8 @@ func (b *bench) progress(start time.Time, done <-chan struct{}) {
 			r, m, e := b.rolls.Load(), b.moves.Load(), b.rec.nerr.Load()
 			line := fmt.Sprintf("bench: %4.0fs  commands/s %6d  moves/s %6d  total moves %8d  in play %4d  finished %5d  errors %d (+%d)",
 				now.Sub(start).Seconds(), (r+m)-(lastR+lastM), m-lastM, m, b.inFlight.Load(), b.finished.Load(), e, e-lastE)
-			if u := b.srv.sample(); u.ok && b.srv.mode != "target" {
-				line += fmt.Sprintf("  server rss %.0f MB", mb(u.rss))
+			if rss, ok := b.srv.rss(); ok {
+				line += fmt.Sprintf("  server rss %.0f MB", mb(rss))
 			}
 			fmt.Fprintln(b.cfg.Progress, line)
 			lastR, lastM, lastE = r, m, e

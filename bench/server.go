@@ -340,6 +340,21 @@ func (s *server) sample() sample {
 	return x
 }
 
+// rss is the server's resident set now (ok false: not known, a -target
+// server). The progress line reads only this: a whole sample reads the
+// server's metrics too, work the server would do every second of the
+// measured window for a line nobody sums.
+func (s *server) rss() (int64, bool) {
+	var rss int64
+	switch s.mode {
+	case "inproc":
+		rss, _ = procMem("self")
+	case "child":
+		rss, _ = procMem(strconv.Itoa(s.pid))
+	}
+	return rss, rss > 0
+}
+
 // window is what was spent between two samples.
 func window(a, b sample, secs float64) *Usage {
 	u := &Usage{LoadGenCPUS: (b.self - a.self).Seconds()}

@@ -10,6 +10,8 @@ import (
 	"google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
+
+	"github.com/hangarhq/hangar/internal/vtcodec"
 )
 
 // requestCodec is the server's codec. It decodes requests as the standard
@@ -29,28 +31,14 @@ func newRequestCodec() *requestCodec {
 }
 
 // Marshal implements encoding.CodecV2. A wireMsg is sent as it is; a
-// message of api/ is written by its generated methods (wire.go), into a
-// buffer of the shared pool when it is large, as the standard codec does.
+// message of api/ is written by its generated methods (vtcodec), as the
+// standard codec would write it.
 func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) {
-	switch m := v.(type) {
-	case *wireMsg:
-		return mem.BufferSlice{mem.SliceBuffer(m.b)}, nil
-	case vtMessage:
-		size := m.SizeVT()
-		if mem.IsBelowBufferPoolingThreshold(size) {
-			b := make([]byte, size)
-			if _, err := m.MarshalToSizedBufferVT(b); err != nil {
-				return nil, err
-			}
-			return mem.BufferSlice{mem.SliceBuffer(b)}, nil
-		}
-		pool := mem.DefaultBufferPool()
-		buf := pool.Get(size)
-		if _, err := m.MarshalToSizedBufferVT((*buf)[:size]); err != nil {
-			pool.Put(buf)
-			return nil, err
-		}
-		return mem.BufferSlice{mem.NewBuffer(buf, pool)}, nil
+	if w, ok := v.(*wireMsg); ok {
+		return mem.BufferSlice{mem.SliceBuffer(w.b)}, nil
+	}
+	if data, ok, err := vtcodec.Marshal(v); ok {
+		return data, err
 	}
 	return c.CodecV2.Marshal(v)
 }

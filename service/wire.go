@@ -4,20 +4,19 @@ import (
 	"slices"
 
 	"google.golang.org/protobuf/proto"
+
+	"github.com/hangarhq/hangar/internal/vtcodec"
 )
 
-// vtMessage is a message with the methods protoc-gen-go-vtproto generates
-// for every message of api/ (buf.gen.yaml): its size, and its wire form
-// written into a buffer of that size. They are several times quicker than
-// proto.Marshal's reflection (BENCHMARKS.md, twelfth round) and write the
-// same bytes: the fields in number order, then the unknown ones, and no
-// message of api/ has a map, whose order alone could differ (so the bytes
-// are also those of a deterministic proto.Marshal, which fingerprints and
-// stored summaries rely on; TestWireIsProtos checks it over played games).
-type vtMessage interface {
-	SizeVT() int
-	MarshalToSizedBufferVT(dAtA []byte) (int, error)
-}
+// The server writes messages with the methods protoc-gen-go-vtproto
+// generates for every message of api/ (buf.gen.yaml; vtcodec.Message).
+// They are several times quicker than proto.Marshal's reflection
+// (BENCHMARKS.md, twelfth round) and write the same bytes: the fields in
+// number order, then the unknown ones, and no message of api/ has a map,
+// whose order alone could differ (so the bytes are also those of a
+// deterministic proto.Marshal, which fingerprints and stored summaries
+// rely on; TestWireIsProtos checks it over played games).
+type vtMessage = vtcodec.Message
 
 // wireSize is proto.Size(m).
 func wireSize(m proto.Message) int {
