@@ -375,9 +375,10 @@ func appendLegal(b []byte, legal *hangarv1.ListLegalMovesResponse) []byte {
 		return b
 	}
 	b = protowire.AppendTag(b, playLegalField, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(wireSize(legal)))
+	n := wireSize(legal)
+	b = protowire.AppendVarint(b, uint64(n))
 	// The moves are the game's own messages: they marshal.
-	b, _ = appendWire(b, legal)
+	b, _ = appendWireSized(b, legal, n)
 	return b
 }
 
@@ -385,14 +386,15 @@ func appendLegal(b []byte, legal *hangarv1.ListLegalMovesResponse) []byte {
 // the player's legal moves after them (nil: none), written into one buffer
 // of its size.
 func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
-	size := wireSize(pr)
+	prSize := wireSize(pr)
+	size := prSize
 	for _, r := range rs {
 		size += protowire.SizeTag(playResultEvents) + protowire.SizeBytes(len(r.wire))
 	}
 	b := make([]byte, 0, protowire.SizeTag(playResultField)+protowire.SizeVarint(uint64(size))+size+legalSize(legal))
 	b = protowire.AppendTag(b, playResultField, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(size))
-	b, err := appendWire(b, pr)
+	b, err := appendWireSized(b, pr, prSize)
 	if err != nil {
 		// A PlayResult of the handlers' own messages always marshals;
 		// should it not, the stream says so rather than dropping it.

@@ -29,11 +29,17 @@ func wireSize(m proto.Message) int {
 // appendWire appends m's wire form to b, as a deterministic
 // proto.MarshalOptions.MarshalAppend does.
 func appendWire(b []byte, m proto.Message) ([]byte, error) {
+	return appendWireSized(b, m, wireSize(m))
+}
+
+// appendWireSized is appendWire of m whose wireSize n the caller has
+// already (the generated methods do not keep it: each size walks the
+// message again).
+func appendWireSized(b []byte, m proto.Message, n int) ([]byte, error) {
 	v, ok := m.(vtMessage)
 	if !ok {
 		return proto.MarshalOptions{Deterministic: true}.MarshalAppend(b, m)
 	}
-	n := v.SizeVT()
 	b = slices.Grow(b, n)
 	if _, err := v.MarshalToSizedBufferVT(b[len(b) : len(b)+n]); err != nil {
 		return b, err
