@@ -38,9 +38,10 @@ func EncodeEvent(ev *hangarv1.Event) ([]byte, error) {
 // error (a corrupt row, or a type written by a newer server).
 func DecodeEvent(typ string, payload []byte) (*hangarv1.Event, error) {
 	ev := &hangarv1.Event{}
-	// The payload is the store's, written by EncodeEvent: the generated
-	// reader takes it (quicker than proto.Unmarshal, which also checks
-	// the UTF-8 of strings a client could not have sent).
+	// The payload is the store's, written by EncodeEvent, so the generated
+	// reader takes it: quicker than proto.Unmarshal, and it skips only
+	// proto's check that strings are UTF-8, which these are (the server's
+	// own, or a request's that proto.Unmarshal checked on the way in).
 	if err := ev.UnmarshalVT(payload); err != nil {
 		return nil, fmt.Errorf("event payload: %w", err)
 	}
