@@ -346,39 +346,52 @@ var (
 // playEvents is the PlayResponse of consecutive events: event for one,
 // events for several; with the player's legal moves after them, if any.
 func playEvents(rs []*watchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
+	l := sizeLegal(legal)
 	if len(rs) == 1 {
-		b := protowire.AppendTag(make([]byte, 0, len(rs[0].wire)+6+legalSize(legal)), playEventField, protowire.BytesType)
-		return &wireMsg{appendLegal(protowire.AppendBytes(b, rs[0].wire), legal)}
+		b := protowire.AppendTag(make([]byte, 0, len(rs[0].wire)+6+l.size()), playEventField, protowire.BytesType)
+		return &wireMsg{l.append(protowire.AppendBytes(b, rs[0].wire))}
 	}
 	size := 0
 	for _, r := range rs {
 		size += protowire.SizeTag(playEventsEvents) + protowire.SizeBytes(len(r.wire))
 	}
-	b := make([]byte, 0, protowire.SizeTag(playEventsField)+protowire.SizeVarint(uint64(size))+size+legalSize(legal))
+	b := make([]byte, 0, protowire.SizeTag(playEventsField)+protowire.SizeVarint(uint64(size))+size+l.size())
 	b = protowire.AppendTag(b, playEventsField, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(size))
-	return &wireMsg{appendLegal(appendWatchResponses(b, playEventsEvents, rs), legal)}
+	return &wireMsg{l.append(appendWatchResponses(b, playEventsEvents, rs))}
 }
 
-// legalSize is the size of legal as PlayResponse.legal_moves (0: nil).
-func legalSize(legal *hangarv1.ListLegalMovesResponse) int {
+// legalField is a PlayResponse's legal_moves, sized once (a size walks
+// every move again).
+type legalField struct {
+	m *hangarv1.ListLegalMovesResponse // nil: none
+	n int                              // m's own size
+}
+
+func sizeLegal(legal *hangarv1.ListLegalMovesResponse) legalField {
 	if legal == nil {
+		return legalField{}
+	}
+	return legalField{legal, wireSize(legal)}
+}
+
+// size is the field's size in its PlayResponse (0: none).
+func (l legalField) size() int {
+	if l.m == nil {
 		return 0
 	}
-	return protowire.SizeTag(playLegalField) + protowire.SizeBytes(wireSize(legal))
+	return protowire.SizeTag(playLegalField) + protowire.SizeBytes(l.n)
 }
 
-// appendLegal appends legal to b as PlayResponse.legal_moves, after
-// legalSize has sized it (nil: nothing).
-func appendLegal(b []byte, legal *hangarv1.ListLegalMovesResponse) []byte {
-	if legal == nil {
+// append appends the field to b (none: nothing).
+func (l legalField) append(b []byte) []byte {
+	if l.m == nil {
 		return b
 	}
 	b = protowire.AppendTag(b, playLegalField, protowire.BytesType)
-	n := wireSize(legal)
-	b = protowire.AppendVarint(b, uint64(n))
+	b = protowire.AppendVarint(b, uint64(l.n))
 	// The moves are the game's own messages: they marshal.
-	b, _ = appendWireSized(b, legal, n)
+	b, _ = appendWireSized(b, l.m, l.n)
 	return b
 }
 
@@ -386,12 +399,12 @@ func appendLegal(b []byte, legal *hangarv1.ListLegalMovesResponse) []byte {
 // the player's legal moves after them (nil: none), written into one buffer
 // of its size.
 func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
-	prSize := wireSize(pr)
+	prSize, l := wireSize(pr), sizeLegal(legal)
 	size := prSize
 	for _, r := range rs {
 		size += protowire.SizeTag(playResultEvents) + protowire.SizeBytes(len(r.wire))
 	}
-	b := make([]byte, 0, protowire.SizeTag(playResultField)+protowire.SizeVarint(uint64(size))+size+legalSize(legal))
+	b := make([]byte, 0, protowire.SizeTag(playResultField)+protowire.SizeVarint(uint64(size))+size+l.size())
 	b = protowire.AppendTag(b, playResultField, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(size))
 	b, err := appendWireSized(b, pr, prSize)
@@ -401,7 +414,7 @@ func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse, legal *hangarv
 		return playResultWire(&hangarv1.PlayResult{CommandId: pr.GetCommandId(),
 			Result: &hangarv1.PlayResult_Error{Error: status.Newf(codes.Internal, "the result did not encode: %v", err).Proto()}}, nil, nil)
 	}
-	return &wireMsg{appendLegal(appendWatchResponses(b, playResultEvents, rs), legal)}
+	return &wireMsg{l.append(appendWatchResponses(b, playResultEvents, rs))}
 }
 
 // appendWatchResponses appends rs to b as the repeated message field num.
