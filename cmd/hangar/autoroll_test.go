@@ -200,9 +200,13 @@ func TestAutoRollWithTurnClocks(t *testing.T) {
 		w := startWatcher(ada.ctx(), ada, id, 0)
 		deadline := time.After(60 * time.Second)
 		for timeouts := 0; timeouts < 4; timeouts++ {
-			// The bots have played: a player's seat holds its die.
+			// The bots have played: a player's seat holds its die. A roll
+			// watched last may be in the middle of a command's events (the
+			// seat had no move and passed): it is held only if it is the
+			// match's latest event.
 			w.waitUntil(t, deadline, "player's die", func(evs []*hangarv1.Event) bool {
-				last := evs[len(evs)-1].GetAeroplane()
+				ev := evs[len(evs)-1]
+				last := ev.GetAeroplane()
 				if last.GetKind() != aeroplanev1.EventKind_EVENT_KIND_ROLLED {
 					return false
 				}
@@ -211,7 +215,11 @@ func TestAutoRollWithTurnClocks(t *testing.T) {
 						return false
 					}
 				}
-				return true
+				gm, err := ada.matches.GetMatch(ada.ctx(), &hangarv1.GetMatchRequest{MatchId: id})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return gm.GetMatch().GetVersion() == ev.GetSeq()
 			})
 			clock.Advance(day + time.Second)
 			w.waitUntil(t, deadline, fmt.Sprintf("timeout %d after the clock passed the deadline", timeouts+1), func(evs []*hangarv1.Event) bool {
