@@ -32,8 +32,8 @@ import (
 // a match commits alone (it updates the players' ratings, whose row locks
 // must not join a batch), and so does one with a quota (its count must
 // follow its advisory lock, in a transaction of its own: quota.go).
-// Appends with notices stay in the batch: a statement ahead of the others
-// locks the notice heads of all their players (notices.go).
+// Appends with notices stay in the batch: each statement advances its
+// notices' heads after its match rows, in player order (notices.go).
 //
 // The statements lock match rows in match id order (appends of one match
 // keep their order), so that batches committing at once, on any node,
@@ -45,10 +45,7 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(as[i].Match.ID, as[j].Match.ID) })
-	var (
-		queued  []int
-		players []string // of the notices of the queued appends
-	)
+	var queued []int
 	for _, i := range order {
 		if as[i].End != nil || as[i].Quota != nil {
 			rs[i].Result, rs[i].Err = s.appendOne(ctx, as[i])
@@ -59,7 +56,6 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 			continue
 		}
 		queued = append(queued, i)
-		players = append(players, noticePlayers(as[i])...)
 	}
 	switch {
 	case len(queued) == 0:
@@ -73,9 +69,9 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 	applied := make([]bool, len(as))
 	var err error
 	if slices.ContainsFunc(steps, func(st step) bool { return !st.many }) {
-		err = s.sendBatch(ctx, steps, players, applied)
+		err = s.sendBatch(ctx, steps, applied)
 	} else {
-		err = s.sendMany(ctx, steps, players, applied)
+		err = s.sendMany(ctx, steps, applied)
 	}
 	var pgErr *pgconn.PgError
 	switch {
@@ -107,21 +103,14 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 
 var _ store.Batcher = (*Store)(nil)
 
-// sendBatch commits steps as one pgx batch, the notice heads of players
-// locked ahead of them, marking the appends applied.
-func (s *Store) sendBatch(ctx context.Context, steps []step, players []string, applied []bool) error {
+// sendBatch commits steps as one pgx batch, marking the appends applied.
+func (s *Store) sendBatch(ctx context.Context, steps []step, applied []bool) error {
 	b := &pgx.Batch{}
-	if len(players) > 0 {
-		b.Queue(lockNoticeHeadsSQL, players)
-	}
 	for _, st := range steps {
 		b.Queue(st.sql, st.args...)
 	}
 	br := s.pool.SendBatch(ctx, b)
 	var err error
-	if len(players) > 0 {
-		_, err = br.Exec()
-	}
 	for _, st := range steps {
 		if err != nil {
 			break
@@ -137,7 +126,6 @@ func (s *Store) sendBatch(ctx context.Context, steps []step, players []string, a
 // Names of the batch statements as prepared on each connection.
 const (
 	planName            = "hangar_batch_plan"
-	lockHeadsName       = "hangar_lock_notice_heads"
 	appendManySmallName = "hangar_append_many_small" // appendManySmallSQL, after planSQL
 	appendManyBigName   = "hangar_append_many_big"   // appendManySQL, as Postgres plans it
 )
@@ -176,7 +164,7 @@ var smallBatch = 16
 // allocates a fraction of what pgx's encoding allocates (wire.go). The
 // statements are prepared once per connection. A tracer in Options sees
 // them as it sees a pgx batch.
-func (s *Store) sendMany(ctx context.Context, steps []step, players []string, applied []bool) error {
+func (s *Store) sendMany(ctx context.Context, steps []step, applied []bool) error {
 	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -199,28 +187,19 @@ func (s *Store) sendMany(ctx context.Context, steps []step, players []string, ap
 	if err != nil {
 		return err
 	}
-	var lock *pgconn.StatementDescription
-	if len(players) > 0 {
-		if lock, err = conn.Prepare(ctx, lockHeadsName, lockNoticeHeadsSQL); err != nil {
-			return err
-		}
-	}
 	w := wires.Get().(*wire)
 	defer wires.Put(w)
 	// sent is the statements in the batch's order: the plan's settings,
-	// the lock, then steps.
+	// then steps.
 	type sentStmt struct {
 		sd   *pgconn.StatementDescription
 		sql  string
 		args []any
 		st   *step // nil: not an append
 	}
-	sent := make([]sentStmt, 0, len(steps)+2)
+	sent := make([]sentStmt, 0, len(steps)+1)
 	if planned != nil {
 		sent = append(sent, sentStmt{sd: planned, sql: planSQL})
-	}
-	if lock != nil {
-		sent = append(sent, sentStmt{sd: lock, sql: lockNoticeHeadsSQL, args: []any{players}})
 	}
 	for i := range steps {
 		sent = append(sent, sentStmt{sd: many, sql: q, args: steps[i].args, st: &steps[i]})

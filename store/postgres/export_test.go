@@ -37,6 +37,9 @@ var (
 	AppendManyArgs     = appendManyArgs
 )
 
+// StatementOf is the statement of a single append and its arguments.
+var StatementOf = statementOf
+
 // IsAppendMany reports whether sql is one of the statements of several
 // appends.
 func IsAppendMany(sql string) bool { return sql == AppendManySQL || sql == AppendManySmallSQL }

@@ -38,9 +38,6 @@ func (s *Store) appendEnd(ctx context.Context, a store.Append, q string, args []
 	}
 	for attempt := 1; ; attempt++ {
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			if err := lockNoticeHeads(ctx, tx, a); err != nil {
-				return err
-			}
 			var applied int
 			if err := tx.QueryRow(ctx, q, args...).Scan(&applied); err != nil {
 				return err

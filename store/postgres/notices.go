@@ -23,34 +23,31 @@ var (
 // below n later.
 //
 // Those row locks must not form cycles with the match rows the appends
-// lock: every transaction that writes notices first locks its players'
-// heads, all at once, in player order (lockNoticeHeadsSQL), and only then
-// any match row. A batch of appends (batch.go) locks the heads of all its
-// appends' players in its first statement; a single append sends the lock
-// and its statement in one round trip; one that ends a match or carries a
-// quota locks them first in its transaction (after the quota's advisory
-// lock). The full order of locks is thus: quota lock, notice heads, match
-// rows, rating locks, statistics rows.
-
-// lockNoticeHeadsSQL locks the notice heads of the players in $1 (making
-// those missing, at 0), in player order. ON CONFLICT DO UPDATE locks every
-// conflicting row even where its WHERE is false, which spares writing a
-// new version of each row only to lock it.
-const lockNoticeHeadsSQL = `
-INSERT INTO notice_heads AS h (player_id, seq)
-SELECT p, 0 FROM (SELECT DISTINCT p FROM unnest($1::text[]) AS p) AS l ORDER BY p
-ON CONFLICT (player_id) DO UPDATE SET seq = h.seq WHERE false`
+// lock: every statement that writes notices locks its players' heads only
+// after its match rows, and all of them at once, in player order. The
+// heads are advanced (made, if missing) by one INSERT … ON CONFLICT DO
+// UPDATE whose rows come sorted by player, so it locks them in that order;
+// its rows follow from done (the appends that applied), which has run to
+// its end, and so locked every match row of the statement, before the
+// first of them comes out. A transaction takes no match row after its
+// notices' statement, and every transaction's full order of locks is
+// thus: quota lock, match rows, notice heads, rating locks, statistics
+// rows. (Until the fifteenth round of BENCHMARKS.md a statement of its own
+// locked the heads first, ahead of the match rows: it cost a batch of four
+// appends a sixth of its backend CPU.)
 
 // noticeWrites insert an append's notices, numbered after their players'
 // heads, only if the append applied (done): heads advances each player's
-// head by its count of notices (h_counts), and a notice's seq is its
-// player's new head less the player's notices after it in the append
-// (n_back). The heads exist and are locked: lockNoticeHeadsSQL ran first
-// in the transaction. outboxWrites queue the notices to deliver.
+// head by its count of notices (h_counts; h_players lists each player
+// once, so the upsert meets no row twice), making the heads missing, and
+// a notice's seq is its player's new head less the player's notices after
+// it in the append (n_back). outboxWrites queue the notices to deliver.
 const noticeWrites = `, heads AS (
-	UPDATE notice_heads AS h SET seq = h.seq + c.n
-	FROM unnest(@h_players::text[], @h_counts::bigint[]) AS c(p, n)
-	WHERE h.player_id = c.p AND EXISTS (SELECT 1 FROM done)
+	INSERT INTO notice_heads AS h (player_id, seq)
+	SELECT c.p, c.n FROM unnest(@h_players::text[], @h_counts::bigint[]) AS c(p, n)
+	WHERE EXISTS (SELECT 1 FROM done)
+	ORDER BY c.p
+	ON CONFLICT (player_id) DO UPDATE SET seq = h.seq + excluded.seq
 	RETURNING h.player_id, h.seq
 ), notes AS (
 	INSERT INTO player_notices (player_id, seq, kind, match_id, payload, created_at)
@@ -74,8 +71,9 @@ const outboxWrites = `, outbox AS (
 // order: nn numbers them per player (rn, of cnt), the heads advance by
 // cnt, and a notice's seq is its player's new head less cnt plus its rn,
 // so the applied appends' notices follow their heads without a gap, as
-// they would statement after statement. The heads exist and are locked:
-// lockNoticeHeadsSQL ran first in the transaction.
+// they would statement after statement. heads advances (or makes) the
+// heads in player order, after done has locked the match rows, as
+// noticeWrites does.
 const manyNoticeWrites = `, nn AS (
 	SELECT n.p, n.kind, n.m, n.pl, n.deliver, d.at,
 		row_number() OVER (PARTITION BY n.p ORDER BY n.ord) AS rn,
@@ -85,9 +83,9 @@ const manyNoticeWrites = `, nn AS (
 		WITH ORDINALITY AS n(k, p, kind, m, pl, deliver, ord)
 	JOIN done AS d ON d.k = n.k
 ), heads AS (
-	UPDATE notice_heads AS h SET seq = h.seq + c.n
-	FROM (SELECT p, count(*) AS n FROM nn GROUP BY p) AS c
-	WHERE h.player_id = c.p
+	INSERT INTO notice_heads AS h (player_id, seq)
+	SELECT p, count(*) FROM nn GROUP BY p ORDER BY p
+	ON CONFLICT (player_id) DO UPDATE SET seq = h.seq + excluded.seq
 	RETURNING h.player_id, h.seq
 ), notes AS (
 	INSERT INTO player_notices (player_id, seq, kind, match_id, payload, created_at)
@@ -181,48 +179,6 @@ func noticeArgs(a store.Append, named map[string]any) numbered {
 		return createNoticesQ
 	}
 	return appendNoticesQ
-}
-
-// noticePlayers lists the players of a's notices (repeats included).
-func noticePlayers(a store.Append) []string {
-	ps := make([]string, len(a.Notices))
-	for i, n := range a.Notices {
-		ps[i] = n.Player
-	}
-	return ps
-}
-
-// queryAppend runs an append's statement q and returns how many appends
-// it applied (1 or 0). With notices the heads' lock goes first, in the same
-// round trip and implicit transaction.
-func (s *Store) queryAppend(ctx context.Context, a store.Append, q string, args []any) (int, error) {
-	var applied int
-	if len(a.Notices) == 0 {
-		err := s.pool.QueryRow(ctx, q, args...).Scan(&applied)
-		return applied, err
-	}
-	b := &pgx.Batch{}
-	b.Queue(lockNoticeHeadsSQL, noticePlayers(a))
-	b.Queue(q, args...)
-	br := s.pool.SendBatch(ctx, b)
-	_, err := br.Exec()
-	if err == nil {
-		err = br.QueryRow().Scan(&applied)
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	return applied, err
-}
-
-// lockNoticeHeads locks the notice heads of a's players in tx, before the
-// append statement.
-func lockNoticeHeads(ctx context.Context, tx pgx.Tx, a store.Append) error {
-	if len(a.Notices) == 0 {
-		return nil
-	}
-	_, err := tx.Exec(ctx, lockNoticeHeadsSQL, noticePlayers(a))
-	return err
 }
 
 // Notices implements store.Notices.

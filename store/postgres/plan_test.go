@@ -283,9 +283,9 @@ func TestAppendManyPlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(plan, "Seq Scan") || !strings.Contains(plan, "LockRows") || strings.Count(plan, "matches_pkey") < 2 ||
+		if err := headsInOrder(plan); err != nil || strings.Contains(plan, "Seq Scan") || !strings.Contains(plan, "LockRows") || strings.Count(plan, "matches_pkey") < 2 ||
 			!strings.Contains(plan, "match_commands_pkey") || !strings.Contains(plan, "notice_heads_pkey") {
-			t.Errorf("generic %v: want the matches read by matches_pkey (the lock and the update), the commands and heads by theirs, no Seq Scan; plan:\n%s", generic, plan)
+			t.Errorf("generic %v: want the matches read by matches_pkey (the lock and the update), the commands and heads by theirs, the heads advanced in player order (%v), no Seq Scan; plan:\n%s", generic, err, plan)
 		} else {
 			t.Logf("generic %v:\n%s", generic, plan)
 		}
@@ -294,9 +294,13 @@ func TestAppendManyPlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := updateInOrder(plan); err != nil || strings.Contains(plan, "Seq Scan") ||
+		err = updateInOrder(plan)
+		if err == nil {
+			err = headsInOrder(plan)
+		}
+		if err != nil || strings.Contains(plan, "Seq Scan") ||
 			!strings.Contains(plan, "match_commands_pkey") || !strings.Contains(plan, "notice_heads_pkey") {
-			t.Errorf("generic %v, small: want the update walking the appends in order (%v), the commands and heads read by their keys, no Seq Scan; plan:\n%s", generic, err, plan)
+			t.Errorf("generic %v, small: want the update walking the appends in order and the heads advanced in player order (%v), the commands and heads read by their keys, no Seq Scan; plan:\n%s", generic, err, plan)
 		} else {
 			t.Logf("generic %v, small:\n%s", generic, plan)
 		}
@@ -341,9 +345,23 @@ func TestAppendManyPlanSmallTable(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := updateInOrder(plan); err != nil || strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash Join") ||
+				err = updateInOrder(plan)
+				if err == nil {
+					err = headsInOrder(plan)
+				}
+				if err != nil || strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash Join") ||
 					!strings.Contains(plan, "match_commands_pkey") {
-					t.Errorf("generic %v: want the update walking the appends in order (%v), the commands read by their key, no Seq Scan, no Hash Join; plan:\n%s", generic, err, plan)
+					t.Errorf("generic %v: want the update walking the appends in order and the heads advanced in player order (%v), the commands read by their key, no Seq Scan, no Hash Join; plan:\n%s", generic, err, plan)
+				}
+				// A single append with notices (a batch's create, an
+				// append that commits alone) advances its heads in order
+				// too.
+				q, qargs := postgres.StatementOf(as[0])
+				if plan, err = s.Explain(ctx, generic, q, qargs...); err != nil {
+					t.Fatal(err)
+				}
+				if err := headsInOrder(plan); err != nil {
+					t.Errorf("generic %v, a single append: %v; plan:\n%s", generic, err, plan)
 				}
 			}
 			for i, r := range s.AppendBatch(ctx, as) {
@@ -406,6 +424,35 @@ func updateInOrder(plan string) error {
 		return fmt.Errorf("the update does not reach the matches by matches_pkey")
 	}
 	return nil
+}
+
+// headsInOrder checks that the plan advances the notice heads (an INSERT
+// … ON CONFLICT DO UPDATE, which takes each row's lock as it meets it) in
+// player order: the rows into notice_heads come out of a sort on the
+// player, through nothing but a grouping of the sorted rows, which keeps
+// their order. The match rows' locks go first: the sort reads all its
+// input, and its input follows from the appends that applied (done).
+func headsInOrder(plan string) error {
+	lines := strings.Split(plan, "\n")
+	at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "Insert on notice_heads") })
+	if at < 0 {
+		return fmt.Errorf("no insert into notice_heads")
+	}
+	for i, l := range lines[at+1:] {
+		l = strings.TrimLeft(l, " ->")
+		switch {
+		case strings.HasPrefix(l, "Conflict "), strings.HasPrefix(l, "Group Key:"), strings.HasPrefix(l, "GroupAggregate"),
+			strings.HasPrefix(l, "Group "), strings.HasPrefix(l, "Output:"):
+		case strings.HasPrefix(l, "Sort "):
+			if k := lines[at+2+i]; !strings.HasSuffix(strings.TrimSpace(k), ".p") || !strings.Contains(k, "Sort Key:") {
+				return fmt.Errorf("the heads' sort is on %q, not the player", strings.TrimSpace(k))
+			}
+			return nil
+		default:
+			return fmt.Errorf("the heads' rows come from %q, not a sort on the player", l)
+		}
+	}
+	return fmt.Errorf("no sort under the insert into notice_heads")
 }
 
 // loadActive loads n active matches at version 1, each of one of players

@@ -452,7 +452,8 @@ func (s *Store) appendOne(ctx context.Context, a store.Append) (store.Result, er
 	if a.End != nil {
 		return s.appendEnd(ctx, a, q, args)
 	}
-	applied, err := s.queryAppend(ctx, a, q, args)
+	var applied int
+	err = s.pool.QueryRow(ctx, q, args...).Scan(&applied)
 	if err != nil {
 		// A concurrent append of the same version or request id lost the
 		// race on a unique key: find out which.

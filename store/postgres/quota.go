@@ -76,9 +76,6 @@ func (s *Store) appendQuota(ctx context.Context, a store.Append, q string, args 
 			if n >= a.Quota.Limit {
 				return errQuotaReached
 			}
-			if err := lockNoticeHeads(ctx, tx, a); err != nil {
-				return err
-			}
 			var applied int
 			if err := tx.QueryRow(ctx, q, args...).Scan(&applied); err != nil {
 				return err
