@@ -33,13 +33,13 @@ var (
 // notices' statement, and every transaction's full order of locks is
 // thus: quota lock, match rows, notice heads, rating locks, statistics
 // rows. (Until the fifteenth round of BENCHMARKS.md a statement of its own
-// locked the heads first, ahead of the match rows: it cost a batch of four
-// appends a sixth of its backend CPU.)
+// locked the heads first, ahead of the match rows: it cost a batch 5 to
+// 10% of its backend CPU.)
 
 // noticeWrites insert an append's notices, numbered after their players'
 // heads, only if the append applied (done): heads advances each player's
 // head by its count of notices (h_counts; h_players lists each player
-// once, so the upsert meets no row twice), making the heads missing, and
+// once, so the upsert meets no row twice), making those missing, and
 // a notice's seq is its player's new head less the player's notices after
 // it in the append (n_back). outboxWrites queue the notices to deliver.
 const noticeWrites = `, heads AS (
