@@ -23,7 +23,10 @@ import (
 // batch rather than once per append, and the statement runs each append's
 // guard as a single append's statement does. The others (a
 // create, the second append of a match) keep a statement each, in the
-// same batch (plan). An append whose guard fails (a stale version, a
+// same batch (plan), unless the batch writes notices: a statement with
+// notices advances the notice heads it needs after its match rows
+// (notices.go), and after it the transaction must lock no other, so such
+// a batch of several statements commits each in a transaction of its own. An append whose guard fails (a stale version, a
 // retried command) changes nothing and does not disturb the others; it is
 // explained after the commit, as a single append is. A statement that
 // fails outright (a lost race on a unique key with another node, a value
@@ -32,8 +35,6 @@ import (
 // a match commits alone (it updates the players' ratings, whose row locks
 // must not join a batch), and so does one with a quota (its count must
 // follow its advisory lock, in a transaction of its own: quota.go).
-// Appends with notices stay in the batch: each statement advances its
-// notices' heads after its match rows, in player order (notices.go).
 //
 // The statements lock match rows in match id order (appends of one match
 // keep their order), so that batches committing at once, on any node,
@@ -66,6 +67,26 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 		return rs
 	}
 	steps := plan(as, queued)
+	if len(steps) > 1 && slices.ContainsFunc(queued, func(i int) bool { return len(as[i].Notices) > 0 }) {
+		// A transaction advances notice heads in one statement only,
+		// after all its match rows (notices.go): a batch of several
+		// statements with notices commits a transaction a statement.
+		for _, st := range steps {
+			s.commitSteps(ctx, as, []step{st}, rs)
+		}
+		return rs
+	}
+	s.commitSteps(ctx, as, steps, rs)
+	return rs
+}
+
+// commitSteps commits steps in one transaction and fills in the results
+// of their appends.
+func (s *Store) commitSteps(ctx context.Context, as []store.Append, steps []step, rs []store.BatchResult) {
+	var queued []int
+	for _, st := range steps {
+		queued = append(queued, st.appends...)
+	}
 	applied := make([]bool, len(as))
 	var err error
 	if slices.ContainsFunc(steps, func(st step) bool { return !st.many }) {
@@ -81,7 +102,7 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 		for _, i := range queued {
 			rs[i].Result, rs[i].Err = s.appendOne(ctx, as[i])
 		}
-		return rs
+		return
 	default:
 		// The batch failed as a whole (the connection, the context):
 		// as for a single append, the caller cannot know whether the
@@ -89,7 +110,7 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 		for _, i := range queued {
 			rs[i].Err = wrapErr("append", err)
 		}
-		return rs
+		return
 	}
 	for _, i := range queued {
 		if applied[i] {
@@ -98,7 +119,6 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 			rs[i].Result, rs[i].Err = s.explain(ctx, as[i])
 		}
 	}
-	return rs
 }
 
 var _ store.Batcher = (*Store)(nil)

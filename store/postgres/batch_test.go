@@ -214,10 +214,12 @@ func deadlocks(t *testing.T, url string) int64 {
 // must tell apart (appends applied, stale, retried and reusing a request
 // id, with notices for shared players, to be delivered or not, empty and
 // set lists and times) and what it leaves to statements of their own (a
-// create, a match's second append) commits as one transaction: a
-// statement the server refused would have rolled it back and committed
-// each append alone, with the same results, which the conformance suite
-// cannot tell from the batch.
+// create, a match's second append) commits a transaction a statement,
+// since it writes notices (a transaction advances notice heads in one
+// statement, after its match rows), and without its notices as one
+// transaction: a statement the server refused would have rolled it back
+// and committed each append alone, with the same results, which the
+// conformance suite cannot tell from the batch.
 func TestBatchOneTransaction(t *testing.T) {
 	rec := &recorder{open: map[*pgx.Conn]int{}}
 	ctx := context.Background()
@@ -263,26 +265,56 @@ func TestBatchOneTransaction(t *testing.T) {
 		7: bare,
 		8: app("g", 2, "g2", note("p1", false)),
 	}
-	mark := len(rec.stmts)
-	rs := s.AppendBatch(ctx, as)
-	for i, want := range []error{nil, nil, store.ErrVersionConflict, nil, store.ErrRequestMismatch, nil, nil, nil, nil} {
-		if !errors.Is(rs[i].Err, want) || (want == nil && rs[i].Result.Last != as[i].Match.Version) {
-			t.Errorf("append %d: %+v, %v; want %v", i, rs[i].Result, rs[i].Err, want)
+	// batch commits as and returns the transactions of its writing
+	// statements and their count, and how many were of several appends.
+	batch := func(as []store.Append) (txs map[int]int, writing, many int) {
+		mark := len(rec.stmts)
+		rs := s.AppendBatch(ctx, as)
+		for i, want := range []error{nil, nil, store.ErrVersionConflict, nil, store.ErrRequestMismatch, nil, nil, nil, nil} {
+			if !errors.Is(rs[i].Err, want) || (want == nil && rs[i].Result.Last != as[i].Match.Version) {
+				t.Errorf("append %d of %s: %+v, %v; want %v", i, as[i].Match.ID, rs[i].Result, rs[i].Err, want)
+			}
+		}
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		txs = map[int]int{}
+		for _, st := range rec.stmts[mark:] {
+			if writes.MatchString(st.sql) {
+				txs[st.tx]++
+				writing++
+			}
+			if postgres.IsAppendMany(st.sql) {
+				many++
+			}
+		}
+		return txs, writing, many
+	}
+	// The same batch without notices, on matches of its own, first.
+	plain := make([]store.Append, len(as))
+	for i, a := range as {
+		a.Notices = nil
+		switch a.Match.ID {
+		case "new":
+			a.Match.ID = "new2"
+		case "g", "a", "b", "d", "c", "f", "e":
+			a.Match.ID += "2"
+		}
+		plain[i] = a
+	}
+	for _, id := range []string{"a2", "b2", "c2", "d2", "e2", "f2", "g2"} {
+		if _, err := s.Append(ctx, app(id, 0, "create")); err != nil {
+			t.Fatal(err)
 		}
 	}
-	rec.mu.Lock()
-	txs, many := map[int]bool{}, 0
-	for _, st := range rec.stmts[mark:] {
-		if writes.MatchString(st.sql) {
-			txs[st.tx] = true
-		}
-		if postgres.IsAppendMany(st.sql) {
-			many++
-		}
+	if _, err := s.Append(ctx, app("d2", 1, "retried")); err != nil {
+		t.Fatal(err)
 	}
-	rec.mu.Unlock()
-	if len(txs) != 1 || many == 0 {
-		t.Errorf("the batch wrote in %d transactions, %d of its statements of several appends; want 1 and some", len(txs), many)
+	if txs, writing, many := batch(plain); len(txs) != 1 || writing < 3 || many == 0 {
+		t.Errorf("without notices, the batch wrote in %d transactions (%d statements), %d of its statements of several appends; want 1 and some", len(txs), writing, many)
+	}
+	txs, writing, many := batch(as)
+	if len(txs) != writing || writing < 3 || many == 0 {
+		t.Errorf("with notices, the batch's %d statements wrote in %d transactions, %d of its statements of several appends; want one each and some", writing, len(txs), many)
 	}
 	for p, want := range map[string]int{"p1": 4, "p2": 3, "p3": 1} {
 		ns, err := s.Notices(ctx, p, 0, 10)

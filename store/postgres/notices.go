@@ -29,10 +29,11 @@ var (
 // UPDATE whose rows come sorted by player, so it locks them in that order;
 // its rows follow from done (the appends that applied), which has run to
 // its end, and so locked every match row of the statement, before the
-// first of them comes out. A transaction takes no match row after its
-// notices' statement, and every transaction's full order of locks is
-// thus: quota lock, match rows, notice heads, rating locks, statistics
-// rows. (Until the fifteenth round of BENCHMARKS.md a statement of its own
+// first of them comes out. After a statement with notices, a transaction
+// locks no match row it does not hold already (a batch's later statements
+// write rows its run locked, or create theirs: batch.go's plan), and every
+// transaction's full order of locks is thus: quota lock, match rows,
+// notice heads, rating locks, statistics rows. (Until the fifteenth round of BENCHMARKS.md a statement of its own
 // locked the heads first, ahead of the match rows: it cost a batch 5 to
 // 10% of its backend CPU.)
 

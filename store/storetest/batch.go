@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -468,9 +469,11 @@ func testBatchRace(t *testing.T, s store.Store) { BatchRace(t, s, s) }
 // same matches: a's batch lists them in one order and b's in the other,
 // both at the versions last read, with notices (for players of their own
 // or shared ones), a second append of some matches and a create of a new
-// match each; every fourth round the batches hold the appends at the
+// match each (with notices too, so that a batch has notices in several
+// statements); every fourth round the batches hold the appends at the
 // versions read only (the plain batch, which a store may write another
-// way). For
+// way); every third round b's batch leaves out the first half of the
+// matches. For
 // every match exactly one of the two appends at a version applies (and
 // one of the two second appends), and every player's notices are
 // numbered 1..n, one for each notice of an applied append.
@@ -505,6 +508,13 @@ func BatchRace(t *testing.T, a, b store.Store) {
 				if reverse {
 					i = matches - 1 - k
 				}
+				if side == "b" && round%3 == 1 && i < matches/2 {
+					// b's batch holds the later matches only: it locks
+					// their rows, then its heads, while a's batch,
+					// having reached its heads through the earlier
+					// ones, goes on to those rows.
+					continue
+				}
 				req := fmt.Sprintf("%s-%d-%d", side, round, i)
 				ap := appendOf(ids[i], v[i], cmd(req), 1)
 				// On even rounds each side notifies its own players, so
@@ -518,13 +528,18 @@ func BatchRace(t *testing.T, a, b store.Store) {
 				ap.Notices = []store.Notice{notice(ps[(i+round)%3], ids[i], req, i%2 == 0), notice(ps[(i+1)%3], ids[i], req, false)}
 				as = append(as, ap)
 				if (i+round)%4 == 0 && !plain { // and a second append of the match
-					as = append(as, appendOf(ids[i], v[i]+1, cmd(req+"-2"), 1))
+					second := appendOf(ids[i], v[i]+1, cmd(req+"-second"), 1)
+					second.Notices = []store.Notice{notice(ps[(i+2)%3], ids[i], req+"-second", false)}
+					as = append(as, second)
 				}
 			}
 			if plain {
 				return as
 			}
-			return append(as, appendOf(fmt.Sprintf("new-%s-%d", side, round), 0, cmd("create"), 1))
+			id := fmt.Sprintf("new-%s-%d", side, round)
+			create := appendOf(id, 0, cmd("create"), 1)
+			create.Notices = []store.Notice{notice(players[round%len(players)], id, "create", true)}
+			return append(as, create)
 		}
 		as, bs := batch("a", false), batch("b", true)
 		var ra, rb []store.BatchResult
@@ -548,15 +563,16 @@ func BatchRace(t *testing.T, a, b store.Store) {
 					if r.Err != nil {
 						t.Fatalf("round %d: %s's create: %v", round, side.name, r.Err)
 					}
+					notices += len(ap.Notices)
 				case r.Err == nil:
 					if r.Result.First != ap.Expected+1 || r.Result.Last != ap.Match.Version || r.Result.Duplicate {
 						t.Fatalf("round %d: %s's append %d: %+v", round, side.name, j, r.Result)
 					}
-					if len(ap.Notices) > 0 {
-						firsts[ap.Match.ID]++
-						notices += len(ap.Notices)
-					} else {
+					notices += len(ap.Notices)
+					if strings.HasSuffix(ap.Command.RequestID, "-second") {
 						seconds[ap.Match.ID]++
+					} else {
+						firsts[ap.Match.ID]++
 					}
 				case !errors.Is(r.Err, store.ErrVersionConflict):
 					t.Fatalf("round %d: %s's append %d: %v", round, side.name, j, r.Err)
