@@ -12,9 +12,10 @@ CREATE TABLE player_notices (
 );
 
 -- The seq of each player's latest notice. An append that writes a player's
--- notices first locks the player's row here (in player order, before any
--- match row), then advances it: appends numbering one player's notices
--- commit one after the other, so a reader never sees notice n+1 before n.
+-- notices advances the player's row here, holding its lock to the commit
+-- (the order of those locks: store/postgres/notices.go): appends numbering
+-- one player's notices commit one after the other, so a reader never sees
+-- notice n+1 before n.
 CREATE TABLE notice_heads (
     player_id text   NOT NULL PRIMARY KEY,
     seq       bigint NOT NULL

@@ -504,7 +504,7 @@ func appendManyArgs(as []store.Append, idx []int) []any {
 			eventK, eventSeqs = append(eventK, int64(k+1)), append(eventSeqs, a.Expected+int64(j+1))
 			types, payloads = append(types, e.Type), append(payloads, e.Payload)
 		}
-		ns.add(int64(k+1), a.Notices)
+		ns.add(int64(k+1), a)
 	}
 	named := map[string]any{
 		"ids": ids, "expected": expected, "versions": versions, "statuses": statuses,

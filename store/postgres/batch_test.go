@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -214,12 +215,14 @@ func deadlocks(t *testing.T, url string) int64 {
 // must tell apart (appends applied, stale, retried and reusing a request
 // id, with notices for shared players, to be delivered or not, empty and
 // set lists and times) and what it leaves to statements of their own (a
-// create, a match's second append) commits a transaction a statement,
-// since it writes notices (a transaction advances notice heads in one
-// statement, after its match rows), and without its notices as one
-// transaction: a statement the server refused would have rolled it back
-// and committed each append alone, with the same results, which the
-// conformance suite cannot tell from the batch.
+// create, a match's second append) commits without notices as one
+// transaction, with notices a transaction a statement (a transaction
+// advances notice heads in one statement, after its match rows), and with
+// notices on appends that do not apply, by each append alone after the
+// statement of several appends is refused (its numbering of the notices
+// counted on every append applying): a statement the server refused
+// would roll back and commit each append alone, with the same results,
+// which the conformance suite cannot tell from the batch.
 func TestBatchOneTransaction(t *testing.T) {
 	rec := &recorder{open: map[*pgx.Conn]int{}}
 	ctx := context.Background()
@@ -289,46 +292,68 @@ func TestBatchOneTransaction(t *testing.T) {
 		}
 		return txs, writing, many
 	}
-	// The same batch without notices, on matches of its own, first.
-	plain := make([]store.Append, len(as))
-	for i, a := range as {
-		a.Notices = nil
-		switch a.Match.ID {
-		case "new":
-			a.Match.ID = "new2"
-		case "g", "a", "b", "d", "c", "f", "e":
-			a.Match.ID += "2"
+	// like is the batch as on matches of their own (id+suffix, made as
+	// a to g are), its notices for players of their own (player+suffix),
+	// or none.
+	like := func(suffix string, notices bool) []store.Append {
+		for _, id := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+			if _, err := s.Append(ctx, app(id+suffix, 0, "create")); err != nil {
+				t.Fatal(err)
+			}
 		}
-		plain[i] = a
-	}
-	for _, id := range []string{"a2", "b2", "c2", "d2", "e2", "f2", "g2"} {
-		if _, err := s.Append(ctx, app(id, 0, "create")); err != nil {
+		if _, err := s.Append(ctx, app("d"+suffix, 1, "retried")); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if _, err := s.Append(ctx, app("d2", 1, "retried")); err != nil {
-		t.Fatal(err)
-	}
-	if txs, writing, many := batch(plain); len(txs) != 1 || writing < 3 || many == 0 {
-		t.Errorf("without notices, the batch wrote in %d transactions (%d statements), %d of its statements of several appends; want 1 and some", len(txs), writing, many)
-	}
-	txs, writing, many := batch(as)
-	if len(txs) != writing || writing < 3 || many == 0 {
-		t.Errorf("with notices, the batch's %d statements wrote in %d transactions, %d of its statements of several appends; want one each and some", writing, len(txs), many)
-	}
-	for p, want := range map[string]int{"p1": 4, "p2": 3, "p3": 1} {
-		ns, err := s.Notices(ctx, p, 0, 10)
-		if err != nil || len(ns) != want {
-			t.Errorf("%s: %d notices, %v; want %d", p, len(ns), err, want)
+		out := make([]store.Append, len(as))
+		for i, a := range as {
+			a.Match.ID += suffix
+			var ns []store.Notice
+			for _, n := range a.Notices {
+				if notices {
+					n.Player += suffix
+					ns = append(ns, n)
+				}
+			}
+			a.Notices = ns
+			out[i] = a
 		}
-		for i, n := range ns {
-			if n.Seq != int64(i+1) {
-				t.Errorf("%s's notice %d has seq %d", p, i, n.Seq)
+		return out
+	}
+	// Without notices, the batch commits as one transaction: its run of
+	// appends, g's second and the create.
+	if txs, writing, many := batch(like("-plain", false)); len(txs) != 1 || writing != 3 || many != 1 {
+		t.Errorf("without notices, the batch wrote in %d transactions (%d statements), %d of its statements of several appends; want 1 (3), 1", len(txs), writing, many)
+	}
+	// With notices on the appends that apply only, a transaction a
+	// statement, none refused.
+	applying := slices.Clone(as)
+	for _, i := range []int{2, 3, 4} { // stale, retried, reused
+		applying[i].Notices = nil
+	}
+	if txs, writing, many := batch(applying); len(txs) != 3 || writing != 3 || many != 1 {
+		t.Errorf("with notices, the batch's %d statements wrote in %d transactions, %d of its statements of several appends; want 3, one each, 1", writing, len(txs), many)
+	}
+	// With notices on appends that do not apply too: the statement of
+	// several appends is refused (and, failed, not traced), and each
+	// append commits alone.
+	if _, writing, many := batch(like("-refused", true)); writing != len(as) || many != 0 {
+		t.Errorf("with notices on appends that do not apply, the batch wrote %d statements, %d of them of several appends; want one an append (%d), none", writing, many, len(as))
+	}
+	for _, suffix := range []string{"", "-refused"} {
+		for p, want := range map[string]int{"p1": 4, "p2": 3, "p3": 1} {
+			ns, err := s.Notices(ctx, p+suffix, 0, 10)
+			if err != nil || len(ns) != want {
+				t.Errorf("%s: %d notices, %v; want %d", p+suffix, len(ns), err, want)
+			}
+			for i, n := range ns {
+				if n.Seq != int64(i+1) {
+					t.Errorf("%s's notice %d has seq %d", p+suffix, i, n.Seq)
+				}
 			}
 		}
 	}
-	if ds, err := s.ClaimDeliveries(ctx, t0, t0.Add(time.Hour), 10); err != nil || len(ds) != 3 {
-		t.Errorf("%d deliveries queued, %v; want 3 (a1's first, f1's)", len(ds), err)
+	if ds, err := s.ClaimDeliveries(ctx, t0, t0.Add(time.Hour), 10); err != nil || len(ds) != 6 {
+		t.Errorf("%d deliveries queued, %v; want 6 (a1's first, f1's; twice)", len(ds), err)
 	}
 	m, err := s.Match(ctx, "e")
 	if err != nil || len(m.Players) != 0 || m.Players == nil || !m.Started.IsZero() || !m.Deadline.Equal(t0.Add(time.Minute)) {

@@ -66,64 +66,95 @@ const outboxWrites = `, outbox AS (
 )`
 
 // manyNoticeWrites are noticeWrites and outboxWrites for appendManySQL:
-// the notices of all its appends, each naming its append by k, are written
-// for the appends that applied (done) only. A player's notices are
-// numbered in the statement's order of the appends, and in each append's
-// order: nn numbers them per player (rn, of cnt), the heads advance by
-// cnt, and a notice's seq is its player's new head less cnt plus its rn,
-// so the applied appends' notices follow their heads without a gap, as
-// they would statement after statement. heads advances (or makes) the
-// heads in player order, after done has locked the match rows, as
-// noticeWrites does.
-const manyNoticeWrites = `, nn AS (
-	SELECT n.p, n.kind, n.m, n.pl, n.deliver, d.at,
-		row_number() OVER (PARTITION BY n.p ORDER BY n.ord) AS rn,
-		count(*) OVER (PARTITION BY n.p) AS cnt
-	FROM unnest(@notice_k::bigint[], @notice_players::text[], @notice_kinds::text[],
-		@notice_matches::text[], @notice_payloads::bytea[], @notice_deliver::bool[])
-		WITH ORDINALITY AS n(k, p, kind, m, pl, deliver, ord)
-	JOIN done AS d ON d.k = n.k
-), heads AS (
+// the notices of all its appends, numbered by the server (manyNotices)
+// as if every append that carries notices applied: a player's notices in
+// the statement's order of the appends, and in each append's order, a
+// notice's seq its player's new head less the player's notices after it
+// in the statement (notice_back), as statement after statement would
+// number them. heads advances (or makes) the heads in player order, after
+// done has locked the match rows, as noticeWrites does. Should an append
+// with notices not apply (a stale version, a retried command: rare, since
+// the node checks both first), the numbering would leave a gap: heads then
+// writes a NULL head, which the column refuses, and the batch rolls back
+// and commits each append alone (AppendBatch), whose statement numbers its
+// own notices. The server numbering them spares the statement the window
+// functions, sorts and joins that numbered them in SQL (BENCHMARKS.md,
+// fifteenth round).
+const manyNoticeWrites = `, heads AS (
 	INSERT INTO notice_heads AS h (player_id, seq)
-	SELECT p, count(*) FROM nn GROUP BY p ORDER BY p
+	SELECT c.p, CASE WHEN (SELECT count(*) FROM done WHERE done.k = ANY(@notified_k::bigint[]))
+		= cardinality(@notified_k::bigint[]) THEN c.n END
+	FROM unnest(@h_players::text[], @h_counts::bigint[]) AS c(p, n)
+	ORDER BY c.p
 	ON CONFLICT (player_id) DO UPDATE SET seq = h.seq + excluded.seq
 	RETURNING h.player_id, h.seq
 ), notes AS (
 	INSERT INTO player_notices (player_id, seq, kind, match_id, payload, created_at)
-	SELECT nn.p, heads.seq - nn.cnt + nn.rn, nn.kind, nn.m, nn.pl, nn.at
-	FROM nn JOIN heads ON heads.player_id = nn.p
+	SELECT n.p, heads.seq - n.back, n.kind, n.m, n.pl, n.at
+	FROM unnest(@notice_players::text[], @notice_back::bigint[], @notice_kinds::text[],
+		@notice_matches::text[], @notice_payloads::bytea[], @notice_times::timestamptz[])
+		AS n(p, back, kind, m, pl, at)
+	JOIN heads ON heads.player_id = n.p
 ), outbox AS (
 	INSERT INTO notice_outbox (player_id, seq, due_at)
-	SELECT nn.p, heads.seq - nn.cnt + nn.rn, nn.at
-	FROM nn JOIN heads ON heads.player_id = nn.p
-	WHERE nn.deliver
+	SELECT o.p, heads.seq - o.back, o.at
+	FROM unnest(@o_players::text[], @o_back::bigint[], @o_times::timestamptz[]) AS o(p, back, at)
+	JOIN heads ON heads.player_id = o.p
 )`
 
 // manyNotices gathers the notices of appendManySQL's appends as its
 // arguments.
 type manyNotices struct {
-	k                       []int64
+	notified                []int64 // the k of each append with notices
 	players, kinds, matches []string
 	payloads                [][]byte
 	deliver                 []bool
+	times                   []time.Time
 }
 
-// add adds the notices of the statement's append k.
-func (ns *manyNotices) add(k int64, notices []store.Notice) {
-	for _, n := range notices {
+// add adds the notices of a, the statement's append k.
+func (ns *manyNotices) add(k int64, a store.Append) {
+	if len(a.Notices) > 0 {
+		ns.notified = append(ns.notified, k)
+	}
+	for _, n := range a.Notices {
 		p := n.Payload
 		if p == nil {
 			p = []byte{}
 		}
-		ns.k, ns.players, ns.kinds, ns.matches = append(ns.k, k), append(ns.players, n.Player), append(ns.kinds, n.Kind), append(ns.matches, n.Match)
-		ns.payloads, ns.deliver = append(ns.payloads, p), append(ns.deliver, n.Deliver)
+		ns.players, ns.kinds, ns.matches = append(ns.players, n.Player), append(ns.kinds, n.Kind), append(ns.matches, n.Match)
+		ns.payloads, ns.deliver, ns.times = append(ns.payloads, p), append(ns.deliver, n.Deliver), append(ns.times, a.Time)
 	}
 }
 
-// args adds the notices to the statement's named arguments.
+// args numbers the notices (notice_back: the player's notices after
+// each; h_players and h_counts: each player once, with its count) and
+// adds them to the statement's named arguments, those to deliver (o_) too.
 func (ns *manyNotices) args(named map[string]any) {
-	named["notice_k"], named["notice_players"], named["notice_kinds"] = nonNil(ns.k), nonNil(ns.players), nonNil(ns.kinds)
-	named["notice_matches"], named["notice_payloads"], named["notice_deliver"] = nonNil(ns.matches), nonNil(ns.payloads), nonNil(ns.deliver)
+	n := len(ns.players)
+	back := make([]int64, n)
+	count := map[string]int64{}
+	var hp, op []string
+	var hc, ob []int64
+	var ot []time.Time
+	for i := n - 1; i >= 0; i-- { // from the last: back counts the player's later notices
+		p := ns.players[i]
+		back[i] = count[p]
+		if count[p] == 0 {
+			hp = append(hp, p)
+		}
+		count[p]++
+		if ns.deliver[i] {
+			op, ob, ot = append(op, p), append(ob, back[i]), append(ot, ns.times[i])
+		}
+	}
+	for _, p := range hp {
+		hc = append(hc, count[p])
+	}
+	named["h_players"], named["h_counts"], named["notified_k"] = nonNil(hp), nonNil(hc), nonNil(ns.notified)
+	named["notice_players"], named["notice_back"], named["notice_kinds"] = nonNil(ns.players), back, nonNil(ns.kinds)
+	named["notice_matches"], named["notice_payloads"], named["notice_times"] = nonNil(ns.matches), nonNil(ns.payloads), nonNil(ns.times)
+	named["o_players"], named["o_back"], named["o_times"] = nonNil(op), nonNil(ob), nonNil(ot)
 }
 
 // The append and create statements that also write notices, without and
