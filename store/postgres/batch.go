@@ -26,9 +26,10 @@ import (
 // same batch (plan), unless the batch writes notices: a statement with
 // notices advances the notice heads it needs after its match rows
 // (notices.go), and after it the transaction must lock no other, so such
-// a batch of several statements commits each in a transaction of its own. An append whose guard fails (a stale version, a
-// retried command) changes nothing and does not disturb the others; it is
-// explained after the commit, as a single append is. A statement that
+// a batch of several statements commits each in a transaction of its
+// own. An append whose guard fails (a stale version, a retried command)
+// changes nothing and does not disturb the others; it is explained after
+// the commit, as a single append is. A statement that
 // fails outright (a lost race on a unique key with another node, a value
 // the server rejects) rolls the whole batch back, and then each append is
 // committed alone, so that only the failing one fails. An append that ends

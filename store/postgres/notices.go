@@ -33,9 +33,9 @@ var (
 // locks no match row it does not hold already (a batch's later statements
 // write rows its run locked, or create theirs: batch.go's plan), and every
 // transaction's full order of locks is thus: quota lock, match rows,
-// notice heads, rating locks, statistics rows. (Until the fifteenth round of BENCHMARKS.md a statement of its own
-// locked the heads first, ahead of the match rows: it cost a batch 5 to
-// 10% of its backend CPU.)
+// notice heads, rating locks, statistics rows. (Until the fifteenth round
+// of BENCHMARKS.md a statement of its own locked the heads first, ahead of
+// the match rows: it cost a batch 5 to 10% of its backend CPU.)
 
 // noticeWrites insert an append's notices, numbered after their players'
 // heads, only if the append applied (done): heads advances each player's
@@ -66,18 +66,20 @@ const outboxWrites = `, outbox AS (
 )`
 
 // manyNoticeWrites are noticeWrites and outboxWrites for appendManySQL:
-// the notices of all its appends, numbered by the server (manyNotices)
-// as if every append that carries notices applied: a player's notices in
+// the notices of all its appends, numbered by the node (manyNotices) as
+// if every append that carries notices applied: a player's notices in
 // the statement's order of the appends, and in each append's order, a
 // notice's seq its player's new head less the player's notices after it
 // in the statement (notice_back), as statement after statement would
-// number them. heads advances (or makes) the heads in player order, after
-// done has locked the match rows, as noticeWrites does. Should an append
+// number them. heads advances (or makes) the heads in player order, as
+// noticeWrites does, after done has locked the match rows: its rows'
+// values count the appends that applied, a subquery run once, before the
+// first row, which reads done to its end. Should an append
 // with notices not apply (a stale version, a retried command: rare, since
 // the node checks both first), the numbering would leave a gap: heads then
 // writes a NULL head, which the column refuses, and the batch rolls back
 // and commits each append alone (AppendBatch), whose statement numbers its
-// own notices. The server numbering them spares the statement the window
+// own notices. The node numbering them spares the statement the window
 // functions, sorts and joins that numbered them in SQL (BENCHMARKS.md,
 // fifteenth round).
 const manyNoticeWrites = `, heads AS (

@@ -431,12 +431,22 @@ func updateInOrder(plan string) error {
 // player order: the rows into notice_heads come out of a sort on the
 // player, through nothing but a grouping of the sorted rows, which keeps
 // their order. The match rows' locks go first: the sort reads all its
-// input, and its input follows from the appends that applied (done).
+// input before it returns a row, and that input reads the appends that
+// applied (a scan of done, which runs it to its end: the update of the
+// match rows).
 func headsInOrder(plan string) error {
 	lines := strings.Split(plan, "\n")
 	at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "Insert on notice_heads") })
 	if at < 0 {
 		return fmt.Errorf("no insert into notice_heads")
+	}
+	depth := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ->")) }
+	end := slices.IndexFunc(lines[at+1:], func(l string) bool { return depth(l) <= depth(lines[at]) })
+	if end < 0 {
+		end = len(lines) - at - 1
+	}
+	if !slices.ContainsFunc(lines[at+1:at+1+end], func(l string) bool { return strings.Contains(l, "CTE Scan on done") }) {
+		return fmt.Errorf("the heads' rows do not read done")
 	}
 	for i, l := range lines[at+1:] {
 		l = strings.TrimLeft(l, " ->")
