@@ -393,18 +393,9 @@ func TestAppendManyPlanSmallTable(t *testing.T) {
 // order, and EXPLAIN prints a node's outer side first, so the first scan
 // of the update's subtree is its outermost one.
 func updateInOrder(plan string) error {
-	lines := strings.Split(plan, "\n")
-	at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "Update on matches") })
-	if at < 0 {
+	sub := subtree(plan, "Update on matches")
+	if sub == nil {
 		return fmt.Errorf("no update of matches")
-	}
-	depth := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ->")) }
-	var sub []string
-	for _, l := range lines[at+1:] {
-		if depth(l) <= depth(lines[at]) {
-			break
-		}
-		sub = append(sub, strings.TrimLeft(l, " ->"))
 	}
 	first := ""
 	for _, l := range sub {
@@ -435,27 +426,20 @@ func updateInOrder(plan string) error {
 // applied (a scan of done, which runs it to its end: the update of the
 // match rows).
 func headsInOrder(plan string) error {
-	lines := strings.Split(plan, "\n")
-	at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "Insert on notice_heads") })
-	if at < 0 {
+	sub := subtree(plan, "Insert on notice_heads")
+	if sub == nil {
 		return fmt.Errorf("no insert into notice_heads")
 	}
-	depth := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ->")) }
-	end := slices.IndexFunc(lines[at+1:], func(l string) bool { return depth(l) <= depth(lines[at]) })
-	if end < 0 {
-		end = len(lines) - at - 1
-	}
-	if !slices.ContainsFunc(lines[at+1:at+1+end], func(l string) bool { return strings.Contains(l, "CTE Scan on done") }) {
+	if !slices.ContainsFunc(sub, func(l string) bool { return strings.HasPrefix(l, "CTE Scan on done") }) {
 		return fmt.Errorf("the heads' rows do not read done")
 	}
-	for i, l := range lines[at+1:] {
-		l = strings.TrimLeft(l, " ->")
+	for i, l := range sub {
 		switch {
 		case strings.HasPrefix(l, "Conflict "), strings.HasPrefix(l, "Group Key:"), strings.HasPrefix(l, "GroupAggregate"),
 			strings.HasPrefix(l, "Group "), strings.HasPrefix(l, "Output:"):
 		case strings.HasPrefix(l, "Sort "):
-			if k := lines[at+2+i]; !strings.HasSuffix(strings.TrimSpace(k), ".p") || !strings.Contains(k, "Sort Key:") {
-				return fmt.Errorf("the heads' sort is on %q, not the player", strings.TrimSpace(k))
+			if i+1 == len(sub) || !strings.HasPrefix(sub[i+1], "Sort Key:") || !strings.HasSuffix(sub[i+1], ".p") {
+				return fmt.Errorf("the heads' sort is not on the player: %q", sub[i+1:])
 			}
 			return nil
 		default:
@@ -463,6 +447,26 @@ func headsInOrder(plan string) error {
 		}
 	}
 	return fmt.Errorf("no sort under the insert into notice_heads")
+}
+
+// subtree returns the lines of the plan under the first node whose line
+// holds node (its details and its children's), without their indent and
+// arrows, or nil if there is no such node.
+func subtree(plan, node string) []string {
+	lines := strings.Split(plan, "\n")
+	at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, node) })
+	if at < 0 {
+		return nil
+	}
+	depth := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ->")) }
+	sub := []string{}
+	for _, l := range lines[at+1:] {
+		if depth(l) <= depth(lines[at]) {
+			break
+		}
+		sub = append(sub, strings.TrimSpace(strings.TrimLeft(l, " ->")))
+	}
+	return sub
 }
 
 // loadActive loads n active matches at version 1, each of one of players
