@@ -129,34 +129,51 @@ func (ns *manyNotices) add(k int64, a store.Append) {
 	}
 }
 
-// args numbers the notices (notice_back: the player's notices after
-// each; h_players and h_counts: each player once, with its count) and
-// adds them to the statement's named arguments, those to deliver (o_) too.
+// args numbers the notices (numberNotices) and adds them to the
+// statement's named arguments, those to deliver (o_) too.
 func (ns *manyNotices) args(named map[string]any) {
-	n := len(ns.players)
-	back := make([]int64, n)
+	nb := numberNotices(ns.players, ns.deliver)
+	op, ob, ot := make([]string, len(nb.delivered)), make([]int64, len(nb.delivered)), make([]time.Time, len(nb.delivered))
+	for j, i := range nb.delivered {
+		op[j], ob[j], ot[j] = ns.players[i], nb.back[i], ns.times[i]
+	}
+	named["h_players"], named["h_counts"], named["notified_k"] = nb.heads, nb.counts, nonNil(ns.notified)
+	named["notice_players"], named["notice_back"], named["notice_kinds"] = nonNil(ns.players), nb.back, nonNil(ns.kinds)
+	named["notice_matches"], named["notice_payloads"], named["notice_times"] = nonNil(ns.matches), nonNil(ns.payloads), nonNil(ns.times)
+	named["o_players"], named["o_back"], named["o_times"] = op, ob, ot
+}
+
+// numbering numbers notices after their players' heads: a notice's seq is
+// its player's new head less back, its count of the player's notices after
+// it; heads lists each player once, counts its count of notices, and
+// delivered the notices to deliver.
+type numbering struct {
+	back      []int64
+	heads     []string
+	counts    []int64
+	delivered []int
+}
+
+// numberNotices numbers the notices of players (deliver[i]: notice i is to
+// be delivered).
+func numberNotices(players []string, deliver []bool) numbering {
+	nb := numbering{back: make([]int64, len(players)), heads: []string{}, counts: []int64{}}
 	count := map[string]int64{}
-	var hp, op []string
-	var hc, ob []int64
-	var ot []time.Time
-	for i := n - 1; i >= 0; i-- { // from the last: back counts the player's later notices
-		p := ns.players[i]
-		back[i] = count[p]
+	for i := len(players) - 1; i >= 0; i-- { // from the last: back counts the player's later notices
+		p := players[i]
+		nb.back[i] = count[p]
 		if count[p] == 0 {
-			hp = append(hp, p)
+			nb.heads = append(nb.heads, p)
 		}
 		count[p]++
-		if ns.deliver[i] {
-			op, ob, ot = append(op, p), append(ob, back[i]), append(ot, ns.times[i])
+		if deliver[i] {
+			nb.delivered = append(nb.delivered, i)
 		}
 	}
-	for _, p := range hp {
-		hc = append(hc, count[p])
+	for _, p := range nb.heads {
+		nb.counts = append(nb.counts, count[p])
 	}
-	named["h_players"], named["h_counts"], named["notified_k"] = nonNil(hp), nonNil(hc), nonNil(ns.notified)
-	named["notice_players"], named["notice_back"], named["notice_kinds"] = nonNil(ns.players), back, nonNil(ns.kinds)
-	named["notice_matches"], named["notice_payloads"], named["notice_times"] = nonNil(ns.matches), nonNil(ns.payloads), nonNil(ns.times)
-	named["o_players"], named["o_back"], named["o_times"] = nonNil(op), nonNil(ob), nonNil(ot)
+	return nb
 }
 
 // The append and create statements that also write notices, without and
@@ -178,32 +195,22 @@ func createSQLHead() string { return createSQL[:len(createSQL)-len(appendTail)] 
 func noticeArgs(a store.Append, named map[string]any) numbered {
 	n := len(a.Notices)
 	players, kinds, matches := make([]string, n), make([]string, n), make([]string, n)
-	payloads, back := make([][]byte, n), make([]int64, n)
-	var hPlayers, oPlayers []string
-	var hCounts, oBack []int64
-	count := map[string]int64{}
-	for i := n - 1; i >= 0; i-- { // from the last: back counts the player's later notices
-		nt := a.Notices[i]
-		players[i], kinds[i], matches[i], payloads[i] = nt.Player, nt.Kind, nt.Match, nt.Payload
+	payloads, deliver := make([][]byte, n), make([]bool, n)
+	for i, nt := range a.Notices {
+		players[i], kinds[i], matches[i], payloads[i], deliver[i] = nt.Player, nt.Kind, nt.Match, nt.Payload, nt.Deliver
 		if payloads[i] == nil {
 			payloads[i] = []byte{}
 		}
-		back[i] = count[nt.Player]
-		if count[nt.Player] == 0 {
-			hPlayers = append(hPlayers, nt.Player)
-		}
-		count[nt.Player]++
-		if nt.Deliver {
-			oPlayers, oBack = append(oPlayers, nt.Player), append(oBack, back[i])
-		}
 	}
-	for _, p := range hPlayers {
-		hCounts = append(hCounts, count[p])
-	}
-	named["h_players"], named["h_counts"] = hPlayers, hCounts
-	named["n_players"], named["n_back"], named["n_kinds"], named["n_matches"], named["n_payloads"] = players, back, kinds, matches, payloads
+	nb := numberNotices(players, deliver)
+	named["h_players"], named["h_counts"] = nb.heads, nb.counts
+	named["n_players"], named["n_back"], named["n_kinds"], named["n_matches"], named["n_payloads"] = players, nb.back, kinds, matches, payloads
 	switch {
-	case len(oPlayers) > 0:
+	case len(nb.delivered) > 0:
+		oPlayers, oBack := make([]string, len(nb.delivered)), make([]int64, len(nb.delivered))
+		for j, i := range nb.delivered {
+			oPlayers[j], oBack[j] = players[i], nb.back[i]
+		}
 		named["o_players"], named["o_back"] = oPlayers, oBack
 		if a.Expected == 0 {
 			return createOutboxQ
