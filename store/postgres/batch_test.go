@@ -360,3 +360,95 @@ func TestBatchOneTransaction(t *testing.T) {
 		t.Errorf("e: %+v, %v", m, err)
 	}
 }
+
+// TestBatchApartAtOnce: a batch that commits a transaction a statement
+// (notices, and a create among its appends) commits the statements of
+// different matches at once: while the run's statement waits for a notice
+// head that another transaction holds, the create after it commits. A
+// match's second append still commits after its first.
+func TestBatchApartAtOnce(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	s, err := postgres.OpenWith(ctx, url, postgres.Options{Combine: store.CombineOptions{MaxBatch: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	app := func(id string, expected int64, req string, ns ...store.Notice) store.Append {
+		return store.Append{Match: store.Match{ID: id, Game: "g", Status: store.StatusActive, Version: expected + 1, Creator: "p1",
+			Players: []string{"p1", "p2"}, Summary: []byte("s"), Started: t0}, Expected: expected, Time: t0, Notices: ns,
+			Command: store.Command{Author: "p1", RequestID: req, Fingerprint: []byte(req)}, Events: []store.Event{{Type: "t", Payload: []byte(req)}}}
+	}
+	note := func(p string) store.Notice { return store.Notice{Player: p, Kind: "k", Match: "m", Payload: []byte("n")} }
+	if _, err := s.Append(ctx, app("a", 0, "create", note("held"))); err != nil {
+		t.Fatal(err)
+	}
+	// Another transaction holds the head of the player a's next append
+	// notifies.
+	holder, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT seq FROM notice_heads WHERE player_id = 'held' FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	// In id order: a's append (waits for the head), the create of b, a's
+	// second append.
+	as := []store.Append{app("a", 1, "a1", note("held")), app("b", 0, "create", note("free")), app("a", 2, "a2", note("free"))}
+	done := make(chan []store.BatchResult, 1)
+	go func() { done <- s.AppendBatch(ctx, as) }()
+	watch, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(ctx)
+	// Wait for b's create to commit; with the statements committed one
+	// after another it would wait for a's, which waits for the head.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var n int
+		if err := watch.QueryRow(ctx, "SELECT count(*) FROM matches WHERE id = 'b'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("b's create did not commit while a's append waited for the held notice head")
+		}
+		select {
+		case rs := <-done:
+			t.Fatalf("the batch ended while the head was held: %+v", rs)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	var version int64
+	if err := watch.QueryRow(ctx, "SELECT version FROM matches WHERE id = 'a'").Scan(&version); err != nil || version != 1 {
+		t.Fatalf("a at version %d, %v, while its append waits; want 1", version, err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rs := <-done
+	for i, r := range rs {
+		if r.Err != nil || r.Result.Last != as[i].Match.Version {
+			t.Errorf("append %d (%s at %d): %+v, %v", i, as[i].Match.ID, as[i].Expected, r.Result, r.Err)
+		}
+	}
+	evs, err := s.Events(ctx, "a", 0, 10)
+	if err != nil || len(evs) != 3 || string(evs[1].Payload) != "a1" || string(evs[2].Payload) != "a2" {
+		t.Errorf("a's events: %+v, %v; want create, a1, a2", evs, err)
+	}
+	for p, want := range map[string]int{"held": 2, "free": 2} {
+		if ns, err := s.Notices(ctx, p, 0, 10); err != nil || len(ns) != want {
+			t.Errorf("%s: %d notices, %v; want %d", p, len(ns), err, want)
+		}
+	}
+}
