@@ -54,16 +54,19 @@ type Config struct {
 	Matches     int           `json:"matches"`
 	Seats       int           `json:"seats"`
 	Duration    time.Duration `json:"-"`
-	Moves       int64         `json:"max_moves,omitempty"`
-	Watchers    int           `json:"watchers,omitempty"`
-	WatchMatch  string        `json:"watch_match,omitempty"`
-	WatchPace   time.Duration `json:"-"`
-	Idle        int           `json:"idle,omitempty"`
-	Nodes       int           `json:"nodes,omitempty"`
-	Bus         string        `json:"bus,omitempty"`
-	BusPrefix   string        `json:"-"`
-	IdleKind    string        `json:"idle_kind,omitempty"`
-	Play        bool          `json:"play,omitempty"`
+	// Warmup is how long the tables play before the window opens: what
+	// they do then is not measured (the peer harness's --warmup).
+	Warmup     time.Duration `json:"-"`
+	Moves      int64         `json:"max_moves,omitempty"`
+	Watchers   int           `json:"watchers,omitempty"`
+	WatchMatch string        `json:"watch_match,omitempty"`
+	WatchPace  time.Duration `json:"-"`
+	Idle       int           `json:"idle,omitempty"`
+	Nodes      int           `json:"nodes,omitempty"`
+	Bus        string        `json:"bus,omitempty"`
+	BusPrefix  string        `json:"-"`
+	IdleKind   string        `json:"idle_kind,omitempty"`
+	Play       bool          `json:"play,omitempty"`
 	// Conns, when more than 0, is how many connections the load's players
 	// share (each player's calls and streams on one of them, in turn), as a
 	// game's backend or a bot farm multiplexes its players over few
@@ -92,6 +95,7 @@ type Config struct {
 
 	// DurationS and WatchPaceMS mirror the durations in the JSON result.
 	DurationS   float64 `json:"duration_s"`
+	WarmupS     float64 `json:"warmup_s,omitempty"`
 	WatchPaceMS float64 `json:"watch_pace_ms,omitempty"`
 
 	// Progress receives a line a second while the load runs (nil: none).
@@ -291,7 +295,7 @@ type IdleResult struct {
 // Run runs the phases cfg asks for and returns what they measured.
 // It returns a partial result with an error when a phase fails.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	cfg.DurationS, cfg.WatchPaceMS = cfg.Duration.Seconds(), ms(cfg.WatchPace)
+	cfg.DurationS, cfg.WarmupS, cfg.WatchPaceMS = cfg.Duration.Seconds(), cfg.Warmup.Seconds(), ms(cfg.WatchPace)
 	cfg.DBDelayUS = cfg.DBDelay.Microseconds()
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard

@@ -49,6 +49,29 @@ func (b *bench) load(ctx context.Context) (*LoadResult, *WatchResult, error) {
 	}
 	b.rec.take() // setup latencies are not the window's
 
+	var wg sync.WaitGroup
+	pctx, pcancel := context.WithCancel(ctx)
+	defer pcancel()
+	play := func() {
+		for i := range tables {
+			wg.Add(1)
+			go func() { defer wg.Done(); b.table(pctx, i, tables[i], firsts[i]) }()
+		}
+	}
+	warm := cfg.Warmup > 0 && cfg.Matches > 0
+	if warm {
+		// The warm-up: the tables play, nothing is counted (the window is
+		// not open), and its latencies and finished matches are dropped
+		// as the window opens.
+		play()
+		t := time.NewTimer(cfg.Warmup)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+
 	// The window.
 	before := b.srv.sample()
 	if cfg.CPUProfile != "" && b.srv.mode == "inproc" {
@@ -57,14 +80,14 @@ func (b *bench) load(ctx context.Context) (*LoadResult, *WatchResult, error) {
 			defer stop()
 		}
 	}
+	if warm {
+		b.rec.take()
+		b.finished.Store(0)
+	}
 	start := time.Now()
 	b.open.Store(true)
-	var wg sync.WaitGroup
-	pctx, pcancel := context.WithCancel(ctx)
-	defer pcancel()
-	for i := range tables {
-		wg.Add(1)
-		go func() { defer wg.Done(); b.table(pctx, i, tables[i], firsts[i]) }()
+	if !warm {
+		play()
 	}
 	var wres *WatchResult
 	watchDone := make(chan struct{})

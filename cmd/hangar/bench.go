@@ -119,6 +119,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.IntVar(&c.Matches, "matches", 8, "concurrent matches kept in play (0: no load, e.g. for -idle or -watchers alone)")
 	fs.IntVar(&c.Seats, "seats", 4, "seats per match, 2 to 4, each a player on its own connection")
 	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "length of the measured window")
+	fs.DurationVar(&c.Warmup, "warmup", 0, "with -matches, how long the tables play before the window opens, unmeasured (boardgame.io's peer harness warms up 2s)")
 	fs.Int64Var(&c.Moves, "moves", 0, "end the window after this many acknowledged moves (0: -duration only)")
 	fs.IntVar(&c.Watchers, "watchers", 0, "watchers of one extra match, each on its own connection, for the fan-out latency (0: none)")
 	fs.StringVar(&c.WatchMatch, "watch-match", "driven", "the watched match: driven (two bench players play it) or bot (three server bots play it)")
@@ -164,8 +165,8 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 		return c, fmt.Errorf("-watch-match must be driven or bot")
 	case c.IdleKind != "open" && c.IdleKind != "started":
 		return c, fmt.Errorf("-idle-kind must be open or started")
-	case c.Matches < 0 || c.Watchers < 0 || c.Idle < 0 || c.Concurrency < 1 || c.Duration <= 0:
-		return c, fmt.Errorf("counts must not be negative, -concurrency and -duration must be positive")
+	case c.Matches < 0 || c.Watchers < 0 || c.Idle < 0 || c.Concurrency < 1 || c.Duration <= 0 || c.Warmup < 0:
+		return c, fmt.Errorf("counts and -warmup must not be negative, -concurrency and -duration must be positive")
 	case c.Store == "postgres" && c.DatabaseURL == "" && c.Target == "":
 		return c, fmt.Errorf("-store postgres needs -database-url")
 	case c.Webhook && c.Target != "":

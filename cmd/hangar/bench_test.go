@@ -103,6 +103,30 @@ func TestBenchPlay(t *testing.T) {
 	}
 }
 
+// TestBenchWarmup: with -warmup the tables play before the window opens,
+// and nothing of the warm-up is counted: the latencies are the window's
+// commands' (give or take those in flight at its end), the window is as
+// long as -duration, and the server's commits in it are the window's.
+func TestBenchWarmup(t *testing.T) {
+	_, res := runBench(t, []string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "2", "-seats", "2",
+		"-warmup", "1s", "-duration", "1s", "-play"})
+	l := res.Load
+	if l == nil || l.Moves == 0 || res.Config.WarmupS != 1 {
+		t.Fatalf("load %+v, warm-up %v s", l, res.Config.WarmupS)
+	}
+	if l.Seconds < 1 || l.Seconds > 1.5 {
+		t.Errorf("window of %.2f s for -duration 1s after -warmup 1s", l.Seconds)
+	}
+	// A seat has at most one command in flight when the window opens and
+	// when it closes.
+	if n := l.Latency["Play Roll"].Count + l.Latency["Play Move"].Count; int64(n) > l.Commands+2*4 {
+		t.Errorf("%d command latencies for the window's %d commands: the warm-up's were kept", n, l.Commands)
+	}
+	if st := l.Usage.Store; st == nil || st.Appends > 2*l.Commands+20 {
+		t.Errorf("store usage %+v for the window's %d commands", st, l.Commands)
+	}
+}
+
 // TestBenchSharedConns runs the load with its players sharing two
 // connections (-conns), as a game's backend multiplexes its users: every
 // player's calls and Play stream go over those two, the matches are
@@ -194,7 +218,7 @@ func TestBenchFlags(t *testing.T) {
 		{"-store", "postgres", "-database-url", "postgres://x/y", "-bus", "redis://x:6379"},
 		{"-bus", "nats://127.0.0.1:4222"}, {"-db-delay", "1ms"},
 		{"-store", "postgres", "-database-url", "postgres://x/y", "-db-delay", "-1ms"},
-		{"-server", "inproc", "-cpuprofile", "a", "-load-cpuprofile", "b"}, {"-load-gc-heap-floor-mib", "-1"}} {
+		{"-server", "inproc", "-cpuprofile", "a", "-load-cpuprofile", "b"}, {"-load-gc-heap-floor-mib", "-1"}, {"-warmup", "-1s"}} {
 		if _, err := benchFlags(args, io.Discard); err == nil {
 			t.Errorf("benchFlags(%q) accepted", args)
 		}
