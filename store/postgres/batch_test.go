@@ -380,7 +380,9 @@ func TestBatchApartAtOnce(t *testing.T) {
 			Players: []string{"p1", "p2"}, Summary: []byte("s"), Started: t0}, Expected: expected, Time: t0, Notices: ns,
 			Command: store.Command{Author: "p1", RequestID: req, Fingerprint: []byte(req)}, Events: []store.Event{{Type: "t", Payload: []byte(req)}}}
 	}
-	note := func(p string) store.Notice { return store.Notice{Player: p, Kind: "k", Match: "m", Payload: []byte("n")} }
+	note := func(p string) store.Notice {
+		return store.Notice{Player: p, Kind: "k", Match: "m", Payload: []byte("n")}
+	}
 	if _, err := s.Append(ctx, app("a", 0, "create", note("held"))); err != nil {
 		t.Fatal(err)
 	}
