@@ -49,9 +49,19 @@ func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) {
 // does nothing, so streams may send them at once.
 type wireMsg struct{ b []byte }
 
-// Unmarshal implements encoding.CodecV2.
+// Unmarshal implements encoding.CodecV2. A message of api/ is read by its
+// generated reader and its strings checked to be UTF-8 as proto's reader
+// checks them (vtcodec.UnmarshalChecked): about twice as quick.
 func (c *requestCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	if err := c.CodecV2.Unmarshal(data, v); err != nil {
+	var err error
+	if m, ok := v.(vtcodec.Unmarshaler); ok {
+		buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+		err = vtcodec.UnmarshalChecked(buf.ReadOnlyData(), m)
+		buf.Free()
+	} else {
+		err = c.CodecV2.Unmarshal(data, v)
+	}
+	if err != nil {
 		c.bad.Store(v, err)
 	}
 	return nil

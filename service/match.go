@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -311,7 +312,7 @@ func (m *match) row() (store.Match, error) {
 			}
 		}
 	}
-	sum, err := marshalWire(m.summary())
+	sum, err := m.summaryWire()
 	if err != nil {
 		return store.Match{}, err
 	}
@@ -322,6 +323,52 @@ func (m *match) row() (store.Match, error) {
 		Private: m.private, Invited: slices.Clone(m.invited),
 	}, nil
 }
+
+// summaryWire is m.summary() marshalled, for every command's row: the
+// bytes a deterministic proto.Marshal gives. The options, a fifth of the
+// summary's bytes and most of its writing, never change after the match is
+// created: their bytes (optionsWire) are put in their place among the
+// rest's as they are.
+func (m *match) summaryWire() ([]byte, error) {
+	pm := m.summary()
+	pm.Options = nil
+	n := pm.SizeVT()
+	opts := 0
+	if m.options != nil {
+		opts = protowire.SizeTag(matchOptionsField) + protowire.SizeBytes(len(m.optionsWire))
+	}
+	b := make([]byte, opts+n)
+	if _, err := pm.MarshalToSizedBufferVT(b[opts:]); err != nil {
+		return nil, err
+	}
+	if opts == 0 {
+		return b, nil
+	}
+	// The fields before the options move to the front; the options go
+	// between them and the rest.
+	i := 0
+	for rest := b[opts:]; i < n; {
+		num, typ, k := protowire.ConsumeTag(rest[i:])
+		if k < 0 {
+			return nil, protowire.ParseError(k)
+		}
+		if num > matchOptionsField {
+			break
+		}
+		v := protowire.ConsumeFieldValue(num, typ, rest[i+k:])
+		if v < 0 {
+			return nil, protowire.ParseError(v)
+		}
+		i += k + v
+	}
+	copy(b, b[opts:opts+i])
+	at := protowire.AppendTag(b[i:i], matchOptionsField, protowire.BytesType)
+	protowire.AppendBytes(at, m.optionsWire)
+	return b, nil
+}
+
+// matchOptionsField is the number of Match's options field.
+var matchOptionsField = (&hangarv1.Match{}).ProtoReflect().Descriptor().Fields().ByName("options").Number()
 
 var statusProto = map[store.Status]hangarv1.MatchStatus{
 	store.StatusOpen:      hangarv1.MatchStatus_MATCH_STATUS_OPEN,

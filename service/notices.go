@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 
@@ -30,13 +31,25 @@ import (
 
 var noticeBody = (&hangarv1.Notice{}).ProtoReflect().Descriptor().Oneofs().ByName("body")
 
-// noticeKind is the stored kind of n: the name of its body's field.
+// noticeKind is the stored kind of n: the name of its body's field. The
+// name is looked up once per Go type of body (noticeKinds), not through
+// the message's reflection every time: a command's notices are on the
+// write path.
 func noticeKind(n *hangarv1.Notice) string {
-	if f := n.ProtoReflect().WhichOneof(noticeBody); f != nil {
-		return string(f.Name())
+	t := reflect.TypeOf(n.GetBody())
+	if k, ok := noticeKinds.Load(t); ok {
+		return k.(string)
 	}
-	return "unknown"
+	f := n.ProtoReflect().WhichOneof(noticeBody)
+	if f == nil {
+		return "unknown"
+	}
+	k := string(f.Name())
+	noticeKinds.Store(t, k)
+	return k
 }
+
+var noticeKinds sync.Map // reflect.Type of a Notice's body -> its kind
 
 // noticeID is the id of a player's notice seq: "<player>:<seq>".
 func noticeID(player string, seq int64) string { return player + ":" + strconv.FormatInt(seq, 10) }

@@ -56,3 +56,23 @@ func TestStoredNotices(t *testing.T) {
 		t.Error("a match_started payload decoded as your_turn")
 	}
 }
+
+// TestNoticeKind: every body of a Notice is stored under its field's name,
+// the first time (by reflection) and after (from the cache) alike; a
+// notice without a body is "unknown".
+func TestNoticeKind(t *testing.T) {
+	fields := noticeBody.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		n := &hangarv1.Notice{}
+		n.ProtoReflect().Set(fd, n.ProtoReflect().NewField(fd))
+		for range 2 {
+			if got := noticeKind(n); got != string(fd.Name()) {
+				t.Fatalf("%s: kind %q", fd.Name(), got)
+			}
+		}
+	}
+	if got := noticeKind(&hangarv1.Notice{}); got != "unknown" {
+		t.Fatalf("no body: kind %q", got)
+	}
+}

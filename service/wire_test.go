@@ -17,6 +17,7 @@ import (
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/game/carcassonne"
+	"github.com/hangarhq/hangar/internal/vtcodec"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -69,6 +70,7 @@ func TestWireIsProtos(t *testing.T) {
 // hands check every message they made, named by its kind.
 func playWire(t testing.TB, check func(what string, m proto.Message)) {
 	games := game.NewRegistry(aeroplane.Game{}, carcassonne.Game{})
+	det := proto.MarshalOptions{Deterministic: true}
 	ctx := context.Background()
 	st := &acceptLog{versions: map[string]int64{}}
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -107,6 +109,12 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 				break
 			}
 			check("summary", m.summary())
+			if m.options == nil {
+				t.Fatal("a match without options: summaryWire's splice goes untested")
+			}
+			if got, err := m.summaryWire(); err != nil || !bytes.Equal(got, must(det.Marshal(m.summary()))) {
+				t.Fatalf("summaryWire wrote %x, %v; want %x", got, err, must(det.Marshal(m.summary())))
+			}
 			seat, _ := m.play.Turn()
 			pctx := players[m.seatIndex(seat)]
 			l := m.play.Legal(seat)
@@ -204,6 +212,11 @@ func BenchmarkWire(b *testing.B) {
 		b.Run(what+"/unmarshal/generated", func(b *testing.B) {
 			for range b.N {
 				_ = m.ProtoReflect().New().Interface().(interface{ UnmarshalVT([]byte) error }).UnmarshalVT(wire)
+			}
+		})
+		b.Run(what+"/unmarshal/checked", func(b *testing.B) {
+			for range b.N {
+				_ = vtcodec.UnmarshalChecked(wire, m.ProtoReflect().New().Interface().(vtcodec.Unmarshaler))
 			}
 		})
 	}

@@ -175,7 +175,18 @@ func (e Event) appendNotation(b []byte) []byte {
 // is not an event (unknown kind, keys missing, extra or out of order, values out of range).
 func ParseEvent(s string) (Event, error) {
 	bad := func() (Event, error) { return Event{}, fmt.Errorf("%w: event %q", ErrSyntax, s) }
-	f := strings.Split(s, " ")
+	// The words of s, without strings.Split's allocation: no event has
+	// more than a kind and six keys.
+	var words [1 + 6]string
+	f := words[:0]
+	for rest, more := s, true; more; {
+		if len(f) == len(words) {
+			return bad()
+		}
+		var w string
+		w, rest, more = strings.Cut(rest, " ")
+		f = append(f, w)
+	}
 	var e Event
 	for k := EvRolled; int(k) < len(eventNames); k++ {
 		if eventNames[k] == f[0] {

@@ -5,9 +5,10 @@
 // twelfth round). Other messages go through proto's reflection.
 //
 // UnmarshalVT does not check that strings are UTF-8, which proto.Unmarshal
-// does: the server reads its requests with proto (service.requestCodec)
-// and writes with Marshal; Codec, which reads with the generated methods
-// too, is for clients, which take the server's strings as they come.
+// does: the server reads its requests with UnmarshalChecked, which adds the
+// check (service.requestCodec), and writes with Marshal; Codec, which reads
+// with the generated methods alone, is for clients, which take the server's
+// strings as they come.
 package vtcodec
 
 import (
