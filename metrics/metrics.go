@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"reflect"
 	"sync"
 	"time"
 
@@ -20,7 +21,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/store"
@@ -159,11 +159,10 @@ type eventCounters struct {
 // Committed counts a command's events.
 func (o *Observer) Committed(game string, evs []*hangarv1.Event) {
 	for _, ev := range evs {
-		f := ev.ProtoReflect().WhichOneof(eventBody)
-		if f == nil {
+		c := o.counters(game, ev)
+		if c == nil {
 			continue
 		}
-		c := o.counters(game, f.Name())
 		c.events.Inc()
 		if c.matches != nil {
 			c.matches.Inc()
@@ -171,19 +170,26 @@ func (o *Observer) Committed(game string, evs []*hangarv1.Event) {
 	}
 }
 
-// counters are the counters of game's events of type typ, looked up by
-// their labels once (a command's events would otherwise hash them each).
-func (o *Observer) counters(game string, typ protoreflect.Name) *eventCounters {
+// counters are the counters of game's events of ev's type (nil: ev has no
+// body), looked up once per game and Go type of body: a command's events
+// would otherwise each be looked into by reflection and their labels
+// hashed.
+func (o *Observer) counters(game string, ev *hangarv1.Event) *eventCounters {
 	type key struct {
 		game string
-		typ  protoreflect.Name
+		body reflect.Type
 	}
-	k := key{game, typ}
+	k := key{game, reflect.TypeOf(ev.GetBody())}
 	if c, ok := o.m.eventCounters.Load(k); ok {
 		return c.(*eventCounters)
 	}
-	c := &eventCounters{events: o.m.events.WithLabelValues(game, string(typ))}
-	if st, ok := states[string(typ)]; ok {
+	f := ev.ProtoReflect().WhichOneof(eventBody)
+	if f == nil {
+		return nil
+	}
+	typ := string(f.Name())
+	c := &eventCounters{events: o.m.events.WithLabelValues(game, typ)}
+	if st, ok := states[typ]; ok {
 		c.matches = o.m.matches.WithLabelValues(game, st)
 	}
 	v, _ := o.m.eventCounters.LoadOrStore(k, c)

@@ -145,6 +145,17 @@ func TestAdminMetricsAndAccessLog(t *testing.T) {
 	if v := metric(body, "hangar_events_total", "game", "aeroplane", "type", "aeroplane"); v < 1 {
 		t.Errorf("game events counted: %v", v)
 	}
+	// Every event of the match counted once, under its type.
+	counted := 0.0
+	for line := range strings.SplitSeq(body, "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok && strings.HasPrefix(k, "hangar_events_total{") && strings.Contains(k, `game="aeroplane"`) {
+			f, _ := strconv.ParseFloat(v, 64)
+			counted += f
+		}
+	}
+	if counted != float64(final.GetVersion()) {
+		t.Errorf("events counted %v, the match has %d", counted, final.GetVersion())
+	}
 	if !strings.Contains(body, "go_goroutines") || !strings.Contains(body, "process_resident_memory_bytes") {
 		t.Error("no runtime or process metrics")
 	}

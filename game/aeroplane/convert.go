@@ -169,13 +169,17 @@ func moveProto(m engine.Move) *aeroplanev1.Move {
 
 // setMove sets p, a new message, to the API form of m.
 func setMove(p *aeroplanev1.Move, m engine.Move) {
-	kind := map[engine.MoveKind]aeroplanev1.MoveKind{
-		engine.TakeOff: aeroplanev1.MoveKind_MOVE_KIND_TAKE_OFF,
-		engine.Advance: aeroplanev1.MoveKind_MOVE_KIND_ADVANCE,
-		engine.Pass:    aeroplanev1.MoveKind_MOVE_KIND_PASS,
-	}[m.Kind]
+	kind := moveKinds[m.Kind]
 	p.Kind, p.Plane, p.Fly, p.Stack, p.NoJump, p.Split, p.Notation = kind, int32(m.Plane), m.Fly, m.Stack, m.NoJump,
 		m.Split, m.String()
+}
+
+// moveKinds are the API's move kinds by the engine's (a move listed among
+// the legal ones is set for each, so the table is made once).
+var moveKinds = map[engine.MoveKind]aeroplanev1.MoveKind{
+	engine.TakeOff: aeroplanev1.MoveKind_MOVE_KIND_TAKE_OFF,
+	engine.Advance: aeroplanev1.MoveKind_MOVE_KIND_ADVANCE,
+	engine.Pass:    aeroplanev1.MoveKind_MOVE_KIND_PASS,
 }
 
 // EventProto is the API (and stored) form of an engine event; the kinds are numbered
