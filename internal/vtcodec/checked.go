@@ -20,11 +20,12 @@ type Unmarshaler interface {
 // UnmarshalChecked reads b into m with its generated reader and then checks
 // what proto.Unmarshal checks and the generated reader does not: that every
 // string of a proto3 message, at any depth (repeated, in a map, in a
-// oneof), is UTF-8. It is for a server reading its requests: about twice as
-// quick as proto.Unmarshal (BENCHMARKS.md), and what it accepts
-// proto.Unmarshal accepts and reads to an equal message. It is stricter in
-// one way: a known field sent with the wrong wire type is an error, where
-// proto.Unmarshal keeps it as an unknown field.
+// oneof), is UTF-8, and that field numbers are in range. It is for a server
+// reading its requests: about twice as quick as proto.Unmarshal
+// (BENCHMARKS.md), and what it accepts proto.Unmarshal accepts and reads to
+// a message equal in every known field (FuzzUnmarshalChecked). It is
+// stricter in one way: a known field sent with the wrong wire type is an
+// error, where proto.Unmarshal keeps it as an unknown field.
 func UnmarshalChecked(b []byte, m Unmarshaler) error {
 	if r, ok := m.(interface{ Reset() }); ok {
 		r.Reset()
@@ -32,37 +33,36 @@ func UnmarshalChecked(b []byte, m Unmarshaler) error {
 	if err := m.UnmarshalVT(b); err != nil {
 		return err
 	}
-	return CheckUTF8(m.ProtoReflect().Descriptor(), b)
+	return checkWire(m.ProtoReflect().Descriptor(), b)
 }
 
 // errUTF8 is proto.Unmarshal's complaint, in the same words.
 var errUTF8 = errors.New("string field contains invalid UTF-8")
 
-// CheckUTF8 walks b, the wire form of a message md describes, and reports
-// an error naming the first string field (of a message of a syntax that
-// requires it) that is not UTF-8. Unknown fields are not looked into, as
-// proto.Unmarshal does not.
-func CheckUTF8(md protoreflect.MessageDescriptor, b []byte) error {
+// checkWire walks b, the wire form of a message md describes, for what
+// proto.Unmarshal refuses and the generated reader takes: a string field
+// (of a message of a syntax that requires it) that is not UTF-8, at any
+// depth of known fields, and a field number out of range. Unknown fields
+// are not looked into, as proto.Unmarshal does not.
+func checkWire(md protoreflect.MessageDescriptor, b []byte) error {
 	return planOf(md).check(b, 0)
 }
 
-// maxDepth bounds the nesting CheckUTF8 follows, as proto's own reader
+// maxDepth bounds the nesting checkWire follows, as proto's own reader
 // bounds its recursion.
 const maxDepth = 10000
 
-// A plan is what CheckUTF8 needs of a message's fields, made once per
+// A plan is what checkWire needs of a message's fields, made once per
 // message type: the descriptors' own look-ups cost as much as the reading.
 type plan struct {
 	// fields by field number, below len(fields); sparse above.
 	fields []field
 	sparse map[protowire.Number]field
-	// strings: a string to check is reachable from the message.
-	strings bool
 }
 
 type field struct {
 	str *protoreflect.FieldDescriptor // a string field to check
-	msg *plan                         // a message field with strings to check
+	msg *plan                         // a message field, to walk
 }
 
 // denseFields bounds the slice of a plan's fields.
@@ -89,12 +89,11 @@ func buildPlan(md protoreflect.MessageDescriptor, made map[protoreflect.FullName
 	if p, ok := made[md.FullName()]; ok {
 		return p
 	}
-	p := &plan{strings: true} // until known: a message nesting itself is looked into
+	p := &plan{}
 	made[md.FullName()] = p
 	fds := md.Fields()
 	var fields []field
 	sparse := map[protowire.Number]field{}
-	strs := false
 	for i := range fds.Len() {
 		fd := fds.Get(i)
 		var f field
@@ -104,14 +103,8 @@ func buildPlan(md protoreflect.MessageDescriptor, made map[protoreflect.FullName
 				continue
 			}
 			f.str = &fd
-			strs = true
 		case protoreflect.MessageKind:
-			sub := buildPlan(fd.Message(), made)
-			if !sub.strings {
-				continue
-			}
-			f.msg = sub
-			strs = true
+			f.msg = buildPlan(fd.Message(), made)
 		default:
 			continue
 		}
@@ -124,7 +117,7 @@ func buildPlan(md protoreflect.MessageDescriptor, made map[protoreflect.FullName
 			sparse[n] = f
 		}
 	}
-	p.fields, p.strings = fields, strs
+	p.fields = fields
 	if len(sparse) > 0 {
 		p.sparse = sparse
 	}
@@ -142,9 +135,6 @@ func (p *plan) field(n protowire.Number) field {
 }
 
 func (p *plan) check(b []byte, depth int) error {
-	if !p.strings {
-		return nil
-	}
 	if depth > maxDepth {
 		return errors.New("exceeded maximum recursion depth")
 	}
@@ -152,6 +142,11 @@ func (p *plan) check(b []byte, depth int) error {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
 			return protowire.ParseError(n)
+		}
+		if num > protowire.MaxValidNumber {
+			// proto.Unmarshal refuses it; the generated reader keeps
+			// it as an unknown field.
+			return errors.New("invalid field number")
 		}
 		b = b[n:]
 		if typ == protowire.BytesType {

@@ -172,3 +172,46 @@ func dropUnknown(m protoreflect.Message) {
 		return true
 	})
 }
+
+// FuzzUnmarshalChecked: on any bytes, read as one of the requests (its
+// first byte picks which: a PlayRequest, four messages deep, or a
+// CreateMatchRequest, with a Duration and repeated strings), what the
+// checked reader accepts proto.Unmarshal accepts and reads alike, and what
+// it refuses that proto accepts is a field with the wrong wire type.
+func FuzzUnmarshalChecked(f *testing.F) {
+	kinds := []Unmarshaler{new(hangarv1.PlayRequest), new(hangarv1.CreateMatchRequest)}
+	for _, m := range requests("héllo") {
+		for i, k := range kinds {
+			if m.ProtoReflect().Descriptor() == k.ProtoReflect().Descriptor() {
+				f.Add(append([]byte{byte(i)}, must(proto.Marshal(m))...))
+			}
+		}
+	}
+	f.Add([]byte{0, 0x12, 0x03, 0x1a, 0x01, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		kind := kinds[int(b[0])%len(kinds)]
+		b = b[1:]
+		want := kind.ProtoReflect().New().Interface()
+		wantErr := proto.Unmarshal(b, want)
+		got := kind.ProtoReflect().New().Interface().(Unmarshaler)
+		gotErr := UnmarshalChecked(b, got)
+		switch {
+		case gotErr == nil && wantErr != nil:
+			t.Fatalf("%T % x accepted; proto refuses it: %v", kind, b, wantErr)
+		case gotErr == nil && !equalKnown(got, want):
+			t.Fatalf("%T % x read %v; proto reads %v", kind, b, got, want)
+		case gotErr != nil && wantErr == nil && !strings.Contains(gotErr.Error(), "wrong wireType"):
+			t.Fatalf("%T % x refused (%v); proto accepts it", kind, b, gotErr)
+		}
+	})
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
