@@ -122,21 +122,10 @@ func TestUnmarshalCheckedAgainstProto(t *testing.T) {
 				j := i + rng.IntN(len(b)-i)
 				b = append(b[:j:j], b[i:]...)
 			}
-			want := m.ProtoReflect().New().Interface()
-			wantErr := proto.Unmarshal(b, want)
-			got := m.ProtoReflect().New().Interface().(Unmarshaler)
-			gotErr := UnmarshalChecked(b, got)
-			switch {
-			case gotErr == nil && wantErr != nil:
-				t.Fatalf("%s: % x accepted; proto refuses it: %v", name, b, wantErr)
-			case gotErr == nil && !equalKnown(got, want):
-				t.Fatalf("%s: % x read %v; proto reads %v", name, b, got, want)
-			case gotErr == nil:
+			switch againstProto(t, m, b) {
+			case "accepted":
 				accepted++
-			case wantErr == nil:
-				if !strings.Contains(gotErr.Error(), "wrong wireType") {
-					t.Fatalf("%s: % x refused (%v); proto accepts it", name, b, gotErr)
-				}
+			case "stricter":
 				stricter++
 			default:
 				refused++
@@ -194,19 +183,35 @@ func FuzzUnmarshalChecked(f *testing.F) {
 		}
 		kind := kinds[int(b[0])%len(kinds)]
 		b = b[1:]
-		want := kind.ProtoReflect().New().Interface()
-		wantErr := proto.Unmarshal(b, want)
-		got := kind.ProtoReflect().New().Interface().(Unmarshaler)
-		gotErr := UnmarshalChecked(b, got)
-		switch {
-		case gotErr == nil && wantErr != nil:
-			t.Fatalf("%T % x accepted; proto refuses it: %v", kind, b, wantErr)
-		case gotErr == nil && !equalKnown(got, want):
-			t.Fatalf("%T % x read %v; proto reads %v", kind, b, got, want)
-		case gotErr != nil && wantErr == nil && !strings.Contains(gotErr.Error(), "wrong wireType"):
-			t.Fatalf("%T % x refused (%v); proto accepts it", kind, b, gotErr)
-		}
+		againstProto(t, kind, b)
 	})
+}
+
+// againstProto reads b as a message of kind's type with the checked reader
+// and with proto.Unmarshal, fails t unless they agree as UnmarshalChecked
+// promises, and says how: "accepted" by both, "refused" by both, or
+// refused by the checked reader alone for a wire type ("stricter").
+func againstProto(t *testing.T, kind Unmarshaler, b []byte) string {
+	t.Helper()
+	want := kind.ProtoReflect().New().Interface()
+	wantErr := proto.Unmarshal(b, want)
+	got := kind.ProtoReflect().New().Interface().(Unmarshaler)
+	gotErr := UnmarshalChecked(b, got)
+	name := kind.ProtoReflect().Descriptor().Name()
+	switch {
+	case gotErr == nil && wantErr != nil:
+		t.Fatalf("%s % x accepted; proto refuses it: %v", name, b, wantErr)
+	case gotErr == nil && !equalKnown(got, want):
+		t.Fatalf("%s % x read %v; proto reads %v", name, b, got, want)
+	case gotErr == nil:
+		return "accepted"
+	case wantErr == nil:
+		if !strings.Contains(gotErr.Error(), "wrong wireType") {
+			t.Fatalf("%s % x refused (%v); proto accepts it", name, b, gotErr)
+		}
+		return "stricter"
+	}
+	return "refused"
 }
 
 func must(b []byte, err error) []byte {
