@@ -61,8 +61,8 @@ type plan struct {
 }
 
 type field struct {
-	str *protoreflect.FieldDescriptor // a string field to check
-	msg *plan                         // a message field, to walk
+	str protoreflect.FullName // a string field to check: its name
+	msg *plan                 // a message field, to walk
 }
 
 // denseFields bounds the slice of a plan's fields.
@@ -93,7 +93,7 @@ func buildPlan(md protoreflect.MessageDescriptor, made map[protoreflect.FullName
 	made[md.FullName()] = p
 	fds := md.Fields()
 	var fields []field
-	sparse := map[protowire.Number]field{}
+	var sparse map[protowire.Number]field
 	for i := range fds.Len() {
 		fd := fds.Get(i)
 		var f field
@@ -102,7 +102,7 @@ func buildPlan(md protoreflect.MessageDescriptor, made map[protoreflect.FullName
 			if fd.Syntax() == protoreflect.Proto2 {
 				continue
 			}
-			f.str = &fd
+			f.str = fd.FullName()
 		case protoreflect.MessageKind:
 			f.msg = buildPlan(fd.Message(), made)
 		default:
@@ -114,13 +114,13 @@ func buildPlan(md protoreflect.MessageDescriptor, made map[protoreflect.FullName
 			}
 			fields[n] = f
 		} else {
+			if sparse == nil {
+				sparse = map[protowire.Number]field{}
+			}
 			sparse[n] = f
 		}
 	}
-	p.fields = fields
-	if len(sparse) > 0 {
-		p.sparse = sparse
-	}
+	p.fields, p.sparse = fields, sparse
 	return p
 }
 
@@ -156,9 +156,9 @@ func (p *plan) check(b []byte, depth int) error {
 			}
 			b = b[n:]
 			switch f := p.field(num); {
-			case f.str != nil:
+			case f.str != "":
 				if !utf8.Valid(v) {
-					return fmt.Errorf("%w: %s", errUTF8, (*f.str).FullName())
+					return fmt.Errorf("%w: %s", errUTF8, f.str)
 				}
 			case f.msg != nil:
 				if err := f.msg.check(v, depth+1); err != nil {
