@@ -233,7 +233,15 @@ func (h *hub) since(id string, after int64) ([]*watchItem, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := h.recent[id]
-	if len(r) == 0 || r[0].ev.GetSeq() > after+1 || h.last(id) < h.known[id] {
+	if len(r) == 0 {
+		// Nothing kept yet (the match's first watcher here). A match
+		// cached at version after has nothing after it that this node
+		// knows of: learn drops a cached state once a newer version is
+		// heard of, as the ring below is trusted only up to known.
+		m := h.matches[id]
+		return nil, m != nil && m.version == after && h.known[id] <= after
+	}
+	if r[0].ev.GetSeq() > after+1 || h.last(id) < h.known[id] {
 		return nil, false
 	}
 	if after >= h.last(id) {

@@ -146,3 +146,51 @@ func TestHubFullPageIsNotCaughtUp(t *testing.T) {
 		t.Fatalf("at the end since(1451) = %v, %v", seqs(got), ok)
 	}
 }
+
+// A match's first watcher on a node that holds the match at the version
+// it asks from reads nothing from the store: nothing comes after it that
+// the node knows of. It does read when it asks from further back, once a
+// newer version is heard of, or after a gap in the feed.
+func TestHubFirstWatcherAtTheCachedVersion(t *testing.T) {
+	h := newHub()
+	h.put(&match{id: "m", status: store.StatusActive, version: 3}, evs(1, 3)...)
+	wake, unsubscribe := h.subscribe("m")
+	defer unsubscribe()
+	if got, ok := h.since("m", 3); !ok || len(got) != 0 {
+		t.Fatalf("at the cached version since(3) = %v, %v; want nothing new, from memory", seqs(got), ok)
+	}
+	if _, ok := h.since("m", 2); ok {
+		t.Fatal("since(2) served from memory: events 1 to 3 were never kept")
+	}
+	// The next local commit starts the ring where the watcher stands.
+	h.put(&match{id: "m", status: store.StatusActive, version: 5}, evs(4, 5)...)
+	<-wake
+	if got, ok := h.since("m", 3); !ok || len(got) != 2 || got[0].ev.GetSeq() != 4 {
+		t.Fatalf("after a commit since(3) = %v, %v", seqs(got), ok)
+	}
+
+	// Another node's change heard of before the first watcher: read the store.
+	h.put(&match{id: "n", status: store.StatusActive, version: 3}, evs(1, 3)...)
+	_, unsubscribeN := h.subscribe("n")
+	defer unsubscribeN()
+	h.remote("n", 4)
+	if _, ok := h.since("n", 3); ok {
+		t.Fatal("served from memory while a newer version is known")
+	}
+	// A gap: the cache is gone, so read the store.
+	h.put(&match{id: "o", status: store.StatusActive, version: 3}, evs(1, 3)...)
+	_, unsubscribeO := h.subscribe("o")
+	defer unsubscribeO()
+	h.gap()
+	if _, ok := h.since("o", 3); ok {
+		t.Fatal("served from memory after a gap")
+	}
+	// A version the node learnt from a watcher's read, ahead of its cache.
+	h.put(&match{id: "p", status: store.StatusActive, version: 3}, evs(1, 3)...)
+	_, unsubscribeP := h.subscribe("p")
+	defer unsubscribeP()
+	h.reached("p", 6)
+	if _, ok := h.since("p", 3); ok {
+		t.Fatal("served from memory behind a version a watcher read")
+	}
+}
