@@ -169,28 +169,22 @@ func TestHubFirstWatcherAtTheCachedVersion(t *testing.T) {
 		t.Fatalf("after a commit since(3) = %v, %v", seqs(got), ok)
 	}
 
-	// Another node's change heard of before the first watcher: read the store.
-	h.put(&match{id: "n", status: store.StatusActive, version: 3}, evs(1, 3)...)
-	_, unsubscribeN := h.subscribe("n")
-	defer unsubscribeN()
-	h.remote("n", 4)
-	if _, ok := h.since("n", 3); ok {
-		t.Fatal("served from memory while a newer version is known")
-	}
-	// A gap: the cache is gone, so read the store.
-	h.put(&match{id: "o", status: store.StatusActive, version: 3}, evs(1, 3)...)
-	_, unsubscribeO := h.subscribe("o")
-	defer unsubscribeO()
-	h.gap()
-	if _, ok := h.since("o", 3); ok {
-		t.Fatal("served from memory after a gap")
-	}
-	// A version the node learnt from a watcher's read, ahead of its cache.
-	h.put(&match{id: "p", status: store.StatusActive, version: 3}, evs(1, 3)...)
-	_, unsubscribeP := h.subscribe("p")
-	defer unsubscribeP()
-	h.reached("p", 6)
-	if _, ok := h.since("p", 3); ok {
-		t.Fatal("served from memory behind a version a watcher read")
+	// Each of these leaves the cache behind or gone: read the store.
+	for _, c := range []struct {
+		what   string
+		change func(id string)
+	}{
+		{"another node's change heard of", func(id string) { h.remote(id, 4) }},
+		{"a gap in the feed", func(string) { h.gap() }},
+		{"a version a watcher read", func(id string) { h.reached(id, 6) }},
+	} {
+		id := "after " + c.what
+		h.put(&match{id: id, status: store.StatusActive, version: 3}, evs(1, 3)...)
+		_, unsubscribe := h.subscribe(id)
+		c.change(id)
+		if _, ok := h.since(id, 3); ok {
+			t.Errorf("%s: since(3) served from memory", c.what)
+		}
+		unsubscribe()
 	}
 }
