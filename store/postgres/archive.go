@@ -57,7 +57,7 @@ WITH m AS (
 	WHERE id = $1 AND version = $2 AND archived_at IS NULL AND status IN ('finished', 'abandoned')
 	RETURNING id
 ), ev AS (
-	DELETE FROM match_events WHERE match_id = $1 AND EXISTS (SELECT 1 FROM m)
+	DELETE FROM match_event_runs WHERE match_id = $1 AND EXISTS (SELECT 1 FROM m)
 ), cmd AS (
 	DELETE FROM match_commands WHERE match_id = $1 AND EXISTS (SELECT 1 FROM m)
 )

@@ -428,10 +428,11 @@ func plan(as []store.Append, queued []int) []step {
 // appendManySQL is the guarded statement of many appends, each to a
 // different existing match: the columns of appendSQL's parameters become
 // arrays of one element per append (u, k numbering them from 1), and the
-// events and notices arrays of rows naming their append by k. Array
-// columns (the players, the invited) cannot be elements of an array of
-// their own length, so each append's is a slice of one array of them all,
-// from its index to its index (an empty slice, [n+1:n], is an empty
+// notices arrays of rows naming their append by k. Array columns (the
+// players, the invited, the events' types and payloads, which an append
+// writes as one row of match_event_runs) cannot be elements of an array
+// of their own length, so each append's is a slice of one array of them
+// all, from its index to its index (an empty slice, [n+1:n], is an empty
 // array).
 //
 // locked locks the rows of the appends' matches in id order: a SELECT's
@@ -479,10 +480,10 @@ WITH u AS (
 		@players_from::int[], @players_to::int[], @free_seats::int[], @bot_turns::bool[],
 		@summaries::bytea[], @started::timestamptz[], @ended::timestamptz[], @deadlines::timestamptz[],
 		@invited_from::int[], @invited_to::int[], @authors::text[], @request_ids::text[],
-		@fingerprints::bytea[], @times::timestamptz[])
+		@fingerprints::bytea[], @times::timestamptz[], @events_from::int[], @events_to::int[])
 		WITH ORDINALITY AS u(id, expected, version, status, players_from, players_to, free_seats, bot_turn,
 			summary, started, ended, deadline, invited_from, invited_to, author, request_id,
-			fingerprint, at, k)
+			fingerprint, at, events_from, events_to, k)
 )` + locked + `, done AS (
 	UPDATE matches AS m SET version = u.version, status = u.status,
 		player_ids = (@players::text[])[u.players_from:u.players_to], free_seats = u.free_seats,
@@ -492,12 +493,13 @@ WITH u AS (
 	WHERE m.id = u.id AND m.version = u.expected
 	  AND NOT EXISTS (SELECT 1 FROM match_commands AS c
 	                  WHERE c.match_id = u.id AND c.author_id = u.author AND c.request_id = u.request_id)
-	RETURNING u.k, u.id, u.expected, u.version, u.author, u.request_id, u.fingerprint, u.at
+	RETURNING u.k, u.id, u.expected, u.version, u.author, u.request_id, u.fingerprint, u.at,
+		u.events_from, u.events_to
 ), ev AS (
-	INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
-	SELECT d.id, e.seq, e.t, e.p, d.author, d.at
-	FROM unnest(@event_k::bigint[], @event_seqs::bigint[], @types::text[], @payloads::bytea[]) AS e(k, seq, t, p)
-	JOIN done AS d ON d.k = e.k
+	INSERT INTO match_event_runs (match_id, last_seq, first_seq, types, payloads, author_id, created_at)
+	SELECT d.id, d.version, d.expected + 1, (@types::text[])[d.events_from:d.events_to],
+		(@payloads::bytea[])[d.events_from:d.events_to], d.author, d.at
+	FROM done AS d
 ), cmd AS (
 	INSERT INTO match_commands (match_id, author_id, request_id, fingerprint, first_seq, last_seq)
 	SELECT d.id, d.author, d.request_id, d.fingerprint, d.expected + 1, d.version FROM done AS d
@@ -520,10 +522,9 @@ func appendManyArgs(as []store.Append, idx []int) []any {
 		started, ended, deadlines        = make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
 		times                            = make([]time.Time, n)
 		players, invited                 = []string{}, []string{}
-
-		eventK, eventSeqs []int64
-		types             []string
-		payloads          [][]byte
+		eventsFrom, eventsTo             = make([]int, n), make([]int, n)
+		types                            []string
+		payloads                         [][]byte
 	)
 	ns := manyNotices{}
 	for k, i := range idx {
@@ -539,10 +540,11 @@ func appendManyArgs(as []store.Append, idx []int) []any {
 		invited = append(invited, m.Invited...)
 		invitedTo[k] = len(invited)
 		authors[k], requests[k], fingerprints[k], times[k] = a.Command.Author, a.Command.RequestID, a.Command.Fingerprint, a.Time
-		for j, e := range a.Events {
-			eventK, eventSeqs = append(eventK, int64(k+1)), append(eventSeqs, a.Expected+int64(j+1))
+		eventsFrom[k] = len(types) + 1
+		for _, e := range a.Events {
 			types, payloads = append(types, e.Type), append(payloads, e.Payload)
 		}
+		eventsTo[k] = len(types)
 		ns.add(int64(k+1), a)
 	}
 	named := map[string]any{
@@ -552,7 +554,7 @@ func appendManyArgs(as []store.Append, idx []int) []any {
 		"started": started, "ended": ended, "deadlines": deadlines,
 		"invited_from": invitedFrom, "invited_to": invitedTo, "invited": invited,
 		"authors": authors, "request_ids": requests, "fingerprints": fingerprints, "times": times,
-		"event_k": eventK, "event_seqs": eventSeqs, "types": types, "payloads": payloads,
+		"events_from": eventsFrom, "events_to": eventsTo, "types": types, "payloads": payloads,
 	}
 	ns.args(named)
 	return appendManyQ.args(named)

@@ -140,7 +140,7 @@ func TestBatchPoison(t *testing.T) {
 		_, err = conn.Exec(context.Background(), `
 CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN RAISE EXCEPTION 'poisoned event'; END $$;
-CREATE TRIGGER refuse_poison BEFORE INSERT ON match_events
+CREATE TRIGGER refuse_poison BEFORE INSERT ON match_event_runs
 FOR EACH ROW WHEN (NEW.match_id = 'poison') EXECUTE FUNCTION refuse_poison();`)
 		if err != nil {
 			t.Fatal(err)
@@ -453,4 +453,16 @@ func TestBatchApartAtOnce(t *testing.T) {
 			t.Errorf("%s: %d notices, %v; want %d", p, len(ns), err, want)
 		}
 	}
+}
+
+// TestPagesAcrossCommandsLargePlan reads pages across commands' events
+// (storetest.PagesAcrossCommands) written by batches of the statement for
+// large batches (appendManySQL), which the conformance suite's small
+// batches do not reach.
+func TestPagesAcrossCommandsLargePlan(t *testing.T) {
+	postgres.SetSmallBatch(0)
+	t.Cleanup(func() { postgres.SetSmallBatch(16) })
+	s := open(t)
+	defer s.Close()
+	storetest.PagesAcrossCommands(t, s)
 }

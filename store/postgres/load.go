@@ -69,9 +69,12 @@ func (s *Store) LoadEnded(ctx context.Context, ms []Ended) error {
 			}); err != nil {
 			return err
 		}
-		// The events, the bulk of it, stream without a copy of their own.
+		// The events, the bulk of it, stream without a copy of their own:
+		// a match's consecutive events of one author and time are one run
+		// (match_event_runs), as the events of one command are.
 		i, j := 0, 0
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"match_events"}, []string{"match_id", "seq", "type", "payload", "author_id", "created_at"},
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"match_event_runs"},
+			[]string{"match_id", "last_seq", "first_seq", "types", "payloads", "author_id", "created_at"},
 			pgx.CopyFromFunc(func() ([]any, error) {
 				for i < len(ms) && j >= len(ms[i].Events) {
 					i, j = i+1, 0
@@ -79,9 +82,14 @@ func (s *Store) LoadEnded(ctx context.Context, ms []Ended) error {
 				if i == len(ms) {
 					return nil, nil
 				}
-				e := ms[i].Events[j]
-				j++
-				return []any{ms[i].Match.ID, int64(j), e.Type, e.Payload, e.Author, e.Time}, nil
+				evs, first := ms[i].Events, j
+				var types []string
+				var payloads [][]byte
+				for j < len(evs) && evs[j].Author == evs[first].Author && evs[j].Time.Equal(evs[first].Time) {
+					types, payloads = append(types, evs[j].Type), append(payloads, evs[j].Payload)
+					j++
+				}
+				return []any{ms[i].Match.ID, int64(j), int64(first + 1), types, payloads, evs[first].Author, evs[first].Time}, nil
 			}))
 		if err != nil {
 			return err

@@ -316,10 +316,8 @@ const appendTail = appendWrites + appendResult
 // appendWrites are the append statement's writes after done; an append
 // with notices adds its own (notices.go) before appendResult.
 const appendWrites = `, ev AS (
-	INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
-	SELECT @id, @expected + e.ord, e.t, e.p, @author, @time
-	FROM unnest(@types::text[], @payloads::bytea[]) WITH ORDINALITY AS e(t, p, ord)
-	WHERE EXISTS (SELECT 1 FROM done)
+	INSERT INTO match_event_runs (match_id, last_seq, first_seq, types, payloads, author_id, created_at)
+	SELECT @id, @version, @expected + 1, @types::text[], @payloads::bytea[], @author, @time FROM done
 ), cmd AS (
 	INSERT INTO match_commands (match_id, author_id, request_id, fingerprint, first_seq, last_seq)
 	SELECT @id, @author, @request_id, @fingerprint, @expected + 1, @version FROM done
@@ -514,11 +512,21 @@ func (s *Store) Command(ctx context.Context, matchID string, c store.Command) (s
 	return r, nil
 }
 
+// eventsSQL reads the events of match $1 after seq $2, at most $3 of them,
+// from the runs that hold them (migration 0013): the runs with last_seq >
+// $2, a range of the key, the first of them possibly holding events up to
+// $2 as well. No more than $3 runs can be needed, as each holds at least
+// one event after $2.
+const eventsSQL = `SELECT r.first_seq + e.i - 1, e.t, e.p, r.author_id, r.created_at
+	FROM (SELECT first_seq, types, payloads, author_id, created_at FROM match_event_runs
+	      WHERE match_id = $1 AND last_seq > $2 ORDER BY last_seq LIMIT $3) AS r,
+	     unnest(r.types, r.payloads) WITH ORDINALITY AS e(t, p, i)
+	WHERE r.first_seq + e.i - 1 > $2
+	ORDER BY 1 LIMIT $3`
+
 // Events implements store.Log.
 func (s *Store) Events(ctx context.Context, matchID string, after int64, limit int) ([]store.Event, error) {
-	rows, err := s.pool.Query(ctx,
-		`SELECT seq, type, payload, author_id, created_at FROM match_events
-		 WHERE match_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, matchID, after, limit)
+	rows, err := s.pool.Query(ctx, eventsSQL, matchID, after, limit)
 	if err != nil {
 		return nil, wrapErr("events", err)
 	}

@@ -193,8 +193,11 @@ func fromReplica[T any](ctx context.Context, s *Store, read func(db querier) (T,
 // with a NULL seq, no event to return.
 const eventsSeenSQL = `SELECT m.version, e.seq, e.type, e.payload, e.author_id, e.created_at
 	FROM matches m
-	LEFT JOIN LATERAL (SELECT seq, type, payload, author_id, created_at FROM match_events
-		WHERE match_id = $1 AND seq > $2 AND m.version >= $3 ORDER BY seq LIMIT $4) e ON true
+	LEFT JOIN LATERAL (SELECT r.first_seq + x.i - 1 AS seq, x.t AS type, x.p AS payload, r.author_id, r.created_at
+		FROM (SELECT first_seq, types, payloads, author_id, created_at FROM match_event_runs
+		      WHERE match_id = $1 AND last_seq > $2 AND m.version >= $3 ORDER BY last_seq LIMIT $4) AS r,
+		     unnest(r.types, r.payloads) WITH ORDINALITY AS x(t, p, i)
+		WHERE r.first_seq + x.i - 1 > $2 ORDER BY 1 LIMIT $4) e ON true
 	WHERE m.id = $1`
 
 // replicaEvents is one attempt of EventsSeen on the replica: the events,

@@ -9,6 +9,7 @@ import (
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
+	"github.com/hangarhq/hangar/store/storetest"
 )
 
 // replicaT0 is when the replica tests' matches start.
@@ -230,5 +231,21 @@ func TestReadReplicaWithoutReplica(t *testing.T) {
 	}
 	if _, err := s.ReplicaLag(ctx); err == nil {
 		t.Error("ReplicaLag without a replica: no error")
+	}
+}
+
+// TestReplicaPagesAcrossCommands reads pages across commands' events
+// (storetest.PagesAcrossCommands) through the replica's statement
+// (eventsSeenSQL), with the primary's database as the "replica".
+func TestReplicaPagesAcrossCommands(t *testing.T) {
+	url := pgtest.Database(t)
+	s, err := postgres.OpenWith(context.Background(), url, postgres.Options{ReadURL: url, ReplicaWait: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.PagesAcrossCommands(t, s)
+	if st := s.ReadStats(); st.Replica < 100 || st.Faults != 0 {
+		t.Errorf("ReadStats = %+v, want the pages read from the replica", st)
 	}
 }

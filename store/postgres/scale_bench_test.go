@@ -98,8 +98,8 @@ func benchAppendAt(s store.Store, id string, v int64, req string, n int) error {
 	return err
 }
 
-// fill writes n events (n/100 finished matches of 100) straight into the
-// tables, and analyzes them.
+// fill writes n events (n/100 finished matches of 100, in runs of two, one
+// a command's) straight into the tables, and analyzes them.
 func fill(b *testing.B, url string, n int) {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
@@ -116,10 +116,12 @@ func fill(b *testing.B, url string, n int) {
 			 SELECT 'fill-' || g, 'aeroplane', 'finished', 100, 'p' || (g % 1000), ARRAY['p' || (g % 1000), 'p' || ((g + 1) % 1000)],
 			        '\x6f', '\x73', now() - interval '1 day', now() - interval '1 day', now() - interval '1 day'
 			 FROM generate_series($1::int, $2::int) g`,
-			`INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
-			 SELECT 'fill-' || g, s, 'aeroplane', '\xa2012a080110021806726f6c6c656420736561743d30206469653d36206e6578743d32'::bytea,
+			`INSERT INTO match_event_runs (match_id, last_seq, first_seq, types, payloads, author_id, created_at)
+			 SELECT 'fill-' || g, s + 1, s, ARRAY['aeroplane', 'aeroplane'],
+			        ARRAY['\xa2012a080110021806726f6c6c656420736561743d30206469653d36206e6578743d32'::bytea,
+			              '\xa2012a080110021806726f6c6c656420736561743d30206469653d36206e6578743d32'::bytea],
 			        'p' || (g % 1000), now() - interval '1 day'
-			 FROM generate_series($1::int, $2::int) g, generate_series(1, 100) s`,
+			 FROM generate_series($1::int, $2::int) g, generate_series(1, 99, 2) s`,
 			`INSERT INTO match_commands (match_id, author_id, request_id, fingerprint, first_seq, last_seq)
 			 SELECT 'fill-' || g, 'p' || (g % 1000), 'r' || s, '\x00', s, s + 1
 			 FROM generate_series($1::int, $2::int) g, generate_series(1, 99, 2) s`,

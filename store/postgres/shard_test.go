@@ -103,7 +103,7 @@ func ids(args []any, prefix string) []string {
 }
 
 var (
-	matchTables  = regexp.MustCompile(`(?i)\b(into|update|from)\s+(matches|match_events|match_commands)\b`)
+	matchTables  = regexp.MustCompile(`(?i)\b(into|update|from)\s+(matches|match_event_runs|match_commands)\b`)
 	playerTables = regexp.MustCompile(`(?i)\b(into|update)\s+(match_results|match_opponents|player_stats|ratings|rating_history|match_result_counters|player_counters|player_notices|notice_heads|notice_outbox)\b`)
 	writes       = regexp.MustCompile(`(?i)\b(insert|update|delete)\b`)
 )

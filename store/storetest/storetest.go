@@ -27,6 +27,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DuplicateRequestID", testDuplicateRequest},
 		{"LargeBatch", testLargeBatch},
 		{"Paging", testPaging},
+		{"PagesAcrossCommands", PagesAcrossCommands},
 		{"Matches", testMatches},
 		{"Players", testPlayers},
 		{"CanceledContext", testCanceled},
@@ -307,6 +308,85 @@ func testPaging(t *testing.T, s store.Store) {
 	}
 	if fmt.Sprint(seqs) != "[1 2 3 4 5 6 7 8 9 10]" {
 		t.Fatalf("paged seqs %v", seqs)
+	}
+}
+
+// PagesAcrossCommands reads a match whose commands wrote from one to
+// five events each, alone and in batches (a store may keep a command's
+// events together: store/postgres does), from every position and with
+// every page size: each page starts right after the position asked, holds
+// the events in order with their command's author and time, and stops at
+// the page size or the last event, whether it starts or ends inside a
+// command's events or at their edge. A reader with a replica
+// (store.EventsSeen) reads the same pages.
+func PagesAcrossCommands(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	sizes := []int{3, 1, 4, 2, 5, 1, 1, 3, 2}
+	type want struct {
+		typ, payload, author string
+		at                   time.Time
+	}
+	var all []want
+	var version int64
+	for i, n := range sizes {
+		author, at := fmt.Sprint("p", i%3), t0.Add(time.Duration(i)*time.Second)
+		req := fmt.Sprint("r", i)
+		a := store.Append{Match: match("m1", version+int64(n)), Expected: version,
+			Command: store.Command{Author: author, RequestID: req, Fingerprint: []byte(req)},
+			Events:  events(n, req), Time: at}
+		// Every other command after the create goes through a batch,
+		// with an append of another match beside it.
+		var err error
+		if b, ok := s.(store.Batcher); ok && i%2 == 1 {
+			other := store.Append{Match: match(fmt.Sprint("o", i), 2), Command: cmd(req), Events: events(2, "o"), Time: at}
+			rs := b.AppendBatch(ctx, []store.Append{other, a})
+			err = errors.Join(rs[0].Err, rs[1].Err)
+		} else {
+			_, err = s.Append(ctx, a)
+		}
+		if err != nil {
+			t.Fatalf("command %d: %v", i, err)
+		}
+		for _, e := range a.Events {
+			all = append(all, want{e.Type, string(e.Payload), author, at})
+		}
+		version += int64(n)
+	}
+	total := int64(len(all))
+	read := map[string]func(after int64, limit int) ([]store.Event, error){
+		"Events": func(after int64, limit int) ([]store.Event, error) { return s.Events(ctx, "m1", after, limit) },
+		"EventsSeen": func(after int64, limit int) ([]store.Event, error) {
+			return store.EventsSeen(ctx, s, "m1", total, after, limit)
+		},
+	}
+	for name, read := range read {
+		for after := int64(0); after <= total+1; after++ {
+			for limit := 1; limit <= int(total)+1; limit++ {
+				page, err := read(after, limit)
+				if err != nil {
+					t.Fatalf("%s(after %d, limit %d): %v", name, after, limit, err)
+				}
+				n := max(0, min(int64(limit), total-after))
+				if int64(len(page)) != n {
+					t.Fatalf("%s(after %d, limit %d): %d events, want %d", name, after, limit, len(page), n)
+				}
+				for j, e := range page {
+					seq := after + int64(j) + 1
+					w := all[seq-1]
+					if e.Seq != seq || e.Type != w.typ || string(e.Payload) != w.payload || e.Author != w.author || !e.Time.Equal(w.at) {
+						t.Fatalf("%s(after %d, limit %d)[%d] = %d %q %q %q %v, want %d %q %q %q %v", name, after, limit, j,
+							e.Seq, e.Type, e.Payload, e.Author, e.Time, seq, w.typ, w.payload, w.author, w.at)
+					}
+				}
+			}
+		}
+	}
+	// The other matches' events stay theirs.
+	if _, ok := s.(store.Batcher); ok {
+		evs, err := s.Events(ctx, "o1", 0, 10)
+		if err != nil || len(evs) != 2 || evs[1].Seq != 2 || string(evs[1].Payload) != "o-1" {
+			t.Fatalf("o1's events = %+v, %v", evs, err)
+		}
 	}
 }
 
