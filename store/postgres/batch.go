@@ -185,6 +185,7 @@ func (s *Store) sendBatch(ctx context.Context, steps []step, applied []bool) err
 // Names of the batch statements as prepared on each connection.
 const (
 	planName            = "hangar_batch_plan"
+	genericName         = "hangar_batch_generic"
 	appendManySmallName = "hangar_append_many_small" // appendManySmallSQL, after planSQL
 	appendManyBigName   = "hangar_append_many_big"   // appendManySQL, as Postgres plans it
 )
@@ -207,8 +208,23 @@ const (
 // locks its rows in order whatever the plan), under a statement of its
 // own name: a prepared statement keeps the plan made under the settings
 // of its first executions.
+//
+// Both also keep the statement to its generic plan (genericSQL). Left to
+// choose, Postgres plans a prepared statement anew for each execution
+// (a custom plan) whenever the generic plan's estimate comes out dearer
+// than the custom plans', as it does for the append statements once the
+// tables hold about a million events: planning them then costs more than
+// running them (a lone append took 0.92 ms at 1M events against 0.47 ms at
+// 100,000, 13 relation size probes an append; BENCHMARKS.md, nineteenth
+// round). The generic plan depends on no argument's value: the statement
+// reads every row by its key.
 const planSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true),
-	set_config('enable_mergejoin', 'off', true), set_config('enable_bitmapscan', 'off', true)`
+	set_config('enable_mergejoin', 'off', true), set_config('enable_bitmapscan', 'off', true),
+	set_config('plan_cache_mode', 'force_generic_plan', true)`
+
+// genericSQL opens a large batch: appendManySQL as Postgres plans it, but
+// planned once (planSQL).
+const genericSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
 
 // smallBatch is the most appends a batch planned by planSQL holds: at 16
 // the nested loops cost the backend 10% less CPU per append than
@@ -218,7 +234,8 @@ var smallBatch = 16
 
 // sendMany is sendBatch for steps that are all appendManySQL, the common
 // batch, sent the same way (one round trip, one implicit transaction;
-// a small batch as appendManySmallSQL, after planSQL)
+// a small batch as appendManySmallSQL, after planSQL, a large one after
+// genericSQL)
 // through pgconn with the arguments written by wire: a batch then
 // allocates a fraction of what pgx's encoding allocates (wire.go). The
 // statements are prepared once per connection. A tracer in Options sees
@@ -234,13 +251,15 @@ func (s *Store) sendMany(ctx context.Context, steps []step, applied []bool) erro
 	for _, st := range steps {
 		n += len(st.appends)
 	}
-	var planned *pgconn.StatementDescription
+	setName, setQ := genericName, genericSQL
 	name, q := appendManyBigName, appendManyQ.sql
 	if n <= smallBatch {
-		if planned, err = conn.Prepare(ctx, planName, planSQL); err != nil {
-			return err
-		}
+		setName, setQ = planName, planSQL
 		name, q = appendManySmallName, appendManySmallQ.sql
+	}
+	planned, err := conn.Prepare(ctx, setName, setQ)
+	if err != nil {
+		return err
 	}
 	many, err := conn.Prepare(ctx, name, q)
 	if err != nil {
@@ -257,9 +276,7 @@ func (s *Store) sendMany(ctx context.Context, steps []step, applied []bool) erro
 		st   *step // nil: not an append
 	}
 	sent := make([]sentStmt, 0, len(steps)+1)
-	if planned != nil {
-		sent = append(sent, sentStmt{sd: planned, sql: planSQL})
-	}
+	sent = append(sent, sentStmt{sd: planned, sql: setQ})
 	for i := range steps {
 		sent = append(sent, sentStmt{sd: many, sql: q, args: steps[i].args, st: &steps[i]})
 	}

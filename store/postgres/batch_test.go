@@ -466,3 +466,52 @@ func TestPagesAcrossCommandsLargePlan(t *testing.T) {
 	defer s.Close()
 	storetest.PagesAcrossCommands(t, s)
 }
+
+// TestBatchGenericPlans: the batch statements, small and large, keep to
+// their generic plan from their first execution. Left to choose, Postgres
+// plans a prepared statement anew for its first five executions, and for
+// every execution once its generic plan's estimate comes out dearer, as it
+// does for these on tables of a million events, where planning costs more
+// than running them (BENCHMARKS.md, nineteenth round).
+func TestBatchGenericPlans(t *testing.T) {
+	ctx := context.Background()
+	s := openOneConn(t, postgres.Options{Combine: store.CombineOptions{MaxBatch: 1}})
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	app := func(id string, expected int64) store.Append {
+		req := fmt.Sprint(id, expected)
+		return store.Append{Match: store.Match{ID: id, Game: "g", Status: store.StatusActive, Version: expected + 1,
+			Creator: "p1", Players: []string{"p1"}, Summary: []byte("s"), Started: t0}, Expected: expected, Time: t0,
+			Command: store.Command{Author: "p1", RequestID: req, Fingerprint: []byte(req)},
+			Events:  []store.Event{{Type: "t", Payload: []byte(req)}}}
+	}
+	const matches, rounds = 20, 8 // 20: a large batch, past smallBatch (16)
+	for i := range matches {
+		if _, err := s.Append(ctx, app(fmt.Sprint("m", i), 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	versions := make([]int64, matches)
+	for i := range versions {
+		versions[i] = 1
+	}
+	for round := range rounds {
+		for _, size := range []int{2, matches} {
+			var as []store.Append
+			for i := range size {
+				as = append(as, app(fmt.Sprint("m", i), versions[i]))
+				versions[i]++
+			}
+			for i, r := range s.AppendBatch(ctx, as) {
+				if r.Err != nil {
+					t.Fatalf("round %d, batch of %d, append %d: %v", round, size, i, r.Err)
+				}
+			}
+		}
+	}
+	for _, name := range []string{postgres.AppendManySmallName, postgres.AppendManyBigName} {
+		generic, custom, err := s.PlanCounts(ctx, name)
+		if err != nil || generic != rounds || custom != 0 {
+			t.Errorf("%s: %d generic plans, %d custom, %v; want %d and 0", name, generic, custom, err, rounds)
+		}
+	}
+}

@@ -167,6 +167,21 @@ func (s *Store) Setting(ctx context.Context, name string) (string, error) {
 	return v, err
 }
 
+// PlanCounts is how many times the connection of s's pool (with
+// pool_max_conns=1) planned its prepared statement name generically and
+// per execution (pg_prepared_statements).
+func (s *Store) PlanCounts(ctx context.Context, name string) (generic, custom int64, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1`,
+		name).Scan(&generic, &custom)
+	return generic, custom, err
+}
+
+// Names of the batch statements, for plan_test.go.
+const (
+	AppendManySmallName = appendManySmallName
+	AppendManyBigName   = appendManyBigName
+)
+
 // The combiner's default commits, for commits_test.go.
 var CommitsFor = commitsFor
 
