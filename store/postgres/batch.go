@@ -36,7 +36,10 @@ import (
 // committed alone, so that only the failing one fails. An append that ends
 // a match commits alone (it updates the players' ratings, whose row locks
 // must not join a batch), and so does one with a quota (its count must
-// follow its advisory lock, in a transaction of its own: quota.go).
+// follow its advisory lock, in a transaction of its own: quota.go). A
+// batch of one append goes as a single append's statement: that costs
+// Postgres about a quarter less than the batch statement and its settings
+// (BENCHMARKS.md, nineteenth round).
 //
 // The statements lock match rows in match id order (appends of one match
 // keep their order), so that batches committing at once, on any node,
@@ -63,7 +66,7 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 	switch {
 	case len(queued) == 0:
 		return rs
-	case len(queued) == 1 && as[queued[0]].Expected == 0:
+	case len(queued) == 1:
 		i := queued[0]
 		rs[i].Result, rs[i].Err = s.appendOne(ctx, as[i])
 		return rs

@@ -26,6 +26,8 @@ import (
 //	HANGAR_BENCH_EVENTS=10000000 go test ./store/postgres -run '^$' -bench AppendOnLargeTable -benchtime 5000x
 //
 // serial is one append after another (each commits alone: its latency);
+// uncombined the same without the combiner (--append-batch 1: each
+// append its own statement, as a create alone or a match's end is);
 // parallel is 32 writers at once (the combiner batches them: throughput).
 func BenchmarkAppendOnLargeTable(b *testing.B) {
 	filled := 100_000
@@ -48,6 +50,21 @@ func BenchmarkAppendOnLargeTable(b *testing.B) {
 			v := int64(3)
 			for i := 0; b.Loop(); i++ {
 				if err := benchAppend(s, id, v, i); err != nil {
+					b.Fatal(err)
+				}
+				v += 3
+			}
+		})
+		b.Run(fmt.Sprintf("events=%d/uncombined", n), func(b *testing.B) {
+			alone, err := postgres.OpenWith(context.Background(), url, postgres.Options{Combine: store.CombineOptions{MaxBatch: 1}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer alone.Close()
+			id := newBenchMatch(b, alone)
+			v := int64(3)
+			for i := 0; b.Loop(); i++ {
+				if err := benchAppend(alone, id, v, i); err != nil {
 					b.Fatal(err)
 				}
 				v += 3
