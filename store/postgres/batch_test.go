@@ -89,14 +89,7 @@ func TestBatchStalePrepared(t *testing.T) {
 	ctx := context.Background()
 	trace := &batchTrace{}
 	s := openOneConn(t, postgres.Options{Tracer: trace, Combine: store.CombineOptions{MaxBatch: 1}})
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	app := func(id string, expected int64) store.Append {
-		req := fmt.Sprint(id, expected)
-		return store.Append{Match: store.Match{ID: id, Game: "g", Status: store.StatusActive, Version: expected + 1,
-			Creator: "p1", Players: []string{"p1"}, Summary: []byte("s"), Started: t0}, Expected: expected, Time: t0,
-			Command: store.Command{Author: "p1", RequestID: req, Fingerprint: []byte(req)},
-			Events:  []store.Event{{Type: "t", Payload: []byte(req)}}}
-	}
+	app := oneEvent
 	for _, id := range []string{"a", "b"} {
 		if _, err := s.Append(ctx, app(id, 0)); err != nil {
 			t.Fatal(err)
@@ -476,14 +469,7 @@ func TestPagesAcrossCommandsLargePlan(t *testing.T) {
 func TestBatchGenericPlans(t *testing.T) {
 	ctx := context.Background()
 	s := openOneConn(t, postgres.Options{Combine: store.CombineOptions{MaxBatch: 1}})
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	app := func(id string, expected int64) store.Append {
-		req := fmt.Sprint(id, expected)
-		return store.Append{Match: store.Match{ID: id, Game: "g", Status: store.StatusActive, Version: expected + 1,
-			Creator: "p1", Players: []string{"p1"}, Summary: []byte("s"), Started: t0}, Expected: expected, Time: t0,
-			Command: store.Command{Author: "p1", RequestID: req, Fingerprint: []byte(req)},
-			Events:  []store.Event{{Type: "t", Payload: []byte(req)}}}
-	}
+	app := oneEvent
 	const matches, rounds = 20, 8 // 20: a large batch, past smallBatch (16)
 	for i := range matches {
 		if _, err := s.Append(ctx, app(fmt.Sprint("m", i), 0)); err != nil {
@@ -514,4 +500,15 @@ func TestBatchGenericPlans(t *testing.T) {
 			t.Errorf("%s: %d generic plans, %d custom, %v; want %d and 0", name, generic, custom, err, rounds)
 		}
 	}
+}
+
+// oneEvent is an append of one event to match id at version expected (0:
+// its create), its request id made of both.
+func oneEvent(id string, expected int64) store.Append {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	req := fmt.Sprint(id, expected)
+	return store.Append{Match: store.Match{ID: id, Game: "g", Status: store.StatusActive, Version: expected + 1,
+		Creator: "p1", Players: []string{"p1"}, Summary: []byte("s"), Started: t0}, Expected: expected, Time: t0,
+		Command: store.Command{Author: "p1", RequestID: req, Fingerprint: []byte(req)},
+		Events:  []store.Event{{Type: "t", Payload: []byte(req)}}}
 }
