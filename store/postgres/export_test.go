@@ -176,7 +176,7 @@ func (s *Store) PlanCounts(ctx context.Context, name string) (generic, custom in
 	return generic, custom, err
 }
 
-// Names of the batch statements, for plan_test.go.
+// Names of the batch statements, for batch_test.go.
 const (
 	AppendManySmallName = appendManySmallName
 	AppendManyBigName   = appendManyBigName
