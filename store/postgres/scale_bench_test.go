@@ -45,30 +45,14 @@ func BenchmarkAppendOnLargeTable(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("events=%d/serial", n), func(b *testing.B) {
-			id := newBenchMatch(b, s)
-			v := int64(3)
-			for i := 0; b.Loop(); i++ {
-				if err := benchAppend(s, id, v, i); err != nil {
-					b.Fatal(err)
-				}
-				v += 3
-			}
-		})
+		b.Run(fmt.Sprintf("events=%d/serial", n), func(b *testing.B) { appendSerially(b, s) })
 		b.Run(fmt.Sprintf("events=%d/uncombined", n), func(b *testing.B) {
 			alone, err := postgres.OpenWith(context.Background(), url, postgres.Options{Combine: store.CombineOptions{MaxBatch: 1}})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer alone.Close()
-			id := newBenchMatch(b, alone)
-			v := int64(3)
-			for i := 0; b.Loop(); i++ {
-				if err := benchAppend(alone, id, v, i); err != nil {
-					b.Fatal(err)
-				}
-				v += 3
-			}
+			appendSerially(b, alone)
 		})
 		b.Run(fmt.Sprintf("events=%d/parallel", n), func(b *testing.B) {
 			b.SetParallelism(16) // 32 writers on 2 CPUs
@@ -156,5 +140,18 @@ func fill(b *testing.B, url string, n int) {
 	}
 	if _, err := conn.Exec(ctx, `CHECKPOINT`); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// appendSerially appends to a new match of s one command after another,
+// each waiting for its commit.
+func appendSerially(b *testing.B, s store.Store) {
+	id := newBenchMatch(b, s)
+	v := int64(3)
+	for i := 0; b.Loop(); i++ {
+		if err := benchAppend(s, id, v, i); err != nil {
+			b.Fatal(err)
+		}
+		v += 3
 	}
 }
