@@ -206,11 +206,11 @@ const (
 // at 32 matches (BENCHMARKS.md). Under these settings no plan reads the
 // matches in another order than the appends' or the key's (no sequential
 // or bitmap scan, no hash or merge join), which appendManySmallSQL's
-// locking relies on. Nested loops grow with the square of the lists,
-// though, so a large batch goes as Postgres plans it (appendManySQL, which
-// locks its rows in order whatever the plan), under a statement of its
-// own name: a prepared statement keeps the plan made under the settings
-// of its first executions.
+// locking relies on. A join in nested loops grows with the square of its
+// lists, though, so a large batch goes as Postgres plans it
+// (appendManySQL, which locks its rows in order whatever the plan), under
+// a statement of its own name: a prepared statement keeps the plan made
+// under the settings of its first executions.
 //
 // Both also keep the statement to its generic plan (genericSQL). Left to
 // choose, Postgres plans a prepared statement anew for each execution
@@ -229,11 +229,15 @@ const planSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('e
 // planned once (planSQL).
 const genericSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
 
-// smallBatch is the most appends a batch planned by planSQL holds: at 16
-// the nested loops cost the backend 10% less CPU per append than
-// Postgres's own plan, at 32 a third more (BenchmarkAppendBatch with
-// BATCH_SIZE, on a small table).
-var smallBatch = 16
+// smallBatch is the most appends a batch planned by planSQL holds. With
+// tables of a server's size (BenchmarkAppendBatch with FILL=100000) the
+// nested loops cost the backend 9 to 17% less CPU per append than
+// Postgres's own plan from 20 appends to 64, a notice on every other
+// append as in play, and on a new database's small tables 1 to 6% less.
+// At 128 appends they cost the same, and 12% more when every append
+// carries a notice: the notices' join to their heads grows with the
+// square of the batch (BENCHMARKS.md, twenty-first round).
+var smallBatch = 64
 
 // sendMany is sendBatch for steps that are all appendManySQL, the common
 // batch, sent the same way (one round trip, one implicit transaction;

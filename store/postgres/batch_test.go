@@ -453,8 +453,7 @@ func TestBatchApartAtOnce(t *testing.T) {
 // large batches (appendManySQL), which the conformance suite's small
 // batches do not reach.
 func TestPagesAcrossCommandsLargePlan(t *testing.T) {
-	postgres.SetSmallBatch(0)
-	t.Cleanup(func() { postgres.SetSmallBatch(16) })
+	defer postgres.SetSmallBatch(postgres.SetSmallBatch(0))
 	s := open(t)
 	defer s.Close()
 	storetest.PagesAcrossCommands(t, s)
@@ -468,9 +467,10 @@ func TestPagesAcrossCommandsLargePlan(t *testing.T) {
 // than running them (BENCHMARKS.md, nineteenth round).
 func TestBatchGenericPlans(t *testing.T) {
 	ctx := context.Background()
+	defer postgres.SetSmallBatch(postgres.SetSmallBatch(16))
 	s := openOneConn(t, postgres.Options{Combine: store.CombineOptions{MaxBatch: 1}})
 	app := oneEvent
-	const matches, rounds = 20, 8 // 20: a large batch, past smallBatch (16)
+	const matches, rounds = 20, 8 // 20: a large batch, past smallBatch (16 here)
 	for i := range matches {
 		if _, err := s.Append(ctx, app(fmt.Sprint("m", i), 0)); err != nil {
 			t.Fatal(err)

@@ -156,8 +156,13 @@ func Deallocate(ctx context.Context, s *Store, name string) error {
 const AppendManyName = appendManySmallName
 
 // SetSmallBatch sets the most appends of a batch planned by PlanSQL (for
-// the batch benchmark).
-func SetSmallBatch(n int) { smallBatch = n }
+// the batch benchmark and the tests of the large plan) and returns the
+// value it replaced.
+func SetSmallBatch(n int) int {
+	was := smallBatch
+	smallBatch = n
+	return was
+}
 
 // Setting is the value of the server setting name on a connection of s's
 // pool (with pool_max_conns=1, the connection the batches use).
