@@ -36,8 +36,14 @@ import (
 // committed alone, so that only the failing one fails. An append that ends
 // a match commits alone (it updates the players' ratings, whose row locks
 // must not join a batch), and so does one with a quota (its count must
-// follow its advisory lock, in a transaction of its own: quota.go). A
-// batch of one append goes as a single append's statement: that costs
+// follow its advisory lock, in a transaction of its own: quota.go). They
+// commit one after the other, before the rest of the batch, whose creates
+// a quota must not count. A batch without quotas commits its ends on a
+// connection of their own while the rest of the batch commits, as another
+// node's appends would: an end is a transaction of several round trips,
+// and the batch's other matches do not wait for it (BENCHMARKS.md,
+// twenty-first round), unless the batch holds another append of an ending
+// match. A batch of one append goes as a single append's statement: that costs
 // Postgres about a quarter less than the batch statement and its settings
 // (BENCHMARKS.md, nineteenth round).
 //
@@ -51,10 +57,10 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(as[i].Match.ID, as[j].Match.ID) })
-	var queued []int
+	var queued, alone []int
 	for _, i := range order {
 		if as[i].End != nil || as[i].Quota != nil {
-			rs[i].Result, rs[i].Err = s.appendOne(ctx, as[i])
+			alone = append(alone, i)
 			continue
 		}
 		if err := check(as[i]); err != nil {
@@ -62,6 +68,21 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 			continue
 		}
 		queued = append(queued, i)
+	}
+	commitAlone := func() {
+		for _, i := range alone {
+			rs[i].Result, rs[i].Err = s.appendOne(ctx, as[i])
+		}
+	}
+	switch {
+	case len(alone) == 0:
+	case len(queued) == 0 || sharesMatch(as, alone, queued) ||
+		slices.ContainsFunc(alone, func(i int) bool { return as[i].Quota != nil }):
+		commitAlone()
+	default:
+		var wg sync.WaitGroup
+		wg.Go(commitAlone)
+		defer wg.Wait()
 	}
 	switch {
 	case len(queued) == 0:
@@ -164,6 +185,16 @@ func (s *Store) commitSteps(ctx context.Context, as []store.Append, steps []step
 }
 
 var _ store.Batcher = (*Store)(nil)
+
+// sharesMatch reports whether an append of alone (indexes of as) writes a
+// match an append of queued writes.
+func sharesMatch(as []store.Append, alone, queued []int) bool {
+	ids := make(map[string]bool, len(alone))
+	for _, i := range alone {
+		ids[as[i].Match.ID] = true
+	}
+	return slices.ContainsFunc(queued, func(i int) bool { return ids[as[i].Match.ID] })
+}
 
 // sendBatch commits steps as one pgx batch, marking the appends applied.
 func (s *Store) sendBatch(ctx context.Context, steps []step, applied []bool) error {

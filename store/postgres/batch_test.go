@@ -512,3 +512,111 @@ func oneEvent(id string, expected int64) store.Append {
 		Command: store.Command{Author: "p1", RequestID: req, Fingerprint: []byte(req)},
 		Events:  []store.Event{{Type: "t", Payload: []byte(req)}}}
 }
+
+// TestBatchEndCommitsBeside: the other matches of a batch that ends a
+// match commit while the end's transaction is still under way (here held
+// up by a lock on the match results it writes), rather than after it,
+// and the end commits once that lock goes.
+func TestBatchEndCommitsBeside(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	committed := make(chan struct{})
+	s, err := postgres.OpenWith(ctx, url, postgres.Options{Tracer: &manyDone{done: committed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	create := func(id string, players ...string) store.Match {
+		m := store.Match{ID: id, Game: "g", Status: store.StatusActive, Version: 1, Creator: "p1",
+			Players: players, Summary: []byte("s"), Created: t0, Started: t0}
+		c := store.Command{Author: "p1", RequestID: "create-" + id, Fingerprint: []byte(id)}
+		if _, err := s.Append(ctx, store.Append{Match: m, Command: c, Events: []store.Event{{Type: "t", Payload: []byte("1")}}, Time: t0}); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	ended := create("e", "p1", "p2")
+	var as []store.Append
+	for _, id := range []string{"a", "b"} {
+		m := create(id, "p3")
+		m.Version = 2
+		as = append(as, store.Append{Match: m, Expected: 1, Time: t0, Events: []store.Event{{Type: "t", Payload: []byte("2")}},
+			Command: store.Command{Author: "p3", RequestID: "move-" + id, Fingerprint: []byte(id)}})
+	}
+	ended.Version, ended.Status, ended.Ended = 2, store.StatusFinished, t0.Add(time.Hour)
+	as = append(as, store.Append{Match: ended, Expected: 1, Time: ended.Ended, Events: []store.Event{{Type: "t", Payload: []byte("end")}},
+		Command: store.Command{Author: "p1", RequestID: "end-e", Fingerprint: []byte("end")},
+		End: &store.MatchResult{Seats: []store.SeatResult{
+			{Seat: 0, Player: "p1", Place: 1, Seats: 2, Outcome: store.OutcomeWon},
+			{Seat: 1, Player: "p2", Place: 2, Seats: 2, Outcome: store.OutcomeLost}}}})
+
+	// The end's transaction waits for this lock when it writes the
+	// match's results; the batch's statement writes none.
+	hold, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close(ctx)
+	tx, err := hold.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `LOCK TABLE match_results IN SHARE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan []store.BatchResult, 1)
+	go func() { results <- s.AppendBatch(ctx, as) }()
+	select {
+	case <-committed:
+	case rs := <-results:
+		t.Fatalf("the batch returned while the end was held up: %+v", rs)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the batch's other matches did not commit while the end was held up")
+	}
+	for _, id := range []string{"a", "b"} {
+		if m, err := s.Match(ctx, id); err != nil || m.Version != 2 {
+			t.Errorf("match %s during the end: version %d, %v; want 2", id, m.Version, err)
+		}
+	}
+	if m, err := s.Match(ctx, "e"); err != nil || m.Version != 1 {
+		t.Errorf("the held-up end's match: version %d, %v; want still 1", m.Version, err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range <-results {
+		if r.Err != nil || r.Result.Last != 2 {
+			t.Errorf("append %d: %+v, %v; want applied up to version 2", i, r.Result, r.Err)
+		}
+	}
+	if ms, err := s.PlayerMatches(ctx, store.HistoryQuery{Player: "p2", Limit: 10}); err != nil || len(ms) != 1 || ms[0].Match.ID != "e" {
+		t.Errorf("p2's history: %+v, %v; want the ended match", ms, err)
+	}
+}
+
+// manyDone closes done when a batch holding appendManySQL has committed.
+type manyDone struct {
+	done chan struct{}
+	once sync.Once
+}
+
+type manyKey struct{}
+
+func (*manyDone) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+func (*manyDone) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (*manyDone) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return context.WithValue(ctx, manyKey{}, new(bool))
+}
+func (*manyDone) TraceBatchQuery(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	if many, ok := ctx.Value(manyKey{}).(*bool); ok && postgres.IsAppendMany(d.SQL) {
+		*many = true
+	}
+}
+func (r *manyDone) TraceBatchEnd(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchEndData) {
+	if many, ok := ctx.Value(manyKey{}).(*bool); ok && *many && d.Err == nil {
+		r.once.Do(func() { close(r.done) })
+	}
+}
