@@ -431,17 +431,20 @@ func (st step) read(br pgx.BatchResults, applied []bool) error {
 // appends of one match in their batch order) as the batch's statements.
 // Walking the matches in id order, the first append of each match joins a
 // run of appends that appendManySQL writes together, locking their rows in
-// id order, unless it creates the match. A create, and the appends of a
-// match after its first, take a statement each, in order, and end the run
-// before them: the next run starts after them. So the batch as a whole
-// takes its match rows' locks in id order, as a statement per append in
-// id order would: the appends of a match after its first write to a row
-// the batch holds already (or created), or, when that row did not exist
-// yet when the run locked its rows, lock it while holding only rows of
-// lower ids, since the run ended with that match.
+// id order, unless it creates the match. A create followed by more appends
+// of its match, and the appends of a match after its first, take a
+// statement each, in order, and end the run before them: the next run
+// starts after them. So the batch as a whole takes its match rows' locks
+// in id order, as a statement per append in id order would: the appends of
+// a match after its first write to a row the batch holds already (or
+// created), or, when that row did not exist yet when the run locked its
+// rows, lock it while holding only rows of lower ids, since the run ended
+// with that match. A create that is its match's only append locks no row
+// another writer holds (its match's row is new), so it does not end the
+// run: it takes a statement after the last one, and the run goes on.
 //
 // In the common batch (each match once, none created) that is one
-// statement in all.
+// statement in all; with a new match besides, two.
 func plan(as []store.Append, queued []int) []step {
 	var (
 		steps []step
@@ -457,15 +460,19 @@ func plan(as []store.Append, queued []int) []step {
 		}
 		run = nil
 	}
+	var creates []int // creates of matches with no other append here
 	for j := 0; j < len(queued); {
 		k := j + 1
 		for k < len(queued) && as[queued[k]].Match.ID == as[queued[j]].Match.ID {
 			k++
 		}
 		alone := queued[j+1 : k] // the match's appends after its first
-		if as[queued[j]].Expected == 0 {
+		switch {
+		case as[queued[j]].Expected == 0 && k == j+1:
+			creates = append(creates, queued[j])
+		case as[queued[j]].Expected == 0:
 			alone = queued[j:k]
-		} else {
+		default:
 			run = append(run, queued[j])
 		}
 		if len(alone) > 0 {
@@ -477,6 +484,9 @@ func plan(as []store.Append, queued []int) []step {
 		j = k
 	}
 	flush()
+	for _, i := range creates {
+		one(i)
+	}
 	return steps
 }
 

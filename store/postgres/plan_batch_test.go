@@ -11,8 +11,9 @@ import (
 
 // TestPlan pins how a batch's appends become statements: the first append
 // of each existing match joins a run written by one statement; a create
-// and a match's later appends take a statement each and end the run before
-// them; a run of one is appendManySQL too. Each case is the
+// with later appends of its match, and a match's later appends, take a
+// statement each and end the run before them; a create alone takes a
+// statement after all the others; a run of one is appendManySQL too. Each case is the
 // queued appends (match id and expected version, in id order) and the
 // statements, {…} for appendManySQL and […] for a single one.
 func TestPlan(t *testing.T) {
@@ -24,7 +25,9 @@ func TestPlan(t *testing.T) {
 		{"a1 a2", "{a1} [a2]"},
 		{"a1 b1 b2 c1 d1", "{a1 b1} [b2] {c1 d1}"},
 		{"a1 b1 b2 b3 c1", "{a1 b1} [b2] [b3] {c1}"},
-		{"a0 b1 c1", "[a0] {b1 c1}"},
+		{"a0 b1 c1", "{b1 c1} [a0]"},
+		{"a1 b0 c1", "{a1 c1} [b0]"},
+		{"a0 a1 b1 c0 d1", "[a0] [a1] {b1 d1} [c0]"},
 		{"a1 b0 b1 c1 d1", "{a1} [b0] [b1] {c1 d1}"},
 		{"a1 b1 c0", "{a1 b1} [c0]"},
 		{"a1 a0 b1 c1", "{a1} [a0] {b1 c1}"},
