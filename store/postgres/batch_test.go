@@ -51,34 +51,49 @@ func openOneConn(t *testing.T, opts postgres.Options) *postgres.Store {
 }
 
 // batchTrace records the batches a store sends that hold appendManySQL,
-// and how each ended, and every statement of every batch.
+// and how each ended, and every statement of every batch. When committed
+// is set, it is closed once such a batch has committed.
 type batchTrace struct {
-	mu    sync.Mutex
-	many  bool     // the batch under way holds appendManySQL
-	batch []error  // of each such batch, in order
-	sqls  []string // every batch statement, in order
+	mu        sync.Mutex
+	batch     []error  // of each such batch, in order
+	sqls      []string // every batch statement, in order
+	committed chan struct{}
+	once      sync.Once
 }
+
+// manyKey keys a batch's flag in its context: the batch holds
+// appendManySQL.
+type manyKey struct{}
 
 func (*batchTrace) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	return ctx
 }
 func (*batchTrace) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 func (*batchTrace) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	return ctx
+	return context.WithValue(ctx, manyKey{}, new(bool))
 }
-func (r *batchTrace) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+func (r *batchTrace) TraceBatchQuery(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.many = r.many || postgres.IsAppendMany(d.SQL)
+	if many, ok := ctx.Value(manyKey{}).(*bool); ok && postgres.IsAppendMany(d.SQL) {
+		*many = true
+	}
 	r.sqls = append(r.sqls, d.SQL)
 }
-func (r *batchTrace) TraceBatchEnd(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchEndData) {
+func (r *batchTrace) TraceBatchEnd(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchEndData) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.many || d.Err != nil {
-		r.batch = append(r.batch, d.Err)
+	many, _ := ctx.Value(manyKey{}).(*bool)
+	if many == nil || !*many {
+		if d.Err != nil {
+			r.batch = append(r.batch, d.Err)
+		}
+		return
 	}
-	r.many = false
+	r.batch = append(r.batch, d.Err)
+	if r.committed != nil && d.Err == nil {
+		r.once.Do(func() { close(r.committed) })
+	}
 }
 
 // TestBatchStalePrepared: when the server no longer has the statement a
@@ -521,7 +536,7 @@ func TestBatchEndCommitsBeside(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
 	committed := make(chan struct{})
-	s, err := postgres.OpenWith(ctx, url, postgres.Options{Tracer: &manyDone{done: committed}})
+	s, err := postgres.OpenWith(ctx, url, postgres.Options{Tracer: &batchTrace{committed: committed}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -592,31 +607,5 @@ func TestBatchEndCommitsBeside(t *testing.T) {
 	}
 	if ms, err := s.PlayerMatches(ctx, store.HistoryQuery{Player: "p2", Limit: 10}); err != nil || len(ms) != 1 || ms[0].Match.ID != "e" {
 		t.Errorf("p2's history: %+v, %v; want the ended match", ms, err)
-	}
-}
-
-// manyDone closes done when a batch holding appendManySQL has committed.
-type manyDone struct {
-	done chan struct{}
-	once sync.Once
-}
-
-type manyKey struct{}
-
-func (*manyDone) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	return ctx
-}
-func (*manyDone) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (*manyDone) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	return context.WithValue(ctx, manyKey{}, new(bool))
-}
-func (*manyDone) TraceBatchQuery(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
-	if many, ok := ctx.Value(manyKey{}).(*bool); ok && postgres.IsAppendMany(d.SQL) {
-		*many = true
-	}
-}
-func (r *manyDone) TraceBatchEnd(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchEndData) {
-	if many, ok := ctx.Value(manyKey{}).(*bool); ok && *many && d.Err == nil {
-		r.once.Do(func() { close(r.done) })
 	}
 }
