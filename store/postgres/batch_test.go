@@ -396,15 +396,7 @@ func TestBatchApartAtOnce(t *testing.T) {
 	}
 	// Another transaction holds the head of the player a's next append
 	// notifies.
-	holder, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close(ctx)
-	tx, err := holder.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := holdingTx(t, url)
 	defer tx.Rollback(ctx)
 	if _, err := tx.Exec(ctx, "SELECT seq FROM notice_heads WHERE player_id = 'held' FOR UPDATE"); err != nil {
 		t.Fatal(err)
@@ -568,15 +560,7 @@ func TestBatchEndCommitsBeside(t *testing.T) {
 
 	// The end's transaction waits for this lock when it writes the
 	// match's results; the batch's statement writes none.
-	hold, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hold.Close(ctx)
-	tx, err := hold.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := holdingTx(t, url)
 	if _, err := tx.Exec(ctx, `LOCK TABLE match_results IN SHARE MODE`); err != nil {
 		t.Fatal(err)
 	}
@@ -608,4 +592,22 @@ func TestBatchEndCommitsBeside(t *testing.T) {
 	if ms, err := s.PlayerMatches(ctx, store.HistoryQuery{Player: "p2", Limit: 10}); err != nil || len(ms) != 1 || ms[0].Match.ID != "e" {
 		t.Errorf("p2's history: %+v, %v; want the ended match", ms, err)
 	}
+}
+
+// holdingTx opens a transaction on a connection of its own to the database
+// at url, for a test to hold locks in; the connection closes at the test's
+// end.
+func holdingTx(t *testing.T, url string) pgx.Tx {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }
