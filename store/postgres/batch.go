@@ -19,33 +19,33 @@ import (
 // pipeline of statements: one round trip and one implicit transaction, so
 // one commit (sendMany for the common batch, sendBatch for the others).
 // Most of its appends share one statement (appendManySQL, or
-// appendManySmallSQL for a small batch): the executor's start, the
-// planning and the per-statement work of the server are paid once per
-// batch rather than once per append, and the statement runs each append's
-// guard as a single append's statement does. The others (a
-// create, the second append of a match) keep a statement each, in the
-// same batch (plan), unless the batch writes notices: a statement with
-// notices advances the notice heads it needs after its match rows
-// (notices.go), and after it the transaction must lock no other, so such
-// a batch of several statements commits each in a transaction of its
-// own, those of different matches at once (commitApart). An append whose guard fails (a stale version, a retried command)
-// changes nothing and does not disturb the others; it is explained after
-// the commit, as a single append is. A statement that
-// fails outright (a lost race on a unique key with another node, a value
-// the server rejects) rolls the whole batch back, and then each append is
-// committed alone, so that only the failing one fails. An append that ends
-// a match commits alone (it updates the players' ratings, whose row locks
-// must not join a batch), and so does one with a quota (its count must
-// follow its advisory lock, in a transaction of its own: quota.go). They
-// commit one after the other, before the rest of the batch, whose creates
-// a quota must not count. A batch without quotas commits its ends on a
-// connection of their own while the rest of the batch commits, as another
-// node's appends would: an end is a transaction of several round trips,
-// and the batch's other matches do not wait for it (BENCHMARKS.md,
-// twenty-first round), unless the batch holds another append of an ending
-// match. A batch of one append goes as a single append's statement: that costs
-// Postgres about a quarter less than the batch statement and its settings
-// (BENCHMARKS.md, nineteenth round).
+// appendManySmallSQL for a small batch): the executor's start, the planning
+// and the per-statement work of the server are paid once per batch rather
+// than once per append, and the statement runs each append's guard as a
+// single append's statement does. The others (a create, the second append
+// of a match) keep a statement each, in the same batch (plan), unless the
+// batch writes notices: a statement with notices advances the notice heads
+// it needs after its match rows (notices.go), and after it the transaction
+// must lock no other, so such a batch of several statements commits each in
+// a transaction of its own, those of different matches at once
+// (commitApart). An append whose guard fails (a stale version, a retried
+// command) changes nothing and does not disturb the others; it is explained
+// after the commit, as a single append is. A statement that fails outright
+// (a lost race on a unique key with another node, a value the server
+// rejects) rolls the whole batch back, and then each append is committed
+// alone, so that only the failing one fails. An append that ends a match
+// commits alone (it updates the players' ratings, whose row locks must not
+// join a batch), and so does one with a quota (its count must follow its
+// advisory lock, in a transaction of its own: quota.go). They commit one
+// after the other, before the rest of the batch, whose creates a quota must
+// not count. A batch without quotas commits its ends on a connection of
+// their own while the rest of the batch commits, as another node's appends
+// would: an end is a transaction of several round trips, and the batch's
+// other matches do not wait for it (BENCHMARKS.md, twenty-first round),
+// unless the batch holds another append of an ending match. A batch of one
+// append goes as a single append's statement: that costs Postgres about a
+// quarter less than the batch statement and its settings (BENCHMARKS.md,
+// nineteenth round).
 //
 // The statements lock match rows in match id order (appends of one match
 // keep their order), so that batches committing at once, on any node,
