@@ -17,6 +17,9 @@ func (r *Result) Print(w io.Writer) {
 	if r.Server.PID != 0 {
 		fmt.Fprintf(w, " (pid %d)", r.Server.PID)
 	}
+	if r.Machine.GOMAXPROCS < r.Machine.CPUs {
+		fmt.Fprintf(w, "; the load generator at GOMAXPROCS=%d", r.Machine.GOMAXPROCS)
+	}
 	if c.DBDelayUS > 0 {
 		fmt.Fprintf(w, ", the database behind a delay of %v each way (round trip %v)", time.Duration(c.DBDelayUS)*time.Microsecond,
 			time.Duration(c.DBRoundTripUS)*time.Microsecond)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -94,6 +95,9 @@ type benchCmd struct {
 	// loadHeapFloorMiB is -load-gc-heap-floor-mib: this process's heap
 	// floor (keepHeapFloor), as a node keeps one.
 	loadHeapFloorMiB int
+	// loadProcs is -load-procs: this process's GOMAXPROCS during the run
+	// (0: Go's own).
+	loadProcs int
 	// mm is the matchmaking bench (-matchmaking, bench_matchmaking.go).
 	mm bench.MMConfig
 }
@@ -143,6 +147,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.BoolVar(&c.childServer, "child-server", false, "internal: serve as the profiled server child of a bench")
 	fs.StringVar(&c.loadProfile, "load-cpuprofile", "", "write a CPU profile of the load generator (this process, from the start of the run to its end) to this file")
 	fs.IntVar(&c.loadHeapFloorMiB, "load-gc-heap-floor-mib", defaultHeapFloorMiB, "the load generator's heap floor (this process's, and an in-process server's), as a node's --gc-heap-floor-mib: without it the load generator collects garbage many times a second, taking CPU from the server it shares the machine with and lengthening the latencies it measures; 0: Go's own pacing")
+	fs.IntVar(&c.loadProcs, "load-procs", 0, "the Ps the load generator runs on (this process's GOMAXPROCS, and an in-process server's): it stands for clients on other machines, and each of its Ps that spins looking for work takes a core from the server and the database it shares the machine with; 1 runs it on one thread at a time, as boardgame.io's Node.js load client runs (scripts/bench-peers); 0: Go's own (all CPUs)")
 	fs.StringVar(&c.childAdmin, "child-admin-listen", "", "internal: the profiled server child's admin listener")
 	mmFlags(fs, &c.mm)
 	if err := fs.Parse(args); err != nil {
@@ -185,6 +190,8 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 		return c, fmt.Errorf("-db-delay must not be negative")
 	case c.loadHeapFloorMiB < 0:
 		return c, fmt.Errorf("-load-gc-heap-floor-mib must not be negative")
+	case c.loadProcs < 0:
+		return c, fmt.Errorf("-load-procs must not be negative")
 	case c.DBDelay > 0 && (c.Store != "postgres" || c.Target != ""):
 		return c, fmt.Errorf("-db-delay needs -store postgres and no -target: it delays the bench's servers' way to their database")
 	}
@@ -208,6 +215,9 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 		return bench.ServeProfiled(ctx, bench.ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
 			DataDir: cfg.DataDir, Bus: cfg.Bus, BusPrefix: cfg.BusPrefix, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile,
 			AdminListen: cmd.childAdmin}, startNode, log)
+	}
+	if cmd.loadProcs > 0 {
+		defer setMaxProcs(setMaxProcs(cmd.loadProcs))
 	}
 	if cmd.loadHeapFloorMiB > 0 {
 		floorCtx, endFloor := context.WithCancel(ctx)
@@ -244,6 +254,9 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	}
 	return err
 }
+
+// setMaxProcs is runtime.GOMAXPROCS (a test records its calls).
+var setMaxProcs = runtime.GOMAXPROCS
 
 // startNode starts a node in this process for the bench.
 func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (bench.Server, error) {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -218,14 +219,14 @@ func TestBenchFlags(t *testing.T) {
 		{"-store", "postgres", "-database-url", "postgres://x/y", "-bus", "redis://x:6379"},
 		{"-bus", "nats://127.0.0.1:4222"}, {"-db-delay", "1ms"},
 		{"-store", "postgres", "-database-url", "postgres://x/y", "-db-delay", "-1ms"},
-		{"-server", "inproc", "-cpuprofile", "a", "-load-cpuprofile", "b"}, {"-load-gc-heap-floor-mib", "-1"}, {"-warmup", "-1s"}} {
+		{"-server", "inproc", "-cpuprofile", "a", "-load-cpuprofile", "b"}, {"-load-gc-heap-floor-mib", "-1"}, {"-warmup", "-1s"}, {"-load-procs", "-1"}} {
 		if _, err := benchFlags(args, io.Discard); err == nil {
 			t.Errorf("benchFlags(%q) accepted", args)
 		}
 	}
 	cfg, err := benchFlags(nil, io.Discard)
 	if err != nil || cfg.Matches != 8 || cfg.Seats != 4 || cfg.Duration != 10*time.Second || cfg.Server != "child" ||
-		cfg.loadHeapFloorMiB != defaultHeapFloorMiB {
+		cfg.loadHeapFloorMiB != defaultHeapFloorMiB || cfg.loadProcs != 0 {
 		t.Errorf("defaults = %+v, %v", cfg, err)
 	}
 }
@@ -331,5 +332,61 @@ func TestBenchLoadGeneratorKeepsAHeapFloor(t *testing.T) {
 	}
 	if got := run("-load-gc-heap-floor-mib", "0"); slices.ContainsFunc(got, func(p int) bool { return p != 100 && p != -1 }) {
 		t.Errorf("with -load-gc-heap-floor-mib 0: SetGCPercent calls %v", got)
+	}
+}
+
+// -load-procs runs the load generator on that many Ps for the run (the
+// report says how many) and puts GOMAXPROCS back at its end; without it
+// GOMAXPROCS is left alone.
+func TestBenchLoadProcs(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		calls []int
+	)
+	saved := setMaxProcs
+	t.Cleanup(func() { setMaxProcs = saved })
+	setMaxProcs = func(n int) int {
+		mu.Lock()
+		calls = append(calls, n)
+		mu.Unlock()
+		return saved(n)
+	}
+	before := runtime.GOMAXPROCS(0)
+	run := func(extra ...string) (*bench.Result, []int) {
+		mu.Lock()
+		calls = nil
+		mu.Unlock()
+		out := filepath.Join(t.TempDir(), "res.json")
+		args := append([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "1", "-seats", "2",
+			"-duration", "2s", "-moves", "10", "-play", "-auto-roll", "-json", out}, extra...)
+		var report bytes.Buffer
+		if err := benchMain(args, &report, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res bench.Result
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		if want := "the load generator at GOMAXPROCS=1"; (res.Machine.GOMAXPROCS == 1 && before > 1) != strings.Contains(report.String(), want) {
+			t.Errorf("report with GOMAXPROCS %d of %d: %q in it is %v", res.Machine.GOMAXPROCS, before,
+				want, strings.Contains(report.String(), want))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return &res, slices.Clone(calls)
+	}
+	res, got := run("-load-procs", "1")
+	if res.Machine.GOMAXPROCS != 1 || !slices.Equal(got, []int{1, before}) {
+		t.Errorf("-load-procs 1: GOMAXPROCS %d during the run, calls %v; want 1 and [1 %d]", res.Machine.GOMAXPROCS, got, before)
+	}
+	if n := runtime.GOMAXPROCS(0); n != before {
+		t.Errorf("GOMAXPROCS %d after the run, want %d", n, before)
+	}
+	if res, got := run(); res.Machine.GOMAXPROCS != before || len(got) != 0 {
+		t.Errorf("without -load-procs: GOMAXPROCS %d during the run, calls %v; want %d and none", res.Machine.GOMAXPROCS, got, before)
 	}
 }
