@@ -273,12 +273,7 @@ func TestBenchMainWritesItsFiles(t *testing.T) {
 	if !strings.Contains(out.String(), "moves/s") {
 		t.Errorf("report: %q", out.String())
 	}
-	var res bench.Result
-	if b, err := os.ReadFile(js); err != nil {
-		t.Fatal(err)
-	} else if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatalf("-json: %v", err)
-	}
+	res := readResult(t, js)
 	if res.Load == nil || res.Load.Moves == 0 {
 		t.Errorf("-json load: %+v", res.Load)
 	}
@@ -363,21 +358,14 @@ func TestBenchLoadProcs(t *testing.T) {
 		if err := benchMain(args, &report, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res bench.Result
-		if err := json.Unmarshal(b, &res); err != nil {
-			t.Fatal(err)
-		}
+		res := readResult(t, out)
 		if want := "the load generator at GOMAXPROCS=1"; (res.Machine.GOMAXPROCS == 1 && before > 1) != strings.Contains(report.String(), want) {
 			t.Errorf("report with GOMAXPROCS %d of %d: %q in it is %v", res.Machine.GOMAXPROCS, before,
 				want, strings.Contains(report.String(), want))
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		return &res, slices.Clone(calls)
+		return res, slices.Clone(calls)
 	}
 	res, got := run("-load-procs", "1")
 	if res.Machine.GOMAXPROCS != 1 || !slices.Equal(got, []int{1, before}) {
@@ -389,4 +377,18 @@ func TestBenchLoadProcs(t *testing.T) {
 	if res, got := run(); res.Machine.GOMAXPROCS != before || len(got) != 0 {
 		t.Errorf("without -load-procs: GOMAXPROCS %d during the run, calls %v; want %d and none", res.Machine.GOMAXPROCS, got, before)
 	}
+}
+
+// readResult reads the result `hangar bench -json` wrote to path.
+func readResult(t *testing.T, path string) *bench.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res bench.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatalf("-json: %v", err)
+	}
+	return &res
 }
