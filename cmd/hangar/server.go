@@ -75,6 +75,9 @@ type Config struct {
 	// HeapFloorMiB is the serving process's heap floor (keepHeapFloor);
 	// a process setting, applied by 'hangar serve', not by Start.
 	HeapFloorMiB int
+	// Procs is --procs: "auto", "max" or a number of Ps (keepProcs); a
+	// process setting, applied by 'hangar serve', not by Start.
+	Procs string
 	// AppendCommits is how many batches of appends may commit at once
 	// (0: the store's choice: 1, or more with a database far away).
 	AppendCommits int
