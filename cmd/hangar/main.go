@@ -73,7 +73,7 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		go keepHeapFloor(ctx, uint64(cfg.HeapFloorMiB)<<20, time.Second)
 		procsTick := time.NewTicker(procsInterval)
 		defer procsTick.Stop()
-		go keepProcs(ctx, cfg.Procs, log, procsTick.C, readThreadTimes)
+		go keepProcs(ctx, cfg.Procs, log, procsTick.C, readThreadTimes, readGoWaits)
 		m := &Main{Config: cfg, Log: log}
 		if cfg.AccessLog {
 			// The access log's lines go out in batches, every 100 ms.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
@@ -21,16 +22,22 @@ import (
 // Postgres on the same machine, other tenants of a virtual machine), each
 // of those wake-ups is a thread that waits for a CPU the others hold, and
 // each spin takes a CPU from them: on two CPUs shared with Postgres, a
-// node on one P made 15% more moves a second at 8 matches than on two,
-// with a sixth less CPU a command (BENCHMARKS.md, twenty-third round).
+// node on one P spent 8 to 19% less CPU a command than on two, and made
+// about 6% more moves a second at 8 matches (BENCHMARKS.md, twenty-third
+// round).
 //
 // With --procs auto (the default) the node watches its threads: when
 // they wait for a CPU as long as half of the time they run (contended),
 // it runs on as few Ps as keep each under three quarters busy; when they
 // seldom wait (under a fifth), or it needs more, it goes back to Go's
-// default. It takes Ps up at once and gives them back after a second of
-// wanting fewer. A GOMAXPROCS in the environment, --procs max (Go's
-// default) or --procs N (N Ps) fixes the setting instead.
+// default. It also adds a P when, on fewer than Go's default, its
+// goroutines wait to run a mean of 150 µs or more (Go's scheduling
+// latency: many of them ready at once, as at 32 matches in play, where one
+// P cost throughput and two did not), and then keeps it while the node
+// uses at least four fifths of the CPU it used then. It takes Ps up at
+// once and gives them back after a second of wanting fewer. A GOMAXPROCS
+// in the environment, --procs max (Go's default) or --procs N (N Ps)
+// fixes the setting instead.
 
 const (
 	// procsInterval is how often --procs auto looks at its threads.
@@ -46,6 +53,11 @@ const (
 	// contended, and under which as free.
 	procsContended = 0.5
 	procsFree      = 0.2
+	// procsQueued is the mean time goroutines wait to run from which a
+	// node on fewer Ps than Go's default adds one; procsHold is the share
+	// of the CPU it used then below which it may give it back.
+	procsQueued = 150 * time.Microsecond
+	procsHold   = 0.8
 )
 
 // parseProcs reads --procs: "auto", "max", or a number of Ps. It returns
@@ -72,19 +84,29 @@ type procsPolicy struct {
 	// lower counts the intervals in a row that wanted fewer Ps than cur;
 	// want is the most of them any wanted.
 	lower, want int
+	// hold: Ps were added for goroutines waiting to run while the node
+	// used hold/procsHold CPUs; none is given back while it uses hold or
+	// more (0: none added so).
+	hold float64
 }
 
 // next returns the Ps to run on after an interval in which the node used
-// used CPUs and its threads waited ratio times as long for a CPU as they
-// ran on one.
-func (p *procsPolicy) next(used, ratio float64) int {
+// used CPUs, its threads waited ratio times as long for a CPU as they ran
+// on one, and its goroutines waited queued on average to run.
+func (p *procsPolicy) next(used, ratio float64, queued time.Duration) int {
 	need := min(p.max, max(1, int(math.Ceil(used/procsBusy))))
 	want := p.cur
 	switch {
 	case ratio >= procsContended:
 		want = need
 	case ratio <= procsFree:
-		want = p.max
+		want, p.hold = p.max, 0
+	}
+	if p.cur < p.max && queued >= procsQueued {
+		want, p.hold = max(want, p.cur+1), used*procsHold
+	}
+	if want < p.cur && used >= p.hold && p.hold > 0 {
+		want = p.cur
 	}
 	want = max(want, need)
 	switch {
@@ -95,7 +117,7 @@ func (p *procsPolicy) next(used, ratio float64) int {
 			p.want = want
 		}
 		if p.lower++; p.lower >= procsDownAfter {
-			p.cur, p.lower = p.want, 0
+			p.cur, p.lower, p.hold = p.want, 0, 0
 		}
 	default:
 		p.lower = 0
@@ -146,6 +168,43 @@ func (ts threadTimes) since(prev threadTimes) (run, wait time.Duration) {
 	return run, wait
 }
 
+// goWaits is how many times goroutines have waited to run, and for how
+// long in all, since the process started (/sched/latencies:seconds).
+type goWaits struct {
+	n   uint64
+	sum float64 // seconds
+}
+
+// since is the mean wait to run between prev and w.
+func (w goWaits) since(prev goWaits) time.Duration {
+	if w.n <= prev.n {
+		return 0
+	}
+	return time.Duration((w.sum - prev.sum) / float64(w.n-prev.n) * float64(time.Second))
+}
+
+// readGoWaits reads Go's histogram of the time goroutines wait to run,
+// each wait counted at its bucket's upper bound (the last bucket's, which
+// has none, at its lower).
+func readGoWaits() goWaits {
+	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return goWaits{}
+	}
+	h := s[0].Value.Float64Histogram()
+	var w goWaits
+	for i, c := range h.Counts {
+		b := h.Buckets[i+1]
+		if math.IsInf(b, 1) {
+			b = h.Buckets[i]
+		}
+		w.n += c
+		w.sum += float64(c) * b
+	}
+	return w
+}
+
 // setProcs and defaultProcs set GOMAXPROCS, and put back Go's default (a
 // test records the calls).
 var (
@@ -157,7 +216,7 @@ var (
 // set once; auto follows the node's threads every tick (procsPolicy), and
 // puts Go's default back at the end; a GOMAXPROCS in the environment is
 // left as it is.
-func keepProcs(ctx context.Context, setting string, log *slog.Logger, tick <-chan time.Time, sample func() (threadTimes, bool)) {
+func keepProcs(ctx context.Context, setting string, log *slog.Logger, tick <-chan time.Time, sample func() (threadTimes, bool), waits func() goWaits) {
 	auto, n, err := parseProcs(setting)
 	switch {
 	case err != nil:
@@ -180,7 +239,7 @@ func keepProcs(ctx context.Context, setting string, log *slog.Logger, tick <-cha
 			defaultProcs()
 		}
 	}()
-	last := time.Now()
+	last, lastWaits := time.Now(), waits()
 	for {
 		select {
 		case <-ctx.Done():
@@ -197,14 +256,17 @@ func keepProcs(ctx context.Context, setting string, log *slog.Logger, tick <-cha
 				continue
 			}
 			used, ratio := run.Seconds()/took.Seconds(), wait.Seconds()/run.Seconds()
+			w := waits()
+			queued := w.since(lastWaits)
+			lastWaits = w
 			cur := p.cur
-			if next := p.next(used, ratio); next != cur {
+			if next := p.next(used, ratio, queued); next != cur {
 				if next == p.max {
 					defaultProcs()
 				} else {
 					setProcs(next)
 				}
-				log.Info("procs", "from", cur, "to", next, "cpus_used", math.Round(used*100)/100, "wait_per_run", math.Round(ratio*100)/100)
+				log.Info("procs", "from", cur, "to", next, "cpus_used", math.Round(used*100)/100, "wait_per_run", math.Round(ratio*100)/100, "queued", queued.Round(time.Microsecond))
 			}
 		}
 	}

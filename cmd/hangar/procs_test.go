@@ -39,11 +39,13 @@ func TestParseProcs(t *testing.T) {
 }
 
 // The policy, interval by interval: each step is the last interval's CPUs
-// used and the threads' wait for a CPU per unit of run, and the Ps after.
+// used, the threads' wait for a CPU per unit of run, the goroutines' mean
+// wait to run (none unless said), and the Ps after.
 func TestProcsPolicy(t *testing.T) {
 	type step struct {
 		used, ratio float64
 		want        int
+		queued      time.Duration
 	}
 	const contended, between, free = 1.0, 0.3, 0.1
 	for _, c := range []struct {
@@ -52,25 +54,34 @@ func TestProcsPolicy(t *testing.T) {
 		steps []step
 	}{
 		{"contended and light: one P after four intervals", 4, []step{
-			{0.6, contended, 4}, {0.6, contended, 4}, {0.6, contended, 4}, {0.6, contended, 1}, {0.6, contended, 1}}},
-		{"uncontended: Go's default", 4, []step{{0.6, free, 4}, {0.6, between, 4}, {3.5, free, 4}}},
+			{0.6, contended, 4, 0}, {0.6, contended, 4, 0}, {0.6, contended, 4, 0}, {0.6, contended, 1, 0}, {0.6, contended, 1, 0}}},
+		{"uncontended: Go's default", 4, []step{{0.6, free, 4, 0}, {0.6, between, 4, 0}, {3.5, free, 4, 0}}},
 		{"a busier interval takes Ps at once", 4, []step{
-			{0.5, contended, 4}, {0.5, contended, 4}, {0.5, contended, 4}, {0.5, contended, 1},
-			{0.9, contended, 2}, {1.6, contended, 3}, {2.9, contended, 4}}},
+			{0.5, contended, 4, 0}, {0.5, contended, 4, 0}, {0.5, contended, 4, 0}, {0.5, contended, 1, 0},
+			{0.9, contended, 2, 0}, {1.6, contended, 3, 0}, {2.9, contended, 4, 0}}},
 		{"a free machine takes Go's default at once", 4, []step{
-			{0.5, contended, 4}, {0.5, contended, 4}, {0.5, contended, 4}, {0.5, contended, 1},
-			{0.5, between, 1}, {0.5, free, 4}}},
+			{0.5, contended, 4, 0}, {0.5, contended, 4, 0}, {0.5, contended, 4, 0}, {0.5, contended, 1, 0},
+			{0.5, between, 1, 0}, {0.5, free, 4, 0}}},
 		{"an interval wanting as many breaks the run", 4, []step{
-			{0.5, contended, 4}, {0.5, contended, 4}, {0.5, contended, 4}, {0.5, between, 4},
-			{0.5, contended, 4}, {0.5, contended, 4}, {0.5, contended, 4}, {0.5, contended, 1}}},
+			{0.5, contended, 4, 0}, {0.5, contended, 4, 0}, {0.5, contended, 4, 0}, {0.5, between, 4, 0},
+			{0.5, contended, 4, 0}, {0.5, contended, 4, 0}, {0.5, contended, 4, 0}, {0.5, contended, 1, 0}}},
 		{"down to the most the run wanted", 4, []step{
-			{0.5, contended, 4}, {1.2, contended, 4}, {0.5, contended, 4}, {0.5, contended, 2}}},
-		{"one CPU: one P", 1, []step{{0.2, contended, 1}, {3, free, 1}}},
+			{0.5, contended, 4, 0}, {1.2, contended, 4, 0}, {0.5, contended, 4, 0}, {0.5, contended, 2, 0}}},
+		{"one CPU: one P", 1, []step{{0.2, contended, 1, 0}, {3, free, 1, 0}, {0.9, contended, 1, time.Millisecond}}},
+		{"goroutines waiting to run add a P, kept while the load stays", 4, []step{
+			{0.6, contended, 4, 0}, {0.6, contended, 4, 0}, {0.6, contended, 4, 0}, {0.6, contended, 1, 0},
+			{0.5, contended, 2, 200 * time.Microsecond},
+			{0.6, contended, 2, 0}, {0.6, contended, 2, 0}, {0.6, contended, 2, 0}, {0.6, contended, 2, 0}, {0.45, contended, 2, 100 * time.Microsecond},
+			{0.3, contended, 2, 0}, {0.3, contended, 2, 0}, {0.3, contended, 2, 0}, {0.3, contended, 1, 0},
+			{0.3, contended, 1, 100 * time.Microsecond}}},
+		{"waits under the mark, or at Go's default, add none", 2, []step{
+			{0.6, contended, 2, time.Millisecond}, {0.6, contended, 2, 0}, {0.6, contended, 2, 0}, {0.6, contended, 1, 0},
+			{0.6, contended, 1, 140 * time.Microsecond}, {0.6, contended, 2, 160 * time.Microsecond}}},
 	} {
 		p := &procsPolicy{max: c.max, cur: c.max}
 		for i, s := range c.steps {
-			if got := p.next(s.used, s.ratio); got != s.want {
-				t.Errorf("%s: interval %d (%.1f CPUs, wait/run %.1f): %d Ps, want %d", c.name, i+1, s.used, s.ratio, got, s.want)
+			if got := p.next(s.used, s.ratio, s.queued); got != s.want {
+				t.Errorf("%s: interval %d (%.2f CPUs, wait/run %.1f, queued %v): %d Ps, want %d", c.name, i+1, s.used, s.ratio, s.queued, got, s.want)
 				break
 			}
 		}
@@ -98,6 +109,7 @@ func TestKeepProcs(t *testing.T) {
 		procs = 2
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var queued []time.Duration // the goroutines' mean wait to run, window by window (none: 0)
 	run := func(setting string, windows [][2]time.Duration) {
 		t.Helper()
 		// One thread whose run and wait grow by each window's, and another
@@ -117,12 +129,22 @@ func TestKeepProcs(t *testing.T) {
 			n++
 			return ts, true
 		}
+		var w goWaits
+		nw := 0
+		waits := func() goWaits {
+			if nw > 0 && nw <= len(queued) {
+				w.n += 100
+				w.sum += 100 * queued[nw-1].Seconds()
+			}
+			nw++
+			return w
+		}
 		tick := make(chan time.Time)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			keepProcs(ctx, setting, log, tick, sample)
+			keepProcs(ctx, setting, log, tick, sample, waits)
 		}()
 		at := time.Now()
 		for range windows {
@@ -144,6 +166,15 @@ func TestKeepProcs(t *testing.T) {
 	if procs != 2 {
 		t.Fatalf("auto left %d Ps, want Go's default back", procs)
 	}
+
+	// On one P, goroutines waiting 200µs to run bring the second back.
+	calls = nil
+	queued = []time.Duration{0, 0, 0, 0, 200 * time.Microsecond}
+	run("auto", [][2]time.Duration{contended, contended, contended, contended, contended})
+	if want := []string{"set 0", "set 1", "default"}; !slices.Equal(calls, want) || procs != 2 {
+		t.Fatalf("auto with goroutines waiting: calls %q, %d Ps; want %q", calls, procs, want)
+	}
+	queued = nil
 
 	calls = nil
 	run("3", nil)
