@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"runtime"
 	"slices"
 	"testing"
@@ -210,30 +209,13 @@ func TestReadThreadTimes(t *testing.T) {
 	}
 }
 
-// 'hangar serve --procs N' runs on N Ps, as its metrics report them.
+// 'hangar serve --procs N' runs on N Ps, as its metrics report them (set
+// as the process starts, in a goroutine of its own: read until it is).
 func TestServeProcs(t *testing.T) {
 	bin := buildBinary(t)
-	procs := func(args ...string) float64 {
-		admin := freeAddr(t)
-		p := startProc(t, bin, append([]string{"--listen", freeAddr(t), "--admin-listen", admin, "--data-dir", t.TempDir()}, args...)...)
-		defer func() { p.cmd.Process.Kill(); p.cmd.Wait() }()
-		var v float64
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-			code, body := httpGet(t, "http://"+admin+"/metrics")
-			if code != http.StatusOK {
-				t.Fatalf("/metrics: %d", code)
-			}
-			// The setting is applied in a goroutine of its own as the
-			// process starts: read until it is there.
-			if v = metric(body, "go_sched_gomaxprocs_threads"); v == 1 || v == 3 {
-				return v
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		return v
-	}
 	for _, n := range []float64{1, 3} {
-		if v := procs("--procs", fmt.Sprint(n)); v != n {
+		set := func(v float64) bool { return v == n }
+		if v := serveMetric(t, bin, "go_sched_gomaxprocs_threads", set, "--procs", fmt.Sprint(n)); v != n {
 			t.Errorf("go_sched_gomaxprocs_threads %v with --procs %v", v, n)
 		}
 	}
