@@ -211,6 +211,10 @@ type Usage struct {
 	ServerCPUPercent float64 `json:"server_cpu_percent"`
 	ServerRSSMB      float64 `json:"server_rss_mb"`
 	ServerPeakRSSMB  float64 `json:"server_peak_rss_mb"`
+	// ServerProcs is the Ps the server ran Go code on at the window's end
+	// (its GOMAXPROCS, which hangar serve --procs auto changes with the
+	// machine's contention; 0: not read, -target without -admin).
+	ServerProcs int `json:"server_procs,omitempty"`
 	// LoadGenCPUS is the bench process's CPU time (the same process as the
 	// server with -server inproc).
 	LoadGenCPUS float64 `json:"loadgen_cpu_s"`

@@ -19,22 +19,27 @@ type storeCounters struct {
 // within a second is skipped rather than stalling the run.
 var metricsClient = &http.Client{Timeout: time.Second}
 
-// readStoreCounters reads the store counters of the server whose admin
-// listener is at addr, or nil when they cannot be read (no such listener,
-// or a store without a combiner: no hangar_store_batch_appends).
-func readStoreCounters(addr string) *storeCounters {
+// readServerMetrics reads the store counters of the server whose admin
+// listener is at addr, nil when they cannot be read (no such listener, or
+// a store without a combiner: no hangar_store_batch_appends), and the Ps
+// it runs Go code on (go_sched_gomaxprocs_threads; 0: not read).
+func readServerMetrics(addr string) (*storeCounters, int) {
 	resp, err := metricsClient.Get("http://" + addr + "/metrics")
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil
+		return nil, 0
 	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	mfs, err := p.TextToMetricFamilies(resp.Body)
 	if err != nil {
-		return nil
+		return nil, 0
+	}
+	procs := 0
+	if mf := mfs["go_sched_gomaxprocs_threads"]; mf != nil && len(mf.GetMetric()) == 1 && mf.GetMetric()[0].GetGauge() != nil {
+		procs = int(mf.GetMetric()[0].GetGauge().GetValue())
 	}
 	hist := func(name string) (count int64, sum float64, ok bool) {
 		mf := mfs[name]
@@ -51,8 +56,8 @@ func readStoreCounters(addr string) *storeCounters {
 	c.commits, batched, ok[1] = hist("hangar_store_batch_appends")
 	_, c.commitSecs, ok[2] = hist("hangar_store_batch_seconds")
 	if ok != [3]bool{true, true, true} {
-		return nil
+		return nil, procs
 	}
 	c.commitAppends = int64(batched)
-	return &c
+	return &c, procs
 }

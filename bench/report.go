@@ -72,6 +72,12 @@ func (r *Result) Print(w io.Writer) {
 				if r.Server.IncludesLoadGenerator {
 					who = "server and load generator in one process"
 				}
+				switch {
+				case u.ServerProcs == 1:
+					who += ", on 1 P at the end"
+				case u.ServerProcs > 1:
+					who += fmt.Sprintf(", on %d Ps at the end", u.ServerProcs)
+				}
 				fmt.Fprintf(w, "  server CPU %.2fs (%.0f%% of one core; %s), RSS %.1f MB, peak RSS %.1f MB\n",
 					u.ServerCPUS, u.ServerCPUPercent, who, u.ServerRSSMB, u.ServerPeakRSSMB)
 			}

@@ -316,6 +316,7 @@ type sample struct {
 	pg          map[int]time.Duration // CPU time by postgres process
 	busy, total uint64                // machine jiffies
 	store       *storeCounters        // nil: not read
+	procs       int                   // the server's Ps (0: not read)
 }
 
 func (s *server) sample() sample {
@@ -325,7 +326,7 @@ func (s *server) sample() sample {
 	}
 	x.busy, x.total = machineCPU()
 	if s.admin != "" {
-		x.store = readStoreCounters(s.admin)
+		x.store, x.procs = readServerMetrics(s.admin)
 	}
 	switch s.mode {
 	case "inproc":
@@ -371,6 +372,7 @@ func window(a, b sample, secs float64) *Usage {
 			Commits: b.store.commits - a.store.commits, CommitAppends: b.store.commitAppends - a.store.commitAppends,
 			CommitSeconds: b.store.commitSecs - a.store.commitSecs}
 	}
+	u.ServerProcs = b.procs
 	if b.ok {
 		u.ServerCPUS = (b.cpu - a.cpu).Seconds()
 		u.ServerCPUPercent = 100 * u.ServerCPUS / secs

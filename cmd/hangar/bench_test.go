@@ -90,6 +90,10 @@ func TestBenchPlay(t *testing.T) {
 		st.Appends < res.Load.Commands/2 || st.Appends > 2*res.Load.Commands+100 {
 		t.Errorf("store usage %+v for %d commands", st, res.Load.Commands)
 	}
+	// The server's Ps, from its metrics: in this process, this process's.
+	if p := res.Load.Usage.ServerProcs; p != runtime.GOMAXPROCS(0) {
+		t.Errorf("server Ps %d in the report, GOMAXPROCS %d", p, runtime.GOMAXPROCS(0))
+	}
 	// A move takes the legal moves its roll answered with.
 	if n := res.Load.Latency["Play ListLegalMoves"].Count; n != 0 {
 		t.Errorf("%d Play ListLegalMoves for %d moves", n, res.Load.Latency["Play Move"].Count)
