@@ -22,7 +22,7 @@ import (
 // Postgres on the same machine, other tenants of a virtual machine), each
 // of those wake-ups is a thread that waits for a CPU the others hold, and
 // each spin takes a CPU from them: on two CPUs shared with Postgres, a
-// node on one P spent 8 to 19% less CPU a command than on two, with moves
+// node on one P spent 6 to 19% less CPU a command than on two, with moves
 // a second within the machine's swing (BENCHMARKS.md, twenty-third round).
 //
 // With --procs auto (the default) the node watches its threads: when
