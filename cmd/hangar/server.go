@@ -78,6 +78,9 @@ type Config struct {
 	// Procs is --procs: "auto", "max" or a number of Ps (keepProcs); a
 	// process setting, applied by 'hangar serve', not by Start.
 	Procs string
+	// Sched is --sched: "batch" or "normal" (setSched); a process
+	// setting, applied by 'hangar serve', not by Start.
+	Sched string
 	// AppendCommits is how many batches of appends may commit at once
 	// (0: the store's choice: 1, or more with a database far away).
 	AppendCommits int

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// threadPolicies returns the scheduling policy of each thread of process
+// pid ("self" for this one), from /proc/<pid>/task/<tid>/stat.
+func threadPolicies(t *testing.T, pid string) map[string]int {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/" + pid + "/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := map[string]int{}
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/" + pid + "/task/" + task.Name() + "/stat")
+		if err != nil {
+			continue // the thread has exited
+		}
+		// The fields after the command's closing parenthesis start at
+		// the third (state); the policy is the 41st.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		p, err := strconv.Atoi(f[41-3])
+		if err != nil {
+			t.Fatalf("thread %s: policy %q", task.Name(), f[41-3])
+		}
+		ps[task.Name()] = p
+	}
+	return ps
+}
+
+// allPolicy fails unless every thread of pid runs under policy.
+func allPolicy(t *testing.T, pid string, policy int) {
+	t.Helper()
+	ps := threadPolicies(t, pid)
+	if len(ps) == 0 {
+		t.Fatalf("process %s: no threads", pid)
+	}
+	for tid, p := range ps {
+		if p != policy {
+			t.Errorf("process %s thread %s: policy %d, want %d (of %d threads)", pid, tid, p, policy, len(ps))
+		}
+	}
+}
+
+// setSched reaches every thread of the process, and threads started after
+// it inherit the policy.
+func TestSetSched(t *testing.T) {
+	t.Cleanup(func() {
+		if _, err := setSched(false); err != nil {
+			t.Error(err)
+		}
+	})
+	n, err := setSched(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 2 {
+		t.Errorf("set %d threads; a Go process has several", n)
+	}
+	allPolicy(t, "self", unix.SCHED_BATCH)
+	// Threads started now: goroutines that each hold a thread of their
+	// own until all of them have started.
+	before := len(threadPolicies(t, "self"))
+	var started, release sync.WaitGroup
+	release.Add(1)
+	for range 4 {
+		started.Add(1)
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			started.Done()
+			release.Wait()
+		}()
+	}
+	started.Wait()
+	if after := len(threadPolicies(t, "self")); after <= before {
+		t.Logf("threads %d before and %d after: the runtime had idle ones", before, after)
+	}
+	allPolicy(t, "self", unix.SCHED_BATCH)
+	release.Done()
+	if _, err := setSched(false); err != nil {
+		t.Fatal(err)
+	}
+	allPolicy(t, "self", unix.SCHED_NORMAL)
+}
+
+// 'hangar serve' runs its threads under SCHED_BATCH by default, and under
+// Linux's default with --sched normal.
+func TestServeSched(t *testing.T) {
+	bin := buildBinary(t)
+	for _, c := range []struct {
+		args   []string
+		policy int
+	}{{nil, unix.SCHED_BATCH}, {[]string{"--sched", "normal"}, unix.SCHED_NORMAL}} {
+		p := startProc(t, bin, append([]string{"--listen", freeAddr(t), "--data-dir", t.TempDir()}, c.args...)...)
+		allPolicy(t, fmt.Sprint(p.cmd.Process.Pid), c.policy)
+		p.cmd.Process.Kill()
+		p.cmd.Wait()
+	}
+}
