@@ -14,11 +14,12 @@ import "fmt"
 // do not preempt a running program: they run when it blocks (a backend
 // soon does, for its client or its flush) or its time slice ends. They
 // keep their share of the CPU. On two vCPUs shared with Postgres and the
-// load generator, a node on SCHED_BATCH made a median 13% more moves a
-// second at 8 and at 32 matches, and more at 1 match and on SQLite too;
-// beside two CPU-bound programs it was within the machine's swing
-// (BENCHMARKS.md, twenty-fourth round). --sched normal keeps Linux's
-// default.
+// load generator, a node on SCHED_BATCH made a median of 18% more moves a
+// second at 32 matches and 13% more at 8 (16 and 12 alternated pairs),
+// more at 1 match and on SQLite too, and the node, Postgres and the load
+// generator each spent less CPU a command at 32 matches; beside two
+// CPU-bound programs it was within the machine's swing (BENCHMARKS.md,
+// twenty-fourth round). --sched normal keeps Linux's default.
 
 // parseSched reads --sched: "batch" or "normal".
 func parseSched(s string) (batch bool, err error) {
