@@ -202,8 +202,12 @@ func (s *Store) sendBatch(ctx context.Context, steps []step, applied []bool) err
 	for _, st := range steps {
 		b.Queue(st.sql, st.args...)
 	}
-	br := s.pool.SendBatch(ctx, b)
-	var err error
+	c, give, err := s.held.take(ctx)
+	if err != nil {
+		return err
+	}
+	defer give()
+	br := c.SendBatch(ctx, b)
 	for _, st := range steps {
 		if err != nil {
 			break
@@ -279,11 +283,11 @@ var smallBatch = 64
 // statements are prepared once per connection. A tracer in Options sees
 // them as it sees a pgx batch.
 func (s *Store) sendMany(ctx context.Context, steps []step, applied []bool) error {
-	c, err := s.pool.Acquire(ctx)
+	c, give, err := s.held.take(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.Release()
+	defer give()
 	conn := c.Conn()
 	n := 0
 	for _, st := range steps {

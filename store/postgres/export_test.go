@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/golang-migrate/migrate/v4"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // MigrateTo migrates the database at url up or down to version.
@@ -191,3 +193,29 @@ const (
 var CommitsFor = commitsFor
 
 const FarDatabase = farDatabase
+
+// Pool is the store's pool, for the held connections' tests.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// HeldMax is how many connections the batches may keep.
+func (s *Store) HeldMax() int { return s.held.max }
+
+// SetHeldClock sets the clock the held connections are timed by.
+func (s *Store) SetHeldClock(now func() time.Time) {
+	s.held.mu.Lock()
+	defer s.held.mu.Unlock()
+	s.held.now = now
+}
+
+// HeldFree returns the free held connections and how many are held.
+func (s *Store) HeldFree() (free []any, held int) {
+	s.held.mu.Lock()
+	defer s.held.mu.Unlock()
+	for _, hc := range s.held.free {
+		free = append(free, hc)
+	}
+	return free, s.held.n
+}
+
+// HeldIdle and HeldAge are held.go's limits.
+var HeldIdle, HeldAge = heldIdle, heldAge

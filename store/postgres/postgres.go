@@ -58,6 +58,8 @@ type Store struct {
 	// tracer is Options.Tracer, which sees the batches sendMany sends
 	// past pgx's tracing.
 	tracer pgx.QueryTracer
+	// held are the connections the combiner's batches keep (held.go).
+	held heldConns
 }
 
 // Options tune a Store.
@@ -116,7 +118,7 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 		pool.Close()
 		return nil, wrapErr("connect", err)
 	}
-	s := &Store{pool: pool, wait: o.ReplicaWait, tracer: o.Tracer}
+	s := &Store{pool: pool, wait: o.ReplicaWait, tracer: o.Tracer, held: heldConns{pool: pool, now: time.Now}}
 	if s.wait <= 0 {
 		s.wait = DefaultReplicaWait
 	}
@@ -131,6 +133,7 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 			o.Combine.Commits = commitsFor(rtt)
 		}
 		s.commits, s.rtt = o.Combine.Commits, rtt
+		s.held.max = s.commits
 		s.comb = store.NewCombiner(s.AppendBatch, o.Combine)
 	}
 	return s, nil
@@ -203,6 +206,7 @@ func (s *Store) Close() error {
 	if s.comb != nil {
 		s.comb.Close()
 	}
+	s.held.close()
 	if s.read != nil {
 		s.read.Close()
 	}
