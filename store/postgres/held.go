@@ -85,13 +85,14 @@ func (h *heldConns) take(ctx context.Context) (*pgxpool.Conn, func(), error) {
 }
 
 // give takes hc back after a batch: free again, or back to the pool once
-// closed.
+// closed or not idle (the pool destroys such a connection, as it does
+// one of its own).
 func (h *heldConns) give(hc *heldConn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if hc.c.Conn().IsClosed() {
+	if pc := hc.c.Conn().PgConn(); pc.IsClosed() || pc.IsBusy() || pc.TxStatus() != 'I' {
 		h.n--
-		hc.c.Release() // the pool destroys it
+		hc.c.Release()
 		return
 	}
 	hc.last = h.now()
