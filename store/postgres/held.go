@@ -19,6 +19,10 @@ import (
 // median of 18% more moves a second at 8 matches and 2% more at 32
 // (BENCHMARKS.md, twenty-fourth round).
 //
+// The batches hold no more connections than leave two in the pool for
+// everything else (none from a pool of two or fewer), and none once the
+// store is closing.
+//
 // A held connection goes back to the pool after heldIdle without a batch
 // (the pool checks a connection idle that long before handing it out,
 // which a held one would miss), after heldAge (so that the pool's own
@@ -35,10 +39,17 @@ type heldConns struct {
 	pool *pgxpool.Pool
 	max  int
 
-	mu   sync.Mutex
-	n    int // held, free or in use
-	free []*heldConn
-	now  func() time.Time
+	mu     sync.Mutex
+	n      int // held, free or in use
+	free   []*heldConn
+	closed bool
+	now    func() time.Time
+}
+
+// heldFor is how many connections the batches of commits committing at
+// once may hold from a pool of maxConns.
+func heldFor(commits int, maxConns int32) int {
+	return max(0, min(commits, int(maxConns)-2))
 }
 
 type heldConn struct {
@@ -63,7 +74,7 @@ func (h *heldConns) take(ctx context.Context) (*pgxpool.Conn, func(), error) {
 		h.n--
 		hc.c.Release()
 	}
-	hold := h.n < h.max
+	hold := h.n < h.max && !h.closed
 	if hold {
 		h.n++
 	}
@@ -90,7 +101,7 @@ func (h *heldConns) take(ctx context.Context) (*pgxpool.Conn, func(), error) {
 func (h *heldConns) give(hc *heldConn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if pc := hc.c.Conn().PgConn(); pc.IsClosed() || pc.IsBusy() || pc.TxStatus() != 'I' {
+	if pc := hc.c.Conn().PgConn(); h.closed || pc.IsClosed() || pc.IsBusy() || pc.TxStatus() != 'I' {
 		h.n--
 		hc.c.Release()
 		return
@@ -99,11 +110,12 @@ func (h *heldConns) give(hc *heldConn) {
 	h.free = append(h.free, hc)
 }
 
-// close gives every free connection back to the pool (when no batch is
-// under way: after the combiner has stopped).
+// close gives every free connection back to the pool; one in use goes
+// back when its batch ends.
 func (h *heldConns) close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.closed = true
 	for _, hc := range h.free {
 		hc.c.Release()
 	}

@@ -237,3 +237,21 @@ func TestHeldConnectionGoesBack(t *testing.T) {
 		t.Fatalf("%d connections acquired from the pool; want the one held", n)
 	}
 }
+
+// The batches hold no connection a small pool needs for everything else:
+// with one connection in all, a read after a batch gets it.
+func TestHeldLeavesThePoolRoom(t *testing.T) {
+	s := openOneConn(t, postgres.Options{})
+	if n := s.HeldMax(); n != 0 {
+		t.Fatalf("a pool of one connection: the batches hold %d", n)
+	}
+	ids, vs := []string{"room-a", "room-b"}, []int64{0, 0}
+	if errs := batch(s, ids, vs); errs[0] != nil || errs[1] != nil {
+		t.Fatal(errs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.Match(ctx, ids[0]); err != nil {
+		t.Fatalf("a read after the batch: %v", err)
+	}
+}

@@ -133,7 +133,7 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 			o.Combine.Commits = commitsFor(rtt)
 		}
 		s.commits, s.rtt = o.Combine.Commits, rtt
-		s.held.max = s.commits
+		s.held.max = heldFor(s.commits, pool.Config().MaxConns)
 		s.comb = store.NewCombiner(s.AppendBatch, o.Combine)
 	}
 	return s, nil
