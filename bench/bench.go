@@ -134,6 +134,10 @@ type ServerConfig struct {
 	// AdminListen is the address of the server's admin listener (its
 	// metrics), which the bench reads the store's commits from.
 	AdminListen string
+	// NoPrefault: the server does not touch its heap floor at start
+	// (hangar serve --gc-heap-prefault=false), for a run that reports what
+	// memory its matches take (-idle).
+	NoPrefault bool
 }
 
 // Server is a server running in this process.

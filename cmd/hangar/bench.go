@@ -95,6 +95,9 @@ type benchCmd struct {
 	// loadHeapFloorMiB is -load-gc-heap-floor-mib: this process's heap
 	// floor (keepHeapFloor), as a node keeps one.
 	loadHeapFloorMiB int
+	// loadHeapPrefault is -load-gc-heap-prefault: this process touches
+	// its heap floor at start, as a node does (prefault).
+	loadHeapPrefault bool
 	// loadProcs is -load-procs: this process's GOMAXPROCS during the run
 	// (0: Go's own).
 	loadProcs int
@@ -147,6 +150,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.BoolVar(&c.childServer, "child-server", false, "internal: serve as the profiled server child of a bench")
 	fs.StringVar(&c.loadProfile, "load-cpuprofile", "", "write a CPU profile of the load generator (this process, from the start of the run to its end) to this file")
 	fs.IntVar(&c.loadHeapFloorMiB, "load-gc-heap-floor-mib", defaultHeapFloorMiB, "the load generator's heap floor (this process's, and an in-process server's), as a node's --gc-heap-floor-mib: without it the load generator collects garbage many times a second, taking CPU from the server it shares the machine with and lengthening the latencies it measures; 0: Go's own pacing")
+	fs.BoolVar(&c.loadHeapPrefault, "load-gc-heap-prefault", true, "the load generator touches its heap floor's pages at start, as a node's --gc-heap-prefault: without it its first seconds take a page fault for each page of its growing heap")
 	fs.IntVar(&c.loadProcs, "load-procs", 0, "the Ps the load generator runs on (this process's GOMAXPROCS, and an in-process server's): it stands for clients on other machines, and each of its Ps that spins looking for work takes a core from the server and the database it shares the machine with; 1 runs it on one thread at a time, as boardgame.io's Node.js load client runs (scripts/bench-peers); 0: Go's own (all CPUs)")
 	fs.StringVar(&c.childAdmin, "child-admin-listen", "", "internal: the profiled server child's admin listener")
 	mmFlags(fs, &c.mm)
@@ -211,7 +215,8 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	defer stop()
 	cfg := cmd.Config
 	if cmd.childServer {
-		go keepHeapFloor(ctx, defaultHeapFloorMiB<<20, time.Second) // as 'hangar serve' does by default
+		// As 'hangar serve' does by default.
+		go keepHeapFloor(ctx, defaultHeapFloorMiB<<20, time.Second, envOr("HANGAR_GC_HEAP_PREFAULT", "true") != "false", nil)
 		return bench.ServeProfiled(ctx, bench.ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
 			DataDir: cfg.DataDir, Bus: cfg.Bus, BusPrefix: cfg.BusPrefix, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile,
 			AdminListen: cmd.childAdmin}, startNode, log)
@@ -224,7 +229,9 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 		floorDone := make(chan struct{})
 		go func() {
 			defer close(floorDone)
-			keepHeapFloor(floorCtx, uint64(cmd.loadHeapFloorMiB)<<20, time.Second)
+			// A run that reports the memory of idle matches (-idle) keeps
+			// the process's heap as it grows.
+			keepHeapFloor(floorCtx, uint64(cmd.loadHeapFloorMiB)<<20, time.Second, cmd.loadHeapPrefault && cfg.Idle == 0, nil)
 		}()
 		defer func() { endFloor(); <-floorDone }()
 	}
@@ -309,5 +316,10 @@ func benchChild(sc bench.ServerConfig) (*exec.Cmd, error) {
 	if sc.DataDir != "" {
 		args = append(args, "--data-dir="+sc.DataDir)
 	}
-	return exec.Command(exe, args...), nil
+	cmd := exec.Command(exe, args...)
+	if sc.NoPrefault {
+		// The variable reaches the profiled child too.
+		cmd.Env = append(os.Environ(), "HANGAR_GC_HEAP_PREFAULT=false")
+	}
+	return cmd, nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -23,6 +25,20 @@ import (
 //
 // Go has no such setting of its own, so the floor sets GOGC's percentage
 // from the live heap (heapFloorPercent), every second.
+//
+// A process that keeps a floor also touches it at start (prefault, unless
+// --gc-heap-prefault=false): once the goal is at the floor it allocates the
+// floor's bytes, writes a byte of each page and drops them to a collection.
+// The pages stay with the process, free for its next allocations: the
+// runtime's scavenger keeps about 110% of the heap in use at the last
+// collection, and the floor's bytes were in use at that collection. Left
+// to grow, the heap reaches its floor over the first seconds of load, each
+// new page a fault, and on a virtual machine a fault is an exit to the
+// host: in its first 8 seconds at 8 matches a node took about 9,000 faults,
+// a tenth of its CPU, and then a few a second (BENCHMARKS.md, twenty-fifth
+// round). A node that starts under load (a deploy) serves as it will in
+// its tenth minute. A node left idle gives the pages back as its heap's
+// use falls, as any Go process does.
 
 // defaultHeapFloorMiB is --gc-heap-floor-mib's default.
 const defaultHeapFloorMiB = 128
@@ -53,8 +69,9 @@ var setGCPercent = debug.SetGCPercent
 // keepHeapFloor keeps the heap goal at least floor bytes (heapFloorPercent)
 // until ctx ends, then restores the GC percentage it found. It reads the
 // live heap every interval and changes the percentage when it moved by more
-// than a tenth.
-func keepHeapFloor(ctx context.Context, floor uint64, interval time.Duration) {
+// than a tenth. With fault, once the goal is first set it touches the floor
+// (prefault) and calls faulted, if not nil, with the bytes touched.
+func keepHeapFloor(ctx context.Context, floor uint64, interval time.Duration, fault bool, faulted func(uint64)) {
 	gogc := setGCPercent(-1) // read the setting (GOGC)...
 	setGCPercent(gogc)       // ...and put it back
 	if gogc < 0 || floor == 0 {
@@ -75,10 +92,46 @@ func keepHeapFloor(ctx context.Context, floor uint64, interval time.Duration) {
 			setGCPercent(p)
 			cur = p
 		}
+		if fault {
+			fault = false
+			n := prefault(floor)
+			if faulted != nil {
+				faulted(n)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
 	}
+}
+
+// prefaultChunk is the size of prefault's allocations: each a span of its
+// own, whose pages the heap hands out again once it is freed.
+const prefaultChunk = 1 << 20
+
+// prefault touches floor bytes of heap (no more than three quarters of
+// GOMEMLIMIT, which still caps the heap) and returns how many. The heap
+// goal must be at the floor already, so that the allocations do not start
+// collections and the collection that frees them counts them in use.
+func prefault(floor uint64) uint64 {
+	n := floor
+	if limit := debug.SetMemoryLimit(-1); limit > 0 && uint64(limit)/4*3 < n {
+		n = uint64(limit) / 4 * 3
+	}
+	n -= n % prefaultChunk
+	page := os.Getpagesize()
+	chunks := make([][]byte, 0, n/prefaultChunk)
+	for range n / prefaultChunk {
+		b := make([]byte, prefaultChunk)
+		for i := 0; i < len(b); i += page {
+			b[i] = 1
+		}
+		chunks = append(chunks, b)
+	}
+	runtime.KeepAlive(chunks)
+	chunks = nil
+	runtime.GC()
+	return n
 }

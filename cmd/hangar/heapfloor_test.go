@@ -4,8 +4,11 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/hangarhq/hangar/bench"
 )
 
 func TestHeapFloorPercent(t *testing.T) {
@@ -50,7 +53,7 @@ func TestKeepHeapFloorRestoresGOGC(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // one pass, then it returns
-	keepHeapFloor(ctx, 1<<40, time.Hour)
+	keepHeapFloor(ctx, 1<<40, time.Hour, false, nil)
 	if len(calls) != 4 || calls[0] != -1 || calls[1] != 100 || calls[2] <= 100 || calls[3] != 100 {
 		t.Fatalf("SetGCPercent calls %v: want a read (-1, 100), a raise above 100, and 100 restored", calls)
 	}
@@ -60,7 +63,7 @@ func TestKeepHeapFloorRestoresGOGC(t *testing.T) {
 
 	// GOGC=off: the floor leaves it off.
 	calls, gogc = nil, -1
-	keepHeapFloor(ctx, 1<<40, time.Hour)
+	keepHeapFloor(ctx, 1<<40, time.Hour, false, nil)
 	if !slices.Equal(calls, []int{-1, -1}) || gogc != -1 {
 		t.Fatalf("with GOGC=off: calls %v, percentage %d", calls, gogc)
 	}
@@ -105,4 +108,53 @@ func serveMetric(t *testing.T, bin, name string, done func(float64) bool, args .
 		time.Sleep(10 * time.Millisecond)
 	}
 	return v
+}
+
+// 'hangar serve' touches its heap floor at start: once it says so, the
+// floor's pages are its own, free for its allocations (the heap's idle
+// bytes not given back to the system); --gc-heap-prefault=false leaves the
+// heap to grow.
+func TestServeTouchesItsHeapFloor(t *testing.T) {
+	bin := buildBinary(t)
+	retained := func(args ...string) (float64, *proc) {
+		admin := freeAddr(t)
+		p := startProc(t, bin, append([]string{"--listen", freeAddr(t), "--admin-listen", admin, "--data-dir", t.TempDir(),
+			"--gc-heap-floor-mib", "96"}, args...)...)
+		if len(args) == 0 {
+			if l := p.waitLog(t, "heap floor touched"); !strings.Contains(l, "mib=96") {
+				t.Fatalf("logged %q: want mib=96", l)
+			}
+		}
+		code, body := httpGet(t, "http://"+admin+"/metrics")
+		if code != http.StatusOK {
+			t.Fatalf("/metrics: %d", code)
+		}
+		return metric(body, "go_memstats_heap_idle_bytes") - metric(body, "go_memstats_heap_released_bytes"), p
+	}
+	if got, _ := retained(); got < 80<<20 {
+		t.Errorf("after the floor was touched the heap holds %.1f MiB free and not given back: want most of the 96", got/(1<<20))
+	}
+	got, p := retained("--gc-heap-prefault=false")
+	if got > 32<<20 {
+		t.Errorf("with --gc-heap-prefault=false the heap holds %.1f MiB free at start: want it to grow as it is used", got/(1<<20))
+	}
+	if strings.Contains(p.logs(), "heap floor touched") {
+		t.Errorf("with --gc-heap-prefault=false the node touched its floor: %s", p.logs())
+	}
+}
+
+// The bench's server child touches its heap floor as 'hangar serve' does,
+// except in a run that reports the memory idle matches take (-idle), where
+// the heap must grow with them.
+func TestBenchChildPrefault(t *testing.T) {
+	for _, no := range []bool{false, true} {
+		cmd, err := benchChild(bench.ServerConfig{Listen: "127.0.0.1:0", NoPrefault: no})
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := slices.Contains(cmd.Env, "HANGAR_GC_HEAP_PREFAULT=false")
+		if off != no {
+			t.Errorf("NoPrefault %v: the child's environment sets HANGAR_GC_HEAP_PREFAULT=false: %v", no, off)
+		}
+	}
 }

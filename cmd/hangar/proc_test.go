@@ -42,6 +42,31 @@ type proc struct {
 	cmd *exec.Cmd
 	mu  sync.Mutex
 	log []string
+	// logged is closed and replaced at each line logged.
+	logged chan struct{}
+}
+
+// waitLog returns the first line the process logged that holds s, waiting
+// up to 30 seconds for it.
+func (p *proc) waitLog(t *testing.T, s string) string {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		p.mu.Lock()
+		for _, l := range p.log {
+			if strings.Contains(l, s) {
+				p.mu.Unlock()
+				return l
+			}
+		}
+		logged := p.logged
+		p.mu.Unlock()
+		select {
+		case <-logged:
+		case <-timeout:
+			t.Fatalf("the process did not log %q: %s", s, p.logs())
+		}
+	}
 }
 
 // logs returns what the process wrote to stderr.
@@ -55,7 +80,7 @@ func (p *proc) logs() string {
 // serves. The process is killed when t ends.
 func startProc(t *testing.T, bin string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(bin, append([]string{"serve"}, args...)...)}
+	p := &proc{cmd: exec.Command(bin, append([]string{"serve"}, args...)...), logged: make(chan struct{})}
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +98,8 @@ func startProc(t *testing.T, bin string, args ...string) *proc {
 			}
 			p.mu.Lock()
 			p.log = append(p.log, sc.Text())
+			close(p.logged)
+			p.logged = make(chan struct{})
 			p.mu.Unlock()
 			if strings.Contains(sc.Text(), "hangar serving") {
 				close(up)

@@ -75,6 +75,9 @@ type Config struct {
 	// HeapFloorMiB is the serving process's heap floor (keepHeapFloor);
 	// a process setting, applied by 'hangar serve', not by Start.
 	HeapFloorMiB int
+	// HeapPrefault is --gc-heap-prefault: touch the heap floor at start
+	// (prefault); a process setting, as HeapFloorMiB.
+	HeapPrefault bool
 	// Procs is --procs: "auto", "max" or a number of Ps (keepProcs); a
 	// process setting, applied by 'hangar serve', not by Start.
 	Procs string
