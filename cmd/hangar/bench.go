@@ -98,6 +98,9 @@ type benchCmd struct {
 	// loadHeapPrefault is -load-gc-heap-prefault: this process touches
 	// its heap floor at start, as a node does (prefault).
 	loadHeapPrefault bool
+	// loadHeapHugePages is -load-gc-heap-huge-pages: it touches it on
+	// transparent huge pages, as a node does.
+	loadHeapHugePages bool
 	// loadProcs is -load-procs: this process's GOMAXPROCS during the run
 	// (0: Go's own).
 	loadProcs int
@@ -151,6 +154,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.StringVar(&c.loadProfile, "load-cpuprofile", "", "write a CPU profile of the load generator (this process, from the start of the run to its end) to this file")
 	fs.IntVar(&c.loadHeapFloorMiB, "load-gc-heap-floor-mib", defaultHeapFloorMiB, "the load generator's heap floor (this process's, and an in-process server's), as a node's --gc-heap-floor-mib: without it the load generator collects garbage many times a second, taking CPU from the server it shares the machine with and lengthening the latencies it measures; 0: Go's own pacing")
 	fs.BoolVar(&c.loadHeapPrefault, "load-gc-heap-prefault", true, "the load generator touches its heap floor's pages at start, as a node's --gc-heap-prefault: without it its first seconds take a page fault for each page of its growing heap")
+	fs.BoolVar(&c.loadHeapHugePages, "load-gc-heap-huge-pages", true, "the load generator touches its heap floor on transparent huge pages, as a node's --gc-heap-huge-pages")
 	fs.IntVar(&c.loadProcs, "load-procs", 0, "the Ps the load generator runs on (this process's GOMAXPROCS, and an in-process server's): it stands for clients on other machines, and each of its Ps that spins looking for work takes a core from the server and the database it shares the machine with; 1 runs it on one thread at a time, as boardgame.io's Node.js load client runs (scripts/bench-peers); 0: Go's own (all CPUs)")
 	fs.StringVar(&c.childAdmin, "child-admin-listen", "", "internal: the profiled server child's admin listener")
 	mmFlags(fs, &c.mm)
@@ -216,7 +220,8 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	cfg := cmd.Config
 	if cmd.childServer {
 		// As 'hangar serve' does by default.
-		go keepHeapFloor(ctx, defaultHeapFloorMiB<<20, time.Second, envOr("HANGAR_GC_HEAP_PREFAULT", "true") != "false", nil)
+		go keepHeapFloor(ctx, defaultHeapFloorMiB<<20, time.Second, heapTouch{on: envOr("HANGAR_GC_HEAP_PREFAULT", "true") != "false",
+			huge: envOr("HANGAR_GC_HEAP_HUGE_PAGES", "true") != "false"})
 		return bench.ServeProfiled(ctx, bench.ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
 			DataDir: cfg.DataDir, Bus: cfg.Bus, BusPrefix: cfg.BusPrefix, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile,
 			AdminListen: cmd.childAdmin}, startNode, log)
@@ -231,7 +236,8 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 			defer close(floorDone)
 			// A run that reports the memory of idle matches (-idle) keeps
 			// the process's heap as it grows.
-			keepHeapFloor(floorCtx, uint64(cmd.loadHeapFloorMiB)<<20, time.Second, cmd.loadHeapPrefault && cfg.Idle == 0, nil)
+			keepHeapFloor(floorCtx, uint64(cmd.loadHeapFloorMiB)<<20, time.Second,
+				heapTouch{on: cmd.loadHeapPrefault && cfg.Idle == 0, huge: cmd.loadHeapHugePages})
 		}()
 		defer func() { endFloor(); <-floorDone }()
 	}

@@ -34,11 +34,20 @@ import (
 // collection, and the floor's bytes were in use at that collection. Left
 // to grow, the heap reaches its floor over the first seconds of load, each
 // new page a fault, and on a virtual machine a fault is an exit to the
-// host: in its first 8 seconds at 8 matches a node took about 9,000 faults,
-// a tenth of its CPU, and then a few a second (BENCHMARKS.md, twenty-fifth
-// round). A node that starts under load (a deploy) serves as it will in
-// its tenth minute. A node left idle gives the pages back as its heap's
-// use falls, as any Go process does.
+// host (about 12 µs each on the development machine): a node starting
+// under load, as in a deploy, spent a tenth of its CPU on them for about
+// ten seconds (BENCHMARKS.md, twenty-fifth round). A node left idle gives
+// the pages back as its heap's use falls, as any Go process does.
+//
+// Before it writes them, prefault asks the kernel for transparent huge
+// pages for those bytes (madvise MADV_HUGEPAGE, on Linux; unless
+// --gc-heap-huge-pages=false), which it grants when the system's setting
+// is "madvise" or "always": a 2 MiB page maps what 512 pages of 4 KiB did.
+// Go asks for none for its heap. On a kernel that flushes the TLB at each
+// system call (page-table isolation without PCID, as on the development
+// machine) every address the node touches after a call is translated
+// again, and on huge pages its heap takes a few dozen translations rather
+// than thousands.
 
 // defaultHeapFloorMiB is --gc-heap-floor-mib's default.
 const defaultHeapFloorMiB = 128
@@ -69,9 +78,9 @@ var setGCPercent = debug.SetGCPercent
 // keepHeapFloor keeps the heap goal at least floor bytes (heapFloorPercent)
 // until ctx ends, then restores the GC percentage it found. It reads the
 // live heap every interval and changes the percentage when it moved by more
-// than a tenth. With fault, once the goal is first set it touches the floor
-// (prefault) and calls faulted, if not nil, with the bytes touched.
-func keepHeapFloor(ctx context.Context, floor uint64, interval time.Duration, fault bool, faulted func(uint64)) {
+// than a tenth. Once the goal is first set it touches the floor as touch
+// says.
+func keepHeapFloor(ctx context.Context, floor uint64, interval time.Duration, touch heapTouch) {
 	gogc := setGCPercent(-1) // read the setting (GOGC)...
 	setGCPercent(gogc)       // ...and put it back
 	if gogc < 0 || floor == 0 {
@@ -92,11 +101,11 @@ func keepHeapFloor(ctx context.Context, floor uint64, interval time.Duration, fa
 			setGCPercent(p)
 			cur = p
 		}
-		if fault {
-			fault = false
-			n := prefault(floor)
-			if faulted != nil {
-				faulted(n)
+		if touch.on {
+			touch.on = false
+			n, huge := prefault(floor, touch.huge)
+			if touch.done != nil {
+				touch.done(n, huge)
 			}
 		}
 		select {
@@ -107,31 +116,49 @@ func keepHeapFloor(ctx context.Context, floor uint64, interval time.Duration, fa
 	}
 }
 
+// heapTouch is how keepHeapFloor touches the heap floor at start.
+type heapTouch struct {
+	// on: touch it (prefault); huge: on transparent huge pages.
+	on, huge bool
+	// done, if not nil, is told the bytes touched and how many of the
+	// process's bytes are on huge pages after.
+	done func(touched, huge uint64)
+}
+
 // prefaultChunk is the size of prefault's allocations: each a span of its
 // own, whose pages the heap hands out again once it is freed.
 const prefaultChunk = 1 << 20
 
 // prefault touches floor bytes of heap (no more than three quarters of
-// GOMEMLIMIT, which still caps the heap) and returns how many. The heap
-// goal must be at the floor already, so that the allocations do not start
-// collections and the collection that frees them counts them in use.
-func prefault(floor uint64) uint64 {
+// GOMEMLIMIT, which still caps the heap), with huge on transparent huge
+// pages where the kernel grants them, and returns the bytes touched and
+// the process's bytes on huge pages after. The heap goal must be at the
+// floor already, so that the allocations do not start collections and the
+// collection that frees them counts them in use.
+func prefault(floor uint64, huge bool) (touched, onHuge uint64) {
 	n := floor
 	if limit := debug.SetMemoryLimit(-1); limit > 0 && uint64(limit)/4*3 < n {
 		n = uint64(limit) / 4 * 3
 	}
 	n -= n % prefaultChunk
-	page := os.Getpagesize()
+	// The allocations come from pages the heap maps afresh: none is
+	// written (or backed) before all are asked for as huge pages.
 	chunks := make([][]byte, 0, n/prefaultChunk)
 	for range n / prefaultChunk {
-		b := make([]byte, prefaultChunk)
+		chunks = append(chunks, make([]byte, prefaultChunk))
+	}
+	if huge {
+		adviseHuge(chunks)
+	}
+	page := os.Getpagesize()
+	for _, b := range chunks {
 		for i := 0; i < len(b); i += page {
 			b[i] = 1
 		}
-		chunks = append(chunks, b)
 	}
+	onHuge = hugeBytes()
 	runtime.KeepAlive(chunks)
 	chunks = nil
 	runtime.GC()
-	return n
+	return n, onHuge
 }

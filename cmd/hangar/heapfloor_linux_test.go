@@ -16,10 +16,10 @@ import (
 // process of the test binary, alone (the other tests allocate too).
 func TestPrefaultSparesThePageFaults(t *testing.T) {
 	if mode := os.Getenv("HANGAR_TEST_PREFAULT"); mode != "" {
-		prefaultChild(mode == "on")
+		prefaultChild(mode)
 		return
 	}
-	faults := func(mode string) int {
+	run := func(mode string) []byte {
 		t.Helper()
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestPrefaultSparesThePageFaults$")
 		cmd.Env = append(os.Environ(), "HANGAR_TEST_PREFAULT="+mode)
@@ -27,13 +27,19 @@ func TestPrefaultSparesThePageFaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", mode, err, out)
 		}
-		m := regexp.MustCompile(`page faults (\d+)`).FindSubmatch(out)
+		return out
+	}
+	count := func(mode, what string) int {
+		t.Helper()
+		out := run(mode)
+		m := regexp.MustCompile(what + ` (\d+)`).FindSubmatch(out)
 		if m == nil {
 			t.Fatalf("%s: no count in\n%s", mode, out)
 		}
 		n, _ := strconv.Atoi(string(m[1]))
 		return n
 	}
+	faults := func(mode string) int { return count(mode, "page faults") }
 	on, off := faults("on"), faults("off")
 	t.Logf("page faults allocating 32 MiB: %d after prefault, %d without", on, off)
 	// 32 MiB are 8,192 pages of 4 KiB. Under the race detector its
@@ -48,15 +54,18 @@ func TestPrefaultSparesThePageFaults(t *testing.T) {
 	}
 }
 
-// prefaultChild puts the heap goal at a floor of 64 MiB, touches it when
-// on, then allocates and writes 32 MiB and prints the page faults that
-// took.
-func prefaultChild(on bool) {
+// prefaultChild puts the heap goal at a floor of 64 MiB, touches it as
+// mode says (off: not; on: on pages of 4 KiB; huge: on huge pages, where
+// granted), prints the process's bytes on huge pages, then allocates and
+// writes 32 MiB and prints the page faults that took.
+func prefaultChild(mode string) {
 	const floor = 64 << 20
 	debug.SetGCPercent(heapFloorPercent(0, floor, 100))
-	if on {
-		prefault(floor)
+	var huge uint64
+	if mode != "off" {
+		_, huge = prefault(floor, mode == "huge")
 	}
+	fmt.Printf("huge MiB %d\n", huge>>20)
 	before := minorFaults()
 	keep := make([][]byte, 0, 4096)
 	for range 4096 {
@@ -76,4 +85,33 @@ func minorFaults() int64 {
 		panic(err)
 	}
 	return ru.Minflt
+}
+
+// Asked for huge pages, prefault gets them where the kernel offers them:
+// most of the floor, where without asking it gets few (Go asks for none
+// for its heap).
+func TestPrefaultOnHugePages(t *testing.T) {
+	if !thpOffered() {
+		t.Skip("the kernel offers no transparent huge pages (/sys/kernel/mm/transparent_hugepage/enabled)")
+	}
+	run := func(mode string) int {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestPrefaultSparesThePageFaults$")
+		cmd.Env = append(os.Environ(), "HANGAR_TEST_PREFAULT="+mode)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, out)
+		}
+		m := regexp.MustCompile(`huge MiB (\d+)`).FindSubmatch(out)
+		if m == nil {
+			t.Fatalf("%s: no count in\n%s", mode, out)
+		}
+		n, _ := strconv.Atoi(string(m[1]))
+		return n
+	}
+	huge, small := run("huge"), run("on")
+	t.Logf("a floor of 64 MiB touched: %d MiB on huge pages asked for, %d MiB not", huge, small)
+	if huge < 48 || small >= 32 {
+		t.Errorf("a floor of 64 MiB touched: %d MiB on huge pages asked for, %d MiB not: want most of it asked for, under half not", huge, small)
+	}
 }

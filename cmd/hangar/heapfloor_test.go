@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -53,7 +56,7 @@ func TestKeepHeapFloorRestoresGOGC(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // one pass, then it returns
-	keepHeapFloor(ctx, 1<<40, time.Hour, false, nil)
+	keepHeapFloor(ctx, 1<<40, time.Hour, heapTouch{})
 	if len(calls) != 4 || calls[0] != -1 || calls[1] != 100 || calls[2] <= 100 || calls[3] != 100 {
 		t.Fatalf("SetGCPercent calls %v: want a read (-1, 100), a raise above 100, and 100 restored", calls)
 	}
@@ -63,7 +66,7 @@ func TestKeepHeapFloorRestoresGOGC(t *testing.T) {
 
 	// GOGC=off: the floor leaves it off.
 	calls, gogc = nil, -1
-	keepHeapFloor(ctx, 1<<40, time.Hour, false, nil)
+	keepHeapFloor(ctx, 1<<40, time.Hour, heapTouch{})
 	if !slices.Equal(calls, []int{-1, -1}) || gogc != -1 {
 		t.Fatalf("with GOGC=off: calls %v, percentage %d", calls, gogc)
 	}
@@ -121,8 +124,17 @@ func TestServeTouchesItsHeapFloor(t *testing.T) {
 		p := startProc(t, bin, append([]string{"--listen", freeAddr(t), "--admin-listen", admin, "--data-dir", t.TempDir(),
 			"--gc-heap-floor-mib", "96"}, args...)...)
 		if len(args) == 0 {
-			if l := p.waitLog(t, "heap floor touched"); !strings.Contains(l, "mib=96") {
+			l := p.waitLog(t, "heap floor touched")
+			if !strings.Contains(l, " mib=96 ") {
 				t.Fatalf("logged %q: want mib=96", l)
+			}
+			// Where the kernel offers huge pages the floor is on them.
+			var huge int
+			if _, err := fmt.Sscanf(l[strings.Index(l, "huge_pages_mib="):], "huge_pages_mib=%d", &huge); err != nil {
+				t.Fatalf("logged %q: %v", l, err)
+			}
+			if thpOffered() && huge < 64 {
+				t.Errorf("logged %q: want most of the floor on huge pages", l)
 			}
 		}
 		code, body := httpGet(t, "http://"+admin+"/metrics")
@@ -157,4 +169,11 @@ func TestBenchChildPrefault(t *testing.T) {
 			t.Errorf("NoPrefault %v: the child's environment sets HANGAR_GC_HEAP_PREFAULT=false: %v", no, off)
 		}
 	}
+}
+
+// thpOffered says whether the kernel grants transparent huge pages to a
+// process that asks (its setting is madvise or always).
+func thpOffered() bool {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && (bytes.Contains(b, []byte("[madvise]")) || bytes.Contains(b, []byte("[always]")))
 }

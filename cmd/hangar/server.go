@@ -78,6 +78,9 @@ type Config struct {
 	// HeapPrefault is --gc-heap-prefault: touch the heap floor at start
 	// (prefault); a process setting, as HeapFloorMiB.
 	HeapPrefault bool
+	// HeapHugePages is --gc-heap-huge-pages: the floor prefault touches
+	// on transparent huge pages.
+	HeapHugePages bool
 	// Procs is --procs: "auto", "max" or a number of Ps (keepProcs); a
 	// process setting, applied by 'hangar serve', not by Start.
 	Procs string
