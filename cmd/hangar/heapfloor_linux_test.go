@@ -19,27 +19,7 @@ func TestPrefaultSparesThePageFaults(t *testing.T) {
 		prefaultChild(mode)
 		return
 	}
-	run := func(mode string) []byte {
-		t.Helper()
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestPrefaultSparesThePageFaults$")
-		cmd.Env = append(os.Environ(), "HANGAR_TEST_PREFAULT="+mode)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", mode, err, out)
-		}
-		return out
-	}
-	count := func(mode, what string) int {
-		t.Helper()
-		out := run(mode)
-		m := regexp.MustCompile(what + ` (\d+)`).FindSubmatch(out)
-		if m == nil {
-			t.Fatalf("%s: no count in\n%s", mode, out)
-		}
-		n, _ := strconv.Atoi(string(m[1]))
-		return n
-	}
-	faults := func(mode string) int { return count(mode, "page faults") }
+	faults := func(mode string) int { return prefaultChildCount(t, mode, "page faults") }
 	on, off := faults("on"), faults("off")
 	t.Logf("page faults allocating 32 MiB: %d after prefault, %d without", on, off)
 	// 32 MiB are 8,192 pages of 4 KiB. Under the race detector its
@@ -52,6 +32,24 @@ func TestPrefaultSparesThePageFaults(t *testing.T) {
 	if off < 4096 || on*share > off {
 		t.Errorf("page faults allocating 32 MiB: %d after prefault, %d without: want 1/%d at most", on, off, share)
 	}
+}
+
+// prefaultChildCount runs prefaultChild in mode in a child process of the
+// test binary and returns the count it printed after what.
+func prefaultChildCount(t *testing.T, mode, what string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestPrefaultSparesThePageFaults$")
+	cmd.Env = append(os.Environ(), "HANGAR_TEST_PREFAULT="+mode)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", mode, err, out)
+	}
+	m := regexp.MustCompile(what + ` (\d+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("%s: no %q in\n%s", mode, what, out)
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
 }
 
 // prefaultChild puts the heap goal at a floor of 64 MiB, touches it as
@@ -94,22 +92,7 @@ func TestPrefaultOnHugePages(t *testing.T) {
 	if !thpOffered() {
 		t.Skip("the kernel offers no transparent huge pages (/sys/kernel/mm/transparent_hugepage/enabled)")
 	}
-	run := func(mode string) int {
-		t.Helper()
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestPrefaultSparesThePageFaults$")
-		cmd.Env = append(os.Environ(), "HANGAR_TEST_PREFAULT="+mode)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", mode, err, out)
-		}
-		m := regexp.MustCompile(`huge MiB (\d+)`).FindSubmatch(out)
-		if m == nil {
-			t.Fatalf("%s: no count in\n%s", mode, out)
-		}
-		n, _ := strconv.Atoi(string(m[1]))
-		return n
-	}
-	huge, small := run("huge"), run("on")
+	huge, small := prefaultChildCount(t, "huge", "huge MiB"), prefaultChildCount(t, "on", "huge MiB")
 	t.Logf("a floor of 64 MiB touched: %d MiB on huge pages asked for, %d MiB not", huge, small)
 	if huge < 48 || small >= 32 {
 		t.Errorf("a floor of 64 MiB touched: %d MiB on huge pages asked for, %d MiB not: want most of it asked for, under half not", huge, small)
