@@ -130,7 +130,8 @@ func TestServeTouchesItsHeapFloor(t *testing.T) {
 			}
 			// Where the kernel offers huge pages the floor is on them.
 			var huge int
-			if _, err := fmt.Sscanf(l[strings.Index(l, "huge_pages_mib="):], "huge_pages_mib=%d", &huge); err != nil {
+			_, after, _ := strings.Cut(l, "huge_pages_mib=")
+			if _, err := fmt.Sscanf(after, "%d", &huge); err != nil {
 				t.Fatalf("logged %q: %v", l, err)
 			}
 			if thpOffered() && huge < 64 {
