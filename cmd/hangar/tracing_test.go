@@ -25,7 +25,8 @@ import (
 // traceparent) is continued.
 func TestTracing(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	ended := &endSignal{c: make(chan struct{}, 1)}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSpanProcessor(ended))
 	n := node(t, Config{DataDir: t.TempDir(), Tracer: tracing.New(tp, tp.Shutdown)})
 	ada := newClient(t, n.Addr(), "Ada")
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -37,7 +38,7 @@ func TestTracing(t *testing.T) {
 		`{"game":"GAME_AEROPLANE","seatCount":4}`); code != http.StatusOK {
 		t.Fatalf("REST CreateMatch: %d %s", code, body)
 	}
-	spans := exp.GetSpans()
+	var spans tracetest.SpanStubs
 	rpcs := func(name string) []tracetest.SpanStub {
 		var out []tracetest.SpanStub
 		for _, s := range spans {
@@ -47,12 +48,29 @@ func TestTracing(t *testing.T) {
 		}
 		return out
 	}
-	created := rpcs("hangar.v1.MatchService/CreateMatch")
+	// A server span ends as its RPC's last message is sent, so the client
+	// may have its answer first: wait for the spans to end.
+	timeout := time.After(10 * time.Second)
+	var created []tracetest.SpanStub
+wait:
+	for {
+		spans = exp.GetSpans()
+		if created = rpcs("hangar.v1.MatchService/CreateMatch"); len(created) >= 2 {
+			break
+		}
+		select {
+		case <-ended.c:
+		case <-timeout:
+			break wait
+		}
+	}
 	if len(created) != 2 {
 		t.Fatalf("%d CreateMatch spans of %d spans, want 2 (gRPC and REST)", len(created), len(spans))
 	}
-	if got := created[0].SpanContext.TraceID().String(); got != traceID {
-		t.Errorf("the gRPC call's span is in trace %s, not the client's %s", got, traceID)
+	// The spans come in the order they ended: the gRPC call's is the one
+	// in the client's trace (the REST call sent none).
+	if !slices.ContainsFunc(created, func(s tracetest.SpanStub) bool { return s.SpanContext.TraceID().String() == traceID }) {
+		t.Errorf("no CreateMatch span in the client's trace %s", traceID)
 	}
 	for _, rpc := range created {
 		if !slices.ContainsFunc(spans, func(s tracetest.SpanStub) bool {
@@ -65,6 +83,19 @@ func TestTracing(t *testing.T) {
 		t.Error("no CreatePlayer span")
 	}
 }
+
+// endSignal is a span processor that signals each span's end.
+type endSignal struct{ c chan struct{} }
+
+func (e *endSignal) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+func (e *endSignal) OnEnd(sdktrace.ReadOnlySpan) {
+	select {
+	case e.c <- struct{}{}:
+	default: // a signal is pending already
+	}
+}
+func (e *endSignal) Shutdown(context.Context) error   { return nil }
+func (e *endSignal) ForceFlush(context.Context) error { return nil }
 
 // collector is an OTLP/gRPC trace collector that keeps the span names and
 // service names it receives.
