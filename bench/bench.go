@@ -227,6 +227,13 @@ type Usage struct {
 	// such as the WAL writer); with -target, of every process named
 	// postgres; 0 on SQLite.
 	PostgresCPUS float64 `json:"postgres_cpu_s"`
+	// PostgresHugePages says whether those Postgres processes map the
+	// server's shared memory (its buffers) on huge pages (huge_pages, with
+	// pages reserved by vm.nr_hugepages) or on 4 KiB pages; nil when it
+	// could not be read. On the 2-vCPU machines of BENCHMARKS.md huge
+	// pages cut the backends' CPU a move by about a seventh, so a figure
+	// is only comparable with one taken the same way.
+	PostgresHugePages *bool `json:"postgres_huge_pages,omitempty"`
 	// MachineBusyPercent is the busy share of all the machine's CPUs.
 	MachineBusyPercent float64 `json:"machine_busy_percent"`
 	// Store is what the server's store committed, from its metrics; nil

@@ -88,7 +88,7 @@ func (r *Result) Print(w io.Writer) {
 			case r.Server.Mode == "target":
 				fmt.Fprintf(w, "  processes named postgres on this machine: CPU %.2fs (%.0f%% of one core)\n", u.PostgresCPUS, 100*u.PostgresCPUS/l.Seconds)
 			case !strings.HasPrefix(r.Server.Store, "sqlite"):
-				fmt.Fprintf(w, "  postgres backends CPU %.2fs (%.0f%% of one core)\n", u.PostgresCPUS, 100*u.PostgresCPUS/l.Seconds)
+				fmt.Fprintf(w, "  postgres backends CPU %.2fs (%.0f%% of one core)%s\n", u.PostgresCPUS, 100*u.PostgresCPUS/l.Seconds, pagesOf(u.PostgresHugePages))
 			}
 			if st := u.Store; st != nil && st.Commits > 0 && st.Appends > 0 {
 				fmt.Fprintf(w, "  store: %d commits of %.1f commands, %.2f ms each; a command's append %.2f ms (the combiner's queue, then its commit)\n",
@@ -136,4 +136,17 @@ func busKind(bus string) string {
 		return "postgres"
 	}
 	return "nats"
+}
+
+// pagesOf says what pages Postgres's shared memory lies on, for the
+// backends' line ("" when not known).
+func pagesOf(huge *bool) string {
+	switch {
+	case huge == nil:
+		return ""
+	case *huge:
+		return "; its shared memory on huge pages"
+	default:
+		return "; its shared memory on 4 KiB pages (no huge pages reserved: BENCHMARKS.md)"
+	}
 }

@@ -314,6 +314,7 @@ type sample struct {
 	rss, hwm    int64
 	self        time.Duration         // this process
 	pg          map[int]time.Duration // CPU time by postgres process
+	pgHuge      *bool                 // their shared memory on huge pages (nil: not known)
 	busy, total uint64                // machine jiffies
 	store       *storeCounters        // nil: not read
 	procs       int                   // the server's Ps (0: not read)
@@ -323,6 +324,7 @@ func (s *server) sample() sample {
 	x := sample{at: time.Now(), self: selfCPU()}
 	if s.dbName != "" || s.mode == "target" {
 		x.pg = postgresCPU(s.dbName)
+		x.pgHuge = postgresHugePages(x.pg)
 	}
 	x.busy, x.total = machineCPU()
 	if s.admin != "" {
@@ -373,6 +375,7 @@ func window(a, b sample, secs float64) *Usage {
 			CommitSeconds: b.store.commitSecs - a.store.commitSecs}
 	}
 	u.ServerProcs = b.procs
+	u.PostgresHugePages = b.pgHuge
 	if b.ok {
 		u.ServerCPUS = (b.cpu - a.cpu).Seconds()
 		u.ServerCPUPercent = 100 * u.ServerCPUS / secs
@@ -475,6 +478,43 @@ func postgresCPU(db string) map[int]time.Duration {
 		out[pid] = cpu
 	}
 	return out
+}
+
+// postgresHugePages reports whether the Postgres processes pids map the
+// server's shared memory on huge pages, from the maps of the first whose
+// maps name it (nil: none does, or none could be read). Postgres maps it
+// as an anonymous shared mapping, which /proc/PID/maps names
+// "/anon_hugepage" when it lies on huge pages (huge_pages=on, or try with
+// pages reserved) and "/dev/zero" otherwise.
+func postgresHugePages(pids map[int]time.Duration) *bool {
+	for pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+		if err != nil {
+			continue
+		}
+		if huge, ok := sharedOnHugePages(string(b)); ok {
+			return &huge
+		}
+	}
+	return nil
+}
+
+// sharedOnHugePages reads a /proc/PID/maps text for a Postgres process's
+// main shared memory: ok false when it has none.
+func sharedOnHugePages(maps string) (huge, ok bool) {
+	for line := range strings.Lines(maps) {
+		f := strings.Fields(line)
+		if len(f) < 6 || len(f[1]) < 4 || f[1][3] != 's' {
+			continue // not a shared mapping
+		}
+		switch f[5] {
+		case "/anon_hugepage":
+			return true, true
+		case "/dev/zero":
+			ok = true
+		}
+	}
+	return false, ok
 }
 
 // machineCPU reads the busy and total jiffies of all CPUs from /proc/stat.

@@ -204,6 +204,11 @@ func TestBenchDatabaseDelay(t *testing.T) {
 	if l := res.Load; l == nil || l.Moves == 0 || len(res.Errors) != 0 {
 		t.Errorf("load: %+v, errors %v", l, res.Errors)
 	}
+	// The backends are on this machine (their CPU is read from /proc), so
+	// is their shared memory's mapping.
+	if u := res.Load.Usage; u.PostgresCPUS > 0 && u.PostgresHugePages == nil {
+		t.Errorf("the backends' CPU was read (%.2fs) but not whether their shared memory is on huge pages", u.PostgresCPUS)
+	}
 }
 
 // TestBenchBotWatch watches a match the server's bots play to its end.
