@@ -28,7 +28,8 @@ import (
 // it needs after its match rows (notices.go), and after it the transaction
 // must lock no other, so such a batch of several statements commits each in
 // a transaction of its own, those of different matches at once
-// (commitApart). An append whose guard fails (a stale version, a retried
+// (commitApart), unless only its first statement has notices and the
+// others create their matches or append to the first's (noticesFirst). An append whose guard fails (a stale version, a retried
 // command) changes nothing and does not disturb the others; it is explained
 // after the commit, as a single append is. A statement that fails outright
 // (a lost race on a unique key with another node, a value the server
@@ -93,7 +94,8 @@ func (s *Store) AppendBatch(ctx context.Context, as []store.Append) []store.Batc
 		return rs
 	}
 	steps := plan(as, queued)
-	if len(steps) > 1 && slices.ContainsFunc(queued, func(i int) bool { return len(as[i].Notices) > 0 }) {
+	if len(steps) > 1 && slices.ContainsFunc(queued, func(i int) bool { return len(as[i].Notices) > 0 }) &&
+		!noticesFirst(as, steps) {
 		// A transaction advances notice heads in one statement only,
 		// after all its match rows (notices.go): a batch of several
 		// statements with notices commits a transaction a statement.
@@ -125,6 +127,36 @@ func (s *Store) commitApart(ctx context.Context, as []store.Append, steps []step
 		}
 		wg.Wait()
 	}
+}
+
+// noticesFirst reports whether steps, whose appends carry notices, may
+// still commit as one transaction: the first statement, of several
+// appends, is the only one with notices, and each statement after it
+// creates its match or appends to a match of the first, so that it locks
+// no match row the first has not locked (a new row is no other writer's)
+// and no notice head (notices.go). A batch of moves and the creates of
+// the next matches is such a batch: committed apart, each create was a
+// transaction, a commit and a WAL flush of its own, which cost Postgres
+// more than the statement (BENCHMARKS.md, twenty-seventh round).
+func noticesFirst(as []store.Append, steps []step) bool {
+	if !steps[0].many {
+		return false
+	}
+	first := make(map[string]bool, len(steps[0].appends))
+	for _, i := range steps[0].appends {
+		first[as[i].Match.ID] = true
+	}
+	for _, st := range steps[1:] {
+		if st.many {
+			return false
+		}
+		for _, i := range st.appends {
+			if a := as[i]; len(a.Notices) > 0 || (a.Expected != 0 && !first[a.Match.ID]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // stepWaves numbers steps' waves: a step's is 0, or one more than the

@@ -363,6 +363,35 @@ func TestBatchOneTransaction(t *testing.T) {
 	if ds, err := s.ClaimDeliveries(ctx, t0, t0.Add(time.Hour), 10); err != nil || len(ds) != 6 {
 		t.Errorf("%d deliveries queued, %v; want 6 (a1's first, f1's; twice)", len(ds), err)
 	}
+	// With notices on the first statement's appends only (the create and
+	// g's second append without), one transaction again: after the heads
+	// its later statements lock no match row the first has not.
+	quiet := like("-quiet", true)
+	for _, i := range []int{2, 3, 4, 6, 8} { // stale, retried, reused; the create, g's second
+		quiet[i].Notices = nil
+	}
+	if txs, writing, many := batch(quiet); len(txs) != 1 || writing != 3 || many != 1 {
+		t.Errorf("with notices on the first statement only, the batch wrote in %d transactions (%d statements), %d of its statements of several appends; want 1 (3), 1", len(txs), writing, many)
+	}
+	for p, want := range map[string]int{"p1-quiet": 3, "p2-quiet": 3} {
+		ns, err := s.Notices(ctx, p, 0, 10)
+		if err != nil || len(ns) != want {
+			t.Errorf("%s: %d notices, %v; want %d", p, len(ns), err, want)
+		}
+		for i, n := range ns {
+			if n.Seq != int64(i+1) {
+				t.Errorf("%s's notice %d has seq %d", p, i, n.Seq)
+			}
+		}
+	}
+	// A create with a notice after them commits apart, as before.
+	loud := like("-loud", true)
+	for _, i := range []int{2, 3, 4, 8} {
+		loud[i].Notices = nil
+	}
+	if txs, writing, _ := batch(loud); len(txs) != 3 || writing != 3 {
+		t.Errorf("with a notice on the create, the batch's %d statements wrote in %d transactions; want 3, one each", writing, len(txs))
+	}
 	m, err := s.Match(ctx, "e")
 	if err != nil || len(m.Players) != 0 || m.Players == nil || !m.Started.IsZero() || !m.Deadline.Equal(t0.Add(time.Minute)) {
 		t.Errorf("e: %+v, %v", m, err)
