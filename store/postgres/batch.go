@@ -29,9 +29,10 @@ import (
 // must lock no other, so such a batch of several statements commits each in
 // a transaction of its own, those of different matches at once
 // (commitApart), unless only its first statement has notices and the
-// others create their matches or append to the first's (noticesFirst). An append whose guard fails (a stale version, a retried
-// command) changes nothing and does not disturb the others; it is explained
-// after the commit, as a single append is. A statement that fails outright
+// others create their matches or append to the first's (noticesFirst).
+// An append whose guard fails (a stale version, a retried command) changes
+// nothing and does not disturb the others; it is explained after the
+// commit, as a single append is. A statement that fails outright
 // (a lost race on a unique key with another node, a value the server
 // rejects) rolls the whole batch back, and then each append is committed
 // alone, so that only the failing one fails. An append that ends a match
