@@ -18,8 +18,10 @@ import (
 // The append that ends a started match (store.Append.End) runs the usual
 // append statement in a transaction and, when it applied, writes the result
 // rows, the head-to-head pairs, the statistics, the counters and the ratings
-// in the same transaction (two more round trips, each a batch). Appends that
-// end nothing keep the single statement of Append.
+// in the same transaction. The transaction takes two round trips (endTx):
+// BEGIN, the append, the history's writes and the read of the players'
+// ratings go together, then the new ratings and COMMIT. Appends that end
+// nothing keep the single statement of Append.
 //
 // Ratings are read and written under transaction-scoped advisory locks on
 // (game, player), taken in key order: two matches of one player that end
@@ -37,16 +39,7 @@ func (s *Store) appendEnd(ctx context.Context, a store.Append, q string, args []
 		return store.Result{}, err
 	}
 	for attempt := 1; ; attempt++ {
-		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			var applied int
-			if err := tx.QueryRow(ctx, q, args...).Scan(&applied); err != nil {
-				return err
-			}
-			if applied != 1 {
-				return errNotApplied
-			}
-			return writeEnd(ctx, tx, a)
-		})
+		err := s.endTx(ctx, a, q, args)
 		if err == nil {
 			return store.Result{First: a.Expected + 1, Last: a.Match.Version}, nil
 		}
@@ -61,6 +54,65 @@ func (s *Store) appendEnd(ctx context.Context, a store.Append, q string, args []
 			return store.Result{}, wrapErr("append", err)
 		}
 		return s.explain(ctx, a)
+	}
+}
+
+// endTx commits the append a that ends its match, and the end's writes, in
+// one transaction of two round trips: the first sends BEGIN, the append
+// statement (q, args), the end's writes and the read of the players'
+// ratings; the second the new ratings and COMMIT. The end's writes go
+// before the server has said whether the append applied: when it did not
+// (a stale version, a retried command), or any statement failed, the
+// transaction rolls back, and nothing it wrote stays. Five round trips
+// (BEGIN, the append, the writes, the ratings, COMMIT, each waiting for
+// the last) took the server's backend about as much CPU as a batch of the
+// combiner and kept the ending match's players waiting the longest of any
+// move's (BENCHMARKS.md, twenty-eighth round).
+func (s *Store) endTx(ctx context.Context, a store.Append, q string, args []any) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	committed := false
+	defer func() {
+		if !committed {
+			rollback(conn.Conn())
+		}
+	}()
+	var applied int
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(q, args...).QueryRow(func(r pgx.Row) error { return r.Scan(&applied) })
+	end := queueEnd(b, a)
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return err
+	}
+	if applied != 1 {
+		return errNotApplied
+	}
+	b = &pgx.Batch{}
+	if err := end.queueRatings(b); err != nil {
+		return err
+	}
+	b.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return err
+	}
+	committed = true
+	return nil
+}
+
+// rollback ends the transaction c has open, if any; a connection that
+// cannot is closed, and its pool then drops it.
+func rollback(c *pgx.Conn) {
+	if c.IsClosed() || c.PgConn().TxStatus() == 'I' {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := c.Exec(ctx, "ROLLBACK"); err != nil {
+		_ = c.Close(ctx)
 	}
 }
 
@@ -151,7 +203,38 @@ func endTime(a store.Append) time.Time {
 
 // writeEnd writes a.End in tx, after the append statement applied.
 func writeEnd(ctx context.Context, tx pgx.Tx, a store.Append) error {
+	b := &pgx.Batch{}
+	end := queueEnd(b, a)
+	if b.Len() == 0 {
+		return nil
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return err
+	}
+	b = &pgx.Batch{}
+	if err := end.queueRatings(b); err != nil || b.Len() == 0 {
+		return err
+	}
+	return tx.SendBatch(ctx, b).Close()
+}
+
+// endWrites is the end of the match a ends, its history queued on a batch
+// (queueEnd); once that batch has run, current holds the rated players'
+// ratings and queueRatings queues the new ones.
+type endWrites struct {
+	a       store.Append
+	ended   time.Time
+	rated   bool
+	current map[string]store.Rating
+}
+
+// queueEnd queues on b the writes of a.End that need no answer from the
+// server (the results, the head-to-head pairs, the statistics, the
+// counters), then the rating locks and the read of the rated players'
+// current ratings.
+func queueEnd(b *pgx.Batch, a store.Append) *endWrites {
 	m, ended := a.Match, endTime(a)
+	end := &endWrites{a: a, ended: ended}
 	var humans []store.SeatResult
 	for _, r := range a.End.Seats {
 		if !r.Bot {
@@ -193,9 +276,8 @@ func writeEnd(ctx context.Context, tx pgx.Tx, a store.Append) error {
 		}
 	}
 	if n == 0 {
-		return nil
+		return end
 	}
-	b := &pgx.Batch{}
 	b.Queue(insertResultsSQL, m.ID, m.Game, ended, ids, seat, place, seats, results, forfeited, played, rated)
 	b.Queue(insertOpponentsSQL, m.ID, ended, ids)
 	b.Queue(upsertStatsSQL, m.Game, ended, ids, won, place, forfeits, played)
@@ -203,37 +285,36 @@ func writeEnd(ctx context.Context, tx pgx.Tx, a store.Append) error {
 		b.Queue(insertResultCountersSQL, m.ID, cPlayers, cNames, cValues)
 		b.Queue(upsertCountersSQL, m.Game, cPlayers, cNames, cValues)
 	}
-	var current map[string]store.Rating
 	if len(ratedIDs) > 0 {
+		end.rated = true
 		b.Queue(lockRatingsSQL, int32(ratingLockClass), m.Game, ratedIDs)
-		current = make(map[string]store.Rating, len(ratedIDs))
+		end.current = make(map[string]store.Rating, len(ratedIDs))
 		b.Queue(selectRatingsSQL, m.Game, ratedIDs).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				r := store.Rating{Game: m.Game}
 				if err := rows.Scan(&r.Player, &r.Mu, &r.Sigma, &r.Score, &r.Matches, &r.Updated); err != nil {
 					return err
 				}
-				current[r.Player] = r
+				end.current[r.Player] = r
 			}
 			return rows.Err()
 		})
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return err
-	}
-	if len(ratedIDs) == 0 {
-		return nil
-	}
-	return writeRatings(ctx, tx, a, ended, current)
+	return end
 }
 
-// writeRatings rates a's rated seats from their current ratings.
-func writeRatings(ctx context.Context, tx pgx.Tx, a store.Append, ended time.Time, current map[string]store.Rating) error {
+// queueRatings rates the end's rated seats from their current ratings and
+// queues the new ratings on b; an end without rated seats queues nothing.
+func (e *endWrites) queueRatings(b *pgx.Batch) error {
+	if !e.rated {
+		return nil
+	}
+	a := e.a
 	var before []store.Rating
 	var rs []store.SeatResult
 	for _, r := range a.End.Seats {
 		if r.Rated {
-			cur, ok := current[r.Player]
+			cur, ok := e.current[r.Player]
 			if !ok {
 				cur = store.Rating{Player: r.Player, Game: a.Match.Game}
 			}
@@ -257,10 +338,9 @@ func writeRatings(ctx context.Context, tx pgx.Tx, a store.Append, ended time.Tim
 		mu[i], sigma[i], score[i], matches[i] = after[i].Mu, after[i].Sigma, after[i].Score, int32(b.Matches+1)
 		place[i], seats[i] = int32(rs[i].Place), int32(rs[i].Seats)
 	}
-	b := &pgx.Batch{}
-	b.Queue(upsertRatingsSQL, a.Match.Game, ended, ids, mu, sigma, score, matches)
-	b.Queue(insertRatingHistorySQL, a.Match.Game, ended, a.Match.ID, ids, mu0, sigma0, score0, matches0, mu, sigma, score, place, seats)
-	return tx.SendBatch(ctx, b).Close()
+	b.Queue(upsertRatingsSQL, a.Match.Game, e.ended, ids, mu, sigma, score, matches)
+	b.Queue(insertRatingHistorySQL, a.Match.Game, e.ended, a.Match.ID, ids, mu0, sigma0, score0, matches0, mu, sigma, score, place, seats)
+	return nil
 }
 
 // historyMatchColumns are matchColumns of the matches table aliased m.

@@ -40,15 +40,20 @@ func (r *recorder) add(conn *pgx.Conn, sql string, args []any, batch int) {
 	verb := strings.ToLower(strings.TrimSpace(sql))
 	tx, inTx := r.open[conn]
 	switch {
-	case batch > 0:
-		tx = batch
 	case verb == "begin" || strings.HasPrefix(verb, "begin "):
-		r.next++
-		r.open[conn] = r.next
+		if batch == 0 {
+			r.next++
+			batch = r.next
+		}
+		// A batch that begins a transaction numbers it; the batches
+		// after it on the connection are in it until it ends.
+		r.open[conn] = batch
 		return
 	case verb == "commit" || verb == "rollback":
 		delete(r.open, conn)
 		return
+	case batch > 0:
+		tx = batch
 	case !inTx:
 		r.next++
 		tx = r.next
