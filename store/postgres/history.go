@@ -220,11 +220,11 @@ func writeEnd(ctx context.Context, tx pgx.Tx, a store.Append) error {
 
 // endWrites is the end of the match a ends, its history queued on a batch
 // (queueEnd); once that batch has run, current holds the rated players'
-// ratings and queueRatings queues the new ones.
+// ratings (nil when no seat is rated) and queueRatings queues the new
+// ones.
 type endWrites struct {
 	a       store.Append
 	ended   time.Time
-	rated   bool
 	current map[string]store.Rating
 }
 
@@ -286,7 +286,6 @@ func queueEnd(b *pgx.Batch, a store.Append) *endWrites {
 		b.Queue(upsertCountersSQL, m.Game, cPlayers, cNames, cValues)
 	}
 	if len(ratedIDs) > 0 {
-		end.rated = true
 		b.Queue(lockRatingsSQL, int32(ratingLockClass), m.Game, ratedIDs)
 		end.current = make(map[string]store.Rating, len(ratedIDs))
 		b.Queue(selectRatingsSQL, m.Game, ratedIDs).Query(func(rows pgx.Rows) error {
@@ -306,7 +305,7 @@ func queueEnd(b *pgx.Batch, a store.Append) *endWrites {
 // queueRatings rates the end's rated seats from their current ratings and
 // queues the new ratings on b; an end without rated seats queues nothing.
 func (e *endWrites) queueRatings(b *pgx.Batch) error {
-	if !e.rated {
+	if e.current == nil {
 		return nil
 	}
 	a := e.a
