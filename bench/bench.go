@@ -176,6 +176,12 @@ type Machine struct {
 	MemoryGB   float64 `json:"memory_gb"`
 	GoVersion  string  `json:"go_version"`
 	GOMAXPROCS int     `json:"gomaxprocs"`
+	// Autogroup says whether Linux shares the CPUs between sessions
+	// before it shares them between threads (sched_autogroup_enabled):
+	// the bench and its server child then share one session's part,
+	// Postgres (a service of its own session) another. Nil where the
+	// kernel does not say (not Linux, or built without it).
+	Autogroup *bool `json:"sched_autogroup,omitempty"`
 }
 
 // ServerInfo describes the server under load.

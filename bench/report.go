@@ -9,11 +9,23 @@ import (
 	"time"
 )
 
+// autogroupNote is how the report names Linux's sharing of the CPUs by
+// session ("" when not known).
+func autogroupNote(on *bool) string {
+	switch {
+	case on == nil:
+		return ""
+	case *on:
+		return "; CPU shared by session first: sched_autogroup_enabled=1"
+	}
+	return "; sched_autogroup_enabled=0"
+}
+
 // Print writes the human-readable report.
 func (r *Result) Print(w io.Writer) {
 	c := r.Config
-	fmt.Fprintf(w, "hangar bench: %d CPUs (%s), %s; server %s at %s, store %s",
-		r.Machine.CPUs, r.Machine.CPUModel, r.Machine.GoVersion, r.Server.Mode, r.Server.Address, r.Server.Store)
+	fmt.Fprintf(w, "hangar bench: %d CPUs (%s%s), %s; server %s at %s, store %s",
+		r.Machine.CPUs, r.Machine.CPUModel, autogroupNote(r.Machine.Autogroup), r.Machine.GoVersion, r.Server.Mode, r.Server.Address, r.Server.Store)
 	if r.Server.PID != 0 {
 		fmt.Fprintf(w, " (pid %d)", r.Server.PID)
 	}

@@ -562,7 +562,22 @@ func machine() Machine {
 			}
 		}
 	}
+	if b, err := os.ReadFile("/proc/sys/kernel/sched_autogroup_enabled"); err == nil {
+		m.Autogroup = autogroupOf(string(b))
+	}
 	return m
+}
+
+// autogroupOf reads /proc/sys/kernel/sched_autogroup_enabled's text: nil
+// when it is neither 0 nor 1.
+func autogroupOf(s string) *bool {
+	switch strings.TrimSpace(s) {
+	case "0":
+		return new(false)
+	case "1":
+		return new(true)
+	}
+	return nil
 }
 
 func writeHeapProfile(path string) {

@@ -1,6 +1,9 @@
 package bench
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestSharedOnHugePages reads Postgres's main shared memory from maps
 // texts as Linux writes them: on huge pages, on 4 KiB pages, and a
@@ -27,6 +30,28 @@ func TestSharedOnHugePages(t *testing.T) {
 	} {
 		if huge, ok := sharedOnHugePages(c.maps); huge != c.huge || ok != c.ok {
 			t.Errorf("%s: sharedOnHugePages = %v, %v; want %v, %v", c.name, huge, ok, c.huge, c.ok)
+		}
+	}
+}
+
+// TestAutogroupOf reads sched_autogroup_enabled as Linux writes it, and
+// the report names the setting only when it is known.
+func TestAutogroupOf(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want string
+	}{
+		{"1\n", "on"}, {"0\n", "off"}, {"0", "off"}, {"", "unknown"}, {"2\n", "unknown"}, {"yes\n", "unknown"},
+	} {
+		got := "unknown"
+		if on := autogroupOf(c.text); on != nil {
+			got = map[bool]string{true: "on", false: "off"}[*on]
+		}
+		if got != c.want {
+			t.Errorf("autogroupOf(%q) = %s; want %s", c.text, got, c.want)
+		}
+		if n := autogroupNote(autogroupOf(c.text)); (n == "") != (c.want == "unknown") || (c.want == "on") != strings.Contains(n, "=1") {
+			t.Errorf("autogroupNote for %q = %q", c.text, n)
 		}
 	}
 }
