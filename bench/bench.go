@@ -83,6 +83,11 @@ type Config struct {
 	// a database in another zone, as a managed one often is.
 	DBDelay   time.Duration `json:"-"`
 	DBDelayUS int64         `json:"db_delay_us,omitempty"`
+	// LoadSched is the scheduling policy the load generator's threads
+	// run under, "batch" (SCHED_BATCH) or "normal", as the caller set it
+	// (hangar bench -load-sched); empty: not set, the process's own. It
+	// is reported, not applied here.
+	LoadSched string `json:"load_sched,omitempty"`
 	// DBRoundTripUS is the round trip to the database through that proxy,
 	// as measured before the run (Go's timers round a delay of less than
 	// a millisecond up to about one).

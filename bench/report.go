@@ -29,8 +29,15 @@ func (r *Result) Print(w io.Writer) {
 	if r.Server.PID != 0 {
 		fmt.Fprintf(w, " (pid %d)", r.Server.PID)
 	}
+	var load []string
 	if r.Machine.GOMAXPROCS < r.Machine.CPUs {
-		fmt.Fprintf(w, "; the load generator at GOMAXPROCS=%d", r.Machine.GOMAXPROCS)
+		load = append(load, fmt.Sprintf("at GOMAXPROCS=%d", r.Machine.GOMAXPROCS))
+	}
+	if c.LoadSched == "batch" {
+		load = append(load, "under SCHED_BATCH")
+	}
+	if len(load) > 0 {
+		fmt.Fprintf(w, "; the load generator %s", strings.Join(load, " and "))
 	}
 	if c.DBDelayUS > 0 {
 		fmt.Fprintf(w, ", the database behind a delay of %v each way (round trip %v)", time.Duration(c.DBDelayUS)*time.Microsecond,

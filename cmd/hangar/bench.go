@@ -104,6 +104,9 @@ type benchCmd struct {
 	// loadProcs is -load-procs: this process's GOMAXPROCS during the run
 	// (0: Go's own).
 	loadProcs int
+	// loadSched is -load-sched: the scheduling policy of this process's
+	// threads, "batch" or "normal" (setSched).
+	loadSched string
 	// mm is the matchmaking bench (-matchmaking, bench_matchmaking.go).
 	mm bench.MMConfig
 }
@@ -156,6 +159,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.BoolVar(&c.loadHeapPrefault, "load-gc-heap-prefault", true, "the load generator touches its heap floor's pages at start, as a node's --gc-heap-prefault: without it its first seconds take a page fault for each page of its growing heap")
 	fs.BoolVar(&c.loadHeapHugePages, "load-gc-heap-huge-pages", true, "the load generator touches its heap floor on transparent huge pages, as a node's --gc-heap-huge-pages")
 	fs.IntVar(&c.loadProcs, "load-procs", 0, "the Ps the load generator runs on (this process's GOMAXPROCS, and an in-process server's): it stands for clients on other machines, and each of its Ps that spins looking for work takes a core from the server and the database it shares the machine with; 1 runs it on one thread at a time, as boardgame.io's Node.js load client runs (scripts/bench-peers); 0: Go's own (all CPUs)")
+	fs.StringVar(&c.loadSched, "load-sched", "batch", "the Linux scheduling policy of the load generator's threads: batch (SCHED_BATCH) does not preempt the server or the database it shares the machine with each time one of its players is woken, as clients on other machines do not; normal: Linux's default (SCHED_OTHER), as before the thirtieth round (BENCHMARKS.md). The server child sets its own (--sched, HANGAR_SCHED)")
 	fs.StringVar(&c.childAdmin, "child-admin-listen", "", "internal: the profiled server child's admin listener")
 	mmFlags(fs, &c.mm)
 	if err := fs.Parse(args); err != nil {
@@ -200,6 +204,8 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 		return c, fmt.Errorf("-load-gc-heap-floor-mib must not be negative")
 	case c.loadProcs < 0:
 		return c, fmt.Errorf("-load-procs must not be negative")
+	case c.loadSched != "batch" && c.loadSched != "normal":
+		return c, fmt.Errorf("-load-sched must be batch or normal, not %q", c.loadSched)
 	case c.DBDelay > 0 && (c.Store != "postgres" || c.Target != ""):
 		return c, fmt.Errorf("-db-delay needs -store postgres and no -target: it delays the bench's servers' way to their database")
 	}
@@ -219,7 +225,12 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	defer stop()
 	cfg := cmd.Config
 	if cmd.childServer {
-		// As 'hangar serve' does by default.
+		// As 'hangar serve' does (it would otherwise keep the policy of
+		// the load generator that started it).
+		batch, _ := parseSched(envOr("HANGAR_SCHED", "batch"))
+		if _, err := setSched(batch); err != nil {
+			log.Warn("HANGAR_SCHED not applied", "err", err)
+		}
 		go keepHeapFloor(ctx, defaultHeapFloorMiB<<20, time.Second, heapTouch{on: envOr("HANGAR_GC_HEAP_PREFAULT", "true") != "false",
 			huge: envOr("HANGAR_GC_HEAP_HUGE_PAGES", "true") != "false"})
 		return bench.ServeProfiled(ctx, bench.ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
@@ -228,6 +239,17 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	}
 	if cmd.loadProcs > 0 {
 		defer setMaxProcs(setMaxProcs(cmd.loadProcs))
+	}
+	// Before any server child starts: one started later is set by its own
+	// --sched (HANGAR_SCHED) either way.
+	cfg.LoadSched = cmd.loadSched
+	if _, err := setSched(cmd.loadSched == "batch"); err != nil {
+		fmt.Fprintf(os.Stderr, "hangar bench: -load-sched %s not applied: %v\n", cmd.loadSched, err)
+		cfg.LoadSched = ""
+	} else if cmd.loadSched == "batch" {
+		// The process goes on under Linux's default (a test calling
+		// benchMain, say).
+		defer setSched(false) //nolint:errcheck // as set above
 	}
 	if cmd.loadHeapFloorMiB > 0 {
 		floorCtx, endFloor := context.WithCancel(ctx)

@@ -70,10 +70,12 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		if cfg.LogFormat == "json" {
 			log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 		}
-		if batch, _ := parseSched(cfg.Sched); batch {
-			if _, err := setSched(true); err != nil {
-				log.Warn("--sched batch not applied: the node's threads keep the default policy", "err", err)
-			}
+		// Set either way: a node started by a process under another
+		// policy (hangar bench's load generator runs under SCHED_BATCH)
+		// would otherwise inherit it.
+		batch, _ := parseSched(cfg.Sched)
+		if _, err := setSched(batch); err != nil {
+			log.Warn("--sched not applied: the node's threads keep the policy they started with", "sched", cfg.Sched, "err", err)
 		}
 		go keepHeapFloor(ctx, uint64(cfg.HeapFloorMiB)<<20, time.Second, heapTouch{on: cfg.HeapPrefault, huge: cfg.HeapHugePages,
 			done: func(n, huge uint64) { log.Info("heap floor touched", "mib", n>>20, "huge_pages_mib", huge>>20) }})

@@ -19,7 +19,9 @@ import "fmt"
 // more at 1 match and on SQLite too, and the node, Postgres and the load
 // generator each spent less CPU a command at 32 matches; beside two
 // CPU-bound programs it was within the machine's swing (BENCHMARKS.md,
-// twenty-fourth round). --sched normal keeps Linux's default.
+// twenty-fourth round). --sched normal puts them under Linux's default,
+// also when the process started under another policy (the server child of
+// a hangar bench inherits its load generator's, -load-sched).
 
 // parseSched reads --sched: "batch" or "normal".
 func parseSched(s string) (batch bool, err error) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -106,5 +107,69 @@ func TestServeSched(t *testing.T) {
 		allPolicy(t, fmt.Sprint(p.cmd.Process.Pid), c.policy)
 		p.cmd.Process.Kill()
 		p.cmd.Wait()
+	}
+}
+
+// samePolicy says whether every thread of pid runs under policy.
+func samePolicy(t *testing.T, pid string, policy int) bool {
+	ps := threadPolicies(t, pid)
+	for _, p := range ps {
+		if p != policy {
+			return false
+		}
+	}
+	return len(ps) > 0
+}
+
+// 'hangar bench' runs its load generator under SCHED_BATCH by default
+// (-load-sched), and its server child under the child's own --sched
+// (HANGAR_SCHED), not the policy it inherits from the load generator.
+func TestBenchLoadSched(t *testing.T) {
+	bin := buildBinary(t)
+	for _, c := range []struct {
+		name         string
+		args, env    []string
+		load, server int
+	}{
+		{"defaults", nil, nil, unix.SCHED_BATCH, unix.SCHED_BATCH},
+		{"load normal", []string{"-load-sched", "normal"}, nil, unix.SCHED_NORMAL, unix.SCHED_BATCH},
+		{"server normal", nil, []string{"HANGAR_SCHED=normal"}, unix.SCHED_BATCH, unix.SCHED_NORMAL},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(bin, append([]string{"bench", "-data-dir", t.TempDir(), "-matches", "1", "-seats", "2",
+				"-play", "-auto-roll", "-duration", "60s"}, c.args...)...)
+			cmd.Env = append(os.Environ(), c.env...)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pid := fmt.Sprint(cmd.Process.Pid)
+			child := ""
+			t.Cleanup(func() {
+				if child != "" {
+					if n, err := strconv.Atoi(child); err == nil {
+						_ = unix.Kill(n, unix.SIGKILL)
+					}
+				}
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			})
+			waitUntil(t, "the bench's server child", func() bool {
+				// Linux lists a process's children by the thread that
+				// started each.
+				tasks, _ := os.ReadDir("/proc/" + pid + "/task")
+				for _, task := range tasks {
+					b, _ := os.ReadFile("/proc/" + pid + "/task/" + task.Name() + "/children")
+					if child, _, _ = strings.Cut(strings.TrimSpace(string(b)), " "); child != "" {
+						return true
+					}
+				}
+				return false
+			})
+			// Both set their policies as they start: wait for it, then
+			// check every thread (ones started later inherit it).
+			waitUntil(t, "the policies", func() bool { return samePolicy(t, pid, c.load) && samePolicy(t, child, c.server) })
+			allPolicy(t, pid, c.load)
+			allPolicy(t, child, c.server)
+		})
 	}
 }
