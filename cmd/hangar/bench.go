@@ -249,7 +249,7 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	} else if cmd.loadSched == "batch" {
 		// The process goes on under Linux's default (a test calling
 		// benchMain, say).
-		defer setSched(false) //nolint:errcheck // as set above
+		defer func() { _, _ = setSched(false) }()
 	}
 	if cmd.loadHeapFloorMiB > 0 {
 		floorCtx, endFloor := context.WithCancel(ctx)
