@@ -17,9 +17,18 @@ import (
 // pid ("self" for this one), from /proc/<pid>/task/<tid>/stat.
 func threadPolicies(t *testing.T, pid string) map[string]int {
 	t.Helper()
-	tasks, err := os.ReadDir("/proc/" + pid + "/task")
+	ps, err := policiesOf(pid)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return ps
+}
+
+// policiesOf is threadPolicies' reading, its error returned.
+func policiesOf(pid string) (map[string]int, error) {
+	tasks, err := os.ReadDir("/proc/" + pid + "/task")
+	if err != nil {
+		return nil, err
 	}
 	ps := map[string]int{}
 	for _, task := range tasks {
@@ -32,11 +41,11 @@ func threadPolicies(t *testing.T, pid string) map[string]int {
 		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 		p, err := strconv.Atoi(f[41-3])
 		if err != nil {
-			t.Fatalf("thread %s: policy %q", task.Name(), f[41-3])
+			return nil, fmt.Errorf("thread %s: policy %q", task.Name(), f[41-3])
 		}
 		ps[task.Name()] = p
 	}
-	return ps
+	return ps, nil
 }
 
 // allPolicy fails unless every thread of pid runs under policy.
@@ -110,15 +119,29 @@ func TestServeSched(t *testing.T) {
 	}
 }
 
-// samePolicy says whether every thread of pid runs under policy.
-func samePolicy(t *testing.T, pid string, policy int) bool {
-	ps := threadPolicies(t, pid)
+// samePolicy says whether every thread of pid runs under policy (false
+// when pid cannot be read).
+func samePolicy(pid string, policy int) bool {
+	ps, err := policiesOf(pid)
 	for _, p := range ps {
 		if p != policy {
 			return false
 		}
 	}
-	return len(ps) > 0
+	return err == nil && len(ps) > 0
+}
+
+// childOf returns a child process of pid ("" when it has none now): Linux
+// lists a process's children by the thread that started each.
+func childOf(pid string) string {
+	tasks, _ := os.ReadDir("/proc/" + pid + "/task")
+	for _, task := range tasks {
+		b, _ := os.ReadFile("/proc/" + pid + "/task/" + task.Name() + "/children")
+		if child, _, _ := strings.Cut(strings.TrimSpace(string(b)), " "); child != "" {
+			return child
+		}
+	}
+	return ""
 }
 
 // 'hangar bench' runs its load generator under SCHED_BATCH by default
@@ -139,6 +162,8 @@ func TestBenchLoadSched(t *testing.T) {
 			cmd := exec.Command(bin, append([]string{"bench", "-data-dir", t.TempDir(), "-matches", "1", "-seats", "2",
 				"-play", "-auto-roll", "-duration", "60s"}, c.args...)...)
 			cmd.Env = append(os.Environ(), c.env...)
+			var out syncBuffer
+			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -152,22 +177,17 @@ func TestBenchLoadSched(t *testing.T) {
 				}
 				_ = cmd.Process.Kill()
 				_ = cmd.Wait()
-			})
-			waitUntil(t, "the bench's server child", func() bool {
-				// Linux lists a process's children by the thread that
-				// started each.
-				tasks, _ := os.ReadDir("/proc/" + pid + "/task")
-				for _, task := range tasks {
-					b, _ := os.ReadFile("/proc/" + pid + "/task/" + task.Name() + "/children")
-					if child, _, _ = strings.Cut(strings.TrimSpace(string(b)), " "); child != "" {
-						return true
-					}
+				if t.Failed() {
+					t.Logf("hangar bench's output:\n%s", out.String())
 				}
-				return false
 			})
-			// Both set their policies as they start: wait for it, then
-			// check every thread (ones started later inherit it).
-			waitUntil(t, "the policies", func() bool { return samePolicy(t, pid, c.load) && samePolicy(t, child, c.server) })
+			// The child is the bench's server once it has exec'd, and
+			// both set their policies as they start: wait for all that,
+			// then check every thread (ones started later inherit it).
+			waitUntil(t, "the bench's server child and the policies", func() bool {
+				child = childOf(pid)
+				return child != "" && samePolicy(pid, c.load) && samePolicy(child, c.server)
+			})
 			allPolicy(t, pid, c.load)
 			allPolicy(t, child, c.server)
 		})
