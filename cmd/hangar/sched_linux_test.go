@@ -170,6 +170,9 @@ func TestBenchLoadSched(t *testing.T) {
 			pid := fmt.Sprint(cmd.Process.Pid)
 			child := ""
 			t.Cleanup(func() {
+				if child == "" {
+					child = childOf(pid) // one started after a failure
+				}
 				if child != "" {
 					if n, err := strconv.Atoi(child); err == nil {
 						_ = unix.Kill(n, unix.SIGKILL)
