@@ -227,8 +227,7 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	if cmd.childServer {
 		// As 'hangar serve' does (it would otherwise keep the policy of
 		// the load generator that started it).
-		batch, _ := parseSched(envOr("HANGAR_SCHED", "batch"))
-		if _, err := setSched(batch); err != nil {
+		if err := applySched(envOr("HANGAR_SCHED", "batch")); err != nil {
 			log.Warn("HANGAR_SCHED not applied", "err", err)
 		}
 		go keepHeapFloor(ctx, defaultHeapFloorMiB<<20, time.Second, heapTouch{on: envOr("HANGAR_GC_HEAP_PREFAULT", "true") != "false",
@@ -243,8 +242,8 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	// Before any server child starts: one started later is set by its own
 	// --sched (HANGAR_SCHED) either way.
 	cfg.LoadSched = cmd.loadSched
-	if _, err := setSched(cmd.loadSched == "batch"); err != nil {
-		fmt.Fprintf(os.Stderr, "hangar bench: -load-sched %s not applied: %v\n", cmd.loadSched, err)
+	if err := applySched(cmd.loadSched); err != nil {
+		log.Warn("-load-sched not applied", "sched", cmd.loadSched, "err", err)
 		cfg.LoadSched = ""
 	} else if cmd.loadSched == "batch" {
 		// The process goes on under Linux's default (a test calling

@@ -73,8 +73,7 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		// Set either way: a node started by a process under another
 		// policy (hangar bench's load generator runs under SCHED_BATCH)
 		// would otherwise inherit it.
-		batch, _ := parseSched(cfg.Sched)
-		if _, err := setSched(batch); err != nil {
+		if err := applySched(cfg.Sched); err != nil {
 			log.Warn("--sched not applied: the node's threads keep the policy they started with", "sched", cfg.Sched, "err", err)
 		}
 		go keepHeapFloor(ctx, uint64(cfg.HeapFloorMiB)<<20, time.Second, heapTouch{on: cfg.HeapPrefault, huge: cfg.HeapHugePages,

@@ -33,3 +33,14 @@ func parseSched(s string) (batch bool, err error) {
 	}
 	return false, fmt.Errorf("--sched must be batch or normal, not %q", s)
 }
+
+// applySched puts every thread of the process under the policy named s
+// ("batch" or "normal"), whatever policy it started with.
+func applySched(s string) error {
+	batch, err := parseSched(s)
+	if err != nil {
+		return err
+	}
+	_, err = setSched(batch)
+	return err
+}
