@@ -47,6 +47,7 @@ type Metrics struct {
 	hookOK        prometheus.Counter
 	hookFailed    prometheus.Counter
 	hookLag       prometheus.Histogram
+	httpRefused   *prometheus.CounterVec
 }
 
 // New registers a node's collectors in a registry of its own.

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,12 +19,21 @@ import (
 // up waiting on its own side. Addresses behind a trusted proxy (or the
 // node's in-process connection) are banned from calling, but their
 // connections (the proxy's) are never closed.
+//
+// The guard also bounds the connections one address holds open at once
+// (Limits.AddrConns): one past the bound is closed as it is accepted, so
+// that one client cannot hold the node's descriptors and per-connection
+// buffers. Proxies' connections are not counted.
 
 // guard tracks refusals and bans by address key (clientAddr's), and the
 // direct connections of each address.
 type guard struct {
 	after int           // refusals in one second that ban (0: never)
 	ban   time.Duration // how long a ban lasts
+	// maxConns bounds the open connections of one address (0: none).
+	maxConns int
+	// connsRefused counts the connections closed at maxConns.
+	connsRefused atomic.Int64
 
 	mu      sync.Mutex
 	counts  map[string]*refusals
@@ -38,7 +48,7 @@ type refusals struct {
 }
 
 func newGuard(l Limits) *guard {
-	return &guard{after: l.BanRefusals, ban: l.BanFor, counts: make(map[string]*refusals),
+	return &guard{after: l.BanRefusals, ban: l.BanFor, maxConns: l.AddrConns, counts: make(map[string]*refusals),
 		banned: make(map[string]time.Time), conns: make(map[string]map[*guardedConn]struct{})}
 }
 
@@ -127,15 +137,22 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
+		g := l.s.limits.guard
 		key, ok := l.s.connKey(c.RemoteAddr())
-		if !ok || l.s.limits.guard.after <= 0 {
+		if !ok || (g.after <= 0 && g.maxConns <= 0) {
 			return c, nil
 		}
-		if l.s.limits.guard.bannedFor(key, l.s.now()) > 0 {
+		if g.bannedFor(key, l.s.now()) > 0 {
 			c.Close()
 			continue
 		}
-		return l.s.limits.guard.track(key, c), nil
+		gc := g.track(key, c)
+		if gc == nil {
+			g.connsRefused.Add(1)
+			c.Close()
+			continue
+		}
+		return gc, nil
 	}
 }
 
@@ -166,11 +183,15 @@ func addrKey(a netip.Addr) string {
 	return a.Unmap().String()
 }
 
-// track registers c as a connection of key until it closes.
+// track registers c as a connection of key until it closes, or returns
+// nil when key holds as many connections as it may.
 func (g *guard) track(key string, c net.Conn) net.Conn {
 	gc := &guardedConn{Conn: c, g: g, key: key}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.maxConns > 0 && len(g.conns[key]) >= g.maxConns {
+		return nil
+	}
 	if g.conns[key] == nil {
 		g.conns[key] = make(map[*guardedConn]struct{})
 	}
@@ -196,3 +217,7 @@ func (c *guardedConn) Close() error {
 	})
 	return c.Conn.Close()
 }
+
+// ConnsRefused is how many connections the guard closed as they were
+// accepted because their address held Limits.AddrConns already.
+func (s *Service) ConnsRefused() int64 { return s.limits.guard.connsRefused.Load() }

@@ -61,6 +61,11 @@ type Limits struct {
 	// RESOURCE_EXHAUSTED (the client resumes with after_seq).
 	WatchBuffer int
 	WatchStall  time.Duration
+	// AddrConns bounds the connections one client address (an IPv6
+	// address: its /64) holds open at once; one past it is closed as it
+	// is accepted. Trusted proxies' connections are not counted. 0: no
+	// bound.
+	AddrConns int
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client address; no one else's header is believed.
 	TrustedProxies []netip.Prefix
@@ -86,6 +91,7 @@ func DefaultLimits() Limits {
 		AddrRate: 5000, AddrBurst: 20_000,
 		CreatePlayerRate: 5, CreatePlayerBurst: 50,
 		BanRefusals: 200, BanFor: 30 * time.Second,
+		AddrConns:   256,
 		AddrBuckets: 100_000,
 		OpenMatches: 20,
 		BotMatches:  10,

@@ -151,11 +151,16 @@ func badCommands(t *testing.T, cfg Config, transport string, newClient newClient
 				_, err := ada.matches.GetMatch(ada.ctx(), &hangarv1.GetMatchRequest{MatchId: id, AtVersion: v + 10})
 				return err
 			}, codes.InvalidArgument},
-			{"a megabyte of notation", func() error {
+			{"32 KiB of notation", func() error {
 				_, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: v, RequestId: "a9",
-					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: strings.Repeat("T", 1<<20)}}}})
+					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: strings.Repeat("T", 32<<10)}}}})
 				return err
 			}, codes.InvalidArgument},
+			{"a megabyte of notation (past the message limit)", func() error {
+				_, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: v, RequestId: "a10",
+					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: strings.Repeat("T", 1<<20)}}}})
+				return err
+			}, codes.ResourceExhausted},
 		}
 		if transport == "grpc" {
 			cases = append(cases, []struct {

@@ -1,15 +1,16 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/vanguard"
@@ -61,44 +62,37 @@ func (m *Main) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, er
 		_, _ = w.Write(openapi.YAML)
 	})
 	mux.Handle("/", page)
+	maxBody := m.front.maxBody
 	tc, err := vanguardgrpc.NewTranscoder(gs,
 		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec {
 			return jsonCodec{&vanguard.JSONCodec{MarshalOptions: jsonOptions, UnmarshalOptions: protojson.UnmarshalOptions{Resolver: res}}}
 		}),
+		// Every message the transcoder inflates (a Connect or gRPC-Web
+		// stream's, a Connect GET's) is bounded as a plain one is.
+		vanguard.WithCompression(vanguard.CompressionGzip, func() connect.Compressor { return gzip.NewWriter(io.Discard) },
+			func() connect.Decompressor { return &boundedGzip{limit: maxBody} }),
+		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(uint32(min(maxBody, math.MaxUint32)))),
 		vanguard.WithUnknownHandler(mux),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("transcoder: %w", err)
 	}
-	maxBody := m.Config.Conn.withDefaults().MaxRecvMsgSize
+	f := m.front
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Bodies are bounded as gRPC messages are: a declared length at
-		// once, a chunked body when its reader passes the bound.
-		if r.ContentLength > int64(maxBody) {
-			w.Header().Set("Connection", "close")
-			st := status.Convert(service.RequestTooLarge(maxBody))
-			if _, _, rpc := rpcPath(r.URL.Path); rpc && errWriter.IsSupported(r) { // Connect, gRPC-Web: their own error format
-				_ = errWriter.Write(w, r, asConnectError(st))
-				return
-			}
-			writeStatusAs(w, st, http.StatusRequestEntityTooLarge)
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, int64(maxBody))
 		if id, ok := watchPath(r.URL.Path); ok {
-			m.restWatch(w, r, id)
+			f.serve(w, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.restWatch(w, r, id) }), true)
 			return
 		}
 		if id, ok := ticketWatchPath(r.URL.Path); ok {
-			m.restWatchTicket(w, r, id)
+			f.serve(w, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.restWatchTicket(w, r, id) }), true)
 			return
 		}
 		if r.URL.Path == watchPlayerPath {
-			m.restWatchPlayer(w, r)
+			f.serve(w, r, http.HandlerFunc(m.restWatchPlayer), true)
 			return
 		}
 		connectByDefault(r)
-		tc.ServeHTTP(w, r)
+		f.serve(w, r, tc, false)
 	})
 	if len(m.Config.CORSOrigins) > 0 {
 		h = corsFor(m.Config.CORSOrigins).Handler(h)
@@ -198,7 +192,9 @@ func watchPath(p string) (string, bool) {
 // which the client resumes from the last seq it saw.
 func (m *Main) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 	if r.Method != http.MethodGet {
-		writeStatus(w, status.New(codes.Unimplemented, "WatchMatch over REST is GET /v1/matches/{match_id}:watch"))
+		w.Header().Set("Allow", http.MethodGet)
+		writeStatusAs(w, status.Convert(service.EdgeError(codes.Unimplemented, service.ReasonMethodNotAllowed,
+			"WatchMatch over REST is GET /v1/matches/{match_id}:watch", false)), http.StatusMethodNotAllowed)
 		return
 	}
 	after, err := restAfterSeq(r, "an event's seq")
@@ -225,18 +221,19 @@ func restAfterSeq(r *http.Request, what string) (int64, error) {
 	var after int64
 	for k, v := range r.URL.Query() {
 		if k != "after_seq" && k != "afterSeq" {
-			return 0, status.Errorf(codes.InvalidArgument, "unknown query parameter %.40q", k)
+			return 0, service.EdgeError(codes.InvalidArgument, service.ReasonMalformedRequest,
+				fmt.Sprintf("unknown query parameter %.40q; this stream takes after_seq only", k), false)
 		}
 		n, err := strconv.ParseInt(v[0], 10, 64)
 		if err != nil {
-			return 0, status.Error(codes.InvalidArgument, "after_seq must be an integer")
+			return 0, service.EdgeError(codes.InvalidArgument, service.ReasonMalformedRequest, "after_seq must be an integer", false)
 		}
 		after = n
 	}
 	if last := r.Header.Get("Last-Event-ID"); last != "" {
 		n, err := strconv.ParseInt(last, 10, 64)
 		if err != nil {
-			return 0, status.Errorf(codes.InvalidArgument, "Last-Event-ID must be %s", what)
+			return 0, service.EdgeError(codes.InvalidArgument, service.ReasonMalformedRequest, "Last-Event-ID must be "+what, false)
 		}
 		after = n
 	}
@@ -401,8 +398,34 @@ func grpcOverHTTP2(gs *grpc.Server, h http.Handler) http.Handler {
 }
 
 // newHTTPServer serves h: on HTTP/1.1 in cleartext (cleartext HTTP/2 goes
-// to gRPC), on HTTP/1.1 and HTTP/2 over TLS.
-// Streams have no write timeout.
-func newHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+// to gRPC), on HTTP/1.1 and HTTP/2 over TLS. Headers (and a TLS handshake)
+// must arrive within the handshake timeout and an idle connection closes
+// as a gRPC one does; the front bounds each body and unary response
+// (streams have no write timeout).
+func newHTTPServer(h http.Handler, c ConnLimits) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: c.HandshakeTimeout, IdleTimeout: c.MaxConnectionIdle,
+		MaxHeaderBytes: c.MaxHeaderBytes}
+}
+
+// boundedGzip is a gzip decompressor that fails past limit bytes of
+// output: a small compressed message never inflates into a large one.
+type boundedGzip struct {
+	gzip.Reader
+	limit, n int64
+}
+
+func (z *boundedGzip) Reset(r io.Reader) error {
+	z.n = 0
+	return z.Reader.Reset(r)
+}
+
+func (z *boundedGzip) Read(p []byte) (int, error) {
+	// One byte past the limit says whether the message ends there.
+	p = p[:min(int64(len(p)), z.limit-z.n+1)]
+	n, err := z.Reader.Read(p)
+	z.n += int64(n)
+	if z.n > z.limit {
+		return 0, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("message after decompression larger than %d bytes", z.limit))
+	}
+	return n, err
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/game/carcassonne"
+	"github.com/hangarhq/hangar/internal/budget"
 	"github.com/hangarhq/hangar/metrics"
 	"github.com/hangarhq/hangar/service"
 	"github.com/hangarhq/hangar/store"
@@ -156,15 +157,36 @@ type Config struct {
 	err error // a flag error found after parsing
 }
 
-// ConnLimits bound a node's connections and the messages on them. A
-// negative duration or size turns its bound off.
+// ConnLimits bound a node's connections, the messages on them and the
+// memory it holds for requests. A negative duration or size turns its
+// bound off.
 type ConnLimits struct {
 	// MaxRecvMsgSize bounds a request message (gRPC) and a request body
-	// (HTTP), in bytes.
+	// (HTTP), in bytes, after decompression.
 	MaxRecvMsgSize int
+	// MaxHeaderBytes bounds a request's headers (HTTP/1.1 and HTTP/2
+	// alike), in bytes.
+	MaxHeaderBytes int
 	// MaxConcurrentStreams bounds the calls open at once on one HTTP/2
 	// connection (further calls wait in the client).
 	MaxConcurrentStreams int
+	// MaxConns bounds the connections open at once on the public port;
+	// one past the bound is closed as it is accepted. 0: the process's
+	// file descriptor limit less a reserve (fdConnBound).
+	MaxConns int
+	// RequestMemory bounds the bytes of requests held at once, each
+	// counted at its declared length or the largest allowed
+	// (internal/budget); callers without credentials share an eighth.
+	RequestMemory int64
+	// HandshakeTimeout bounds how long a new connection may take to say
+	// what it speaks and finish its TLS or HTTP/2 handshake, and an
+	// HTTP request to send its headers.
+	HandshakeTimeout time.Duration
+	// BodyTimeout bounds how long an HTTP request's body may take to
+	// arrive and a unary call's response to be written (streams have no
+	// write bound: a watcher that stops reading is cut off by the watch
+	// queue instead).
+	BodyTimeout time.Duration
 	// MaxConnectionIdle closes a connection without calls for this long;
 	// MaxConnectionAge sends any connection away (GOAWAY) after this long,
 	// with MaxConnectionAgeGrace for its calls to finish (watch streams
@@ -172,11 +194,18 @@ type ConnLimits struct {
 	MaxConnectionIdle, MaxConnectionAge, MaxConnectionAgeGrace time.Duration
 }
 
-// defaultConnLimits are a production node's connection bounds.
+// defaultConnLimits are a production node's connection bounds. The
+// largest request of the API (a sign-in with an identity provider's token)
+// is a few kilobytes: 64 KiB leaves room and keeps the memory a stranger
+// can make the node hold small.
 var defaultConnLimits = ConnLimits{
-	MaxRecvMsgSize:        4 << 20,
+	MaxRecvMsgSize:        64 << 10,
+	MaxHeaderBytes:        64 << 10,
 	MaxConcurrentStreams:  100,
-	MaxConnectionIdle:     15 * time.Minute,
+	RequestMemory:         64 << 20,
+	HandshakeTimeout:      10 * time.Second,
+	BodyTimeout:           30 * time.Second,
+	MaxConnectionIdle:     30 * time.Second,
 	MaxConnectionAge:      time.Hour,
 	MaxConnectionAgeGrace: 5 * time.Minute,
 }
@@ -197,17 +226,31 @@ func (c ConnLimits) withDefaults() ConnLimits {
 	c.MaxConnectionIdle = pick(c.MaxConnectionIdle, d.MaxConnectionIdle)
 	c.MaxConnectionAge = pick(c.MaxConnectionAge, d.MaxConnectionAge)
 	c.MaxConnectionAgeGrace = pick(c.MaxConnectionAgeGrace, d.MaxConnectionAgeGrace)
+	c.HandshakeTimeout = pick(c.HandshakeTimeout, d.HandshakeTimeout)
+	c.BodyTimeout = pick(c.BodyTimeout, d.BodyTimeout)
+	size := func(v, def int) int {
+		switch {
+		case v == 0:
+			return def
+		case v < 0:
+			return math.MaxInt32
+		}
+		return v
+	}
+	c.MaxRecvMsgSize = size(c.MaxRecvMsgSize, d.MaxRecvMsgSize)
+	c.MaxHeaderBytes = size(c.MaxHeaderBytes, d.MaxHeaderBytes)
+	c.MaxConcurrentStreams = size(c.MaxConcurrentStreams, d.MaxConcurrentStreams)
 	switch {
-	case c.MaxRecvMsgSize == 0:
-		c.MaxRecvMsgSize = d.MaxRecvMsgSize
-	case c.MaxRecvMsgSize < 0:
-		c.MaxRecvMsgSize = math.MaxInt32
+	case c.MaxConns == 0:
+		c.MaxConns = fdConnBound()
+	case c.MaxConns < 0:
+		c.MaxConns = 0
 	}
 	switch {
-	case c.MaxConcurrentStreams == 0:
-		c.MaxConcurrentStreams = d.MaxConcurrentStreams
-	case c.MaxConcurrentStreams < 0:
-		c.MaxConcurrentStreams = math.MaxInt32
+	case c.RequestMemory == 0:
+		c.RequestMemory = d.RequestMemory
+	case c.RequestMemory < 0:
+		c.RequestMemory = 0
 	}
 	return c
 }
@@ -224,7 +267,11 @@ func keepalivePolicy(c ConnLimits) []grpc.ServerOption {
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second,
 			MaxConnectionIdle: c.MaxConnectionIdle, MaxConnectionAge: c.MaxConnectionAge, MaxConnectionAgeGrace: c.MaxConnectionAgeGrace}),
 		grpc.MaxRecvMsgSize(c.MaxRecvMsgSize),
+		grpc.MaxHeaderListSize(uint32(c.MaxHeaderBytes)),
 		grpc.MaxConcurrentStreams(uint32(c.MaxConcurrentStreams)),
+		// A connection that sends the HTTP/2 preface must finish its
+		// handshake (its SETTINGS) in this time.
+		grpc.ConnectionTimeout(c.HandshakeTimeout),
 		// Calls run on a pool of goroutines whose stacks have grown
 		// already, rather than each on a new one (runtime.morestack was
 		// 7% of the server's CPU under load); a call finding them all busy
@@ -269,7 +316,10 @@ type Main struct {
 	selfGRPC *grpc.Server
 	health   *health.Server
 	lis      net.Listener
+	conns    *connLimiter
 	split    *splitListener // cleartext only
+	front    *front
+	budget   *budget.Budget
 	inproc   *bufconn.Listener
 	http     *http.Server
 	selfCC   *grpc.ClientConn
@@ -315,7 +365,11 @@ func (m *Main) Start(ctx context.Context) error {
 		st.Close()
 		return fmt.Errorf("listen: %w", err)
 	}
-	m.lis = lis
+	conn := m.Config.Conn.withDefaults()
+	m.conns = newConnLimiter(lis, conn.MaxConns, m.Log)
+	m.lis = m.conns
+	lis = m.conns
+	m.budget = budget.New(conn.RequestMemory, conn.RequestMemory/8)
 	opts := m.Config.Service
 	if m.bus, err = openBus(m.Config, m.Log); err != nil {
 		lis.Close()
@@ -370,7 +424,6 @@ func (m *Main) Start(ctx context.Context) error {
 		lim.InProcess = func(a net.Addr) bool { return a.Network() == "bufconn" }
 	}
 	opts.Limits = &lim
-	conn := m.Config.Conn.withDefaults()
 	if opts.Observe == nil {
 		opts.Observe = m.stats.Observer()
 	}
@@ -387,7 +440,14 @@ func (m *Main) Start(ctx context.Context) error {
 	}
 	m.svc = service.New(m.stats.Store(m.tracer.Store(st)), m.Log, opts)
 	// The metrics' interceptors come first: they see every code.
-	m.grpc = grpc.NewServer(slices.Concat(m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy(conn))...)
+	// The budget's tap reserves a call's bytes before they are read;
+	// streams give them back at their first message.
+	edge := []grpc.ServerOption{
+		grpc.InTapHandle(budgetTap(m.budget, int64(conn.MaxRecvMsgSize))),
+		grpc.ChainUnaryInterceptor(markReached),
+		grpc.ChainStreamInterceptor(markReachedStream, releaseOnFirstMessage),
+	}
+	m.grpc = grpc.NewServer(slices.Concat(edge, m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy(conn))...)
 	m.svc.Register(m.grpc)
 	m.selfGRPC = grpc.NewServer(slices.Concat(m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(),
 		[]grpc.ServerOption{grpc.MaxRecvMsgSize(conn.MaxRecvMsgSize)})...)
@@ -399,6 +459,11 @@ func (m *Main) Start(ctx context.Context) error {
 	}
 	m.stats.InitializeMetrics(m.grpc)
 	m.stats.WatchQueues(m.svc.WatchStats)
+	m.stats.Edge(metrics.EdgeStats{
+		OpenConns: m.conns.Open, NodeRefused: m.conns.Refused, AddrRefused: m.svc.ConnsRefused, AcceptErrors: m.conns.Errors,
+		MemoryUsed: m.budget.Used, MemoryTotal: m.budget.Total, MemoryRefused: m.budget.Refused,
+	})
+	m.front = &front{maxBody: int64(conn.MaxRecvMsgSize), bodyTimeout: conn.BodyTimeout, budget: m.budget, stats: m.stats, access: opts.AccessLog}
 	if m.Config.AdminListen != "" {
 		if m.adminL, err = net.Listen("tcp", m.Config.AdminListen); err != nil {
 			lis.Close()
@@ -434,12 +499,12 @@ func (m *Main) Start(ctx context.Context) error {
 	var serveHTTP func() error
 	lis = m.svc.Guard(lis) // banned addresses' connections are closed (service/abuse.go)
 	if tlsCfg == nil {
-		m.split = newSplitListener(lis)
-		m.http = newHTTPServer(h)
+		m.split = newSplitListener(lis, conn.HandshakeTimeout)
+		m.http = newHTTPServer(h, conn)
 		m.serveGRPC(m.grpc, m.split.h2)
 		serveHTTP = func() error { return m.http.Serve(m.split.h1) }
 	} else {
-		m.http = newHTTPServer(grpcOverHTTP2(m.grpc, h))
+		m.http = newHTTPServer(grpcOverHTTP2(m.grpc, h), conn)
 		m.http.TLSConfig = tlsCfg
 		// Over TLS gRPC rides net/http's HTTP/2: the stream cap is its.
 		m.http.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: conn.MaxConcurrentStreams}

@@ -26,8 +26,8 @@ type splitListener struct {
 	sniff time.Duration
 }
 
-func newSplitListener(root net.Listener) *splitListener {
-	s := &splitListener{root: root, sniff: 10 * time.Second}
+func newSplitListener(root net.Listener, sniff time.Duration) *splitListener {
+	s := &splitListener{root: root, sniff: sniff}
 	closed := make(chan struct{})
 	s.h2, s.h1 = newChild(root.Addr(), closed), newChild(root.Addr(), closed)
 	go s.accept(func() { close(closed) })
@@ -43,13 +43,15 @@ func (s *splitListener) accept(closeAll func()) {
 	for {
 		c, err := s.root.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				time.Sleep(delay)
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return
 			}
-			return
+			// The root (a connLimiter) retries what it can recover
+			// from itself; anything else is retried here, never given
+			// up on while the listener is open.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			time.Sleep(delay)
+			continue
 		}
 		delay = 0
 		go s.route(c)
