@@ -302,7 +302,9 @@ func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (
 	}
 	if v := req.GetAtVersion(); v != 0 && v != m.version {
 		if v > m.version {
-			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: the match has only %d events", errInvalid, m.version))
+			// As WatchMatch's after_seq: a version the match has not
+			// reached is OUT_OF_RANGE, not malformed.
+			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: at_version %d is beyond the match's last event %d", errOutOfRange, v, m.version))
 		}
 		if m, err = s.foldWith(ctx, s.newMatch(m.id), v, s.pastEvents(v)); err != nil {
 			return nil, toStatus(ctx, s.log, err)

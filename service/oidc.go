@@ -21,12 +21,24 @@ import (
 // Sign-in with an identity provider. With OIDCOptions.Issuer set, a bearer
 // token that is a JWT (rather than a Hangar token or API key) is verified
 // against that OpenID Connect provider: its signature by one of the keys
-// the provider publishes (go-oidc fetches the JWKS again when a token names
-// a key it does not know, so a provider's key rotation needs nothing here),
-// its iss, its aud (OIDCOptions.Audience), exp and nbf (five minutes of
-// leeway for clock skew, go-oidc's). The user, (iss, sub), is one player
+// the provider publishes, its iss, its aud (OIDCOptions.Audience), and its
+// exp, nbf and iat with five minutes of leeway for clock skew (leeway): a
+// token is good until five minutes after its exp and from five minutes
+// before its nbf, and is refused when it says it was issued more than five
+// minutes from now. The user, (iss, sub), is one player
 // (store.Identities), made on the first call; its display name is taken
 // from the token then and not changed after.
+//
+// The keys: go-oidc's RemoteKeySet keeps the JWKS it fetched and fetches
+// it again when a token names a key it does not hold (or a held key does
+// not verify the token), one fetch at a time however many calls wait for
+// it; so a provider's key rotation needs nothing here. A token costs
+// nothing to make up, though, and each with a made-up key id would fetch
+// the keys: keyFetchGate, the transport of that key set's client, lets
+// one fetch through per OIDCOptions.KeyRefresh and fails the others
+// without a request. A token of an unknown key that comes in between is
+// UNAUTHENTICATED; once the interval has passed, the next one fetches the
+// keys, so a rotated-in key works within KeyRefresh of its first use.
 //
 // The provider is discovered when the node starts. A provider that answers
 // with another issuer is a misconfiguration: the node does not start. One
@@ -36,7 +48,7 @@ import (
 //
 // A verified token is cached by its hash until it expires, so a client's
 // calls cost one verification per token. Hangar cannot revoke a provider's
-// token: it is good until its exp, RefreshToken and RevokeToken refuse it
+// token: it is good until its exp (and the leeway), RefreshToken and RevokeToken refuse it
 // (HANGAR_TOKEN_REQUIRED), SignOut leaves it be, and a stream opened with it
 // ends with TOKEN_EXPIRED when it expires (within Sessions.Recheck).
 
@@ -60,6 +72,9 @@ type OIDCOptions struct {
 	// Retry is the least time between two tries of discovery (default
 	// 10s).
 	Retry time.Duration
+	// KeyRefresh is the least time between two fetches of the provider's
+	// keys (default 10s).
+	KeyRefresh time.Duration
 }
 
 func (o OIDCOptions) withDefaults() OIDCOptions {
@@ -72,6 +87,9 @@ func (o OIDCOptions) withDefaults() OIDCOptions {
 	if o.Retry <= 0 {
 		o.Retry = 10 * time.Second
 	}
+	if o.KeyRefresh <= 0 {
+		o.KeyRefresh = 10 * time.Second
+	}
 	return o
 }
 
@@ -82,6 +100,10 @@ const (
 	maxJWT        = 16 << 10
 	maxCachedJWTs = 100_000
 )
+
+// leeway is the clock skew allowed between the provider and the node, as
+// most OpenID Connect libraries allow (go-oidc for nbf alone).
+const leeway = 5 * time.Minute
 
 // looksLikeJWT tells a JWS in compact form (three base64url parts, the
 // first a JSON object) from Hangar's own tokens and API keys, without
@@ -156,9 +178,55 @@ func (a *oidcAuth) discover(ctx context.Context) (*oidc.IDTokenVerifier, error) 
 		a.failed = now
 		return nil, err
 	}
-	v := p.Verifier(&oidc.Config{ClientID: a.opts.Audience, Now: a.now})
+	// The key set fetches through a client of its own, whose transport
+	// is the gate.
+	kc := *a.opts.HTTPClient
+	kc.Transport = &keyFetchGate{next: kc.Transport, every: a.opts.KeyRefresh, now: a.now}
+	kctx := oidc.ClientContext(context.WithoutCancel(ctx), &kc)
+	// exp, nbf and iat are checked in player, with leeway: go-oidc allows
+	// none for exp (and skips nbf with exp).
+	v := p.VerifierContext(kctx, &oidc.Config{ClientID: a.opts.Audience, Now: a.now, SkipExpiryCheck: true})
 	a.verifier.Store(v)
 	return v, nil
+}
+
+// errKeysThrottled: a fetch of the provider's keys less than KeyRefresh
+// after the last one.
+var errKeysThrottled = errors.New("oidc: the provider's keys were fetched less than the refresh interval ago")
+
+// keyFetchGate is the transport of the key set's HTTP client: it lets one
+// request through per interval (the first always) and fails the others
+// with errKeysThrottled without sending them. go-oidc's RemoteKeySet sends
+// one request at a time, so a fetch that takes longer than the interval
+// does not overlap the next.
+type keyFetchGate struct {
+	next  http.RoundTripper // nil: http.DefaultTransport
+	every time.Duration
+	now   func() time.Time
+
+	mu   sync.Mutex
+	last time.Time // the last request let through
+}
+
+func (g *keyFetchGate) RoundTrip(r *http.Request) (*http.Response, error) {
+	g.mu.Lock()
+	now := g.now()
+	// A clock that went back lets a fetch through, rather than none for
+	// as long as it went back.
+	if !g.last.IsZero() && !now.Before(g.last) && now.Sub(g.last) < g.every {
+		g.mu.Unlock()
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, errKeysThrottled
+	}
+	g.last = now
+	g.mu.Unlock()
+	next := g.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return next.RoundTrip(r)
 }
 
 // player returns the player of a provider's token (hash is its hash) and
@@ -183,7 +251,7 @@ func (a *oidcAuth) player(ctx context.Context, tok string, hash []byte) (store.P
 	// Tokens of other issuers and audiences are refused before any
 	// network call: an unknown key id makes go-oidc fetch the keys. (A
 	// token that names this issuer and audience and an unknown key still
-	// does: one fetch at a time per node, under the address rate limit.)
+	// may: one fetch per KeyRefresh per node, keyFetchGate.)
 	if err := a.precheck(tok); err != nil {
 		return refuse("claims", err)
 	}
@@ -195,21 +263,30 @@ func (a *oidcAuth) player(ctx context.Context, tok string, hash []byte) (store.P
 		return store.Player{}, time.Time{}, errIssuerUnavailable
 	}
 	idt, err := v.Verify(ctx, tok)
-	if te := (*oidc.TokenExpiredError)(nil); errors.As(err, &te) {
-		return store.Player{}, time.Time{}, errTokenExpired
-	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return store.Player{}, time.Time{}, ctx.Err()
 		}
 		return refuse("verify", err)
 	}
-	if idt.Subject == "" || len(idt.Subject) > 255 || !printable(idt.Subject) {
-		return refuse("sub", errors.New("the subject is empty, longer than 255 bytes or not printable"))
+	// A token without exp has a zero Expiry: it is taken as expired, as
+	// go-oidc's own check takes it.
+	expires := idt.Expiry.Add(leeway)
+	if idt.Expiry.IsZero() || !now.Before(expires) {
+		return store.Player{}, time.Time{}, errTokenExpired
 	}
 	var claims map[string]any
 	if err := idt.Claims(&claims); err != nil {
 		return refuse("claims", err)
+	}
+	if nbf, ok := claims["nbf"].(float64); ok && now.Add(leeway).Before(time.Unix(int64(nbf), 0)) {
+		return refuse("nbf", errors.New("the token is not valid yet"))
+	}
+	if !idt.IssuedAt.IsZero() && now.Add(leeway).Before(idt.IssuedAt) {
+		return refuse("iat", errors.New("the token says it was issued in the future"))
+	}
+	if idt.Subject == "" || len(idt.Subject) > 255 || !printable(idt.Subject) {
+		return refuse("sub", errors.New("the subject is empty, longer than 255 bytes or not printable"))
 	}
 	created := now.UTC().Truncate(time.Microsecond)
 	p := store.Player{ID: newID("p_"), DisplayName: a.displayName(claims), Created: created}
@@ -219,10 +296,10 @@ func (a *oidcAuth) player(ctx context.Context, tok string, hash []byte) (store.P
 	}
 	a.mu.Lock()
 	if len(a.cache) < maxCachedJWTs {
-		a.cache[string(hash)] = cachedJWT{p, idt.Expiry}
+		a.cache[string(hash)] = cachedJWT{p, expires}
 	}
 	a.mu.Unlock()
-	return p, idt.Expiry, nil
+	return p, expires, nil
 }
 
 // precheck reads the unverified claims iss and aud: a token that is not

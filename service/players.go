@@ -17,6 +17,25 @@ import (
 )
 
 // CreatePlayer implements hangarv1.PlayerServiceServer.
+//
+// A request_id makes it safe to retry when the answer was lost: the retry
+// gets the player the first call made, with a new token (the server keeps
+// no token it could send again). CreatePlayer needs no credential, so the
+// retry must show it comes from the same caller by something besides the
+// request id, which is the client's choice and may be anyone's: a fixed
+// id copied from an example, or one read from a log. The request id is
+// therefore the caller's alone: the player's id is derived from the
+// request id and the client's address (clientAddr: the connection's peer,
+// or the address a trusted proxy names; an IPv6 /64). A retry from the
+// same address lands on the same player; the same request id from another
+// address makes that caller a player of its own, and never returns, or
+// tells of, the first one. This is what a client retrying after a lost
+// answer needs, which retries at once from where it is: a retry from a
+// new address (a phone that changed networks) makes a second player, the
+// first left unused, and never an error. What it does not stop is a
+// stranger at the same address (one NAT, or a proxy not named in
+// TrustedProxies) who knows the request id, within the retry window:
+// hence request ids must be random, as the API says.
 func (s *Service) CreatePlayer(ctx context.Context, req *hangarv1.CreatePlayerRequest) (*hangarv1.CreatePlayerResponse, error) {
 	if err := checkDisplayName(req.GetDisplayName()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -28,8 +47,9 @@ func (s *Service) CreatePlayer(ctx context.Context, req *hangarv1.CreatePlayerRe
 	now := s.now().UTC().Truncate(time.Microsecond)
 	p := store.Player{ID: newID("p_"), DisplayName: req.GetDisplayName(), Created: now}
 	if reqID != "" {
-		// A retried create must land on the same player: derive its id.
-		h := sha256.Sum256([]byte("player\x00" + reqID))
+		// A retried create must land on the same player, and only the
+		// caller's: derive its id from the request id and the address.
+		h := sha256.Sum256([]byte("player\x00" + s.clientAddr(ctx) + "\x00" + reqID))
 		p.ID = "p_" + strings.ToLower(b32.EncodeToString(h[:16]))
 	}
 	tok, t := s.issue(now)
@@ -47,7 +67,8 @@ func (s *Service) CreatePlayer(ctx context.Context, req *hangarv1.CreatePlayerRe
 const playerRetryWindow = 10 * time.Minute
 
 // retriedCreatePlayer answers a CreatePlayer whose request_id made player
-// want.ID already: the same player, with a new token.
+// want.ID already, from the same address: the same player, with a new
+// token.
 func (s *Service) retriedCreatePlayer(ctx context.Context, want store.Player, now time.Time) (*hangarv1.CreatePlayerResponse, error) {
 	p, err := s.store.Player(ctx, want.ID)
 	if err != nil {

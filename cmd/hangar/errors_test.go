@@ -150,7 +150,17 @@ func badCommands(t *testing.T, cfg Config, transport string, newClient newClient
 			{"get at a future version", func() error {
 				_, err := ada.matches.GetMatch(ada.ctx(), &hangarv1.GetMatchRequest{MatchId: id, AtVersion: v + 10})
 				return err
-			}, codes.InvalidArgument},
+			}, codes.OutOfRange},
+			{"watch from a future version", func() error {
+				ctx, cancel := context.WithCancel(ada.ctx())
+				defer cancel()
+				stream, err := ada.matches.WatchMatch(ctx, &hangarv1.WatchMatchRequest{MatchId: id, AfterSeq: v + 10})
+				if err != nil {
+					return err
+				}
+				_, err = stream.Recv()
+				return err
+			}, codes.OutOfRange},
 			{"32 KiB of notation", func() error {
 				_, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: v, RequestId: "a9",
 					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: strings.Repeat("T", 32<<10)}}}})
@@ -184,6 +194,7 @@ func badCommands(t *testing.T, cfg Config, transport string, newClient newClient
 			"future version": "VERSION_CONFLICT", "move before roll": "WRONG_PHASE", "malformed move": "INVALID_ARGUMENT",
 			"no token": "UNAUTHENTICATED", "unknown match": "NOT_FOUND", "join a running match": "MATCH_NOT_OPEN",
 			"start by non-creator": "NOT_CREATOR", "leave a match not joined": "NOT_SEATED",
+			"get at a future version": "OUT_OF_RANGE", "watch from a future version": "OUT_OF_RANGE",
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {

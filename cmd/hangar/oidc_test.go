@@ -199,14 +199,17 @@ func whoami(c *client, token string) (*hangarv1.Player, error) {
 // and those of another issuer or audience fetch no keys. A provider's token
 // cannot be refreshed or revoked here, nor sign users in. After the
 // provider rotates its key, its new tokens are accepted (the node fetched
-// the new JWKS) and tokens of the retired key are refused.
+// the new JWKS, the key fetch interval having passed on the fake clock) and
+// tokens of the retired key are refused.
 func TestOIDCSignIn(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg Config) {
+		clock := &fakeClock{t: time.Now().UTC()}
+		cfg.Service.Now = clock.Now
 		is := newIssuer(t)
 		cfg.Service.OIDC = is.oidcOptions()
 		n := node(t, cfg)
 		conn := dial(t, n.Addr())
-		now := time.Now()
+		now := clock.Now()
 		alice := is.token(t, is.claims("alice", now, "name", "Alice Liddell"))
 		c := tokenClient(conn, alice)
 		p, err := whoami(c, alice)
@@ -321,9 +324,11 @@ func TestOIDCSignIn(t *testing.T) {
 		}
 
 		// The provider rotates its key: the node fetches the new JWKS for
-		// the first token of the new key.
+		// the first token of the new key (the forged token above tried a
+		// fetch: one per KeyRefresh, 10 s by default).
 		old := is.token(t, is.claims("alice", now.Add(2*time.Second)))
 		is.rotate(t)
+		clock.Advance(11 * time.Second)
 		fetched = is.jwks.Load()
 		if p, err := whoami(c, is.token(t, is.claims("alice", now.Add(3*time.Second)))); err != nil || p.GetPlayerId() != id {
 			t.Fatalf("a token of the new key = %v, %v", p, err)
@@ -377,7 +382,7 @@ func TestOIDCAcrossNodes(t *testing.T) {
 }
 
 // TestOIDCTokenExpiry runs on a fake clock: a provider's token works until
-// its exp (cached or not), then calls with it are TOKEN_EXPIRED and the
+// five minutes after its exp (cached or not), then calls with it are TOKEN_EXPIRED and the
 // watch stream opened with it ends with TOKEN_EXPIRED. Signing out does not
 // end that stream: the token is the provider's, not a Hangar session.
 func TestOIDCTokenExpiry(t *testing.T) {
@@ -409,12 +414,123 @@ func TestOIDCTokenExpiry(t *testing.T) {
 			t.Fatalf("the watch ended before the token expired: %v", err)
 		default:
 		}
+		// Past its exp, within the five minutes of leeway.
 		clock.Advance(time.Minute + time.Second)
-		wantErr(t, "the cached token after its exp", me(c, tok), codes.Unauthenticated, "TOKEN_EXPIRED")
-		wantErr(t, "a new token after its exp", me(c, is.token(t, is.claims("alice", clock.Now().Add(-61*time.Minute)))),
+		if err := me(c, tok); err != nil {
+			t.Fatalf("the token a second after its exp: %v", err)
+		}
+		clock.Advance(5 * time.Minute)
+		wantErr(t, "the cached token after its exp and the leeway", me(c, tok), codes.Unauthenticated, "TOKEN_EXPIRED")
+		wantErr(t, "a new token after its exp and the leeway", me(c, is.token(t, is.claims("alice", clock.Now().Add(-66*time.Minute)))),
 			codes.Unauthenticated, "TOKEN_EXPIRED")
 		waitWatchErr(t, w, 10*time.Second, "TOKEN_EXPIRED")
 	})
+}
+
+// TestOIDCClockLeeway: exp, nbf and iat are checked with five minutes of
+// leeway for clock skew (the README's promise): a token expired two
+// minutes ago is accepted (and stays so, cached, until five minutes after
+// its exp), one expired ten minutes ago is TOKEN_EXPIRED; a token valid
+// from two minutes from now is accepted, one from ten minutes from now is
+// not; nor is one that says it was issued ten minutes from now.
+func TestOIDCClockLeeway(t *testing.T) {
+	clock := &fakeClock{t: time.Now().UTC().Truncate(time.Second)}
+	is := newIssuer(t)
+	cfg := Config{DataDir: t.TempDir()}
+	cfg.Service.Now = clock.Now
+	cfg.Service.OIDC = is.oidcOptions()
+	n := node(t, cfg)
+	c := tokenClient(dial(t, n.Addr()), "")
+	now := clock.Now()
+	expiredAgo := func(d time.Duration) string {
+		return is.token(t, is.claims("alice", now.Add(-time.Hour-d)))
+	}
+	late := expiredAgo(2 * time.Minute)
+	for _, tc := range []struct {
+		what, tok string
+	}{
+		{"a token expired 2 minutes ago", late},
+		{"a token valid from 2 minutes from now", is.token(t, is.claims("alice", now, "nbf", now.Add(2*time.Minute).Unix()))},
+		{"a token issued 2 minutes from now", is.token(t, is.claims("alice", now.Add(2*time.Minute)))},
+	} {
+		if _, err := whoami(c, tc.tok); err != nil {
+			t.Errorf("%s: %v", tc.what, err)
+		}
+	}
+	wantErr(t, "a token expired 10 minutes ago", me(c, expiredAgo(10*time.Minute)), codes.Unauthenticated, "TOKEN_EXPIRED")
+	wantErr(t, "a token valid from 10 minutes from now", me(c, is.token(t, is.claims("alice", now, "nbf", now.Add(10*time.Minute).Unix()))),
+		codes.Unauthenticated, "UNAUTHENTICATED")
+	wantErr(t, "a token issued 10 minutes from now", me(c, is.token(t, is.claims("alice", now.Add(10*time.Minute)))),
+		codes.Unauthenticated, "UNAUTHENTICATED")
+	// The accepted late token, cached, is good until five minutes after
+	// its exp.
+	clock.Advance(3*time.Minute - time.Second)
+	if err := me(c, late); err != nil {
+		t.Fatalf("the late token a second before the leeway ends: %v", err)
+	}
+	clock.Advance(time.Second)
+	wantErr(t, "the late token when the leeway ends", me(c, late), codes.Unauthenticated, "TOKEN_EXPIRED")
+}
+
+// TestOIDCUnknownKeysFetchOncePerInterval: 300 tokens naming made-up key
+// ids, sent at once, make one fetch of the provider's keys (the first) and
+// are UNAUTHENTICATED; so is a token of a key the provider rotated in
+// within the interval, without a fetch. Once KeyRefresh (10 s by default)
+// has passed on the fake clock, a token of the new key fetches the keys
+// and is accepted.
+func TestOIDCUnknownKeysFetchOncePerInterval(t *testing.T) {
+	clock := &fakeClock{t: time.Now().UTC()}
+	is := newIssuer(t)
+	cfg := Config{DataDir: t.TempDir()}
+	cfg.Service.Now = clock.Now
+	cfg.Service.OIDC = is.oidcOptions()
+	n := node(t, cfg)
+	c := tokenClient(dial(t, n.Addr()), "")
+	now := clock.Now()
+	const k = 300
+	toks := make(chan string, k)
+	for range k {
+		key := newSigningKey(t, "made-up-"+reqID())
+		toks <- signJWT(t, jose.SigningKey{Algorithm: jose.ES256, Key: key}, is.claims("mallory", now))
+	}
+	close(toks)
+	errs := make(chan error, k)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for tok := range toks {
+				errs <- me(c, tok)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		wantErr(t, "a token of a made-up key", err, codes.Unauthenticated, "UNAUTHENTICATED")
+	}
+	if got := is.jwks.Load(); got != 1 {
+		t.Errorf("%d tokens of made-up keys fetched the keys %d times, want once", k, got)
+	}
+	alice := is.token(t, is.claims("alice", now))
+	if err := me(c, alice); err != nil {
+		t.Fatalf("a token of the published key after the flood: %v", err)
+	}
+
+	is.rotate(t)
+	rotated := is.token(t, is.claims("alice", now.Add(time.Second)))
+	wantErr(t, "a token of a new key within the interval", me(c, rotated), codes.Unauthenticated, "UNAUTHENTICATED")
+	if got := is.jwks.Load(); got != 1 {
+		t.Errorf("the keys were fetched %d times within the interval, want once", got)
+	}
+	clock.Advance(10 * time.Second)
+	if err := me(c, rotated); err != nil {
+		t.Fatalf("a token of the new key after the interval: %v", err)
+	}
+	if got := is.jwks.Load(); got != 2 {
+		t.Errorf("the keys were fetched %d times in all, want twice", got)
+	}
 }
 
 // TestOIDCIssuerUnreachableAtStart: a node whose provider cannot be
