@@ -75,10 +75,10 @@ func markReachedStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, 
 type httpProtocol int
 
 const (
-	protoREST          httpProtocol = iota // /v1/…, JSON bodies
-	protoConnectUnary                      // POST /pkg.Service/Method, application/json or proto
-	protoStream                            // Connect streaming, gRPC-Web: enveloped messages
-	protoOther                             // the page, the OpenAPI document
+	protoREST         httpProtocol = iota // /v1/…, JSON bodies
+	protoConnectUnary                     // POST /pkg.Service/Method, application/json or proto
+	protoStream                           // Connect streaming, gRPC-Web: enveloped messages
+	protoOther                            // the page, the OpenAPI document
 )
 
 func protocolOf(r *http.Request) httpProtocol {

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -320,20 +321,23 @@ type Main struct {
 	split    *splitListener // cleartext only
 	front    *front
 	budget   *budget.Budget
-	inproc   *bufconn.Listener
-	http     *http.Server
-	selfCC   *grpc.ClientConn
-	self     hangarv1.MatchServiceClient
-	httpWG   sync.WaitGroup
-	stats    *metrics.Metrics
-	probe    context.CancelFunc
-	tracer   *tracing.Tracer
-	admin    *http.Server
-	adminL   net.Listener
-	done     chan error // each grpc.Serve's result
-	nserve   int        // how many grpc.Serve run
-	name     string
-	stop     sync.Once
+	// resetFloods counts the HTTP/2 connections sent away for resetting
+	// streams too fast.
+	resetFloods atomic.Int64
+	inproc      *bufconn.Listener
+	http        *http.Server
+	selfCC      *grpc.ClientConn
+	self        hangarv1.MatchServiceClient
+	httpWG      sync.WaitGroup
+	stats       *metrics.Metrics
+	probe       context.CancelFunc
+	tracer      *tracing.Tracer
+	admin       *http.Server
+	adminL      net.Listener
+	done        chan error // each grpc.Serve's result
+	nserve      int        // how many grpc.Serve run
+	name        string
+	stop        sync.Once
 
 	// bg runs the replica probe and the archiver until probe is called.
 	bg sync.WaitGroup
@@ -462,6 +466,7 @@ func (m *Main) Start(ctx context.Context) error {
 	m.stats.Edge(metrics.EdgeStats{
 		OpenConns: m.conns.Open, NodeRefused: m.conns.Refused, AddrRefused: m.svc.ConnsRefused, AcceptErrors: m.conns.Errors,
 		MemoryUsed: m.budget.Used, MemoryTotal: m.budget.Total, MemoryRefused: m.budget.Refused,
+		ResetFloods: m.resetFloods.Load,
 	})
 	m.front = &front{maxBody: int64(conn.MaxRecvMsgSize), bodyTimeout: conn.BodyTimeout, budget: m.budget, stats: m.stats, access: opts.AccessLog}
 	if m.Config.AdminListen != "" {
@@ -499,7 +504,9 @@ func (m *Main) Start(ctx context.Context) error {
 	var serveHTTP func() error
 	lis = m.svc.Guard(lis) // banned addresses' connections are closed (service/abuse.go)
 	if tlsCfg == nil {
-		m.split = newSplitListener(lis, conn.HandshakeTimeout)
+		m.split = newSplitListener(lis, conn.HandshakeTimeout, func(c net.Conn) net.Conn {
+			return guardH2(c, conn.MaxConcurrentStreams, m.resetFlood)
+		})
 		m.http = newHTTPServer(h, conn)
 		m.serveGRPC(m.grpc, m.split.h2)
 		serveHTTP = func() error { return m.http.Serve(m.split.h1) }
@@ -552,6 +559,12 @@ func (m *Main) Start(ctx context.Context) error {
 	}()
 	started = true
 	return nil
+}
+
+// resetFlood counts and logs a connection the rapid-reset guard sent away.
+func (m *Main) resetFlood(a net.Addr) {
+	m.resetFloods.Add(1)
+	m.Log.Warn("HTTP/2 client reset streams too fast: sent away (GOAWAY ENHANCE_YOUR_CALM)", "addr", a.String())
 }
 
 func (m *Main) serveGRPC(gs *grpc.Server, l net.Listener) {

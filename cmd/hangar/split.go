@@ -24,10 +24,13 @@ type splitListener struct {
 	// sniff bounds how long a new connection may take to send its first
 	// bytes.
 	sniff time.Duration
+	// wrapH2, when set, wraps each HTTP/2 connection (the rapid-reset
+	// guard, h2guard.go).
+	wrapH2 func(net.Conn) net.Conn
 }
 
-func newSplitListener(root net.Listener, sniff time.Duration) *splitListener {
-	s := &splitListener{root: root, sniff: sniff}
+func newSplitListener(root net.Listener, sniff time.Duration, wrapH2 func(net.Conn) net.Conn) *splitListener {
+	s := &splitListener{root: root, sniff: sniff, wrapH2: wrapH2}
 	closed := make(chan struct{})
 	s.h2, s.h1 = newChild(root.Addr(), closed), newChild(root.Addr(), closed)
 	go s.accept(func() { close(closed) })
@@ -78,11 +81,15 @@ func (s *splitListener) route(c net.Conn) {
 		}
 	}
 	_ = c.SetReadDeadline(time.Time{})
-	to := s.h1
-	if h2 {
-		to = s.h2
+	var pc net.Conn = &prefixConn{Conn: c, r: io.MultiReader(bytes.NewReader(buf), c)}
+	if !h2 {
+		s.h1.deliver(pc)
+		return
 	}
-	to.deliver(&prefixConn{Conn: c, r: io.MultiReader(bytes.NewReader(buf), c)})
+	if s.wrapH2 != nil {
+		pc = s.wrapH2(pc)
+	}
+	s.h2.deliver(pc)
 }
 
 // childListener is one side of a splitListener.
