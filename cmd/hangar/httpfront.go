@@ -106,6 +106,8 @@ func (f *front) serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 		f.refused(w, r, p, status.Convert(err), httpCode, start)
 	}
 	if r.ContentLength > f.maxBody {
+		// The body is not read: the connection closes after the refusal.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 		w.Header().Set("Connection", "close")
 		refuse(service.RequestTooLarge(int(f.maxBody)), http.StatusRequestEntityTooLarge)
 		return
@@ -135,12 +137,15 @@ func (f *front) serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 	case watch:
 	case p == protoREST || p == protoConnectUnary:
 		body, code, err := f.readBody(r)
-		_ = rc.SetReadDeadline(time.Time{})
 		if err != nil {
+			// What is left of the body is not read: the connection
+			// closes after the refusal.
+			_ = rc.SetReadDeadline(time.Now())
 			w.Header().Set("Connection", "close")
 			refuse(err, code)
 			return
 		}
+		_ = rc.SetReadDeadline(time.Time{})
 		if len(body) == 0 && r.Method == http.MethodPost && (p == protoREST || r.Header.Get("Content-Type") == "application/json") {
 			// The empty body is the empty message: POST /v1/me:signOut
 			// with no body signs out.
