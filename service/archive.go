@@ -133,7 +133,7 @@ func (s *Service) gone(ctx context.Context, id string) error {
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return err
 	}
-	return fmt.Errorf("%w: match %q", errNotFound, id)
+	return hidden(id)
 }
 
 // drop forgets match id altogether, finished or not (it was archived).

@@ -49,7 +49,6 @@ var (
 	errAPIKeyRevoked   = fmt.Errorf("%w: the API key was revoked", errUnauthenticated)
 	errAPIKeyNotPlayer = fmt.Errorf("%w: an API key cannot act as a player: get the player's token with SignInExternalPlayer", errPermission)
 	errAPIKeyRequired  = fmt.Errorf("%w: this call needs an API key, not a player token", errPermission)
-	errMatchPrivate    = fmt.Errorf("%w: the match is private", errPermission)
 
 	errHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", errPermission)
 	errMatchPublic         = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
@@ -109,7 +108,6 @@ var reasons = []struct {
 	{errAPIKeyRevoked, "API_KEY_REVOKED"},
 	{errAPIKeyNotPlayer, "API_KEY_NOT_A_PLAYER"},
 	{errAPIKeyRequired, "API_KEY_REQUIRED"},
-	{errMatchPrivate, "MATCH_PRIVATE"},
 	{errHangarTokenRequired, "HANGAR_TOKEN_REQUIRED"},
 	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
 	{errMatchPublic, "MATCH_PUBLIC"},

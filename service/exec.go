@@ -86,6 +86,9 @@ type command struct {
 	req proto.Message
 	// decide returns what the command does to m, or an error.
 	decide func(m *match) (step, error)
+	// admit, when set, lets in an author who may not see the match (an
+	// invite code's holder).
+	admit func(m *match) bool
 }
 
 // step is what a command does: its events and, when it played the game,
@@ -130,6 +133,12 @@ func (s *Service) exec(ctx context.Context, c command) (outcome, error) {
 	cmd := store.Command{Author: c.author, RequestID: c.reqID, Fingerprint: fingerprint(c.req)}
 	m, err := s.load(ctx, c.matchID)
 	if err != nil {
+		return outcome{}, err
+	}
+	// Visibility comes first: a stranger's command on a private match is
+	// refused as one on an unknown match, before the version check could
+	// tell it the match's version.
+	if m, err = s.visibleTo(ctx, m, c.author, c.admit); err != nil {
 		return outcome{}, err
 	}
 	if c.expected != 0 && c.expected != m.version {

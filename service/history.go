@@ -437,6 +437,23 @@ func (s *Service) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsR
 		p.AveragePlace = float64(st.PlaceSum) / float64(st.Played)
 		p.LastMatchEndTime = timestamppb.New(st.LastEnded)
 	}
+	// The figures count every match, private ones too, and name none; the
+	// end time of the last match is one match's, so another viewer gets
+	// that of the last match it may see.
+	v, err := viewer(ctx, player)
+	if err != nil {
+		return nil, err
+	}
+	if v != "" && st.Played > 0 {
+		last, err := s.store.PlayerMatches(ctx, store.HistoryQuery{Player: player, Game: gname, Viewer: v, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		p.LastMatchEndTime = nil
+		if len(last) > 0 {
+			p.LastMatchEndTime = timestamppb.New(last[0].Match.Ended)
+		}
+	}
 	switch r, err := s.store.Standing(ctx, gname, player); {
 	case err == nil:
 		p.Rating, p.LeaderboardRank = ratingProto(r.Rating), int32(r.Rank)
@@ -465,7 +482,11 @@ func (s *Service) ratingHistory(ctx context.Context, req *hangarv1.GetRatingHist
 	if err != nil {
 		return nil, err
 	}
-	q := store.RatingQuery{Player: player, Game: gname, Limit: size + 1}
+	v, err := viewer(ctx, player)
+	if err != nil {
+		return nil, err
+	}
+	q := store.RatingQuery{Player: player, Game: gname, Viewer: v, Limit: size + 1}
 	if t := req.GetPageToken(); t != "" {
 		pos, id, err := decodeToken(t, tokenEnded)
 		if err != nil {

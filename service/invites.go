@@ -84,7 +84,7 @@ func (s *Service) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInvi
 	c.decide = func(m *match) (step, error) {
 		switch {
 		case !m.canSee(me.ID):
-			return step{}, errMatchPrivate
+			return step{}, hidden(m.id)
 		case m.creator != me.ID:
 			return step{}, fmt.Errorf("%w: only the creator makes invite codes", errNotCreator)
 		case !m.private:
@@ -120,7 +120,7 @@ func (s *Service) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInvi
 	c.decide = func(m *match) (step, error) {
 		switch {
 		case !m.canSee(me.ID):
-			return step{}, errMatchPrivate
+			return step{}, hidden(m.id)
 		case m.creator != me.ID:
 			return step{}, fmt.Errorf("%w: only the creator revokes invite codes", errNotCreator)
 		case !slices.ContainsFunc(m.codes, func(k inviteCode) bool { return k.id == req.GetCodeId() }):
@@ -183,9 +183,10 @@ func (s *Service) DeclineInvitation(ctx context.Context, req *hangarv1.DeclineIn
 			PlayerId: me.ID}}}), nil
 	}
 	if _, err := s.exec(ctx, c); err != nil {
-		// A retry of a decline that was applied finds no invitation: the
+		// A retry of a decline that was applied finds no invitation (and,
+		// in a private match, a match the player may no longer see): the
 		// stored command says it was this one.
-		if errors.Is(err, errNotInvited) && req.GetRequestId() != "" {
+		if (errors.Is(err, errNotInvited) || errors.Is(err, errNotFound)) && req.GetRequestId() != "" {
 			cmd := store.Command{Author: me.ID, RequestID: c.reqID, Fingerprint: fingerprint(req)}
 			if _, cerr := s.store.Command(ctx, c.matchID, cmd); cerr == nil {
 				return &hangarv1.DeclineInvitationResponse{}, nil

@@ -153,11 +153,12 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: invite_code is at most %d bytes", errInvalid, maxCodeLen))
 	}
 	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.mayJoin(me.ID) || m.codeID(code) != "" })
+	c.admit = func(m *match) bool { return m.codeID(code) != "" }
 	c.decide = func(m *match) (step, error) {
 		codeID := ""
 		if !m.mayJoin(me.ID) {
 			if codeID = m.codeID(code); codeID == "" {
-				return step{}, errMatchPrivate
+				return step{}, hidden(m.id)
 			}
 		}
 		evs, err := joinEvents(m, me, req.Seat)

@@ -121,6 +121,9 @@ func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMov
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	if err := s.visible(ctx, m); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
 	resp, err := legalMoves(m, me.ID)
 	if (err == nil && len(resp.GetMoves()) > 0) || s.singleNode || ended(m.status) {
 		if err != nil {

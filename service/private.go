@@ -49,26 +49,41 @@ func (s *Service) invitees(ctx context.Context, field string, ids []string, me s
 	return out, nil
 }
 
-// visible returns errMatchPrivate unless the caller may see m. A node's
-// cached match may lack an invitation another node has just appended:
-// before refusing, a match not ended is caught up from the store.
+// hidden is the error a caller gets for match id when it may not see it:
+// exactly an unknown match's (NOT_FOUND, the same reason and message), so
+// that a stranger learns nothing of a private match, not even that it
+// exists.
+func hidden(id string) error { return fmt.Errorf("%w: match %q", errNotFound, id) }
+
+// visible returns hidden unless the caller may see m. A node's cached match
+// may lack an invitation another node has just appended: before refusing,
+// a match not ended is caught up from the store.
 func (s *Service) visible(ctx context.Context, m *match) error {
 	me, _ := caller(ctx)
-	if m.canSee(me.ID) {
-		return nil
+	_, err := s.visibleTo(ctx, m, me.ID, nil)
+	return err
+}
+
+// visibleTo returns m, caught up from the store when the node's copy
+// refused (see visible), if player may see it or admit (when not nil) lets
+// player in; else hidden.
+func (s *Service) visibleTo(ctx context.Context, m *match, player string, admit func(*match) bool) (*match, error) {
+	ok := func(m *match) bool { return m.canSee(player) || (admit != nil && admit(m)) }
+	if ok(m) {
+		return m, nil
 	}
 	if ended(m.status) || s.singleNode {
-		return errMatchPrivate
+		return nil, hidden(m.id)
 	}
 	m, err := s.fold(ctx, m, 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s.hub.put(m)
-	if !m.canSee(me.ID) {
-		return errMatchPrivate
+	if !ok(m) {
+		return nil, hidden(m.id)
 	}
-	return nil
+	return m, nil
 }
 
 // catchUpUnless catches the cached match id up from the store when ok says
@@ -106,7 +121,7 @@ func (s *Service) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatch
 	c.decide = func(m *match) (step, error) {
 		switch {
 		case !m.canSee(me.ID):
-			return step{}, errMatchPrivate
+			return step{}, hidden(m.id)
 		case !m.private:
 			return step{}, errMatchPublic
 		case m.creator != me.ID && m.seatOf(me.ID) < 0:

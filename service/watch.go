@@ -71,6 +71,15 @@ type watch struct {
 	// opened (0: it had not): the store has its events unless it archived
 	// them since (archive.go).
 	end int64
+	// viewer is the caller. In a private match (private) the watch checks,
+	// at each event after from (the version when it opened), that the
+	// viewer may still see the match: once the viewer may not (a declined
+	// invitation, a lobby seat left), lost is set, nothing more is sent
+	// and the watch ends as a stranger's would open (hidden).
+	viewer  string
+	private bool
+	from    int64
+	lost    bool
 	// wake receives a value after each change of the match.
 	wake <-chan struct{}
 	stop func()
@@ -78,7 +87,8 @@ type watch struct {
 
 // openWatch starts a watch of match id after seq after for the caller. The
 // watch counts against the caller's watch streams (TOO_MANY_WATCHES) and
-// needs a match the caller may see (MATCH_PRIVATE); after must not be
+// needs a match the caller may see (else NOT_FOUND, as for an unknown
+// match); after must not be
 // beyond the match's last event (OUT_OF_RANGE). A nil watch and a nil error
 // mean there is nothing to send: after is the last event of a finished
 // match. Call close when done.
@@ -107,7 +117,7 @@ func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *wat
 	if err != nil {
 		return nil, err
 	}
-	if err := s.visible(ctx, m); err != nil {
+	if m, err = s.visibleTo(ctx, m, me.ID, nil); err != nil {
 		return nil, err
 	}
 	if after > m.version && !ended(m.status) {
@@ -127,6 +137,7 @@ func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *wat
 	if ended(m.status) {
 		w.end = m.version
 	}
+	w.viewer, w.private, w.from = me.ID, m.private, m.version
 	switch {
 	case after == 0:
 		w.cur, w.owned = s.newMatch(id), true
@@ -152,8 +163,13 @@ func (w *watch) close() {
 // next returns the responses of the events after w.after that are ready:
 // from the hub's memory, or one page from the store (more then says that
 // another page waits). It returns nothing once the match's last event has
-// been read (w.over).
+// been read (w.over). Once the viewer may no longer see the match it
+// returns the responses of the events before that, more set, and then the
+// error a stranger gets.
 func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, err error) {
+	if w.lost {
+		return nil, false, hidden(w.id)
+	}
 	if w.over {
 		return nil, false, nil
 	}
@@ -178,6 +194,17 @@ func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, er
 			}
 		} else {
 			w.behind = append(w.behind, it.ev)
+		}
+		if w.private && it.ev.GetSeq() > w.from {
+			// The match as it stands after this event decides whether the
+			// viewer still sees it.
+			if err := w.fold(); err != nil {
+				return nil, false, err
+			}
+			if !w.cur.canSee(w.viewer) {
+				w.lost = true
+				return resps, true, nil
+			}
 		}
 		resps = append(resps, r)
 		w.after = it.ev.GetSeq()

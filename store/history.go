@@ -210,8 +210,11 @@ type HistoryQuery struct {
 // RatingQuery selects a player's rating changes in one game, newest first.
 type RatingQuery struct {
 	Player, Game string
-	After        *EndCursor
-	Limit        int
+	// Viewer, when set, leaves out the changes of private matches that
+	// player may not see (as Query.Viewer does).
+	Viewer string
+	After  *EndCursor
+	Limit  int
 }
 
 // Standing is a player's place on a game's leaderboard.

@@ -536,7 +536,7 @@ func TestInvitationNoticesAndCodes(t *testing.T) {
 		}
 		// A stranger: a wrong code, then the code.
 		_, err = cyd.matches.JoinMatch(cyd.ctx(), &hangarv1.JoinMatchRequest{MatchId: id, InviteCode: code.GetCode() + "x"})
-		wantCode(t, "a wrong code", err, codes.PermissionDenied, "MATCH_PRIVATE")
+		wantCode(t, "a wrong code", err, codes.NotFound, "NOT_FOUND")
 		_, err = cyd.matches.JoinMatch(cyd.ctx(), &hangarv1.JoinMatchRequest{MatchId: id, InviteCode: other.GetCode()})
 		if err != nil {
 			t.Fatalf("joining with a code: %v", err)
@@ -548,12 +548,12 @@ func TestInvitationNoticesAndCodes(t *testing.T) {
 		_, err = ada.matches.RevokeInviteCode(ada.ctx(), &hangarv1.RevokeInviteCodeRequest{MatchId: id, CodeId: code.GetCodeId()})
 		wantCode(t, "revoking twice", err, codes.NotFound, "")
 		_, err = eve.matches.JoinMatch(eve.ctx(), &hangarv1.JoinMatchRequest{MatchId: id, InviteCode: code.GetCode()})
-		wantCode(t, "a revoked code", err, codes.PermissionDenied, "MATCH_PRIVATE")
+		wantCode(t, "a revoked code", err, codes.NotFound, "NOT_FOUND")
 		// Accept and decline.
 		_, err = eve.matches.AcceptInvitation(eve.ctx(), &hangarv1.AcceptInvitationRequest{MatchId: id})
-		wantCode(t, "accepting uninvited", err, codes.PermissionDenied, "NOT_INVITED")
+		wantCode(t, "accepting uninvited", err, codes.NotFound, "NOT_FOUND")
 		_, err = eve.matches.DeclineInvitation(eve.ctx(), &hangarv1.DeclineInvitationRequest{MatchId: id})
-		wantCode(t, "declining uninvited", err, codes.PermissionDenied, "NOT_INVITED")
+		wantCode(t, "declining uninvited", err, codes.NotFound, "NOT_FOUND")
 		reqID := "decline-1"
 		if _, err := dan.matches.DeclineInvitation(dan.ctx(), &hangarv1.DeclineInvitationRequest{MatchId: id, RequestId: reqID}); err != nil {
 			t.Fatal(err)
@@ -562,7 +562,7 @@ func TestInvitationNoticesAndCodes(t *testing.T) {
 			t.Fatalf("a retried decline: %v", err)
 		}
 		_, err = dan.matches.GetMatch(dan.ctx(), &hangarv1.GetMatchRequest{MatchId: id})
-		wantCode(t, "reading after declining", err, codes.PermissionDenied, "MATCH_PRIVATE")
+		wantCode(t, "reading after declining", err, codes.NotFound, "NOT_FOUND")
 		acc, err := bob.matches.AcceptInvitation(bob.ctx(), &hangarv1.AcceptInvitationRequest{MatchId: id})
 		if err != nil {
 			t.Fatal(err)

@@ -293,7 +293,7 @@ func TestPlayStreamCommandErrors(t *testing.T) {
 				}
 			}
 		}
-		if err := streamErr(mustPlay(t, dee, pr.GetMatch().GetMatchId(), 0)); status.Code(err) != codes.PermissionDenied || reason(err) != "MATCH_PRIVATE" {
+		if err := streamErr(mustPlay(t, dee, pr.GetMatch().GetMatchId(), 0)); status.Code(err) != codes.NotFound || reason(err) != "NOT_FOUND" {
 			t.Fatalf("Play on another's private match: %v", err)
 		}
 		if err := streamErr(mustPlay(t, ada, id, after+1)); status.Code(err) != codes.OutOfRange {

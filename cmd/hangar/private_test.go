@@ -44,7 +44,7 @@ func (c *client) watchAll(ctx context.Context, id string) ([]*hangarv1.Event, er
 }
 
 // reads checks every read of match id by c: allowed, or refused with
-// PERMISSION_DENIED (MATCH_PRIVATE).
+// NOT_FOUND (as an unknown match).
 func reads(t *testing.T, c *client, id string, allowed bool) {
 	t.Helper()
 	check := func(what string, err error) {
@@ -53,7 +53,7 @@ func reads(t *testing.T, c *client, id string, allowed bool) {
 			t.Errorf("%s by %s: %v", what, c.id, err)
 		}
 		if !allowed {
-			wantCode(t, what+" by a stranger", err, codes.PermissionDenied, "MATCH_PRIVATE")
+			wantCode(t, what+" by a stranger", err, codes.NotFound, "NOT_FOUND")
 		}
 	}
 	_, err := c.matches.GetMatch(c.ctx(), &hangarv1.GetMatchRequest{MatchId: id})
@@ -95,7 +95,7 @@ func inHistory(t *testing.T, c *client, player string, st hangarv1.MatchStatus, 
 
 // TestPrivateMatches: a private match is seen, listed, watched and
 // exported only by its creator, its seated and its invited players; a
-// stranger is refused each read with PERMISSION_DENIED (MATCH_PRIVATE), may
+// stranger is refused each read with NOT_FOUND (as an unknown match), may
 // not join, and finds the match in no list, nor in the history of its
 // players; invitations made later are idempotent and bad ones write
 // nothing; a restarted node keeps it all.
@@ -165,7 +165,7 @@ func TestPrivateMatches(t *testing.T) {
 
 		// Only the invited join.
 		_, err = eve.matches.JoinMatch(eve.ctx(), &hangarv1.JoinMatchRequest{MatchId: id})
-		wantCode(t, "JoinMatch by a stranger", err, codes.PermissionDenied, "MATCH_PRIVATE")
+		wantCode(t, "JoinMatch by a stranger", err, codes.NotFound, "NOT_FOUND")
 		jr, err := bob.matches.JoinMatch(bob.ctx(), &hangarv1.JoinMatchRequest{MatchId: id, RequestId: reqID()})
 		if err != nil {
 			t.Fatalf("JoinMatch by the invited player: %v", err)
@@ -189,7 +189,7 @@ func TestPrivateMatches(t *testing.T) {
 			{"a malformed id", ada, &hangarv1.InviteToMatchRequest{MatchId: id, PlayerIds: []string{"bad\x01id"}}, codes.InvalidArgument, ""},
 			{"no match id", ada, &hangarv1.InviteToMatchRequest{PlayerIds: []string{cy.id}}, codes.InvalidArgument, ""},
 			{"an unknown match", ada, &hangarv1.InviteToMatchRequest{MatchId: "m_nothing", PlayerIds: []string{cy.id}}, codes.NotFound, ""},
-			{"a stranger", eve, &hangarv1.InviteToMatchRequest{MatchId: id, PlayerIds: []string{cy.id}}, codes.PermissionDenied, "MATCH_PRIVATE"},
+			{"a stranger", eve, &hangarv1.InviteToMatchRequest{MatchId: id, PlayerIds: []string{cy.id}}, codes.NotFound, "NOT_FOUND"},
 			{"a stale version", ada, &hangarv1.InviteToMatchRequest{MatchId: id, PlayerIds: []string{cy.id}, ExpectedVersion: 1}, codes.Aborted, "VERSION_CONFLICT"},
 			{"a public match", ada, &hangarv1.InviteToMatchRequest{MatchId: pub.GetMatch().GetMatchId(), PlayerIds: []string{cy.id}}, codes.FailedPrecondition, "MATCH_PUBLIC"},
 		} {
@@ -290,10 +290,10 @@ func TestPrivateMatches(t *testing.T) {
 		// REST: the watch refuses a stranger before its first byte; the
 		// invitation has its route.
 		base := "http://" + n2.Addr()
-		if code, _, body := restDo(t, http.MethodGet, base+"/v1/matches/"+id+":watch", eve.token, "", ""); code != http.StatusForbidden {
+		if code, _, body := restDo(t, http.MethodGet, base+"/v1/matches/"+id+":watch", eve.token, "", ""); code != http.StatusNotFound {
 			t.Errorf("REST watch by a stranger: %d %s", code, body)
 		}
-		if code, _, body := restDo(t, http.MethodGet, base+"/v1/matches/"+id, eve.token, "", ""); code != http.StatusForbidden {
+		if code, _, body := restDo(t, http.MethodGet, base+"/v1/matches/"+id, eve.token, "", ""); code != http.StatusNotFound {
 			t.Errorf("REST GetMatch by a stranger: %d %s", code, body)
 		}
 		if code, _, body := restDo(t, http.MethodGet, base+"/v1/matches/"+id+":watch", cy.token, "", ""); code != http.StatusOK {

@@ -501,6 +501,13 @@ func ratingHistorySQL(q store.RatingQuery) (string, []any) {
 		sql += ` AND (ended_at, match_id) < ($3, $4)`
 		args = append(args, q.After.Ended, q.After.ID)
 	}
+	if q.Viewer != "" {
+		// The filter is in the statement, before the LIMIT: a page is full
+		// and its cursor is a row the viewer saw.
+		args = append(args, q.Viewer)
+		sql += ` AND EXISTS (SELECT 1 FROM matches m WHERE m.id = rating_history.match_id AND ` +
+			visibleTo("m.", fmt.Sprintf("$%d", len(args))) + `)`
+	}
 	args = append(args, q.Limit)
 	return sql + fmt.Sprintf(` ORDER BY ended_at DESC, match_id DESC LIMIT $%d`, len(args)), args
 }

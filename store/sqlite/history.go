@@ -319,6 +319,12 @@ func ratingHistorySQL(q store.RatingQuery) (string, []any) {
 		sql += ` AND (ended_at, match_id) < (?, ?)`
 		args = append(args, q.After.Ended.UnixMicro(), q.After.ID)
 	}
+	if q.Viewer != "" {
+		// In the statement, before the LIMIT: a page is full and its
+		// cursor is a row the viewer saw.
+		sql += ` AND EXISTS (SELECT 1 FROM matches m WHERE m.id = rating_history.match_id AND ` + visibleSQL + `)`
+		args = append(args, q.Viewer, q.Viewer, q.Viewer)
+	}
 	return sql + ` ORDER BY ended_at DESC, match_id DESC LIMIT ?`, append(args, q.Limit)
 }
 

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +139,72 @@ func testPrivateHistory(t *testing.T, s store.Store) {
 	st, err := s.PlayerStats(ctx, "p1", "game-a")
 	if err != nil || st.Played != 2 || st.Won != 2 {
 		t.Fatalf("stats = %+v, %v", st, err)
+	}
+}
+
+// testPrivateRatingHistory: RatingQuery.Viewer and HistoryQuery.Viewer
+// leave out the private matches the viewer may not see inside the query,
+// so a page is full while rows remain and the cursor neither skips nor
+// repeats a row, whatever private matches lie at a page's boundary.
+func testPrivateRatingHistory(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	// p1's matches, oldest first: public ones and private ones, two private
+	// ones in a row so that a page of two could be all private.
+	order := []string{"pub0", "priv0", "pub1", "priv1", "priv2", "pub2", "pub3", "priv3", "pub4"}
+	for i, id := range order {
+		seats := []seatOf{{"p1", 1 + i%2, false}, {"p2", 2 - i%2, false}}
+		if strings.HasPrefix(id, "priv") {
+			endPrivate(t, s, id, "c1", []string{"i1"}, t0.Add(time.Duration(i)*time.Minute), seats)
+		} else {
+			endMatch(t, s, id, "game-a", t0.Add(time.Duration(i)*time.Minute), seats, true)
+		}
+	}
+	all := "[pub4 priv3 pub3 pub2 priv2 priv1 pub1 priv0 pub0]"
+	public := "[pub4 pub3 pub2 pub1 pub0]"
+	for _, tc := range []struct {
+		viewer string
+		want   string
+	}{
+		{"", all}, {"p1", all}, {"p2", all}, {"c1", all}, {"i1", all},
+		{"stranger", public}, {"i2", public},
+	} {
+		for _, limit := range []int{1, 2, 3, 100} {
+			var got []string
+			q := store.RatingQuery{Player: "p1", Game: "game-a", Viewer: tc.viewer, Limit: limit}
+			for pages := 0; pages < 20; pages++ {
+				page, err := s.RatingHistory(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range page {
+					got = append(got, c.MatchID)
+				}
+				if len(page) < limit {
+					break
+				}
+				q.After = &store.EndCursor{Ended: page[len(page)-1].Ended, ID: page[len(page)-1].MatchID}
+			}
+			if fmt.Sprint(got) != tc.want {
+				t.Errorf("RatingHistory of p1 seen by %q, pages of %d = %v, want %s", tc.viewer, limit, got, tc.want)
+			}
+			got = nil
+			hq := store.HistoryQuery{Player: "p1", Viewer: tc.viewer, Limit: limit}
+			for pages := 0; pages < 20; pages++ {
+				pms, err := s.PlayerMatches(ctx, hq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, pm := range pms {
+					got = append(got, pm.Match.ID)
+				}
+				if len(pms) < limit {
+					break
+				}
+				hq.After = &store.EndCursor{Ended: pms[len(pms)-1].Match.Ended, ID: pms[len(pms)-1].Match.ID}
+			}
+			if fmt.Sprint(got) != tc.want {
+				t.Errorf("PlayerMatches of p1 seen by %q, pages of %d = %v, want %s", tc.viewer, limit, got, tc.want)
+			}
+		}
 	}
 }

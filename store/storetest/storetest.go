@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"IdentityPlayersConcurrent", testIdentityPlayersConcurrent},
 		{"PrivateMatches", testPrivateMatches},
 		{"PrivateHistory", testPrivateHistory},
+		{"PrivateRatingHistory", testPrivateRatingHistory},
 		{"Quota", testQuota},
 		{"QuotaConcurrent", testQuotaConcurrent},
 		{"QuotaBatch", testQuotaBatch},
