@@ -80,7 +80,13 @@ func (p *proc) logs() string {
 // serves. The process is killed when t ends.
 func startProc(t *testing.T, bin string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(bin, append([]string{"serve"}, args...)...), logged: make(chan struct{})}
+	return startProcCmd(t, exec.Command(bin, append([]string{"serve"}, args...)...))
+}
+
+// startProcCmd runs cmd, a hangar serve, as startProc does.
+func startProcCmd(t *testing.T, cmd *exec.Cmd) *proc {
+	t.Helper()
+	p := &proc{cmd: cmd, logged: make(chan struct{})}
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
