@@ -495,4 +495,3 @@ func TestRapidResetThroughTheNode(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
