@@ -50,7 +50,16 @@ func (m *Metrics) Edge(s EdgeStats) {
 	)
 	m.httpRefused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_http_refused_total",
 		Help: "HTTP requests refused before they reached a call, by ErrorInfo reason."}, []string{"reason"})
-	m.reg.MustRegister(m.httpRefused)
+	m.grpcRefused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_grpc_refused_total",
+		Help: "gRPC calls refused before they reached the service (the request memory budget, grpc-go's own checks), by code."}, []string{"code"})
+	m.reg.MustRegister(m.httpRefused, m.grpcRefused)
+}
+
+// GRPCRefused counts a gRPC call refused before it reached the service.
+func (m *Metrics) GRPCRefused(code string) {
+	if m.grpcRefused != nil {
+		m.grpcRefused.WithLabelValues(code).Inc()
+	}
 }
 
 // HTTPRefused counts an HTTP request refused before it reached a call.

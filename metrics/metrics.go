@@ -48,6 +48,7 @@ type Metrics struct {
 	hookFailed    prometheus.Counter
 	hookLag       prometheus.Histogram
 	httpRefused   *prometheus.CounterVec
+	grpcRefused   *prometheus.CounterVec
 }
 
 // New registers a node's collectors in a registry of its own.

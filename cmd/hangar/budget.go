@@ -2,41 +2,88 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
+	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/stats"
+	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/tap"
 
 	"github.com/hangarhq/hangar/internal/budget"
+	"github.com/hangarhq/hangar/metrics"
 	"github.com/hangarhq/hangar/service"
 )
 
-// The request memory budget (internal/budget) on the gRPC side. grpc-go
-// reads a unary call's message before any interceptor runs, so the
-// reservation is made in its tap, which sees a new stream's headers only:
-// each call reserves the largest message allowed until its handler has the
-// request (a unary call: until it ends; a stream: until its first message
-// has arrived). A call that finds the budget spent is refused with
-// RESOURCE_EXHAUSTED before its message is read. Calls without an
-// authorization header draw on the anonymous share.
+// The gRPC side of the node's edge.
+//
+// The request memory budget (internal/budget): grpc-go reads a unary
+// call's message before any interceptor runs, so the reservation is made
+// in its tap, which sees a new stream's headers only. Each call reserves
+// the largest message allowed until its handler has the request (a unary
+// call: until it ends; a stream: until its first message has arrived). A
+// call that finds the budget spent is refused with RESOURCE_EXHAUSTED
+// before its message is read. Calls without an authorization header draw
+// on the anonymous share.
+//
+// Refusals that no interceptor sees (the tap's, and grpc-go's own: a
+// message too large, an unknown method, a frame that does not decode) are
+// counted in hangar_grpc_refused_total and written to the access log, as
+// the service's interceptors do for the rest.
 
-type leaseKey struct{}
+// grpcEdge is the gRPC side's tap, interceptors and stats handler.
+type grpcEdge struct {
+	budget  *budget.Budget
+	size    int64 // a call's reservation
+	stats   *metrics.Metrics
+	access  *slog.Logger // nil: no access log
+	refused atomic.Int64
+	// methods are the full names of the server's methods; a call of
+	// another is refused in the tap (set before the server serves).
+	methods map[string]bool
+}
 
-// budgetTap reserves size bytes for each new call.
-func budgetTap(b *budget.Budget, size int64) tap.ServerInHandle {
-	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
-		anon := len(info.Header.Get("authorization")) == 0
-		l := b.Reserve(size, anon)
-		if l == nil {
-			return ctx, memoryRefusal(anon)
+// knowMethods records the methods gs serves.
+func (e *grpcEdge) knowMethods(gs *grpc.Server) {
+	e.methods = make(map[string]bool)
+	for svc, info := range gs.GetServiceInfo() {
+		for _, m := range info.Methods {
+			e.methods["/"+svc+"/"+m.Name] = true
 		}
-		// The call's context ends with the call, whatever way it ends
-		// (even one that no interceptor sees: an unknown method, a
-		// message too large).
-		context.AfterFunc(ctx, l.Release)
-		return context.WithValue(ctx, leaseKey{}, l), nil
 	}
+}
+
+// edgeCall is what the edge keeps of one call, in its context.
+type edgeCall struct {
+	lease   *budget.Lease
+	method  string
+	reached atomic.Bool // an interceptor ran: the service answers
+}
+
+type edgeCallKey struct{}
+
+// tap reserves the call's bytes.
+func (e *grpcEdge) tap(ctx context.Context, info *tap.Info) (context.Context, error) {
+	if e.methods != nil && !e.methods[info.FullMethodName] {
+		err := service.EdgeError(codes.Unimplemented, service.ReasonNoRoute, "unknown method "+truncateString(info.FullMethodName, 80), false)
+		e.logRefusal(ctx, info.FullMethodName, status.Convert(err), 0)
+		return ctx, err
+	}
+	anon := len(info.Header.Get("authorization")) == 0
+	l := e.budget.Reserve(e.size, anon)
+	if l == nil {
+		err := memoryRefusal(anon)
+		e.logRefusal(ctx, info.FullMethodName, status.Convert(err), 0)
+		return ctx, err
+	}
+	// The call's context ends with the call, whatever way it ends (even
+	// one that no interceptor sees).
+	context.AfterFunc(ctx, l.Release)
+	return context.WithValue(ctx, edgeCallKey{}, &edgeCall{lease: l, method: info.FullMethodName}), nil
 }
 
 // memoryRefusal is the status of a call refused for want of request
@@ -49,15 +96,32 @@ func memoryRefusal(anon bool) error {
 	return service.EdgeError(codes.ResourceExhausted, service.ReasonRequestMemory, msg, true)
 }
 
-// releaseOnFirstMessage gives a stream's reservation back once its first
-// message has arrived: a watch holds its stream for hours, not its
-// request's bytes.
-func releaseOnFirstMessage(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	l, _ := ss.Context().Value(leaseKey{}).(*budget.Lease)
-	if l == nil {
+// unary notes that a call reached the service (and, for a call transcoded
+// from HTTP, tells the front).
+func (e *grpcEdge) unary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	if c, ok := ctx.Value(edgeCallKey{}).(*edgeCall); ok {
+		c.reached.Store(true)
+	}
+	if r, ok := ctx.Value(reachedKey{}).(*atomic.Bool); ok {
+		r.Store(true)
+	}
+	return h(ctx, req)
+}
+
+// stream is unary's for streams; it also gives the stream's reservation
+// back once its first message has arrived: a watch holds its stream for
+// hours, not its request's bytes.
+func (e *grpcEdge) stream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	ctx := ss.Context()
+	if r, ok := ctx.Value(reachedKey{}).(*atomic.Bool); ok {
+		r.Store(true)
+	}
+	c, ok := ctx.Value(edgeCallKey{}).(*edgeCall)
+	if !ok {
 		return h(srv, ss)
 	}
-	return h(srv, &leasedStream{ServerStream: ss, l: l})
+	c.reached.Store(true)
+	return h(srv, &leasedStream{ServerStream: ss, l: c.lease})
 }
 
 type leasedStream struct {
@@ -69,6 +133,56 @@ func (s *leasedStream) RecvMsg(m any) error {
 	err := s.ServerStream.RecvMsg(m)
 	s.l.Release()
 	return err
+}
+
+// TagRPC, HandleRPC, TagConn and HandleConn make the edge a stats.Handler:
+// it sees the end of every call, those refused before an interceptor too.
+func (e *grpcEdge) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
+func (e *grpcEdge) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context {
+	return ctx
+}
+func (e *grpcEdge) HandleConn(context.Context, stats.ConnStats) {}
+
+func (e *grpcEdge) HandleRPC(ctx context.Context, s stats.RPCStats) {
+	end, ok := s.(*stats.End)
+	if !ok || end.Error == nil {
+		return
+	}
+	c, ok := ctx.Value(edgeCallKey{}).(*edgeCall)
+	if !ok || c.reached.Load() {
+		return
+	}
+	st := status.Convert(end.Error)
+	if st.Code() == codes.Canceled || st.Code() == codes.DeadlineExceeded {
+		return // the client's own doing, not a refusal
+	}
+	e.logRefusal(ctx, c.method, st, end.EndTime.Sub(end.BeginTime))
+}
+
+// logRefusal counts a call refused before the service and writes it to the
+// access log.
+func (e *grpcEdge) logRefusal(ctx context.Context, method string, st *status.Status, d time.Duration) {
+	e.refused.Add(1)
+	e.stats.GRPCRefused(st.Code().String())
+	if e.access == nil {
+		return
+	}
+	addr := ""
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		addr = p.Addr.String()
+	}
+	e.access.Info("grpc refused", "method", truncateString(method, 128), "code", st.Code().String(),
+		"message", truncateString(st.Message(), 120), "duration_ms", float64(d.Microseconds())/1000, "addr", addr)
+}
+
+// serverOptions are the edge's, to come before every other.
+func (e *grpcEdge) serverOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.InTapHandle(e.tap),
+		grpc.StatsHandler(e),
+		grpc.ChainUnaryInterceptor(e.unary),
+		grpc.ChainStreamInterceptor(e.stream),
+	}
 }
 
 // hasCredentials says whether an HTTP request carries an authorization

@@ -19,6 +19,8 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+	"google.golang.org/grpc"
+	grpcgzip "google.golang.org/grpc/encoding/gzip"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -493,5 +495,40 @@ func TestRapidResetThroughTheNode(t *testing.T) {
 	ada := newClient(t, n.Addr(), "Ada")
 	if _, err := ada.players.GetPlayer(ada.ctx(), &hangarv1.GetPlayerRequest{PlayerId: ada.id}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGRPCRefusalsBeforeTheService: a gzip-compressed message that
+// inflates past --max-msg-size is RESOURCE_EXHAUSTED, and it and a call of
+// an unknown method, refused by grpc-go before any interceptor runs, are
+// counted in hangar_grpc_refused_total and written to the access log.
+func TestGRPCRefusalsBeforeTheService(t *testing.T) {
+	var access syncBuffer
+	n := &Main{Config: Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), AdminListen: "127.0.0.1:0", AccessLog: true},
+		Log: quietLog, AccessLog: slog.New(slog.NewTextHandler(&access, nil))}
+	if err := n.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Shutdown(context.Background()) })
+	conn := dial(t, n.Addr())
+	players := hangarv1.NewPlayerServiceClient(conn)
+	_, err := players.CreatePlayer(context.Background(), &hangarv1.CreatePlayerRequest{DisplayName: strings.Repeat(" ", 8<<20)},
+		grpc.UseCompressor(grpcgzip.Name), grpc.MaxCallSendMsgSize(16<<20))
+	if status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("an inflating message: %v, want RESOURCE_EXHAUSTED", err)
+	}
+	err = conn.Invoke(context.Background(), "/hangar.v1.PlayerService/NoSuchMethod", &hangarv1.GetPlayerRequest{}, &hangarv1.Player{})
+	if status.Code(err) != codes.Unimplemented {
+		t.Fatalf("an unknown method: %v", err)
+	}
+	if v := metricValue(t, n.AdminAddr(), `hangar_grpc_refused_total{code="ResourceExhausted"}`); v != 1 {
+		t.Fatalf(`hangar_grpc_refused_total{code="ResourceExhausted"} = %v, want 1`, v)
+	}
+	if v := metricValue(t, n.AdminAddr(), `hangar_grpc_refused_total{code="Unimplemented"}`); v != 1 {
+		t.Fatalf(`hangar_grpc_refused_total{code="Unimplemented"} = %v, want 1`, v)
+	}
+	log := access.String()
+	if !strings.Contains(log, "grpc refused") || !strings.Contains(log, "NoSuchMethod") || !strings.Contains(log, "code=ResourceExhausted") {
+		t.Fatalf("the access log lacks the refusals: %s", log)
 	}
 }

@@ -385,16 +385,64 @@ func dialSelf(l *bufconn.Listener) (*grpc.ClientConn, error) {
 // grpcOverHTTP2 serves native gRPC calls arriving at the HTTP server (over
 // TLS, browsers and gRPC clients alike negotiate HTTP/2, so a connection
 // cannot be routed by its first bytes) with grpc-go's http.Handler, and
-// everything else (REST, Connect, gRPC-Web, the page) with h.
-func grpcOverHTTP2(gs *grpc.Server, h http.Handler) http.Handler {
+// everything else (REST, Connect, gRPC-Web, the page) with h. grpc-go's
+// tap does not run there, so the edge's checks do: an unknown method is
+// refused, and the call holds its reservation from the memory budget until
+// its first message has been read.
+func grpcOverHTTP2(gs *grpc.Server, edge *grpcEdge, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ct := r.Header.Get("Content-Type")
-		if r.ProtoMajor == 2 && (ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;")) {
-			gs.ServeHTTP(w, r)
+		if r.ProtoMajor != 2 || !(ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;")) {
+			h.ServeHTTP(w, r)
 			return
 		}
-		h.ServeHTTP(w, r)
+		if edge.methods != nil && !edge.methods[r.URL.Path] {
+			err := service.EdgeError(codes.Unimplemented, service.ReasonNoRoute, "unknown method "+truncateString(r.URL.Path, 80), false)
+			edge.logRefusal(r.Context(), r.URL.Path, status.Convert(err), 0)
+			_ = errWriter.Write(w, r, asConnectError(status.Convert(err)))
+			return
+		}
+		anon := !hasCredentials(r)
+		l := edge.budget.Reserve(edge.size, anon)
+		if l == nil {
+			err := memoryRefusal(anon)
+			edge.logRefusal(r.Context(), r.URL.Path, status.Convert(err), 0)
+			_ = errWriter.Write(w, r, asConnectError(status.Convert(err)))
+			return
+		}
+		defer l.Release()
+		r.Body = &firstMessage{ReadCloser: r.Body, release: l.Release, need: -1}
+		gs.ServeHTTP(w, r)
 	})
+}
+
+// firstMessage calls release once the first gRPC message of a body (its
+// 5-byte prefix and the length it gives) has been read, or the body ends.
+type firstMessage struct {
+	io.ReadCloser
+	release func()
+	hdr     [5]byte
+	n       int // bytes read so far
+	need    int // bytes of the first message in all; -1: not known yet
+	done    bool
+}
+
+func (b *firstMessage) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if !b.done {
+		for i := 0; i < n && b.n+i < 5; i++ {
+			b.hdr[b.n+i] = p[i]
+		}
+		b.n += n
+		if b.need < 0 && b.n >= 5 {
+			b.need = 5 + int(uint32(b.hdr[1])<<24|uint32(b.hdr[2])<<16|uint32(b.hdr[3])<<8|uint32(b.hdr[4]))
+		}
+		if err != nil || (b.need >= 0 && b.n >= b.need) {
+			b.done = true
+			b.release()
+		}
+	}
+	return n, err
 }
 
 // newHTTPServer serves h: on HTTP/1.1 in cleartext (cleartext HTTP/2 goes

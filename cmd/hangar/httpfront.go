@@ -19,7 +19,6 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -54,22 +53,6 @@ type front struct {
 // reachedKey marks, in an HTTP request's context, that its call reached
 // the gRPC server's interceptors: from then on the service answers.
 type reachedKey struct{}
-
-// markReached and markReachedStream note that a call transcoded from HTTP
-// reached the service.
-func markReached(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-	if r, ok := ctx.Value(reachedKey{}).(*atomic.Bool); ok {
-		r.Store(true)
-	}
-	return h(ctx, req)
-}
-
-func markReachedStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	if r, ok := ss.Context().Value(reachedKey{}).(*atomic.Bool); ok {
-		r.Store(true)
-	}
-	return h(srv, ss)
-}
 
 // httpProtocol is how an HTTP request calls.
 type httpProtocol int

@@ -320,6 +320,7 @@ type Main struct {
 	conns    *connLimiter
 	split    *splitListener // cleartext only
 	front    *front
+	edge     *grpcEdge
 	budget   *budget.Budget
 	// resetFloods counts the HTTP/2 connections sent away for resetting
 	// streams too fast.
@@ -446,12 +447,8 @@ func (m *Main) Start(ctx context.Context) error {
 	// The metrics' interceptors come first: they see every code.
 	// The budget's tap reserves a call's bytes before they are read;
 	// streams give them back at their first message.
-	edge := []grpc.ServerOption{
-		grpc.InTapHandle(budgetTap(m.budget, int64(conn.MaxRecvMsgSize))),
-		grpc.ChainUnaryInterceptor(markReached),
-		grpc.ChainStreamInterceptor(markReachedStream, releaseOnFirstMessage),
-	}
-	m.grpc = grpc.NewServer(slices.Concat(edge, m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy(conn))...)
+	m.edge = &grpcEdge{budget: m.budget, size: int64(conn.MaxRecvMsgSize), stats: m.stats, access: opts.AccessLog}
+	m.grpc = grpc.NewServer(slices.Concat(m.edge.serverOptions(), m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy(conn))...)
 	m.svc.Register(m.grpc)
 	m.selfGRPC = grpc.NewServer(slices.Concat(m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(),
 		[]grpc.ServerOption{grpc.MaxRecvMsgSize(conn.MaxRecvMsgSize)})...)
@@ -461,6 +458,7 @@ func (m *Main) Start(ctx context.Context) error {
 	if !m.Config.NoReflection {
 		reflection.Register(m.grpc)
 	}
+	m.edge.knowMethods(m.grpc)
 	m.stats.InitializeMetrics(m.grpc)
 	m.stats.WatchQueues(m.svc.WatchStats)
 	m.stats.Edge(metrics.EdgeStats{
@@ -511,7 +509,7 @@ func (m *Main) Start(ctx context.Context) error {
 		m.serveGRPC(m.grpc, m.split.h2)
 		serveHTTP = func() error { return m.http.Serve(m.split.h1) }
 	} else {
-		m.http = newHTTPServer(grpcOverHTTP2(m.grpc, h), conn)
+		m.http = newHTTPServer(grpcOverHTTP2(m.grpc, m.edge, h), conn)
 		m.http.TLSConfig = tlsCfg
 		// Over TLS gRPC rides net/http's HTTP/2: the stream cap is its.
 		m.http.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: conn.MaxConcurrentStreams}
