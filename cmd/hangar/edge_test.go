@@ -20,8 +20,8 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 	"google.golang.org/grpc"
-	grpcgzip "google.golang.org/grpc/encoding/gzip"
 	"google.golang.org/grpc/codes"
+	grpcgzip "google.golang.org/grpc/encoding/gzip"
 	"google.golang.org/grpc/status"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
