@@ -532,3 +532,42 @@ func TestGRPCRefusalsBeforeTheService(t *testing.T) {
 		t.Fatalf("the access log lacks the refusals: %s", log)
 	}
 }
+
+// TestRequestMemoryBudgetOverTLS: over TLS, where native gRPC rides
+// net/http's HTTP/2 and grpc-go's tap does not run, a call still holds
+// its reservation until its first message is read: a stream that never
+// sends one keeps the anonymous share spent, a call without credentials is
+// refused with REQUEST_MEMORY, and an unknown method is refused.
+func TestRequestMemoryBudgetOverTLS(t *testing.T) {
+	const msg = 16 << 10
+	pki := newTestPKI(t)
+	n := node(t, Config{DataDir: t.TempDir(), TLSCert: pki.certFile, TLSKey: pki.keyFile,
+		Conn: ConnLimits{MaxRecvMsgSize: msg, RequestMemory: 8 * msg}})
+	ada := dialTLS(t, n.Addr(), pki.clientTLS(false))
+	if _, err := ada.players.CreatePlayer(context.Background(), &hangarv1.CreatePlayerRequest{DisplayName: "Ada"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the call's reservation to come back", func() bool { return n.budget.Used() == 0 })
+	// A CreatePlayer whose message never comes holds the anonymous share.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	holder := dialTLS(t, n.Addr(), pki.clientTLS(false))
+	stream, err := holder.conn.NewStream(ctx, &grpc.StreamDesc{ClientStreams: true, ServerStreams: true},
+		hangarv1.PlayerService_CreatePlayer_FullMethodName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.CloseSend()
+	waitFor(t, "the held stream's reservation", func() bool { return n.budget.Used() == msg })
+	_, err = ada.players.CreatePlayer(context.Background(), &hangarv1.CreatePlayerRequest{DisplayName: "Bob"})
+	exhausted(t, err, service.ReasonRequestMemory)
+	cancel()
+	waitFor(t, "the reservation to come back", func() bool { return n.budget.Used() == 0 })
+	if _, err := ada.players.CreatePlayer(context.Background(), &hangarv1.CreatePlayerRequest{DisplayName: "Bob"}); err != nil {
+		t.Fatal(err)
+	}
+	err = ada.conn.Invoke(context.Background(), "/hangar.v1.PlayerService/NoSuchMethod", &hangarv1.GetPlayerRequest{}, &hangarv1.Player{})
+	if status.Code(err) != codes.Unimplemented {
+		t.Fatalf("an unknown method over TLS: %v", err)
+	}
+}
