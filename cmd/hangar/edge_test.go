@@ -68,6 +68,20 @@ func restReason(t *testing.T, body []byte) (code int, reason string) {
 	return st.Code, ""
 }
 
+// nodeWithAccessLog starts a node with an admin listener whose access log
+// the test reads.
+func nodeWithAccessLog(t *testing.T) (*Main, *syncBuffer) {
+	t.Helper()
+	access := new(syncBuffer)
+	n := &Main{Config: Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), AdminListen: "127.0.0.1:0", AccessLog: true},
+		Log: quietLog, AccessLog: slog.New(slog.NewTextHandler(access, nil))}
+	if err := n.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Shutdown(context.Background()) })
+	return n, access
+}
+
 // TestHTTPClientMistakesAre4xx: every client mistake over REST, Connect
 // and gRPC-Web is a 4xx (or the protocol's error) with a google.rpc.Status
 // and an ErrorInfo reason, never a 5xx; it changes nothing, and it is
@@ -75,13 +89,7 @@ func restReason(t *testing.T, body []byte) (code int, reason string) {
 // empty body is the empty message: POST /v1/me:signOut with a token and
 // no body signs the player out.
 func TestHTTPClientMistakesAre4xx(t *testing.T) {
-	var access syncBuffer
-	n := &Main{Config: Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), AdminListen: "127.0.0.1:0", AccessLog: true},
-		Log: quietLog, AccessLog: slog.New(slog.NewTextHandler(&access, nil))}
-	if err := n.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Shutdown(context.Background()) })
+	n, access := nodeWithAccessLog(t)
 	ada := newClient(t, n.Addr(), "Ada")
 	base := "http://" + n.Addr()
 	var bomb bytes.Buffer
@@ -503,13 +511,7 @@ func TestRapidResetThroughTheNode(t *testing.T) {
 // an unknown method, refused by grpc-go before any interceptor runs, are
 // counted in hangar_grpc_refused_total and written to the access log.
 func TestGRPCRefusalsBeforeTheService(t *testing.T) {
-	var access syncBuffer
-	n := &Main{Config: Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), AdminListen: "127.0.0.1:0", AccessLog: true},
-		Log: quietLog, AccessLog: slog.New(slog.NewTextHandler(&access, nil))}
-	if err := n.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Shutdown(context.Background()) })
+	n, access := nodeWithAccessLog(t)
 	conn := dial(t, n.Addr())
 	players := hangarv1.NewPlayerServiceClient(conn)
 	_, err := players.CreatePlayer(context.Background(), &hangarv1.CreatePlayerRequest{DisplayName: strings.Repeat(" ", 8<<20)},
