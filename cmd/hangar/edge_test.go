@@ -232,7 +232,6 @@ func TestConnectionsPerAddress(t *testing.T) {
 	}
 	// A freed place is taken again.
 	held[0].Close()
-	c := clientFrom("127.0.0.7")
 	var last error
 	for range 100 { // the node learns of the close when it reads EOF
 		conn := dialFrom(t, n.Addr(), "127.0.0.7")
@@ -246,7 +245,6 @@ func TestConnectionsPerAddress(t *testing.T) {
 	if last != nil {
 		t.Fatalf("no connection from the address after one closed: %v", last)
 	}
-	_ = c
 }
 
 func isTimeout(err error) bool {
