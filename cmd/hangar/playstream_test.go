@@ -575,8 +575,9 @@ func TestWatchersShareResponses(t *testing.T) {
 }
 
 // TestPlayStreamWithAProviderToken: a player of the identity provider
-// plays on a Play stream, and its first command after the token's exp ends
-// the stream with TOKEN_EXPIRED (the node's re-check is an hour away).
+// plays on a Play stream, and its first command after the token's exp and
+// the five minutes of clock leeway ends the stream with TOKEN_EXPIRED (the
+// node's re-check is an hour away).
 func TestPlayStreamWithAProviderToken(t *testing.T) {
 	clock := &fakeClock{t: time.Now().UTC()}
 	is := newIssuer(t)
@@ -594,7 +595,7 @@ func TestPlayStreamWithAProviderToken(t *testing.T) {
 	if _, err := pc.do(rollCmd(m.GetVersion(), reqID(), true)); err != nil {
 		t.Fatalf("a Roll with the provider's token: %v", err)
 	}
-	clock.Advance(61 * time.Minute)
+	clock.Advance(66 * time.Minute) // the token lives an hour
 	_, err = pc.do(listCmd())
 	wantErr(t, "a command after the token's exp", err, codes.Unauthenticated, "TOKEN_EXPIRED")
 }
