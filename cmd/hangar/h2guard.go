@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -12,8 +13,8 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// errTooManyResets is what a guarded connection's Read and Write return once
-// the guard has sent the client away for resetting streams too fast.
+// errTooManyResets is what a guarded connection's Read returns once the
+// guard has sent the client away for resetting streams too fast.
 var errTooManyResets = errors.New("h2guard: client reset too many streams")
 
 // h2GoAwayGrace bounds how long the guard waits for grpc-go to finish the
@@ -21,6 +22,9 @@ var errTooManyResets = errors.New("h2guard: client reset too many streams")
 // grpc-go flushes a frame it has begun before it waits for more work, so only
 // a client that stops reading makes the guard wait this long.
 const h2GoAwayGrace = time.Second
+
+// h2DrainBytes bounds what the guard reads and discards after a GOAWAY.
+const h2DrainBytes = 64 << 10
 
 // h2Guard answers HTTP/2 rapid reset (CVE-2023-44487) on a connection that
 // grpc-go's own transport serves, as net/http's HTTP/2 server does on TLS.
@@ -32,8 +36,10 @@ const h2GoAwayGrace = time.Second
 // The guard reads the client's frames as they pass through Read, without
 // changing them. It counts the RST_STREAM frames against a token bucket and
 // notes the highest stream the client opened. When the bucket is empty it
-// sends GOAWAY (ENHANCE_YOUR_CALM, "too_many_resets") and closes the
-// connection. So that the GOAWAY never lands inside one of grpc-go's frames,
+// sends GOAWAY (ENHANCE_YOUR_CALM, "too_many_resets"), discards what the
+// client sends for up to a second or 64 KiB (closing a socket with bytes
+// unread would reset the connection and lose the GOAWAY with it; net/http's
+// server lingers the same way), and closes the connection. So that the GOAWAY never lands inside one of grpc-go's frames,
 // Write follows the frames grpc-go writes too: the GOAWAY goes out at once if
 // grpc-go's output ends on a frame boundary, or else right after the Write
 // that ends the current frame.
@@ -53,8 +59,9 @@ type h2Guard struct {
 	wmu  sync.Mutex
 	out  h2Frames // what grpc-go has written
 	away []byte   // a GOAWAY waiting for the end of grpc-go's current frame
-	sent bool     // the GOAWAY is written (or failed) and the connection closed
+	sent bool     // the GOAWAY is written (or failed); grpc-go's writes are dropped
 
+	sentCh    chan struct{} // closed once the GOAWAY is written
 	gone      chan struct{} // closed by Close
 	closeOnce sync.Once
 }
@@ -95,6 +102,7 @@ func newH2Guard(c net.Conn, maxStreams int, onAbuse func(net.Addr)) *h2Guard {
 		grace:   h2GoAwayGrace,
 		in:      h2Frames{preface: len(http2.ClientPreface)},
 		resets:  rate.NewLimiter(rate.Limit(maxStreams), 2*maxStreams),
+		sentCh:  make(chan struct{}),
 		gone:    make(chan struct{}),
 	}
 }
@@ -117,10 +125,19 @@ func (g *h2Guard) Read(p []byte) (int, error) {
 	// The timer also frees a goAway that waits on a Write the client
 	// blocks by not reading.
 	t := time.AfterFunc(g.grace, func() { g.Close() })
-	defer t.Stop()
 	if g.goAway() {
-		<-g.gone
+		select {
+		case <-g.sentCh:
+		case <-g.gone:
+		}
 	}
+	t.Stop()
+	// Let the client read the GOAWAY before the close: a client that
+	// stops sending has a second; one that goes on flooding is cut off
+	// after h2DrainBytes (its GOAWAY may then be lost to the reset).
+	_ = g.Conn.SetReadDeadline(time.Now().Add(g.grace))
+	_, _ = io.Copy(io.Discard, io.LimitReader(g.Conn, h2DrainBytes))
+	g.Close()
 	return 0, errTooManyResets
 }
 
@@ -165,21 +182,23 @@ func (g *h2Guard) goAway() (pending bool) {
 	return false
 }
 
-// sendAwayLocked writes the pending GOAWAY and closes the connection.
+// sendAwayLocked writes the pending GOAWAY; Read closes the connection.
 func (g *h2Guard) sendAwayLocked() {
 	_, _ = g.Conn.Write(g.away)
 	g.away, g.sent = nil, true
-	g.Close()
+	close(g.sentCh)
 }
 
 // Write writes grpc-go's bytes and follows its frames. With a GOAWAY
 // pending it writes p only up to the end of the current frame, then the
-// GOAWAY, and returns errTooManyResets.
+// GOAWAY. Once the GOAWAY is out, grpc-go's writes are dropped: the client
+// has been sent away, and the connection stays open only for it to read
+// that (grpc-go ends the connection when Read fails).
 func (g *h2Guard) Write(p []byte) (int, error) {
 	g.wmu.Lock()
 	defer g.wmu.Unlock()
 	if g.sent {
-		return 0, errTooManyResets
+		return len(p), nil
 	}
 	k := len(p)
 	if g.away != nil {
@@ -191,7 +210,7 @@ func (g *h2Guard) Write(p []byte) (int, error) {
 		return n, err
 	}
 	g.sendAwayLocked()
-	return n, errTooManyResets
+	return len(p), nil
 }
 
 // Close closes the connection; a Read waiting for a pending GOAWAY returns.
