@@ -221,3 +221,9 @@ func (c *guardedConn) Close() error {
 // ConnsRefused is how many connections the guard closed as they were
 // accepted because their address held Limits.AddrConns already.
 func (s *Service) ConnsRefused() int64 { return s.limits.guard.connsRefused.Load() }
+
+// ConnKey is the address key of a direct connection from a (its IP; an
+// IPv6 address by its /64), or false for a trusted proxy's, the in-process
+// one's, or an address it cannot read: the key the node's per-address
+// bounds count by.
+func (s *Service) ConnKey(a net.Addr) (string, bool) { return s.connKey(a) }

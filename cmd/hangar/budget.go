@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -37,11 +39,16 @@ import (
 
 // grpcEdge is the gRPC side's tap, interceptors and stats handler.
 type grpcEdge struct {
-	budget  *budget.Budget
-	size    int64 // a call's reservation
-	stats   *metrics.Metrics
-	access  *slog.Logger // nil: no access log
-	refused atomic.Int64
+	budget *budget.Budget
+	size   int64 // a call's reservation
+	// addrKey is the per-address key of a peer (service.ConnKey).
+	addrKey func(net.Addr) (string, bool)
+	// firstMessage bounds how long a call may take to send its first
+	// message after its headers (0: no bound).
+	firstMessage time.Duration
+	stats        *metrics.Metrics
+	access       *slog.Logger // nil: no access log
+	refused      atomic.Int64
 	// methods are the full names of the server's methods; a call of
 	// another is refused in the tap (set before the server serves).
 	methods map[string]bool
@@ -62,6 +69,15 @@ type edgeCall struct {
 	lease   *budget.Lease
 	method  string
 	reached atomic.Bool // an interceptor ran: the service answers
+	// timer cancels the call if its first message has not come in time.
+	timer *time.Timer
+}
+
+// arrived notes that the call's first message is in.
+func (c *edgeCall) arrived() {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
 }
 
 type edgeCallKey struct{}
@@ -74,7 +90,7 @@ func (e *grpcEdge) tap(ctx context.Context, info *tap.Info) (context.Context, er
 		return ctx, err
 	}
 	anon := len(info.Header.Get("authorization")) == 0
-	l := e.budget.Reserve(e.size, anon)
+	l := e.budget.Reserve(e.size, anon, e.peerKey(ctx))
 	if l == nil {
 		err := memoryRefusal(anon)
 		e.logRefusal(ctx, info.FullMethodName, status.Convert(err), 0)
@@ -83,7 +99,25 @@ func (e *grpcEdge) tap(ctx context.Context, info *tap.Info) (context.Context, er
 	// The call's context ends with the call, whatever way it ends (even
 	// one that no interceptor sees).
 	context.AfterFunc(ctx, l.Release)
-	return context.WithValue(ctx, edgeCallKey{}, &edgeCall{lease: l, method: info.FullMethodName}), nil
+	c := &edgeCall{lease: l, method: info.FullMethodName}
+	if e.firstMessage > 0 {
+		// A call whose message does not come is ended: a slow sender
+		// holds its reservation no longer than a slow HTTP body does.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		c.timer = time.AfterFunc(e.firstMessage, cancel)
+	}
+	return context.WithValue(ctx, edgeCallKey{}, c), nil
+}
+
+// peerKey is the per-address key of the call's peer ("": none counted).
+func (e *grpcEdge) peerKey(ctx context.Context) string {
+	p, ok := peer.FromContext(ctx)
+	if !ok || e.addrKey == nil {
+		return ""
+	}
+	k, _ := e.addrKey(p.Addr)
+	return k
 }
 
 // memoryRefusal is the status of a call refused for want of request
@@ -101,6 +135,7 @@ func memoryRefusal(anon bool) error {
 func (e *grpcEdge) unary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 	if c, ok := ctx.Value(edgeCallKey{}).(*edgeCall); ok {
 		c.reached.Store(true)
+		c.arrived() // grpc-go has read the message
 	}
 	if r, ok := ctx.Value(reachedKey{}).(*atomic.Bool); ok {
 		r.Store(true)
@@ -121,17 +156,18 @@ func (e *grpcEdge) stream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInf
 		return h(srv, ss)
 	}
 	c.reached.Store(true)
-	return h(srv, &leasedStream{ServerStream: ss, l: c.lease})
+	return h(srv, &leasedStream{ServerStream: ss, c: c})
 }
 
 type leasedStream struct {
 	grpc.ServerStream
-	l *budget.Lease
+	c *edgeCall
 }
 
 func (s *leasedStream) RecvMsg(m any) error {
 	err := s.ServerStream.RecvMsg(m)
-	s.l.Release()
+	s.c.arrived()
+	s.c.lease.Release()
 	return err
 }
 
@@ -188,3 +224,17 @@ func (e *grpcEdge) serverOptions() []grpc.ServerOption {
 // hasCredentials says whether an HTTP request carries an authorization
 // header (the anonymous share applies otherwise).
 func hasCredentials(r *http.Request) bool { return r.Header.Get("Authorization") != "" }
+
+// remoteKey is the per-address key of an HTTP request's peer ("": none
+// counted).
+func remoteKey(r *http.Request, addrKey func(net.Addr) (string, bool)) string {
+	if addrKey == nil {
+		return ""
+	}
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return ""
+	}
+	k, _ := addrKey(net.TCPAddrFromAddrPort(ap))
+	return k
+}

@@ -335,7 +335,13 @@ func TestSlowAndIdleConnectionsAreClosed(t *testing.T) {
 // connection closes.
 func holdStream(t *testing.T, addr, method, token string) net.Conn {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
+	return holdStreamFrom(t, "127.0.0.1", addr, method, token)
+}
+
+// holdStreamFrom is holdStream from the local address local.
+func holdStreamFrom(t *testing.T, local, addr, method, token string) net.Conn {
+	t.Helper()
+	c, err := localDialer(local).Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -569,5 +575,40 @@ func TestRequestMemoryBudgetOverTLS(t *testing.T) {
 	err = ada.conn.Invoke(context.Background(), "/hangar.v1.PlayerService/NoSuchMethod", &hangarv1.GetPlayerRequest{}, &hangarv1.Player{})
 	if status.Code(err) != codes.Unimplemented {
 		t.Fatalf("an unknown method over TLS: %v", err)
+	}
+}
+
+// TestRequestMemoryPerAddress: one address holds an eighth of the
+// anonymous share at most (and at least one message): a stranger holding
+// calls open cannot keep strangers at other addresses from signing up.
+func TestRequestMemoryPerAddress(t *testing.T) {
+	const msg = 16 << 10
+	// 64 messages: the anonymous share is 8 of them, an address's 1.
+	n := node(t, Config{DataDir: t.TempDir(), Conn: ConnLimits{MaxRecvMsgSize: msg, RequestMemory: 64 * msg}})
+	holdStreamFrom(t, "127.0.0.8", n.Addr(), hangarv1.PlayerService_CreatePlayer_FullMethodName, "")
+	waitFor(t, "the held call's reservation", func() bool { return n.budget.Used() == msg })
+	_, err := hangarv1.NewPlayerServiceClient(dialFrom(t, n.Addr(), "127.0.0.8")).CreatePlayer(context.Background(),
+		&hangarv1.CreatePlayerRequest{DisplayName: "Same address"})
+	exhausted(t, err, service.ReasonRequestMemory)
+	if code, body := createPlayerOverHTTP(t, n.Addr(), "127.0.0.8", ""); code != http.StatusTooManyRequests {
+		t.Fatalf("over HTTP from the same address: %d %s", code, body)
+	}
+	if _, err := hangarv1.NewPlayerServiceClient(dialFrom(t, n.Addr(), "127.0.0.9")).CreatePlayer(context.Background(),
+		&hangarv1.CreatePlayerRequest{DisplayName: "Other address"}); err != nil {
+		t.Fatalf("another address: %v", err)
+	}
+}
+
+// TestSlowFirstMessageIsCutOff: a gRPC call whose message does not come
+// within --body-timeout of its headers is ended, and its reservation comes
+// back while its connection stays open.
+func TestSlowFirstMessageIsCutOff(t *testing.T) {
+	n := node(t, Config{DataDir: t.TempDir(), Conn: ConnLimits{BodyTimeout: 200 * time.Millisecond}})
+	held := holdStream(t, n.Addr(), hangarv1.PlayerService_CreatePlayer_FullMethodName, "")
+	waitFor(t, "the call's reservation", func() bool { return n.budget.Used() > 0 })
+	waitFor(t, "the slow call to be ended", func() bool { return n.budget.Used() == 0 })
+	// The connection is open: a frame still goes through.
+	if _, err := held.Write([]byte{0, 0, 8, 6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}); err != nil { // PING
+		t.Fatalf("the connection was closed: %v", err)
 	}
 }

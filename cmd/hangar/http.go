@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/vanguard"
@@ -403,7 +404,7 @@ func grpcOverHTTP2(gs *grpc.Server, edge *grpcEdge, h http.Handler) http.Handler
 			return
 		}
 		anon := !hasCredentials(r)
-		l := edge.budget.Reserve(edge.size, anon)
+		l := edge.budget.Reserve(edge.size, anon, remoteKey(r, edge.addrKey))
 		if l == nil {
 			err := memoryRefusal(anon)
 			edge.logRefusal(r.Context(), r.URL.Path, status.Convert(err), 0)
@@ -411,7 +412,14 @@ func grpcOverHTTP2(gs *grpc.Server, edge *grpcEdge, h http.Handler) http.Handler
 			return
 		}
 		defer l.Release()
-		r.Body = &firstMessage{ReadCloser: r.Body, release: l.Release, need: -1}
+		rc := http.NewResponseController(w)
+		if edge.firstMessage > 0 {
+			_ = rc.SetReadDeadline(time.Now().Add(edge.firstMessage))
+		}
+		r.Body = &firstMessage{ReadCloser: r.Body, need: -1, release: func() {
+			_ = rc.SetReadDeadline(time.Time{})
+			l.Release()
+		}}
 		gs.ServeHTTP(w, r)
 	})
 }

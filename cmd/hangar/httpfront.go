@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	stdmaps "maps"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -45,6 +46,7 @@ type front struct {
 	maxBody     int64
 	bodyTimeout time.Duration
 	budget      *budget.Budget
+	addrKey     func(net.Addr) (string, bool) // service.ConnKey
 	stats       *metrics.Metrics
 	// access takes a line per refused request (the access log); nil: none.
 	access *slog.Logger
@@ -102,7 +104,7 @@ func (f *front) serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 		if n < 0 {
 			n = f.maxBody
 		}
-		if lease = f.budget.Reserve(n, !hasCredentials(r)); lease == nil {
+		if lease = f.budget.Reserve(n, !hasCredentials(r), remoteKey(r, f.addrKey)); lease == nil {
 			w.Header().Set("Retry-After", "1")
 			refuse(memoryRefusal(!hasCredentials(r)), http.StatusTooManyRequests)
 			return

@@ -374,7 +374,9 @@ func (m *Main) Start(ctx context.Context) error {
 	m.conns = newConnLimiter(lis, conn.MaxConns, m.Log)
 	m.lis = m.conns
 	lis = m.conns
-	m.budget = budget.New(conn.RequestMemory, conn.RequestMemory/8)
+	// Callers without credentials share an eighth of the budget, and one
+	// address an eighth of that (at least one message).
+	m.budget = budget.New(conn.RequestMemory, conn.RequestMemory/8, max(conn.RequestMemory/64, int64(conn.MaxRecvMsgSize)))
 	opts := m.Config.Service
 	if m.bus, err = openBus(m.Config, m.Log); err != nil {
 		lis.Close()
@@ -447,7 +449,8 @@ func (m *Main) Start(ctx context.Context) error {
 	// The metrics' interceptors come first: they see every code.
 	// The budget's tap reserves a call's bytes before they are read;
 	// streams give them back at their first message.
-	m.edge = &grpcEdge{budget: m.budget, size: int64(conn.MaxRecvMsgSize), stats: m.stats, access: opts.AccessLog}
+	m.edge = &grpcEdge{budget: m.budget, size: int64(conn.MaxRecvMsgSize), addrKey: m.svc.ConnKey,
+		firstMessage: conn.BodyTimeout, stats: m.stats, access: opts.AccessLog}
 	m.grpc = grpc.NewServer(slices.Concat(m.edge.serverOptions(), m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy(conn))...)
 	m.svc.Register(m.grpc)
 	m.selfGRPC = grpc.NewServer(slices.Concat(m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(),
@@ -466,7 +469,8 @@ func (m *Main) Start(ctx context.Context) error {
 		MemoryUsed: m.budget.Used, MemoryTotal: m.budget.Total, MemoryRefused: m.budget.Refused,
 		ResetFloods: m.resetFloods.Load,
 	})
-	m.front = &front{maxBody: int64(conn.MaxRecvMsgSize), bodyTimeout: conn.BodyTimeout, budget: m.budget, stats: m.stats, access: opts.AccessLog}
+	m.front = &front{maxBody: int64(conn.MaxRecvMsgSize), bodyTimeout: conn.BodyTimeout, budget: m.budget,
+		addrKey: m.svc.ConnKey, stats: m.stats, access: opts.AccessLog}
 	if m.Config.AdminListen != "" {
 		if m.adminL, err = net.Listen("tcp", m.Config.AdminListen); err != nil {
 			lis.Close()

@@ -6,7 +6,8 @@
 // budget spent is refused at once, before a byte of its body is read, and
 // its client retries. Callers that present no credentials share a small
 // part of the budget only, so that strangers cannot spend what signed-in
-// players need.
+// players need, and one client address holds a part of that share only,
+// so that one stranger cannot keep the others from signing in.
 package budget
 
 import (
@@ -16,16 +17,19 @@ import (
 
 // Budget is a node's request memory. The zero Budget refuses nothing.
 type Budget struct {
-	total, anon int64 // bytes; 0: no bound
+	total, anon, perAddr int64 // bytes; 0: no bound
 
 	used, anonUsed atomic.Int64
 	refused        atomic.Int64
+
+	mu     sync.Mutex
+	byAddr map[string]int64 // anonymous bytes held by address
 }
 
 // New returns a budget of total bytes of which callers without credentials
-// may hold at most anon.
-func New(total, anon int64) *Budget {
-	return &Budget{total: total, anon: min(anon, total)}
+// may hold at most anon, and those of one address at most perAddr.
+func New(total, anon, perAddr int64) *Budget {
+	return &Budget{total: total, anon: min(anon, total), perAddr: perAddr, byAddr: make(map[string]int64)}
 }
 
 // Lease is bytes held from a budget until Release.
@@ -33,13 +37,15 @@ type Lease struct {
 	b    *Budget
 	n    int64
 	anon bool
+	addr string // the address whose anonymous bytes these are ("": none)
 	once sync.Once
 }
 
 // Reserve holds n bytes for a request, from the anonymous share when anon
-// is true, or returns nil when the budget cannot spare them. A nil Budget
-// hands out leases that hold nothing.
-func (b *Budget) Reserve(n int64, anon bool) *Lease {
+// is true (and from addr's part of it, unless addr is ""), or returns nil
+// when the budget cannot spare them. A nil Budget hands out leases that
+// hold nothing.
+func (b *Budget) Reserve(n int64, anon bool, addr string) *Lease {
 	if b == nil || b.total <= 0 {
 		return &Lease{}
 	}
@@ -48,13 +54,30 @@ func (b *Budget) Reserve(n int64, anon bool) *Lease {
 		b.refused.Add(1)
 		return nil
 	}
-	if anon && b.anonUsed.Add(n) > b.anon {
+	if !anon {
+		return &Lease{b: b, n: n}
+	}
+	if b.anonUsed.Add(n) > b.anon {
 		b.anonUsed.Add(-n)
 		b.used.Add(-n)
 		b.refused.Add(1)
 		return nil
 	}
-	return &Lease{b: b, n: n, anon: anon}
+	if addr == "" || b.perAddr <= 0 {
+		return &Lease{b: b, n: n, anon: true}
+	}
+	b.mu.Lock()
+	held := b.byAddr[addr]
+	if held+n > b.perAddr {
+		b.mu.Unlock()
+		b.anonUsed.Add(-n)
+		b.used.Add(-n)
+		b.refused.Add(1)
+		return nil
+	}
+	b.byAddr[addr] = held + n
+	b.mu.Unlock()
+	return &Lease{b: b, n: n, anon: true, addr: addr}
 }
 
 // Release gives the lease's bytes back; later calls do nothing.
@@ -63,10 +86,19 @@ func (l *Lease) Release() {
 		return
 	}
 	l.once.Do(func() {
-		l.b.used.Add(-l.n)
+		if l.addr != "" {
+			l.b.mu.Lock()
+			if left := l.b.byAddr[l.addr] - l.n; left > 0 {
+				l.b.byAddr[l.addr] = left
+			} else {
+				delete(l.b.byAddr, l.addr)
+			}
+			l.b.mu.Unlock()
+		}
 		if l.anon {
 			l.b.anonUsed.Add(-l.n)
 		}
+		l.b.used.Add(-l.n)
 	})
 }
 
