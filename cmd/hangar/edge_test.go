@@ -612,3 +612,28 @@ func TestSlowFirstMessageIsCutOff(t *testing.T) {
 		t.Fatalf("the connection was closed: %v", err)
 	}
 }
+
+// TestLargeResponsesPassTheFront: --max-msg-size bounds requests, never
+// responses: a finished match's events, far larger than the limit, come
+// whole over REST and Connect.
+func TestLargeResponsesPassTheFront(t *testing.T) {
+	n := node(t, Config{DataDir: t.TempDir(), Conn: ConnLimits{MaxRecvMsgSize: 1 << 10}})
+	ada := newClient(t, n.Addr(), "Ada")
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+		SeatCount: 2, BotSeats: 2, ObserveOnly: true, RequestId: reqID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.GetMatch().GetMatchId()
+	watchResponses(t, ada, id, 0) // to its end
+	base := "http://" + n.Addr()
+	code, _, body := restDo(t, "GET", base+"/v1/matches/"+id+"/events?page_size=100", ada.token, "", "")
+	if code != http.StatusOK || len(body) <= 1<<10 {
+		t.Fatalf("REST events: %d, %d bytes", code, len(body))
+	}
+	code, _, body = restDo(t, "POST", base+hangarv1.MatchService_ListMatchEvents_FullMethodName, ada.token, "application/json",
+		`{"match_id":"`+id+`","page_size":100}`)
+	if code != http.StatusOK || len(body) <= 1<<10 {
+		t.Fatalf("Connect ListEvents: %d, %d bytes", code, len(body))
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -69,10 +68,10 @@ func (m *Main) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, er
 			return jsonCodec{&vanguard.JSONCodec{MarshalOptions: jsonOptions, UnmarshalOptions: protojson.UnmarshalOptions{Resolver: res}}}
 		}),
 		// Every message the transcoder inflates (a Connect or gRPC-Web
-		// stream's, a Connect GET's) is bounded as a plain one is.
+		// stream's, a Connect GET's) is bounded as a plain one is. (Its
+		// WithMaxMessageBufferBytes would bound responses as well.)
 		vanguard.WithCompression(vanguard.CompressionGzip, func() connect.Compressor { return gzip.NewWriter(io.Discard) },
 			func() connect.Decompressor { return &boundedGzip{limit: maxBody} }),
-		vanguard.WithDefaultServiceOptions(vanguard.WithMaxMessageBufferBytes(uint32(min(maxBody, math.MaxUint32)))),
 		vanguard.WithUnknownHandler(mux),
 	)
 	if err != nil {
