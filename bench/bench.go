@@ -83,11 +83,10 @@ type Config struct {
 	// a database in another zone, as a managed one often is.
 	DBDelay   time.Duration `json:"-"`
 	DBDelayUS int64         `json:"db_delay_us,omitempty"`
-	// LoadSched is the scheduling policy the load generator's threads
-	// run under, "batch" (SCHED_BATCH) or "normal", as the caller set it
-	// (hangar bench -load-sched); empty: not set, the process's own. It
-	// is reported, not applied here.
-	LoadSched string `json:"load_sched,omitempty"`
+	// LoadGOGC is the GC percentage the load generator runs at, as the
+	// caller set it (hangar bench -load-gogc); 0: not set, the process's
+	// own. It is reported, not applied here.
+	LoadGOGC int `json:"load_gogc,omitempty"`
 	// DBRoundTripUS is the round trip to the database through that proxy,
 	// as measured before the run (Go's timers round a delay of less than
 	// a millisecond up to about one).
@@ -139,10 +138,6 @@ type ServerConfig struct {
 	// AdminListen is the address of the server's admin listener (its
 	// metrics), which the bench reads the store's commits from.
 	AdminListen string
-	// NoPrefault: the server does not touch its heap floor at start
-	// (hangar serve --gc-heap-prefault=false), for a run that reports what
-	// memory its matches take (-idle).
-	NoPrefault bool
 }
 
 // Server is a server running in this process.
@@ -227,8 +222,8 @@ type Usage struct {
 	ServerRSSMB      float64 `json:"server_rss_mb"`
 	ServerPeakRSSMB  float64 `json:"server_peak_rss_mb"`
 	// ServerProcs is the Ps the server ran Go code on at the window's end
-	// (its GOMAXPROCS, which hangar serve --procs auto changes with the
-	// machine's contention; 0: not read, -target without -admin).
+	// (its GOMAXPROCS, which Go sets from the CPUs and the container's CPU
+	// limit; 0: not read, -target without -admin).
 	ServerProcs int `json:"server_procs,omitempty"`
 	// LoadGenCPUS is the bench process's CPU time (the same process as the
 	// server with -server inproc).

@@ -33,8 +33,8 @@ func (r *Result) Print(w io.Writer) {
 	if r.Machine.GOMAXPROCS < r.Machine.CPUs {
 		load = append(load, fmt.Sprintf("at GOMAXPROCS=%d", r.Machine.GOMAXPROCS))
 	}
-	if c.LoadSched == "batch" {
-		load = append(load, "under SCHED_BATCH")
+	if c.LoadGOGC > 0 {
+		load = append(load, fmt.Sprintf("at GOGC=%d", c.LoadGOGC))
 	}
 	if len(load) > 0 {
 		fmt.Fprintf(w, "; the load generator %s", strings.Join(load, " and "))

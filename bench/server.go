@@ -54,7 +54,7 @@ func startServer(ctx context.Context, cfg *Config) (*server, error) {
 			s.close(nil)
 		}
 	}()
-	scfg := ServerConfig{NoPrefault: cfg.Idle > 0}
+	var scfg ServerConfig
 	if cfg.hookURL != "" {
 		scfg.WebhookURL, scfg.WebhookSecret = cfg.hookURL, webhookSecret
 	}

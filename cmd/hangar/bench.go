@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -53,7 +54,14 @@ them first.
 Without -target it starts a server of its own on 127.0.0.1: by default a
 child process ('hangar serve', re-executed from this binary), so that the CPU
 and peak RSS reported are the server's alone; -server inproc runs it inside
-the bench process (the figures then include the load generator).
+the bench process (the figures then include the load generator). The
+server runs on Go's and Linux's defaults, as 'hangar serve' does.
+
+The load generator stands in for clients on other machines. Two settings
+of its own keep it from taking CPU from the server and the database it
+shares the machine with: -load-gogc (its GC percentage, 400 by default)
+and -load-procs (its GOMAXPROCS). With -server inproc they apply to the
+server too.
 
 Phases, in order: -idle K creates K idle matches and reports the server's
 RSS; then the load (-matches) and the watch fan-out (-watchers) run together
@@ -92,21 +100,12 @@ type benchCmd struct {
 	// loadProfile is -load-cpuprofile: a CPU profile of this process,
 	// the load generator.
 	loadProfile string
-	// loadHeapFloorMiB is -load-gc-heap-floor-mib: this process's heap
-	// floor (keepHeapFloor), as a node keeps one.
-	loadHeapFloorMiB int
-	// loadHeapPrefault is -load-gc-heap-prefault: this process touches
-	// its heap floor at start, as a node does (prefault).
-	loadHeapPrefault bool
-	// loadHeapHugePages is -load-gc-heap-huge-pages: it touches it on
-	// transparent huge pages, as a node does.
-	loadHeapHugePages bool
+	// loadGOGC is -load-gogc: this process's GC percentage during the
+	// run (0: Go's own, from GOGC).
+	loadGOGC int
 	// loadProcs is -load-procs: this process's GOMAXPROCS during the run
 	// (0: Go's own).
 	loadProcs int
-	// loadSched is -load-sched: the scheduling policy of this process's
-	// threads, "batch" or "normal" (setSched).
-	loadSched string
 	// mm is the matchmaking bench (-matchmaking, bench_matchmaking.go).
 	mm bench.MMConfig
 }
@@ -155,11 +154,8 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	fs.BoolVar(&c.Webhook, "webhook", false, "give the server a webhook (a receiver in the bench) and report how fast the notices of the load's matches reach it: notices/s and the lag from their commit")
 	fs.BoolVar(&c.childServer, "child-server", false, "internal: serve as the profiled server child of a bench")
 	fs.StringVar(&c.loadProfile, "load-cpuprofile", "", "write a CPU profile of the load generator (this process, from the start of the run to its end) to this file")
-	fs.IntVar(&c.loadHeapFloorMiB, "load-gc-heap-floor-mib", defaultHeapFloorMiB, "the load generator's heap floor (this process's, and an in-process server's), as a node's --gc-heap-floor-mib: without it the load generator collects garbage many times a second, taking CPU from the server it shares the machine with and lengthening the latencies it measures; 0: Go's own pacing")
-	fs.BoolVar(&c.loadHeapPrefault, "load-gc-heap-prefault", true, "the load generator touches its heap floor's pages at start, as a node's --gc-heap-prefault: without it its first seconds take a page fault for each page of its growing heap")
-	fs.BoolVar(&c.loadHeapHugePages, "load-gc-heap-huge-pages", true, "the load generator touches its heap floor on transparent huge pages, as a node's --gc-heap-huge-pages")
+	fs.IntVar(&c.loadGOGC, "load-gogc", defaultLoadGOGC, "the load generator's GC percentage, as GOGC sets it (this process's, and an in-process server's; a server child keeps Go's default): it stands for clients on other machines, and at Go's default of 100 it collects garbage many times a second, taking CPU from the server it shares the machine with and lengthening the latencies it measures; 0: Go's own (GOGC, 100 unless set)")
 	fs.IntVar(&c.loadProcs, "load-procs", 0, "the Ps the load generator runs on (this process's GOMAXPROCS, and an in-process server's): it stands for clients on other machines, and each of its Ps that spins looking for work takes a core from the server and the database it shares the machine with; 1 runs it on one thread at a time, as boardgame.io's Node.js load client runs (scripts/bench-peers); 0: Go's own (all CPUs)")
-	fs.StringVar(&c.loadSched, "load-sched", "batch", "the Linux scheduling policy of the load generator's threads: batch (SCHED_BATCH) does not preempt the server or the database it shares the machine with each time one of its players is woken, as clients on other machines do not; normal: Linux's default (SCHED_OTHER), as before the thirtieth round (BENCHMARKS.md). The server child sets its own (--sched, HANGAR_SCHED)")
 	fs.StringVar(&c.childAdmin, "child-admin-listen", "", "internal: the profiled server child's admin listener")
 	mmFlags(fs, &c.mm)
 	if err := fs.Parse(args); err != nil {
@@ -200,12 +196,10 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 		return c, fmt.Errorf("-load-cpuprofile and -cpuprofile with -server inproc: one process has one CPU profile")
 	case c.DBDelay < 0:
 		return c, fmt.Errorf("-db-delay must not be negative")
-	case c.loadHeapFloorMiB < 0:
-		return c, fmt.Errorf("-load-gc-heap-floor-mib must not be negative")
+	case c.loadGOGC < 0:
+		return c, fmt.Errorf("-load-gogc must not be negative")
 	case c.loadProcs < 0:
 		return c, fmt.Errorf("-load-procs must not be negative")
-	case c.loadSched != "batch" && c.loadSched != "normal":
-		return c, fmt.Errorf("-load-sched must be batch or normal, not %q", c.loadSched)
 	case c.DBDelay > 0 && (c.Store != "postgres" || c.Target != ""):
 		return c, fmt.Errorf("-db-delay needs -store postgres and no -target: it delays the bench's servers' way to their database")
 	}
@@ -225,13 +219,6 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	defer stop()
 	cfg := cmd.Config
 	if cmd.childServer {
-		// As 'hangar serve' does (it would otherwise keep the policy of
-		// the load generator that started it).
-		if err := applySched(envOr("HANGAR_SCHED", "batch")); err != nil {
-			log.Warn("HANGAR_SCHED not applied", "err", err)
-		}
-		go keepHeapFloor(ctx, defaultHeapFloorMiB<<20, time.Second, heapTouch{on: envOr("HANGAR_GC_HEAP_PREFAULT", "true") != "false",
-			huge: envOr("HANGAR_GC_HEAP_HUGE_PAGES", "true") != "false"})
 		return bench.ServeProfiled(ctx, bench.ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
 			DataDir: cfg.DataDir, Bus: cfg.Bus, BusPrefix: cfg.BusPrefix, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile,
 			AdminListen: cmd.childAdmin}, startNode, log)
@@ -239,28 +226,9 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	if cmd.loadProcs > 0 {
 		defer setMaxProcs(setMaxProcs(cmd.loadProcs))
 	}
-	// Before any server child starts: one started later is set by its own
-	// --sched (HANGAR_SCHED) either way.
-	cfg.LoadSched = cmd.loadSched
-	if err := applySched(cmd.loadSched); err != nil {
-		log.Warn("-load-sched not applied", "sched", cmd.loadSched, "err", err)
-		cfg.LoadSched = ""
-	} else if cmd.loadSched == "batch" {
-		// The process goes on under Linux's default (a test calling
-		// benchMain, say).
-		defer func() { _, _ = setSched(false) }()
-	}
-	if cmd.loadHeapFloorMiB > 0 {
-		floorCtx, endFloor := context.WithCancel(ctx)
-		floorDone := make(chan struct{})
-		go func() {
-			defer close(floorDone)
-			// A run that reports the memory of idle matches (-idle) keeps
-			// the process's heap as it grows.
-			keepHeapFloor(floorCtx, uint64(cmd.loadHeapFloorMiB)<<20, time.Second,
-				heapTouch{on: cmd.loadHeapPrefault && cfg.Idle == 0, huge: cmd.loadHeapHugePages})
-		}()
-		defer func() { endFloor(); <-floorDone }()
+	if cmd.loadGOGC > 0 {
+		cfg.LoadGOGC = cmd.loadGOGC
+		defer setLoadGCPercent(setLoadGCPercent(cmd.loadGOGC))
 	}
 	if cmd.mm.Players > 0 {
 		return benchMatchmaking(ctx, cmd, stdout, log)
@@ -289,8 +257,19 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	return err
 }
 
-// setMaxProcs is runtime.GOMAXPROCS (a test records its calls).
-var setMaxProcs = runtime.GOMAXPROCS
+// defaultLoadGOGC is -load-gogc's default. With Go's default of 100 the
+// load generator's small live heap is collected many times a second. At
+// 400, for the load generator alone, it spent 7% less CPU at 32 matches,
+// and the server made a few percent more moves per second at a lower
+// Move p99 (BENCHMARKS.md, "The load generator's own garbage collection").
+const defaultLoadGOGC = 400
+
+// setMaxProcs is runtime.GOMAXPROCS and setLoadGCPercent is
+// debug.SetGCPercent (tests record their calls).
+var (
+	setMaxProcs      = runtime.GOMAXPROCS
+	setLoadGCPercent = debug.SetGCPercent
+)
 
 // startNode starts a node in this process for the bench.
 func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (bench.Server, error) {
@@ -322,8 +301,10 @@ func benchChild(sc bench.ServerConfig) (*exec.Cmd, error) {
 		return nil, err
 	}
 	// The flags given here are explicit, so HANGAR_* variables do not steer
-	// them; the others (--append-*, --gc-heap-floor-mib) read theirs, as
-	// 'hangar serve' does, for runs that compare them.
+	// them; the others (--append-*) read theirs, as 'hangar serve' does,
+	// for runs that compare them. The child runs on Go's and Linux's
+	// defaults, as 'hangar serve' does; GOGC, GOMEMLIMIT and GOMAXPROCS in
+	// the environment reach it.
 	args := []string{"serve", "--listen", sc.Listen, "--limits=false", "--admin-listen=" + sc.AdminListen}
 	if sc.CPUProfile != "" || sc.MemProfile != "" {
 		args = []string{"bench", "--child-server", "--cpuprofile=" + sc.CPUProfile, "--memprofile=" + sc.MemProfile,
@@ -343,10 +324,5 @@ func benchChild(sc bench.ServerConfig) (*exec.Cmd, error) {
 	if sc.DataDir != "" {
 		args = append(args, "--data-dir="+sc.DataDir)
 	}
-	cmd := exec.Command(exe, args...)
-	if sc.NoPrefault {
-		// The variable reaches the profiled child too.
-		cmd.Env = append(os.Environ(), "HANGAR_GC_HEAP_PREFAULT=false")
-	}
-	return cmd, nil
+	return exec.Command(exe, args...), nil
 }

@@ -228,14 +228,14 @@ func TestBenchFlags(t *testing.T) {
 		{"-store", "postgres", "-database-url", "postgres://x/y", "-bus", "redis://x:6379"},
 		{"-bus", "nats://127.0.0.1:4222"}, {"-db-delay", "1ms"},
 		{"-store", "postgres", "-database-url", "postgres://x/y", "-db-delay", "-1ms"},
-		{"-server", "inproc", "-cpuprofile", "a", "-load-cpuprofile", "b"}, {"-load-gc-heap-floor-mib", "-1"}, {"-warmup", "-1s"}, {"-load-procs", "-1"}} {
+		{"-server", "inproc", "-cpuprofile", "a", "-load-cpuprofile", "b"}, {"-load-gogc", "-1"}, {"-warmup", "-1s"}, {"-load-procs", "-1"}} {
 		if _, err := benchFlags(args, io.Discard); err == nil {
 			t.Errorf("benchFlags(%q) accepted", args)
 		}
 	}
 	cfg, err := benchFlags(nil, io.Discard)
 	if err != nil || cfg.Matches != 8 || cfg.Seats != 4 || cfg.Duration != 10*time.Second || cfg.Server != "child" ||
-		cfg.loadHeapFloorMiB != defaultHeapFloorMiB || cfg.loadProcs != 0 {
+		cfg.loadGOGC != defaultLoadGOGC || cfg.loadProcs != 0 {
 		t.Errorf("defaults = %+v, %v", cfg, err)
 	}
 }
@@ -295,18 +295,18 @@ func TestBenchMainWritesItsFiles(t *testing.T) {
 	}
 }
 
-// The load generator keeps a heap floor as a node does: during a run its
-// GC percentage is raised above GOGC's and put back at the end, and
-// -load-gc-heap-floor-mib 0 leaves Go's pacing alone.
-func TestBenchLoadGeneratorKeepsAHeapFloor(t *testing.T) {
+// -load-gogc sets the load generator's GC percentage for the run (the
+// report says which) and puts the one it found back at its end;
+// -load-gogc 0 leaves it alone.
+func TestBenchLoadGOGC(t *testing.T) {
 	var (
 		mu    sync.Mutex
 		calls []int
 		gogc  = 100
 	)
-	saved := setGCPercent
-	t.Cleanup(func() { setGCPercent = saved })
-	setGCPercent = func(p int) int {
+	saved := setLoadGCPercent
+	t.Cleanup(func() { setLoadGCPercent = saved })
+	setLoadGCPercent = func(p int) int {
 		mu.Lock()
 		defer mu.Unlock()
 		calls = append(calls, p)
@@ -314,28 +314,31 @@ func TestBenchLoadGeneratorKeepsAHeapFloor(t *testing.T) {
 		gogc = p
 		return prev
 	}
-	run := func(extra ...string) []int {
+	run := func(extra ...string) (*bench.Result, string, []int) {
 		mu.Lock()
 		calls = nil
 		mu.Unlock()
+		out := filepath.Join(t.TempDir(), "res.json")
 		args := append([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "1", "-seats", "2",
-			"-duration", "2s", "-moves", "10", "-play", "-auto-roll"}, extra...)
-		if err := benchMain(args, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+			"-duration", "2s", "-moves", "10", "-play", "-auto-roll", "-json", out}, extra...)
+		var report bytes.Buffer
+		if err := benchMain(args, &report, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 			t.Fatal(err)
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		return slices.Clone(calls)
+		return readResult(t, out), report.String(), slices.Clone(calls)
 	}
-	got := run()
-	if !slices.ContainsFunc(got, func(p int) bool { return p > 100 }) || got[len(got)-1] != 100 {
-		t.Errorf("SetGCPercent calls %v: want a raise above 100 during the run and 100 put back", got)
+	res, report, got := run()
+	if want := []int{defaultLoadGOGC, 100}; !slices.Equal(got, want) || gogc != 100 {
+		t.Errorf("SetGCPercent calls %v, percentage %d after the run; want %v and 100", got, gogc, want)
 	}
-	if gogc != 100 {
-		t.Errorf("GC percentage %d after the run, want 100", gogc)
+	if res.Config.LoadGOGC != defaultLoadGOGC || !strings.Contains(report, fmt.Sprintf("GOGC=%d", defaultLoadGOGC)) {
+		t.Errorf("result's load_gogc %d; report %q", res.Config.LoadGOGC, report)
 	}
-	if got := run("-load-gc-heap-floor-mib", "0"); slices.ContainsFunc(got, func(p int) bool { return p != 100 && p != -1 }) {
-		t.Errorf("with -load-gc-heap-floor-mib 0: SetGCPercent calls %v", got)
+	res, report, got = run("-load-gogc", "0")
+	if len(got) != 0 || res.Config.LoadGOGC != 0 || strings.Contains(report, "GOGC=") {
+		t.Errorf("-load-gogc 0: SetGCPercent calls %v, load_gogc %d, report %q", got, res.Config.LoadGOGC, report)
 	}
 }
 

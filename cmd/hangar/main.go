@@ -70,17 +70,6 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		if cfg.LogFormat == "json" {
 			log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 		}
-		// Set either way: a node started by a process under another
-		// policy (hangar bench's load generator runs under SCHED_BATCH)
-		// would otherwise inherit it.
-		if err := applySched(cfg.Sched); err != nil {
-			log.Warn("--sched not applied: the node's threads keep the policy they started with", "sched", cfg.Sched, "err", err)
-		}
-		go keepHeapFloor(ctx, uint64(cfg.HeapFloorMiB)<<20, time.Second, heapTouch{on: cfg.HeapPrefault, huge: cfg.HeapHugePages,
-			done: func(n, huge uint64) { log.Info("heap floor touched", "mib", n>>20, "huge_pages_mib", huge>>20) }})
-		procsTick := time.NewTicker(procsInterval)
-		defer procsTick.Stop()
-		go keepProcs(ctx, cfg.Procs, log, procsTick.C, readThreadTimes, readGoWaits)
 		m := &Main{Config: cfg, Log: log}
 		if cfg.AccessLog {
 			// The access log's lines go out in batches, every 100 ms.
@@ -143,11 +132,6 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.DurationVar(&cfg.ArchiveEvery, "archive-every", envDuration("HANGAR_ARCHIVE_EVERY", defaultArchiveEvery), "with --archive-dir, how often the node archives (env HANGAR_ARCHIVE_EVERY)")
 	fs.DurationVar(&cfg.AppendWait, "append-wait", envDuration("HANGAR_APPEND_WAIT", DefaultAppendWait), "under load (the previous batch held several commands), the most a batch that holds fewer waits for as many before its commit, and never more than a sixth of the previous commit's time (env HANGAR_APPEND_WAIT); 0: it takes what queued while the previous batch committed")
 	fs.IntVar(&cfg.AppendBatch, "append-batch", envInt("HANGAR_APPEND_BATCH", 128), "most commands the store commits at once: commands of different matches that arrive together share one commit (env HANGAR_APPEND_BATCH); 1 commits each alone")
-	fs.IntVar(&cfg.HeapFloorMiB, "gc-heap-floor-mib", envInt("HANGAR_GC_HEAP_FLOOR_MIB", defaultHeapFloorMiB), "the heap may grow to this many MiB before the garbage collector runs, while the live heap is small: memory spent for CPU and steadier latency under load; beyond it GOGC governs; GOMEMLIMIT still caps (env HANGAR_GC_HEAP_FLOOR_MIB); 0: Go's own pacing")
-	fs.BoolVar(&cfg.HeapPrefault, "gc-heap-prefault", envOr("HANGAR_GC_HEAP_PREFAULT", "true") != "false", "touch the heap floor's pages at start, so that a node starting under load does not take a page fault for each page of its growing heap in its first seconds (env HANGAR_GC_HEAP_PREFAULT)")
-	fs.BoolVar(&cfg.HeapHugePages, "gc-heap-huge-pages", envOr("HANGAR_GC_HEAP_HUGE_PAGES", "true") != "false", "with --gc-heap-prefault on Linux, ask for transparent huge pages for the heap floor before touching it (madvise), which the kernel grants when its setting is madvise or always (env HANGAR_GC_HEAP_HUGE_PAGES)")
-	fs.StringVar(&cfg.Procs, "procs", envOr("HANGAR_PROCS", "auto"), "the Ps (GOMAXPROCS) the node runs Go code on (env HANGAR_PROCS): auto runs on fewer than Go's default while its threads wait for CPUs other programs hold (Postgres on the same machine, other tenants) and it needs fewer, and on Go's default otherwise; max: Go's default; N: N Ps. A GOMAXPROCS in the environment stands")
-	fs.StringVar(&cfg.Sched, "sched", envOr("HANGAR_SCHED", "batch"), "the Linux scheduling policy of the node's threads (env HANGAR_SCHED): batch (SCHED_BATCH) takes an idle CPU at once but does not preempt a running program, such as Postgres on the same machine in the middle of a commit; normal: Linux's default (SCHED_OTHER)")
 	fs.IntVar(&cfg.AppendCommits, "append-commits", envInt("HANGAR_APPEND_COMMITS", 0), "with Postgres, how many batches of commands may commit at once (env HANGAR_APPEND_COMMITS); 0: chosen at start from the database's round trip, 1 when it is near (under 1ms), 4 when it is far; more than 1 only pays with a database far away: each batch is one statement and one commit, and more of them at once make them smaller")
 	fs.DurationVar(&cfg.DrainGrace, "drain-grace", 0, "on SIGTERM, report NOT_SERVING to health checks for this long before draining (let load balancers notice)")
 	fs.StringVar(&cfg.TLSCert, "tls-cert", os.Getenv("HANGAR_TLS_CERT"), "PEM certificate chain: serve TLS only, gRPC and HTTP alike (env HANGAR_TLS_CERT)")
@@ -247,15 +231,6 @@ func parseConfig(name string, args []string) (Config, error) {
 		return cfg, errors.New("--read-wait must not be negative and --read-max-lag must be positive")
 	case cfg.ArchiveOlderThan <= 0 || cfg.ArchiveEvery <= 0:
 		return cfg, errors.New("--archive-older-than and --archive-every must be positive")
-	}
-	if _, _, err := parseProcs(cfg.Procs); err != nil {
-		return cfg, err
-	}
-	if _, err := parseSched(cfg.Sched); err != nil {
-		return cfg, err
-	}
-	if cfg.HeapFloorMiB < 0 {
-		return cfg, errors.New("--gc-heap-floor-mib must not be negative")
 	}
 	if cfg.TokenTTL <= 0 {
 		return cfg, errors.New("--token-ttl must be positive")

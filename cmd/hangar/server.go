@@ -74,21 +74,6 @@ type Config struct {
 	// AppendWait is how long a short batch of appends waits for more
 	// (--append-wait; DefaultAppendWait unless set).
 	AppendWait time.Duration
-	// HeapFloorMiB is the serving process's heap floor (keepHeapFloor);
-	// a process setting, applied by 'hangar serve', not by Start.
-	HeapFloorMiB int
-	// HeapPrefault is --gc-heap-prefault: touch the heap floor at start
-	// (prefault); a process setting, as HeapFloorMiB.
-	HeapPrefault bool
-	// HeapHugePages is --gc-heap-huge-pages: the floor prefault touches
-	// on transparent huge pages.
-	HeapHugePages bool
-	// Procs is --procs: "auto", "max" or a number of Ps (keepProcs); a
-	// process setting, applied by 'hangar serve', not by Start.
-	Procs string
-	// Sched is --sched: "batch" or "normal" (setSched); a process
-	// setting, applied by 'hangar serve', not by Start.
-	Sched string
 	// AppendCommits is how many batches of appends may commit at once
 	// (0: the store's choice: 1, or more with a database far away).
 	AppendCommits int
