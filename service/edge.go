@@ -31,7 +31,7 @@ const (
 	// ReasonNoRoute: no call answers this path (HTTP 404).
 	ReasonNoRoute = "NO_ROUTE"
 	// ReasonMethodNotAllowed: the path exists with another HTTP method
-	// (HTTP 405).
+	// (INVALID_ARGUMENT; HTTP 405 over REST).
 	ReasonMethodNotAllowed = "METHOD_NOT_ALLOWED"
 	// ReasonRequestTimeout: the body did not arrive in time (HTTP 408).
 	ReasonRequestTimeout = "REQUEST_TIMEOUT"

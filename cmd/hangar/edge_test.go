@@ -157,6 +157,10 @@ func TestHTTPClientMistakesAre4xx(t *testing.T) {
 	if code != http.StatusBadRequest || !strings.Contains(string(body), "MALFORMED_REQUEST") {
 		t.Fatalf("Connect unknown field: %d %s", code, body)
 	}
+	code, _, body = restDo(t, "GET", base+hangarv1.PlayerService_GetPlayer_FullMethodName+"?encoding=json&connect=v1&message=%7B%7D", ada.token, "", "")
+	if code != http.StatusBadRequest || !strings.Contains(string(body), "METHOD_NOT_ALLOWED") {
+		t.Fatalf("Connect GET of a method with side effects: %d %s", code, body)
+	}
 	// gRPC-Web: a frame that promises more than it sends.
 	code, hdr, _ := restDo(t, "POST", base+hangarv1.MatchService_GetMatch_FullMethodName, ada.token, "application/grpc-web+proto", "\x00\x00\x00\x10\x00abc")
 	if code != http.StatusOK || hdr.Get("Grpc-Status") != strconv.Itoa(int(codes.InvalidArgument)) || hdr.Get("Grpc-Status-Details-Bin") == "" {

@@ -193,7 +193,7 @@ func watchPath(p string) (string, bool) {
 func (m *Main) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
-		writeStatusAs(w, status.Convert(service.EdgeError(codes.Unimplemented, service.ReasonMethodNotAllowed,
+		writeStatusAs(w, status.Convert(service.EdgeError(codes.InvalidArgument, service.ReasonMethodNotAllowed,
 			"WatchMatch over REST is GET /v1/matches/{match_id}:watch", false)), http.StatusMethodNotAllowed)
 		return
 	}

@@ -529,7 +529,7 @@ func normalizeRefusal(st *status.Status, httpCode int) (*status.Status, int) {
 		code, reason = codes.NotFound, service.ReasonNoRoute
 		msg = "no call answers this path and method; see /openapi.yaml"
 	case httpCode == http.StatusMethodNotAllowed:
-		code, reason = codes.Unimplemented, service.ReasonMethodNotAllowed
+		code, reason = codes.InvalidArgument, service.ReasonMethodNotAllowed
 		msg = "this path does not take this HTTP method; see /openapi.yaml"
 	case httpCode == http.StatusUnsupportedMediaType:
 		code, reason = codes.InvalidArgument, service.ReasonUnsupportedMediaType
