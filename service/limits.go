@@ -66,6 +66,10 @@ type Limits struct {
 	// is accepted. Trusted proxies' connections are not counted. 0: no
 	// bound.
 	AddrConns int
+	// AddrRequestMemory bounds the request bytes that the calls without
+	// credentials of one client address hold at once (the node's request
+	// memory budget counts them). 0: no bound.
+	AddrRequestMemory int64
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client address; no one else's header is believed.
 	TrustedProxies []netip.Prefix
@@ -91,13 +95,15 @@ func DefaultLimits() Limits {
 		AddrRate: 5000, AddrBurst: 20_000,
 		CreatePlayerRate: 5, CreatePlayerBurst: 50,
 		BanRefusals: 200, BanFor: 30 * time.Second,
-		AddrConns:   256,
-		AddrBuckets: 100_000,
-		OpenMatches: 20,
-		BotMatches:  10,
-		Watches:     100,
-		WatchBuffer: 256,
-		WatchStall:  30 * time.Second,
+		AddrConns: 256,
+		// 32 requests of the largest size by default.
+		AddrRequestMemory: 2 << 20,
+		AddrBuckets:       100_000,
+		OpenMatches:       20,
+		BotMatches:        10,
+		Watches:           100,
+		WatchBuffer:       256,
+		WatchStall:        30 * time.Second,
 	}
 }
 

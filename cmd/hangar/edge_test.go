@@ -585,13 +585,16 @@ func TestRequestMemoryBudgetOverTLS(t *testing.T) {
 	}
 }
 
-// TestRequestMemoryPerAddress: one address holds an eighth of the
-// anonymous share at most (and at least one message): a stranger holding
-// calls open cannot keep strangers at other addresses from signing up.
+// TestRequestMemoryPerAddress: one address holds its part of the
+// anonymous share at most: a stranger holding calls open cannot keep
+// strangers at other addresses from signing up.
 func TestRequestMemoryPerAddress(t *testing.T) {
 	const msg = 16 << 10
 	// 64 messages: the anonymous share is 8 of them, an address's 1.
-	n := node(t, Config{DataDir: t.TempDir(), Conn: ConnLimits{MaxRecvMsgSize: msg, RequestMemory: 64 * msg}})
+	lim := service.DefaultLimits()
+	lim.AddrRequestMemory = msg
+	n := node(t, Config{DataDir: t.TempDir(), Conn: ConnLimits{MaxRecvMsgSize: msg, RequestMemory: 64 * msg},
+		Service: service.Options{Limits: &lim}})
 	holdStreamFrom(t, "127.0.0.8", n.Addr(), hangarv1.PlayerService_CreatePlayer_FullMethodName, "")
 	waitFor(t, "the held call's reservation", func() bool { return n.budget.Used() == msg })
 	_, err := hangarv1.NewPlayerServiceClient(dialFrom(t, n.Addr(), "127.0.0.8")).CreatePlayer(context.Background(),

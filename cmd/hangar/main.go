@@ -179,6 +179,7 @@ func parseConfig(name string, args []string) (Config, error) {
 	fs.IntVar(&cfg.Conn.MaxConns, "max-conns", 0, "connections open at once on the public port; more are closed as they are accepted (0: the file descriptor limit less a quarter, at least 64, kept for the database and files; -1: no bound)")
 	fs.IntVar(&lim.AddrConns, "max-conns-per-addr", lim.AddrConns, "connections one client address (IPv6: one /64) may hold open at once; trusted proxies are not counted (0: no bound)")
 	fs.Int64Var(&cfg.Conn.RequestMemory, "request-memory", d.RequestMemory, "bytes of requests the node holds at once, each counted at its declared length or --max-msg-size; callers without credentials share an eighth (-1: no bound)")
+	fs.Int64Var(&lim.AddrRequestMemory, "request-memory-per-addr", lim.AddrRequestMemory, "bytes of that share the calls without credentials of one client address (IPv6: one /64) may hold at once; trusted proxies are not counted (0: no bound)")
 	fs.DurationVar(&cfg.Conn.HandshakeTimeout, "handshake-timeout", d.HandshakeTimeout, "time a new connection has to say what it speaks and finish its TLS or HTTP/2 handshake, and an HTTP request to send its headers")
 	fs.DurationVar(&cfg.Conn.BodyTimeout, "body-timeout", d.BodyTimeout, "time an HTTP request's body has to arrive, and a unary call's response to be written (0: no bound)")
 	fs.IntVar(&cfg.Conn.MaxConcurrentStreams, "max-streams", d.MaxConcurrentStreams, "calls open at once on one HTTP/2 connection (further ones wait in the client)")
@@ -191,7 +192,7 @@ func parseConfig(name string, args []string) (Config, error) {
 	if lim.PlayerRate < 0 || lim.AddrRate < 0 || lim.CreatePlayerRate < 0 || lim.OpenMatches < 0 || lim.BotMatches < 0 ||
 		lim.Watches < 0 || lim.WatchBuffer < 1 || lim.WatchStall <= 0 || cfg.Conn.MaxRecvMsgSize < 1 || cfg.Conn.MaxConcurrentStreams < 1 ||
 		cfg.Conn.MaxConnectionIdle < 0 || cfg.Conn.MaxConnectionAge < 0 || cfg.Conn.MaxConnectionAgeGrace < 0 ||
-		lim.AddrConns < 0 || cfg.Conn.MaxHeaderBytes < 1 || cfg.Conn.MaxConns < -1 || cfg.Conn.RequestMemory < -1 ||
+		lim.AddrConns < 0 || lim.AddrRequestMemory < 0 || cfg.Conn.MaxHeaderBytes < 1 || cfg.Conn.MaxConns < -1 || cfg.Conn.RequestMemory < -1 ||
 		cfg.Conn.HandshakeTimeout <= 0 || cfg.Conn.BodyTimeout < 0 {
 		return cfg, errors.New("limits must not be negative; --watch-buffer, --watch-stall, --max-msg-size, --max-header-bytes, --max-streams and --handshake-timeout must be positive")
 	}

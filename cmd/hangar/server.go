@@ -359,9 +359,6 @@ func (m *Main) Start(ctx context.Context) error {
 	m.conns = newConnLimiter(lis, conn.MaxConns, m.Log)
 	m.lis = m.conns
 	lis = m.conns
-	// Callers without credentials share an eighth of the budget, and one
-	// address an eighth of that (at least one message).
-	m.budget = budget.New(conn.RequestMemory, conn.RequestMemory/8, max(conn.RequestMemory/64, int64(conn.MaxRecvMsgSize)))
 	opts := m.Config.Service
 	if m.bus, err = openBus(m.Config, m.Log); err != nil {
 		lis.Close()
@@ -416,6 +413,13 @@ func (m *Main) Start(ctx context.Context) error {
 		lim.InProcess = func(a net.Addr) bool { return a.Network() == "bufconn" }
 	}
 	opts.Limits = &lim
+	// Callers without credentials share an eighth of the budget, and one
+	// address lim.AddrRequestMemory of that (at least one message).
+	perAddr := lim.AddrRequestMemory
+	if perAddr > 0 {
+		perAddr = max(perAddr, int64(conn.MaxRecvMsgSize))
+	}
+	m.budget = budget.New(conn.RequestMemory, conn.RequestMemory/8, perAddr)
 	if opts.Observe == nil {
 		opts.Observe = m.stats.Observer()
 	}
