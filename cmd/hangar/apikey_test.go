@@ -57,6 +57,7 @@ func createKey(t *testing.T, cfg Config, name string) (id, key string) {
 // player nor a player token sign users in; bad requests change nothing; a
 // revoked key is refused at once while its players' tokens go on working.
 func TestAPIKeys(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		keyID, key := createKey(t, cfg, "mybackend")

@@ -99,6 +99,7 @@ func pastState(t *testing.T, ada, bob *client) []proto.Message {
 // commands on it, answer NOT_FOUND with reason MATCH_ARCHIVED, on a node
 // that had it in memory and on a new one. A second run archives nothing.
 func TestArchive(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")

@@ -95,6 +95,7 @@ func autoRollSeat(c *client, match string, seat int32, seed uint64, retry bool) 
 // included. The log, the streams and a watcher agree, and every stored
 // command folds to the state it produced (CheckFold).
 func TestAutoRollPlaysAMatch(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")

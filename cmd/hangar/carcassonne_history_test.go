@@ -19,6 +19,7 @@ import (
 // their history and the leaderboard are Carcassonne's alone; the export
 // ends with the final scores.
 func TestCarcassonneHistory(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		ada, bob, cy := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob"), newClient(t, n.Addr(), "Cy")

@@ -86,6 +86,7 @@ func checkCarcFinal(t *testing.T, c *client, id string, watched ...[]*hangarv1.E
 }
 
 func TestCarcassonneRestartMidGame(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n1 := node(t, cfg)
 		m, seats := carcPeopleMatch(t, n1.Addr())
@@ -133,7 +134,10 @@ func TestCarcassonneRestartMidGame(t *testing.T) {
 // TestCarcassonneAcrossTwoNodes: two people on different nodes of one
 // Postgres play a match, change nodes half-way, and race a move through
 // both; a watcher on each node sees the whole log, which folds to the end.
-func TestCarcassonneAcrossTwoNodes(t *testing.T) { eachBus(t, testCarcassonneAcrossTwoNodes) }
+func TestCarcassonneAcrossTwoNodes(t *testing.T) {
+	t.Parallel()
+	eachBus(t, testCarcassonneAcrossTwoNodes)
+}
 
 func testCarcassonneAcrossTwoNodes(t *testing.T, cfg Config) {
 	a := node(t, cfg)

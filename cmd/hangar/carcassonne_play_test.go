@@ -351,6 +351,7 @@ func carcClients(t *testing.T, addr, prefix string, n int) []*client {
 // every response and watched event checks against the log (as in the leak
 // test).
 func TestCarcassonnePeoplePlayToTheEnd(t *testing.T) {
+	longTest(t)
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		cs := carcClients(t, n.Addr(), "P", 6)
@@ -399,6 +400,7 @@ func TestCarcassonnePeoplePlayToTheEnd(t *testing.T) {
 // TestCarcassonneBadMovesGetTheirStatusAndWriteNothing: each bad command in
 // a match of two people gets its code and leaves the version where it was.
 func TestCarcassonneBadMovesGetTheirStatusAndWriteNothing(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		cs := carcClients(t, n.Addr(), "P", 2)

@@ -12,6 +12,7 @@ import (
 // the server; every command is checked against a fold of its stored events
 // (CheckFold).
 func TestCarcassonneBotsPlayToTheEnd(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		ada := newClient(t, n.Addr(), "Ada")

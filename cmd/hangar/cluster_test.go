@@ -51,7 +51,10 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	return ds[min(len(ds)-1, int(float64(len(ds))*p))]
 }
 
-func TestCrossNodeDelivery(t *testing.T) { eachBus(t, testCrossNodeDelivery) }
+func TestCrossNodeDelivery(t *testing.T) {
+	t.Parallel()
+	eachBus(t, testCrossNodeDelivery)
+}
 
 func testCrossNodeDelivery(t *testing.T, cfg Config) {
 	a := node(t, cfg)
@@ -108,6 +111,7 @@ func (lossyFeed) Listen(ctx context.Context, _ func(store.Change), _ func()) err
 }
 
 func TestDeliveryDoesNotDependOnNotifications(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	a := node(t, Config{DatabaseURL: url, CrossNode: true})
 	pg, err := postgres.Open(context.Background(), url)
@@ -199,6 +203,7 @@ func countedNode(t *testing.T) (url string, pg *postgres.Store, feed *countingFe
 // the second's watchers see every event of a match the first played both
 // before and after it came.
 func TestLoneNodeTellsNoOne(t *testing.T) {
+	t.Parallel()
 	url, _, feed, a := countedNode(t)
 	ada := newClient(t, a.Addr(), "Ada")
 	alone := duelBot(t, ada)
@@ -248,6 +253,7 @@ func (f heldFeed) Publish(ctx context.Context, cs []store.Change) error {
 // says so, and the second reads what it missed: its watcher gets every
 // event, though it never polls.
 func TestJoiningNodeReadsWhatItMissed(t *testing.T) {
+	t.Parallel()
 	url, pg, feed, a := countedNode(t)
 	held := heldFeed{Feed: pg, release: make(chan struct{})}
 	b := node(t, Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Feed: held, PollEvery: time.Hour}})
@@ -285,7 +291,10 @@ func TestJoiningNodeReadsWhatItMissed(t *testing.T) {
 	checkLog(t, ada.events(t, id), evs)
 }
 
-func TestTwoNodesNeverFork(t *testing.T) { eachBus(t, testTwoNodesNeverFork) }
+func TestTwoNodesNeverFork(t *testing.T) {
+	t.Parallel()
+	eachBus(t, testTwoNodesNeverFork)
+}
 
 func testTwoNodesNeverFork(t *testing.T, cfg Config) {
 	a := node(t, cfg)

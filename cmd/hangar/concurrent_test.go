@@ -12,6 +12,7 @@ import (
 // on SQLite every append funnels through its single writer, and no client
 // may see a "database is locked" (or any other) error for it.
 func TestManyConcurrentMatches(t *testing.T) {
+	longTest(t)
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		const matches = 16

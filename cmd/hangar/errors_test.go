@@ -47,12 +47,14 @@ func startedMatchOver(t *testing.T, addr string, newClient newClientFunc) (m *ha
 }
 
 func TestBadCommandsGetTheirStatusAndWriteNothing(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) { badCommands(t, cfg, "grpc", newClient) })
 }
 
 // TestBadCommandsOverHTTP: the same refusals, codes, reasons and messages
 // over REST/JSON and over the Connect protocol.
 func TestBadCommandsOverHTTP(t *testing.T) {
+	t.Parallel()
 	for _, tr := range []string{"rest", "connect"} {
 		t.Run(tr, func(t *testing.T) {
 			badCommands(t, Config{DataDir: t.TempDir()}, tr, func(t testing.TB, addr, name string) *client {
@@ -254,6 +256,7 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 func (rawCodec) Name() string { return "proto" }
 
 func TestRetriedCommandIsAppliedOnce(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		m, ada, _ := startedMatch(t, n.Addr())

@@ -36,6 +36,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 // event times are the fake clock's. Each player's history and statistics
 // hold the game's counters of the seat.
 func TestCorrespondenceClocks(t *testing.T) {
+	t.Parallel()
 	for _, g := range []hangarv1.Game{hangarv1.Game_GAME_AEROPLANE, hangarv1.Game_GAME_CARCASSONNE} {
 		t.Run(g.String(), func(t *testing.T) {
 			eachBackend(t, func(t *testing.T, cfg Config) {

@@ -291,6 +291,7 @@ func throwawayCluster(t *testing.T) *pgtest.Cluster {
 }
 
 func TestFaultsManyNodesNoLostMoves(t *testing.T) {
+	longTest(t)
 	if os.Getenv(pgtest.EnvURL) == "" && testing.Short() {
 		t.Skip("short")
 	}

@@ -352,6 +352,7 @@ func newChaos(t *testing.T, addr string, seed uint64) *chaos {
 }
 
 func TestRandomRequests(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		// The chaos registers players from one address far faster than a
 		// person would (TestRateLimits tests that limit).

@@ -180,6 +180,7 @@ func checkCounters(t *testing.T, g hangarv1.Game, id string, log []*hangarv1.Eve
 // the event logs, ratings and their history, the leaderboard, exports that
 // replay to the final state, and paging that holds while a match ends.
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		addr := n.Addr()

@@ -76,6 +76,7 @@ func TestEveryRPCHasARESTRoute(t *testing.T) {
 // over Connect, each seat woken by its own watch stream over the same
 // protocol, then reads the match back through every read call.
 func TestPlayOverHTTP(t *testing.T) {
+	t.Parallel()
 	for _, tr := range []string{"rest", "connect"} {
 		t.Run(tr, func(t *testing.T) {
 			n := node(t, Config{DataDir: t.TempDir()})

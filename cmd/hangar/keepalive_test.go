@@ -18,6 +18,7 @@ import (
 // waits out five pings (55 s, in parallel with the other tests), then the
 // watch must still deliver the next event.
 func TestMobileKeepalive(t *testing.T) {
+	longTest(t)
 	if testing.Short() {
 		t.Skip("waits 55 s for keepalive pings")
 	}

@@ -286,13 +286,13 @@ func legalOnlyOnTurn(seat int32, s game.State, n int) error {
 	return nil
 }
 
-// TestCarcassonneLeaksNoTile plays at least 200 seeded matches (20 under
-// -short and under the race detector, whose run repeats what the plain run
-// proves with all 200), half on each store, concurrently on one node per
-// store.
+// TestCarcassonneLeaksNoTile plays 200 seeded matches with the long tests
+// (HANGAR_TEST_LONG=1), else 20 (and 20 under -short and under the race
+// detector, whose run repeats what the plain run proves with all 200), half
+// on each store, concurrently on one node per store.
 func TestCarcassonneLeaksNoTile(t *testing.T) {
 	perStore := 100
-	if testing.Short() || raceDetector {
+	if !long() || testing.Short() || raceDetector {
 		perStore = 10
 	}
 	var total leakTally
@@ -306,7 +306,7 @@ func TestCarcassonneLeaksNoTile(t *testing.T) {
 		pool := carcClients(t, n.Addr(), "L", 12)
 		// On a 2-CPU machine the 200 games take about 2.5 minutes (the node
 		// plays about one Carcassonne game a second whatever the
-		// concurrency); -short plays 20 in about 15 s.
+		// concurrency); 20 take about 15 s.
 		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 		defer cancel()
 		sem := make(chan struct{}, 50)

@@ -272,6 +272,7 @@ func checkLog(t *testing.T, log []*hangarv1.Event, watched ...[]*hangarv1.Event)
 }
 
 func TestTwoPlayersPlayToTheEnd(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
@@ -357,6 +358,7 @@ func playAllErr(id string, seats map[*client]int32) ([][]*hangarv1.Event, error)
 }
 
 func TestFourPlayersWithBots(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
@@ -385,6 +387,7 @@ func TestFourPlayersWithBots(t *testing.T) {
 }
 
 func TestBotsOnlyMatchEnds(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		ada := newClient(t, n.Addr(), "Ada")

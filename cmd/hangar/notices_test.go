@@ -139,6 +139,7 @@ func invitingMatches(t *testing.T, from, to *client, n int) []string {
 // resumed from a cursor gets exactly the rest; ListNotices pages the same
 // notices; a cursor beyond the log is OUT_OF_RANGE. Over REST too.
 func TestWatchPlayerPagesResumesAndLists(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		off := service.NoLimits()
 		cfg.Service.Limits = &off
@@ -315,6 +316,7 @@ func checkTurnNotices(t *testing.T, who string, ns []*hangarv1.Notice, seat int3
 // three bots, Ada plays only when a notice tells her it is her turn, so a
 // missing notice would stall the match.
 func TestTurnNoticesFollowTheTurns(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		t.Run("human", func(t *testing.T) {
@@ -401,7 +403,10 @@ func TestTurnNoticesFollowTheTurns(t *testing.T) {
 // watches her notices on node b; Bob creates, invites and plays on node a;
 // every notice reaches Ada's watch on b, through the bus, and through the
 // poll alone on a third node whose feed loses every notification.
-func TestWatchPlayerAcrossNodes(t *testing.T) { eachBus(t, testWatchPlayerAcrossNodes) }
+func TestWatchPlayerAcrossNodes(t *testing.T) {
+	t.Parallel()
+	eachBus(t, testWatchPlayerAcrossNodes)
+}
 
 func testWatchPlayerAcrossNodes(t *testing.T, cfg Config) {
 	url := cfg.DatabaseURL
@@ -483,6 +488,7 @@ func testWatchPlayerAcrossNodes(t *testing.T, cfg Config) {
 // the invited player, declining withdraws the invitation; each is an event
 // of the match and each refusal has its code.
 func TestInvitationNoticesAndCodes(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		ada, bob, cyd, dan, eve := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob"), newClient(t, n.Addr(), "Cyd"),
@@ -651,6 +657,7 @@ func TestWatchPlayerLimits(t *testing.T) {
 // hears that its ticket was matched (naming the ticket and the match),
 // that the match started, and the first seat that its turn has come.
 func TestTicketMatchedNotice(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, quickMatcher(cfg))
 		tickets := map[*client]string{}

@@ -202,6 +202,7 @@ func whoami(c *client, token string) (*hangarv1.Player, error) {
 // the new JWKS, the key fetch interval having passed on the fake clock) and
 // tokens of the retired key are refused.
 func TestOIDCSignIn(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		clock := &fakeClock{t: time.Now().UTC()}
 		cfg.Service.Now = clock.Now

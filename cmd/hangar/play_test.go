@@ -269,6 +269,7 @@ func TestPlayAeroplaneAgainstABot(t *testing.T) {
 // the end: the client never prompts for a roll (the server rolls), only for
 // moves, each offered with the die the server rolled.
 func TestPlayAutoRollAgainstABot(t *testing.T) {
+	t.Parallel()
 	n := node(t, Config{DataDir: t.TempDir()})
 	out, id, token, rolls, moves := playToEnd(t, n.Addr(), "-create", "-seats", "2", "-bots", "1", "-auto-roll")
 	checkFinished(t, n.Addr(), id, token)
@@ -285,6 +286,7 @@ func TestPlayAutoRollAgainstABot(t *testing.T) {
 // TestPlayCarcassonneAgainstABot plays a whole Carcassonne match in the
 // terminal client, choosing among the numbered legal moves.
 func TestPlayCarcassonneAgainstABot(t *testing.T) {
+	t.Parallel()
 	n := node(t, Config{DataDir: t.TempDir()})
 	out, id, token, rolls, moves := playToEnd(t, n.Addr(), "-create", "-game", "carcassonne", "-bots", "1")
 	checkFinished(t, n.Addr(), id, token)
@@ -306,6 +308,7 @@ func TestPlayCarcassonneAgainstABot(t *testing.T) {
 // out, each answering their own prompts, and all three end with the
 // ranking. Eve watches the finished match once more and gets it again.
 func TestPlayTwoPeople(t *testing.T) {
+	t.Parallel()
 	n := node(t, Config{DataDir: t.TempDir()})
 	ada := startPlay(t, n.Addr(), "Ada", "-create", "-seats", "2")
 	_, m := ada.sc.await(createdRE)
@@ -409,6 +412,7 @@ func readFile(t *testing.T, path string) string {
 // TestPlayInTmux runs `hangar play` in a real terminal: a detached tmux
 // session, keys sent to it, the pane captured with its colours.
 func TestPlayInTmux(t *testing.T) {
+	longTest(t)
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -471,6 +475,7 @@ func TestPlayInTmux(t *testing.T) {
 // TestPlayOverTLS plays a match with the terminal client against a node
 // serving TLS, trusting the test's CA.
 func TestPlayOverTLS(t *testing.T) {
+	t.Parallel()
 	pki := newTestPKI(t)
 	n := node(t, Config{DataDir: t.TempDir(), TLSCert: pki.certFile, TLSKey: pki.keyFile})
 	_, id, token, _, _ := playToEnd(t, n.Addr(), "-tls-ca", pki.caFile, "-create", "-bots", "1")

@@ -28,6 +28,7 @@ import (
 // separate WatchMatch does; every command's result came after its events,
 // and its events are the log's; GetMatch agrees at the end.
 func TestPlayStreamPlaysAMatch(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		m, ada, bob := startedMatch(t, n.Addr())
@@ -449,6 +450,7 @@ func TestPlayStreamRateLimitsEachCommand(t *testing.T) {
 // TestPlayStreamOverConnect: Play reaches the service through the Connect
 // and gRPC-Web protocols over HTTP/2 (here TLS), as over native gRPC.
 func TestPlayStreamOverConnect(t *testing.T) {
+	t.Parallel()
 	pki := newTestPKI(t)
 	n := node(t, Config{DataDir: t.TempDir(), TLSCert: pki.certFile, TLSKey: pki.keyFile})
 	m, ada, _ := startedMatchOver(t, n.Addr(), func(t testing.TB, addr, name string) *client {

@@ -205,6 +205,7 @@ func collect(ctx context.Context, conn grpc.ClientConnInterface, r rpc, req prot
 // detail or stream message may name either match or carry its version, and
 // each error must be exactly the one an unknown match id gets.
 func TestStrangerLearnsNothingOfPrivateMatches(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		f := newPrivateFixture(t, cfg)
 		conn := dial(t, f.n.Addr())
@@ -348,6 +349,7 @@ func TestStrangerCommandsWithAVersion(t *testing.T) {
 // match (WatchMatch, the REST watch, Play) and declines: each stream ends
 // NOT_FOUND with nothing from the decline on.
 func TestDeclinedViewerLosesOpenStreams(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		f := newPrivateFixture(t, cfg)
 		ctx, cancel := context.WithTimeout(f.dan.ctx(), time.Minute)

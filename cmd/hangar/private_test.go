@@ -100,6 +100,7 @@ func inHistory(t *testing.T, c *client, player string, st hangarv1.MatchStatus, 
 // players; invitations made later are idempotent and bad ones write
 // nothing; a restarted node keeps it all.
 func TestPrivateMatches(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		ada, bob, cy, eve := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob"),
@@ -317,7 +318,10 @@ func TestPrivateMatches(t *testing.T) {
 // TestPrivateMatchAcrossNodes: an invitation appended on one node lets the
 // invited player read the match at once on another node, whose cache of
 // the match predates it.
-func TestPrivateMatchAcrossNodes(t *testing.T) { eachBus(t, testPrivateMatchAcrossNodes) }
+func TestPrivateMatchAcrossNodes(t *testing.T) {
+	t.Parallel()
+	eachBus(t, testPrivateMatchAcrossNodes)
+}
 
 func testPrivateMatchAcrossNodes(t *testing.T, cfg Config) {
 	a := node(t, cfg)

@@ -35,6 +35,7 @@ func step(t *testing.T, players map[int32]*client, id string, limit int, r *rand
 }
 
 func TestRestartMidGameLosesNothing(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n1 := node(t, cfg)
 		m, ada, bob := startedMatch(t, n1.Addr())
@@ -74,6 +75,7 @@ func TestRestartMidGameLosesNothing(t *testing.T) {
 }
 
 func TestBotsResumeAfterRestart(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n1 := node(t, cfg)
 		ada := newClient(t, n1.Addr(), "Ada")
@@ -115,6 +117,7 @@ func TestBotsResumeAfterRestart(t *testing.T) {
 }
 
 func TestWatchResumesFromASequenceNumber(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		n := node(t, cfg)
 		m, ada, bob := startedMatch(t, n.Addr())

@@ -167,6 +167,7 @@ var noToken = map[string]bool{"CreatePlayer": true, "GetBoard": true, "SignInExt
 // a match that player does not sit in; nothing is written, and nothing
 // answers INTERNAL or UNKNOWN.
 func TestEveryRPCRefusesBadCredentials(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		clock := &fakeClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 		is := newIssuer(t)

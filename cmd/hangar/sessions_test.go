@@ -188,7 +188,10 @@ func (c *client) signIn(t *testing.T) *client {
 // TestRevocationReachesEveryNode: two nodes on one Postgres; node b has
 // Ada's token cached and a watch of hers open. Signing out on node a ends
 // both on b at once: well before b's re-check would notice.
-func TestRevocationReachesEveryNode(t *testing.T) { eachBus(t, testRevocationReachesEveryNode) }
+func TestRevocationReachesEveryNode(t *testing.T) {
+	t.Parallel()
+	eachBus(t, testRevocationReachesEveryNode)
+}
 
 func testRevocationReachesEveryNode(t *testing.T, cfg Config) {
 	cfg.Service.Sessions = service.SessionOptions{Recheck: time.Hour}

@@ -124,6 +124,7 @@ func dialTLS(t *testing.T, addr string, cfg *tls.Config) *client {
 // gets nowhere. With a client CA, a connection without a certificate of
 // that CA is refused.
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	pki := newTestPKI(t)
 	n := node(t, Config{DataDir: t.TempDir(), TLSCert: pki.certFile, TLSKey: pki.keyFile})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -180,6 +180,7 @@ func startPoints(v int64) []int64 {
 }
 
 func TestLateWatchersOfLongMatches(t *testing.T) {
+	t.Parallel()
 	for _, b := range watchBackends {
 		t.Run(b.name, func(t *testing.T) {
 			cfg := b.config(t)
@@ -290,6 +291,7 @@ func TestLateWatchersOfLongMatches(t *testing.T) {
 // TestLateWatcherOfBotMatch is the report's case: a finished bots-only
 // four-player match, watched from the start and from a page boundary.
 func TestLateWatcherOfBotMatch(t *testing.T) {
+	t.Parallel()
 	for _, b := range watchBackends {
 		t.Run(b.name, func(t *testing.T) {
 			n := node(t, b.config(t))

@@ -147,6 +147,7 @@ func apiPlanes(m *hangarv1.Match) []string {
 // whenever the page offers one. With "server rolls" ticked (auto_roll) the
 // page never offers Roll: each turn comes with its die.
 func TestWebPlayAeroplane(t *testing.T) {
+	longTest(t)
 	for _, autoRoll := range []bool{false, true} {
 		t.Run(fmt.Sprintf("auto_roll=%v", autoRoll), func(t *testing.T) { webPlayAeroplane(t, autoRoll) })
 	}
@@ -245,6 +246,7 @@ func webPlayAeroplane(t *testing.T, autoRoll bool) {
 // slider is moved to, the board shows the planes GetMatch at_version
 // returns, and the state's notation.
 func TestWebReplay(t *testing.T) {
+	longTest(t)
 	ctx := browser(t, 3*time.Minute)
 	n := node(t, Config{DataDir: t.TempDir()})
 	c := newClient(t, n.Addr(), "Viewer")
@@ -342,6 +344,7 @@ func apiTiles(m *hangarv1.Match) []string {
 // some, then replays it: the tiles and followers drawn at several versions
 // are those of GetMatch at_version.
 func TestWebCarcassonne(t *testing.T) {
+	longTest(t)
 	ctx := browser(t, 5*time.Minute)
 	n := node(t, Config{DataDir: t.TempDir()})
 	token, id := signUpAndCreate(ctx, t, "http://"+n.Addr()+"/", "GAME_CARCASSONNE")
@@ -419,6 +422,7 @@ func TestWebCarcassonne(t *testing.T) {
 // creates a 3-seat match, lets another player join it over the API and
 // starts it from the page with a seat still empty.
 func TestWebLobby(t *testing.T) {
+	longTest(t)
 	ctx := browser(t, 2*time.Minute)
 	n := node(t, Config{DataDir: t.TempDir()})
 	bob := newClient(t, n.Addr(), "Bob")

@@ -253,6 +253,7 @@ func TestWebhookDeliversEveryNotice(t *testing.T) {
 // the process with SIGKILL, restarts it on the same store and plays to the
 // end: the receiver gets every notice, exactly as stored.
 func TestWebhookSurvivesKill9(t *testing.T) {
+	longTest(t)
 	bin := buildBinary(t)
 	eachBackend(t, func(t *testing.T, cfg Config) {
 		rcv := newReceiver(t, func(key string, n int) (int, time.Duration) {
