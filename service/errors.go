@@ -16,21 +16,22 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/fault"
+	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/store"
 )
 
 // Errors of the service's own, each mapped to one gRPC code by toStatus.
 var (
-	errInvalid         = game.ErrInvalid
-	errRule            = game.ErrIllegal
-	errUnauthenticated = errors.New("missing or invalid bearer token")
-	errPermission      = errors.New("permission denied")
-	errNotFound        = errors.New("not found")
-	errOutOfRange      = errors.New("out of range")
-	errUnavailable     = errors.New("server is shutting down; reconnect")
-	// errIssuerUnavailable: the identity provider cannot be reached to
-	// verify its token (oidc.go).
-	errIssuerUnavailable = errors.New("the identity provider cannot be reached; retry later")
+	errInvalid           = fault.ErrInvalid
+	errRule              = fault.ErrRule
+	errUnauthenticated   = fault.ErrUnauthenticated
+	errPermission        = fault.ErrPermission
+	errNotFound          = fault.ErrNotFound
+	errOutOfRange        = fault.ErrOutOfRange
+	errUnavailable       = fault.ErrUnavailable
+	errIssuerUnavailable = fault.ErrIssuerUnavailable
+	errExhausted         = fault.ErrExhausted
 )
 
 // Reasons the service refuses a command, each a stable ErrorInfo reason.
@@ -129,12 +130,12 @@ var reasons = []struct {
 	{errPermission, "PERMISSION_DENIED"},
 	{errInvalid, "INVALID_ARGUMENT"},
 	{errRule, "FAILED_PRECONDITION"},
-	{errRateLimited, "RATE_LIMITED"},
-	{errOpenQuota, "OPEN_MATCH_QUOTA"},
-	{errBotQuota, "BOT_MATCH_QUOTA"},
-	{errTooManyWatches, "TOO_MANY_WATCHES"},
-	{errSlowWatcher, "SLOW_WATCHER"},
-	{errRequestTooLarge, "REQUEST_TOO_LARGE"},
+	{limit.ErrRateLimited, "RATE_LIMITED"},
+	{limit.ErrOpenQuota, "OPEN_MATCH_QUOTA"},
+	{limit.ErrBotQuota, "BOT_MATCH_QUOTA"},
+	{limit.ErrTooManyWatches, "TOO_MANY_WATCHES"},
+	{limit.ErrSlowWatcher, "SLOW_WATCHER"},
+	{limit.ErrRequestTooLarge, "REQUEST_TOO_LARGE"},
 	{errExhausted, "RESOURCE_EXHAUSTED"},
 	{errUnavailable, "UNAVAILABLE"},
 	{store.ErrUnavailable, "UNAVAILABLE"},
@@ -203,16 +204,16 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 	if vc := (*versionConflict)(nil); errors.As(err, &vc) && vc.current > 0 {
 		info.Metadata = map[string]string{"current_version": strconv.FormatInt(vc.current, 10)}
 	}
-	if q := (*quotaError)(nil); errors.As(err, &q) {
-		info.Metadata = map[string]string{"limit": strconv.Itoa(q.limit)}
+	if q := (*limit.QuotaError)(nil); errors.As(err, &q) {
+		info.Metadata = map[string]string{"limit": strconv.Itoa(q.Limit)}
 	}
 	if to := (*ticketOpen)(nil); errors.As(err, &to) {
 		info.Metadata = map[string]string{"ticket_id": to.id}
 	}
 	details := []protoadapt.MessageV1{info}
-	if rl := (*rateLimited)(nil); errors.As(err, &rl) {
+	if rl := (*limit.RateLimited)(nil); errors.As(err, &rl) {
 		// A client waits this long before it retries (google.rpc.RetryInfo).
-		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(rl.delay)})
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(rl.Delay)})
 	}
 	if d, derr := st.WithDetails(details...); derr == nil {
 		st = d

@@ -12,6 +12,7 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -243,7 +244,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 		return outcome{}, vc
 	}
 	if errors.Is(err, store.ErrQuota) {
-		return outcome{}, quotaReached(st.quota)
+		return outcome{}, limit.QuotaReached(st.quota)
 	}
 	if err != nil {
 		return outcome{}, err

@@ -77,7 +77,7 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 	if !req.GetObserveOnly() {
 		seated++
 	}
-	quota := s.matchQuota(me.ID, seated < n, seated == n && req.GetObserveOnly())
+	quota := s.limits.MatchQuota(me.ID, seated < n, seated == n && req.GetObserveOnly())
 	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: fingerprint(req)}
 	out, err := s.commit(ctx, s.newMatch(id), cmd, func(*match) (step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
@@ -275,7 +275,7 @@ func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchReques
 		if !m.hasHuman() {
 			// A lobby of bots alone, started, is a bot-only match in
 			// play: it counts against the creator's quota (limits.go).
-			st.quota = s.matchQuota(me.ID, false, true)
+			st.quota = s.limits.MatchQuota(me.ID, false, true)
 		}
 		return st, nil
 	}

@@ -288,7 +288,7 @@ func (s *Service) WatchTicket(req *hangarv1.WatchTicketRequest, stream hangarv1.
 		return toStatus(ctx, s.log, err)
 	}
 	me, _ := caller(ctx)
-	release, err := s.acquireWatch(me.ID)
+	release, err := s.limits.AcquireWatch(me.ID)
 	if err != nil {
 		return toStatus(ctx, s.log, err)
 	}

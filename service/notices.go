@@ -231,7 +231,7 @@ func (s *Service) WatchPlayer(req *hangarv1.WatchPlayerRequest, stream hangarv1.
 	if after < 0 {
 		return toStatus(ctx, s.log, fmt.Errorf("%w: after_seq must not be negative", errInvalid))
 	}
-	release, err := s.acquireWatch(me.ID)
+	release, err := s.limits.AcquireWatch(me.ID)
 	if err != nil {
 		return toStatus(ctx, s.log, err)
 	}
@@ -251,8 +251,8 @@ func (s *Service) WatchPlayer(req *hangarv1.WatchPlayerRequest, stream hangarv1.
 	if err := stream.SendHeader(metadata.MD{}); err != nil {
 		return err
 	}
-	q := s.newWatchQueue(stream)
-	defer func() { _ = q.close(ctx, false) }()
+	q := s.limits.NewWatchQueue(stream)
+	defer func() { _ = q.Close(ctx, false) }()
 	for {
 		ns, err := s.store.Notices(ctx, me.ID, after, noticeWatchPage)
 		if err != nil {
@@ -263,7 +263,7 @@ func (s *Service) WatchPlayer(req *hangarv1.WatchPlayerRequest, stream hangarv1.
 			if err != nil {
 				return toStatus(ctx, s.log, err)
 			}
-			if err := q.push(ctx, s.closing, &hangarv1.WatchPlayerResponse{Notice: n}); err != nil {
+			if err := q.Push(ctx, s.closing, &hangarv1.WatchPlayerResponse{Notice: n}); err != nil {
 				return toStatus(ctx, s.log, err)
 			}
 			after = sn.Seq

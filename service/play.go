@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -106,7 +107,7 @@ type playOut struct {
 	s  *Service
 	w  *watch
 	rd *playReader
-	q  *watchQueue
+	q  *limit.WatchQueue
 	// me is the stream's player.
 	me string
 	// sent is the seq of the last event queued (alone or in a result).
@@ -162,7 +163,7 @@ func (o *playOut) flush(ctx context.Context, all bool) error {
 		default:
 			return nil // nothing held, nothing waiting
 		}
-		if err := o.q.push(ctx, o.s.closing, playEvents(o.events[:n], o.legalAfter(o.events[n-1]))); err != nil {
+		if err := o.q.Push(ctx, o.s.closing, playEvents(o.events[:n], o.legalAfter(o.events[n-1]))); err != nil {
 			return err
 		}
 		o.sent = o.events[n-1].resp.GetEvent().GetSeq()
@@ -182,7 +183,7 @@ func (o *playOut) result(ctx context.Context) error {
 	if n > 0 && len(r.pr.GetRoll().GetLegalMoves()) == 0 {
 		legal = o.legalAfter(o.events[n-1])
 	}
-	if err := o.q.push(ctx, o.s.closing, playResultWire(r.pr, o.events[:n], legal)); err != nil {
+	if err := o.q.Push(ctx, o.s.closing, playResultWire(r.pr, o.events[:n], legal)); err != nil {
 		return err
 	}
 	if n > 0 {
@@ -247,11 +248,11 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 	if err := stream.SendHeader(metadata.MD{}); err != nil {
 		return err
 	}
-	q := s.newWatchQueue(stream)
+	q := s.limits.NewWatchQueue(stream)
 	flushed := false
 	defer func() {
 		if !flushed {
-			_ = q.close(ctx, false)
+			_ = q.Close(ctx, false)
 		}
 	}()
 
@@ -305,7 +306,7 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 				return toStatus(ctx, s.log, err)
 			}
 			flushed = true
-			return toStatus(ctx, s.log, q.close(ctx, true))
+			return toStatus(ctx, s.log, q.Close(ctx, true))
 		}
 		if more && out.reading() {
 			continue
@@ -592,7 +593,7 @@ func (s *Service) playCall(ctx context.Context, id string, matchID *string, meth
 	default:
 		return fmt.Errorf("%w: a Play stream's commands are for its match (%.64s)", errInvalid, id)
 	}
-	if err := s.limitAddr(ctx, method); err != nil {
+	if err := s.limits.Addr(ctx, method); err != nil {
 		return err
 	}
 	return s.limitPlayer(ctx)

@@ -49,7 +49,7 @@ func (s *Service) CreatePlayer(ctx context.Context, req *hangarv1.CreatePlayerRe
 	if reqID != "" {
 		// A retried create must land on the same player, and only the
 		// caller's: derive its id from the request id and the address.
-		h := sha256.Sum256([]byte("player\x00" + s.clientAddr(ctx) + "\x00" + reqID))
+		h := sha256.Sum256([]byte("player\x00" + s.limits.ClientAddr(ctx) + "\x00" + reqID))
 		p.ID = "p_" + strings.ToLower(b32.EncodeToString(h[:16]))
 	}
 	tok, t := s.issue(now)

@@ -17,6 +17,7 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -77,7 +78,7 @@ type Service struct {
 
 	sessions SessionOptions
 	// limits holds the rate limits, quotas and watch caps (limits.go).
-	limits *limiter
+	limits *limit.Limiter
 
 	// mm tunes the matchmaker (matchmaking.go); mmWake starts a pass;
 	// tickets wakes the ticket watchers.
@@ -197,7 +198,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	if o.Limits != nil {
 		lim = *o.Limits
 	}
-	s.limits = newLimiter(lim)
+	s.limits = limit.New(lim, s.now)
 	if o.Webhook.URL != "" {
 		s.webhook = newWebhooks(o.Webhook, st, s.now, log, o.Observe)
 	}

@@ -100,7 +100,7 @@ func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *wat
 		return nil, fmt.Errorf("%w: after_seq must not be negative", errInvalid)
 	}
 	me, _ := caller(ctx)
-	release, err := s.acquireWatch(me.ID)
+	release, err := s.limits.AcquireWatch(me.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -280,11 +280,11 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 	if err := stream.SendHeader(metadata.MD{}); err != nil {
 		return err
 	}
-	q := s.newWatchQueue(stream)
+	q := s.limits.NewWatchQueue(stream)
 	flushed := false
 	defer func() {
 		if !flushed {
-			_ = q.close(ctx, false)
+			_ = q.Close(ctx, false)
 		}
 	}()
 	for {
@@ -293,13 +293,13 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 			return toStatus(ctx, s.log, err)
 		}
 		for _, resp := range resps {
-			if err := q.push(ctx, s.closing, &wireMsg{resp.wire}); err != nil {
+			if err := q.Push(ctx, s.closing, &wireMsg{resp.wire}); err != nil {
 				return toStatus(ctx, s.log, err)
 			}
 		}
 		if w.over {
 			flushed = true
-			return toStatus(ctx, s.log, q.close(ctx, true))
+			return toStatus(ctx, s.log, q.Close(ctx, true))
 		}
 		if more {
 			continue

@@ -1,4 +1,4 @@
-package service
+package limit
 
 import (
 	"net"
@@ -25,7 +25,7 @@ import (
 // that one client cannot hold the node's descriptors and per-connection
 // buffers. Proxies' connections are not counted.
 
-// guard tracks refusals and bans by address key (clientAddr's), and the
+// guard tracks refusals and bans by address key (ClientAddr's), and the
 // direct connections of each address.
 type guard struct {
 	after int           // refusals in one second that ban (0: never)
@@ -122,13 +122,13 @@ func (g *guard) clean(now time.Time) {
 // are closed when it is banned. Connections from trusted proxies and
 // the in-process connection are left alone (the client behind them is
 // banned from calling instead).
-func (s *Service) Guard(l net.Listener) net.Listener {
-	return &guardedListener{Listener: l, s: s}
+func (l *Limiter) Guard(ln net.Listener) net.Listener {
+	return &guardedListener{Listener: ln, l: l}
 }
 
 type guardedListener struct {
 	net.Listener
-	s *Service
+	l *Limiter
 }
 
 func (l *guardedListener) Accept() (net.Conn, error) {
@@ -137,12 +137,12 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		g := l.s.limits.guard
-		key, ok := l.s.connKey(c.RemoteAddr())
+		g := l.l.guard
+		key, ok := l.l.ConnKey(c.RemoteAddr())
 		if !ok || (g.after <= 0 && g.maxConns <= 0) {
 			return c, nil
 		}
-		if g.bannedFor(key, l.s.now()) > 0 {
+		if g.bannedFor(key, l.l.now()) > 0 {
 			c.Close()
 			continue
 		}
@@ -156,10 +156,12 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 	}
 }
 
-// connKey is the address key of a direct connection from a, or false for
-// a trusted proxy's, the in-process one's, or an address it cannot read.
-func (s *Service) connKey(a net.Addr) (string, bool) {
-	if a == nil || (s.limits.InProcess != nil && s.limits.InProcess(a)) {
+// ConnKey is the address key of a direct connection from a (its IP; an
+// IPv6 address by its /64), or false for a trusted proxy's, the in-process
+// one's, or an address it cannot read: the key the node's per-address
+// bounds count by.
+func (l *Limiter) ConnKey(a net.Addr) (string, bool) {
+	if a == nil || (l.InProcess != nil && l.InProcess(a)) {
 		return "", false
 	}
 	ap, err := netip.ParseAddrPort(a.String())
@@ -167,7 +169,7 @@ func (s *Service) connKey(a net.Addr) (string, bool) {
 		return "", false
 	}
 	ip := ap.Addr()
-	if s.trusted(ip) {
+	if l.trusted(ip) {
 		return "", false
 	}
 	return addrKey(ip), true
@@ -220,10 +222,4 @@ func (c *guardedConn) Close() error {
 
 // ConnsRefused is how many connections the guard closed as they were
 // accepted because their address held Limits.AddrConns already.
-func (s *Service) ConnsRefused() int64 { return s.limits.guard.connsRefused.Load() }
-
-// ConnKey is the address key of a direct connection from a (its IP; an
-// IPv6 address by its /64), or false for a trusted proxy's, the in-process
-// one's, or an address it cannot read: the key the node's per-address
-// bounds count by.
-func (s *Service) ConnKey(a net.Addr) (string, bool) { return s.connKey(a) }
+func (l *Limiter) ConnsRefused() int64 { return l.guard.connsRefused.Load() }
