@@ -10,6 +10,7 @@ import (
 	"time"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/sqlite"
 )
@@ -87,7 +88,7 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 				b.Fatal(err)
 			}
 		}
-		ctxs[i] = context.WithValue(ctx, playerKey{}, p)
+		ctxs[i] = auth.WithCaller(ctx, p)
 	}
 	pick := rand.New(rand.NewPCG(3, 4))
 

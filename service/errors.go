@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/fault"
 	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/store"
@@ -45,15 +46,8 @@ var (
 	errNotSeated    = fmt.Errorf("%w: you do not play in this match", errPermission)
 	errNotCreator   = fmt.Errorf("%w: only the creator may do that", errPermission)
 
-	errTokenExpired    = fmt.Errorf("%w: the token has expired; sign in again (refresh a token before it expires)", errUnauthenticated)
-	errTokenRevoked    = fmt.Errorf("%w: the token was revoked; sign in again", errUnauthenticated)
-	errAPIKeyRevoked   = fmt.Errorf("%w: the API key was revoked", errUnauthenticated)
-	errAPIKeyNotPlayer = fmt.Errorf("%w: an API key cannot act as a player: get the player's token with SignInExternalPlayer", errPermission)
-	errAPIKeyRequired  = fmt.Errorf("%w: this call needs an API key, not a player token", errPermission)
-
-	errHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", errPermission)
-	errMatchPublic         = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
-	errMatchEnded          = fmt.Errorf("%w: the match has ended", errRule)
+	errMatchPublic = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
+	errMatchEnded  = fmt.Errorf("%w: the match has ended", errRule)
 	// errMatchArchived: the match's events were archived (archive.go); its
 	// result stays in the history.
 	errMatchArchived = fmt.Errorf("%w: the match was archived", errNotFound)
@@ -104,12 +98,12 @@ var reasons = []struct {
 	{errTooFew, "NOT_ENOUGH_PLAYERS"},
 	{errNotSeated, "NOT_SEATED"},
 	{errNotCreator, "NOT_CREATOR"},
-	{errTokenExpired, "TOKEN_EXPIRED"},
-	{errTokenRevoked, "TOKEN_REVOKED"},
-	{errAPIKeyRevoked, "API_KEY_REVOKED"},
-	{errAPIKeyNotPlayer, "API_KEY_NOT_A_PLAYER"},
-	{errAPIKeyRequired, "API_KEY_REQUIRED"},
-	{errHangarTokenRequired, "HANGAR_TOKEN_REQUIRED"},
+	{auth.ErrTokenExpired, "TOKEN_EXPIRED"},
+	{auth.ErrTokenRevoked, "TOKEN_REVOKED"},
+	{auth.ErrAPIKeyRevoked, "API_KEY_REVOKED"},
+	{auth.ErrAPIKeyNotPlayer, "API_KEY_NOT_A_PLAYER"},
+	{auth.ErrAPIKeyRequired, "API_KEY_REQUIRED"},
+	{auth.ErrHangarTokenRequired, "HANGAR_TOKEN_REQUIRED"},
 	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
 	{errMatchPublic, "MATCH_PUBLIC"},
 	{errMatchEnded, "MATCH_ENDED"},

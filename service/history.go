@@ -19,6 +19,7 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -51,7 +52,7 @@ func (s *Service) historyGame(g hangarv1.Game, required bool) (string, error) {
 // playerOrCaller is id, or the caller's id when id is empty.
 func playerOrCaller(ctx context.Context, id string) (string, error) {
 	if id == "" {
-		me, _ := caller(ctx)
+		me, _ := auth.Caller(ctx)
 		return me.ID, nil
 	}
 	return id, checkID("player_id", id)
@@ -62,7 +63,7 @@ func playerOrCaller(ctx context.Context, id string) (string, error) {
 // the caller, who sees only the private matches it may. (Viewer "" lists
 // everything: a caller without an id is refused rather than given that.)
 func viewer(ctx context.Context, player string) (string, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	switch me.ID {
 	case "":
 		return "", errUnauthenticated
@@ -87,7 +88,7 @@ func encodeToken(kind byte, pos uint64, id string) string {
 
 func decodeToken(t string, kind byte) (uint64, string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(t)
-	if err != nil || len(b) < 10 || len(b) > 9+64 || b[0] != kind || !printable(string(b[9:])) {
+	if err != nil || len(b) < 10 || len(b) > 9+64 || b[0] != kind || !auth.Printable(string(b[9:])) {
 		return 0, "", fmt.Errorf("%w: bad page_token", errInvalid)
 	}
 	return binary.BigEndian.Uint64(b[1:9]), string(b[9:]), nil
@@ -518,7 +519,7 @@ func (s *Service) ListLeaderboard(ctx context.Context, req *hangarv1.ListLeaderb
 }
 
 func (s *Service) leaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	gname, err := s.historyGame(req.GetGame(), true)
 	if err != nil {
 		return nil, err

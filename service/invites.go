@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -72,15 +74,15 @@ func (m *match) codeIDs() []string {
 
 // CreateInviteCode implements hangarv1.MatchServiceServer.
 func (s *Service) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInviteCodeRequest) (*hangarv1.CreateInviteCodeResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	// No request id: a retry makes another code (see the proto).
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), "", req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	code, _ := newSecret(codePrefix)
+	code, _ := ident.Secret(codePrefix)
 	h := sha256.Sum256([]byte(code))
-	id := newID("ic_")
+	id := ident.New("ic_")
 	c.decide = func(m *match) (step, error) {
 		switch {
 		case !m.canSee(me.ID):
@@ -106,7 +108,7 @@ func (s *Service) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInvi
 
 // RevokeInviteCode implements hangarv1.MatchServiceServer.
 func (s *Service) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInviteCodeRequest) (*hangarv1.RevokeInviteCodeResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -138,7 +140,7 @@ func (s *Service) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInvi
 
 // AcceptInvitation implements hangarv1.MatchServiceServer.
 func (s *Service) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInvitationRequest) (*hangarv1.AcceptInvitationResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -164,7 +166,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInvi
 
 // DeclineInvitation implements hangarv1.MatchServiceServer.
 func (s *Service) DeclineInvitation(ctx context.Context, req *hangarv1.DeclineInvitationRequest) (*hangarv1.DeclineInvitationResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)

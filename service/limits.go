@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/limit"
 )
 
@@ -45,7 +46,7 @@ func (s *Service) ConnKey(a net.Addr) (string, bool) { return s.limits.ConnKey(a
 
 // limitPlayer takes a token of the caller's bucket.
 func (s *Service) limitPlayer(ctx context.Context) error {
-	me, ok := caller(ctx)
+	me, ok := auth.Caller(ctx)
 	if !ok {
 		return nil
 	}

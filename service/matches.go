@@ -7,18 +7,19 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/store"
 )
 
 // CreateMatch implements hangarv1.MatchServiceServer.
 func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequest) (*hangarv1.CreateMatchResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	g, ok := s.games[req.GetGame()]
 	if !ok {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: game %v is not one Hangar hosts", errInvalid, req.GetGame()))
@@ -59,11 +60,11 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	id := newID("m_")
+	id := ident.New("m_")
 	if req.GetRequestId() != "" {
 		// A retried create must land on the same match: derive its id.
 		h := sha256.Sum256([]byte(me.ID + "\x00" + req.GetRequestId()))
-		id = "m_" + strings.ToLower(b32.EncodeToString(h[:16]))
+		id = ident.Derived("m_", h[:16])
 	}
 	reqID := req.GetRequestId()
 	if reqID == "" {
@@ -125,7 +126,7 @@ func occupied(m *match) []int32 {
 
 // matchCommand validates what every match command carries.
 func matchCommand(ctx context.Context, matchID string, expected int64, reqID string, req proto.Message) (command, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	if err := checkID("match_id", matchID); err != nil {
 		return command{}, err
 	}
@@ -136,14 +137,14 @@ func matchCommand(ctx context.Context, matchID string, expected int64, reqID str
 		return command{}, err
 	}
 	if reqID == "" {
-		reqID = newID("r_")
+		reqID = ident.New("r_")
 	}
 	return command{matchID: matchID, expected: expected, author: me.ID, reqID: reqID, req: req}, nil
 }
 
 // JoinMatch implements hangarv1.MatchServiceServer.
 func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest) (*hangarv1.JoinMatchResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -211,7 +212,7 @@ func joinEvents(m *match, p store.Player, seatNo *int32) ([]*hangarv1.Event, err
 
 // LeaveMatch implements hangarv1.MatchServiceServer.
 func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchRequest) (*hangarv1.LeaveMatchResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -255,7 +256,7 @@ func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReques
 
 // StartMatch implements hangarv1.MatchServiceServer.
 func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchRequest) (*hangarv1.StartMatchResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -311,7 +312,7 @@ func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (
 			return nil, toStatus(ctx, s.log, err)
 		}
 	}
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	return &hangarv1.GetMatchResponse{Match: m.view(me.ID)}, nil
 }
 
@@ -336,7 +337,7 @@ func (s *Service) current(ctx context.Context, id string) (*match, error) {
 
 // ListMatches implements hangarv1.MatchServiceServer.
 func (s *Service) ListMatches(ctx context.Context, req *hangarv1.ListMatchesRequest) (*hangarv1.ListMatchesResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	size, err := pageSize(req.GetPageSize(), 20, 100)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)

@@ -18,6 +18,8 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -124,7 +126,7 @@ func (e *ticketOpen) Unwrap() error { return errTicketOpen }
 
 // Enqueue implements hangarv1.MatchmakingServiceServer.
 func (s *Service) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) (*hangarv1.EnqueueResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	if me.ID == "" {
 		return nil, toStatus(ctx, s.log, errUnauthenticated)
 	}
@@ -164,7 +166,7 @@ func (s *Service) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) (*h
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	id := newID(ticketPrefix)
+	id := ident.New(ticketPrefix)
 	reqID := req.GetRequestId()
 	if reqID == "" {
 		reqID = id
@@ -212,7 +214,7 @@ func poolKey(game string, options []byte, seats int, rated, autoRoll bool) strin
 		h.Write([]byte("auto_roll\x00"))
 	}
 	h.Write(options)
-	return strings.ToLower(b32.EncodeToString(h.Sum(nil)[:15]))
+	return ident.Derived("", h.Sum(nil)[:15])
 }
 
 // myTicket reads ticket id of the caller.
@@ -220,7 +222,7 @@ func (s *Service) myTicket(ctx context.Context, id string) (store.Ticket, error)
 	if err := checkID("ticket_id", id); err != nil {
 		return store.Ticket{}, err
 	}
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	if me.ID == "" {
 		return store.Ticket{}, errUnauthenticated
 	}
@@ -287,7 +289,7 @@ func (s *Service) WatchTicket(req *hangarv1.WatchTicketRequest, stream hangarv1.
 	if err := checkID("ticket_id", req.GetTicketId()); err != nil {
 		return toStatus(ctx, s.log, err)
 	}
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	release, err := s.limits.AcquireWatch(me.ID)
 	if err != nil {
 		return toStatus(ctx, s.log, err)
@@ -531,7 +533,7 @@ func (s *Service) form(now time.Time, waiting []store.Ticket) (store.Formation, 
 func groupMatchID(tickets []string) string {
 	ids := slices.Sorted(slices.Values(tickets))
 	h := sha256.Sum256([]byte("matchmaking\x00" + strings.Join(ids, "\x00")))
-	return "m_" + strings.ToLower(b32.EncodeToString(h[:16]))
+	return ident.Derived("m_", h[:16])
 }
 
 func seatKey(match, ticket string) string {

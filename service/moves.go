@@ -8,6 +8,7 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -38,7 +39,7 @@ func playerSeat(m *match, player string) (int32, error) {
 
 // Roll implements hangarv1.MoveServiceServer.
 func (s *Service) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv1.RollResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	c, err := moveCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -69,7 +70,7 @@ func (s *Service) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv
 
 // Move implements hangarv1.MoveServiceServer.
 func (s *Service) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangarv1.MoveResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	c, err := moveCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -106,7 +107,7 @@ func lastSeq(o outcome) int64 {
 
 // ListLegalMoves implements hangarv1.MoveServiceServer.
 func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMovesRequest) (*hangarv1.ListLegalMovesResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	if err := checkID("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}

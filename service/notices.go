@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -223,7 +224,7 @@ const noticeWatchPage = 500
 // and never drops one.
 func (s *Service) WatchPlayer(req *hangarv1.WatchPlayerRequest, stream hangarv1.NoticeService_WatchPlayerServer) error {
 	ctx := stream.Context()
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	if me.ID == "" {
 		return toStatus(ctx, s.log, errUnauthenticated)
 	}
@@ -283,7 +284,7 @@ func (s *Service) WatchPlayer(req *hangarv1.WatchPlayerRequest, stream hangarv1.
 
 // ListNotices implements hangarv1.NoticeServiceServer.
 func (s *Service) ListNotices(ctx context.Context, req *hangarv1.ListNoticesRequest) (*hangarv1.ListNoticesResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	if me.ID == "" {
 		return nil, toStatus(ctx, s.log, errUnauthenticated)
 	}

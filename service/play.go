@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/store"
 )
@@ -263,7 +264,7 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 	rd := &playReader{}
 	go s.playCommands(ctx, stream, w.id, rd, results, recvErr, stop)
 
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	out := &playOut{s: s, w: w, rd: rd, q: q, me: me.ID, sent: w.after}
 	answered := 0
 	got := func(r playResult) {
@@ -433,7 +434,7 @@ func appendWatchResponses(b []byte, num protowire.Number, rs []*watchResponse) [
 // is not a command; the error that ends it goes to recvErr.
 func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_PlayServer, id string, rd *playReader,
 	results chan<- playResult, recvErr chan<- error, stop <-chan struct{}) {
-	valid := s.stillValid(ctx)
+	valid := s.auth.StillValid(ctx)
 	for {
 		req, err := stream.Recv()
 		if err != nil {
@@ -462,31 +463,6 @@ func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_
 		case <-stop:
 			return
 		}
-	}
-}
-
-// stillValid returns a check of the caller's token, to run again before
-// each command of a stream as a unary call's authentication would (from
-// the session cache): a Hangar token's session may have expired or been
-// revoked, an identity provider's token may have expired. The token is
-// read from ctx once, not on every check.
-func (s *Service) stillValid(ctx context.Context) func() error {
-	if exp := callerExpiry(ctx); !exp.IsZero() {
-		return func() error {
-			if !s.now().Before(exp) {
-				return errTokenExpired
-			}
-			return nil // an identity provider's: no Hangar session
-		}
-	}
-	h := callerToken(ctx)
-	return func() error {
-		if h != nil {
-			if _, err := s.auth.session(ctx, h); errors.Is(err, errUnauthenticated) {
-				return err
-			}
-		}
-		return nil
 	}
 }
 

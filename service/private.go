@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -59,7 +60,7 @@ func hidden(id string) error { return fmt.Errorf("%w: match %q", errNotFound, id
 // may lack an invitation another node has just appended: before refusing,
 // a match not ended is caught up from the store.
 func (s *Service) visible(ctx context.Context, m *match) error {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	_, err := s.visibleTo(ctx, m, me.ID, nil)
 	return err
 }
@@ -105,7 +106,7 @@ func (s *Service) catchUpUnless(ctx context.Context, id string, ok func(*match) 
 
 // InviteToMatch implements hangarv1.MatchServiceServer.
 func (s *Service) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatchRequest) (*hangarv1.InviteToMatchResponse, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)

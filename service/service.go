@@ -17,6 +17,8 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/store"
 )
@@ -35,7 +37,7 @@ type Service struct {
 	access *slog.Logger
 	// observe, when set, is told of commits and clocks (metrics).
 	observe Observer
-	auth    *authenticator
+	auth    *auth.Authenticator
 	hub     *hub
 	// players holds the WatchPlayer streams (notices.go).
 	players *playerHub
@@ -76,7 +78,6 @@ type Service struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 
-	sessions SessionOptions
 	// limits holds the rate limits, quotas and watch caps (limits.go).
 	limits *limit.Limiter
 
@@ -168,7 +169,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		pollEvery:      o.PollEvery,
 		feed:           o.Feed,
 		singleNode:     o.SingleNode,
-		node:           newID("n_"),
+		node:           ident.New("n_"),
 		pending:        make(map[string]int64),
 		pendingPlayers: make(map[string]bool),
 		pubWake:        make(chan struct{}, 1),
@@ -189,11 +190,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.sessions = o.Sessions.withDefaults()
-	s.auth = newAuthenticator(st, s.now, s.sessions.Recheck)
-	if o.OIDC.Issuer != "" {
-		s.auth.oidc = newOIDCAuth(o.OIDC, st, s.now, log)
-	}
+	s.auth = auth.New(st, log, s.now, o.Sessions, o.OIDC)
 	lim := DefaultLimits()
 	if o.Limits != nil {
 		lim = *o.Limits
@@ -213,8 +210,8 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 	codec := newRequestCodec()
 	return []grpc.ServerOption{
 		grpc.ForceServerCodecV2(codec),
-		grpc.ChainUnaryInterceptor(s.unaryAccess, codec.unary, s.unaryRecover, s.unaryAddrLimit, s.unaryAuth, s.unaryPlayerLimit),
-		grpc.ChainStreamInterceptor(s.streamAccess, codec.stream, s.streamRecover, s.streamAddrLimit, s.streamAuth, s.streamPlayerLimit),
+		grpc.ChainUnaryInterceptor(s.unaryAccess, codec.unary, s.unaryRecover, s.unaryAddrLimit, s.auth.UnaryInterceptor(s.status), s.unaryPlayerLimit),
+		grpc.ChainStreamInterceptor(s.streamAccess, codec.stream, s.streamRecover, s.streamAddrLimit, s.auth.StreamInterceptor(s.status), s.streamPlayerLimit),
 	}
 }
 
@@ -235,15 +232,13 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 // it first discovers the provider: a provider that names another issuer is
 // an error (see oidc.go).
 func (s *Service) Start(ctx context.Context) error {
-	if s.auth.oidc != nil {
-		if err := s.auth.oidc.start(ctx); err != nil {
-			return fmt.Errorf("oidc: %w", err)
-		}
+	if err := s.auth.Discover(ctx); err != nil {
+		return err
 	}
 	s.bots.Add(2)
 	go s.runClocks()
 	go s.runMatcher()
-	s.startSessions()
+	s.auth.Run(s.ctx, &s.bots)
 	if s.webhook != nil {
 		s.webhook.start(s.ctx, &s.bots)
 	}
@@ -286,3 +281,6 @@ func (s *Service) streamRecover(srv any, ss grpc.ServerStream, info *grpc.Stream
 	}()
 	return h(srv, ss)
 }
+
+// status is toStatus with the service's log.
+func (s *Service) status(ctx context.Context, err error) error { return toStatus(ctx, s.log, err) }

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -99,7 +100,7 @@ func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *wat
 	if after < 0 {
 		return nil, fmt.Errorf("%w: after_seq must not be negative", errInvalid)
 	}
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	release, err := s.limits.AcquireWatch(me.ID)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/game/carcassonne"
+	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/vtcodec"
 	"github.com/hangarhq/hangar/store"
 )
@@ -84,7 +85,7 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 	}{{hangarv1.Game_GAME_AEROPLANE, 2}, {hangarv1.Game_GAME_AEROPLANE, 4}, {hangarv1.Game_GAME_CARCASSONNE, 3}} {
 		players := make([]context.Context, tc.seats)
 		for i := range players {
-			players[i] = context.WithValue(ctx, playerKey{}, store.Player{ID: fmt.Sprintf("p%d-%d", k, i)})
+			players[i] = auth.WithCaller(ctx, store.Player{ID: fmt.Sprintf("p%d-%d", k, i)})
 		}
 		create := &hangarv1.CreateMatchRequest{Game: tc.game, SeatCount: tc.seats, RequestId: "create"}
 		check("CreateMatchRequest", create)

@@ -1,9 +1,11 @@
-package service
+package auth
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/hangarhq/hangar/internal/fault"
 )
 
 func TestCheckDisplayName(t *testing.T) {
@@ -34,11 +36,11 @@ func TestCheckDisplayName(t *testing.T) {
 		{string([]byte{0xff}), false},
 		{strings.Repeat("a", 65), false},
 	} {
-		err := checkDisplayName(tc.name)
+		err := CheckDisplayName(tc.name)
 		if (err == nil) != tc.ok {
 			t.Errorf("%q: %v, want ok %v", tc.name, err, tc.ok)
 		}
-		if err != nil && !errors.Is(err, errInvalid) {
+		if err != nil && !errors.Is(err, fault.ErrInvalid) {
 			t.Errorf("%q: %v is not invalid argument", tc.name, err)
 		}
 	}

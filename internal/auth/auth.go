@@ -1,12 +1,10 @@
-package service
+package auth
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base32"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -15,72 +13,30 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/fault"
+	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/store"
 )
 
-// tokenPrefix marks Hangar bearer tokens, so that a leaked one is easy to
-// recognise in logs and secret scanners; apiKeyPrefix marks API keys.
+// TokenPrefix marks Hangar bearer tokens, so that a leaked one is easy to
+// recognise in logs and secret scanners; APIKeyPrefix marks API keys.
 const (
-	tokenPrefix  = "hgr_"
-	apiKeyPrefix = "hk_"
+	TokenPrefix  = "hgr_"
+	APIKeyPrefix = "hk_"
 )
 
-var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
+// Errors of authentication, each with its own reason.
+var (
+	ErrTokenExpired    = fmt.Errorf("%w: the token has expired; sign in again (refresh a token before it expires)", fault.ErrUnauthenticated)
+	ErrTokenRevoked    = fmt.Errorf("%w: the token was revoked; sign in again", fault.ErrUnauthenticated)
+	ErrAPIKeyRevoked   = fmt.Errorf("%w: the API key was revoked", fault.ErrUnauthenticated)
+	ErrAPIKeyNotPlayer = fmt.Errorf("%w: an API key cannot act as a player: get the player's token with SignInExternalPlayer", fault.ErrPermission)
+	ErrAPIKeyRequired  = fmt.Errorf("%w: this call needs an API key, not a player token", fault.ErrPermission)
 
-// newID returns a random identifier with the given prefix.
-func newID(prefix string) string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return prefix + strings.ToLower(b32.EncodeToString(b[:]))
-}
-
-// newSecret returns a fresh secret with the given prefix and the hash the
-// store keeps.
-func newSecret(prefix string) (string, []byte) {
-	var b [32]byte
-	_, _ = rand.Read(b[:])
-	tok := prefix + strings.ToLower(b32.EncodeToString(b[:]))
-	return tok, hashToken(tok)
-}
-
-func hashToken(tok string) []byte {
-	h := sha256.Sum256([]byte(tok))
-	return h[:]
-}
-
-type (
-	playerKey struct{}
-	tokenKey  struct{}
-	apiKeyKey struct{}
-	expiryKey struct{}
+	ErrHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", fault.ErrPermission)
 )
 
-// caller returns the authenticated player of a request.
-func caller(ctx context.Context) (store.Player, bool) {
-	p, ok := ctx.Value(playerKey{}).(store.Player)
-	return p, ok
-}
-
-// callerToken returns the hash of the token a request was made with.
-func callerToken(ctx context.Context) []byte {
-	h, _ := ctx.Value(tokenKey{}).([]byte)
-	return h
-}
-
-// callerExpiry returns when the identity provider's token a request was
-// made with expires (zero for a Hangar token, whose session is re-read).
-func callerExpiry(ctx context.Context) time.Time {
-	t, _ := ctx.Value(expiryKey{}).(time.Time)
-	return t
-}
-
-// callerKey returns the API key a request was made with.
-func callerKey(ctx context.Context) (store.APIKey, bool) {
-	k, ok := ctx.Value(apiKeyKey{}).(store.APIKey)
-	return k, ok
-}
-
-// authenticator resolves bearer tokens to sessions and API keys to keys.
+// Authenticator resolves bearer tokens to sessions and API keys to keys.
 //
 // Sessions are cached by token hash, each entry for at most recheck (by
 // the service clock): a revocation made on this node drops the entries and
@@ -93,10 +49,12 @@ func callerKey(ctx context.Context) (store.APIKey, bool) {
 // revoked key (revoked by the admin command, from another process) stops
 // at once. Tokens of an identity provider (oidc, when configured) are
 // verified by oidcAuth, which caches them until they expire.
-type authenticator struct {
-	st      store.Store
-	now     func() time.Time
-	recheck time.Duration
+type Authenticator struct {
+	st       store.Store
+	log      *slog.Logger
+	now      func() time.Time
+	recheck  time.Duration
+	sessions SessionOptions
 	// open lists the full method names callable without credentials;
 	// keyOnly those callable only (and the only ones callable) with an API
 	// key.
@@ -120,8 +78,8 @@ type cachedSession struct {
 	checked time.Time
 }
 
-func newAuthenticator(st store.Store, now func() time.Time, recheck time.Duration) *authenticator {
-	return &authenticator{st: st, now: now, recheck: recheck,
+func newAuthenticator(st store.Store, now func() time.Time, recheck time.Duration) *Authenticator {
+	return &Authenticator{st: st, now: now, recheck: recheck,
 		open: map[string]bool{
 			hangarv1.PlayerService_CreatePlayer_FullMethodName: true,
 			hangarv1.MatchService_GetBoard_FullMethodName:      true,
@@ -138,44 +96,47 @@ func newAuthenticator(st store.Store, now func() time.Time, recheck time.Duratio
 	}
 }
 
-func (a *authenticator) authenticate(ctx context.Context, method string) (context.Context, error) {
+// Authenticate resolves the credentials of a call of method: it returns
+// ctx with the caller (see Caller, CallerKey), or an error wrapping
+// fault.ErrUnauthenticated or fault.ErrPermission, or the store's.
+func (a *Authenticator) Authenticate(ctx context.Context, method string) (context.Context, error) {
 	if a.open[method] || !strings.HasPrefix(method, "/hangar.") {
 		return ctx, nil
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
 	vals := md.Get("authorization")
 	if len(vals) != 1 {
-		return ctx, errUnauthenticated
+		return ctx, fault.ErrUnauthenticated
 	}
 	scheme, tok, ok := strings.Cut(vals[0], " ")
 	if !ok || !strings.EqualFold(scheme, "bearer") {
-		return ctx, errUnauthenticated
+		return ctx, fault.ErrUnauthenticated
 	}
 	switch {
-	case strings.HasPrefix(tok, apiKeyPrefix):
-		k, err := a.st.APIKeyByHash(ctx, hashToken(tok))
+	case strings.HasPrefix(tok, APIKeyPrefix):
+		k, err := a.st.APIKeyByHash(ctx, ident.Hash(tok))
 		if err == nil {
 			noteKey(ctx, k.ID) // the hash matched: the caller holds this key
 		}
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return ctx, errUnauthenticated
+			return ctx, fault.ErrUnauthenticated
 		case err != nil:
 			return ctx, fmt.Errorf("authenticate: %w", err)
 		case !k.Revoked.IsZero():
-			return ctx, errAPIKeyRevoked
+			return ctx, ErrAPIKeyRevoked
 		case !a.keyOnly[method]:
-			return ctx, errAPIKeyNotPlayer
+			return ctx, ErrAPIKeyNotPlayer
 		}
 		return context.WithValue(ctx, apiKeyKey{}, k), nil
 	case a.oidc != nil && looksLikeJWT(tok):
 		return a.authenticateJWT(ctx, method, tok)
-	case !strings.HasPrefix(tok, tokenPrefix):
-		return ctx, errUnauthenticated
+	case !strings.HasPrefix(tok, TokenPrefix):
+		return ctx, fault.ErrUnauthenticated
 	case a.keyOnly[method]:
-		return ctx, errAPIKeyRequired
+		return ctx, ErrAPIKeyRequired
 	}
-	h := hashToken(tok)
+	h := ident.Hash(tok)
 	ss, err := a.session(ctx, h)
 	if err != nil {
 		return ctx, err
@@ -187,11 +148,11 @@ func (a *authenticator) authenticate(ctx context.Context, method string) (contex
 
 // authenticateJWT authenticates a call made with a token of the identity
 // provider.
-func (a *authenticator) authenticateJWT(ctx context.Context, method, tok string) (context.Context, error) {
+func (a *Authenticator) authenticateJWT(ctx context.Context, method, tok string) (context.Context, error) {
 	if a.keyOnly[method] {
-		return ctx, errAPIKeyRequired
+		return ctx, ErrAPIKeyRequired
 	}
-	h := hashToken(tok)
+	h := ident.Hash(tok)
 	p, exp, err := a.oidc.player(ctx, tok, h)
 	if err != nil {
 		return ctx, err
@@ -199,7 +160,7 @@ func (a *authenticator) authenticateJWT(ctx context.Context, method, tok string)
 	noteCaller(ctx, p)
 	noteIssuer(ctx, a.oidc.opts.Issuer)
 	if a.sessionOnly[method] {
-		return ctx, errHangarTokenRequired
+		return ctx, ErrHangarTokenRequired
 	}
 	ctx = context.WithValue(ctx, tokenKey{}, h)
 	ctx = context.WithValue(ctx, expiryKey{}, exp)
@@ -208,7 +169,7 @@ func (a *authenticator) authenticateJWT(ctx context.Context, method, tok string)
 
 // session returns the valid session of a token hash, from the cache when
 // it was read from the store less than recheck ago.
-func (a *authenticator) session(ctx context.Context, h []byte) (store.Session, error) {
+func (a *Authenticator) session(ctx context.Context, h []byte) (store.Session, error) {
 	now := a.now()
 	a.mu.RLock()
 	c, ok := a.cache[string(h)]
@@ -219,7 +180,7 @@ func (a *authenticator) session(ctx context.Context, h []byte) (store.Session, e
 		var err error
 		ss, err = a.st.Session(ctx, h)
 		if errors.Is(err, store.ErrNotFound) {
-			return ss, errUnauthenticated
+			return ss, fault.ErrUnauthenticated
 		}
 		if err != nil {
 			return ss, fmt.Errorf("authenticate: %w", err)
@@ -234,7 +195,7 @@ func (a *authenticator) session(ctx context.Context, h []byte) (store.Session, e
 }
 
 // stale says whether a cached session must be read again at now.
-func (a *authenticator) stale(c cachedSession, now time.Time) bool {
+func (a *Authenticator) stale(c cachedSession, now time.Time) bool {
 	return now.Sub(c.checked) >= a.recheck || now.Before(c.checked)
 }
 
@@ -242,15 +203,15 @@ func (a *authenticator) stale(c cachedSession, now time.Time) bool {
 func refusal(ss store.Session, now time.Time) error {
 	switch {
 	case !ss.Revoked.IsZero():
-		return errTokenRevoked
+		return ErrTokenRevoked
 	case !now.Before(ss.Expires):
-		return errTokenExpired
+		return ErrTokenExpired
 	}
 	return nil
 }
 
 // forget drops a token's cached session (its expiry changed).
-func (a *authenticator) forget(h []byte) {
+func (a *Authenticator) forget(h []byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.gen++
@@ -259,7 +220,7 @@ func (a *authenticator) forget(h []byte) {
 
 // revoked applies a revocation: the cached sessions it names are dropped
 // and their open streams end with TOKEN_REVOKED.
-func (a *authenticator) revoked(r store.Revocation) {
+func (a *Authenticator) revoked(r store.Revocation) {
 	hit := func(hash, player string) bool {
 		if r.TokenHash != nil {
 			return hash == string(r.TokenHash)
@@ -277,14 +238,14 @@ func (a *authenticator) revoked(r store.Revocation) {
 	for st := range a.streams {
 		// A provider's token has no session to revoke.
 		if st.expires.IsZero() && hit(st.hash, st.player) {
-			st.cancel(errTokenRevoked)
+			st.cancel(ErrTokenRevoked)
 		}
 	}
 }
 
 // gap forgets every cached session: revocations may have been missed. The
 // streams are checked by the next sweep.
-func (a *authenticator) gap() {
+func (a *Authenticator) gap() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.gen++
@@ -295,7 +256,7 @@ func (a *authenticator) gap() {
 // stale cache entries, which bounds the cache to the sessions used within
 // recheck. The sessions of streams not read within recheck are read again,
 // all of them in one store call (store.Players.Sessions), and cached.
-func (a *authenticator) sweep(ctx context.Context) {
+func (a *Authenticator) sweep(ctx context.Context) {
 	now := a.now()
 	a.mu.Lock()
 	gen := a.gen
@@ -310,7 +271,7 @@ func (a *authenticator) sweep(ctx context.Context) {
 		case st.expires.IsZero():
 			byHash[st.hash] = append(byHash[st.hash], st)
 		case !now.Before(st.expires):
-			st.cancel(errTokenExpired)
+			st.cancel(ErrTokenExpired)
 		}
 	}
 	fresh := map[string]store.Session{}
@@ -347,7 +308,7 @@ func (a *authenticator) sweep(ctx context.Context) {
 	}
 	for h, sts := range byHash {
 		ss, ok := fresh[h]
-		err := errUnauthenticated // unknown: deleted
+		err := fault.ErrUnauthenticated // unknown: deleted
 		if ok {
 			err = refusal(ss, now)
 		}
@@ -359,16 +320,20 @@ func (a *authenticator) sweep(ctx context.Context) {
 	}
 }
 
-func (s *Service) unaryAuth(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-	ctx, err := s.auth.authenticate(ctx, info.FullMethod)
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
+// UnaryInterceptor authenticates unary calls; status maps its errors to
+// the status the client sees.
+func (a *Authenticator) UnaryInterceptor(status func(context.Context, error) error) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		ctx, err := a.Authenticate(ctx, info.FullMethod)
+		if err != nil {
+			return nil, status(ctx, err)
+		}
+		return h(ctx, req)
 	}
-	return h(ctx, req)
 }
 
 // authedStream is a stream with its caller in the context. A player's
-// stream is registered with the authenticator, which cancels its context
+// stream is registered with the Authenticator, which cancels its context
 // with the reason (the cause) when the session ends, or when expires (set
 // for an identity provider's token) has passed.
 type authedStream struct {
@@ -381,31 +346,35 @@ type authedStream struct {
 
 func (a *authedStream) Context() context.Context { return a.ctx }
 
-func (s *Service) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	ctx, err := s.auth.authenticate(ss.Context(), info.FullMethod)
-	if err != nil {
-		return toStatus(ctx, s.log, err)
+// StreamInterceptor authenticates streams and ends a player's stream when
+// its session ends; status maps its errors to the status the client sees.
+func (a *Authenticator) StreamInterceptor(status func(context.Context, error) error) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		ctx, err := a.Authenticate(ss.Context(), info.FullMethod)
+		if err != nil {
+			return status(ctx, err)
+		}
+		p, ok := Caller(ctx)
+		if !ok {
+			return h(srv, &authedStream{ServerStream: ss, ctx: ctx})
+		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		st := &authedStream{ServerStream: ss, ctx: ctx, hash: string(CallerToken(ctx)), player: p.ID,
+			expires: CallerExpiry(ctx), cancel: cancel}
+		a.mu.Lock()
+		a.streams[st] = struct{}{}
+		a.mu.Unlock()
+		defer func() {
+			a.mu.Lock()
+			delete(a.streams, st)
+			a.mu.Unlock()
+			cancel(nil)
+		}()
+		err = h(srv, st)
+		// A stream whose session ended says why, not just "canceled".
+		if cause := context.Cause(ctx); err != nil && errors.Is(cause, fault.ErrUnauthenticated) {
+			return status(ctx, cause)
+		}
+		return err
 	}
-	p, ok := caller(ctx)
-	if !ok {
-		return h(srv, &authedStream{ServerStream: ss, ctx: ctx})
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	st := &authedStream{ServerStream: ss, ctx: ctx, hash: string(callerToken(ctx)), player: p.ID,
-		expires: callerExpiry(ctx), cancel: cancel}
-	s.auth.mu.Lock()
-	s.auth.streams[st] = struct{}{}
-	s.auth.mu.Unlock()
-	defer func() {
-		s.auth.mu.Lock()
-		delete(s.auth.streams, st)
-		s.auth.mu.Unlock()
-		cancel(nil)
-	}()
-	err = h(srv, st)
-	// A stream whose session ended says why, not just "canceled".
-	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errUnauthenticated) {
-		return toStatus(ctx, s.log, cause)
-	}
-	return err
 }

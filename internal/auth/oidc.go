@@ -1,4 +1,4 @@
-package service
+package auth
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
+	"github.com/hangarhq/hangar/internal/fault"
+	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -230,9 +232,9 @@ func (g *keyFetchGate) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // player returns the player of a provider's token (hash is its hash) and
-// when the token expires. Errors: errTokenExpired, errUnauthenticated for
+// when the token expires. Errors: ErrTokenExpired, fault.ErrUnauthenticated for
 // any other fault of the token (the cause is logged, never returned),
-// errIssuerUnavailable, or the store's.
+// fault.ErrIssuerUnavailable, or the store's.
 func (a *oidcAuth) player(ctx context.Context, tok string, hash []byte) (store.Player, time.Time, error) {
 	now := a.now()
 	a.mu.Lock()
@@ -240,13 +242,13 @@ func (a *oidcAuth) player(ctx context.Context, tok string, hash []byte) (store.P
 	a.mu.Unlock()
 	if ok {
 		if !now.Before(c.expires) {
-			return store.Player{}, time.Time{}, errTokenExpired
+			return store.Player{}, time.Time{}, ErrTokenExpired
 		}
 		return c.player, c.expires, nil
 	}
 	refuse := func(why string, err error) (store.Player, time.Time, error) {
 		a.log.InfoContext(ctx, "identity provider token refused", "why", why, "err", err)
-		return store.Player{}, time.Time{}, errUnauthenticated
+		return store.Player{}, time.Time{}, fault.ErrUnauthenticated
 	}
 	// Tokens of other issuers and audiences are refused before any
 	// network call: an unknown key id makes go-oidc fetch the keys. (A
@@ -260,7 +262,7 @@ func (a *oidcAuth) player(ctx context.Context, tok string, hash []byte) (store.P
 		if !errors.Is(err, errDiscoveryWait) {
 			a.log.WarnContext(ctx, "identity provider discovery", "issuer", a.opts.Issuer, "err", err)
 		}
-		return store.Player{}, time.Time{}, errIssuerUnavailable
+		return store.Player{}, time.Time{}, fault.ErrIssuerUnavailable
 	}
 	idt, err := v.Verify(ctx, tok)
 	if err != nil {
@@ -273,7 +275,7 @@ func (a *oidcAuth) player(ctx context.Context, tok string, hash []byte) (store.P
 	// go-oidc's own check takes it.
 	expires := idt.Expiry.Add(leeway)
 	if idt.Expiry.IsZero() || !now.Before(expires) {
-		return store.Player{}, time.Time{}, errTokenExpired
+		return store.Player{}, time.Time{}, ErrTokenExpired
 	}
 	var claims map[string]any
 	if err := idt.Claims(&claims); err != nil {
@@ -285,11 +287,11 @@ func (a *oidcAuth) player(ctx context.Context, tok string, hash []byte) (store.P
 	if !idt.IssuedAt.IsZero() && now.Add(leeway).Before(idt.IssuedAt) {
 		return refuse("iat", errors.New("the token says it was issued in the future"))
 	}
-	if idt.Subject == "" || len(idt.Subject) > 255 || !printable(idt.Subject) {
+	if idt.Subject == "" || len(idt.Subject) > 255 || !Printable(idt.Subject) {
 		return refuse("sub", errors.New("the subject is empty, longer than 255 bytes or not printable"))
 	}
 	created := now.UTC().Truncate(time.Microsecond)
-	p := store.Player{ID: newID("p_"), DisplayName: a.displayName(claims), Created: created}
+	p := store.Player{ID: ident.New("p_"), DisplayName: a.displayName(claims), Created: created}
 	p, _, err = a.st.IdentityPlayer(ctx, a.opts.Issuer, idt.Subject, p)
 	if err != nil {
 		return p, time.Time{}, err
@@ -341,7 +343,7 @@ func (a *oidcAuth) precheck(tok string) error {
 // is a valid display name, else "Player".
 func (a *oidcAuth) displayName(claims map[string]any) string {
 	for _, c := range []string{a.opts.NameClaim, "preferred_username"} {
-		if n, ok := claims[c].(string); ok && checkDisplayName(n) == nil {
+		if n, ok := claims[c].(string); ok && CheckDisplayName(n) == nil {
 			return n
 		}
 	}

@@ -1,4 +1,4 @@
-package service
+package auth
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hangarhq/hangar/internal/fault"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -63,12 +64,12 @@ func TestSweepReadsSessionsInOneCall(t *testing.T) {
 		switch i % 8 {
 		case 1:
 			ss.Revoked = now.Add(-time.Second)
-			want[h] = errTokenRevoked
+			want[h] = ErrTokenRevoked
 		case 2:
 			ss.Expires = now
-			want[h] = errTokenExpired
+			want[h] = ErrTokenExpired
 		case 3:
-			want[h] = errUnauthenticated // deleted: not in the store
+			want[h] = fault.ErrUnauthenticated // deleted: not in the store
 			continue
 		default:
 			want[h] = nil
@@ -81,7 +82,7 @@ func TestSweepReadsSessionsInOneCall(t *testing.T) {
 	expired := st.sessions["h0008"]
 	expired.Expires = now.Add(-time.Millisecond)
 	a.cache["h0008"] = cachedSession{expired, now.Add(-time.Second)}
-	want["h0008"] = errTokenExpired
+	want["h0008"] = ErrTokenExpired
 	streams := map[*authedStream]string{}
 	for i := range n + 100 {
 		h := fmt.Sprintf("h%04d", i%n) // the first 100 sessions have two streams

@@ -1,0 +1,43 @@
+// Package ident makes the random identifiers and secrets Hangar hands out
+// (players, matches, tickets, tokens, API keys, invite codes) and the hash
+// under which a secret is stored.
+//
+// ident imports only the standard library.
+package ident
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"strings"
+)
+
+var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// New returns a random identifier with the given prefix.
+func New(prefix string) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return prefix + strings.ToLower(b32.EncodeToString(b[:]))
+}
+
+// Secret returns a fresh secret with the given prefix and the hash the
+// store keeps.
+func Secret(prefix string) (string, []byte) {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	tok := prefix + strings.ToLower(b32.EncodeToString(b[:]))
+	return tok, Hash(tok)
+}
+
+// Hash is the hash under which the store keeps secret tok.
+func Hash(tok string) []byte {
+	h := sha256.Sum256([]byte(tok))
+	return h[:]
+}
+
+// Derived is the identifier with the given prefix made from b (a hash of
+// what determines it), in the alphabet of New.
+func Derived(prefix string, b []byte) string {
+	return prefix + strings.ToLower(b32.EncodeToString(b))
+}
