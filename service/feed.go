@@ -233,7 +233,7 @@ func (s *Service) runListener() {
 	gap := func() {
 		s.hub.gap()
 		s.tickets.gap()
-		s.players.wakeAll()
+		s.players.WakeAll()
 	}
 	_ = s.feed.Listen(s.ctx, func(c store.Change) {
 		if c.Origin == s.node { // this node's own changes are in its hub already
@@ -246,7 +246,7 @@ func (s *Service) runListener() {
 			// What that node changed while it published nothing.
 			gap()
 		case c.Player != "":
-			s.players.wake(c.Player)
+			s.players.Wake(c.Player)
 		case s.feedTicket(c):
 		default:
 			s.hub.remote(c.Match, c.Version)
@@ -271,7 +271,7 @@ func (s *Service) runPoll(every time.Duration) {
 		case <-t.C:
 		}
 		// The players' watchers re-read their logs.
-		s.players.wakeAll()
+		s.players.WakeAll()
 		for id, v := range s.hub.watched() {
 			ctx, cancel := context.WithTimeout(s.ctx, every)
 			m, err := s.store.Match(ctx, id)

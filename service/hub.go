@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/wake"
 )
 
 // endedLen is how many finished matches the hub keeps, most recent first
@@ -25,7 +26,7 @@ const recentLen = 256
 type hub struct {
 	mu      sync.Mutex
 	matches map[string]*match
-	subs    wakers
+	subs    wake.Set
 	// known is the latest version this node knows of each watched match.
 	known map[string]int64
 	// recent holds consecutive latest events of watched matches.
@@ -39,13 +40,13 @@ type hub struct {
 }
 
 func newHub() *hub {
-	return &hub{matches: make(map[string]*match), subs: make(wakers),
+	return &hub{matches: make(map[string]*match), subs: make(wake.Set),
 		known: make(map[string]int64), recent: make(map[string][]*watchItem), fetch: make(map[string]*sync.Mutex),
 		ended: make(map[string]*match)}
 }
 
 // wake wakes the watchers of match id; the caller holds h.mu.
-func (h *hub) wake(id string) { h.subs.wake(id) }
+func (h *hub) wake(id string) { h.subs.Wake(id) }
 
 // remote records that match id reached version v elsewhere: a cached older
 // state is dropped and the match's watchers re-read the store.
@@ -293,11 +294,11 @@ func (h *hub) forget(id string) {
 func (h *hub) subscribe(id string) (<-chan struct{}, func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	ch := h.subs.add(id)
+	ch := h.subs.Add(id)
 	return ch, func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		if h.subs.remove(id, ch) {
+		if h.subs.Remove(id, ch) {
 			delete(h.known, id)
 			delete(h.recent, id)
 			delete(h.fetch, id)

@@ -20,6 +20,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/ident"
+	"github.com/hangarhq/hangar/internal/wake"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -703,13 +704,13 @@ func (s *Service) makeMatch(ctx context.Context, id string, ts []store.Ticket) e
 // ticketHub wakes the watchers of tickets on this node.
 type ticketHub struct {
 	mu   sync.Mutex
-	subs wakers
+	subs wake.Set
 	// known is the latest version this node knows of each watched ticket.
 	known map[string]int64
 }
 
 func newTicketHub() *ticketHub {
-	return &ticketHub{subs: make(wakers), known: make(map[string]int64)}
+	return &ticketHub{subs: make(wake.Set), known: make(map[string]int64)}
 }
 
 // subscribe returns a channel that receives a value after each change of
@@ -717,11 +718,11 @@ func newTicketHub() *ticketHub {
 func (h *ticketHub) subscribe(id string) (<-chan struct{}, func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	ch := h.subs.add(id)
+	ch := h.subs.Add(id)
 	return ch, func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		if h.subs.remove(id, ch) {
+		if h.subs.Remove(id, ch) {
 			delete(h.known, id)
 		}
 	}
@@ -736,7 +737,7 @@ func (h *ticketHub) changed(id string, v int64) {
 		return
 	}
 	h.known[id] = v
-	h.subs.wake(id)
+	h.subs.Wake(id)
 }
 
 // gap wakes every watcher: after a gap in the feed anything may have
@@ -744,7 +745,7 @@ func (h *ticketHub) changed(id string, v int64) {
 func (h *ticketHub) gap() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.subs.wakeAll()
+	h.subs.WakeAll()
 }
 
 // watched returns the ids of the tickets watched on this node.

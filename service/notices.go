@@ -3,81 +3,15 @@ package service
 import (
 	"context"
 	"fmt"
-	"reflect"
-	"strconv"
-	"sync"
 
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/notice"
 	"github.com/hangarhq/hangar/store"
 )
-
-// Notices: each player's log of what concerns it across its matches (its
-// turn has begun, a match it sits in started or ended, it was invited). A
-// command's notices are computed in commit from the match before and after
-// it and go to the store with its events (store.Append.Notices), in the
-// same transaction: a notice exists exactly when the events that caused it
-// do. WatchPlayer follows a player's log by seq, always re-reading the
-// store, so a lost wake-up only delays a notice; wake-ups come from this
-// node's commits, from other nodes through the feed (a Change naming the
-// player) and, with other nodes, from the watch poll. Bots get no notices.
-//
-// A notice's stored form is a hangar.v1.Notice with only its body set (the
-// player, seq, match and time are columns of their own); its kind is the
-// name of the body's field. One codec here writes and reads it.
-
-var noticeBody = (&hangarv1.Notice{}).ProtoReflect().Descriptor().Oneofs().ByName("body")
-
-// noticeKind is the stored kind of n: the name of its body's field. The
-// name is looked up once per Go type of body (noticeKinds), not through
-// the message's reflection every time: a command's notices are on the
-// write path.
-func noticeKind(n *hangarv1.Notice) string {
-	t := reflect.TypeOf(n.GetBody())
-	if k, ok := noticeKinds.Load(t); ok {
-		return k.(string)
-	}
-	f := n.ProtoReflect().WhichOneof(noticeBody)
-	if f == nil {
-		return "unknown"
-	}
-	k := string(f.Name())
-	noticeKinds.Store(t, k)
-	return k
-}
-
-var noticeKinds sync.Map // reflect.Type of a Notice's body -> its kind
-
-// noticeID is the id of a player's notice seq: "<player>:<seq>".
-func noticeID(player string, seq int64) string { return player + ":" + strconv.FormatInt(seq, 10) }
-
-// encodeNotice is n (PlayerId, MatchId and Body set) as the store keeps
-// it.
-func encodeNotice(n *hangarv1.Notice, deliver bool) (store.Notice, error) {
-	p, err := marshalWire(&hangarv1.Notice{Body: n.Body})
-	if err != nil {
-		return store.Notice{}, err
-	}
-	return store.Notice{Player: n.GetPlayerId(), Kind: noticeKind(n), Match: n.GetMatchId(), Payload: p, Deliver: deliver}, nil
-}
-
-// decodeNotice turns a stored notice into the API's Notice.
-func decodeNotice(sn store.Notice) (*hangarv1.Notice, error) {
-	n := &hangarv1.Notice{}
-	if err := proto.Unmarshal(sn.Payload, n); err != nil {
-		return nil, fmt.Errorf("notice %s: %w", noticeID(sn.Player, sn.Seq), err)
-	}
-	if got := noticeKind(n); got != sn.Kind {
-		return nil, fmt.Errorf("notice %s is %q, stored as %q", noticeID(sn.Player, sn.Seq), got, sn.Kind)
-	}
-	n.NoticeId, n.PlayerId, n.Seq, n.MatchId = noticeID(sn.Player, sn.Seq), sn.Player, sn.Seq, sn.Match
-	n.Time = timestamppb.New(sn.Time)
-	return n, nil
-}
 
 // turnOf is the seat to act in m, if any.
 func turnOf(m *match) (int32, bool) {
@@ -146,17 +80,7 @@ func noticesOf(m, next *match, evs []*hangarv1.Event, author string) []*hangarv1
 // storeNotices encodes a command's notices for its append, queued for the
 // webhook when one is configured.
 func (s *Service) storeNotices(ns []*hangarv1.Notice) ([]store.Notice, error) {
-	if len(ns) == 0 {
-		return nil, nil
-	}
-	out := make([]store.Notice, len(ns))
-	for i, n := range ns {
-		var err error
-		if out[i], err = encodeNotice(n, s.webhook != nil); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return notice.EncodeAll(ns, s.webhook != nil)
 }
 
 // noticed follows the commit of notices: it wakes their players' watchers
@@ -170,49 +94,12 @@ func (s *Service) noticed(ns []store.Notice) {
 		players[n.Player] = true
 	}
 	for p := range players {
-		s.players.wake(p)
+		s.players.Wake(p)
 	}
 	s.publishedPlayers(players)
 	if s.webhook != nil {
-		s.webhook.kick()
+		s.webhook.Kick()
 	}
-}
-
-// playerHub holds the WatchPlayer streams of a node by player.
-type playerHub struct {
-	mu   sync.Mutex
-	subs wakers
-}
-
-func newPlayerHub() *playerHub {
-	return &playerHub{subs: make(wakers)}
-}
-
-// subscribe returns a channel that receives a value after the player's
-// log may have grown, and a function to unsubscribe.
-func (h *playerHub) subscribe(p string) (<-chan struct{}, func()) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ch := h.subs.add(p)
-	return ch, func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		h.subs.remove(p, ch)
-	}
-}
-
-// wake wakes the watchers of player p.
-func (h *playerHub) wake(p string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.subs.wake(p)
-}
-
-// wakeAll wakes every watcher (a gap in the feed, the poll).
-func (h *playerHub) wakeAll() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.subs.wakeAll()
 }
 
 // noticeWatchPage is how many notices a watcher reads from the store at
@@ -239,7 +126,7 @@ func (s *Service) WatchPlayer(req *hangarv1.WatchPlayerRequest, stream hangarv1.
 	defer release()
 	// Subscribe before reading, so that no notice after the read goes
 	// unnoticed.
-	wake, unsubscribe := s.players.subscribe(me.ID)
+	wake, unsubscribe := s.players.Subscribe(me.ID)
 	defer unsubscribe()
 	latest, err := s.store.LatestNotice(ctx, me.ID)
 	if err != nil {
@@ -260,7 +147,7 @@ func (s *Service) WatchPlayer(req *hangarv1.WatchPlayerRequest, stream hangarv1.
 			return toStatus(ctx, s.log, err)
 		}
 		for _, sn := range ns {
-			n, err := decodeNotice(sn)
+			n, err := notice.Decode(sn)
 			if err != nil {
 				return toStatus(ctx, s.log, err)
 			}
@@ -306,7 +193,7 @@ func (s *Service) ListNotices(ctx context.Context, req *hangarv1.ListNoticesRequ
 	}
 	resp := &hangarv1.ListNoticesResponse{LatestSeq: latest}
 	for _, sn := range ns {
-		n, err := decodeNotice(sn)
+		n, err := notice.Decode(sn)
 		if err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}

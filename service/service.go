@@ -20,6 +20,7 @@ import (
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/limit"
+	"github.com/hangarhq/hangar/internal/notice"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -40,9 +41,9 @@ type Service struct {
 	auth    *auth.Authenticator
 	hub     *hub
 	// players holds the WatchPlayer streams (notices.go).
-	players *playerHub
+	players *notice.Hub
 	// webhook delivers notices to an app backend (nil: none; webhooks.go).
-	webhook *webhooks
+	webhook *notice.Webhooks
 	games   game.Registry
 	rand    game.Rand
 	now     func() time.Time
@@ -152,7 +153,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		store:   st,
 		log:     log,
 		hub:     newHub(),
-		players: newPlayerHub(),
+		players: notice.NewHub(),
 		games:   o.Games,
 		rand:    o.Rand,
 		now:     o.Now,
@@ -197,7 +198,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	}
 	s.limits = limit.New(lim, s.now)
 	if o.Webhook.URL != "" {
-		s.webhook = newWebhooks(o.Webhook, st, s.now, log, o.Observe)
+		s.webhook = notice.NewWebhooks(o.Webhook, st, s.now, log, o.Observe)
 	}
 	return s
 }
@@ -240,7 +241,7 @@ func (s *Service) Start(ctx context.Context) error {
 	go s.runMatcher()
 	s.auth.Run(s.ctx, &s.bots)
 	if s.webhook != nil {
-		s.webhook.start(s.ctx, &s.bots)
+		s.webhook.Start(s.ctx, &s.bots)
 	}
 	if s.feed != nil {
 		s.bots.Add(3)

@@ -1,4 +1,4 @@
-package service
+package notice
 
 import (
 	"encoding/hex"
@@ -35,7 +35,7 @@ func TestStoredNotices(t *testing.T) {
 			TicketId: "t_1"}}}},
 	} {
 		payload, _ := hex.DecodeString(tc.payload)
-		n, err := decodeNotice(store.Notice{Player: "p_bob", Seq: 7, Kind: tc.kind, Match: "m_1", Payload: payload, Time: at})
+		n, err := Decode(store.Notice{Player: "p_bob", Seq: 7, Kind: tc.kind, Match: "m_1", Payload: payload, Time: at})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.kind, err)
 		}
@@ -45,14 +45,14 @@ func TestStoredNotices(t *testing.T) {
 			t.Errorf("%s decodes to %v, want %v", tc.kind, n, want)
 		}
 		tc.body.PlayerId, tc.body.MatchId = "p_bob", "m_1"
-		sn, err := encodeNotice(tc.body, true)
+		sn, err := Encode(tc.body, true)
 		if err != nil || sn.Kind != tc.kind || hex.EncodeToString(sn.Payload) != tc.payload || !sn.Deliver || sn.Player != "p_bob" || sn.Match != "m_1" {
 			t.Errorf("%s encodes to %+v (%x), %v", tc.kind, sn, sn.Payload, err)
 		}
 	}
 	// A payload stored under another kind is refused.
 	payload, _ := hex.DecodeString("5a0408021001")
-	if _, err := decodeNotice(store.Notice{Player: "p", Seq: 1, Kind: "your_turn", Payload: payload}); err == nil {
+	if _, err := Decode(store.Notice{Player: "p", Seq: 1, Kind: "your_turn", Payload: payload}); err == nil {
 		t.Error("a match_started payload decoded as your_turn")
 	}
 }
@@ -67,12 +67,12 @@ func TestNoticeKind(t *testing.T) {
 		n := &hangarv1.Notice{}
 		n.ProtoReflect().Set(fd, n.ProtoReflect().NewField(fd))
 		for range 2 {
-			if got := noticeKind(n); got != string(fd.Name()) {
+			if got := Kind(n); got != string(fd.Name()) {
 				t.Fatalf("%s: kind %q", fd.Name(), got)
 			}
 		}
 	}
-	if got := noticeKind(&hangarv1.Notice{}); got != "unknown" {
+	if got := Kind(&hangarv1.Notice{}); got != "unknown" {
 		t.Fatalf("no body: kind %q", got)
 	}
 }
