@@ -98,7 +98,7 @@ func (s *Service) Archive(ctx context.Context, a Archiver, o ArchiveOptions) (Ar
 // archiveOne archives ended match row: export, put, then remove. It
 // returns the size of the export and whether this call archived it.
 func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (int, bool, error) {
-	m, err := s.fold(ctx, s.newMatch(row.ID), 0)
+	m, err := s.w.fold(ctx, s.w.newMatch(row.ID), 0)
 	if errors.Is(err, errMatchArchived) {
 		return 0, false, nil // archived since it was listed
 	}
@@ -121,19 +121,6 @@ func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (
 	}
 	s.hub.drop(m.id)
 	return len(text), done, nil
-}
-
-// gone is the error for match id, whose events the store does not have:
-// errMatchArchived when it was archived, else errNotFound.
-func (s *Service) gone(ctx context.Context, id string) error {
-	at, err := s.store.Archived(ctx, id)
-	switch {
-	case err == nil && !at.IsZero():
-		return fmt.Errorf("%w: match %q was archived on %s; its result stays in the history", errMatchArchived, id, at.UTC().Format(time.DateOnly))
-	case err != nil && !errors.Is(err, store.ErrNotFound):
-		return err
-	}
-	return hidden(id)
 }
 
 // drop forgets match id altogether, finished or not (it was archived).

@@ -21,7 +21,7 @@ func botRand() *rand.Rand {
 
 // kickBots makes sure a goroutine plays the bot turns of match id. At most
 // one runs per match on this node; a kick while it runs makes it look again.
-func (s *Service) kickBots(id string) {
+func (s *writer) kickBots(id string) {
 	s.botMu.Lock()
 	defer s.botMu.Unlock()
 	if s.ctx.Err() != nil {
@@ -36,7 +36,7 @@ func (s *Service) kickBots(id string) {
 	go s.runBots(id)
 }
 
-func (s *Service) runBots(id string) {
+func (s *writer) runBots(id string) {
 	defer s.bots.Done()
 	rng := botRand()
 	for {
@@ -68,7 +68,7 @@ func (s *Service) runBots(id string) {
 }
 
 // botStep plays one bot action (a roll or a move) if a bot must act.
-func (s *Service) botStep(ctx context.Context, id string, rng *rand.Rand) (bool, error) {
+func (s *writer) botStep(ctx context.Context, id string, rng *rand.Rand) (bool, error) {
 	m, err := s.load(ctx, id)
 	if err != nil {
 		return false, err

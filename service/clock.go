@@ -17,7 +17,7 @@ const clockLease = 15 * time.Second
 // runClocks claims fired turn clocks (in the store, so exactly one node
 // gets each) and plays their turns, until the service closes. Bot turns are
 // clocks too, so a bot never stalls when the node that made it due dies.
-func (s *Service) runClocks() {
+func (s *writer) runClocks() {
 	defer s.bots.Done()
 	t := time.NewTicker(s.clockTick)
 	defer t.Stop()
@@ -45,7 +45,7 @@ func (s *Service) runClocks() {
 }
 
 // fire plays the turn whose clock this node claimed.
-func (s *Service) fire(ctx context.Context, d store.Due) error {
+func (s *writer) fire(ctx context.Context, d store.Due) error {
 	m, err := s.load(ctx, d.ID)
 	if err != nil {
 		return err
@@ -53,7 +53,7 @@ func (s *Service) fire(ctx context.Context, d store.Due) error {
 	if m, err = s.fold(ctx, m, 0); err != nil {
 		return err
 	}
-	s.hub.put(m)
+	s.hub.Put(m)
 	if m.version != d.Version {
 		return nil // someone acted since: that append set a new deadline
 	}
@@ -74,7 +74,7 @@ func (s *Service) fire(ctx context.Context, d store.Due) error {
 // timeout plays the rest of the turn of the seat whose clock fired, with the
 // Greedy bot, in one command: TurnTimedOut, the turn's game events, and a
 // SeatHandedToBot when the seat has timed out too often in a row.
-func (s *Service) timeout(ctx context.Context, m *match) error {
+func (s *writer) timeout(ctx context.Context, m *match) error {
 	seatNo, _ := m.play.Turn()
 	i := m.seatIndex(seatNo)
 	if i < 0 {

@@ -127,12 +127,12 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		m := s.hub.get(id)
+		m := s.hub.Get(id)
 		if m == nil || m.status != store.StatusActive {
 			b.StopTimer()
 			newMatch()
 			b.StartTimer()
-			m = s.hub.get(id)
+			m = s.hub.Get(id)
 		}
 		turn, _ := m.play.Turn()
 		pctx := ctxs[0]

@@ -20,25 +20,25 @@ import (
 const foldPage = 1000
 
 // newMatch is an empty match to fold events onto.
-func (s *Service) newMatch(id string) *match { return &match{id: id, games: s.games} }
+func (s *writer) newMatch(id string) *match { return &match{id: id, games: s.games} }
 
 // load returns match id as this node knows it best: the cache, else a fold
 // of its events.
-func (s *Service) load(ctx context.Context, id string) (*match, error) {
-	if m := s.hub.get(id); m != nil {
+func (s *writer) load(ctx context.Context, id string) (*match, error) {
+	if m := s.hub.Get(id); m != nil {
 		return m, nil
 	}
 	m, err := s.fold(ctx, s.newMatch(id), 0)
 	if err != nil {
 		return nil, err
 	}
-	s.hub.put(m)
+	s.hub.Put(m)
 	return m, nil
 }
 
 // fold folds the stored events after m.version onto a copy of m, up to
 // event upto (0: all of them).
-func (s *Service) fold(ctx context.Context, m *match, upto int64) (*match, error) {
+func (s *writer) fold(ctx context.Context, m *match, upto int64) (*match, error) {
 	return s.foldWith(ctx, m, upto, s.store.Events)
 }
 
@@ -47,7 +47,7 @@ func (s *Service) fold(ctx context.Context, m *match, upto int64) (*match, error
 type eventReader func(ctx context.Context, matchID string, after int64, limit int) ([]store.Event, error)
 
 // foldWith is fold with the events read by read.
-func (s *Service) foldWith(ctx context.Context, m *match, upto int64, read eventReader) (*match, error) {
+func (s *writer) foldWith(ctx context.Context, m *match, upto int64, read eventReader) (*match, error) {
 	m = m.clone()
 	for upto == 0 || m.version < upto {
 		limit := foldPage
@@ -130,7 +130,7 @@ func fingerprint(req proto.Message) []byte {
 // exec runs a command through the write path: load, decide, append (the
 // acknowledgement comes only after the commit), cache, wake watchers and
 // bots. A retried request id returns the original outcome.
-func (s *Service) exec(ctx context.Context, c command) (outcome, error) {
+func (s *writer) exec(ctx context.Context, c command) (outcome, error) {
 	cmd := store.Command{Author: c.author, RequestID: c.reqID, Fingerprint: fingerprint(c.req)}
 	m, err := s.load(ctx, c.matchID)
 	if err != nil {
@@ -147,7 +147,7 @@ func (s *Service) exec(ctx context.Context, c command) (outcome, error) {
 		if m, err = s.fold(ctx, m, 0); err != nil {
 			return outcome{}, err
 		}
-		s.hub.put(m)
+		s.hub.Put(m)
 		if c.expected != m.version {
 			if c.reqID != "" {
 				r, err := s.store.Command(ctx, c.matchID, cmd)
@@ -168,7 +168,7 @@ func (s *Service) exec(ctx context.Context, c command) (outcome, error) {
 // The command's game actions ran through the game once, in decide: the
 // match after them is built from the events and the game state decide
 // returned, never by folding the game's events again.
-func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decide func(*match) (step, error)) (outcome, error) {
+func (s *writer) commit(ctx context.Context, m *match, cmd store.Command, decide func(*match) (step, error)) (outcome, error) {
 	st, err := decide(m)
 	if err != nil {
 		return outcome{}, err
@@ -236,7 +236,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	r, err := s.store.Append(ctx, a)
 	if errors.Is(err, store.ErrVersionConflict) {
 		// Another command won the race: say which version it left.
-		s.hub.forget(m.id)
+		s.hub.Forget(m.id)
 		vc := &versionConflict{match: m.id, expected: m.version}
 		if row, rerr := s.store.Match(ctx, m.id); rerr == nil {
 			vc.current = row.Version
@@ -250,7 +250,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 		return outcome{}, err
 	}
 	if r.Duplicate {
-		s.hub.forget(m.id)
+		s.hub.Forget(m.id)
 		return s.replay(ctx, m, r)
 	}
 	if s.checkFold {
@@ -265,7 +265,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	// Its watchers would fold a copy of the match to make the watch
 	// response of its last event: the command has that match already.
 	var last *watchResponse
-	if len(evs) > 0 && s.hub.isWatched(next.id) {
+	if len(evs) > 0 && s.hub.IsWatched(next.id) {
 		last, _ = watchResponseOf(evs[len(evs)-1], next) // on error the watchers make it
 	}
 	// Counted before anyone can see them: a client that saw a match end
@@ -273,7 +273,7 @@ func (s *Service) commit(ctx context.Context, m *match, cmd store.Command, decid
 	if s.observe != nil {
 		s.observe.Committed(next.game.Name(), evs)
 	}
-	s.hub.putMade(next, last, evs)
+	s.hub.PutMade(next, last, evs)
 	s.published(next.id, next.version)
 	s.noticed(a.Notices)
 	if next.botTurn() {
@@ -293,7 +293,7 @@ const maxAutoRolls = 1000
 // needs, with the events that record it: the game's own (Prepare) and, in
 // an auto_roll match, the die of each seat that must roll, until a seat
 // has a move to choose (or the game waits for no roll).
-func (s *Service) prepared(m *match, g game.State) (game.State, []*hangarv1.Event, error) {
+func (s *writer) prepared(m *match, g game.State) (game.State, []*hangarv1.Event, error) {
 	g, evs, err := g.Prepare(s.rand)
 	if err != nil || !m.autoRoll {
 		return g, evs, err
@@ -367,7 +367,7 @@ func matchEnded(r []game.Place) *hangarv1.MatchEnded {
 
 // foldsToSame checks that folding the stored events of a command onto the
 // match before it gives the match the command produced (Options.CheckFold).
-func (s *Service) foldsToSame(ctx context.Context, before, produced *match) error {
+func (s *writer) foldsToSame(ctx context.Context, before, produced *match) error {
 	folded, err := s.fold(ctx, before, produced.version)
 	if err != nil {
 		return err
@@ -381,7 +381,7 @@ func (s *Service) foldsToSame(ctx context.Context, before, produced *match) erro
 }
 
 // replay returns the stored outcome of an already applied command.
-func (s *Service) replay(ctx context.Context, m *match, r store.Result) (outcome, error) {
+func (s *writer) replay(ctx context.Context, m *match, r store.Result) (outcome, error) {
 	stored, err := s.store.Events(ctx, m.id, r.First-1, int(r.Last-r.First+1))
 	if err != nil {
 		return outcome{}, err

@@ -273,14 +273,14 @@ func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportM
 	if err := checkID("match_id", id); err != nil {
 		return nil, err
 	}
-	m, err := s.current(ctx, id)
+	m, err := s.w.current(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.visible(ctx, m); err != nil {
+	if err := s.w.visible(ctx, m); err != nil {
 		return nil, err
 	}
-	text, err := s.exportText(ctx, m, s.pastEvents(m.version))
+	text, err := s.exportText(ctx, m, s.w.pastEvents(m.version))
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +301,7 @@ func (s *Service) exportText(ctx context.Context, m *match, read eventReader) (s
 		}
 		if len(evs) == 0 && after == 0 {
 			// The node's memory held the match; the store has archived it.
-			return "", s.gone(ctx, id)
+			return "", s.w.gone(ctx, id)
 		}
 		if len(evs) == 0 {
 			return "", fmt.Errorf("match %s: events after %d of %d are missing", id, after, m.version)

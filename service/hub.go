@@ -102,8 +102,8 @@ func (h *hub) watched() map[string]int64 {
 	return out
 }
 
-// get returns the cached match (never modified; copy before changing).
-func (h *hub) get(id string) *match {
+// Get returns the cached match (never modified; copy before changing).
+func (h *hub) Get(id string) *match {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if m := h.matches[id]; m != nil {
@@ -112,25 +112,24 @@ func (h *hub) get(id string) *match {
 	return h.ended[id]
 }
 
-// put caches m, unless a newer version is cached already, keeps evs (the
-// events that led to it, numbered) for the match's watchers, and wakes them.
-// Finished matches leave the cache.
-func (h *hub) put(m *match, evs ...*hangarv1.Event) {
-	h.putMade(m, nil, evs)
+// Put caches m, unless a newer version is cached already, and wakes its
+// watchers. Finished matches leave the cache.
+func (h *hub) Put(m *match) {
+	h.PutMade(m, nil, nil)
 }
 
-// isWatched says whether match id has watchers on the node.
-func (h *hub) isWatched(id string) bool {
+// IsWatched says whether match id has watchers on the node.
+func (h *hub) IsWatched(id string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	_, ok := h.subs[id]
 	return ok
 }
 
-// putMade is put with the watch response of the last of evs made already
+// PutMade is Put with the watch response of the last of evs made already
 // (from m, the match after it; nil: none), which spares the watchers a
 // fold of the match to make it.
-func (h *hub) putMade(m *match, last *watchResponse, evs []*hangarv1.Event) {
+func (h *hub) PutMade(m *match, last *watchResponse, evs []*hangarv1.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if old := h.matches[m.id]; old == nil || old.version < m.version {
@@ -282,8 +281,8 @@ func (h *hub) fetchLock(id string) *sync.Mutex {
 	return l
 }
 
-// forget drops a cached match (after a conflict shows it is stale).
-func (h *hub) forget(id string) {
+// Forget drops a cached match (after a conflict shows it is stale).
+func (h *hub) Forget(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.matches, id)

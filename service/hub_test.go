@@ -27,7 +27,7 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 	h := newHub()
 	m := &match{id: "m", status: store.StatusActive, version: 3}
 	// Unwatched matches keep no events.
-	h.put(m, evs(1, 3)...)
+	h.PutMade(m, nil, evs(1, 3))
 	if _, ok := h.since("m", 0); ok {
 		t.Fatal("events kept for an unwatched match")
 	}
@@ -52,7 +52,7 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 		t.Fatal("a made response was not kept")
 	}
 	// A local commit extends the ring and wakes the watcher.
-	h.put(&match{id: "m", status: store.StatusActive, version: 5}, evs(4, 5)...)
+	h.PutMade(&match{id: "m", status: store.StatusActive, version: 5}, nil, evs(4, 5))
 	select {
 	case <-wake:
 	default:
@@ -70,7 +70,7 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 	if _, ok := h.since("m", 5); ok {
 		t.Fatal("served from memory while a newer version is known")
 	}
-	if h.get("m") != nil {
+	if h.Get("m") != nil {
 		t.Fatal("stale cached state kept after a newer version was heard of")
 	}
 	h.fill("m", evs(6, 7), false)
@@ -121,7 +121,7 @@ func TestHubFullPageAfterGapIsNotCaughtUp(t *testing.T) {
 func TestHubKeepsFinishedMatches(t *testing.T) {
 	h := newHub()
 	for i := range endedLen + 1 {
-		h.put(&match{id: string(rune('a'+i%26)) + string(rune(i)), status: store.StatusFinished, version: 1})
+		h.Put(&match{id: string(rune('a'+i%26)) + string(rune(i)), status: store.StatusFinished, version: 1})
 	}
 	if len(h.ended) != endedLen {
 		t.Fatalf("%d finished matches kept, want %d", len(h.ended), endedLen)
@@ -153,7 +153,7 @@ func TestHubFullPageIsNotCaughtUp(t *testing.T) {
 // newer version is heard of, or after a gap in the feed.
 func TestHubFirstWatcherAtTheCachedVersion(t *testing.T) {
 	h := newHub()
-	h.put(&match{id: "m", status: store.StatusActive, version: 3}, evs(1, 3)...)
+	h.PutMade(&match{id: "m", status: store.StatusActive, version: 3}, nil, evs(1, 3))
 	wake, unsubscribe := h.subscribe("m")
 	defer unsubscribe()
 	if got, ok := h.since("m", 3); !ok || len(got) != 0 {
@@ -163,7 +163,7 @@ func TestHubFirstWatcherAtTheCachedVersion(t *testing.T) {
 		t.Fatal("since(2) served from memory: events 1 to 3 were never kept")
 	}
 	// The next local commit starts the ring where the watcher stands.
-	h.put(&match{id: "m", status: store.StatusActive, version: 5}, evs(4, 5)...)
+	h.PutMade(&match{id: "m", status: store.StatusActive, version: 5}, nil, evs(4, 5))
 	<-wake
 	if got, ok := h.since("m", 3); !ok || len(got) != 2 || got[0].ev.GetSeq() != 4 {
 		t.Fatalf("after a commit since(3) = %v, %v", seqs(got), ok)
@@ -179,7 +179,7 @@ func TestHubFirstWatcherAtTheCachedVersion(t *testing.T) {
 		{"a version a watcher read", func(id string) { h.reached(id, 6) }},
 	} {
 		id := "after " + c.what
-		h.put(&match{id: id, status: store.StatusActive, version: 3}, evs(1, 3)...)
+		h.PutMade(&match{id: id, status: store.StatusActive, version: 3}, nil, evs(1, 3))
 		_, unsubscribe := h.subscribe(id)
 		c.change(id)
 		if _, ok := h.since(id, 3); ok {

@@ -99,7 +99,7 @@ func (s *Service) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInvi
 		return events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeCreated{InviteCodeCreated: &hangarv1.InviteCodeCreated{
 			CodeId: id, CodeSha256: h[:]}}}), nil
 	}
-	out, err := s.exec(ctx, c)
+	out, err := s.w.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -116,7 +116,7 @@ func (s *Service) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInvi
 	if err := checkID("code_id", req.GetCodeId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	s.catchUpUnless(ctx, c.matchID, func(m *match) bool {
+	s.w.catchUpUnless(ctx, c.matchID, func(m *match) bool {
 		return slices.ContainsFunc(m.codes, func(k inviteCode) bool { return k.id == req.GetCodeId() })
 	})
 	c.decide = func(m *match) (step, error) {
@@ -131,7 +131,7 @@ func (s *Service) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInvi
 		return events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeRevoked{InviteCodeRevoked: &hangarv1.InviteCodeRevoked{
 			CodeId: req.GetCodeId()}}}), nil
 	}
-	out, err := s.exec(ctx, c)
+	out, err := s.w.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -145,7 +145,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInvi
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return slices.Contains(m.invited, me.ID) })
+	s.w.catchUpUnless(ctx, c.matchID, func(m *match) bool { return slices.Contains(m.invited, me.ID) })
 	c.decide = func(m *match) (step, error) {
 		if !slices.Contains(m.invited, me.ID) {
 			return step{}, errNotInvited
@@ -157,7 +157,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInvi
 		accepted := &hangarv1.Event{Body: &hangarv1.Event_InvitationAccepted{InvitationAccepted: &hangarv1.InvitationAccepted{PlayerId: me.ID}}}
 		return events(append([]*hangarv1.Event{accepted}, evs...)...), nil
 	}
-	out, err := s.exec(ctx, c)
+	out, err := s.w.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -171,7 +171,7 @@ func (s *Service) DeclineInvitation(ctx context.Context, req *hangarv1.DeclineIn
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return slices.Contains(m.invited, me.ID) })
+	s.w.catchUpUnless(ctx, c.matchID, func(m *match) bool { return slices.Contains(m.invited, me.ID) })
 	c.decide = func(m *match) (step, error) {
 		switch {
 		case !slices.Contains(m.invited, me.ID):
@@ -184,7 +184,7 @@ func (s *Service) DeclineInvitation(ctx context.Context, req *hangarv1.DeclineIn
 		return events(&hangarv1.Event{Body: &hangarv1.Event_InvitationDeclined{InvitationDeclined: &hangarv1.InvitationDeclined{
 			PlayerId: me.ID}}}), nil
 	}
-	if _, err := s.exec(ctx, c); err != nil {
+	if _, err := s.w.exec(ctx, c); err != nil {
 		// A retry of a decline that was applied finds no invitation (and,
 		// in a private match, a match the player may no longer see): the
 		// stored command says it was this one.

@@ -80,7 +80,7 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 	}
 	quota := s.limits.MatchQuota(me.ID, seated < n, seated == n && req.GetObserveOnly())
 	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: fingerprint(req)}
-	out, err := s.commit(ctx, s.newMatch(id), cmd, func(*match) (step, error) {
+	out, err := s.w.commit(ctx, s.w.newMatch(id), cmd, func(*match) (step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID,
 			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot(), BotLevel: req.GetBotLevel(),
@@ -153,7 +153,7 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 	if len(code) > maxCodeLen {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: invite_code is at most %d bytes", errInvalid, maxCodeLen))
 	}
-	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.mayJoin(me.ID) || m.codeID(code) != "" })
+	s.w.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.mayJoin(me.ID) || m.codeID(code) != "" })
 	c.admit = func(m *match) bool { return m.codeID(code) != "" }
 	c.decide = func(m *match) (step, error) {
 		codeID := ""
@@ -169,7 +169,7 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 		evs[0].GetPlayerJoined().InviteCodeId = codeID
 		return events(evs...), nil
 	}
-	out, err := s.exec(ctx, c)
+	out, err := s.w.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -247,7 +247,7 @@ func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReques
 		}
 		return step{}, fmt.Errorf("%w: the match is over", errNotInPlay)
 	}
-	out, err := s.exec(ctx, c)
+	out, err := s.w.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -280,7 +280,7 @@ func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchReques
 		}
 		return st, nil
 	}
-	out, err := s.exec(ctx, c)
+	out, err := s.w.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -295,11 +295,11 @@ func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (
 	if req.GetAtVersion() < 0 {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: at_version must not be negative", errInvalid))
 	}
-	m, err := s.current(ctx, req.GetMatchId())
+	m, err := s.w.current(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if err := s.visible(ctx, m); err != nil {
+	if err := s.w.visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	if v := req.GetAtVersion(); v != 0 && v != m.version {
@@ -308,31 +308,12 @@ func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (
 			// reached is OUT_OF_RANGE, not malformed.
 			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: at_version %d is beyond the match's last event %d", errOutOfRange, v, m.version))
 		}
-		if m, err = s.foldWith(ctx, s.newMatch(m.id), v, s.pastEvents(v)); err != nil {
+		if m, err = s.w.foldWith(ctx, s.w.newMatch(m.id), v, s.w.pastEvents(v)); err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
 	}
 	me, _ := auth.Caller(ctx)
 	return &hangarv1.GetMatchResponse{Match: m.view(me.ID)}, nil
-}
-
-// current returns the match as the store has it now. The cache is exact on
-// a single node; with other nodes it is caught up from the store (one
-// indexed read), because a node that dies between its commit and its
-// notification leaves the others' caches stale without telling them.
-func (s *Service) current(ctx context.Context, id string) (*match, error) {
-	m, err := s.load(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if ended(m.status) || s.singleNode {
-		return m, nil
-	}
-	if m, err = s.fold(ctx, m, 0); err != nil {
-		return nil, err
-	}
-	s.hub.put(m)
-	return m, nil
 }
 
 // ListMatches implements hangarv1.MatchServiceServer.
@@ -418,16 +399,16 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 	if after < 0 {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: after_seq must not be negative", errInvalid))
 	}
-	m, err := s.load(ctx, req.GetMatchId())
+	m, err := s.w.load(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if err := s.visible(ctx, m); err != nil {
+	if err := s.w.visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	// One event more than the page tells whether another page follows: a
 	// full page that happens to end at the last event gets no token.
-	stored, err := s.eventsPage(ctx, m, after, size+1)
+	stored, err := s.w.eventsPage(ctx, m, after, size+1)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}

@@ -669,7 +669,7 @@ func (s *Service) makeMatch(ctx context.Context, id string, ts []store.Ticket) e
 		fmt.Fprintf(fp, "%s\x00%d\x00%s\x00", t.ID, t.Seat, t.Player)
 	}
 	cmd := store.Command{RequestID: "matchmaking:" + id, Fingerprint: fp.Sum(nil)}
-	_, err := s.commit(ctx, s.newMatch(id), cmd, func(*match) (step, error) {
+	_, err := s.w.commit(ctx, s.w.newMatch(id), cmd, func(*match) (step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 			Game: g.Enum(), Options: opts, SeatCount: int32(t0.Seats), Unrated: !t0.Rated,
 			AutoRoll: t0.AutoRoll}}}}

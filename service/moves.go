@@ -47,7 +47,7 @@ func (s *Service) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv
 	c.decide = func(m *match) (step, error) {
 		return s.act(m, me.ID, game.Action{Roll: true})
 	}
-	out, err := s.exec(ctx, c)
+	out, err := s.w.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -81,7 +81,7 @@ func (s *Service) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangarv
 	c.decide = func(m *match) (step, error) {
 		return s.act(m, me.ID, game.Action{Move: req.GetMove()})
 	}
-	out, err := s.exec(ctx, c)
+	out, err := s.w.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -118,11 +118,11 @@ func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMov
 	// against the store: a player whose turn has just come on another
 	// node learns it at once, and moves a stale answer offers are refused
 	// by the version check of Move.
-	m, err := s.load(ctx, req.GetMatchId())
+	m, err := s.w.load(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if err := s.visible(ctx, m); err != nil {
+	if err := s.w.visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	resp, err := legalMoves(m, me.ID)
@@ -132,7 +132,7 @@ func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMov
 		}
 		return resp, nil
 	}
-	if m, err = s.current(ctx, req.GetMatchId()); err != nil {
+	if m, err = s.w.current(ctx, req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	if resp, err = legalMoves(m, me.ID); err != nil {

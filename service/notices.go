@@ -79,8 +79,8 @@ func noticesOf(m, next *match, evs []*hangarv1.Event, author string) []*hangarv1
 
 // storeNotices encodes a command's notices for its append, queued for the
 // webhook when one is configured.
-func (s *Service) storeNotices(ns []*hangarv1.Notice) ([]store.Notice, error) {
-	return notice.EncodeAll(ns, s.webhook != nil)
+func (s *writer) storeNotices(ns []*hangarv1.Notice) ([]store.Notice, error) {
+	return notice.EncodeAll(ns, s.deliver)
 }
 
 // noticed follows the commit of notices: it wakes their players' watchers

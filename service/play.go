@@ -203,7 +203,7 @@ func (o *playOut) legalAfter(last *watchResponse) *hangarv1.ListLegalMovesRespon
 	if r.TurnSeat == nil || r.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
 		return nil
 	}
-	m := o.s.hub.get(o.w.id)
+	m := o.s.hub.Get(o.w.id)
 	if m == nil || m.version != r.GetVersion() || m.play == nil || m.status != store.StatusActive {
 		return nil
 	}

@@ -50,60 +50,6 @@ func (s *Service) invitees(ctx context.Context, field string, ids []string, me s
 	return out, nil
 }
 
-// hidden is the error a caller gets for match id when it may not see it:
-// exactly an unknown match's (NOT_FOUND, the same reason and message), so
-// that a stranger learns nothing of a private match, not even that it
-// exists.
-func hidden(id string) error { return fmt.Errorf("%w: match %q", errNotFound, id) }
-
-// visible returns hidden unless the caller may see m. A node's cached match
-// may lack an invitation another node has just appended: before refusing,
-// a match not ended is caught up from the store.
-func (s *Service) visible(ctx context.Context, m *match) error {
-	me, _ := auth.Caller(ctx)
-	_, err := s.visibleTo(ctx, m, me.ID, nil)
-	return err
-}
-
-// visibleTo returns m, caught up from the store when the node's copy
-// refused (see visible), if player may see it or admit (when not nil) lets
-// player in; else hidden.
-func (s *Service) visibleTo(ctx context.Context, m *match, player string, admit func(*match) bool) (*match, error) {
-	ok := func(m *match) bool { return m.canSee(player) || (admit != nil && admit(m)) }
-	if ok(m) {
-		return m, nil
-	}
-	if ended(m.status) || s.singleNode {
-		return nil, hidden(m.id)
-	}
-	m, err := s.fold(ctx, m, 0)
-	if err != nil {
-		return nil, err
-	}
-	s.hub.put(m)
-	if !ok(m) {
-		return nil, hidden(m.id)
-	}
-	return m, nil
-}
-
-// catchUpUnless catches the cached match id up from the store when ok says
-// no (an invitation made on another node may be missing from it), so that
-// a command refuses only on what the store holds. Errors are left to the
-// command's own load.
-func (s *Service) catchUpUnless(ctx context.Context, id string, ok func(*match) bool) {
-	if s.singleNode {
-		return
-	}
-	m, err := s.load(ctx, id)
-	if err != nil || ok(m) || ended(m.status) {
-		return
-	}
-	if m, err = s.fold(ctx, m, 0); err == nil {
-		s.hub.put(m)
-	}
-}
-
 // InviteToMatch implements hangarv1.MatchServiceServer.
 func (s *Service) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatchRequest) (*hangarv1.InviteToMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
@@ -118,7 +64,7 @@ func (s *Service) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatch
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.creator == me.ID || m.seatOf(me.ID) >= 0 })
+	s.w.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.creator == me.ID || m.seatOf(me.ID) >= 0 })
 	c.decide = func(m *match) (step, error) {
 		switch {
 		case !m.canSee(me.ID):
@@ -145,7 +91,7 @@ func (s *Service) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatch
 		return events(&hangarv1.Event{Body: &hangarv1.Event_PlayersInvited{PlayersInvited: &hangarv1.PlayersInvited{
 			PlayerIds: fresh}}}), nil
 	}
-	out, err := s.exec(ctx, c)
+	out, err := s.w.exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}

@@ -86,7 +86,7 @@ func BenchmarkRebuild(b *testing.B) {
 		s := &Service{store: st}
 		b.ReportAllocs()
 		for b.Loop() {
-			m, err := s.fold(ctx, &match{id: final.id, games: testGames}, 0)
+			m, err := s.w.fold(ctx, &match{id: final.id, games: testGames}, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

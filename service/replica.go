@@ -19,7 +19,7 @@ import (
 
 // pastEvents reads events for a reader that has seen version seen of the
 // match.
-func (s *Service) pastEvents(seen int64) eventReader {
+func (s *writer) pastEvents(seen int64) eventReader {
 	return func(ctx context.Context, id string, after int64, limit int) ([]store.Event, error) {
 		return store.EventsSeen(ctx, s.store, id, seen, after, limit)
 	}
@@ -29,7 +29,7 @@ func (s *Service) pastEvents(seen int64) eventReader {
 // ListMatchEvents. The reader has seen `after`, and this node knows of
 // m.version: the page must hold what either knows of (up to a full page),
 // wherever it is read.
-func (s *Service) eventsPage(ctx context.Context, m *match, after int64, limit int) ([]store.Event, error) {
+func (s *writer) eventsPage(ctx context.Context, m *match, after int64, limit int) ([]store.Event, error) {
 	seen := min(max(m.version, after), after+int64(limit))
 	var evs []store.Event
 	var err error

@@ -47,19 +47,14 @@ type Service struct {
 	games   game.Registry
 	rand    game.Rand
 	now     func() time.Time
-	// checkFold checks every command against a fold of its stored events.
-	checkFold bool
+	// w is the write path.
+	w *writer
 
 	// ctx lives until Close; bot goroutines run under it.
 	ctx    context.Context
 	cancel context.CancelFunc
 	bots   sync.WaitGroup
-	// botRunning holds the matches a bot goroutine serves; true asks it to
-	// look again before it stops.
-	botMu      sync.Mutex
-	botRunning map[string]bool
 
-	clockTick time.Duration
 	pollEvery time.Duration
 	// feed carries changes to and from other nodes.
 	feed       store.Feed
@@ -158,15 +153,12 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		rand:    o.Rand,
 		now:     o.Now,
 
-		access:    o.AccessLog,
-		observe:   o.Observe,
-		checkFold: o.CheckFold,
-		ctx:       ctx,
-		cancel:    cancel,
-		closing:   make(chan struct{}),
+		access:  o.AccessLog,
+		observe: o.Observe,
+		ctx:     ctx,
+		cancel:  cancel,
+		closing: make(chan struct{}),
 
-		botRunning:     make(map[string]bool),
-		clockTick:      o.ClockTick,
 		pollEvery:      o.PollEvery,
 		feed:           o.Feed,
 		singleNode:     o.SingleNode,
@@ -178,9 +170,6 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		mm:      o.Matchmaking.withDefaults(),
 		mmWake:  make(chan struct{}, 1),
 		tickets: newTicketHub(),
-	}
-	if s.clockTick <= 0 {
-		s.clockTick = 250 * time.Millisecond
 	}
 	if s.pollEvery <= 0 {
 		s.pollEvery = 2 * time.Second
@@ -199,6 +188,13 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	s.limits = limit.New(lim, s.now)
 	if o.Webhook.URL != "" {
 		s.webhook = notice.NewWebhooks(o.Webhook, st, s.now, log, o.Observe)
+	}
+	s.w = &writer{store: st, log: log, games: s.games, rand: s.rand, now: s.now, checkFold: o.CheckFold,
+		observe: o.Observe, hub: s.hub, singleNode: o.SingleNode, deliver: s.webhook != nil,
+		published: s.published, noticed: s.noticed,
+		ctx: ctx, bots: &s.bots, clockTick: o.ClockTick, botRunning: make(map[string]bool)}
+	if s.w.clockTick <= 0 {
+		s.w.clockTick = 250 * time.Millisecond
 	}
 	return s
 }
@@ -237,7 +233,7 @@ func (s *Service) Start(ctx context.Context) error {
 		return err
 	}
 	s.bots.Add(2)
-	go s.runClocks()
+	go s.w.runClocks()
 	go s.runMatcher()
 	s.auth.Run(s.ctx, &s.bots)
 	if s.webhook != nil {

@@ -114,19 +114,19 @@ func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *wat
 			w.close()
 		}
 	}()
-	m, err := s.load(ctx, id)
+	m, err := s.w.load(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if m, err = s.visibleTo(ctx, m, me.ID, nil); err != nil {
+	if m, err = s.w.visibleTo(ctx, m, me.ID, nil); err != nil {
 		return nil, err
 	}
 	if after > m.version && !ended(m.status) {
 		// The cache may be behind another node: the store decides.
-		if m, err = s.fold(ctx, m, 0); err != nil {
+		if m, err = s.w.fold(ctx, m, 0); err != nil {
 			return nil, err
 		}
-		s.hub.put(m)
+		s.hub.Put(m)
 	}
 	if after > m.version {
 		return nil, fmt.Errorf("%w: after_seq %d is beyond the match's last event %d", errOutOfRange, after, m.version)
@@ -141,11 +141,11 @@ func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *wat
 	w.viewer, w.private, w.from = me.ID, m.private, m.version
 	switch {
 	case after == 0:
-		w.cur, w.owned = s.newMatch(id), true
+		w.cur, w.owned = s.w.newMatch(id), true
 	case after == m.version:
 		w.cur = m // the node's: cloned before a fold
 	default:
-		if w.cur, err = s.fold(ctx, s.newMatch(id), after); err != nil {
+		if w.cur, err = s.w.fold(ctx, s.w.newMatch(id), after); err != nil {
 			return nil, err
 		}
 		w.owned = true
@@ -181,7 +181,7 @@ func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, er
 	if len(items) == 0 && w.after < w.end {
 		// The node's memory held the ended match; the store has archived
 		// its events.
-		return nil, false, w.s.gone(ctx, w.id)
+		return nil, false, w.s.w.gone(ctx, w.id)
 	}
 	resps = make([]*watchResponse, 0, len(items))
 	for _, it := range items {
@@ -215,7 +215,7 @@ func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, er
 		}
 	}
 	if len(w.behind) > 0 {
-		if m := w.s.hub.get(w.id); m != nil && m.version == w.after {
+		if m := w.s.hub.Get(w.id); m != nil && m.version == w.after {
 			w.cur, w.owned, w.behind = m, false, w.behind[:0]
 		} else if len(w.behind) >= recentLen {
 			err = w.fold()

@@ -104,7 +104,7 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 		}
 		ended := false
 		for n := 0; n < 5000 && !ended; n++ {
-			m := s.hub.get(id)
+			m := s.hub.Get(id)
 			if m.status != store.StatusActive {
 				ended = true
 				break
@@ -137,7 +137,7 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 				t.Fatalf("command %d: %v", n, err)
 			}
 			check("response", resp)
-			m = s.hub.get(id)
+			m = s.hub.Get(id)
 			var evs []*hangarv1.Event
 			switch r := resp.(type) {
 			case *hangarv1.RollResponse:
