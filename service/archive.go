@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -98,15 +99,15 @@ func (s *Service) Archive(ctx context.Context, a Archiver, o ArchiveOptions) (Ar
 // archiveOne archives ended match row: export, put, then remove. It
 // returns the size of the export and whether this call archived it.
 func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (int, bool, error) {
-	m, err := s.w.fold(ctx, s.w.newMatch(row.ID), 0)
-	if errors.Is(err, errMatchArchived) {
+	m, err := s.w.Fold(ctx, s.w.NewMatch(row.ID), 0)
+	if errors.Is(err, match.ErrArchived) {
 		return 0, false, nil // archived since it was listed
 	}
 	if err != nil {
 		return 0, false, err
 	}
-	if !ended(m.status) || m.version != row.Version {
-		return 0, false, fmt.Errorf("the events fold to %s at version %d, the row says %s at %d", m.status, m.version, row.Status, row.Version)
+	if !match.Ended(m.Status) || m.Version != row.Version {
+		return 0, false, fmt.Errorf("the events fold to %s at version %d, the row says %s at %d", m.Status, m.Version, row.Status, row.Version)
 	}
 	text, err := s.exportText(ctx, m, s.store.Events)
 	if err != nil {
@@ -115,11 +116,11 @@ func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (
 	if err := a.Put(ctx, ArchiveName(row), []byte(text)); err != nil {
 		return 0, false, err
 	}
-	done, err := s.store.ArchiveMatch(ctx, m.id, m.version, s.now().UTC())
+	done, err := s.store.ArchiveMatch(ctx, m.ID, m.Version, s.now().UTC())
 	if err != nil {
 		return 0, false, err
 	}
-	s.hub.drop(m.id)
+	s.hub.drop(m.ID)
 	return len(text), done, nil
 }
 

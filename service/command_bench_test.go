@@ -128,19 +128,19 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 	b.ResetTimer()
 	for i := range b.N {
 		m := s.hub.Get(id)
-		if m == nil || m.status != store.StatusActive {
+		if m == nil || m.Status != store.StatusActive {
 			b.StopTimer()
 			newMatch()
 			b.StartTimer()
 			m = s.hub.Get(id)
 		}
-		turn, _ := m.play.Turn()
+		turn, _ := m.Play.Turn()
 		pctx := ctxs[0]
-		if m.seats[m.seatIndex(turn)].player != m.seats[0].player {
+		if m.Seats[m.SeatIndex(turn)].Player != m.Seats[0].Player {
 			pctx = ctxs[1]
 		}
 		if autoRoll {
-			moves = m.play.Legal(turn).Moves
+			moves = m.Play.Legal(turn).Moves
 		}
 		if len(moves) > 0 {
 			r, err := s.Move(pctx, &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],

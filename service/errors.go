@@ -19,6 +19,7 @@ import (
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/fault"
 	"github.com/hangarhq/hangar/internal/limit"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -48,9 +49,6 @@ var (
 
 	errMatchPublic = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
 	errMatchEnded  = fmt.Errorf("%w: the match has ended", errRule)
-	// errMatchArchived: the match's events were archived (archive.go); its
-	// result stays in the history.
-	errMatchArchived = fmt.Errorf("%w: the match was archived", errNotFound)
 
 	errNotYourTicket = fmt.Errorf("%w: the ticket is another player's", errPermission)
 	errTicketMatched = fmt.Errorf("%w: the ticket is matched", errRule)
@@ -60,23 +58,6 @@ var (
 	errNotInvited   = fmt.Errorf("%w: you are not invited to this match", errPermission)
 	errTooManyCodes = fmt.Errorf("%w: the match has as many invite codes as it may; revoke one first", errRule)
 )
-
-// versionConflict is a command's expected version that is not the match's:
-// ABORTED with reason VERSION_CONFLICT and the current version (when the
-// store told it) in the ErrorInfo's metadata.
-type versionConflict struct {
-	match             string
-	current, expected int64 // current 0: not known
-}
-
-func (e *versionConflict) Error() string {
-	if e.current == 0 {
-		return fmt.Sprintf("match %s moved on from version %d; read it again", e.match, e.expected)
-	}
-	return fmt.Sprintf("match %s is at version %d, not %d", e.match, e.current, e.expected)
-}
-
-func (e *versionConflict) Unwrap() error { return store.ErrVersionConflict }
 
 // errorDomain names Hangar as the source of ErrorInfo reasons.
 const errorDomain = "hangar"
@@ -107,7 +88,7 @@ var reasons = []struct {
 	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
 	{errMatchPublic, "MATCH_PUBLIC"},
 	{errMatchEnded, "MATCH_ENDED"},
-	{errMatchArchived, "MATCH_ARCHIVED"},
+	{match.ErrArchived, "MATCH_ARCHIVED"},
 	{errNotYourTicket, "NOT_YOUR_TICKET"},
 	{errTicketMatched, "TICKET_MATCHED"},
 	{errTicketExpired, "TICKET_EXPIRED"},
@@ -195,8 +176,8 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 			break
 		}
 	}
-	if vc := (*versionConflict)(nil); errors.As(err, &vc) && vc.current > 0 {
-		info.Metadata = map[string]string{"current_version": strconv.FormatInt(vc.current, 10)}
+	if vc := (*match.VersionConflict)(nil); errors.As(err, &vc) && vc.Current > 0 {
+		info.Metadata = map[string]string{"current_version": strconv.FormatInt(vc.Current, 10)}
 	}
 	if q := (*limit.QuotaError)(nil); errors.As(err, &q) {
 		info.Metadata = map[string]string{"limit": strconv.Itoa(q.Limit)}

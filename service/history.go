@@ -20,6 +20,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -193,7 +194,7 @@ func (s *Service) listLiveMatches(ctx context.Context, req *hangarv1.ListPlayerM
 		return nil, err
 	}
 	q := store.Query{Player: player, Game: gname, Limit: size + 1, Viewer: v}
-	for k, v := range statusProto {
+	for k, v := range match.StatusProto {
 		if v == st {
 			q.Status = k
 		}
@@ -257,7 +258,7 @@ func countersProto(c store.Counters) []*hangarv1.Counter {
 // player's rating.
 func ratingProto(r store.Rating) *hangarv1.Rating {
 	if r.Matches == 0 {
-		n := ratingOf(r)
+		n := match.RatingOf(r)
 		return &hangarv1.Rating{Mu: n.Mu, Sigma: n.Sigma, Score: n.Ordinal()}
 	}
 	return &hangarv1.Rating{Mu: r.Mu, Sigma: r.Sigma, Score: r.Score, RatedMatches: int32(r.Matches)}
@@ -273,45 +274,45 @@ func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportM
 	if err := checkID("match_id", id); err != nil {
 		return nil, err
 	}
-	m, err := s.w.current(ctx, id)
+	m, err := s.w.Current(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.w.visible(ctx, m); err != nil {
+	if err := s.w.Visible(ctx, m); err != nil {
 		return nil, err
 	}
-	text, err := s.exportText(ctx, m, s.w.pastEvents(m.version))
+	text, err := s.exportText(ctx, m, s.w.PastEvents(m.Version))
 	if err != nil {
 		return nil, err
 	}
-	return &hangarv1.ExportMatchResponse{Text: text, Version: m.version}, nil
+	return &hangarv1.ExportMatchResponse{Text: text, Version: m.Version}, nil
 }
 
 // exportText is match m in the export's notation: a header line, its
 // options, then one line per event, read with read.
-func (s *Service) exportText(ctx context.Context, m *match, read eventReader) (string, error) {
-	id := m.id
+func (s *Service) exportText(ctx context.Context, m *match.Match, read match.EventReader) (string, error) {
+	id := m.ID
 	var b strings.Builder
-	fmt.Fprintf(&b, "# hangar match %s game=%s status=%s events=%d\n", m.id, m.game.Name(), m.status, m.version)
-	fmt.Fprintf(&b, "options %s\n", m.game.OptionsNotation(m.options))
-	for after := int64(0); after < m.version; {
-		evs, err := read(ctx, id, after, int(min(foldPage, m.version-after)))
+	fmt.Fprintf(&b, "# hangar match %s game=%s status=%s events=%d\n", m.ID, m.Game.Name(), m.Status, m.Version)
+	fmt.Fprintf(&b, "options %s\n", m.Game.OptionsNotation(m.Options))
+	for after := int64(0); after < m.Version; {
+		evs, err := read(ctx, id, after, int(min(match.FoldPage, m.Version-after)))
 		if err != nil {
 			return "", err
 		}
 		if len(evs) == 0 && after == 0 {
 			// The node's memory held the match; the store has archived it.
-			return "", s.w.gone(ctx, id)
+			return "", s.w.Gone(ctx, id)
 		}
 		if len(evs) == 0 {
-			return "", fmt.Errorf("match %s: events after %d of %d are missing", id, after, m.version)
+			return "", fmt.Errorf("match %s: events after %d of %d are missing", id, after, m.Version)
 		}
 		for _, e := range evs {
-			ev, err := decodeEvent(id, e)
+			ev, err := match.DecodeEvent(id, e)
 			if err != nil {
 				return "", err
 			}
-			b.WriteString(eventNotation(m.game, ev))
+			b.WriteString(eventNotation(m.Game, ev))
 			b.WriteByte('\n')
 			after = e.Seq
 		}

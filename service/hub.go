@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/internal/wake"
 )
 
@@ -25,7 +26,7 @@ const recentLen = 256
 // by sequence number.
 type hub struct {
 	mu      sync.Mutex
-	matches map[string]*match
+	matches map[string]*match.Match
 	subs    wake.Set
 	// known is the latest version this node knows of each watched match.
 	known map[string]int64
@@ -35,14 +36,14 @@ type hub struct {
 	// woken together read the store once and share the result.
 	fetch map[string]*sync.Mutex
 	// ended keeps the latest finished matches; endedOrder is its FIFO.
-	ended      map[string]*match
+	ended      map[string]*match.Match
 	endedOrder []string
 }
 
 func newHub() *hub {
-	return &hub{matches: make(map[string]*match), subs: make(wake.Set),
+	return &hub{matches: make(map[string]*match.Match), subs: make(wake.Set),
 		known: make(map[string]int64), recent: make(map[string][]*watchItem), fetch: make(map[string]*sync.Mutex),
-		ended: make(map[string]*match)}
+		ended: make(map[string]*match.Match)}
 }
 
 // wake wakes the watchers of match id; the caller holds h.mu.
@@ -61,7 +62,7 @@ func (h *hub) remote(id string, v int64) {
 // version of a watched match moves up, and a cached older state is dropped.
 // The caller holds h.mu.
 func (h *hub) learn(id string, v int64) {
-	if m := h.matches[id]; m != nil && m.version < v {
+	if m := h.matches[id]; m != nil && m.Version < v {
 		delete(h.matches, id)
 	}
 	if _, watched := h.subs[id]; watched && h.known[id] < v {
@@ -103,7 +104,7 @@ func (h *hub) watched() map[string]int64 {
 }
 
 // Get returns the cached match (never modified; copy before changing).
-func (h *hub) Get(id string) *match {
+func (h *hub) Get(id string) *match.Match {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if m := h.matches[id]; m != nil {
@@ -114,7 +115,7 @@ func (h *hub) Get(id string) *match {
 
 // Put caches m, unless a newer version is cached already, and wakes its
 // watchers. Finished matches leave the cache.
-func (h *hub) Put(m *match) {
+func (h *hub) Put(m *match.Match) {
 	h.PutMade(m, nil, nil)
 }
 
@@ -129,37 +130,37 @@ func (h *hub) IsWatched(id string) bool {
 // PutMade is Put with the watch response of the last of evs made already
 // (from m, the match after it; nil: none), which spares the watchers a
 // fold of the match to make it.
-func (h *hub) PutMade(m *match, last *watchResponse, evs []*hangarv1.Event) {
+func (h *hub) PutMade(m *match.Match, last *match.WatchResponse, evs []*hangarv1.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if old := h.matches[m.id]; old == nil || old.version < m.version {
-		if ended(m.status) {
-			delete(h.matches, m.id)
+	if old := h.matches[m.ID]; old == nil || old.Version < m.Version {
+		if match.Ended(m.Status) {
+			delete(h.matches, m.ID)
 			h.keepEnded(m)
 		} else {
-			h.matches[m.id] = m
+			h.matches[m.ID] = m
 		}
 	}
-	if items := h.keep(m.id, evs); last != nil && len(items) > 0 {
-		if it := items[len(items)-1]; it.ev == last.resp.GetEvent() {
+	if items := h.keep(m.ID, evs); last != nil && len(items) > 0 {
+		if it := items[len(items)-1]; it.ev == last.Resp.GetEvent() {
 			it.made.CompareAndSwap(nil, last)
 		}
 	}
-	h.learn(m.id, m.version)
-	h.wake(m.id)
+	h.learn(m.ID, m.Version)
+	h.wake(m.ID)
 }
 
 // keepEnded remembers a finished match, forgetting the oldest beyond
 // endedLen; the caller holds h.mu.
-func (h *hub) keepEnded(m *match) {
-	if _, ok := h.ended[m.id]; !ok {
-		h.endedOrder = append(h.endedOrder, m.id)
+func (h *hub) keepEnded(m *match.Match) {
+	if _, ok := h.ended[m.ID]; !ok {
+		h.endedOrder = append(h.endedOrder, m.ID)
 		if len(h.endedOrder) > endedLen {
 			delete(h.ended, h.endedOrder[0])
 			h.endedOrder = h.endedOrder[1:]
 		}
 	}
-	h.ended[m.id] = m
+	h.ended[m.ID] = m
 }
 
 // watchItem is one event of a watched match as its watchers get it: the
@@ -169,13 +170,7 @@ func (h *hub) keepEnded(m *match) {
 // never in one), so every watcher of the node sends the same bytes.
 type watchItem struct {
 	ev   *hangarv1.Event
-	made atomic.Pointer[watchResponse]
-}
-
-// watchResponse is an event's watch response and its wire bytes.
-type watchResponse struct {
-	resp *hangarv1.WatchMatchResponse
-	wire []byte
+	made atomic.Pointer[match.WatchResponse]
 }
 
 // last is the seq of the latest event kept for id, or 0; the caller holds
@@ -239,7 +234,7 @@ func (h *hub) since(id string, after int64) ([]*watchItem, bool) {
 		// knows of: learn drops a cached state once a newer version is
 		// heard of, as the ring below is trusted only up to known.
 		m := h.matches[id]
-		return nil, m != nil && m.version == after && h.known[id] <= after
+		return nil, m != nil && m.Version == after && h.known[id] <= after
 	}
 	if r[0].ev.GetSeq() > after+1 || h.last(id) < h.known[id] {
 		return nil, false

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -25,7 +26,7 @@ func seqs(items []*watchItem) []int64 {
 
 func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 	h := newHub()
-	m := &match{id: "m", status: store.StatusActive, version: 3}
+	m := &match.Match{ID: "m", Status: store.StatusActive, Version: 3}
 	// Unwatched matches keep no events.
 	h.PutMade(m, nil, evs(1, 3))
 	if _, ok := h.since("m", 0); ok {
@@ -44,7 +45,7 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 	// A response made for an item is there for every watcher; a fill of
 	// events kept already returns the same items.
 	got, _ := h.since("m", 1)
-	got[0].made.Store(&watchResponse{wire: []byte{1}})
+	got[0].made.Store(&match.WatchResponse{Wire: []byte{1}})
 	if again := h.fill("m", evs(2, 4), false); len(again) != 3 || again[0] != got[0] || again[2].ev.GetSeq() != 4 {
 		t.Fatalf("a fill over kept events: %v", seqs(again))
 	}
@@ -52,7 +53,7 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 		t.Fatal("a made response was not kept")
 	}
 	// A local commit extends the ring and wakes the watcher.
-	h.PutMade(&match{id: "m", status: store.StatusActive, version: 5}, nil, evs(4, 5))
+	h.PutMade(&match.Match{ID: "m", Status: store.StatusActive, Version: 5}, nil, evs(4, 5))
 	select {
 	case <-wake:
 	default:
@@ -121,7 +122,7 @@ func TestHubFullPageAfterGapIsNotCaughtUp(t *testing.T) {
 func TestHubKeepsFinishedMatches(t *testing.T) {
 	h := newHub()
 	for i := range endedLen + 1 {
-		h.Put(&match{id: string(rune('a'+i%26)) + string(rune(i)), status: store.StatusFinished, version: 1})
+		h.Put(&match.Match{ID: string(rune('a'+i%26)) + string(rune(i)), Status: store.StatusFinished, Version: 1})
 	}
 	if len(h.ended) != endedLen {
 		t.Fatalf("%d finished matches kept, want %d", len(h.ended), endedLen)
@@ -153,7 +154,7 @@ func TestHubFullPageIsNotCaughtUp(t *testing.T) {
 // newer version is heard of, or after a gap in the feed.
 func TestHubFirstWatcherAtTheCachedVersion(t *testing.T) {
 	h := newHub()
-	h.PutMade(&match{id: "m", status: store.StatusActive, version: 3}, nil, evs(1, 3))
+	h.PutMade(&match.Match{ID: "m", Status: store.StatusActive, Version: 3}, nil, evs(1, 3))
 	wake, unsubscribe := h.subscribe("m")
 	defer unsubscribe()
 	if got, ok := h.since("m", 3); !ok || len(got) != 0 {
@@ -163,7 +164,7 @@ func TestHubFirstWatcherAtTheCachedVersion(t *testing.T) {
 		t.Fatal("since(2) served from memory: events 1 to 3 were never kept")
 	}
 	// The next local commit starts the ring where the watcher stands.
-	h.PutMade(&match{id: "m", status: store.StatusActive, version: 5}, nil, evs(4, 5))
+	h.PutMade(&match.Match{ID: "m", Status: store.StatusActive, Version: 5}, nil, evs(4, 5))
 	<-wake
 	if got, ok := h.since("m", 3); !ok || len(got) != 2 || got[0].ev.GetSeq() != 4 {
 		t.Fatalf("after a commit since(3) = %v, %v", seqs(got), ok)
@@ -179,7 +180,7 @@ func TestHubFirstWatcherAtTheCachedVersion(t *testing.T) {
 		{"a version a watcher read", func(id string) { h.reached(id, 6) }},
 	} {
 		id := "after " + c.what
-		h.PutMade(&match{id: id, status: store.StatusActive, version: 3}, nil, evs(1, 3))
+		h.PutMade(&match.Match{ID: id, Status: store.StatusActive, Version: 3}, nil, evs(1, 3))
 		_, unsubscribe := h.subscribe(id)
 		c.change(id)
 		if _, ok := h.since(id, 3); ok {

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/ident"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -30,48 +30,6 @@ const (
 	codePrefix = "hic_"
 )
 
-// inviteCode is a live invite code of a match: its id and the SHA-256 of
-// the code.
-type inviteCode struct {
-	id   string
-	hash []byte
-}
-
-// recordInvitation folds an invitation event onto m.
-func (m *match) recordInvitation(ev *hangarv1.Event) {
-	switch b := ev.Body.(type) {
-	case *hangarv1.Event_InviteCodeCreated:
-		m.codes = append(m.codes, inviteCode{id: b.InviteCodeCreated.GetCodeId(), hash: b.InviteCodeCreated.GetCodeSha256()})
-	case *hangarv1.Event_InviteCodeRevoked:
-		m.codes = slices.DeleteFunc(m.codes, func(c inviteCode) bool { return c.id == b.InviteCodeRevoked.GetCodeId() })
-	case *hangarv1.Event_InvitationDeclined:
-		m.invited = slices.DeleteFunc(m.invited, func(p string) bool { return p == b.InvitationDeclined.GetPlayerId() })
-	}
-}
-
-// codeID returns the id of m's live invite code code, or "".
-func (m *match) codeID(code string) string {
-	if code == "" {
-		return ""
-	}
-	h := sha256.Sum256([]byte(code))
-	for _, c := range m.codes {
-		if subtle.ConstantTimeCompare(c.hash, h[:]) == 1 {
-			return c.id
-		}
-	}
-	return ""
-}
-
-// codeIDs are the ids of m's live codes, oldest first.
-func (m *match) codeIDs() []string {
-	var ids []string
-	for _, c := range m.codes {
-		ids = append(ids, c.id)
-	}
-	return ids
-}
-
 // CreateInviteCode implements hangarv1.MatchServiceServer.
 func (s *Service) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInviteCodeRequest) (*hangarv1.CreateInviteCodeResponse, error) {
 	me, _ := auth.Caller(ctx)
@@ -83,27 +41,27 @@ func (s *Service) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInvi
 	code, _ := ident.Secret(codePrefix)
 	h := sha256.Sum256([]byte(code))
 	id := ident.New("ic_")
-	c.decide = func(m *match) (step, error) {
+	c.Decide = func(m *match.Match) (match.Step, error) {
 		switch {
-		case !m.canSee(me.ID):
-			return step{}, hidden(m.id)
-		case m.creator != me.ID:
-			return step{}, fmt.Errorf("%w: only the creator makes invite codes", errNotCreator)
-		case !m.private:
-			return step{}, errMatchPublic
-		case m.status != store.StatusOpen:
-			return step{}, errMatchNotOpen
-		case len(m.codes) >= maxCodes:
-			return step{}, errTooManyCodes
+		case !m.CanSee(me.ID):
+			return match.Step{}, match.Hidden(m.ID)
+		case m.Creator != me.ID:
+			return match.Step{}, fmt.Errorf("%w: only the creator makes invite codes", errNotCreator)
+		case !m.Private:
+			return match.Step{}, errMatchPublic
+		case m.Status != store.StatusOpen:
+			return match.Step{}, errMatchNotOpen
+		case len(m.Codes) >= maxCodes:
+			return match.Step{}, errTooManyCodes
 		}
-		return events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeCreated{InviteCodeCreated: &hangarv1.InviteCodeCreated{
+		return match.Events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeCreated{InviteCodeCreated: &hangarv1.InviteCodeCreated{
 			CodeId: id, CodeSha256: h[:]}}}), nil
 	}
-	out, err := s.w.exec(ctx, c)
+	out, err := s.w.Exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.CreateInviteCodeResponse{Code: code, CodeId: id, Match: out.match.view(me.ID)}, nil
+	return &hangarv1.CreateInviteCodeResponse{Code: code, CodeId: id, Match: out.Match.View(me.ID)}, nil
 }
 
 // RevokeInviteCode implements hangarv1.MatchServiceServer.
@@ -116,26 +74,26 @@ func (s *Service) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInvi
 	if err := checkID("code_id", req.GetCodeId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	s.w.catchUpUnless(ctx, c.matchID, func(m *match) bool {
-		return slices.ContainsFunc(m.codes, func(k inviteCode) bool { return k.id == req.GetCodeId() })
+	s.w.CatchUpUnless(ctx, c.MatchID, func(m *match.Match) bool {
+		return slices.ContainsFunc(m.Codes, func(k match.InviteCode) bool { return k.ID == req.GetCodeId() })
 	})
-	c.decide = func(m *match) (step, error) {
+	c.Decide = func(m *match.Match) (match.Step, error) {
 		switch {
-		case !m.canSee(me.ID):
-			return step{}, hidden(m.id)
-		case m.creator != me.ID:
-			return step{}, fmt.Errorf("%w: only the creator revokes invite codes", errNotCreator)
-		case !slices.ContainsFunc(m.codes, func(k inviteCode) bool { return k.id == req.GetCodeId() }):
-			return step{}, fmt.Errorf("%w: no live invite code %q", errNotFound, req.GetCodeId())
+		case !m.CanSee(me.ID):
+			return match.Step{}, match.Hidden(m.ID)
+		case m.Creator != me.ID:
+			return match.Step{}, fmt.Errorf("%w: only the creator revokes invite codes", errNotCreator)
+		case !slices.ContainsFunc(m.Codes, func(k match.InviteCode) bool { return k.ID == req.GetCodeId() }):
+			return match.Step{}, fmt.Errorf("%w: no live invite code %q", errNotFound, req.GetCodeId())
 		}
-		return events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeRevoked{InviteCodeRevoked: &hangarv1.InviteCodeRevoked{
+		return match.Events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeRevoked{InviteCodeRevoked: &hangarv1.InviteCodeRevoked{
 			CodeId: req.GetCodeId()}}}), nil
 	}
-	out, err := s.w.exec(ctx, c)
+	out, err := s.w.Exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.RevokeInviteCodeResponse{Match: out.match.view(me.ID)}, nil
+	return &hangarv1.RevokeInviteCodeResponse{Match: out.Match.View(me.ID)}, nil
 }
 
 // AcceptInvitation implements hangarv1.MatchServiceServer.
@@ -145,23 +103,23 @@ func (s *Service) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInvi
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	s.w.catchUpUnless(ctx, c.matchID, func(m *match) bool { return slices.Contains(m.invited, me.ID) })
-	c.decide = func(m *match) (step, error) {
-		if !slices.Contains(m.invited, me.ID) {
-			return step{}, errNotInvited
+	s.w.CatchUpUnless(ctx, c.MatchID, func(m *match.Match) bool { return slices.Contains(m.Invited, me.ID) })
+	c.Decide = func(m *match.Match) (match.Step, error) {
+		if !slices.Contains(m.Invited, me.ID) {
+			return match.Step{}, errNotInvited
 		}
 		evs, err := joinEvents(m, me, req.Seat)
 		if err != nil {
-			return step{}, err
+			return match.Step{}, err
 		}
 		accepted := &hangarv1.Event{Body: &hangarv1.Event_InvitationAccepted{InvitationAccepted: &hangarv1.InvitationAccepted{PlayerId: me.ID}}}
-		return events(append([]*hangarv1.Event{accepted}, evs...)...), nil
+		return match.Events(append([]*hangarv1.Event{accepted}, evs...)...), nil
 	}
-	out, err := s.w.exec(ctx, c)
+	out, err := s.w.Exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.AcceptInvitationResponse{Match: out.match.view(me.ID)}, nil
+	return &hangarv1.AcceptInvitationResponse{Match: out.Match.View(me.ID)}, nil
 }
 
 // DeclineInvitation implements hangarv1.MatchServiceServer.
@@ -171,26 +129,26 @@ func (s *Service) DeclineInvitation(ctx context.Context, req *hangarv1.DeclineIn
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	s.w.catchUpUnless(ctx, c.matchID, func(m *match) bool { return slices.Contains(m.invited, me.ID) })
-	c.decide = func(m *match) (step, error) {
+	s.w.CatchUpUnless(ctx, c.MatchID, func(m *match.Match) bool { return slices.Contains(m.Invited, me.ID) })
+	c.Decide = func(m *match.Match) (match.Step, error) {
 		switch {
-		case !slices.Contains(m.invited, me.ID):
-			return step{}, errNotInvited
-		case m.seatOf(me.ID) >= 0:
-			return step{}, errSeated
-		case ended(m.status):
-			return step{}, errMatchEnded
+		case !slices.Contains(m.Invited, me.ID):
+			return match.Step{}, errNotInvited
+		case m.SeatOf(me.ID) >= 0:
+			return match.Step{}, errSeated
+		case match.Ended(m.Status):
+			return match.Step{}, errMatchEnded
 		}
-		return events(&hangarv1.Event{Body: &hangarv1.Event_InvitationDeclined{InvitationDeclined: &hangarv1.InvitationDeclined{
+		return match.Events(&hangarv1.Event{Body: &hangarv1.Event_InvitationDeclined{InvitationDeclined: &hangarv1.InvitationDeclined{
 			PlayerId: me.ID}}}), nil
 	}
-	if _, err := s.w.exec(ctx, c); err != nil {
+	if _, err := s.w.Exec(ctx, c); err != nil {
 		// A retry of a decline that was applied finds no invitation (and,
 		// in a private match, a match the player may no longer see): the
 		// stored command says it was this one.
 		if (errors.Is(err, errNotInvited) || errors.Is(err, errNotFound)) && req.GetRequestId() != "" {
-			cmd := store.Command{Author: me.ID, RequestID: c.reqID, Fingerprint: fingerprint(req)}
-			if _, cerr := s.store.Command(ctx, c.matchID, cmd); cerr == nil {
+			cmd := store.Command{Author: me.ID, RequestID: c.ReqID, Fingerprint: match.Fingerprint(req)}
+			if _, cerr := s.store.Command(ctx, c.MatchID, cmd); cerr == nil {
 				return &hangarv1.DeclineInvitationResponse{}, nil
 			}
 		}

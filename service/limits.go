@@ -6,7 +6,6 @@ import (
 
 	"google.golang.org/grpc"
 
-	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/limit"
 )
@@ -88,14 +87,4 @@ func (s *Service) streamPlayerLimit(srv any, ss grpc.ServerStream, info *grpc.St
 // HTTP side's bound; gRPC's own answers RESOURCE_EXHAUSTED itself).
 func RequestTooLarge(n int) error {
 	return toStatus(context.Background(), nil, &limit.QuotaError{Err: limit.ErrRequestTooLarge, Limit: n})
-}
-
-// hasHuman says whether a player holds a seat of m.
-func (m *match) hasHuman() bool {
-	for _, st := range m.seats {
-		if st.status == hangarv1.SeatStatus_SEAT_STATUS_PLAYER {
-			return true
-		}
-	}
-	return false
 }

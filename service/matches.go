@@ -14,6 +14,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/ident"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -79,8 +80,8 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 		seated++
 	}
 	quota := s.limits.MatchQuota(me.ID, seated < n, seated == n && req.GetObserveOnly())
-	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: fingerprint(req)}
-	out, err := s.w.commit(ctx, s.w.newMatch(id), cmd, func(*match) (step, error) {
+	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: match.Fingerprint(req)}
+	out, err := s.w.Commit(ctx, s.w.NewMatch(id), cmd, func(*match.Match) (match.Step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID,
 			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot(), BotLevel: req.GetBotLevel(),
@@ -96,12 +97,12 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 		if len(evs)-1 == n {
 			evs = append(evs, started(seats))
 		}
-		return step{events: evs, quota: quota}, nil
+		return match.Step{Events: evs, Quota: quota}, nil
 	})
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.CreateMatchResponse{Match: out.match.view(me.ID)}, nil
+	return &hangarv1.CreateMatchResponse{Match: out.Match.View(me.ID)}, nil
 }
 
 func joined(seatNo int32, p store.Player) *hangarv1.Event {
@@ -114,32 +115,32 @@ func started(seats []int32) *hangarv1.Event {
 }
 
 // occupied returns the seats taken in m.
-func occupied(m *match) []int32 {
+func occupied(m *match.Match) []int32 {
 	var out []int32
-	for _, st := range m.seats {
-		if st.status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
-			out = append(out, st.seat)
+	for _, st := range m.Seats {
+		if st.Status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
+			out = append(out, st.Seat)
 		}
 	}
 	return out
 }
 
 // matchCommand validates what every match command carries.
-func matchCommand(ctx context.Context, matchID string, expected int64, reqID string, req proto.Message) (command, error) {
+func matchCommand(ctx context.Context, matchID string, expected int64, reqID string, req proto.Message) (match.Command, error) {
 	me, _ := auth.Caller(ctx)
 	if err := checkID("match_id", matchID); err != nil {
-		return command{}, err
+		return match.Command{}, err
 	}
 	if expected < 0 {
-		return command{}, fmt.Errorf("%w: expected_version must not be negative", errInvalid)
+		return match.Command{}, fmt.Errorf("%w: expected_version must not be negative", errInvalid)
 	}
 	if err := checkRequestID(reqID, false); err != nil {
-		return command{}, err
+		return match.Command{}, err
 	}
 	if reqID == "" {
 		reqID = ident.New("r_")
 	}
-	return command{matchID: matchID, expected: expected, author: me.ID, reqID: reqID, req: req}, nil
+	return match.Command{MatchID: matchID, Expected: expected, Author: me.ID, ReqID: reqID, Req: req}, nil
 }
 
 // JoinMatch implements hangarv1.MatchServiceServer.
@@ -153,57 +154,57 @@ func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest)
 	if len(code) > maxCodeLen {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: invite_code is at most %d bytes", errInvalid, maxCodeLen))
 	}
-	s.w.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.mayJoin(me.ID) || m.codeID(code) != "" })
-	c.admit = func(m *match) bool { return m.codeID(code) != "" }
-	c.decide = func(m *match) (step, error) {
+	s.w.CatchUpUnless(ctx, c.MatchID, func(m *match.Match) bool { return m.MayJoin(me.ID) || m.CodeID(code) != "" })
+	c.Admit = func(m *match.Match) bool { return m.CodeID(code) != "" }
+	c.Decide = func(m *match.Match) (match.Step, error) {
 		codeID := ""
-		if !m.mayJoin(me.ID) {
-			if codeID = m.codeID(code); codeID == "" {
-				return step{}, hidden(m.id)
+		if !m.MayJoin(me.ID) {
+			if codeID = m.CodeID(code); codeID == "" {
+				return match.Step{}, match.Hidden(m.ID)
 			}
 		}
 		evs, err := joinEvents(m, me, req.Seat)
 		if err != nil {
-			return step{}, err
+			return match.Step{}, err
 		}
 		evs[0].GetPlayerJoined().InviteCodeId = codeID
-		return events(evs...), nil
+		return match.Events(evs...), nil
 	}
-	out, err := s.w.exec(ctx, c)
+	out, err := s.w.Exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.JoinMatchResponse{Match: out.match.view(me.ID)}, nil
+	return &hangarv1.JoinMatchResponse{Match: out.Match.View(me.ID)}, nil
 }
 
 // joinEvents seats player p in m, in seat (nil: the first free one): its
 // PlayerJoined event, and MatchStarted when it takes the last seat.
-func joinEvents(m *match, p store.Player, seatNo *int32) ([]*hangarv1.Event, error) {
-	if m.status != store.StatusOpen {
+func joinEvents(m *match.Match, p store.Player, seatNo *int32) ([]*hangarv1.Event, error) {
+	if m.Status != store.StatusOpen {
 		return nil, errMatchNotOpen
 	}
-	if m.seatOf(p.ID) >= 0 {
+	if m.SeatOf(p.ID) >= 0 {
 		return nil, errSeated
 	}
 	i := -1
 	if seatNo != nil {
-		if i = m.seatIndex(*seatNo); i < 0 {
+		if i = m.SeatIndex(*seatNo); i < 0 {
 			return nil, fmt.Errorf("%w: the match has no seat %d", errInvalid, *seatNo)
 		}
-		if m.seats[i].status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
+		if m.Seats[i].Status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
 			return nil, fmt.Errorf("%w: seat %d", errSeatTaken, *seatNo)
 		}
 	} else {
-		i = slices.IndexFunc(m.seats, func(st seat) bool { return st.status == hangarv1.SeatStatus_SEAT_STATUS_EMPTY })
+		i = slices.IndexFunc(m.Seats, func(st match.Seat) bool { return st.Status == hangarv1.SeatStatus_SEAT_STATUS_EMPTY })
 		if i < 0 {
 			return nil, errMatchFull
 		}
 	}
-	evs := []*hangarv1.Event{joined(m.seats[i].seat, p)}
-	if m.freeSeats() == 1 {
-		seats := make([]int32, len(m.seats))
-		for k, st := range m.seats {
-			seats[k] = st.seat
+	evs := []*hangarv1.Event{joined(m.Seats[i].Seat, p)}
+	if m.FreeSeats() == 1 {
+		seats := make([]int32, len(m.Seats))
+		for k, st := range m.Seats {
+			seats[k] = st.Seat
 		}
 		evs = append(evs, started(seats))
 	}
@@ -217,18 +218,18 @@ func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReques
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	c.decide = func(m *match) (step, error) {
-		i := m.seatOf(me.ID)
+	c.Decide = func(m *match.Match) (match.Step, error) {
+		i := m.SeatOf(me.ID)
 		if i < 0 {
-			return step{}, errNotSeated
+			return match.Step{}, errNotSeated
 		}
-		seatNo := m.seats[i].seat
-		switch m.status {
+		seatNo := m.Seats[i].Seat
+		switch m.Status {
 		case store.StatusOpen:
 			evs := []*hangarv1.Event{{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seatNo, PlayerId: me.ID}}}}
 			humans := 0
-			for _, st := range m.seats {
-				if st.status == hangarv1.SeatStatus_SEAT_STATUS_PLAYER {
+			for _, st := range m.Seats {
+				if st.Status == hangarv1.SeatStatus_SEAT_STATUS_PLAYER {
 					humans++
 				}
 			}
@@ -236,22 +237,22 @@ func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReques
 				evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{
 					Status: hangarv1.MatchStatus_MATCH_STATUS_ABANDONED}}})
 			}
-			return events(evs...), nil
+			return match.Events(evs...), nil
 		case store.StatusActive:
-			g, gevs, err := m.play.Resign(seatNo)
+			g, gevs, err := m.Play.Resign(seatNo)
 			if err != nil {
-				return step{}, err
+				return match.Step{}, err
 			}
 			left := &hangarv1.Event{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seatNo, PlayerId: me.ID, Forfeited: true}}}
-			return step{events: append([]*hangarv1.Event{left}, gevs...), play: g}, nil
+			return match.Step{Events: append([]*hangarv1.Event{left}, gevs...), Play: g}, nil
 		}
-		return step{}, fmt.Errorf("%w: the match is over", errNotInPlay)
+		return match.Step{}, fmt.Errorf("%w: the match is over", errNotInPlay)
 	}
-	out, err := s.w.exec(ctx, c)
+	out, err := s.w.Exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.LeaveMatchResponse{Match: out.match.view(me.ID)}, nil
+	return &hangarv1.LeaveMatchResponse{Match: out.Match.View(me.ID)}, nil
 }
 
 // StartMatch implements hangarv1.MatchServiceServer.
@@ -261,30 +262,30 @@ func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchReques
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	c.decide = func(m *match) (step, error) {
-		if m.creator != me.ID {
-			return step{}, fmt.Errorf("%w: only the creator starts a match", errNotCreator)
+	c.Decide = func(m *match.Match) (match.Step, error) {
+		if m.Creator != me.ID {
+			return match.Step{}, fmt.Errorf("%w: only the creator starts a match", errNotCreator)
 		}
-		if m.status != store.StatusOpen {
-			return step{}, errMatchNotOpen
+		if m.Status != store.StatusOpen {
+			return match.Step{}, errMatchNotOpen
 		}
 		seats := occupied(m)
 		if len(seats) < 2 {
-			return step{}, errTooFew
+			return match.Step{}, errTooFew
 		}
-		st := events(started(seats))
-		if !m.hasHuman() {
+		st := match.Events(started(seats))
+		if !m.HasHuman() {
 			// A lobby of bots alone, started, is a bot-only match in
 			// play: it counts against the creator's quota (limits.go).
-			st.quota = s.limits.MatchQuota(me.ID, false, true)
+			st.Quota = s.limits.MatchQuota(me.ID, false, true)
 		}
 		return st, nil
 	}
-	out, err := s.w.exec(ctx, c)
+	out, err := s.w.Exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.StartMatchResponse{Match: out.match.view(me.ID)}, nil
+	return &hangarv1.StartMatchResponse{Match: out.Match.View(me.ID)}, nil
 }
 
 // GetMatch implements hangarv1.MatchServiceServer.
@@ -295,25 +296,25 @@ func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (
 	if req.GetAtVersion() < 0 {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: at_version must not be negative", errInvalid))
 	}
-	m, err := s.w.current(ctx, req.GetMatchId())
+	m, err := s.w.Current(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if err := s.w.visible(ctx, m); err != nil {
+	if err := s.w.Visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if v := req.GetAtVersion(); v != 0 && v != m.version {
-		if v > m.version {
+	if v := req.GetAtVersion(); v != 0 && v != m.Version {
+		if v > m.Version {
 			// As WatchMatch's after_seq: a version the match has not
 			// reached is OUT_OF_RANGE, not malformed.
-			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: at_version %d is beyond the match's last event %d", errOutOfRange, v, m.version))
+			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: at_version %d is beyond the match's last event %d", errOutOfRange, v, m.Version))
 		}
-		if m, err = s.w.foldWith(ctx, s.w.newMatch(m.id), v, s.w.pastEvents(v)); err != nil {
+		if m, err = s.w.FoldWith(ctx, s.w.NewMatch(m.ID), v, s.w.PastEvents(v)); err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
 	}
 	me, _ := auth.Caller(ctx)
-	return &hangarv1.GetMatchResponse{Match: m.view(me.ID)}, nil
+	return &hangarv1.GetMatchResponse{Match: m.View(me.ID)}, nil
 }
 
 // ListMatches implements hangarv1.MatchServiceServer.
@@ -399,16 +400,16 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 	if after < 0 {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: after_seq must not be negative", errInvalid))
 	}
-	m, err := s.w.load(ctx, req.GetMatchId())
+	m, err := s.w.Load(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if err := s.w.visible(ctx, m); err != nil {
+	if err := s.w.Visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	// One event more than the page tells whether another page follows: a
 	// full page that happens to end at the last event gets no token.
-	stored, err := s.w.eventsPage(ctx, m, after, size+1)
+	stored, err := s.w.EventsPage(ctx, m, after, size+1)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -416,7 +417,7 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 	stored = stored[:min(len(stored), size)]
 	resp := &hangarv1.ListMatchEventsResponse{}
 	for _, e := range stored {
-		ev, err := decodeEvent(req.GetMatchId(), e)
+		ev, err := match.DecodeEvent(req.GetMatchId(), e)
 		if err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}

@@ -20,6 +20,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/ident"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/internal/wake"
 	"github.com/hangarhq/hangar/store"
 )
@@ -173,7 +174,7 @@ func (s *Service) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) (*h
 		reqID = id
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
-	t, created, err := s.store.Enqueue(ctx, store.Ticket{ID: id, Player: me.ID, PlayerName: me.DisplayName, RequestID: reqID, Fingerprint: fingerprint(req),
+	t, created, err := s.store.Enqueue(ctx, store.Ticket{ID: id, Player: me.ID, PlayerName: me.DisplayName, RequestID: reqID, Fingerprint: match.Fingerprint(req),
 		Game: g.Name(), Pool: poolKey(g.Name(), optBytes, n, req.GetRated(), req.GetAutoRoll()), Options: optBytes, Seats: n,
 		Rated: req.GetRated(), AutoRoll: req.GetAutoRoll(), BotsAfter: botsAfter, KeepWaiting: req.GetKeepWaiting(), Rating: rating, Created: now})
 	if errors.Is(err, store.ErrExists) && t.ID != "" {
@@ -198,11 +199,11 @@ func (s *Service) ratingFor(ctx context.Context, game, player string) (float64, 
 	st, err := s.store.Standing(ctx, game, player)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return ratingModel.Mu, nil
+		return match.RatingModel.Mu, nil
 	case err != nil:
 		return 0, err
 	}
-	return ratingOf(st.Rating).Mu, nil
+	return match.RatingOf(st.Rating).Mu, nil
 }
 
 // poolKey names the tickets that may share a match: same game, options,
@@ -669,7 +670,7 @@ func (s *Service) makeMatch(ctx context.Context, id string, ts []store.Ticket) e
 		fmt.Fprintf(fp, "%s\x00%d\x00%s\x00", t.ID, t.Seat, t.Player)
 	}
 	cmd := store.Command{RequestID: "matchmaking:" + id, Fingerprint: fp.Sum(nil)}
-	_, err := s.w.commit(ctx, s.w.newMatch(id), cmd, func(*match) (step, error) {
+	_, err := s.w.Commit(ctx, s.w.NewMatch(id), cmd, func(*match.Match) (match.Step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 			Game: g.Enum(), Options: opts, SeatCount: int32(t0.Seats), Unrated: !t0.Rated,
 			AutoRoll: t0.AutoRoll}}}}
@@ -681,9 +682,9 @@ func (s *Service) makeMatch(ctx context.Context, id string, ts []store.Ticket) e
 					Seat: sn, Bot: true, DisplayName: "Bot"}}})
 			}
 		}
-		st := events(append(evs, started(seatNos))...)
+		st := match.Events(append(evs, started(seatNos))...)
 		for _, t := range ts { // each ticket's player hears that it was matched (notices.go)
-			st.notices = append(st.notices, &hangarv1.Notice{PlayerId: t.Player, MatchId: id,
+			st.Notices = append(st.Notices, &hangarv1.Notice{PlayerId: t.Player, MatchId: id,
 				Body: &hangarv1.Notice_TicketMatched{TicketMatched: &hangarv1.TicketMatchedNotice{TicketId: t.ID}}})
 		}
 		return st, nil

@@ -5,83 +5,12 @@ import (
 	"fmt"
 
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/notice"
 	"github.com/hangarhq/hangar/store"
 )
-
-// turnOf is the seat to act in m, if any.
-func turnOf(m *match) (int32, bool) {
-	if m.status != store.StatusActive || m.play == nil || m.play.Over() {
-		return 0, false
-	}
-	return m.play.Turn()
-}
-
-// noticesOf are the notices of the command (by author, with events evs)
-// that took m to next: invitations, a start, the turn of a human seat that
-// has just begun, an end. Bots get none.
-func noticesOf(m, next *match, evs []*hangarv1.Event, author string) []*hangarv1.Notice {
-	var out []*hangarv1.Notice
-	g := next.game.Enum()
-	add := func(player string, n *hangarv1.Notice) {
-		n.PlayerId, n.MatchId = player, next.id
-		out = append(out, n)
-	}
-	invited := func(ids []string) {
-		for _, p := range ids {
-			add(p, &hangarv1.Notice{Body: &hangarv1.Notice_Invited{Invited: &hangarv1.InvitedNotice{Game: g, InviterId: author}}})
-		}
-	}
-	for _, ev := range evs {
-		switch b := ev.Body.(type) {
-		case *hangarv1.Event_MatchCreated:
-			invited(b.MatchCreated.GetInvitedPlayerIds())
-		case *hangarv1.Event_PlayersInvited:
-			invited(b.PlayersInvited.GetPlayerIds())
-		}
-	}
-	if m.started.IsZero() && !next.started.IsZero() {
-		for _, st := range next.seats {
-			if st.status == hangarv1.SeatStatus_SEAT_STATUS_PLAYER && st.player != "" {
-				add(st.player, &hangarv1.Notice{Body: &hangarv1.Notice_MatchStarted{MatchStarted: &hangarv1.MatchStartedNotice{
-					Game: g, Seat: st.seat}}})
-			}
-		}
-	}
-	if seat, ok := turnOf(next); ok {
-		before, was := turnOf(m)
-		if i := next.seatIndex(seat); i >= 0 && (!was || before != seat) {
-			if st := next.seats[i]; st.status == hangarv1.SeatStatus_SEAT_STATUS_PLAYER && st.player != "" {
-				yt := &hangarv1.YourTurnNotice{Game: g, Seat: seat, Version: next.version}
-				if d := next.deadline(); next.turnTime > 0 && !d.IsZero() {
-					yt.TurnDeadline = timestamppb.New(d)
-				}
-				add(st.player, &hangarv1.Notice{Body: &hangarv1.Notice_YourTurn{YourTurn: yt}})
-			}
-		}
-	}
-	if !ended(m.status) && ended(next.status) {
-		for _, st := range next.seats {
-			if st.player == "" {
-				continue
-			}
-			add(st.player, &hangarv1.Notice{Body: &hangarv1.Notice_MatchEnded{MatchEnded: &hangarv1.MatchEndedNotice{
-				Game: g, Status: statusProto[next.status], Seat: st.seat, Place: st.place, Seats: int32(len(next.seats)),
-				Forfeited: st.status == hangarv1.SeatStatus_SEAT_STATUS_FORFEITED}}})
-		}
-	}
-	return out
-}
-
-// storeNotices encodes a command's notices for its append, queued for the
-// webhook when one is configured.
-func (s *writer) storeNotices(ns []*hangarv1.Notice) ([]store.Notice, error) {
-	return notice.EncodeAll(ns, s.deliver)
-}
 
 // noticed follows the commit of notices: it wakes their players' watchers
 // here and, through the feed, on other nodes, and the webhook's workers.

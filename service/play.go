@@ -18,6 +18,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/limit"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -113,7 +114,7 @@ type playOut struct {
 	me string
 	// sent is the seq of the last event queued (alone or in a result).
 	sent    int64
-	events  []*watchResponse
+	events  []*match.WatchResponse
 	results []playResult
 }
 
@@ -145,9 +146,9 @@ func (o *playOut) flush(ctx context.Context, all bool) error {
 			limit = after
 		}
 		n, size := 0, 0
-		for n < len(o.events) && (limit < 0 || o.events[n].resp.GetEvent().GetSeq() <= limit) &&
-			(n == 0 || size+len(o.events[n].wire) <= playBatchBytes) {
-			size += len(o.events[n].wire)
+		for n < len(o.events) && (limit < 0 || o.events[n].Resp.GetEvent().GetSeq() <= limit) &&
+			(n == 0 || size+len(o.events[n].Wire) <= playBatchBytes) {
+			size += len(o.events[n].Wire)
 			n++
 		}
 		switch {
@@ -167,7 +168,7 @@ func (o *playOut) flush(ctx context.Context, all bool) error {
 		if err := o.q.Push(ctx, o.s.closing, playEvents(o.events[:n], o.legalAfter(o.events[n-1]))); err != nil {
 			return err
 		}
-		o.sent = o.events[n-1].resp.GetEvent().GetSeq()
+		o.sent = o.events[n-1].Resp.GetEvent().GetSeq()
 		o.events = o.events[n:]
 	}
 }
@@ -177,7 +178,7 @@ func (o *playOut) flush(ctx context.Context, all bool) error {
 func (o *playOut) result(ctx context.Context) error {
 	r := o.results[0]
 	n := 0
-	for r.first > 0 && n < len(o.events) && o.events[n].resp.GetEvent().GetSeq() <= r.version {
+	for r.first > 0 && n < len(o.events) && o.events[n].Resp.GetEvent().GetSeq() <= r.version {
 		n++
 	}
 	var legal *hangarv1.ListLegalMovesResponse
@@ -188,7 +189,7 @@ func (o *playOut) result(ctx context.Context) error {
 		return err
 	}
 	if n > 0 {
-		o.sent = o.events[n-1].resp.GetEvent().GetSeq()
+		o.sent = o.events[n-1].Resp.GetEvent().GetSeq()
 	}
 	o.events = o.events[n:]
 	o.results = o.results[1:]
@@ -198,24 +199,24 @@ func (o *playOut) result(ctx context.Context) error {
 // legalAfter returns the stream's player's legal moves after event last,
 // when that event leaves the player to choose a move and this node's match
 // is at its version (nil otherwise: the client lists them if it must).
-func (o *playOut) legalAfter(last *watchResponse) *hangarv1.ListLegalMovesResponse {
-	r := last.resp
+func (o *playOut) legalAfter(last *match.WatchResponse) *hangarv1.ListLegalMovesResponse {
+	r := last.Resp
 	if r.TurnSeat == nil || r.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
 		return nil
 	}
 	m := o.s.hub.Get(o.w.id)
-	if m == nil || m.version != r.GetVersion() || m.play == nil || m.status != store.StatusActive {
+	if m == nil || m.Version != r.GetVersion() || m.Play == nil || m.Status != store.StatusActive {
 		return nil
 	}
-	i := m.seatOf(o.me)
-	if i < 0 || m.seats[i].seat != r.GetTurnSeat() {
+	i := m.SeatOf(o.me)
+	if i < 0 || m.Seats[i].Seat != r.GetTurnSeat() {
 		return nil
 	}
-	l := m.play.Legal(m.seats[i].seat)
+	l := m.Play.Legal(m.Seats[i].Seat)
 	if len(l.Moves) == 0 {
 		return nil
 	}
-	return &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.version, Die: l.Die}
+	return &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.Version, Die: l.Die}
 }
 
 // reading says whether the stream should read more events now: it has
@@ -281,7 +282,7 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 	for {
 		more := false
 		if out.reading() {
-			var resps []*watchResponse
+			var resps []*match.WatchResponse
 			if resps, more, err = w.next(ctx); err != nil {
 				return toStatus(ctx, s.log, err)
 			}
@@ -347,15 +348,15 @@ var (
 
 // playEvents is the PlayResponse of consecutive events: event for one,
 // events for several; with the player's legal moves after them, if any.
-func playEvents(rs []*watchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
+func playEvents(rs []*match.WatchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
 	l := sizeLegal(legal)
 	if len(rs) == 1 {
-		b := protowire.AppendTag(make([]byte, 0, len(rs[0].wire)+6+l.size()), playEventField, protowire.BytesType)
-		return &wireMsg{l.append(protowire.AppendBytes(b, rs[0].wire))}
+		b := protowire.AppendTag(make([]byte, 0, len(rs[0].Wire)+6+l.size()), playEventField, protowire.BytesType)
+		return &wireMsg{l.append(protowire.AppendBytes(b, rs[0].Wire))}
 	}
 	size := 0
 	for _, r := range rs {
-		size += protowire.SizeTag(playEventsEvents) + protowire.SizeBytes(len(r.wire))
+		size += protowire.SizeTag(playEventsEvents) + protowire.SizeBytes(len(r.Wire))
 	}
 	b := make([]byte, 0, protowire.SizeTag(playEventsField)+protowire.SizeVarint(uint64(size))+size+l.size())
 	b = protowire.AppendTag(b, playEventsField, protowire.BytesType)
@@ -400,11 +401,11 @@ func (l legalField) append(b []byte) []byte {
 // playResultWire is the PlayResponse of result pr with its events rs and
 // the player's legal moves after them (nil: none), written into one buffer
 // of its size.
-func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
+func playResultWire(pr *hangarv1.PlayResult, rs []*match.WatchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
 	prSize, l := wireSize(pr), sizeLegal(legal)
 	size := prSize
 	for _, r := range rs {
-		size += protowire.SizeTag(playResultEvents) + protowire.SizeBytes(len(r.wire))
+		size += protowire.SizeTag(playResultEvents) + protowire.SizeBytes(len(r.Wire))
 	}
 	b := make([]byte, 0, protowire.SizeTag(playResultField)+protowire.SizeVarint(uint64(size))+size+l.size())
 	b = protowire.AppendTag(b, playResultField, protowire.BytesType)
@@ -420,10 +421,10 @@ func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse, legal *hangarv
 }
 
 // appendWatchResponses appends rs to b as the repeated message field num.
-func appendWatchResponses(b []byte, num protowire.Number, rs []*watchResponse) []byte {
+func appendWatchResponses(b []byte, num protowire.Number, rs []*match.WatchResponse) []byte {
 	for _, r := range rs {
 		b = protowire.AppendTag(b, num, protowire.BytesType)
-		b = protowire.AppendBytes(b, r.wire)
+		b = protowire.AppendBytes(b, r.Wire)
 	}
 	return b
 }

@@ -8,6 +8,7 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -64,36 +65,36 @@ func (s *Service) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatch
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	s.w.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.creator == me.ID || m.seatOf(me.ID) >= 0 })
-	c.decide = func(m *match) (step, error) {
+	s.w.CatchUpUnless(ctx, c.MatchID, func(m *match.Match) bool { return m.Creator == me.ID || m.SeatOf(me.ID) >= 0 })
+	c.Decide = func(m *match.Match) (match.Step, error) {
 		switch {
-		case !m.canSee(me.ID):
-			return step{}, hidden(m.id)
-		case !m.private:
-			return step{}, errMatchPublic
-		case m.creator != me.ID && m.seatOf(me.ID) < 0:
-			return step{}, fmt.Errorf("%w: only the creator and seated players invite", errNotSeated)
-		case ended(m.status):
-			return step{}, errMatchEnded
+		case !m.CanSee(me.ID):
+			return match.Step{}, match.Hidden(m.ID)
+		case !m.Private:
+			return match.Step{}, errMatchPublic
+		case m.Creator != me.ID && m.SeatOf(me.ID) < 0:
+			return match.Step{}, fmt.Errorf("%w: only the creator and seated players invite", errNotSeated)
+		case match.Ended(m.Status):
+			return match.Step{}, errMatchEnded
 		}
 		var fresh []string
 		for _, id := range ids {
-			if !m.canSee(id) {
+			if !m.CanSee(id) {
 				fresh = append(fresh, id)
 			}
 		}
 		if len(fresh) == 0 {
-			return step{}, nil
+			return match.Step{}, nil
 		}
-		if len(m.invited)+len(fresh) > maxInvited {
-			return step{}, fmt.Errorf("%w: a match invites at most %d players", errRule, maxInvited)
+		if len(m.Invited)+len(fresh) > maxInvited {
+			return match.Step{}, fmt.Errorf("%w: a match invites at most %d players", errRule, maxInvited)
 		}
-		return events(&hangarv1.Event{Body: &hangarv1.Event_PlayersInvited{PlayersInvited: &hangarv1.PlayersInvited{
+		return match.Events(&hangarv1.Event{Body: &hangarv1.Event_PlayersInvited{PlayersInvited: &hangarv1.PlayersInvited{
 			PlayerIds: fresh}}}), nil
 	}
-	out, err := s.w.exec(ctx, c)
+	out, err := s.w.Exec(ctx, c)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.InviteToMatchResponse{Match: out.match.view(me.ID)}, nil
+	return &hangarv1.InviteToMatchResponse{Match: out.Match.View(me.ID)}, nil
 }

@@ -9,6 +9,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/sqlite"
 )
@@ -16,22 +17,22 @@ import (
 // recordedGame plays a four-seat match of server bots to its end through
 // the service's own decide-and-fold path, with a seeded die, and returns
 // the match's final state and its events as a store keeps them.
-func recordedGame(tb testing.TB) (*match, []store.Event) {
+func recordedGame(tb testing.TB) (*match.Match, []store.Event) {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	m := &match{id: "m_rebuild", games: testGames}
+	m := &match.Match{ID: "m_rebuild", Games: testGames}
 	var out []store.Event
 	add := func(evs ...*hangarv1.Event) {
 		for _, ev := range evs {
-			if err := m.apply(ev, now); err != nil {
+			if err := m.Apply(ev, now); err != nil {
 				tb.Fatal(err)
 			}
 			p, err := game.EncodeEvent(ev)
 			if err != nil {
 				tb.Fatal(err)
 			}
-			out = append(out, store.Event{Seq: m.version, Type: game.EventType(ev), Payload: p, Time: now})
+			out = append(out, store.Event{Seq: m.Version, Type: game.EventType(ev), Payload: p, Time: now})
 		}
 	}
 	g := aeroplane.Game{}
@@ -47,15 +48,15 @@ func recordedGame(tb testing.TB) (*match, []store.Event) {
 			Seat: sn, Bot: true, DisplayName: "Bot"}}})
 	}
 	add(started(seats))
-	for !m.play.Over() {
-		turn, _ := m.play.Turn()
-		_, evs, err := m.play.Act(turn, m.play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)
+	for !m.Play.Over() {
+		turn, _ := m.Play.Turn()
+		_, evs, err := m.Play.Act(turn, m.Play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		add(evs...)
 	}
-	add(&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: matchEnded(m.play.Result())}})
+	add(&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: match.MatchEnded(m.Play.Result())}})
 	return m, out
 }
 
@@ -86,12 +87,12 @@ func BenchmarkRebuild(b *testing.B) {
 		s := &Service{store: st}
 		b.ReportAllocs()
 		for b.Loop() {
-			m, err := s.w.fold(ctx, &match{id: final.id, games: testGames}, 0)
+			m, err := s.w.Fold(ctx, &match.Match{ID: final.ID, Games: testGames}, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if m.version != final.version || m.status != store.StatusFinished {
-				b.Fatalf("fold reached version %d, status %s; want %d, finished", m.version, m.status, final.version)
+			if m.Version != final.Version || m.Status != store.StatusFinished {
+				b.Fatalf("fold reached version %d, status %s; want %d, finished", m.Version, m.Status, final.Version)
 			}
 		}
 		b.ReportMetric(float64(len(events)), "events/op")
@@ -108,7 +109,7 @@ func BenchmarkRebuild(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer st.Close()
-		row, err := final.row()
+		row, err := final.Row()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -132,7 +133,7 @@ func BenchmarkRebuildParts(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, e := range events {
-				if _, err := decodeEvent(final.id, e); err != nil {
+				if _, err := match.DecodeEvent(final.ID, e); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -142,7 +143,7 @@ func BenchmarkRebuildParts(b *testing.B) {
 	b.Run("apply", func(b *testing.B) {
 		decoded := make([]*hangarv1.Event, len(events))
 		for i, e := range events {
-			ev, err := decodeEvent(final.id, e)
+			ev, err := match.DecodeEvent(final.ID, e)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -150,9 +151,9 @@ func BenchmarkRebuildParts(b *testing.B) {
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			m := &match{id: final.id, games: testGames}
+			m := &match.Match{ID: final.ID, Games: testGames}
 			for i, ev := range decoded {
-				if err := m.apply(ev, events[i].Time); err != nil {
+				if err := m.Apply(ev, events[i].Time); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/limit"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/internal/notice"
 	"github.com/hangarhq/hangar/store"
 )
@@ -37,7 +38,7 @@ type Service struct {
 	log    *slog.Logger
 	access *slog.Logger
 	// observe, when set, is told of commits and clocks (metrics).
-	observe Observer
+	observe match.Observer
 	auth    *auth.Authenticator
 	hub     *hub
 	// players holds the WatchPlayer streams (notices.go).
@@ -48,7 +49,7 @@ type Service struct {
 	rand    game.Rand
 	now     func() time.Time
 	// w is the write path.
-	w *writer
+	w *match.Writer
 
 	// ctx lives until Close; bot goroutines run under it.
 	ctx    context.Context
@@ -130,15 +131,9 @@ type Options struct {
 	Webhook WebhookOptions
 }
 
-// Observer is told what the node's service does, for metrics. Its methods
-// are called on the write path: they must be quick and never block.
-type Observer interface {
-	// Committed: a command of a match of game (its store name) wrote evs.
-	Committed(game string, evs []*hangarv1.Event)
-	// ClockFired: a turn clock this node claimed fired lag after its
-	// deadline.
-	ClockFired(lag time.Duration)
-}
+// Observer is told what the node's service does, for metrics (see
+// match.Observer).
+type Observer = match.Observer
 
 // New returns a Service on st. Call Start to resume server-side work
 // (bot turns) and Close to stop it.
@@ -175,7 +170,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		s.pollEvery = 2 * time.Second
 	}
 	if s.rand == nil {
-		s.rand = cryptoRand{}
+		s.rand = match.CryptoRand{}
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -189,13 +184,9 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	if o.Webhook.URL != "" {
 		s.webhook = notice.NewWebhooks(o.Webhook, st, s.now, log, o.Observe)
 	}
-	s.w = &writer{store: st, log: log, games: s.games, rand: s.rand, now: s.now, checkFold: o.CheckFold,
-		observe: o.Observe, hub: s.hub, singleNode: o.SingleNode, deliver: s.webhook != nil,
-		published: s.published, noticed: s.noticed,
-		ctx: ctx, bots: &s.bots, clockTick: o.ClockTick, botRunning: make(map[string]bool)}
-	if s.w.clockTick <= 0 {
-		s.w.clockTick = 250 * time.Millisecond
-	}
+	s.w = match.New(match.Config{Store: st, Log: log, Games: s.games, Rand: s.rand, Now: s.now, CheckFold: o.CheckFold,
+		Observe: o.Observe, Cache: s.hub, SingleNode: o.SingleNode, Deliver: s.webhook != nil,
+		Published: s.published, Noticed: s.noticed, ClockTick: o.ClockTick, Ctx: ctx, Bots: &s.bots})
 	return s
 }
 
@@ -232,8 +223,8 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.auth.Discover(ctx); err != nil {
 		return err
 	}
-	s.bots.Add(2)
-	go s.w.runClocks()
+	s.w.Start()
+	s.bots.Add(1)
 	go s.runMatcher()
 	s.auth.Run(s.ctx, &s.bots)
 	if s.webhook != nil {

@@ -8,7 +8,7 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
-	"github.com/hangarhq/hangar/store"
+	"github.com/hangarhq/hangar/internal/match"
 )
 
 // watchPage is how many events a watcher reads from the store at once.
@@ -33,7 +33,7 @@ func (s *Service) watchEvents(ctx context.Context, id string, after int64) (item
 	}
 	evs := make([]*hangarv1.Event, len(stored))
 	for i, e := range stored {
-		if evs[i], err = decodeEvent(id, e); err != nil {
+		if evs[i], err = match.DecodeEvent(id, e); err != nil {
 			return nil, false, err
 		}
 	}
@@ -63,7 +63,7 @@ type watch struct {
 	// node's cached match once it is at the same version. owned: cur is
 	// the watcher's own copy (else it is shared: clone before folding).
 	after  int64
-	cur    *match
+	cur    *match.Match
 	owned  bool
 	behind []*hangarv1.Event
 	// over: the match's last event has been read.
@@ -114,38 +114,38 @@ func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *wat
 			w.close()
 		}
 	}()
-	m, err := s.w.load(ctx, id)
+	m, err := s.w.Load(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if m, err = s.w.visibleTo(ctx, m, me.ID, nil); err != nil {
+	if m, err = s.w.VisibleTo(ctx, m, me.ID, nil); err != nil {
 		return nil, err
 	}
-	if after > m.version && !ended(m.status) {
+	if after > m.Version && !match.Ended(m.Status) {
 		// The cache may be behind another node: the store decides.
-		if m, err = s.w.fold(ctx, m, 0); err != nil {
+		if m, err = s.w.Fold(ctx, m, 0); err != nil {
 			return nil, err
 		}
 		s.hub.Put(m)
 	}
-	if after > m.version {
-		return nil, fmt.Errorf("%w: after_seq %d is beyond the match's last event %d", errOutOfRange, after, m.version)
+	if after > m.Version {
+		return nil, fmt.Errorf("%w: after_seq %d is beyond the match's last event %d", errOutOfRange, after, m.Version)
 	}
-	if ended(m.status) && after == m.version {
+	if match.Ended(m.Status) && after == m.Version {
 		return nil, nil // the client has seen the end already
 	}
-	s.hub.reached(id, m.version)
-	if ended(m.status) {
-		w.end = m.version
+	s.hub.reached(id, m.Version)
+	if match.Ended(m.Status) {
+		w.end = m.Version
 	}
-	w.viewer, w.private, w.from = me.ID, m.private, m.version
+	w.viewer, w.private, w.from = me.ID, m.Private, m.Version
 	switch {
 	case after == 0:
-		w.cur, w.owned = s.w.newMatch(id), true
-	case after == m.version:
+		w.cur, w.owned = s.w.NewMatch(id), true
+	case after == m.Version:
 		w.cur = m // the node's: cloned before a fold
 	default:
-		if w.cur, err = s.w.fold(ctx, s.w.newMatch(id), after); err != nil {
+		if w.cur, err = s.w.Fold(ctx, s.w.NewMatch(id), after); err != nil {
 			return nil, err
 		}
 		w.owned = true
@@ -167,9 +167,9 @@ func (w *watch) close() {
 // been read (w.over). Once the viewer may no longer see the match it
 // returns the responses of the events before that, more set, and then the
 // error a stranger gets.
-func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, err error) {
+func (w *watch) next(ctx context.Context) (resps []*match.WatchResponse, more bool, err error) {
 	if w.lost {
-		return nil, false, hidden(w.id)
+		return nil, false, match.Hidden(w.id)
 	}
 	if w.over {
 		return nil, false, nil
@@ -181,9 +181,9 @@ func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, er
 	if len(items) == 0 && w.after < w.end {
 		// The node's memory held the ended match; the store has archived
 		// its events.
-		return nil, false, w.s.w.gone(ctx, w.id)
+		return nil, false, w.s.w.Gone(ctx, w.id)
 	}
-	resps = make([]*watchResponse, 0, len(items))
+	resps = make([]*match.WatchResponse, 0, len(items))
 	for _, it := range items {
 		r := it.made.Load()
 		if r == nil {
@@ -202,7 +202,7 @@ func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, er
 			if err := w.fold(); err != nil {
 				return nil, false, err
 			}
-			if !w.cur.canSee(w.viewer) {
+			if !w.cur.CanSee(w.viewer) {
 				w.lost = true
 				return resps, true, nil
 			}
@@ -215,7 +215,7 @@ func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, er
 		}
 	}
 	if len(w.behind) > 0 {
-		if m := w.s.hub.Get(w.id); m != nil && m.version == w.after {
+		if m := w.s.hub.Get(w.id); m != nil && m.Version == w.after {
 			w.cur, w.owned, w.behind = m, false, w.behind[:0]
 		} else if len(w.behind) >= recentLen {
 			err = w.fold()
@@ -227,10 +227,10 @@ func (w *watch) next(ctx context.Context) (resps []*watchResponse, more bool, er
 // fold folds the events behind onto cur.
 func (w *watch) fold() error {
 	if !w.owned {
-		w.cur, w.owned = w.cur.clone(), true
+		w.cur, w.owned = w.cur.Clone(), true
 	}
 	for _, ev := range w.behind {
-		if err := w.cur.apply(ev, ev.GetTime().AsTime()); err != nil {
+		if err := w.cur.Apply(ev, ev.GetTime().AsTime()); err != nil {
 			return err
 		}
 	}
@@ -240,31 +240,12 @@ func (w *watch) fold() error {
 }
 
 // respond folds ev onto cur and makes its response.
-func (w *watch) respond(ev *hangarv1.Event) (*watchResponse, error) {
+func (w *watch) respond(ev *hangarv1.Event) (*match.WatchResponse, error) {
 	w.behind = append(w.behind, ev)
 	if err := w.fold(); err != nil {
 		return nil, err
 	}
-	return watchResponseOf(ev, w.cur)
-}
-
-// watchResponseOf is the watch response of ev, m being the match just
-// after it.
-func watchResponseOf(ev *hangarv1.Event, m *match) (*watchResponse, error) {
-	resp := &hangarv1.WatchMatchResponse{Event: ev, Version: m.version, Status: statusProto[m.status]}
-	if m.play != nil && m.status == store.StatusActive {
-		if turn, ok := m.play.Turn(); ok {
-			resp.TurnSeat = &turn
-		}
-	}
-	if m.play != nil {
-		resp.Phase = m.play.Phase()
-	}
-	wire, err := marshalWire(resp)
-	if err != nil {
-		return nil, err
-	}
-	return &watchResponse{resp: resp, wire: wire}, nil
+	return match.WatchResponseOf(ev, w.cur)
 }
 
 // WatchMatch implements hangarv1.MatchServiceServer.
@@ -294,7 +275,7 @@ func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.Ma
 			return toStatus(ctx, s.log, err)
 		}
 		for _, resp := range resps {
-			if err := q.Push(ctx, s.closing, &wireMsg{resp.wire}); err != nil {
+			if err := q.Push(ctx, s.closing, &wireMsg{resp.Wire}); err != nil {
 				return toStatus(ctx, s.log, err)
 			}
 		}

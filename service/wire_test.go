@@ -18,6 +18,7 @@ import (
 	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/game/carcassonne"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/internal/vtcodec"
 	"github.com/hangarhq/hangar/store"
 )
@@ -105,28 +106,28 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 		ended := false
 		for n := 0; n < 5000 && !ended; n++ {
 			m := s.hub.Get(id)
-			if m.status != store.StatusActive {
+			if m.Status != store.StatusActive {
 				ended = true
 				break
 			}
-			check("summary", m.summary())
-			if m.options == nil {
+			check("summary", m.Summary())
+			if m.Options == nil {
 				t.Fatal("a match without options: summaryWire's splice goes untested")
 			}
-			if got, err := m.summaryWire(); err != nil || !bytes.Equal(got, must(det.Marshal(m.summary()))) {
-				t.Fatalf("summaryWire wrote %x, %v; want %x", got, err, must(det.Marshal(m.summary())))
+			if got, err := m.SummaryWire(); err != nil || !bytes.Equal(got, must(det.Marshal(m.Summary()))) {
+				t.Fatalf("summaryWire wrote %x, %v; want %x", got, err, must(det.Marshal(m.Summary())))
 			}
-			seat, _ := m.play.Turn()
-			pctx := players[m.seatIndex(seat)]
-			l := m.play.Legal(seat)
-			check("ListLegalMovesResponse", &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.version, Die: l.Die})
+			seat, _ := m.Play.Turn()
+			pctx := players[m.SeatIndex(seat)]
+			l := m.Play.Legal(seat)
+			check("ListLegalMovesResponse", &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.Version, Die: l.Die})
 			var resp proto.Message
 			if l.Roll {
-				req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.version, RequestId: fmt.Sprint("r", n), IncludeLegalMoves: true}
+				req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprint("r", n), IncludeLegalMoves: true}
 				check("RollRequest", req)
 				resp, err = s.Roll(pctx, req)
 			} else {
-				req := &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: m.version, RequestId: fmt.Sprint("m", n),
+				req := &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprint("m", n),
 					Move: l.Moves[pick.IntN(len(l.Moves))]}
 				check("MoveRequest", req)
 				check("PlayRequest", &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{
@@ -148,24 +149,24 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 				evs = r.GetEvents()
 			}
 			for _, ev := range evs {
-				w, err := watchResponseOf(ev, m)
+				w, err := match.WatchResponseOf(ev, m)
 				if err != nil {
 					t.Fatal(err)
 				}
-				check("WatchMatchResponse", w.resp)
+				check("WatchMatchResponse", w.Resp)
 				check("stored event", &hangarv1.Event{Body: ev.Body})
 				if p, err := game.EncodeEvent(ev); err != nil || !bytes.Equal(p, must(proto.MarshalOptions{Deterministic: true}.Marshal(&hangarv1.Event{Body: ev.Body}))) {
 					t.Fatalf("EncodeEvent wrote %x, %v", p, err)
 				}
-				if want, _ := (proto.MarshalOptions{Deterministic: true}).Marshal(w.resp); !bytes.Equal(w.wire, want) {
-					t.Fatalf("watchResponseOf wrote %x, want %x", w.wire, want)
+				if want, _ := (proto.MarshalOptions{Deterministic: true}).Marshal(w.Resp); !bytes.Equal(w.Wire, want) {
+					t.Fatalf("watchResponseOf wrote %x, want %x", w.Wire, want)
 				}
 			}
 			check("events", &hangarv1.PlayEvents{Events: func() []*hangarv1.WatchMatchResponse {
 				var ws []*hangarv1.WatchMatchResponse
 				for _, ev := range evs {
-					w, _ := watchResponseOf(ev, m)
-					ws = append(ws, w.resp)
+					w, _ := match.WatchResponseOf(ev, m)
+					ws = append(ws, w.Resp)
 				}
 				return ws
 			}()})

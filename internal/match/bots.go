@@ -1,4 +1,4 @@
-package service
+package match
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func botRand() *rand.Rand {
 
 // kickBots makes sure a goroutine plays the bot turns of match id. At most
 // one runs per match on this node; a kick while it runs makes it look again.
-func (s *writer) kickBots(id string) {
+func (s *Writer) kickBots(id string) {
 	s.botMu.Lock()
 	defer s.botMu.Unlock()
 	if s.ctx.Err() != nil {
@@ -36,7 +36,7 @@ func (s *writer) kickBots(id string) {
 	go s.runBots(id)
 }
 
-func (s *writer) runBots(id string) {
+func (s *Writer) runBots(id string) {
 	defer s.bots.Done()
 	rng := botRand()
 	for {
@@ -68,22 +68,22 @@ func (s *writer) runBots(id string) {
 }
 
 // botStep plays one bot action (a roll or a move) if a bot must act.
-func (s *writer) botStep(ctx context.Context, id string, rng *rand.Rand) (bool, error) {
-	m, err := s.load(ctx, id)
+func (s *Writer) botStep(ctx context.Context, id string, rng *rand.Rand) (bool, error) {
+	m, err := s.Load(ctx, id)
 	if err != nil {
 		return false, err
 	}
 	if !m.botTurn() {
 		return false, nil
 	}
-	seatNo, _ := m.play.Turn()
+	seatNo, _ := m.Play.Turn()
 	// The request id names the version the bot acts on: if two nodes race
 	// for the same turn, the store keeps one and the other sees a retry.
-	req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.version, RequestId: fmt.Sprintf("bot:%d", m.version)}
-	cmd := store.Command{RequestID: req.RequestId, Fingerprint: fingerprint(req)}
-	_, err = s.commit(ctx, m, cmd, func(m *match) (step, error) {
-		g, evs, err := m.play.Act(seatNo, m.play.Bot(m.botLevel, rng), s.rand)
-		return step{events: evs, play: g}, err
+	req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprintf("bot:%d", m.Version)}
+	cmd := store.Command{RequestID: req.RequestId, Fingerprint: Fingerprint(req)}
+	_, err = s.Commit(ctx, m, cmd, func(m *Match) (Step, error) {
+		g, evs, err := m.Play.Act(seatNo, m.Play.Bot(m.botLevel, rng), s.rand)
+		return Step{Events: evs, Play: g}, err
 	})
 	return err == nil, err
 }

@@ -1,4 +1,4 @@
-package service
+package match
 
 import (
 	"context"
@@ -17,7 +17,7 @@ const clockLease = 15 * time.Second
 // runClocks claims fired turn clocks (in the store, so exactly one node
 // gets each) and plays their turns, until the service closes. Bot turns are
 // clocks too, so a bot never stalls when the node that made it due dies.
-func (s *writer) runClocks() {
+func (s *Writer) runClocks() {
 	defer s.bots.Done()
 	t := time.NewTicker(s.clockTick)
 	defer t.Stop()
@@ -45,20 +45,20 @@ func (s *writer) runClocks() {
 }
 
 // fire plays the turn whose clock this node claimed.
-func (s *writer) fire(ctx context.Context, d store.Due) error {
-	m, err := s.load(ctx, d.ID)
+func (s *Writer) fire(ctx context.Context, d store.Due) error {
+	m, err := s.Load(ctx, d.ID)
 	if err != nil {
 		return err
 	}
-	if m, err = s.fold(ctx, m, 0); err != nil {
+	if m, err = s.Fold(ctx, m, 0); err != nil {
 		return err
 	}
 	s.hub.Put(m)
-	if m.version != d.Version {
+	if m.Version != d.Version {
 		return nil // someone acted since: that append set a new deadline
 	}
 	if m.botTurn() {
-		s.kickBots(m.id)
+		s.kickBots(m.ID)
 		return nil
 	}
 	dl := m.deadline()
@@ -74,41 +74,41 @@ func (s *writer) fire(ctx context.Context, d store.Due) error {
 // timeout plays the rest of the turn of the seat whose clock fired, with the
 // Greedy bot, in one command: TurnTimedOut, the turn's game events, and a
 // SeatHandedToBot when the seat has timed out too often in a row.
-func (s *writer) timeout(ctx context.Context, m *match) error {
-	seatNo, _ := m.play.Turn()
-	i := m.seatIndex(seatNo)
+func (s *Writer) timeout(ctx context.Context, m *Match) error {
+	seatNo, _ := m.Play.Turn()
+	i := m.SeatIndex(seatNo)
 	if i < 0 {
-		return fmt.Errorf("match %s: no seat %d", m.id, seatNo)
+		return fmt.Errorf("match %s: no seat %d", m.ID, seatNo)
 	}
 	rng := botRand()
-	req := &hangarv1.RollRequest{MatchId: m.id, ExpectedVersion: m.version, RequestId: fmt.Sprintf("clock:%d", m.version)}
-	cmd := store.Command{RequestID: req.RequestId, Fingerprint: fingerprint(req)}
-	_, err := s.commit(ctx, m, cmd, func(m *match) (step, error) {
-		n := m.seats[i].timeouts + 1
+	req := &hangarv1.RollRequest{MatchId: m.ID, ExpectedVersion: m.Version, RequestId: fmt.Sprintf("clock:%d", m.Version)}
+	cmd := store.Command{RequestID: req.RequestId, Fingerprint: Fingerprint(req)}
+	_, err := s.Commit(ctx, m, cmd, func(m *Match) (Step, error) {
+		n := m.Seats[i].timeouts + 1
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_TurnTimedOut{TurnTimedOut: &hangarv1.TurnTimedOut{Seat: seatNo, Consecutive: n}}}}
-		g := m.play
+		g := m.Play
 		for steps := 0; ; steps++ {
 			if turn, ok := g.Turn(); !ok || turn != seatNo {
 				break
 			}
 			if steps > 1000 {
-				return step{}, fmt.Errorf("match %s: a timed-out turn did not end", m.id)
+				return Step{}, fmt.Errorf("match %s: a timed-out turn did not end", m.ID)
 			}
 			var more, drawn []*hangarv1.Event
 			var err error
 			if g, more, err = g.Act(seatNo, g.Bot(m.botLevel, rng), s.rand); err != nil {
-				return step{}, err
+				return Step{}, err
 			}
 			if g, drawn, err = g.Prepare(s.rand); err != nil {
-				return step{}, err
+				return Step{}, err
 			}
 			evs = append(append(evs, more...), drawn...)
 		}
 		if m.botAfter > 0 && n >= m.botAfter && !g.Over() {
 			evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_SeatHandedToBot{SeatHandedToBot: &hangarv1.SeatHandedToBot{
-				Seat: seatNo, PlayerId: m.seats[i].player}}})
+				Seat: seatNo, PlayerId: m.Seats[i].Player}}})
 		}
-		return step{events: evs, play: g}, nil
+		return Step{Events: evs, Play: g}, nil
 	})
 	return err
 }

@@ -1,4 +1,4 @@
-package service
+package match
 
 import (
 	"context"
@@ -17,30 +17,30 @@ import (
 // current state (a fold to the latest version), watchers, command lookups
 // and sessions read the primary.
 
-// pastEvents reads events for a reader that has seen version seen of the
+// PastEvents reads events for a reader that has seen version seen of the
 // match.
-func (s *writer) pastEvents(seen int64) eventReader {
+func (s *Writer) PastEvents(seen int64) EventReader {
 	return func(ctx context.Context, id string, after int64, limit int) ([]store.Event, error) {
 		return store.EventsSeen(ctx, s.store, id, seen, after, limit)
 	}
 }
 
-// eventsPage reads up to limit events of m after `after` for
+// EventsPage reads up to limit events of m after `after` for
 // ListMatchEvents. The reader has seen `after`, and this node knows of
 // m.version: the page must hold what either knows of (up to a full page),
 // wherever it is read.
-func (s *writer) eventsPage(ctx context.Context, m *match, after int64, limit int) ([]store.Event, error) {
-	seen := min(max(m.version, after), after+int64(limit))
+func (s *Writer) EventsPage(ctx context.Context, m *Match, after int64, limit int) ([]store.Event, error) {
+	seen := min(max(m.Version, after), after+int64(limit))
 	var evs []store.Event
 	var err error
 	if seen < 1 {
-		evs, err = s.store.Events(ctx, m.id, after, limit)
+		evs, err = s.store.Events(ctx, m.ID, after, limit)
 	} else {
-		evs, err = store.EventsSeen(ctx, s.store, m.id, seen, after, limit)
+		evs, err = store.EventsSeen(ctx, s.store, m.ID, seen, after, limit)
 	}
-	if err == nil && len(evs) == 0 && after < m.version {
+	if err == nil && len(evs) == 0 && after < m.Version {
 		// The node's memory held the match; the store has archived it.
-		return nil, s.gone(ctx, m.id)
+		return nil, s.Gone(ctx, m.ID)
 	}
 	return evs, err
 }

@@ -1,4 +1,4 @@
-package service
+package match
 
 import (
 	"maps"
@@ -22,20 +22,20 @@ import (
 // seat. Their time played runs to when they left. An unrated match (one
 // made from unrated matchmaking tickets) rates nobody.
 
-// ratingModel is the rating every match is rated with (see package rating).
-var ratingModel = rating.Default()
+// RatingModel is the rating every match is rated with (see package rating).
+var RatingModel = rating.Default()
 
 // count adds ev, an event at time t that m has just folded, to when the
 // seats' players left.
-func (m *match) count(ev *hangarv1.Event, t time.Time) {
+func (m *Match) count(ev *hangarv1.Event, t time.Time) {
 	switch b := ev.Body.(type) {
 	case *hangarv1.Event_PlayerLeft:
-		if i := m.seatIndex(b.PlayerLeft.GetSeat()); i >= 0 && b.PlayerLeft.GetForfeited() {
-			m.seats[i].leftAt = t
+		if i := m.SeatIndex(b.PlayerLeft.GetSeat()); i >= 0 && b.PlayerLeft.GetForfeited() {
+			m.Seats[i].leftAt = t
 		}
 	case *hangarv1.Event_SeatHandedToBot:
-		if i := m.seatIndex(b.SeatHandedToBot.GetSeat()); i >= 0 && m.seats[i].leftAt.IsZero() {
-			m.seats[i].leftAt = t
+		if i := m.SeatIndex(b.SeatHandedToBot.GetSeat()); i >= 0 && m.Seats[i].leftAt.IsZero() {
+			m.Seats[i].leftAt = t
 		}
 	}
 }
@@ -44,35 +44,35 @@ func (m *match) count(ev *hangarv1.Event, t time.Time) {
 // The seat's map may be shared with the match m was cloned from: add
 // replaces it with a changed copy. Counters change on few events, so
 // copying here costs less than copying every seat's map in every clone.
-func (m *match) add(seatNo int32, counter string, n int64) {
-	i := m.seatIndex(seatNo)
+func (m *Match) add(seatNo int32, counter string, n int64) {
+	i := m.SeatIndex(seatNo)
 	if i < 0 || n == 0 {
 		return
 	}
-	c := make(map[string]int64, len(m.seats[i].counters)+1)
-	maps.Copy(c, m.seats[i].counters)
+	c := make(map[string]int64, len(m.Seats[i].counters)+1)
+	maps.Copy(c, m.Seats[i].counters)
 	c[counter] += n
-	m.seats[i].counters = c
+	m.Seats[i].counters = c
 }
 
 // left reports whether the seat's player left the game before its end.
-func (st seat) left() bool {
-	return st.player != "" && (st.status == hangarv1.SeatStatus_SEAT_STATUS_FORFEITED ||
-		st.status == hangarv1.SeatStatus_SEAT_STATUS_BOT)
+func (st Seat) left() bool {
+	return st.Player != "" && (st.Status == hangarv1.SeatStatus_SEAT_STATUS_FORFEITED ||
+		st.Status == hangarv1.SeatStatus_SEAT_STATUS_BOT)
 }
 
 // matchEnd is the result of next when the events that led from m to next
 // end a started match, else nil.
-func matchEnd(m, next *match) *store.MatchResult {
-	if ended(m.status) || next.status != store.StatusFinished || next.play == nil {
+func matchEnd(m, next *Match) *store.MatchResult {
+	if Ended(m.Status) || next.Status != store.StatusFinished || next.Play == nil {
 		return nil
 	}
-	n := len(next.seats)
+	n := len(next.Seats)
 	// Every seat in play is in the final standing (ties share a place);
 	// should one not be, it takes the last place rather than block the end.
 	places := make([]int, n)
 	last := 1 // the last place taken: with ties at the end it is less than n
-	for i, st := range next.seats {
+	for i, st := range next.Seats {
 		places[i] = n
 		if p := int(st.place); p >= 1 && p <= n {
 			places[i] = p
@@ -81,14 +81,14 @@ func matchEnd(m, next *match) *store.MatchResult {
 	}
 	r := &store.MatchResult{}
 	var rated []int
-	for i, st := range next.seats {
+	for i, st := range next.Seats {
 		left := st.left()
-		until := next.ended
+		until := next.Ended
 		if left && !st.leftAt.IsZero() {
 			until = st.leftAt
 		}
 		sr := store.SeatResult{
-			Seat: int(st.seat), Player: st.player, Bot: st.player == "", Place: places[i], Seats: n,
+			Seat: int(st.Seat), Player: st.Player, Bot: st.Player == "", Place: places[i], Seats: n,
 			Forfeited: left, Outcome: store.OutcomeOf(places[i], last, left),
 			Counters: maps.Clone(st.counters), Played: max(until.Sub(next.started), 0),
 		}
@@ -119,9 +119,9 @@ func matchEnd(m, next *match) *store.MatchResult {
 func rate(cur []store.Rating, ranks []int) ([]store.Rating, error) {
 	in := make([]rating.Rating, len(cur))
 	for i, c := range cur {
-		in[i] = ratingOf(c)
+		in[i] = RatingOf(c)
 	}
-	out, err := ratingModel.Rate(in, ranks)
+	out, err := RatingModel.Rate(in, ranks)
 	if err != nil {
 		return nil, err
 	}
@@ -132,11 +132,11 @@ func rate(cur []store.Rating, ranks []int) ([]store.Rating, error) {
 	return res, nil
 }
 
-// ratingOf is a stored rating in the model's terms: a new player's when the
+// RatingOf is a stored rating in the model's terms: a new player's when the
 // player was never rated.
-func ratingOf(r store.Rating) rating.Rating {
+func RatingOf(r store.Rating) rating.Rating {
 	if r.Matches == 0 {
-		return ratingModel.New()
+		return RatingModel.New()
 	}
 	return rating.Rating{Mu: r.Mu, Sigma: r.Sigma}
 }

@@ -1,4 +1,4 @@
-package service
+package match
 
 import (
 	"maps"
@@ -17,15 +17,15 @@ import (
 // playedMatch folds a four-seat match (Ada, a bot, Bob, Cy; Bob forfeits
 // after ten minutes) to the end with random moves, and returns the match
 // before its MatchEnded event, after it, and every event.
-func playedMatch(t *testing.T, seed uint64) (before, after *match, log []*hangarv1.Event) {
+func playedMatch(t *testing.T, seed uint64) (before, after *Match, log []*hangarv1.Event) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	now := t0
-	m := &match{id: "m1", games: testGames}
+	m := &Match{ID: "m1", Games: testGames}
 	add := func(evs ...*hangarv1.Event) {
 		for _, ev := range evs {
-			if err := m.apply(ev, now); err != nil {
+			if err := m.Apply(ev, now); err != nil {
 				t.Fatal(err)
 			}
 			log = append(log, ev)
@@ -44,10 +44,10 @@ func playedMatch(t *testing.T, seed uint64) (before, after *match, log []*hangar
 			Seat: seats[i], PlayerId: p, Bot: p == ""}}})
 	}
 	add(started(seats))
-	for step := 0; !m.play.Over(); step++ {
+	for step := 0; !m.Play.Over(); step++ {
 		if step == 200 {
 			now = t0.Add(10 * time.Minute)
-			_, evs, err := m.play.Resign(seats[2])
+			_, evs, err := m.Play.Resign(seats[2])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,16 +55,16 @@ func playedMatch(t *testing.T, seed uint64) (before, after *match, log []*hangar
 			add(evs...)
 			continue
 		}
-		turn, _ := m.play.Turn()
-		_, evs, err := m.play.Act(turn, m.play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)
+		turn, _ := m.Play.Turn()
+		_, evs, err := m.Play.Act(turn, m.Play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)
 		if err != nil {
 			t.Fatal(err)
 		}
 		add(evs...)
 	}
 	now = t0.Add(30 * time.Minute)
-	before = m.clone()
-	add(&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: matchEnded(m.play.Result())}})
+	before = m.Clone()
+	add(&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: MatchEnded(m.Play.Result())}})
 	return before, m, log
 }
 
@@ -80,8 +80,8 @@ func TestMatchEnd(t *testing.T) {
 	// The tallies are what the log says.
 	type counts struct{ made, suffered, finished int }
 	want := map[int32]*counts{}
-	for _, s := range after.seats {
-		want[s.seat] = &counts{}
+	for _, s := range after.Seats {
+		want[s.Seat] = &counts{}
 	}
 	for _, ev := range log {
 		e := ev.GetAeroplane()
@@ -165,16 +165,16 @@ func TestMatchEndOnlyWhenAStartedMatchEnds(t *testing.T) {
 	if r := matchEnd(before, before); r != nil {
 		t.Errorf("a match in play ends: %+v", r)
 	}
-	lobby := &match{id: "m2", status: store.StatusOpen}
-	left := &match{id: "m2", status: store.StatusAbandoned}
+	lobby := &Match{ID: "m2", Status: store.StatusOpen}
+	left := &Match{ID: "m2", Status: store.StatusAbandoned}
 	if r := matchEnd(lobby, left); r != nil {
 		t.Errorf("an abandoned lobby has a result: %+v", r)
 	}
 	// One player and bots: results, but no rating.
-	solo := after.clone()
-	for i := range solo.seats {
-		if solo.seats[i].player != "ada" {
-			solo.seats[i] = seat{seat: solo.seats[i].seat, status: hangarv1.SeatStatus_SEAT_STATUS_BOT, place: solo.seats[i].place}
+	solo := after.Clone()
+	for i := range solo.Seats {
+		if solo.Seats[i].Player != "ada" {
+			solo.Seats[i] = Seat{Seat: solo.Seats[i].Seat, Status: hangarv1.SeatStatus_SEAT_STATUS_BOT, place: solo.Seats[i].place}
 		}
 	}
 	r := matchEnd(before, solo)
@@ -201,14 +201,14 @@ func TestMatchEndWithTies(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	before := &match{id: "m", status: store.StatusActive, play: st, started: t0}
+	before := &Match{ID: "m", Status: store.StatusActive, Play: st, started: t0}
 	for i, p := range []string{"ada", "bob", "cy"} {
-		before.seats = append(before.seats, seat{seat: int32(i), status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, player: p})
+		before.Seats = append(before.Seats, Seat{Seat: int32(i), Status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, Player: p})
 	}
-	after := before.clone()
-	after.status, after.ended = store.StatusFinished, t0.Add(time.Hour)
+	after := before.Clone()
+	after.Status, after.Ended = store.StatusFinished, t0.Add(time.Hour)
 	for i, pl := range []int32{1, 2, 2} {
-		after.seats[i].place = pl
+		after.Seats[i].place = pl
 	}
 	r := matchEnd(before, after)
 	if r == nil {
@@ -216,8 +216,8 @@ func TestMatchEndWithTies(t *testing.T) {
 	}
 	want := []store.Outcome{store.OutcomeWon, store.OutcomeLost, store.OutcomeLost}
 	for i, s := range r.Seats {
-		if s.Place != int(after.seats[i].place) || s.Outcome != want[i] {
-			t.Errorf("seat %d: place %d %s, want %d %s", i, s.Place, s.Outcome, after.seats[i].place, want[i])
+		if s.Place != int(after.Seats[i].place) || s.Outcome != want[i] {
+			t.Errorf("seat %d: place %d %s, want %d %s", i, s.Place, s.Outcome, after.Seats[i].place, want[i])
 		}
 	}
 	got, err := r.Rate([]store.Rating{{Player: "ada"}, {Player: "bob"}, {Player: "cy"}})
@@ -240,15 +240,15 @@ func (s resultOnly) Result() []game.Place { return s.r }
 // A forfeit ranks after everyone who played on, whatever the bot that took
 // the seat scored; the others close up, ties kept.
 func TestStandingPutsForfeitsLast(t *testing.T) {
-	m := &match{id: "m"}
+	m := &Match{ID: "m"}
 	for i, p := range []string{"ada", "bob", "cy", "dee"} {
-		st := seat{seat: int32(i), status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, player: p}
+		st := Seat{Seat: int32(i), Status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, Player: p}
 		if p == "bob" {
-			st.status = hangarv1.SeatStatus_SEAT_STATUS_FORFEITED
+			st.Status = hangarv1.SeatStatus_SEAT_STATUS_FORFEITED
 		}
-		m.seats = append(m.seats, st)
+		m.Seats = append(m.Seats, st)
 	}
-	m.play = resultOnly{r: []game.Place{{Seat: 1, Place: 1, Score: 90}, {Seat: 0, Place: 2, Score: 80},
+	m.Play = resultOnly{r: []game.Place{{Seat: 1, Place: 1, Score: 90}, {Seat: 0, Place: 2, Score: 80},
 		{Seat: 2, Place: 2, Score: 80}, {Seat: 3, Place: 4, Score: 10}}}
 	got := m.standing()
 	want := []game.Place{{Seat: 0, Place: 1, Score: 80}, {Seat: 2, Place: 1, Score: 80}, {Seat: 3, Place: 3, Score: 10},

@@ -1,18 +1,18 @@
-package service
+package match
 
 import (
 	"crypto/rand"
 	"encoding/binary"
 )
 
-// cryptoRand is the server's source of chance (game.Rand): every die and
+// CryptoRand is the server's source of chance (game.Rand): every die and
 // every tile comes from the operating system's cryptographic source at the
 // moment a rule needs it, so that no client can predict it from anything it
 // has seen. Rejection sampling keeps it unbiased.
-type cryptoRand struct{}
+type CryptoRand struct{}
 
 // IntN returns a uniform integer in [0, n); n must be positive.
-func (cryptoRand) IntN(n int) int {
+func (CryptoRand) IntN(n int) int {
 	if n <= 0 {
 		panic("IntN: n must be positive")
 	}
