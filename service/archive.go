@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/hangarhq/hangar/internal/match"
@@ -120,17 +119,6 @@ func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (
 	if err != nil {
 		return 0, false, err
 	}
-	s.hub.drop(m.ID)
+	s.hub.Drop(m.ID)
 	return len(text), done, nil
-}
-
-// drop forgets match id altogether, finished or not (it was archived).
-func (h *hub) drop(id string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.matches, id)
-	if _, ok := h.ended[id]; ok {
-		delete(h.ended, id)
-		h.endedOrder = slices.DeleteFunc(h.endedOrder, func(e string) bool { return e == id })
-	}
 }

@@ -109,7 +109,7 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 		}
 		id = cr.GetMatch().GetMatchId()
 		if watched {
-			_, unwatch = s.hub.subscribe(id)
+			_, unwatch = s.hub.Subscribe(id)
 		}
 		jr, err := s.JoinMatch(ctxs[1], &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "join"})
 		if err != nil {

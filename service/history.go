@@ -20,6 +20,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
@@ -56,7 +57,7 @@ func playerOrCaller(ctx context.Context, id string) (string, error) {
 		me, _ := auth.Caller(ctx)
 		return me.ID, nil
 	}
-	return id, checkID("player_id", id)
+	return id, ident.Check("player_id", id)
 }
 
 // viewer is the store's Viewer filter of a listing of player's matches:
@@ -89,7 +90,7 @@ func encodeToken(kind byte, pos uint64, id string) string {
 
 func decodeToken(t string, kind byte) (uint64, string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(t)
-	if err != nil || len(b) < 10 || len(b) > 9+64 || b[0] != kind || !auth.Printable(string(b[9:])) {
+	if err != nil || len(b) < 10 || len(b) > 9+64 || b[0] != kind || !ident.Printable(string(b[9:])) {
 		return 0, "", fmt.Errorf("%w: bad page_token", errInvalid)
 	}
 	return binary.BigEndian.Uint64(b[1:9]), string(b[9:]), nil
@@ -143,7 +144,7 @@ func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlaye
 		}
 	}
 	if q.Opponent != "" {
-		if err := checkID("opponent_id", q.Opponent); err != nil {
+		if err := ident.Check("opponent_id", q.Opponent); err != nil {
 			return nil, err
 		}
 	}
@@ -271,7 +272,7 @@ func (s *Service) ExportMatch(ctx context.Context, req *hangarv1.ExportMatchRequ
 }
 
 func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportMatchResponse, error) {
-	if err := checkID("match_id", id); err != nil {
+	if err := ident.Check("match_id", id); err != nil {
 		return nil, err
 	}
 	m, err := s.w.Current(ctx, id)

@@ -71,7 +71,7 @@ func (s *Service) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInvi
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if err := checkID("code_id", req.GetCodeId()); err != nil {
+	if err := ident.Check("code_id", req.GetCodeId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	s.w.CatchUpUnless(ctx, c.MatchID, func(m *match.Match) bool {

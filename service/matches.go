@@ -128,7 +128,7 @@ func occupied(m *match.Match) []int32 {
 // matchCommand validates what every match command carries.
 func matchCommand(ctx context.Context, matchID string, expected int64, reqID string, req proto.Message) (match.Command, error) {
 	me, _ := auth.Caller(ctx)
-	if err := checkID("match_id", matchID); err != nil {
+	if err := ident.Check("match_id", matchID); err != nil {
 		return match.Command{}, err
 	}
 	if expected < 0 {
@@ -290,7 +290,7 @@ func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchReques
 
 // GetMatch implements hangarv1.MatchServiceServer.
 func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (*hangarv1.GetMatchResponse, error) {
-	if err := checkID("match_id", req.GetMatchId()); err != nil {
+	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	if req.GetAtVersion() < 0 {
@@ -382,7 +382,7 @@ func pageSize(n, def, max int32) (int, error) {
 
 // ListMatchEvents implements hangarv1.MatchServiceServer.
 func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEventsRequest) (*hangarv1.ListMatchEventsResponse, error) {
-	if err := checkID("match_id", req.GetMatchId()); err != nil {
+	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	size, err := pageSize(req.GetPageSize(), 100, 1000)

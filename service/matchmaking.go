@@ -221,7 +221,7 @@ func poolKey(game string, options []byte, seats int, rated, autoRoll bool) strin
 
 // myTicket reads ticket id of the caller.
 func (s *Service) myTicket(ctx context.Context, id string) (store.Ticket, error) {
-	if err := checkID("ticket_id", id); err != nil {
+	if err := ident.Check("ticket_id", id); err != nil {
 		return store.Ticket{}, err
 	}
 	me, _ := auth.Caller(ctx)
@@ -288,7 +288,7 @@ func (s *Service) CancelTicket(ctx context.Context, req *hangarv1.CancelTicketRe
 // what it sent last.
 func (s *Service) WatchTicket(req *hangarv1.WatchTicketRequest, stream hangarv1.MatchmakingService_WatchTicketServer) error {
 	ctx := stream.Context()
-	if err := checkID("ticket_id", req.GetTicketId()); err != nil {
+	if err := ident.Check("ticket_id", req.GetTicketId()); err != nil {
 		return toStatus(ctx, s.log, err)
 	}
 	me, _ := auth.Caller(ctx)
@@ -373,7 +373,7 @@ func (s *Service) ticketView(t store.Ticket, now time.Time) (*hangarv1.Ticket, e
 // feed) on the others, that the ticket reached t.Version.
 func (s *Service) ticketChanged(t store.Ticket) {
 	s.tickets.changed(t.ID, t.Version)
-	s.published(t.ID, t.Version)
+	s.relay.Published(t.ID, t.Version)
 }
 
 // feedTicket takes a change from the feed that is a ticket's; it reports
@@ -400,7 +400,7 @@ func (s *Service) runMatcher() {
 	defer s.bots.Done()
 	tick := time.NewTicker(s.mm.Tick)
 	defer tick.Stop()
-	poll := time.NewTicker(s.pollEvery)
+	poll := time.NewTicker(s.relay.PollEvery)
 	defer poll.Stop()
 	first := true
 	for {
@@ -421,7 +421,7 @@ func (s *Service) runMatcher() {
 			case <-time.After(gatherWindow):
 			}
 		case <-poll.C:
-			if s.feed != nil {
+			if s.relay.Feed != nil {
 				s.pollTickets(s.ctx)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
@@ -109,7 +110,7 @@ func lastSeq(o match.Outcome) int64 {
 // ListLegalMoves implements hangarv1.MoveServiceServer.
 func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMovesRequest) (*hangarv1.ListLegalMovesResponse, error) {
 	me, _ := auth.Caller(ctx)
-	if err := checkID("match_id", req.GetMatchId()); err != nil {
+	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	// The node's memory answers while it holds the latest version it has

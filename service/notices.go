@@ -25,7 +25,7 @@ func (s *Service) noticed(ns []store.Notice) {
 	for p := range players {
 		s.players.Wake(p)
 	}
-	s.publishedPlayers(players)
+	s.relay.PublishedPlayers(players)
 	if s.webhook != nil {
 		s.webhook.Kick()
 	}

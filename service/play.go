@@ -17,8 +17,10 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/internal/match"
+	"github.com/hangarhq/hangar/internal/watch"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -107,7 +109,7 @@ const playBatchBytes = 64 << 10
 // (in order) and the results (in command order).
 type playOut struct {
 	s  *Service
-	w  *watch
+	w  *watch.Watch
 	rd *playReader
 	q  *limit.WatchQueue
 	// me is the stream's player.
@@ -126,7 +128,7 @@ func (o *playOut) flush(ctx context.Context, all bool) error {
 	for {
 		if len(o.results) > 0 {
 			r := o.results[0]
-			if (r.first > 0 && o.sent >= r.first-1 && o.w.after >= r.version) || (r.first == 0 && o.sent >= r.version) {
+			if (r.first > 0 && o.sent >= r.first-1 && o.w.After >= r.version) || (r.first == 0 && o.sent >= r.version) {
 				if err := o.result(ctx); err != nil {
 					return err
 				}
@@ -204,7 +206,7 @@ func (o *playOut) legalAfter(last *match.WatchResponse) *hangarv1.ListLegalMoves
 	if r.TurnSeat == nil || r.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
 		return nil
 	}
-	m := o.s.hub.Get(o.w.id)
+	m := o.s.hub.Get(o.w.ID)
 	if m == nil || m.Version != r.GetVersion() || m.Play == nil || m.Status != store.StatusActive {
 		return nil
 	}
@@ -225,7 +227,7 @@ func (o *playOut) reading() bool {
 	if len(o.events) == 0 {
 		return true
 	}
-	return len(o.results) > 0 && o.results[0].first > 0 && o.w.after < o.results[0].version
+	return len(o.results) > 0 && o.results[0].first > 0 && o.w.After < o.results[0].version
 }
 
 // Play implements hangarv1.MoveServiceServer.
@@ -242,11 +244,14 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 	if open == nil {
 		return toStatus(ctx, s.log, fmt.Errorf("%w: the first message of a Play stream opens it (open)", errInvalid))
 	}
-	w, err := s.openWatch(ctx, open.GetMatchId(), open.GetAfterSeq())
+	if err := ident.Check("match_id", open.GetMatchId()); err != nil {
+		return toStatus(ctx, s.log, err)
+	}
+	w, err := s.watches.Open(ctx, open.GetMatchId(), open.GetAfterSeq())
 	if err != nil || w == nil {
 		return toStatus(ctx, s.log, err)
 	}
-	defer w.close()
+	defer w.Close()
 	if err := stream.SendHeader(metadata.MD{}); err != nil {
 		return err
 	}
@@ -263,27 +268,27 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 	stop := make(chan struct{})
 	defer close(stop)
 	rd := &playReader{}
-	go s.playCommands(ctx, stream, w.id, rd, results, recvErr, stop)
+	go s.playCommands(ctx, stream, w.ID, rd, results, recvErr, stop)
 
 	me, _ := auth.Caller(ctx)
-	out := &playOut{s: s, w: w, rd: rd, q: q, me: me.ID, sent: w.after}
+	out := &playOut{s: s, w: w, rd: rd, q: q, me: me.ID, sent: w.After}
 	answered := 0
 	got := func(r playResult) {
 		answered++
 		rd.release(r.cmd)
 		out.results = append(out.results, r)
-		if r.version > w.after {
+		if r.version > w.After {
 			// The events the result names are to be read now, even when
 			// this node has not heard of them yet (a conflict with another
 			// node's command).
-			s.hub.reached(w.id, r.version)
+			s.hub.Reached(w.ID, r.version)
 		}
 	}
 	for {
 		more := false
 		if out.reading() {
 			var resps []*match.WatchResponse
-			if resps, more, err = w.next(ctx); err != nil {
+			if resps, more, err = w.Next(ctx); err != nil {
 				return toStatus(ctx, s.log, err)
 			}
 			out.events = append(out.events, resps...)
@@ -291,7 +296,7 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 		if err := out.flush(ctx, false); err != nil {
 			return toStatus(ctx, s.log, err)
 		}
-		if w.over {
+		if w.Over {
 			// The match is over: answer the command that is running, if
 			// any, and end.
 			for n := rd.close(); answered < n; {
@@ -313,7 +318,7 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 		if more && out.reading() {
 			continue
 		}
-		wake := w.wake
+		wake := w.Wake
 		if !out.reading() {
 			wake = nil // events wait for a result: no need to read more
 		}

@@ -92,7 +92,7 @@ func (s *Service) GetPlayer(ctx context.Context, req *hangarv1.GetPlayerRequest)
 	if req.GetPlayerId() == "" || req.GetPlayerId() == me.ID {
 		return &hangarv1.GetPlayerResponse{Player: playerProto(me)}, nil
 	}
-	if err := checkID("player_id", req.GetPlayerId()); err != nil {
+	if err := ident.Check("player_id", req.GetPlayerId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	p, err := s.store.Player(ctx, req.GetPlayerId())
@@ -106,23 +106,12 @@ func playerProto(p store.Player) *hangarv1.Player {
 	return &hangarv1.Player{PlayerId: p.ID, DisplayName: p.DisplayName, CreateTime: timestamppb.New(p.Created)}
 }
 
-// checkID rejects ids that cannot be ours, before any store lookup.
-func checkID(field, id string) error {
-	if id == "" {
-		return fmt.Errorf("%w: %s is required", errInvalid, field)
-	}
-	if len(id) > 64 || !auth.Printable(id) {
-		return fmt.Errorf("%w: %s is malformed", errInvalid, field)
-	}
-	return nil
-}
-
 // checkRequestID validates a client request id.
 func checkRequestID(id string, required bool) error {
 	if id == "" && !required {
 		return nil
 	}
-	if id == "" || len(id) > 128 || !auth.Printable(id) {
+	if id == "" || len(id) > 128 || !ident.Printable(id) {
 		return fmt.Errorf("%w: request_id must be 1 to 128 bytes of printable UTF-8", errInvalid)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
@@ -35,7 +36,7 @@ func (s *Service) invitees(ctx context.Context, field string, ids []string, me s
 	}
 	var out []string
 	for _, id := range ids {
-		if err := checkID(field, id); err != nil {
+		if err := ident.Check(field, id); err != nil {
 			return nil, err
 		}
 		if id == me || slices.Contains(out, id) {

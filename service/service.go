@@ -22,6 +22,7 @@ import (
 	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/internal/notice"
+	"github.com/hangarhq/hangar/internal/watch"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -40,7 +41,7 @@ type Service struct {
 	// observe, when set, is told of commits and clocks (metrics).
 	observe match.Observer
 	auth    *auth.Authenticator
-	hub     *hub
+	hub     *watch.Hub
 	// players holds the WatchPlayer streams (notices.go).
 	players *notice.Hub
 	// webhook delivers notices to an app backend (nil: none; webhooks.go).
@@ -56,20 +57,11 @@ type Service struct {
 	cancel context.CancelFunc
 	bots   sync.WaitGroup
 
-	pollEvery time.Duration
-	// feed carries changes to and from other nodes.
-	feed       store.Feed
+	// watches opens watch streams (watch.go).
+	watches *watch.Watches
+	// relay carries changes to and from other nodes (feed.go).
+	relay      *watch.Relay
 	singleNode bool
-	// node names this node in the changes it publishes.
-	node    string
-	pubMu   sync.Mutex
-	pending map[string]int64
-	// pendingPlayers are the players whose notices are to be announced.
-	pendingPlayers map[string]bool
-	pubWake        chan struct{}
-	// peers is what this node knows of the other nodes on its feed
-	// (feed.go): it publishes only while one is about.
-	peers peers
 	// closing is closed when the node starts draining: watch streams end
 	// with UNAVAILABLE so clients reconnect elsewhere.
 	closing   chan struct{}
@@ -142,7 +134,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	s := &Service{
 		store:   st,
 		log:     log,
-		hub:     newHub(),
+		hub:     watch.NewHub(),
 		players: notice.NewHub(),
 		games:   o.Games,
 		rand:    o.Rand,
@@ -154,20 +146,11 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		cancel:  cancel,
 		closing: make(chan struct{}),
 
-		pollEvery:      o.PollEvery,
-		feed:           o.Feed,
-		singleNode:     o.SingleNode,
-		node:           ident.New("n_"),
-		pending:        make(map[string]int64),
-		pendingPlayers: make(map[string]bool),
-		pubWake:        make(chan struct{}, 1),
+		singleNode: o.SingleNode,
 
 		mm:      o.Matchmaking.withDefaults(),
 		mmWake:  make(chan struct{}, 1),
 		tickets: newTicketHub(),
-	}
-	if s.pollEvery <= 0 {
-		s.pollEvery = 2 * time.Second
 	}
 	if s.rand == nil {
 		s.rand = match.CryptoRand{}
@@ -184,9 +167,13 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	if o.Webhook.URL != "" {
 		s.webhook = notice.NewWebhooks(o.Webhook, st, s.now, log, o.Observe)
 	}
+	s.relay = watch.NewRelay(watch.RelayConfig{Store: st, Log: log, Feed: o.Feed, Node: ident.New("n_"), Hub: s.hub, Ctx: ctx, Bots: &s.bots,
+		PollEvery: o.PollEvery, OnGap: func() { s.tickets.gap(); s.players.WakeAll() }, OnPoll: s.players.WakeAll,
+		OnPlayer: s.players.Wake, OnChange: s.feedTicket})
 	s.w = match.New(match.Config{Store: st, Log: log, Games: s.games, Rand: s.rand, Now: s.now, CheckFold: o.CheckFold,
 		Observe: o.Observe, Cache: s.hub, SingleNode: o.SingleNode, Deliver: s.webhook != nil,
-		Published: s.published, Noticed: s.noticed, ClockTick: o.ClockTick, Ctx: ctx, Bots: &s.bots})
+		Published: s.relay.Published, Noticed: s.noticed, ClockTick: o.ClockTick, Ctx: ctx, Bots: &s.bots})
+	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits}
 	return s
 }
 
@@ -230,12 +217,7 @@ func (s *Service) Start(ctx context.Context) error {
 	if s.webhook != nil {
 		s.webhook.Start(s.ctx, &s.bots)
 	}
-	if s.feed != nil {
-		s.bots.Add(3)
-		go s.runPublisher()
-		go s.runListener()
-		go s.runPoll(s.pollEvery)
-	}
+	s.relay.Start()
 	return nil
 }
 

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"fmt"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -49,10 +48,4 @@ var blank = map[rune]bool{
 	'\u3164': true, // HANGUL FILLER
 	'\uFFA0': true, // HALFWIDTH HANGUL FILLER
 	'\u2800': true, // BRAILLE PATTERN BLANK
-}
-
-// Printable reports whether s is valid UTF-8 without control characters
-// (which no id of ours has, and Postgres text cannot hold NUL).
-func Printable(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
 }

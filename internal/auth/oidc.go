@@ -287,7 +287,7 @@ func (a *oidcAuth) player(ctx context.Context, tok string, hash []byte) (store.P
 	if !idt.IssuedAt.IsZero() && now.Add(leeway).Before(idt.IssuedAt) {
 		return refuse("iat", errors.New("the token says it was issued in the future"))
 	}
-	if idt.Subject == "" || len(idt.Subject) > 255 || !Printable(idt.Subject) {
+	if idt.Subject == "" || len(idt.Subject) > 255 || !ident.Printable(idt.Subject) {
 		return refuse("sub", errors.New("the subject is empty, longer than 255 bytes or not printable"))
 	}
 	created := now.UTC().Truncate(time.Microsecond)

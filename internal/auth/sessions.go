@@ -246,7 +246,7 @@ func (a *Authenticator) SignInExternal(ctx context.Context, ext, displayName str
 	if !ok {
 		return store.Player{}, "", store.Token{}, false, ErrAPIKeyRequired
 	}
-	if ext == "" || len(ext) > 128 || !Printable(ext) {
+	if ext == "" || len(ext) > 128 || !ident.Printable(ext) {
 		return store.Player{}, "", store.Token{}, false, fmt.Errorf("%w: external_id must be 1 to 128 bytes of printable UTF-8", fault.ErrInvalid)
 	}
 	if err := CheckDisplayName(displayName); err != nil {
@@ -291,7 +291,7 @@ func (a *Authenticator) StillValid(ctx context.Context) func() error {
 // calls it) and returns the key, which is shown once: st keeps only its
 // hash.
 func CreateAPIKey(ctx context.Context, st store.APIKeys, name string, now time.Time) (string, store.APIKey, error) {
-	if name == "" || len(name) > 64 || !Printable(name) {
+	if name == "" || len(name) > 64 || !ident.Printable(name) {
 		return "", store.APIKey{}, fmt.Errorf("%w: an API key's name must be 1 to 64 bytes of printable UTF-8", fault.ErrInvalid)
 	}
 	key, hash := ident.Secret(APIKeyPrefix)

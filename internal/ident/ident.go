@@ -2,14 +2,21 @@
 // (players, matches, tickets, tokens, API keys, invite codes) and the hash
 // under which a secret is stored.
 //
-// ident imports only the standard library.
+// It also rejects what cannot be one of its identifiers (Check).
+//
+// ident imports fault and nothing else of Hangar's.
 package ident
 
 import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
+	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/hangarhq/hangar/internal/fault"
 )
 
 var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
@@ -40,4 +47,22 @@ func Hash(tok string) []byte {
 // what determines it), in the alphabet of New.
 func Derived(prefix string, b []byte) string {
 	return prefix + strings.ToLower(b32.EncodeToString(b))
+}
+
+// Check rejects ids that cannot be ours, before any store lookup; its
+// errors wrap fault.ErrInvalid.
+func Check(field, id string) error {
+	if id == "" {
+		return fmt.Errorf("%w: %s is required", fault.ErrInvalid, field)
+	}
+	if len(id) > 64 || !Printable(id) {
+		return fmt.Errorf("%w: %s is malformed", fault.ErrInvalid, field)
+	}
+	return nil
+}
+
+// Printable reports whether s is valid UTF-8 without control characters
+// (which no id of ours has, and Postgres text cannot hold NUL).
+func Printable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
 }

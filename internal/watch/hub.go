@@ -1,6 +1,7 @@
-package service
+package watch
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -19,12 +20,12 @@ const endedLen = 1024
 // watchers who are caught up are served from memory.
 const recentLen = 256
 
-// hub is a node's in-memory view of matches: a cache of folded match states,
+// Hub is a node's in-memory view of matches: a cache of folded match states,
 // the watchers waiting for news of each match, and the latest events of the
 // watched matches. It is only a cache: it serves events only while it knows
 // of no newer version than it holds, and otherwise watchers read the store
 // by sequence number.
-type hub struct {
+type Hub struct {
 	mu      sync.Mutex
 	matches map[string]*match.Match
 	subs    wake.Set
@@ -40,18 +41,18 @@ type hub struct {
 	endedOrder []string
 }
 
-func newHub() *hub {
-	return &hub{matches: make(map[string]*match.Match), subs: make(wake.Set),
+func NewHub() *Hub {
+	return &Hub{matches: make(map[string]*match.Match), subs: make(wake.Set),
 		known: make(map[string]int64), recent: make(map[string][]*watchItem), fetch: make(map[string]*sync.Mutex),
 		ended: make(map[string]*match.Match)}
 }
 
 // wake wakes the watchers of match id; the caller holds h.mu.
-func (h *hub) wake(id string) { h.subs.Wake(id) }
+func (h *Hub) wake(id string) { h.subs.Wake(id) }
 
 // remote records that match id reached version v elsewhere: a cached older
 // state is dropped and the match's watchers re-read the store.
-func (h *hub) remote(id string, v int64) {
+func (h *Hub) remote(id string, v int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.learn(id, v)
@@ -61,7 +62,7 @@ func (h *hub) remote(id string, v int64) {
 // learn records that match id has reached version v: the latest known
 // version of a watched match moves up, and a cached older state is dropped.
 // The caller holds h.mu.
-func (h *hub) learn(id string, v int64) {
+func (h *Hub) learn(id string, v int64) {
 	if m := h.matches[id]; m != nil && m.Version < v {
 		delete(h.matches, id)
 	}
@@ -70,18 +71,18 @@ func (h *hub) learn(id string, v int64) {
 	}
 }
 
-// reached records that match id is known to have reached version v (a new
+// Reached records that match id is known to have reached version v (a new
 // watcher read it): until the hub holds the events up to v, since sends its
 // watchers to the store. Without it a late watcher that has read one page
 // of a long match would take the end of that page for the latest version.
-func (h *hub) reached(id string, v int64) {
+func (h *Hub) Reached(id string, v int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.learn(id, v)
 }
 
 // gap handles a gap in the change feed: anything may have changed.
-func (h *hub) gap() {
+func (h *Hub) gap() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	clear(h.matches)
@@ -93,7 +94,7 @@ func (h *hub) gap() {
 }
 
 // watched returns the watched matches with the latest version known here.
-func (h *hub) watched() map[string]int64 {
+func (h *Hub) watched() map[string]int64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := make(map[string]int64, len(h.subs))
@@ -104,7 +105,7 @@ func (h *hub) watched() map[string]int64 {
 }
 
 // Get returns the cached match (never modified; copy before changing).
-func (h *hub) Get(id string) *match.Match {
+func (h *Hub) Get(id string) *match.Match {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if m := h.matches[id]; m != nil {
@@ -115,12 +116,12 @@ func (h *hub) Get(id string) *match.Match {
 
 // Put caches m, unless a newer version is cached already, and wakes its
 // watchers. Finished matches leave the cache.
-func (h *hub) Put(m *match.Match) {
+func (h *Hub) Put(m *match.Match) {
 	h.PutMade(m, nil, nil)
 }
 
 // IsWatched says whether match id has watchers on the node.
-func (h *hub) IsWatched(id string) bool {
+func (h *Hub) IsWatched(id string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	_, ok := h.subs[id]
@@ -130,7 +131,7 @@ func (h *hub) IsWatched(id string) bool {
 // PutMade is Put with the watch response of the last of evs made already
 // (from m, the match after it; nil: none), which spares the watchers a
 // fold of the match to make it.
-func (h *hub) PutMade(m *match.Match, last *match.WatchResponse, evs []*hangarv1.Event) {
+func (h *Hub) PutMade(m *match.Match, last *match.WatchResponse, evs []*hangarv1.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if old := h.matches[m.ID]; old == nil || old.Version < m.Version {
@@ -152,7 +153,7 @@ func (h *hub) PutMade(m *match.Match, last *match.WatchResponse, evs []*hangarv1
 
 // keepEnded remembers a finished match, forgetting the oldest beyond
 // endedLen; the caller holds h.mu.
-func (h *hub) keepEnded(m *match.Match) {
+func (h *Hub) keepEnded(m *match.Match) {
 	if _, ok := h.ended[m.ID]; !ok {
 		h.endedOrder = append(h.endedOrder, m.ID)
 		if len(h.endedOrder) > endedLen {
@@ -175,7 +176,7 @@ type watchItem struct {
 
 // last is the seq of the latest event kept for id, or 0; the caller holds
 // h.mu.
-func (h *hub) last(id string) int64 {
+func (h *Hub) last(id string) int64 {
 	if r := h.recent[id]; len(r) > 0 {
 		return r[len(r)-1].ev.GetSeq()
 	}
@@ -185,7 +186,7 @@ func (h *hub) last(id string) int64 {
 // keep appends consecutive events to a watched match's recent events and
 // returns their items; the caller holds h.mu. Events that do not follow on
 // start a new run. An unwatched match keeps nothing (nil).
-func (h *hub) keep(id string, evs []*hangarv1.Event) []*watchItem {
+func (h *Hub) keep(id string, evs []*hangarv1.Event) []*watchItem {
 	if _, watched := h.subs[id]; !watched || len(evs) == 0 {
 		return nil
 	}
@@ -224,7 +225,7 @@ func (h *hub) keep(id string, evs []*hangarv1.Event) []*watchItem {
 // since returns the events after seq `after` from memory, with ok = true,
 // when the hub holds all of them up to the latest version it knows of (an
 // empty slice then means nothing new). ok = false means: read the store.
-func (h *hub) since(id string, after int64) ([]*watchItem, bool) {
+func (h *Hub) since(id string, after int64) ([]*watchItem, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := h.recent[id]
@@ -250,7 +251,7 @@ func (h *hub) since(id string, after int64) ([]*watchItem, bool) {
 // hold events after them, and the hub must not answer from memory that
 // there is nothing new (after a gap it knows of no later version, only
 // that it must read).
-func (h *hub) fill(id string, evs []*hangarv1.Event, more bool) []*watchItem {
+func (h *Hub) fill(id string, evs []*hangarv1.Event, more bool) []*watchItem {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	items := h.keep(id, evs)
@@ -265,7 +266,7 @@ func (h *hub) fill(id string, evs []*hangarv1.Event, more bool) []*watchItem {
 }
 
 // fetchLock returns the lock that serialises store reads for match id.
-func (h *hub) fetchLock(id string) *sync.Mutex {
+func (h *Hub) fetchLock(id string) *sync.Mutex {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	l := h.fetch[id]
@@ -277,15 +278,15 @@ func (h *hub) fetchLock(id string) *sync.Mutex {
 }
 
 // Forget drops a cached match (after a conflict shows it is stale).
-func (h *hub) Forget(id string) {
+func (h *Hub) Forget(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.matches, id)
 }
 
-// subscribe returns a channel that receives a value after each change of
+// Subscribe returns a channel that receives a value after each change of
 // the match, and a function to unsubscribe.
-func (h *hub) subscribe(id string) (<-chan struct{}, func()) {
+func (h *Hub) Subscribe(id string) (<-chan struct{}, func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	ch := h.subs.Add(id)
@@ -297,5 +298,16 @@ func (h *hub) subscribe(id string) (<-chan struct{}, func()) {
 			delete(h.recent, id)
 			delete(h.fetch, id)
 		}
+	}
+}
+
+// Drop forgets match id altogether, finished or not (it was archived).
+func (h *Hub) Drop(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.matches, id)
+	if _, ok := h.ended[id]; ok {
+		delete(h.ended, id)
+		h.endedOrder = slices.DeleteFunc(h.endedOrder, func(e string) bool { return e == id })
 	}
 }

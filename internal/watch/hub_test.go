@@ -1,4 +1,4 @@
-package service
+package watch
 
 import (
 	"testing"
@@ -25,14 +25,14 @@ func seqs(items []*watchItem) []int64 {
 }
 
 func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
-	h := newHub()
+	h := NewHub()
 	m := &match.Match{ID: "m", Status: store.StatusActive, Version: 3}
 	// Unwatched matches keep no events.
 	h.PutMade(m, nil, evs(1, 3))
 	if _, ok := h.since("m", 0); ok {
 		t.Fatal("events kept for an unwatched match")
 	}
-	wake, unsubscribe := h.subscribe("m")
+	wake, unsubscribe := h.Subscribe("m")
 	defer unsubscribe()
 	// The first read goes to the store; what it read is kept.
 	if _, ok := h.since("m", 0); ok {
@@ -100,10 +100,10 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 // came (a second node joining, which says it starts publishing, is such a
 // gap).
 func TestHubFullPageAfterGapIsNotCaughtUp(t *testing.T) {
-	h := newHub()
-	_, unsubscribe := h.subscribe("m")
+	h := NewHub()
+	_, unsubscribe := h.Subscribe("m")
 	defer unsubscribe()
-	h.reached("m", 4)
+	h.Reached("m", 4)
 	h.fill("m", evs(1, 4), false)
 	h.gap()
 	if _, ok := h.since("m", 4); ok {
@@ -120,7 +120,7 @@ func TestHubFullPageAfterGapIsNotCaughtUp(t *testing.T) {
 }
 
 func TestHubKeepsFinishedMatches(t *testing.T) {
-	h := newHub()
+	h := NewHub()
 	for i := range endedLen + 1 {
 		h.Put(&match.Match{ID: string(rune('a'+i%26)) + string(rune(i)), Status: store.StatusFinished, Version: 1})
 	}
@@ -133,10 +133,10 @@ func TestHubKeepsFinishedMatches(t *testing.T) {
 // knows the version the watcher found at its start and serves from memory
 // only once it holds the events up to it.
 func TestHubFullPageIsNotCaughtUp(t *testing.T) {
-	h := newHub()
-	_, unsubscribe := h.subscribe("m")
+	h := NewHub()
+	_, unsubscribe := h.Subscribe("m")
 	defer unsubscribe()
-	h.reached("m", 1451)
+	h.Reached("m", 1451)
 	h.fill("m", evs(1, 500), false)
 	if got, ok := h.since("m", 500); ok {
 		t.Fatalf("after a page of 500 of 1451, since(500) = %v from memory", seqs(got))
@@ -153,9 +153,9 @@ func TestHubFullPageIsNotCaughtUp(t *testing.T) {
 // the node knows of. It does read when it asks from further back, once a
 // newer version is heard of, or after a gap in the feed.
 func TestHubFirstWatcherAtTheCachedVersion(t *testing.T) {
-	h := newHub()
+	h := NewHub()
 	h.PutMade(&match.Match{ID: "m", Status: store.StatusActive, Version: 3}, nil, evs(1, 3))
-	wake, unsubscribe := h.subscribe("m")
+	wake, unsubscribe := h.Subscribe("m")
 	defer unsubscribe()
 	if got, ok := h.since("m", 3); !ok || len(got) != 0 {
 		t.Fatalf("at the cached version since(3) = %v, %v; want nothing new, from memory", seqs(got), ok)
@@ -177,11 +177,11 @@ func TestHubFirstWatcherAtTheCachedVersion(t *testing.T) {
 	}{
 		{"another node's change heard of", func(id string) { h.remote(id, 4) }},
 		{"a gap in the feed", func(string) { h.gap() }},
-		{"a version a watcher read", func(id string) { h.reached(id, 6) }},
+		{"a version a watcher read", func(id string) { h.Reached(id, 6) }},
 	} {
 		id := "after " + c.what
 		h.PutMade(&match.Match{ID: id, Status: store.StatusActive, Version: 3}, nil, evs(1, 3))
-		_, unsubscribe := h.subscribe(id)
+		_, unsubscribe := h.Subscribe(id)
 		c.change(id)
 		if _, ok := h.since(id, 3); ok {
 			t.Errorf("%s: since(3) served from memory", c.what)

@@ -1,7 +1,8 @@
-package service
+package watch
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +51,79 @@ const (
 	peerFor   = 3 * peerEvery
 )
 
+// Relay carries a node's changes to the other nodes sharing its store,
+// and theirs to its watchers (the hub), through the store's feed.
+type Relay struct {
+	store store.Store
+	log   *slog.Logger
+	// Feed carries changes to and from other nodes (nil: none).
+	Feed store.Feed
+	// node names this node in the changes it publishes.
+	node string
+	Hub  *Hub
+	// ctx lives until the node closes; the relay's goroutines run under
+	// it and are counted in bots.
+	ctx       context.Context
+	bots      *sync.WaitGroup
+	PollEvery time.Duration
+
+	pubMu   sync.Mutex
+	pending map[string]int64
+	// pendingPlayers are the players whose notices are to be announced.
+	pendingPlayers map[string]bool
+	pubWake        chan struct{}
+	// peers is what this node knows of the other nodes on its feed: it
+	// publishes only while one is about.
+	peers peers
+
+	// onGap is called after a gap in the feed (anything may have
+	// changed), onPlayer when another node grew a player's notice log,
+	// onPoll on each poll; onChange is offered every other change first
+	// and says whether it took it (a ticket's).
+	onGap, onPoll func()
+	onPlayer      func(player string)
+	onChange      func(c store.Change) bool
+}
+
+// RelayConfig is what a relay is made of.
+type RelayConfig struct {
+	Store     store.Store
+	Log       *slog.Logger
+	Feed      store.Feed
+	Node      string
+	Hub       *Hub
+	Ctx       context.Context
+	Bots      *sync.WaitGroup
+	PollEvery time.Duration
+	// OnGap, OnPoll, OnPlayer and OnChange: see relay.
+	OnGap, OnPoll func()
+	OnPlayer      func(player string)
+	OnChange      func(c store.Change) bool
+}
+
+// NewRelay returns the relay of c.
+func NewRelay(c RelayConfig) *Relay {
+	r := &Relay{store: c.Store, log: c.Log, Feed: c.Feed, node: c.Node, Hub: c.Hub, ctx: c.Ctx, bots: c.Bots,
+		PollEvery: c.PollEvery, pending: make(map[string]int64), pendingPlayers: make(map[string]bool),
+		pubWake: make(chan struct{}, 1), onGap: c.OnGap, onPoll: c.OnPoll, onPlayer: c.OnPlayer, onChange: c.OnChange}
+	if r.PollEvery <= 0 {
+		r.PollEvery = 2 * time.Second
+	}
+	return r
+}
+
+// Start starts, with a feed, the publisher, the listener and the watch
+// poll.
+func (s *Relay) Start() {
+	if s.Feed == nil {
+		return
+	}
+	s.bots.Add(3)
+	go s.runPublisher()
+	go s.runListener()
+	go s.runPoll()
+}
+
 // peers is what a node knows of the other nodes on its feed.
 type peers struct {
 	mu sync.Mutex
@@ -69,7 +143,7 @@ type peers struct {
 // sawPeer notes a notification of node origin: the publisher starts
 // publishing if it did not, and answers the hello of a newcomer with its
 // own.
-func (s *Service) sawPeer(origin string, hello bool) {
+func (s *Relay) sawPeer(origin string, hello bool) {
 	p := &s.peers
 	now := time.Now()
 	p.mu.Lock()
@@ -89,14 +163,14 @@ func (s *Service) sawPeer(origin string, hello bool) {
 }
 
 // sayHello has the publisher say hello with its next notification.
-func (s *Service) sayHello() {
+func (s *Relay) sayHello() {
 	s.peers.mu.Lock()
 	s.peers.hello = true
 	s.peers.mu.Unlock()
 	s.wakePublisher()
 }
 
-func (s *Service) wakePublisher() {
+func (s *Relay) wakePublisher() {
 	select {
 	case s.pubWake <- struct{}{}:
 	default:
@@ -106,7 +180,7 @@ func (s *Service) wakePublisher() {
 // peerNotices returns the peer notices to publish ahead of the changes now,
 // at now, and whether the changes are to be published: the publisher's
 // side of peers.
-func (s *Service) peerNotices(now time.Time) (notices []store.Change, publish bool) {
+func (s *Relay) peerNotices(now time.Time) (notices []store.Change, publish bool) {
 	p := &s.peers
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -127,11 +201,11 @@ func (s *Service) peerNotices(now time.Time) (notices []store.Change, publish bo
 	return notices, about
 }
 
-// published queues a change for publication (no-op without a feed, or
+// Published queues a change for publication (no-op without a feed, or
 // with no other node about: one that comes reads the store when it hears
 // that this node publishes again).
-func (s *Service) published(id string, version int64) {
-	if s.feed == nil || !s.peers.on.Load() {
+func (s *Relay) Published(id string, version int64) {
+	if s.Feed == nil || !s.peers.on.Load() {
 		return
 	}
 	s.pubMu.Lock()
@@ -145,10 +219,10 @@ func (s *Service) published(id string, version int64) {
 	}
 }
 
-// publishedPlayers queues the announcement that players' notice logs
+// PublishedPlayers queues the announcement that players' notice logs
 // grew (no-op without a feed, or with no other node about).
-func (s *Service) publishedPlayers(players map[string]bool) {
-	if s.feed == nil || !s.peers.on.Load() {
+func (s *Relay) PublishedPlayers(players map[string]bool) {
+	if s.Feed == nil || !s.peers.on.Load() {
 		return
 	}
 	s.pubMu.Lock()
@@ -166,7 +240,7 @@ func (s *Service) publishedPlayers(players map[string]bool) {
 // them: under load one notification then carries many commits.
 const publishWindow = time.Millisecond
 
-func (s *Service) runPublisher() {
+func (s *Relay) runPublisher() {
 	defer s.bots.Done()
 	s.sayHello()
 	beat := time.NewTicker(peerEvery)
@@ -202,7 +276,7 @@ func (s *Service) runPublisher() {
 		if len(batch) == 0 {
 			continue
 		}
-		if err := s.feed.Publish(s.ctx, batch); err != nil && s.ctx.Err() == nil {
+		if err := s.Feed.Publish(s.ctx, batch); err != nil && s.ctx.Err() == nil {
 			// Other nodes' caches must hear of every change: requeue the
 			// batch and try again shortly (newer versions win the merge).
 			s.log.Warn("publish changes", "changes", len(batch), "err", err)
@@ -216,10 +290,10 @@ func (s *Service) runPublisher() {
 				case c.Player != "":
 					players[c.Player] = true
 				default:
-					s.published(c.Match, c.Version)
+					s.Published(c.Match, c.Version)
 				}
 			}
-			s.publishedPlayers(players)
+			s.PublishedPlayers(players)
 			select {
 			case <-s.ctx.Done():
 			case <-time.After(100 * time.Millisecond):
@@ -228,14 +302,13 @@ func (s *Service) runPublisher() {
 	}
 }
 
-func (s *Service) runListener() {
+func (s *Relay) runListener() {
 	defer s.bots.Done()
 	gap := func() {
-		s.hub.gap()
-		s.tickets.gap()
-		s.players.WakeAll()
+		s.Hub.gap()
+		s.onGap()
 	}
-	_ = s.feed.Listen(s.ctx, func(c store.Change) {
+	_ = s.Feed.Listen(s.ctx, func(c store.Change) {
 		if c.Origin == s.node { // this node's own changes are in its hub already
 			return
 		}
@@ -246,10 +319,10 @@ func (s *Service) runListener() {
 			// What that node changed while it published nothing.
 			gap()
 		case c.Player != "":
-			s.players.Wake(c.Player)
-		case s.feedTicket(c):
+			s.onPlayer(c.Player)
+		case s.onChange(c):
 		default:
-			s.hub.remote(c.Match, c.Version)
+			s.Hub.remote(c.Match, c.Version)
 		}
 	}, func() {
 		gap()
@@ -260,8 +333,9 @@ func (s *Service) runListener() {
 // runPoll re-reads the versions of the matches watched on this node, and
 // the logs of the players watched, so a change whose notification was lost
 // is delivered within pollEvery.
-func (s *Service) runPoll(every time.Duration) {
+func (s *Relay) runPoll() {
 	defer s.bots.Done()
+	every := s.PollEvery
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -271,13 +345,13 @@ func (s *Service) runPoll(every time.Duration) {
 		case <-t.C:
 		}
 		// The players' watchers re-read their logs.
-		s.players.WakeAll()
-		for id, v := range s.hub.watched() {
+		s.onPoll()
+		for id, v := range s.Hub.watched() {
 			ctx, cancel := context.WithTimeout(s.ctx, every)
 			m, err := s.store.Match(ctx, id)
 			cancel()
 			if err == nil && m.Version > v {
-				s.hub.remote(id, m.Version)
+				s.Hub.remote(id, m.Version)
 			}
 		}
 	}

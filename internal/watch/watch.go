@@ -1,15 +1,24 @@
-package service
+package watch
 
 import (
 	"context"
 	"fmt"
 
-	"google.golang.org/grpc/metadata"
-
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/fault"
+	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/internal/match"
+	"github.com/hangarhq/hangar/store"
 )
+
+// Watches opens the watches of a node's matches.
+type Watches struct {
+	Hub    *Hub
+	Writer *match.Writer
+	Store  store.Store
+	Limits *limit.Limiter
+}
 
 // watchPage is how many events a watcher reads from the store at once.
 const watchPage = 500
@@ -17,17 +26,17 @@ const watchPage = 500
 // watchEvents returns the events of match id after seq after: from the
 // hub's memory while it is up to date, else from the store — read once for
 // all the watchers woken together. more says another page is waiting.
-func (s *Service) watchEvents(ctx context.Context, id string, after int64) (items []*watchItem, more bool, err error) {
-	if items, ok := s.hub.since(id, after); ok {
+func (s *Watches) watchEvents(ctx context.Context, id string, after int64) (items []*watchItem, more bool, err error) {
+	if items, ok := s.Hub.since(id, after); ok {
 		return items, false, nil
 	}
-	l := s.hub.fetchLock(id)
+	l := s.Hub.fetchLock(id)
 	l.Lock()
 	defer l.Unlock()
-	if items, ok := s.hub.since(id, after); ok {
+	if items, ok := s.Hub.since(id, after); ok {
 		return items, false, nil
 	}
-	stored, err := s.store.Events(ctx, id, after, watchPage)
+	stored, err := s.Store.Events(ctx, id, after, watchPage)
 	if err != nil {
 		return nil, false, err
 	}
@@ -38,7 +47,7 @@ func (s *Service) watchEvents(ctx context.Context, id string, after int64) (item
 		}
 	}
 	more = len(stored) == watchPage
-	if items = s.hub.fill(id, evs, more); len(items) != len(evs) {
+	if items = s.Hub.fill(id, evs, more); len(items) != len(evs) {
 		items = make([]*watchItem, len(evs))
 		for i, ev := range evs {
 			items[i] = &watchItem{ev: ev}
@@ -47,27 +56,27 @@ func (s *Service) watchEvents(ctx context.Context, id string, after int64) (item
 	return items, more, nil
 }
 
-// watch is one stream's read of a match's events, the machinery of
+// Watch is one stream's read of a match's events, the machinery of
 // WatchMatch and Play: the events after a seq, the stored ones and then
 // live ones, each once and in order. It always reads events by sequence
 // number (from the hub's memory or the store), so a missed wake-up only
 // delays delivery and never drops an event.
-type watch struct {
-	s  *Service
-	id string
-	// after is the seq of the latest event read. cur is the match at
+type Watch struct {
+	s  *Watches
+	ID string
+	// After is the seq of the latest event read. cur is the match at
 	// after, but for the events in behind: a watcher that makes an event's
 	// response folds the event onto it, to say where the match stands
 	// after it (its version, status, turn, phase); a watcher that finds
 	// the response made sends it as it is and folds nothing, and takes the
 	// node's cached match once it is at the same version. owned: cur is
 	// the watcher's own copy (else it is shared: clone before folding).
-	after  int64
+	After  int64
 	cur    *match.Match
 	owned  bool
 	behind []*hangarv1.Event
-	// over: the match's last event has been read.
-	over bool
+	// Over: the match's last event has been read.
+	Over bool
 	// end is the last event of a match that had ended when the watch
 	// opened (0: it had not): the store has its events unless it archived
 	// them since (archive.go).
@@ -81,8 +90,8 @@ type watch struct {
 	private bool
 	from    int64
 	lost    bool
-	// wake receives a value after each change of the match.
-	wake <-chan struct{}
+	// Wake receives a value after each change of the match.
+	Wake <-chan struct{}
 	stop func()
 }
 
@@ -93,59 +102,56 @@ type watch struct {
 // beyond the match's last event (OUT_OF_RANGE). A nil watch and a nil error
 // mean there is nothing to send: after is the last event of a finished
 // match. Call close when done.
-func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *watch, err error) {
-	if err := checkID("match_id", id); err != nil {
-		return nil, err
-	}
+func (s *Watches) Open(ctx context.Context, id string, after int64) (_ *Watch, err error) {
 	if after < 0 {
-		return nil, fmt.Errorf("%w: after_seq must not be negative", errInvalid)
+		return nil, fmt.Errorf("%w: after_seq must not be negative", fault.ErrInvalid)
 	}
 	me, _ := auth.Caller(ctx)
-	release, err := s.limits.AcquireWatch(me.ID)
+	release, err := s.Limits.AcquireWatch(me.ID)
 	if err != nil {
 		return nil, err
 	}
 	// Subscribe before reading the version, so that no change after the
 	// read goes unnoticed.
-	wake, unsubscribe := s.hub.subscribe(id)
-	w := &watch{s: s, id: id, after: after, wake: wake, stop: func() { unsubscribe(); release() }}
+	wake, unsubscribe := s.Hub.Subscribe(id)
+	w := &Watch{s: s, ID: id, After: after, Wake: wake, stop: func() { unsubscribe(); release() }}
 	defer func() {
 		if err != nil || w.cur == nil {
-			w.close()
+			w.Close()
 		}
 	}()
-	m, err := s.w.Load(ctx, id)
+	m, err := s.Writer.Load(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if m, err = s.w.VisibleTo(ctx, m, me.ID, nil); err != nil {
+	if m, err = s.Writer.VisibleTo(ctx, m, me.ID, nil); err != nil {
 		return nil, err
 	}
 	if after > m.Version && !match.Ended(m.Status) {
 		// The cache may be behind another node: the store decides.
-		if m, err = s.w.Fold(ctx, m, 0); err != nil {
+		if m, err = s.Writer.Fold(ctx, m, 0); err != nil {
 			return nil, err
 		}
-		s.hub.Put(m)
+		s.Hub.Put(m)
 	}
 	if after > m.Version {
-		return nil, fmt.Errorf("%w: after_seq %d is beyond the match's last event %d", errOutOfRange, after, m.Version)
+		return nil, fmt.Errorf("%w: after_seq %d is beyond the match's last event %d", fault.ErrOutOfRange, after, m.Version)
 	}
 	if match.Ended(m.Status) && after == m.Version {
 		return nil, nil // the client has seen the end already
 	}
-	s.hub.reached(id, m.Version)
+	s.Hub.Reached(id, m.Version)
 	if match.Ended(m.Status) {
 		w.end = m.Version
 	}
 	w.viewer, w.private, w.from = me.ID, m.Private, m.Version
 	switch {
 	case after == 0:
-		w.cur, w.owned = s.w.NewMatch(id), true
+		w.cur, w.owned = s.Writer.NewMatch(id), true
 	case after == m.Version:
 		w.cur = m // the node's: cloned before a fold
 	default:
-		if w.cur, err = s.w.Fold(ctx, s.w.NewMatch(id), after); err != nil {
+		if w.cur, err = s.Writer.Fold(ctx, s.Writer.NewMatch(id), after); err != nil {
 			return nil, err
 		}
 		w.owned = true
@@ -153,35 +159,35 @@ func (s *Service) openWatch(ctx context.Context, id string, after int64) (_ *wat
 	return w, nil
 }
 
-// close ends the watch.
-func (w *watch) close() {
+// Close ends the watch.
+func (w *Watch) Close() {
 	if w.stop != nil {
 		w.stop()
 		w.stop = nil
 	}
 }
 
-// next returns the responses of the events after w.after that are ready:
+// Next returns the responses of the events after w.after that are ready:
 // from the hub's memory, or one page from the store (more then says that
 // another page waits). It returns nothing once the match's last event has
 // been read (w.over). Once the viewer may no longer see the match it
 // returns the responses of the events before that, more set, and then the
 // error a stranger gets.
-func (w *watch) next(ctx context.Context) (resps []*match.WatchResponse, more bool, err error) {
+func (w *Watch) Next(ctx context.Context) (resps []*match.WatchResponse, more bool, err error) {
 	if w.lost {
-		return nil, false, match.Hidden(w.id)
+		return nil, false, match.Hidden(w.ID)
 	}
-	if w.over {
+	if w.Over {
 		return nil, false, nil
 	}
-	items, more, err := w.s.watchEvents(ctx, w.id, w.after)
+	items, more, err := w.s.watchEvents(ctx, w.ID, w.After)
 	if err != nil {
 		return nil, false, err
 	}
-	if len(items) == 0 && w.after < w.end {
+	if len(items) == 0 && w.After < w.end {
 		// The node's memory held the ended match; the store has archived
 		// its events.
-		return nil, false, w.s.w.Gone(ctx, w.id)
+		return nil, false, w.s.Writer.Gone(ctx, w.ID)
 	}
 	resps = make([]*match.WatchResponse, 0, len(items))
 	for _, it := range items {
@@ -208,14 +214,14 @@ func (w *watch) next(ctx context.Context) (resps []*match.WatchResponse, more bo
 			}
 		}
 		resps = append(resps, r)
-		w.after = it.ev.GetSeq()
+		w.After = it.ev.GetSeq()
 		if _, end := it.ev.Body.(*hangarv1.Event_MatchEnded); end {
-			w.over = true
+			w.Over = true
 			return resps, false, nil
 		}
 	}
 	if len(w.behind) > 0 {
-		if m := w.s.hub.Get(w.id); m != nil && m.Version == w.after {
+		if m := w.s.Hub.Get(w.ID); m != nil && m.Version == w.After {
 			w.cur, w.owned, w.behind = m, false, w.behind[:0]
 		} else if len(w.behind) >= recentLen {
 			err = w.fold()
@@ -225,7 +231,7 @@ func (w *watch) next(ctx context.Context) (resps []*match.WatchResponse, more bo
 }
 
 // fold folds the events behind onto cur.
-func (w *watch) fold() error {
+func (w *Watch) fold() error {
 	if !w.owned {
 		w.cur, w.owned = w.cur.Clone(), true
 	}
@@ -240,58 +246,10 @@ func (w *watch) fold() error {
 }
 
 // respond folds ev onto cur and makes its response.
-func (w *watch) respond(ev *hangarv1.Event) (*match.WatchResponse, error) {
+func (w *Watch) respond(ev *hangarv1.Event) (*match.WatchResponse, error) {
 	w.behind = append(w.behind, ev)
 	if err := w.fold(); err != nil {
 		return nil, err
 	}
 	return match.WatchResponseOf(ev, w.cur)
-}
-
-// WatchMatch implements hangarv1.MatchServiceServer.
-func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.MatchService_WatchMatchServer) error {
-	ctx := stream.Context()
-	w, err := s.openWatch(ctx, req.GetMatchId(), req.GetAfterSeq())
-	if err != nil || w == nil {
-		return toStatus(ctx, s.log, err)
-	}
-	defer w.close()
-	// The watch is valid: say so at once with the response headers, so a
-	// client (or the REST gateway) learns it before the first event, which
-	// may be a long wait away.
-	if err := stream.SendHeader(metadata.MD{}); err != nil {
-		return err
-	}
-	q := s.limits.NewWatchQueue(stream)
-	flushed := false
-	defer func() {
-		if !flushed {
-			_ = q.Close(ctx, false)
-		}
-	}()
-	for {
-		resps, more, err := w.next(ctx)
-		if err != nil {
-			return toStatus(ctx, s.log, err)
-		}
-		for _, resp := range resps {
-			if err := q.Push(ctx, s.closing, &wireMsg{resp.Wire}); err != nil {
-				return toStatus(ctx, s.log, err)
-			}
-		}
-		if w.over {
-			flushed = true
-			return toStatus(ctx, s.log, q.Close(ctx, true))
-		}
-		if more {
-			continue
-		}
-		select {
-		case <-w.wake:
-		case <-ctx.Done():
-			return toStatus(ctx, s.log, ctx.Err())
-		case <-s.closing:
-			return toStatus(ctx, s.log, errUnavailable)
-		}
-	}
 }
