@@ -8,6 +8,6 @@
 //
 // watch may import match (whose cache it is), auth (the caller), limit,
 // fault, vtcodec, wake, game, store and api. It tells the notice and
-// matchmaking sides of what
-// it hears only through the callbacks of RelayConfig.
+// matchmaking sides of what it hears only through the callbacks of
+// RelayConfig.
 package watch
