@@ -20,6 +20,7 @@ import (
 	"github.com/hangarhq/hangar/internal/fault"
 	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/internal/match"
+	"github.com/hangarhq/hangar/internal/matchmaker"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -49,11 +50,6 @@ var (
 
 	errMatchPublic = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
 	errMatchEnded  = fmt.Errorf("%w: the match has ended", errRule)
-
-	errNotYourTicket = fmt.Errorf("%w: the ticket is another player's", errPermission)
-	errTicketMatched = fmt.Errorf("%w: the ticket is matched", errRule)
-	errTicketExpired = fmt.Errorf("%w: the ticket has expired", errRule)
-	errTicketOpen    = fmt.Errorf("%w: you have a ticket in the queue already; cancel it or wait for its match", store.ErrExists)
 
 	errNotInvited   = fmt.Errorf("%w: you are not invited to this match", errPermission)
 	errTooManyCodes = fmt.Errorf("%w: the match has as many invite codes as it may; revoke one first", errRule)
@@ -89,10 +85,10 @@ var reasons = []struct {
 	{errMatchPublic, "MATCH_PUBLIC"},
 	{errMatchEnded, "MATCH_ENDED"},
 	{match.ErrArchived, "MATCH_ARCHIVED"},
-	{errNotYourTicket, "NOT_YOUR_TICKET"},
-	{errTicketMatched, "TICKET_MATCHED"},
-	{errTicketExpired, "TICKET_EXPIRED"},
-	{errTicketOpen, "TICKET_OPEN"},
+	{matchmaker.ErrNotYourTicket, "NOT_YOUR_TICKET"},
+	{matchmaker.ErrTicketMatched, "TICKET_MATCHED"},
+	{matchmaker.ErrTicketExpired, "TICKET_EXPIRED"},
+	{matchmaker.ErrTicketOpen, "TICKET_OPEN"},
 	{errNotInvited, "NOT_INVITED"},
 	{errTooManyCodes, "TOO_MANY_INVITE_CODES"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
@@ -182,8 +178,8 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 	if q := (*limit.QuotaError)(nil); errors.As(err, &q) {
 		info.Metadata = map[string]string{"limit": strconv.Itoa(q.Limit)}
 	}
-	if to := (*ticketOpen)(nil); errors.As(err, &to) {
-		info.Metadata = map[string]string{"ticket_id": to.id}
+	if to := (*matchmaker.TicketOpen)(nil); errors.As(err, &to) {
+		info.Metadata = map[string]string{"ticket_id": to.ID}
 	}
 	details := []protoadapt.MessageV1{info}
 	if rl := (*limit.RateLimited)(nil); errors.As(err, &rl) {

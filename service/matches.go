@@ -25,7 +25,7 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 	if !ok {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: game %v is not one Hangar hosts", errInvalid, req.GetGame()))
 	}
-	if err := checkRequestID(req.GetRequestId(), false); err != nil {
+	if err := ident.CheckRequestID(req.GetRequestId(), false); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	n := int(req.GetSeatCount())
@@ -88,14 +88,14 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 			Private: req.GetPrivate(), InvitedPlayerIds: invited, AutoRoll: req.GetAutoRoll()}}}}
 		seats := g.Seats(opts, n)
 		if !req.GetObserveOnly() {
-			evs = append(evs, joined(seats[0], me))
+			evs = append(evs, match.Joined(seats[0], me))
 		}
 		for _, sn := range seats[n-int(req.GetBotSeats()):] {
 			evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
 				Seat: sn, Bot: true, DisplayName: "Bot"}}})
 		}
 		if len(evs)-1 == n {
-			evs = append(evs, started(seats))
+			evs = append(evs, match.Started(seats))
 		}
 		return match.Step{Events: evs, Quota: quota}, nil
 	})
@@ -103,15 +103,6 @@ func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequ
 		return nil, toStatus(ctx, s.log, err)
 	}
 	return &hangarv1.CreateMatchResponse{Match: out.Match.View(me.ID)}, nil
-}
-
-func joined(seatNo int32, p store.Player) *hangarv1.Event {
-	return &hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
-		Seat: seatNo, PlayerId: p.ID, DisplayName: p.DisplayName}}}
-}
-
-func started(seats []int32) *hangarv1.Event {
-	return &hangarv1.Event{Body: &hangarv1.Event_MatchStarted{MatchStarted: &hangarv1.MatchStarted{Seats: seats}}}
 }
 
 // occupied returns the seats taken in m.
@@ -134,7 +125,7 @@ func matchCommand(ctx context.Context, matchID string, expected int64, reqID str
 	if expected < 0 {
 		return match.Command{}, fmt.Errorf("%w: expected_version must not be negative", errInvalid)
 	}
-	if err := checkRequestID(reqID, false); err != nil {
+	if err := ident.CheckRequestID(reqID, false); err != nil {
 		return match.Command{}, err
 	}
 	if reqID == "" {
@@ -200,13 +191,13 @@ func joinEvents(m *match.Match, p store.Player, seatNo *int32) ([]*hangarv1.Even
 			return nil, errMatchFull
 		}
 	}
-	evs := []*hangarv1.Event{joined(m.Seats[i].Seat, p)}
+	evs := []*hangarv1.Event{match.Joined(m.Seats[i].Seat, p)}
 	if m.FreeSeats() == 1 {
 		seats := make([]int32, len(m.Seats))
 		for k, st := range m.Seats {
 			seats[k] = st.Seat
 		}
-		evs = append(evs, started(seats))
+		evs = append(evs, match.Started(seats))
 	}
 	return evs, nil
 }
@@ -273,7 +264,7 @@ func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchReques
 		if len(seats) < 2 {
 			return match.Step{}, errTooFew
 		}
-		st := match.Events(started(seats))
+		st := match.Events(match.Started(seats))
 		if !m.HasHuman() {
 			// A lobby of bots alone, started, is a bot-only match in
 			// play: it counts against the creator's quota (limits.go).

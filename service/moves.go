@@ -20,7 +20,7 @@ func moveCommand(ctx context.Context, matchID string, expected int64, reqID stri
 	if expected <= 0 {
 		return match.Command{}, fmt.Errorf("%w: expected_version is required", errInvalid)
 	}
-	if err := checkRequestID(reqID, true); err != nil {
+	if err := ident.CheckRequestID(reqID, true); err != nil {
 		return match.Command{}, err
 	}
 	return matchCommand(ctx, matchID, expected, reqID, req)

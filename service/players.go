@@ -40,7 +40,7 @@ func (s *Service) CreatePlayer(ctx context.Context, req *hangarv1.CreatePlayerRe
 		return nil, toStatus(ctx, s.log, err)
 	}
 	reqID := req.GetRequestId()
-	if reqID != "" && (len(reqID) < 16 || checkRequestID(reqID, true) != nil) {
+	if reqID != "" && (len(reqID) < 16 || ident.CheckRequestID(reqID, true) != nil) {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: request_id of CreatePlayer must be 16 to 128 bytes of printable UTF-8 (a random one)", errInvalid))
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
@@ -104,15 +104,4 @@ func (s *Service) GetPlayer(ctx context.Context, req *hangarv1.GetPlayerRequest)
 
 func playerProto(p store.Player) *hangarv1.Player {
 	return &hangarv1.Player{PlayerId: p.ID, DisplayName: p.DisplayName, CreateTime: timestamppb.New(p.Created)}
-}
-
-// checkRequestID validates a client request id.
-func checkRequestID(id string, required bool) error {
-	if id == "" && !required {
-		return nil
-	}
-	if id == "" || len(id) > 128 || !ident.Printable(id) {
-		return fmt.Errorf("%w: request_id must be 1 to 128 bytes of printable UTF-8", errInvalid)
-	}
-	return nil
 }

@@ -47,7 +47,7 @@ func recordedGame(tb testing.TB) (*match.Match, []store.Event) {
 		add(&hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
 			Seat: sn, Bot: true, DisplayName: "Bot"}}})
 	}
-	add(started(seats))
+	add(match.Started(seats))
 	for !m.Play.Over() {
 		turn, _ := m.Play.Turn()
 		_, evs, err := m.Play.Act(turn, m.Play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)

@@ -21,6 +21,7 @@ import (
 	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/internal/match"
+	"github.com/hangarhq/hangar/internal/matchmaker"
 	"github.com/hangarhq/hangar/internal/notice"
 	"github.com/hangarhq/hangar/internal/watch"
 	"github.com/hangarhq/hangar/store"
@@ -32,7 +33,6 @@ type Service struct {
 	hangarv1.UnimplementedMatchServiceServer
 	hangarv1.UnimplementedMoveServiceServer
 	hangarv1.UnimplementedHistoryServiceServer
-	hangarv1.UnimplementedMatchmakingServiceServer
 	hangarv1.UnimplementedNoticeServiceServer
 
 	store  store.Store
@@ -70,11 +70,8 @@ type Service struct {
 	// limits holds the rate limits, quotas and watch caps (limits.go).
 	limits *limit.Limiter
 
-	// mm tunes the matchmaker (matchmaking.go); mmWake starts a pass;
-	// tickets wakes the ticket watchers.
-	mm      MatchmakingOptions
-	mmWake  chan struct{}
-	tickets *ticketHub
+	// mm is the matchmaker (matchmaking.go).
+	mm *matchmaker.Matchmaker
 }
 
 // Options tune a Service. Games is required; the zero value of the rest is
@@ -123,6 +120,9 @@ type Options struct {
 	Webhook WebhookOptions
 }
 
+// MatchmakingOptions tune the matchmaker (see package matchmaker).
+type MatchmakingOptions = matchmaker.Options
+
 // Observer is told what the node's service does, for metrics (see
 // match.Observer).
 type Observer = match.Observer
@@ -147,10 +147,6 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		closing: make(chan struct{}),
 
 		singleNode: o.SingleNode,
-
-		mm:      o.Matchmaking.withDefaults(),
-		mmWake:  make(chan struct{}, 1),
-		tickets: newTicketHub(),
 	}
 	if s.rand == nil {
 		s.rand = match.CryptoRand{}
@@ -168,11 +164,14 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		s.webhook = notice.NewWebhooks(o.Webhook, st, s.now, log, o.Observe)
 	}
 	s.relay = watch.NewRelay(watch.RelayConfig{Store: st, Log: log, Feed: o.Feed, Node: ident.New("n_"), Hub: s.hub, Ctx: ctx, Bots: &s.bots,
-		PollEvery: o.PollEvery, OnGap: func() { s.tickets.gap(); s.players.WakeAll() }, OnPoll: s.players.WakeAll,
-		OnPlayer: s.players.Wake, OnChange: s.feedTicket})
+		PollEvery: o.PollEvery, OnGap: func() { s.mm.Gap(); s.players.WakeAll() }, OnPoll: s.players.WakeAll,
+		OnPlayer: s.players.Wake, OnChange: func(c store.Change) bool { return s.mm.FeedTicket(c) }})
 	s.w = match.New(match.Config{Store: st, Log: log, Games: s.games, Rand: s.rand, Now: s.now, CheckFold: o.CheckFold,
 		Observe: o.Observe, Cache: s.hub, SingleNode: o.SingleNode, Deliver: s.webhook != nil,
 		Published: s.relay.Published, Noticed: s.noticed, ClockTick: o.ClockTick, Ctx: ctx, Bots: &s.bots})
+	s.mm = matchmaker.New(matchmaker.Config{Store: st, Log: log, Games: s.games, Now: s.now, Writer: s.w, Limits: s.limits,
+		Options: o.Matchmaking, Published: s.relay.Published, SingleNode: o.SingleNode, HasFeed: o.Feed != nil,
+		PollEvery: o.PollEvery, Closing: s.closing, Ctx: ctx, Bots: &s.bots})
 	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits}
 	return s
 }
@@ -196,7 +195,7 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 	hangarv1.RegisterMatchServiceServer(g, s)
 	hangarv1.RegisterMoveServiceServer(g, s)
 	hangarv1.RegisterHistoryServiceServer(g, s)
-	hangarv1.RegisterMatchmakingServiceServer(g, s)
+	hangarv1.RegisterMatchmakingServiceServer(g, &matchmakingServer{mm: s.mm, log: s.log})
 	hangarv1.RegisterNoticeServiceServer(g, s)
 }
 
@@ -211,8 +210,7 @@ func (s *Service) Start(ctx context.Context) error {
 		return err
 	}
 	s.w.Start()
-	s.bots.Add(1)
-	go s.runMatcher()
+	s.mm.Start()
 	s.auth.Run(s.ctx, &s.bots)
 	if s.webhook != nil {
 		s.webhook.Start(s.ctx, &s.bots)

@@ -66,3 +66,14 @@ func Check(field, id string) error {
 func Printable(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
 }
+
+// CheckRequestID validates a client request id.
+func CheckRequestID(id string, required bool) error {
+	if id == "" && !required {
+		return nil
+	}
+	if id == "" || len(id) > 128 || !Printable(id) {
+		return fmt.Errorf("%w: request_id must be 1 to 128 bytes of printable UTF-8", fault.ErrInvalid)
+	}
+	return nil
+}

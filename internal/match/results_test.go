@@ -43,7 +43,7 @@ func playedMatch(t *testing.T, seed uint64) (before, after *Match, log []*hangar
 		add(&hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
 			Seat: seats[i], PlayerId: p, Bot: p == ""}}})
 	}
-	add(started(seats))
+	add(Started(seats))
 	for step := 0; !m.Play.Over(); step++ {
 		if step == 200 {
 			now = t0.Add(10 * time.Minute)

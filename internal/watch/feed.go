@@ -57,7 +57,7 @@ type Relay struct {
 	store store.Store
 	log   *slog.Logger
 	// Feed carries changes to and from other nodes (nil: none).
-	Feed store.Feed
+	feed store.Feed
 	// node names this node in the changes it publishes.
 	node string
 	Hub  *Hub
@@ -65,7 +65,7 @@ type Relay struct {
 	// it and are counted in bots.
 	ctx       context.Context
 	bots      *sync.WaitGroup
-	PollEvery time.Duration
+	pollEvery time.Duration
 
 	pubMu   sync.Mutex
 	pending map[string]int64
@@ -103,11 +103,11 @@ type RelayConfig struct {
 
 // NewRelay returns the relay of c.
 func NewRelay(c RelayConfig) *Relay {
-	r := &Relay{store: c.Store, log: c.Log, Feed: c.Feed, node: c.Node, Hub: c.Hub, ctx: c.Ctx, bots: c.Bots,
-		PollEvery: c.PollEvery, pending: make(map[string]int64), pendingPlayers: make(map[string]bool),
+	r := &Relay{store: c.Store, log: c.Log, feed: c.Feed, node: c.Node, Hub: c.Hub, ctx: c.Ctx, bots: c.Bots,
+		pollEvery: c.PollEvery, pending: make(map[string]int64), pendingPlayers: make(map[string]bool),
 		pubWake: make(chan struct{}, 1), onGap: c.OnGap, onPoll: c.OnPoll, onPlayer: c.OnPlayer, onChange: c.OnChange}
-	if r.PollEvery <= 0 {
-		r.PollEvery = 2 * time.Second
+	if r.pollEvery <= 0 {
+		r.pollEvery = 2 * time.Second
 	}
 	return r
 }
@@ -115,7 +115,7 @@ func NewRelay(c RelayConfig) *Relay {
 // Start starts, with a feed, the publisher, the listener and the watch
 // poll.
 func (s *Relay) Start() {
-	if s.Feed == nil {
+	if s.feed == nil {
 		return
 	}
 	s.bots.Add(3)
@@ -205,7 +205,7 @@ func (s *Relay) peerNotices(now time.Time) (notices []store.Change, publish bool
 // with no other node about: one that comes reads the store when it hears
 // that this node publishes again).
 func (s *Relay) Published(id string, version int64) {
-	if s.Feed == nil || !s.peers.on.Load() {
+	if s.feed == nil || !s.peers.on.Load() {
 		return
 	}
 	s.pubMu.Lock()
@@ -222,7 +222,7 @@ func (s *Relay) Published(id string, version int64) {
 // PublishedPlayers queues the announcement that players' notice logs
 // grew (no-op without a feed, or with no other node about).
 func (s *Relay) PublishedPlayers(players map[string]bool) {
-	if s.Feed == nil || !s.peers.on.Load() {
+	if s.feed == nil || !s.peers.on.Load() {
 		return
 	}
 	s.pubMu.Lock()
@@ -276,7 +276,7 @@ func (s *Relay) runPublisher() {
 		if len(batch) == 0 {
 			continue
 		}
-		if err := s.Feed.Publish(s.ctx, batch); err != nil && s.ctx.Err() == nil {
+		if err := s.feed.Publish(s.ctx, batch); err != nil && s.ctx.Err() == nil {
 			// Other nodes' caches must hear of every change: requeue the
 			// batch and try again shortly (newer versions win the merge).
 			s.log.Warn("publish changes", "changes", len(batch), "err", err)
@@ -308,7 +308,7 @@ func (s *Relay) runListener() {
 		s.Hub.gap()
 		s.onGap()
 	}
-	_ = s.Feed.Listen(s.ctx, func(c store.Change) {
+	_ = s.feed.Listen(s.ctx, func(c store.Change) {
 		if c.Origin == s.node { // this node's own changes are in its hub already
 			return
 		}
@@ -335,7 +335,7 @@ func (s *Relay) runListener() {
 // is delivered within pollEvery.
 func (s *Relay) runPoll() {
 	defer s.bots.Done()
-	every := s.PollEvery
+	every := s.pollEvery
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {

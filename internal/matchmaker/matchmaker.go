@@ -1,4 +1,4 @@
-package service
+package matchmaker
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"slices"
 	"strings"
@@ -18,8 +19,11 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/fault"
 	"github.com/hangarhq/hangar/internal/ident"
+	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/internal/wake"
 	"github.com/hangarhq/hangar/store"
@@ -43,7 +47,7 @@ import (
 
 // MatchmakingOptions tune the matchmaker; the zero value of each field is
 // the production setting.
-type MatchmakingOptions struct {
+type Options struct {
 	// Tick is how often a node forms matches (default 250ms); an Enqueue
 	// on the node also starts a pass at once.
 	Tick time.Duration
@@ -69,7 +73,7 @@ type MatchmakingOptions struct {
 	PoolLimit int
 }
 
-func (o MatchmakingOptions) withDefaults() MatchmakingOptions {
+func (o Options) withDefaults() Options {
 	def := func(v *time.Duration, d time.Duration) {
 		if *v <= 0 {
 			*v = d
@@ -97,7 +101,7 @@ func (o MatchmakingOptions) withDefaults() MatchmakingOptions {
 
 // window is the half-width of the rating window of a ticket that has
 // waited wait.
-func (o MatchmakingOptions) window(wait time.Duration) float64 {
+func (o Options) window(wait time.Duration) float64 {
 	return min(o.Window+o.Widen*max(wait, 0).Seconds(), o.MaxWindow)
 }
 
@@ -119,41 +123,49 @@ var ticketStatusProto = map[store.TicketStatus]hangarv1.TicketStatus{
 	store.TicketExpired:   hangarv1.TicketStatus_TICKET_STATUS_EXPIRED,
 }
 
-// ticketOpen is an Enqueue refused because the player has a ticket in the
-// queue: ALREADY_EXISTS, reason TICKET_OPEN, with that ticket's id.
-type ticketOpen struct{ id string }
+// Errors of the matchmaker, each with its own reason.
+var (
+	ErrNotYourTicket = fmt.Errorf("%w: the ticket is another player's", fault.ErrPermission)
+	ErrTicketMatched = fmt.Errorf("%w: the ticket is matched", fault.ErrRule)
+	ErrTicketExpired = fmt.Errorf("%w: the ticket has expired", fault.ErrRule)
+	ErrTicketOpen    = fmt.Errorf("%w: you have a ticket in the queue already; cancel it or wait for its match", store.ErrExists)
+)
 
-func (e *ticketOpen) Error() string { return errTicketOpen.Error() }
-func (e *ticketOpen) Unwrap() error { return errTicketOpen }
+// TicketOpen is an Enqueue refused because the player has a ticket in the
+// queue: ALREADY_EXISTS, reason TICKET_OPEN, with that ticket's id.
+type TicketOpen struct{ ID string }
+
+func (e *TicketOpen) Error() string { return ErrTicketOpen.Error() }
+func (e *TicketOpen) Unwrap() error { return ErrTicketOpen }
 
 // Enqueue implements hangarv1.MatchmakingServiceServer.
-func (s *Service) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) (*hangarv1.EnqueueResponse, error) {
+func (s *Matchmaker) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) (*hangarv1.EnqueueResponse, error) {
 	me, _ := auth.Caller(ctx)
 	if me.ID == "" {
-		return nil, toStatus(ctx, s.log, errUnauthenticated)
+		return nil, fault.ErrUnauthenticated
 	}
 	g, ok := s.games[req.GetGame()]
 	if !ok {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: game %v is not one Hangar hosts", errInvalid, req.GetGame()))
+		return nil, fmt.Errorf("%w: game %v is not one Hangar hosts", fault.ErrInvalid, req.GetGame())
 	}
-	if err := checkRequestID(req.GetRequestId(), false); err != nil {
-		return nil, toStatus(ctx, s.log, err)
+	if err := ident.CheckRequestID(req.GetRequestId(), false); err != nil {
+		return nil, err
 	}
 	n := int(req.GetSeatCount())
 	opts, err := g.Options(req.GetOptions(), n)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
+		return nil, err
 	}
 	if req.GetAutoRoll() && !g.Dice() {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: auto_roll needs a game with dice", errInvalid))
+		return nil, fmt.Errorf("%w: auto_roll needs a game with dice", fault.ErrInvalid)
 	}
 	botsAfter := s.mm.BotsAfter
 	if ba := req.GetBotsAfter(); ba != nil {
 		if d := ba.AsDuration(); !ba.IsValid() || d < time.Second || d > maxBotsAfter {
-			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: bots_after must be 1s to 1h", errInvalid))
+			return nil, fmt.Errorf("%w: bots_after must be 1s to 1h", fault.ErrInvalid)
 		}
 		if req.GetKeepWaiting() {
-			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: a ticket that keeps waiting takes no bots_after", errInvalid))
+			return nil, fmt.Errorf("%w: a ticket that keeps waiting takes no bots_after", fault.ErrInvalid)
 		}
 		botsAfter = ba.AsDuration()
 	}
@@ -162,11 +174,11 @@ func (s *Service) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) (*h
 	}
 	optBytes, err := proto.MarshalOptions{Deterministic: true}.Marshal(opts)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
+		return nil, err
 	}
 	rating, err := s.ratingFor(ctx, g.Name(), me.ID)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
+		return nil, err
 	}
 	id := ident.New(ticketPrefix)
 	reqID := req.GetRequestId()
@@ -175,27 +187,27 @@ func (s *Service) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) (*h
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
 	t, created, err := s.store.Enqueue(ctx, store.Ticket{ID: id, Player: me.ID, PlayerName: me.DisplayName, RequestID: reqID, Fingerprint: match.Fingerprint(req),
-		Game: g.Name(), Pool: poolKey(g.Name(), optBytes, n, req.GetRated(), req.GetAutoRoll()), Options: optBytes, Seats: n,
+		Game: g.Name(), Pool: PoolKey(g.Name(), optBytes, n, req.GetRated(), req.GetAutoRoll()), Options: optBytes, Seats: n,
 		Rated: req.GetRated(), AutoRoll: req.GetAutoRoll(), BotsAfter: botsAfter, KeepWaiting: req.GetKeepWaiting(), Rating: rating, Created: now})
 	if errors.Is(err, store.ErrExists) && t.ID != "" {
-		err = &ticketOpen{id: t.ID}
+		err = &TicketOpen{ID: t.ID}
 	}
 	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
+		return nil, err
 	}
 	if created {
 		s.kickMatcher()
 	}
 	v, err := s.ticketView(t, now)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
+		return nil, err
 	}
 	return &hangarv1.EnqueueResponse{Ticket: v}, nil
 }
 
 // ratingFor is the rating a player's ticket is matched by: the player's mu
 // in the game, a new player's when the player was never rated.
-func (s *Service) ratingFor(ctx context.Context, game, player string) (float64, error) {
+func (s *Matchmaker) ratingFor(ctx context.Context, game, player string) (float64, error) {
 	st, err := s.store.Standing(ctx, game, player)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -206,10 +218,10 @@ func (s *Service) ratingFor(ctx context.Context, game, player string) (float64, 
 	return match.RatingOf(st.Rating).Mu, nil
 }
 
-// poolKey names the tickets that may share a match: same game, options,
+// PoolKey names the tickets that may share a match: same game, options,
 // seat count, rated flag and auto_roll. (A ticket without auto_roll keeps
 // the key it had before tickets could ask for it.)
-func poolKey(game string, options []byte, seats int, rated, autoRoll bool) string {
+func PoolKey(game string, options []byte, seats int, rated, autoRoll bool) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00%t\x00", game, seats, rated)
 	if autoRoll {
@@ -220,42 +232,42 @@ func poolKey(game string, options []byte, seats int, rated, autoRoll bool) strin
 }
 
 // myTicket reads ticket id of the caller.
-func (s *Service) myTicket(ctx context.Context, id string) (store.Ticket, error) {
+func (s *Matchmaker) myTicket(ctx context.Context, id string) (store.Ticket, error) {
 	if err := ident.Check("ticket_id", id); err != nil {
 		return store.Ticket{}, err
 	}
 	me, _ := auth.Caller(ctx)
 	if me.ID == "" {
-		return store.Ticket{}, errUnauthenticated
+		return store.Ticket{}, fault.ErrUnauthenticated
 	}
 	t, err := s.store.Ticket(ctx, id)
 	if err != nil {
 		return store.Ticket{}, err
 	}
 	if t.Player != me.ID {
-		return store.Ticket{}, errNotYourTicket
+		return store.Ticket{}, ErrNotYourTicket
 	}
 	return t, nil
 }
 
 // GetTicket implements hangarv1.MatchmakingServiceServer.
-func (s *Service) GetTicket(ctx context.Context, req *hangarv1.GetTicketRequest) (*hangarv1.GetTicketResponse, error) {
+func (s *Matchmaker) GetTicket(ctx context.Context, req *hangarv1.GetTicketRequest) (*hangarv1.GetTicketResponse, error) {
 	t, err := s.myTicket(ctx, req.GetTicketId())
 	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
+		return nil, err
 	}
 	v, err := s.ticketView(t, s.now())
 	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
+		return nil, err
 	}
 	return &hangarv1.GetTicketResponse{Ticket: v}, nil
 }
 
 // CancelTicket implements hangarv1.MatchmakingServiceServer.
-func (s *Service) CancelTicket(ctx context.Context, req *hangarv1.CancelTicketRequest) (*hangarv1.CancelTicketResponse, error) {
+func (s *Matchmaker) CancelTicket(ctx context.Context, req *hangarv1.CancelTicketRequest) (*hangarv1.CancelTicketResponse, error) {
 	t, err := s.myTicket(ctx, req.GetTicketId())
 	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
+		return nil, err
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
 	if t.Status != store.TicketCancelled {
@@ -263,12 +275,12 @@ func (s *Service) CancelTicket(ctx context.Context, req *hangarv1.CancelTicketRe
 		t, err = s.store.CancelTicket(ctx, t.ID, now)
 		switch {
 		case errors.Is(err, store.ErrNotWaiting) && t.Status == store.TicketExpired:
-			err = errTicketExpired
+			err = ErrTicketExpired
 		case errors.Is(err, store.ErrNotWaiting):
-			err = errTicketMatched
+			err = ErrTicketMatched
 		}
 		if err != nil {
-			return nil, toStatus(ctx, s.log, err)
+			return nil, err
 		}
 		if t.Version > v {
 			s.ticketChanged(t)
@@ -276,7 +288,7 @@ func (s *Service) CancelTicket(ctx context.Context, req *hangarv1.CancelTicketRe
 	}
 	view, err := s.ticketView(t, now)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
+		return nil, err
 	}
 	return &hangarv1.CancelTicketResponse{Ticket: view}, nil
 }
@@ -286,15 +298,15 @@ func (s *Service) CancelTicket(ctx context.Context, req *hangarv1.CancelTicketRe
 // changes, other nodes' through the feed, and a slow poll in case a
 // notification was lost), and sends the ticket whenever it differs from
 // what it sent last.
-func (s *Service) WatchTicket(req *hangarv1.WatchTicketRequest, stream hangarv1.MatchmakingService_WatchTicketServer) error {
+func (s *Matchmaker) WatchTicket(req *hangarv1.WatchTicketRequest, stream hangarv1.MatchmakingService_WatchTicketServer) error {
 	ctx := stream.Context()
 	if err := ident.Check("ticket_id", req.GetTicketId()); err != nil {
-		return toStatus(ctx, s.log, err)
+		return err
 	}
 	me, _ := auth.Caller(ctx)
 	release, err := s.limits.AcquireWatch(me.ID)
 	if err != nil {
-		return toStatus(ctx, s.log, err)
+		return err
 	}
 	defer release()
 	// Subscribe before reading, so that no change after the read goes
@@ -303,7 +315,7 @@ func (s *Service) WatchTicket(req *hangarv1.WatchTicketRequest, stream hangarv1.
 	defer unsubscribe()
 	t, err := s.myTicket(ctx, req.GetTicketId())
 	if err != nil {
-		return toStatus(ctx, s.log, err)
+		return err
 	}
 	s.tickets.changed(t.ID, t.Version)
 	if err := stream.SendHeader(metadata.MD{}); err != nil {
@@ -315,7 +327,7 @@ func (s *Service) WatchTicket(req *hangarv1.WatchTicketRequest, stream hangarv1.
 	for {
 		v, err := s.ticketView(t, s.now())
 		if err != nil {
-			return toStatus(ctx, s.log, err)
+			return err
 		}
 		if last == nil || !proto.Equal(v, last) {
 			if err := stream.Send(&hangarv1.WatchTicketResponse{Ticket: v}); err != nil {
@@ -329,20 +341,20 @@ func (s *Service) WatchTicket(req *hangarv1.WatchTicketRequest, stream hangarv1.
 		select {
 		case <-wake:
 			if t, err = s.store.Ticket(ctx, t.ID); err != nil {
-				return toStatus(ctx, s.log, err)
+				return err
 			}
 			s.tickets.changed(t.ID, t.Version)
 		case <-progress.C:
 		case <-ctx.Done():
-			return toStatus(ctx, s.log, ctx.Err())
+			return ctx.Err()
 		case <-s.closing:
-			return toStatus(ctx, s.log, errUnavailable)
+			return fault.ErrUnavailable
 		}
 	}
 }
 
 // ticketView is t as the API shows it at time now.
-func (s *Service) ticketView(t store.Ticket, now time.Time) (*hangarv1.Ticket, error) {
+func (s *Matchmaker) ticketView(t store.Ticket, now time.Time) (*hangarv1.Ticket, error) {
 	g := s.games.Named(t.Game)
 	if g == nil {
 		return nil, fmt.Errorf("ticket %s: game %q is not hosted", t.ID, t.Game)
@@ -371,14 +383,14 @@ func (s *Service) ticketView(t store.Ticket, now time.Time) (*hangarv1.Ticket, e
 
 // ticketChanged tells the ticket's watchers, on this node and (through the
 // feed) on the others, that the ticket reached t.Version.
-func (s *Service) ticketChanged(t store.Ticket) {
+func (s *Matchmaker) ticketChanged(t store.Ticket) {
 	s.tickets.changed(t.ID, t.Version)
-	s.relay.Published(t.ID, t.Version)
+	s.published(t.ID, t.Version)
 }
 
-// feedTicket takes a change from the feed that is a ticket's; it reports
+// FeedTicket takes a change from the feed that is a ticket's; it reports
 // whether it was.
-func (s *Service) feedTicket(c store.Change) bool {
+func (s *Matchmaker) FeedTicket(c store.Change) bool {
 	if !strings.HasPrefix(c.Match, ticketPrefix) {
 		return false
 	}
@@ -387,7 +399,7 @@ func (s *Service) feedTicket(c store.Change) bool {
 }
 
 // kickMatcher starts a matchmaking pass now.
-func (s *Service) kickMatcher() {
+func (s *Matchmaker) kickMatcher() {
 	select {
 	case s.mmWake <- struct{}{}:
 	default:
@@ -396,15 +408,15 @@ func (s *Service) kickMatcher() {
 
 // runMatcher forms matches from the queue until the service closes, and
 // with a feed polls the versions of the tickets watched on this node.
-func (s *Service) runMatcher() {
+func (s *Matchmaker) runMatcher() {
 	defer s.bots.Done()
 	tick := time.NewTicker(s.mm.Tick)
 	defer tick.Stop()
-	poll := time.NewTicker(s.relay.PollEvery)
+	poll := time.NewTicker(s.pollEvery)
 	defer poll.Stop()
 	first := true
 	for {
-		if err := s.matchPass(s.ctx, first); err != nil && s.ctx.Err() == nil {
+		if err := s.MatchPass(s.ctx, first); err != nil && s.ctx.Err() == nil {
 			s.log.Error("matchmaking", "err", err)
 		}
 		first = false
@@ -421,7 +433,7 @@ func (s *Service) runMatcher() {
 			case <-time.After(gatherWindow):
 			}
 		case <-poll.C:
-			if s.relay.Feed != nil {
+			if s.hasFeed {
 				s.pollTickets(s.ctx)
 			}
 		}
@@ -431,7 +443,7 @@ func (s *Service) runMatcher() {
 // pollTickets re-reads the versions of the tickets watched on this node,
 // so that a change whose notification was lost is delivered within
 // pollEvery.
-func (s *Service) pollTickets(ctx context.Context) {
+func (s *Matchmaker) pollTickets(ctx context.Context) {
 	ids := s.tickets.watched()
 	for len(ids) > 0 {
 		page := ids[:min(len(ids), 1000)]
@@ -446,11 +458,11 @@ func (s *Service) pollTickets(ctx context.Context) {
 	}
 }
 
-// matchPass forms the matches the queue allows now, claims the groups
+// MatchPass forms the matches the queue allows now, claims the groups
 // other nodes formed and left, and makes their matches. On a single node's
 // first pass every formed group is this node's, left by its previous run:
 // it claims them without waiting for their leases.
-func (s *Service) matchPass(ctx context.Context, first bool) error {
+func (s *Matchmaker) MatchPass(ctx context.Context, first bool) error {
 	now := s.now().UTC().Truncate(time.Microsecond)
 	lease := now.Add(s.mm.Lease)
 	changed, ferr := s.store.FormMatches(ctx, now, lease, s.mm.PoolLimit, func(_ string, waiting []store.Ticket) (store.Formation, error) {
@@ -495,7 +507,7 @@ func (s *Service) matchPass(ctx context.Context, first bool) error {
 // form decides on one pool's waiting tickets (oldest first) at time now:
 // formGroups chooses the groups, and each group gets its match's id and
 // its players' seats.
-func (s *Service) form(now time.Time, waiting []store.Ticket) (store.Formation, error) {
+func (s *Matchmaker) form(now time.Time, waiting []store.Ticket) (store.Formation, error) {
 	g := s.games.Named(waiting[0].Game)
 	if g == nil {
 		return store.Formation{}, fmt.Errorf("pool of game %q, which is not hosted", waiting[0].Game)
@@ -556,7 +568,7 @@ func seatKey(match, ticket string) string {
 // bots fill the rest. After the pass no seat count of tickets within the
 // window of the oldest of them is left: its oldest was an anchor while
 // they all still waited. Tickets left older than TicketTTL expire.
-func formGroups(now time.Time, waiting []store.Ticket, o MatchmakingOptions) (groups [][]int, expired []int) {
+func formGroups(now time.Time, waiting []store.Ticket, o Options) (groups [][]int, expired []int) {
 	n := len(waiting)
 	if n == 0 {
 		return nil, nil
@@ -646,7 +658,7 @@ func formGroups(now time.Time, waiting []store.Ticket, o MatchmakingOptions) (gr
 // them) through the write path, then marks the tickets matched. Creating
 // a match that exists already (a group claimed again after a node died
 // past its commit) appends nothing.
-func (s *Service) makeMatch(ctx context.Context, id string, ts []store.Ticket) error {
+func (s *Matchmaker) makeMatch(ctx context.Context, id string, ts []store.Ticket) error {
 	slices.SortFunc(ts, func(a, b store.Ticket) int { return cmp.Compare(a.Seat, b.Seat) })
 	t0 := ts[0]
 	g := s.games.Named(t0.Game)
@@ -676,13 +688,13 @@ func (s *Service) makeMatch(ctx context.Context, id string, ts []store.Ticket) e
 			AutoRoll: t0.AutoRoll}}}}
 		for _, sn := range seatNos {
 			if p, ok := by[sn]; ok {
-				evs = append(evs, joined(sn, p))
+				evs = append(evs, match.Joined(sn, p))
 			} else {
 				evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
 					Seat: sn, Bot: true, DisplayName: "Bot"}}})
 			}
 		}
-		st := match.Events(append(evs, started(seatNos))...)
+		st := match.Events(append(evs, match.Started(seatNos))...)
 		for _, t := range ts { // each ticket's player hears that it was matched (notices.go)
 			st.Notices = append(st.Notices, &hangarv1.Notice{PlayerId: t.Player, MatchId: id,
 				Body: &hangarv1.Notice_TicketMatched{TicketMatched: &hangarv1.TicketMatchedNotice{TicketId: t.ID}}})
@@ -701,6 +713,75 @@ func (s *Service) makeMatch(ctx context.Context, id string, ts []store.Ticket) e
 	}
 	return nil
 }
+
+// Matchmaker is a node's matchmaker: the queue of tickets, the passes that
+// form matches from it, and the watchers of tickets.
+type Matchmaker struct {
+	store  store.Store
+	log    *slog.Logger
+	games  game.Registry
+	now    func() time.Time
+	w      *match.Writer
+	limits *limit.Limiter
+	// mm tunes the matchmaker; mmWake starts a pass; tickets wakes the
+	// ticket watchers.
+	mm      Options
+	mmWake  chan struct{}
+	tickets *ticketHub
+	// published tells the other nodes that a ticket changed.
+	published func(id string, version int64)
+	// singleNode: no other node shares the store; hasFeed: changes come
+	// from other nodes through a feed, and pollEvery is how often the
+	// watched tickets are read again in case one was lost.
+	singleNode, hasFeed bool
+	pollEvery           time.Duration
+	// closing is closed when the node drains: watch streams end.
+	closing <-chan struct{}
+	// ctx lives until the node closes; the matcher runs under it and is
+	// counted in bots.
+	ctx  context.Context
+	bots *sync.WaitGroup
+}
+
+// matchmakerConfig is what a matchmaker is made of.
+type Config struct {
+	Store      store.Store
+	Log        *slog.Logger
+	Games      game.Registry
+	Now        func() time.Time
+	Writer     *match.Writer
+	Limits     *limit.Limiter
+	Options    Options
+	Published  func(id string, version int64)
+	SingleNode bool
+	HasFeed    bool
+	PollEvery  time.Duration
+	Closing    <-chan struct{}
+	Ctx        context.Context
+	Bots       *sync.WaitGroup
+}
+
+// newMatchmaker returns the matchmaker of c.
+func New(c Config) *Matchmaker {
+	s := &Matchmaker{store: c.Store, log: c.Log, games: c.Games, now: c.Now, w: c.Writer, limits: c.Limits,
+		mm: c.Options.withDefaults(), mmWake: make(chan struct{}, 1), tickets: newTicketHub(), published: c.Published,
+		singleNode: c.SingleNode, hasFeed: c.HasFeed, pollEvery: c.PollEvery, closing: c.Closing, ctx: c.Ctx, bots: c.Bots}
+	if s.pollEvery <= 0 {
+		s.pollEvery = 2 * time.Second
+	}
+	return s
+}
+
+// Start starts the matcher, which also resumes the queue a previous run
+// left.
+func (s *Matchmaker) Start() {
+	s.bots.Add(1)
+	go s.runMatcher()
+}
+
+// Gap handles a gap in the feed: every ticket watcher reads its ticket
+// again.
+func (s *Matchmaker) Gap() { s.tickets.Gap() }
 
 // ticketHub wakes the watchers of tickets on this node.
 type ticketHub struct {
@@ -741,9 +822,9 @@ func (h *ticketHub) changed(id string, v int64) {
 	h.subs.Wake(id)
 }
 
-// gap wakes every watcher: after a gap in the feed anything may have
+// Gap wakes every watcher: after a gap in the feed anything may have
 // changed.
-func (h *ticketHub) gap() {
+func (h *ticketHub) Gap() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.subs.WakeAll()
