@@ -102,7 +102,7 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 	newMatch := func() {
 		unwatch()
 		matches++
-		cr, err := s.CreateMatch(ctxs[0], &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
+		cr, err := (&matchServer{Service: s}).CreateMatch(ctxs[0], &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
 			RequestId: fmt.Sprint("create-", matches), AutoRoll: autoRoll})
 		if err != nil {
 			b.Fatal(err)
@@ -111,7 +111,7 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 		if watched {
 			_, unwatch = s.hub.Subscribe(id)
 		}
-		jr, err := s.JoinMatch(ctxs[1], &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "join"})
+		jr, err := (&matchServer{Service: s}).JoinMatch(ctxs[1], &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "join"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 			moves = m.Play.Legal(turn).Moves
 		}
 		if len(moves) > 0 {
-			r, err := s.Move(pctx, &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
+			r, err := (&moveServer{Service: s}).Move(pctx, &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
 				Move: moves[pick.IntN(len(moves))]})
 			if err != nil {
 				b.Fatal(err)
@@ -152,7 +152,7 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 			commands[1]++
 			continue
 		}
-		r, err := s.Roll(pctx, &hangarv1.RollRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
+		r, err := (&moveServer{Service: s}).Roll(pctx, &hangarv1.RollRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
 			IncludeLegalMoves: true})
 		if err != nil {
 			b.Fatal(err)

@@ -99,7 +99,7 @@ func decodeToken(t string, kind byte) (uint64, string, error) {
 func timeOfToken(pos uint64) time.Time { return time.Unix(0, int64(pos)).UTC() }
 
 // ListPlayerMatches implements hangarv1.HistoryServiceServer.
-func (s *Service) ListPlayerMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest) (*hangarv1.ListPlayerMatchesResponse, error) {
+func (s *historyServer) ListPlayerMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest) (*hangarv1.ListPlayerMatchesResponse, error) {
 	resp, err := s.listPlayerMatches(ctx, req)
 	return resp, toStatus(ctx, s.log, err)
 }
@@ -266,7 +266,7 @@ func ratingProto(r store.Rating) *hangarv1.Rating {
 }
 
 // ExportMatch implements hangarv1.HistoryServiceServer.
-func (s *Service) ExportMatch(ctx context.Context, req *hangarv1.ExportMatchRequest) (*hangarv1.ExportMatchResponse, error) {
+func (s *historyServer) ExportMatch(ctx context.Context, req *hangarv1.ExportMatchRequest) (*hangarv1.ExportMatchResponse, error) {
 	resp, err := s.exportMatch(ctx, req.GetMatchId())
 	return resp, toStatus(ctx, s.log, err)
 }
@@ -398,7 +398,7 @@ func placesInOrder(n int) []int32 {
 }
 
 // GetPlayerStats implements hangarv1.HistoryServiceServer.
-func (s *Service) GetPlayerStats(ctx context.Context, req *hangarv1.GetPlayerStatsRequest) (*hangarv1.GetPlayerStatsResponse, error) {
+func (s *historyServer) GetPlayerStats(ctx context.Context, req *hangarv1.GetPlayerStatsRequest) (*hangarv1.GetPlayerStatsResponse, error) {
 	resp, err := s.playerStats(ctx, req)
 	return resp, toStatus(ctx, s.log, err)
 }
@@ -467,7 +467,7 @@ func (s *Service) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsR
 }
 
 // GetRatingHistory implements hangarv1.HistoryServiceServer.
-func (s *Service) GetRatingHistory(ctx context.Context, req *hangarv1.GetRatingHistoryRequest) (*hangarv1.GetRatingHistoryResponse, error) {
+func (s *historyServer) GetRatingHistory(ctx context.Context, req *hangarv1.GetRatingHistoryRequest) (*hangarv1.GetRatingHistoryResponse, error) {
 	resp, err := s.ratingHistory(ctx, req)
 	return resp, toStatus(ctx, s.log, err)
 }
@@ -515,7 +515,7 @@ func (s *Service) ratingHistory(ctx context.Context, req *hangarv1.GetRatingHist
 }
 
 // ListLeaderboard implements hangarv1.HistoryServiceServer.
-func (s *Service) ListLeaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
+func (s *historyServer) ListLeaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
 	resp, err := s.leaderboard(ctx, req)
 	return resp, toStatus(ctx, s.log, err)
 }

@@ -31,7 +31,7 @@ const (
 )
 
 // CreateInviteCode implements hangarv1.MatchServiceServer.
-func (s *Service) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInviteCodeRequest) (*hangarv1.CreateInviteCodeResponse, error) {
+func (s *matchServer) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInviteCodeRequest) (*hangarv1.CreateInviteCodeResponse, error) {
 	me, _ := auth.Caller(ctx)
 	// No request id: a retry makes another code (see the proto).
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), "", req)
@@ -65,7 +65,7 @@ func (s *Service) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInvi
 }
 
 // RevokeInviteCode implements hangarv1.MatchServiceServer.
-func (s *Service) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInviteCodeRequest) (*hangarv1.RevokeInviteCodeResponse, error) {
+func (s *matchServer) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInviteCodeRequest) (*hangarv1.RevokeInviteCodeResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
@@ -97,7 +97,7 @@ func (s *Service) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInvi
 }
 
 // AcceptInvitation implements hangarv1.MatchServiceServer.
-func (s *Service) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInvitationRequest) (*hangarv1.AcceptInvitationResponse, error) {
+func (s *matchServer) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInvitationRequest) (*hangarv1.AcceptInvitationResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
@@ -123,7 +123,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInvi
 }
 
 // DeclineInvitation implements hangarv1.MatchServiceServer.
-func (s *Service) DeclineInvitation(ctx context.Context, req *hangarv1.DeclineInvitationRequest) (*hangarv1.DeclineInvitationResponse, error) {
+func (s *matchServer) DeclineInvitation(ctx context.Context, req *hangarv1.DeclineInvitationRequest) (*hangarv1.DeclineInvitationResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 )
 
 // CreateMatch implements hangarv1.MatchServiceServer.
-func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequest) (*hangarv1.CreateMatchResponse, error) {
+func (s *matchServer) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequest) (*hangarv1.CreateMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
 	g, ok := s.games[req.GetGame()]
 	if !ok {
@@ -135,7 +135,7 @@ func matchCommand(ctx context.Context, matchID string, expected int64, reqID str
 }
 
 // JoinMatch implements hangarv1.MatchServiceServer.
-func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest) (*hangarv1.JoinMatchResponse, error) {
+func (s *matchServer) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest) (*hangarv1.JoinMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
@@ -203,7 +203,7 @@ func joinEvents(m *match.Match, p store.Player, seatNo *int32) ([]*hangarv1.Even
 }
 
 // LeaveMatch implements hangarv1.MatchServiceServer.
-func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchRequest) (*hangarv1.LeaveMatchResponse, error) {
+func (s *matchServer) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchRequest) (*hangarv1.LeaveMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
@@ -247,7 +247,7 @@ func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReques
 }
 
 // StartMatch implements hangarv1.MatchServiceServer.
-func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchRequest) (*hangarv1.StartMatchResponse, error) {
+func (s *matchServer) StartMatch(ctx context.Context, req *hangarv1.StartMatchRequest) (*hangarv1.StartMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
@@ -280,7 +280,7 @@ func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchReques
 }
 
 // GetMatch implements hangarv1.MatchServiceServer.
-func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (*hangarv1.GetMatchResponse, error) {
+func (s *matchServer) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (*hangarv1.GetMatchResponse, error) {
 	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -309,7 +309,7 @@ func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (
 }
 
 // ListMatches implements hangarv1.MatchServiceServer.
-func (s *Service) ListMatches(ctx context.Context, req *hangarv1.ListMatchesRequest) (*hangarv1.ListMatchesResponse, error) {
+func (s *matchServer) ListMatches(ctx context.Context, req *hangarv1.ListMatchesRequest) (*hangarv1.ListMatchesResponse, error) {
 	me, _ := auth.Caller(ctx)
 	size, err := pageSize(req.GetPageSize(), 20, 100)
 	if err != nil {
@@ -372,7 +372,7 @@ func pageSize(n, def, max int32) (int, error) {
 }
 
 // ListMatchEvents implements hangarv1.MatchServiceServer.
-func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEventsRequest) (*hangarv1.ListMatchEventsResponse, error) {
+func (s *matchServer) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEventsRequest) (*hangarv1.ListMatchEventsResponse, error) {
 	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -421,7 +421,7 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 }
 
 // GetBoard implements hangarv1.MatchServiceServer.
-func (s *Service) GetBoard(ctx context.Context, req *hangarv1.GetBoardRequest) (*hangarv1.GetBoardResponse, error) {
+func (s *matchServer) GetBoard(ctx context.Context, req *hangarv1.GetBoardRequest) (*hangarv1.GetBoardResponse, error) {
 	g, ok := s.games[req.GetGame()]
 	if !ok {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: game %v is not one Hangar hosts", errInvalid, req.GetGame()))

@@ -40,7 +40,7 @@ func playerSeat(m *match.Match, player string) (int32, error) {
 }
 
 // Roll implements hangarv1.MoveServiceServer.
-func (s *Service) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv1.RollResponse, error) {
+func (s *moveServer) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv1.RollResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := moveCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
@@ -71,7 +71,7 @@ func (s *Service) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv
 }
 
 // Move implements hangarv1.MoveServiceServer.
-func (s *Service) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangarv1.MoveResponse, error) {
+func (s *moveServer) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangarv1.MoveResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := moveCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
@@ -108,7 +108,7 @@ func lastSeq(o match.Outcome) int64 {
 }
 
 // ListLegalMoves implements hangarv1.MoveServiceServer.
-func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMovesRequest) (*hangarv1.ListLegalMovesResponse, error) {
+func (s *moveServer) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMovesRequest) (*hangarv1.ListLegalMovesResponse, error) {
 	me, _ := auth.Caller(ctx)
 	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)

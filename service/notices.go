@@ -38,7 +38,7 @@ const noticeWatchPage = 500
 // WatchPlayer implements hangarv1.NoticeServiceServer. It always reads
 // notices from the store by seq, so a missed wake-up only delays a notice
 // and never drops one.
-func (s *Service) WatchPlayer(req *hangarv1.WatchPlayerRequest, stream hangarv1.NoticeService_WatchPlayerServer) error {
+func (s *noticeServer) WatchPlayer(req *hangarv1.WatchPlayerRequest, stream hangarv1.NoticeService_WatchPlayerServer) error {
 	ctx := stream.Context()
 	me, _ := auth.Caller(ctx)
 	if me.ID == "" {
@@ -99,7 +99,7 @@ func (s *Service) WatchPlayer(req *hangarv1.WatchPlayerRequest, stream hangarv1.
 }
 
 // ListNotices implements hangarv1.NoticeServiceServer.
-func (s *Service) ListNotices(ctx context.Context, req *hangarv1.ListNoticesRequest) (*hangarv1.ListNoticesResponse, error) {
+func (s *noticeServer) ListNotices(ctx context.Context, req *hangarv1.ListNoticesRequest) (*hangarv1.ListNoticesResponse, error) {
 	me, _ := auth.Caller(ctx)
 	if me.ID == "" {
 		return nil, toStatus(ctx, s.log, errUnauthenticated)

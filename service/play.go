@@ -108,7 +108,7 @@ const playBatchBytes = 64 << 10
 // playOut is what a Play stream has read and not yet queued: the events
 // (in order) and the results (in command order).
 type playOut struct {
-	s  *Service
+	s  *moveServer
 	w  *watch.Watch
 	rd *playReader
 	q  *limit.WatchQueue
@@ -231,7 +231,7 @@ func (o *playOut) reading() bool {
 }
 
 // Play implements hangarv1.MoveServiceServer.
-func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
+func (s *moveServer) Play(stream hangarv1.MoveService_PlayServer) error {
 	ctx := stream.Context()
 	first, err := stream.Recv()
 	if errors.Is(err, io.EOF) {
@@ -438,7 +438,7 @@ func appendWatchResponses(b []byte, num protowire.Number, rs []*match.WatchRespo
 // them in order, handing each result to the stream, until the client
 // half-closes, the reader is closed, the stream ends (stop) or a message
 // is not a command; the error that ends it goes to recvErr.
-func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_PlayServer, id string, rd *playReader,
+func (s *moveServer) playCommands(ctx context.Context, stream hangarv1.MoveService_PlayServer, id string, rd *playReader,
 	results chan<- playResult, recvErr chan<- error, stop <-chan struct{}) {
 	valid := s.auth.StillValid(ctx)
 	for {
@@ -475,7 +475,7 @@ func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_
 // playCommand runs one command of a Play stream on match id as its unary
 // call would run (the limits per call, the handler, its errors) and
 // returns its result.
-func (s *Service) playCommand(ctx context.Context, id string, c *hangarv1.PlayCommand) (res playResult) {
+func (s *moveServer) playCommand(ctx context.Context, id string, c *hangarv1.PlayCommand) (res playResult) {
 	pr := &hangarv1.PlayResult{CommandId: c.GetCommandId()}
 	res.pr = pr
 	fail := func(err error) {
@@ -567,7 +567,7 @@ func expectedOf(c *hangarv1.PlayCommand) int64 {
 // the handler runs: its match is the stream's (an empty match_id is filled
 // in, so that a retry through the unary call is the same request), and the
 // rate limits of the client's address and of the player allow it.
-func (s *Service) playCall(ctx context.Context, id string, matchID *string, method string) error {
+func (s *moveServer) playCall(ctx context.Context, id string, matchID *string, method string) error {
 	switch *matchID {
 	case "":
 		*matchID = id

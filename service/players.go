@@ -35,7 +35,7 @@ import (
 // stranger at the same address (one NAT, or a proxy not named in
 // TrustedProxies) who knows the request id, within the retry window:
 // hence request ids must be random, as the API says.
-func (s *Service) CreatePlayer(ctx context.Context, req *hangarv1.CreatePlayerRequest) (*hangarv1.CreatePlayerResponse, error) {
+func (s *playerServer) CreatePlayer(ctx context.Context, req *hangarv1.CreatePlayerRequest) (*hangarv1.CreatePlayerResponse, error) {
 	if err := auth.CheckDisplayName(req.GetDisplayName()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -87,7 +87,7 @@ func (s *Service) retriedCreatePlayer(ctx context.Context, want store.Player, no
 }
 
 // GetPlayer implements hangarv1.PlayerServiceServer.
-func (s *Service) GetPlayer(ctx context.Context, req *hangarv1.GetPlayerRequest) (*hangarv1.GetPlayerResponse, error) {
+func (s *playerServer) GetPlayer(ctx context.Context, req *hangarv1.GetPlayerRequest) (*hangarv1.GetPlayerResponse, error) {
 	me, _ := auth.Caller(ctx)
 	if req.GetPlayerId() == "" || req.GetPlayerId() == me.ID {
 		return &hangarv1.GetPlayerResponse{Player: playerProto(me)}, nil

@@ -53,7 +53,7 @@ func (s *Service) invitees(ctx context.Context, field string, ids []string, me s
 }
 
 // InviteToMatch implements hangarv1.MatchServiceServer.
-func (s *Service) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatchRequest) (*hangarv1.InviteToMatchResponse, error) {
+func (s *matchServer) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatchRequest) (*hangarv1.InviteToMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {

@@ -84,10 +84,10 @@ func BenchmarkRebuild(b *testing.B) {
 	b.Logf("recorded game: %d events", len(events))
 	ctx := context.Background()
 	run := func(b *testing.B, st store.Store) {
-		s := &Service{store: st}
+		w := match.New(match.Config{Store: st})
 		b.ReportAllocs()
 		for b.Loop() {
-			m, err := s.w.Fold(ctx, &match.Match{ID: final.ID, Games: testGames}, 0)
+			m, err := w.Fold(ctx, &match.Match{ID: final.ID, Games: testGames}, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

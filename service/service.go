@@ -1,8 +1,14 @@
 // Package service implements Hangar's gRPC services (PlayerService,
 // MatchService, MoveService, HistoryService, MatchmakingService,
-// NoticeService) over a store and the game engines. Handlers decode and
-// validate protobuf, call the engine and the store, and encode the result;
-// toStatus is the one place that maps errors to gRPC codes.
+// NoticeService), one handler type each (servers.go), over the packages
+// that do one job each: match (the write path), watch (the watch hub and
+// the relay between nodes), auth, limit, notice and matchmaker. Handlers
+// decode and validate protobuf, call those packages, and encode the
+// result; toStatus (errors.go) is the one place that maps errors to gRPC
+// codes. Service builds the packages' objects and wires them together.
+//
+// service may import every job package under internal/, game, store and
+// api; only the server (today cmd/hangar) imports it.
 package service
 
 import (
@@ -29,12 +35,6 @@ import (
 
 // Service is one node's implementation of the Hangar API.
 type Service struct {
-	hangarv1.UnimplementedPlayerServiceServer
-	hangarv1.UnimplementedMatchServiceServer
-	hangarv1.UnimplementedMoveServiceServer
-	hangarv1.UnimplementedHistoryServiceServer
-	hangarv1.UnimplementedNoticeServiceServer
-
 	store  store.Store
 	log    *slog.Logger
 	access *slog.Logger
@@ -191,12 +191,12 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 
 // Register registers the services on g.
 func (s *Service) Register(g grpc.ServiceRegistrar) {
-	hangarv1.RegisterPlayerServiceServer(g, s)
-	hangarv1.RegisterMatchServiceServer(g, s)
-	hangarv1.RegisterMoveServiceServer(g, s)
-	hangarv1.RegisterHistoryServiceServer(g, s)
+	hangarv1.RegisterPlayerServiceServer(g, &playerServer{Service: s})
+	hangarv1.RegisterMatchServiceServer(g, &matchServer{Service: s})
+	hangarv1.RegisterMoveServiceServer(g, &moveServer{Service: s})
+	hangarv1.RegisterHistoryServiceServer(g, &historyServer{Service: s})
 	hangarv1.RegisterMatchmakingServiceServer(g, &matchmakingServer{mm: s.mm, log: s.log})
-	hangarv1.RegisterNoticeServiceServer(g, s)
+	hangarv1.RegisterNoticeServiceServer(g, &noticeServer{Service: s})
 }
 
 // Start starts the node's background work: the turn-clock scheduler (which

@@ -33,7 +33,7 @@ func CreateAPIKey(ctx context.Context, st store.APIKeys, name string, now time.T
 }
 
 // RefreshToken implements hangarv1.PlayerServiceServer.
-func (s *Service) RefreshToken(ctx context.Context, _ *hangarv1.RefreshTokenRequest) (*hangarv1.RefreshTokenResponse, error) {
+func (s *playerServer) RefreshToken(ctx context.Context, _ *hangarv1.RefreshTokenRequest) (*hangarv1.RefreshTokenResponse, error) {
 	tok, t, err := s.auth.Refresh(ctx)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -42,7 +42,7 @@ func (s *Service) RefreshToken(ctx context.Context, _ *hangarv1.RefreshTokenRequ
 }
 
 // RevokeToken implements hangarv1.PlayerServiceServer.
-func (s *Service) RevokeToken(ctx context.Context, _ *hangarv1.RevokeTokenRequest) (*hangarv1.RevokeTokenResponse, error) {
+func (s *playerServer) RevokeToken(ctx context.Context, _ *hangarv1.RevokeTokenRequest) (*hangarv1.RevokeTokenResponse, error) {
 	if err := s.auth.Revoke(ctx); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -50,7 +50,7 @@ func (s *Service) RevokeToken(ctx context.Context, _ *hangarv1.RevokeTokenReques
 }
 
 // SignOut implements hangarv1.PlayerServiceServer.
-func (s *Service) SignOut(ctx context.Context, _ *hangarv1.SignOutRequest) (*hangarv1.SignOutResponse, error) {
+func (s *playerServer) SignOut(ctx context.Context, _ *hangarv1.SignOutRequest) (*hangarv1.SignOutResponse, error) {
 	n, err := s.auth.SignOut(ctx)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -59,7 +59,7 @@ func (s *Service) SignOut(ctx context.Context, _ *hangarv1.SignOutRequest) (*han
 }
 
 // SignInExternalPlayer implements hangarv1.PlayerServiceServer.
-func (s *Service) SignInExternalPlayer(ctx context.Context, req *hangarv1.SignInExternalPlayerRequest) (*hangarv1.SignInExternalPlayerResponse, error) {
+func (s *playerServer) SignInExternalPlayer(ctx context.Context, req *hangarv1.SignInExternalPlayerRequest) (*hangarv1.SignInExternalPlayerResponse, error) {
 	p, tok, t, created, err := s.auth.SignInExternal(ctx, req.GetExternalId(), req.GetDisplayName())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)

@@ -8,7 +8,7 @@ import (
 )
 
 // WatchMatch implements hangarv1.MatchServiceServer.
-func (s *Service) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.MatchService_WatchMatchServer) error {
+func (s *matchServer) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv1.MatchService_WatchMatchServer) error {
 	ctx := stream.Context()
 	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return toStatus(ctx, s.log, err)

@@ -90,14 +90,14 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 		}
 		create := &hangarv1.CreateMatchRequest{Game: tc.game, SeatCount: tc.seats, RequestId: "create"}
 		check("CreateMatchRequest", create)
-		cr, err := s.CreateMatch(players[0], create)
+		cr, err := (&matchServer{Service: s}).CreateMatch(players[0], create)
 		if err != nil {
 			t.Fatal(err)
 		}
 		check("CreateMatchResponse", cr)
 		id := cr.GetMatch().GetMatchId()
 		for i := 1; i < len(players); i++ {
-			jr, err := s.JoinMatch(players[i], &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "join"})
+			jr, err := (&matchServer{Service: s}).JoinMatch(players[i], &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "join"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,14 +125,14 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 			if l.Roll {
 				req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprint("r", n), IncludeLegalMoves: true}
 				check("RollRequest", req)
-				resp, err = s.Roll(pctx, req)
+				resp, err = (&moveServer{Service: s}).Roll(pctx, req)
 			} else {
 				req := &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprint("m", n),
 					Move: l.Moves[pick.IntN(len(l.Moves))]}
 				check("MoveRequest", req)
 				check("PlayRequest", &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{
 					Command: &hangarv1.PlayCommand{CommandId: uint64(n), Command: &hangarv1.PlayCommand_Move{Move: req}}}})
-				resp, err = s.Move(pctx, req)
+				resp, err = (&moveServer{Service: s}).Move(pctx, req)
 			}
 			if err != nil {
 				t.Fatalf("command %d: %v", n, err)
