@@ -71,7 +71,7 @@ func (s *matchServer) CreateMatch(ctx context.Context, req *hangarv1.CreateMatch
 	if reqID == "" {
 		reqID = id
 	}
-	// The quotas (limits.go): a lobby counts against the open matches, a
+	// The quotas (package limit): a lobby counts against the open matches, a
 	// match of bots alone against the bot-only ones. The store counts in
 	// the append's transaction, and answers a retried create of a match
 	// that exists already as before, quota or not.
@@ -267,7 +267,7 @@ func (s *matchServer) StartMatch(ctx context.Context, req *hangarv1.StartMatchRe
 		st := match.Events(match.Started(seats))
 		if !m.HasHuman() {
 			// A lobby of bots alone, started, is a bot-only match in
-			// play: it counts against the creator's quota (limits.go).
+			// play: it counts against the creator's quota (package limit).
 			st.Quota = s.limits.MatchQuota(me.ID, false, true)
 		}
 		return st, nil

@@ -42,9 +42,9 @@ type Service struct {
 	observe match.Observer
 	auth    *auth.Authenticator
 	hub     *watch.Hub
-	// players holds the WatchPlayer streams (notices.go).
+	// players holds the WatchPlayer streams (package notice).
 	players *notice.Hub
-	// webhook delivers notices to an app backend (nil: none; webhooks.go).
+	// webhook delivers notices to an app backend (nil: none; package notice).
 	webhook *notice.Webhooks
 	games   game.Registry
 	rand    game.Rand
@@ -57,9 +57,9 @@ type Service struct {
 	cancel context.CancelFunc
 	bots   sync.WaitGroup
 
-	// watches opens watch streams (watch.go).
+	// watches opens watch streams (package watch).
 	watches *watch.Watches
-	// relay carries changes to and from other nodes (feed.go).
+	// relay carries changes to and from other nodes (package watch).
 	relay      *watch.Relay
 	singleNode bool
 	// closing is closed when the node starts draining: watch streams end
@@ -67,10 +67,10 @@ type Service struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 
-	// limits holds the rate limits, quotas and watch caps (limits.go).
+	// limits holds the rate limits, quotas and watch caps (package limit).
 	limits *limit.Limiter
 
-	// mm is the matchmaker (matchmaking.go).
+	// mm is the matchmaker (package matchmaker).
 	mm *matchmaker.Matchmaker
 }
 
@@ -102,21 +102,21 @@ type Options struct {
 	PollEvery time.Duration
 	// AccessLog, when set, gets one line per RPC (see access.go).
 	AccessLog *slog.Logger
-	// Sessions tunes token expiry and revocation (see sessions.go).
+	// Sessions tunes token expiry and revocation (see package auth).
 	Sessions SessionOptions
-	// Limits are the rate limits, quotas and watch caps (limits.go); nil:
+	// Limits are the rate limits, quotas and watch caps (package limit); nil:
 	// DefaultLimits.
 	Limits *Limits
 	// Observe, when set, is told of every commit and fired turn clock
 	// (metrics).
 	Observe Observer
 	// OIDC, with an Issuer, lets players call with the tokens of that
-	// OpenID Connect provider (see oidc.go).
+	// OpenID Connect provider (see package auth).
 	OIDC OIDCOptions
-	// Matchmaking tunes the matchmaker (see matchmaking.go).
+	// Matchmaking tunes the matchmaker (see package matchmaker).
 	Matchmaking MatchmakingOptions
 	// Webhook, with a URL, posts every notice to an app backend
-	// (webhooks.go).
+	// (package notice).
 	Webhook WebhookOptions
 }
 
@@ -204,7 +204,7 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 // resumes the queue a previous run left), and with a feed the
 // publisher, the listener and the watch poll. With an identity provider
 // it first discovers the provider: a provider that names another issuer is
-// an error (see oidc.go).
+// an error (see package auth).
 func (s *Service) Start(ctx context.Context) error {
 	if err := s.auth.Discover(ctx); err != nil {
 		return err

@@ -24,6 +24,6 @@ func (e *VersionConflict) Error() string {
 
 func (e *VersionConflict) Unwrap() error { return store.ErrVersionConflict }
 
-// errMatchArchived: the match's events were archived (archive.go); its
+// ErrArchived: the match's events were archived (service.Archive); its
 // result stays in the history.
 var ErrArchived = fmt.Errorf("%w: the match was archived", fault.ErrNotFound)

@@ -102,7 +102,7 @@ type Step struct {
 	// the store refuses the append when it is reached.
 	Quota *store.Quota
 	// Notices are the command's own notices, written before those commit
-	// finds (notices.go), their PlayerId, MatchId and Body set:
+	// finds (notices.go in this package), their PlayerId, MatchId and Body set:
 	// matchmaking's TicketMatchedNotice.
 	Notices []*hangarv1.Notice
 }

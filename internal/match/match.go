@@ -62,12 +62,12 @@ type Match struct {
 	Private bool
 	// Invited are the players invited to a private match, in order.
 	Invited []string
-	// unrated: the match changes no ratings (matchmaking.go).
+	// unrated: the match changes no ratings (package matchmaker).
 	unrated bool
 	// autoRoll: the server rolls for a seat as soon as it must (prepared,
 	// exec.go).
 	autoRoll bool
-	// Codes are the live invite codes of a private match (invites.go).
+	// Codes are the live invite codes of a private match (codes.go).
 	Codes []InviteCode
 	// optionsWire is options marshalled, for every command's row: made
 	// once, when the match is created.

@@ -695,7 +695,7 @@ func (s *Matchmaker) makeMatch(ctx context.Context, id string, ts []store.Ticket
 			}
 		}
 		st := match.Events(append(evs, match.Started(seatNos))...)
-		for _, t := range ts { // each ticket's player hears that it was matched (notices.go)
+		for _, t := range ts { // each ticket's player hears that it was matched (package notice)
 			st.Notices = append(st.Notices, &hangarv1.Notice{PlayerId: t.Player, MatchId: id,
 				Body: &hangarv1.Notice_TicketMatched{TicketMatched: &hangarv1.TicketMatchedNotice{TicketId: t.ID}}})
 		}

@@ -79,7 +79,7 @@ type Watch struct {
 	Over bool
 	// end is the last event of a match that had ended when the watch
 	// opened (0: it had not): the store has its events unless it archived
-	// them since (archive.go).
+	// them since (service.Archive).
 	end int64
 	// viewer is the caller. In a private match (private) the watch checks,
 	// at each event after from (the version when it opened), that the
