@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -300,4 +301,77 @@ func CreateAPIKey(ctx context.Context, st store.APIKeys, name string, now time.T
 		return "", store.APIKey{}, err
 	}
 	return key, k, nil
+}
+
+// CreatePlayer makes a player named displayName, with a token, for a
+// caller without credentials at client address addr. Errors:
+// fault.ErrInvalid, store.ErrExists (a request id reused past the retry
+// window), or the store's.
+//
+// A request_id makes it safe to retry when the answer was lost: the retry
+// gets the player the first call made, with a new token (the server keeps
+// no token it could send again). CreatePlayer needs no credential, so the
+// retry must show it comes from the same caller by something besides the
+// request id, which is the client's choice and may be anyone's: a fixed
+// id copied from an example, or one read from a log. The request id is
+// therefore the caller's alone: the player's id is derived from the
+// request id and the client's address (addr: the connection's peer, or
+// the address a trusted proxy names; an IPv6 /64). A retry from the
+// same address lands on the same player; the same request id from another
+// address makes that caller a player of its own, and never returns, or
+// tells of, the first one. This is what a client retrying after a lost
+// answer needs, which retries at once from where it is: a retry from a
+// new address (a phone that changed networks) makes a second player, the
+// first left unused, and never an error. What it does not stop is a
+// stranger at the same address (one NAT, or a proxy not named in
+// Limits.TrustedProxies) who knows the request id, within the retry window:
+// hence request ids must be random, as the API says.
+func (a *Authenticator) CreatePlayer(ctx context.Context, displayName, reqID, addr string) (store.Player, string, store.Token, error) {
+	if err := CheckDisplayName(displayName); err != nil {
+		return store.Player{}, "", store.Token{}, err
+	}
+	if reqID != "" && (len(reqID) < 16 || ident.CheckRequestID(reqID, true) != nil) {
+		return store.Player{}, "", store.Token{}, fmt.Errorf("%w: request_id of CreatePlayer must be 16 to 128 bytes of printable UTF-8 (a random one)", fault.ErrInvalid)
+	}
+	now := a.now().UTC().Truncate(time.Microsecond)
+	p := store.Player{ID: ident.New("p_"), DisplayName: displayName, Created: now}
+	if reqID != "" {
+		// A retried create must land on the same player, and only the
+		// caller's: derive its id from the request id and the address.
+		h := sha256.Sum256([]byte("player\x00" + addr + "\x00" + reqID))
+		p.ID = ident.Derived("p_", h[:16])
+	}
+	tok, t := a.issue(now)
+	err := a.st.CreatePlayer(ctx, p, t)
+	if errors.Is(err, store.ErrExists) && reqID != "" {
+		return a.retriedCreatePlayer(ctx, p, now)
+	}
+	if err != nil {
+		return store.Player{}, "", store.Token{}, err
+	}
+	return p, tok, t, nil
+}
+
+// playerRetryWindow is how long a CreatePlayer request_id returns its player.
+const playerRetryWindow = 10 * time.Minute
+
+// retriedCreatePlayer answers a CreatePlayer whose request_id made player
+// want.ID already, from the same address: the same player, with a new
+// token.
+func (a *Authenticator) retriedCreatePlayer(ctx context.Context, want store.Player, now time.Time) (store.Player, string, store.Token, error) {
+	p, err := a.st.Player(ctx, want.ID)
+	if err != nil {
+		return store.Player{}, "", store.Token{}, err
+	}
+	if p.DisplayName != want.DisplayName {
+		return store.Player{}, "", store.Token{}, fmt.Errorf("%w: request_id was used with another display_name", fault.ErrInvalid)
+	}
+	if now.Sub(p.Created) > playerRetryWindow {
+		return store.Player{}, "", store.Token{}, fmt.Errorf("%w: request_id made a player more than %v ago: a retry no longer returns it", store.ErrExists, playerRetryWindow)
+	}
+	tok, t := a.issue(now)
+	if err := a.st.AddToken(ctx, p.ID, t); err != nil {
+		return store.Player{}, "", store.Token{}, err
+	}
+	return p, tok, t, nil
 }
