@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -37,24 +36,6 @@ var (
 	errExhausted         = fault.ErrExhausted
 )
 
-// Reasons the service refuses a command, each a stable ErrorInfo reason.
-var (
-	errMatchNotOpen = fmt.Errorf("%w: the match is not open", errRule)
-	errMatchFull    = fmt.Errorf("%w: the match is full", errRule)
-	errSeatTaken    = fmt.Errorf("%w: the seat is taken", errRule)
-	errSeated       = fmt.Errorf("%w: you already sit in this match", errRule)
-	errNotInPlay    = fmt.Errorf("%w: the match is not in play", errRule)
-	errTooFew       = fmt.Errorf("%w: a match needs two seats taken to start", errRule)
-	errNotSeated    = fmt.Errorf("%w: you do not play in this match", errPermission)
-	errNotCreator   = fmt.Errorf("%w: only the creator may do that", errPermission)
-
-	errMatchPublic = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
-	errMatchEnded  = fmt.Errorf("%w: the match has ended", errRule)
-
-	errNotInvited   = fmt.Errorf("%w: you are not invited to this match", errPermission)
-	errTooManyCodes = fmt.Errorf("%w: the match has as many invite codes as it may; revoke one first", errRule)
-)
-
 // errorDomain names Hangar as the source of ErrorInfo reasons.
 const errorDomain = "hangar"
 
@@ -67,14 +48,14 @@ var reasons = []struct {
 	{game.ErrWrongPhase, "WRONG_PHASE"},
 	{game.ErrIllegalMove, "ILLEGAL_MOVE"},
 	{game.ErrGameOver, "GAME_OVER"},
-	{errMatchNotOpen, "MATCH_NOT_OPEN"},
-	{errMatchFull, "MATCH_FULL"},
-	{errSeatTaken, "SEAT_TAKEN"},
-	{errSeated, "ALREADY_SEATED"},
-	{errNotInPlay, "MATCH_NOT_IN_PLAY"},
-	{errTooFew, "NOT_ENOUGH_PLAYERS"},
-	{errNotSeated, "NOT_SEATED"},
-	{errNotCreator, "NOT_CREATOR"},
+	{match.ErrMatchNotOpen, "MATCH_NOT_OPEN"},
+	{match.ErrMatchFull, "MATCH_FULL"},
+	{match.ErrSeatTaken, "SEAT_TAKEN"},
+	{match.ErrSeated, "ALREADY_SEATED"},
+	{match.ErrNotInPlay, "MATCH_NOT_IN_PLAY"},
+	{match.ErrTooFew, "NOT_ENOUGH_PLAYERS"},
+	{match.ErrNotSeated, "NOT_SEATED"},
+	{match.ErrNotCreator, "NOT_CREATOR"},
 	{auth.ErrTokenExpired, "TOKEN_EXPIRED"},
 	{auth.ErrTokenRevoked, "TOKEN_REVOKED"},
 	{auth.ErrAPIKeyRevoked, "API_KEY_REVOKED"},
@@ -82,15 +63,15 @@ var reasons = []struct {
 	{auth.ErrAPIKeyRequired, "API_KEY_REQUIRED"},
 	{auth.ErrHangarTokenRequired, "HANGAR_TOKEN_REQUIRED"},
 	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
-	{errMatchPublic, "MATCH_PUBLIC"},
-	{errMatchEnded, "MATCH_ENDED"},
+	{match.ErrMatchPublic, "MATCH_PUBLIC"},
+	{match.ErrMatchEnded, "MATCH_ENDED"},
 	{match.ErrArchived, "MATCH_ARCHIVED"},
 	{matchmaker.ErrNotYourTicket, "NOT_YOUR_TICKET"},
 	{matchmaker.ErrTicketMatched, "TICKET_MATCHED"},
 	{matchmaker.ErrTicketExpired, "TICKET_EXPIRED"},
 	{matchmaker.ErrTicketOpen, "TICKET_OPEN"},
-	{errNotInvited, "NOT_INVITED"},
-	{errTooManyCodes, "TOO_MANY_INVITE_CODES"},
+	{match.ErrNotInvited, "NOT_INVITED"},
+	{match.ErrTooManyCodes, "TOO_MANY_INVITE_CODES"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},

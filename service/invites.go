@@ -13,15 +13,6 @@ import (
 // match keeps only its SHA-256, so neither the store nor anyone reading
 // the match's events can join with it.
 
-const (
-	// maxCodes bounds the live invite codes of a match.
-	maxCodes = 20
-	// maxCodeLen bounds an invite code in a request.
-	maxCodeLen = 100
-	// codePrefix marks invite codes.
-	codePrefix = "hic_"
-)
-
 // CreateInviteCode implements hangarv1.MatchServiceServer.
 func (s *matchServer) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInviteCodeRequest) (*hangarv1.CreateInviteCodeResponse, error) {
 	resp, err := s.cmds.CreateInviteCode(ctx, req)

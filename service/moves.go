@@ -70,7 +70,7 @@ func legalMoves(m *match.Match, p string) (*hangarv1.ListLegalMovesResponse, err
 	i := m.SeatOf(p)
 	switch {
 	case i < 0:
-		return nil, errNotSeated
+		return nil, match.ErrNotSeated
 	case m.Status == store.StatusOpen:
 		resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_NOT_STARTED
 		return resp, nil

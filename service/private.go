@@ -13,13 +13,6 @@ import (
 // and histories from showing a private match to anyone who may not see it
 // (match.canSee).
 
-const (
-	// maxInvites bounds the players one call invites.
-	maxInvites = 100
-	// maxInvited bounds the players a match invites in all.
-	maxInvited = 1000
-)
-
 // InviteToMatch implements hangarv1.MatchServiceServer.
 func (s *matchServer) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatchRequest) (*hangarv1.InviteToMatchResponse, error) {
 	resp, err := s.cmds.InviteToMatch(ctx, req)

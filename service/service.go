@@ -45,7 +45,7 @@ type Service struct {
 	// players holds the WatchPlayer streams (package notice).
 	players *notice.Hub
 	// cmds runs the players' commands of matches (commands.go).
-	cmds *commands
+	cmds *match.Commands
 	// notices reads the players' notice logs.
 	notices *notice.Log
 	// webhook delivers notices to an app backend (nil: none; package notice).
@@ -176,7 +176,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	s.mm = matchmaker.New(matchmaker.Config{Store: st, Log: log, Games: s.games, Now: s.now, Writer: s.w, Limits: s.limits,
 		Options: o.Matchmaking, Published: s.relay.Published, SingleNode: o.SingleNode, HasFeed: o.Feed != nil,
 		PollEvery: o.PollEvery, Closing: s.closing, Ctx: ctx, Bots: &s.bots})
-	s.cmds = &commands{w: s.w, store: st, games: s.games, rand: s.rand, limits: s.limits}
+	s.cmds = &match.Commands{Writer: s.w, Store: st, Games: s.games, Rand: s.rand, Limits: s.limits}
 	s.notices = &notice.Log{Store: st, Hub: s.players, Limits: s.limits, Closing: s.closing}
 	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits}
 	return s

@@ -1,4 +1,4 @@
-package service
+package match
 
 import (
 	"context"
@@ -13,28 +13,62 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/fault"
 	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/limit"
-	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
-// commands runs the commands of matches that players send (create, join,
+// Reasons a command is refused, each a stable ErrorInfo reason.
+var (
+	ErrMatchNotOpen = fmt.Errorf("%w: the match is not open", fault.ErrRule)
+	ErrMatchFull    = fmt.Errorf("%w: the match is full", fault.ErrRule)
+	ErrSeatTaken    = fmt.Errorf("%w: the seat is taken", fault.ErrRule)
+	ErrSeated       = fmt.Errorf("%w: you already sit in this match", fault.ErrRule)
+	ErrNotInPlay    = fmt.Errorf("%w: the match is not in play", fault.ErrRule)
+	ErrTooFew       = fmt.Errorf("%w: a match needs two seats taken to start", fault.ErrRule)
+	ErrNotSeated    = fmt.Errorf("%w: you do not play in this match", fault.ErrPermission)
+	ErrNotCreator   = fmt.Errorf("%w: only the creator may do that", fault.ErrPermission)
+
+	ErrMatchPublic = fmt.Errorf("%w: the match is public and needs no invitations", fault.ErrRule)
+	ErrMatchEnded  = fmt.Errorf("%w: the match has ended", fault.ErrRule)
+
+	ErrNotInvited   = fmt.Errorf("%w: you are not invited to this match", fault.ErrPermission)
+	ErrTooManyCodes = fmt.Errorf("%w: the match has as many invite codes as it may; revoke one first", fault.ErrRule)
+)
+
+const (
+	// maxCodes bounds the live invite codes of a
+	maxCodes = 20
+	// maxCodeLen bounds an invite code in a request.
+	maxCodeLen = 100
+	// codePrefix marks invite codes.
+	codePrefix = "hic_"
+)
+
+const (
+	// maxInvites bounds the players one call invites.
+	maxInvites = 100
+	// maxInvited bounds the players a match invites in all.
+	maxInvited = 1000
+)
+
+// Commands runs the commands of matches that players send (create, join,
 // leave, start, invite, roll, move) through the write path.
-type commands struct {
-	w      *match.Writer
-	store  store.Store
-	games  game.Registry
-	rand   game.Rand
-	limits *limit.Limiter
+type Commands struct {
+	Writer *Writer
+	Store  store.Store
+	Games  game.Registry
+	Rand   game.Rand
+	Limits *limit.Limiter
 }
 
 // CreateMatch runs the CreateMatch command of the caller.
-func (s *commands) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequest) (*hangarv1.CreateMatchResponse, error) {
+func (s *Commands) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequest) (*hangarv1.CreateMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
-	g, ok := s.games[req.GetGame()]
+	g, ok := s.Games[req.GetGame()]
 	if !ok {
-		return nil, fmt.Errorf("%w: game %v is not one Hangar hosts", errInvalid, req.GetGame())
+		return nil, fmt.Errorf("%w: game %v is not one Hangar hosts", fault.ErrInvalid, req.GetGame())
 	}
 	if err := ident.CheckRequestID(req.GetRequestId(), false); err != nil {
 		return nil, err
@@ -49,24 +83,24 @@ func (s *commands) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchReq
 		humans--
 	}
 	if b := int(req.GetBotSeats()); b < 0 || b > humans {
-		return nil, fmt.Errorf("%w: bot_seats must be 0 to %d", errInvalid, humans)
+		return nil, fmt.Errorf("%w: bot_seats must be 0 to %d", fault.ErrInvalid, humans)
 	}
 	if tt := req.GetTurnTime(); tt != nil {
 		if d := tt.AsDuration(); !tt.IsValid() || d < time.Second || d > 30*24*time.Hour {
-			return nil, fmt.Errorf("%w: turn_time must be 1s to 30 days", errInvalid)
+			return nil, fmt.Errorf("%w: turn_time must be 1s to 30 days", fault.ErrInvalid)
 		}
 	}
 	if _, ok := hangarv1.BotLevel_name[int32(req.GetBotLevel())]; !ok {
-		return nil, fmt.Errorf("%w: unknown bot_level", errInvalid)
+		return nil, fmt.Errorf("%w: unknown bot_level", fault.ErrInvalid)
 	}
 	if b := req.GetTimeoutsBeforeBot(); b < 0 || b > 1000 || (b > 0 && req.GetTurnTime() == nil) {
-		return nil, fmt.Errorf("%w: timeouts_before_bot must be 0 to 1000, and needs turn_time", errInvalid)
+		return nil, fmt.Errorf("%w: timeouts_before_bot must be 0 to 1000, and needs turn_time", fault.ErrInvalid)
 	}
 	if req.GetAutoRoll() && !g.Dice() {
-		return nil, fmt.Errorf("%w: auto_roll needs a game with dice", errInvalid)
+		return nil, fmt.Errorf("%w: auto_roll needs a game with dice", fault.ErrInvalid)
 	}
 	if len(req.GetInvitedPlayerIds()) > 0 && !req.GetPrivate() {
-		return nil, fmt.Errorf("%w: invited_player_ids need a private match", errInvalid)
+		return nil, fmt.Errorf("%w: invited_player_ids need a private match", fault.ErrInvalid)
 	}
 	invited, err := s.invitees(ctx, "invited_player_ids", req.GetInvitedPlayerIds(), me.ID)
 	if err != nil {
@@ -90,25 +124,25 @@ func (s *commands) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchReq
 	if !req.GetObserveOnly() {
 		seated++
 	}
-	quota := s.limits.MatchQuota(me.ID, seated < n, seated == n && req.GetObserveOnly())
-	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: match.Fingerprint(req)}
-	out, err := s.w.Commit(ctx, s.w.NewMatch(id), cmd, func(*match.Match) (match.Step, error) {
+	quota := s.Limits.MatchQuota(me.ID, seated < n, seated == n && req.GetObserveOnly())
+	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: Fingerprint(req)}
+	out, err := s.Writer.Commit(ctx, s.Writer.NewMatch(id), cmd, func(*Match) (Step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID,
 			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot(), BotLevel: req.GetBotLevel(),
 			Private: req.GetPrivate(), InvitedPlayerIds: invited, AutoRoll: req.GetAutoRoll()}}}}
 		seats := g.Seats(opts, n)
 		if !req.GetObserveOnly() {
-			evs = append(evs, match.Joined(seats[0], me))
+			evs = append(evs, Joined(seats[0], me))
 		}
 		for _, sn := range seats[n-int(req.GetBotSeats()):] {
 			evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
 				Seat: sn, Bot: true, DisplayName: "Bot"}}})
 		}
 		if len(evs)-1 == n {
-			evs = append(evs, match.Started(seats))
+			evs = append(evs, Started(seats))
 		}
-		return match.Step{Events: evs, Quota: quota}, nil
+		return Step{Events: evs, Quota: quota}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -117,7 +151,7 @@ func (s *commands) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchReq
 }
 
 // JoinMatch runs the JoinMatch command of the caller.
-func (s *commands) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest) (*hangarv1.JoinMatchResponse, error) {
+func (s *Commands) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest) (*hangarv1.JoinMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
@@ -125,25 +159,25 @@ func (s *commands) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest
 	}
 	code := req.GetInviteCode()
 	if len(code) > maxCodeLen {
-		return nil, fmt.Errorf("%w: invite_code is at most %d bytes", errInvalid, maxCodeLen)
+		return nil, fmt.Errorf("%w: invite_code is at most %d bytes", fault.ErrInvalid, maxCodeLen)
 	}
-	s.w.CatchUpUnless(ctx, c.MatchID, func(m *match.Match) bool { return m.MayJoin(me.ID) || m.CodeID(code) != "" })
-	c.Admit = func(m *match.Match) bool { return m.CodeID(code) != "" }
-	c.Decide = func(m *match.Match) (match.Step, error) {
+	s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return m.MayJoin(me.ID) || m.CodeID(code) != "" })
+	c.Admit = func(m *Match) bool { return m.CodeID(code) != "" }
+	c.Decide = func(m *Match) (Step, error) {
 		codeID := ""
 		if !m.MayJoin(me.ID) {
 			if codeID = m.CodeID(code); codeID == "" {
-				return match.Step{}, match.Hidden(m.ID)
+				return Step{}, Hidden(m.ID)
 			}
 		}
 		evs, err := joinEvents(m, me, req.Seat)
 		if err != nil {
-			return match.Step{}, err
+			return Step{}, err
 		}
 		evs[0].GetPlayerJoined().InviteCodeId = codeID
-		return match.Events(evs...), nil
+		return Events(evs...), nil
 	}
-	out, err := s.w.Exec(ctx, c)
+	out, err := s.Writer.Exec(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -151,16 +185,16 @@ func (s *commands) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest
 }
 
 // LeaveMatch runs the LeaveMatch command of the caller.
-func (s *commands) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchRequest) (*hangarv1.LeaveMatchResponse, error) {
+func (s *Commands) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchRequest) (*hangarv1.LeaveMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, err
 	}
-	c.Decide = func(m *match.Match) (match.Step, error) {
+	c.Decide = func(m *Match) (Step, error) {
 		i := m.SeatOf(me.ID)
 		if i < 0 {
-			return match.Step{}, errNotSeated
+			return Step{}, ErrNotSeated
 		}
 		seatNo := m.Seats[i].Seat
 		switch m.Status {
@@ -176,18 +210,18 @@ func (s *commands) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReque
 				evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{
 					Status: hangarv1.MatchStatus_MATCH_STATUS_ABANDONED}}})
 			}
-			return match.Events(evs...), nil
+			return Events(evs...), nil
 		case store.StatusActive:
 			g, gevs, err := m.Play.Resign(seatNo)
 			if err != nil {
-				return match.Step{}, err
+				return Step{}, err
 			}
 			left := &hangarv1.Event{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seatNo, PlayerId: me.ID, Forfeited: true}}}
-			return match.Step{Events: append([]*hangarv1.Event{left}, gevs...), Play: g}, nil
+			return Step{Events: append([]*hangarv1.Event{left}, gevs...), Play: g}, nil
 		}
-		return match.Step{}, fmt.Errorf("%w: the match is over", errNotInPlay)
+		return Step{}, fmt.Errorf("%w: the match is over", ErrNotInPlay)
 	}
-	out, err := s.w.Exec(ctx, c)
+	out, err := s.Writer.Exec(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -195,32 +229,32 @@ func (s *commands) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReque
 }
 
 // StartMatch runs the StartMatch command of the caller.
-func (s *commands) StartMatch(ctx context.Context, req *hangarv1.StartMatchRequest) (*hangarv1.StartMatchResponse, error) {
+func (s *Commands) StartMatch(ctx context.Context, req *hangarv1.StartMatchRequest) (*hangarv1.StartMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, err
 	}
-	c.Decide = func(m *match.Match) (match.Step, error) {
+	c.Decide = func(m *Match) (Step, error) {
 		if m.Creator != me.ID {
-			return match.Step{}, fmt.Errorf("%w: only the creator starts a match", errNotCreator)
+			return Step{}, fmt.Errorf("%w: only the creator starts a match", ErrNotCreator)
 		}
 		if m.Status != store.StatusOpen {
-			return match.Step{}, errMatchNotOpen
+			return Step{}, ErrMatchNotOpen
 		}
 		seats := occupied(m)
 		if len(seats) < 2 {
-			return match.Step{}, errTooFew
+			return Step{}, ErrTooFew
 		}
-		st := match.Events(match.Started(seats))
+		st := Events(Started(seats))
 		if !m.HasHuman() {
 			// A lobby of bots alone, started, is a bot-only match in
 			// play: it counts against the creator's quota (package limit).
-			st.Quota = s.limits.MatchQuota(me.ID, false, true)
+			st.Quota = s.Limits.MatchQuota(me.ID, false, true)
 		}
 		return st, nil
 	}
-	out, err := s.w.Exec(ctx, c)
+	out, err := s.Writer.Exec(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +262,7 @@ func (s *commands) StartMatch(ctx context.Context, req *hangarv1.StartMatchReque
 }
 
 // occupied returns the seats taken in m.
-func occupied(m *match.Match) []int32 {
+func occupied(m *Match) []int32 {
 	var out []int32
 	for _, st := range m.Seats {
 		if st.Status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
@@ -239,59 +273,59 @@ func occupied(m *match.Match) []int32 {
 }
 
 // matchCommand validates what every match command carries.
-func matchCommand(ctx context.Context, matchID string, expected int64, reqID string, req proto.Message) (match.Command, error) {
+func matchCommand(ctx context.Context, matchID string, expected int64, reqID string, req proto.Message) (Command, error) {
 	me, _ := auth.Caller(ctx)
 	if err := ident.Check("match_id", matchID); err != nil {
-		return match.Command{}, err
+		return Command{}, err
 	}
 	if expected < 0 {
-		return match.Command{}, fmt.Errorf("%w: expected_version must not be negative", errInvalid)
+		return Command{}, fmt.Errorf("%w: expected_version must not be negative", fault.ErrInvalid)
 	}
 	if err := ident.CheckRequestID(reqID, false); err != nil {
-		return match.Command{}, err
+		return Command{}, err
 	}
 	if reqID == "" {
 		reqID = ident.New("r_")
 	}
-	return match.Command{MatchID: matchID, Expected: expected, Author: me.ID, ReqID: reqID, Req: req}, nil
+	return Command{MatchID: matchID, Expected: expected, Author: me.ID, ReqID: reqID, Req: req}, nil
 }
 
 // joinEvents seats player p in m, in seat (nil: the first free one): its
 // PlayerJoined event, and MatchStarted when it takes the last seat.
-func joinEvents(m *match.Match, p store.Player, seatNo *int32) ([]*hangarv1.Event, error) {
+func joinEvents(m *Match, p store.Player, seatNo *int32) ([]*hangarv1.Event, error) {
 	if m.Status != store.StatusOpen {
-		return nil, errMatchNotOpen
+		return nil, ErrMatchNotOpen
 	}
 	if m.SeatOf(p.ID) >= 0 {
-		return nil, errSeated
+		return nil, ErrSeated
 	}
 	i := -1
 	if seatNo != nil {
 		if i = m.SeatIndex(*seatNo); i < 0 {
-			return nil, fmt.Errorf("%w: the match has no seat %d", errInvalid, *seatNo)
+			return nil, fmt.Errorf("%w: the match has no seat %d", fault.ErrInvalid, *seatNo)
 		}
 		if m.Seats[i].Status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
-			return nil, fmt.Errorf("%w: seat %d", errSeatTaken, *seatNo)
+			return nil, fmt.Errorf("%w: seat %d", ErrSeatTaken, *seatNo)
 		}
 	} else {
-		i = slices.IndexFunc(m.Seats, func(st match.Seat) bool { return st.Status == hangarv1.SeatStatus_SEAT_STATUS_EMPTY })
+		i = slices.IndexFunc(m.Seats, func(st Seat) bool { return st.Status == hangarv1.SeatStatus_SEAT_STATUS_EMPTY })
 		if i < 0 {
-			return nil, errMatchFull
+			return nil, ErrMatchFull
 		}
 	}
-	evs := []*hangarv1.Event{match.Joined(m.Seats[i].Seat, p)}
+	evs := []*hangarv1.Event{Joined(m.Seats[i].Seat, p)}
 	if m.FreeSeats() == 1 {
 		seats := make([]int32, len(m.Seats))
 		for k, st := range m.Seats {
 			seats[k] = st.Seat
 		}
-		evs = append(evs, match.Started(seats))
+		evs = append(evs, Started(seats))
 	}
 	return evs, nil
 }
 
 // CreateInviteCode runs the CreateInviteCode command of the caller.
-func (s *commands) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInviteCodeRequest) (*hangarv1.CreateInviteCodeResponse, error) {
+func (s *Commands) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInviteCodeRequest) (*hangarv1.CreateInviteCodeResponse, error) {
 	me, _ := auth.Caller(ctx)
 	// No request id: a retry makes another code (see the proto).
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), "", req)
@@ -301,23 +335,23 @@ func (s *commands) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInv
 	code, _ := ident.Secret(codePrefix)
 	h := sha256.Sum256([]byte(code))
 	id := ident.New("ic_")
-	c.Decide = func(m *match.Match) (match.Step, error) {
+	c.Decide = func(m *Match) (Step, error) {
 		switch {
 		case !m.CanSee(me.ID):
-			return match.Step{}, match.Hidden(m.ID)
+			return Step{}, Hidden(m.ID)
 		case m.Creator != me.ID:
-			return match.Step{}, fmt.Errorf("%w: only the creator makes invite codes", errNotCreator)
+			return Step{}, fmt.Errorf("%w: only the creator makes invite codes", ErrNotCreator)
 		case !m.Private:
-			return match.Step{}, errMatchPublic
+			return Step{}, ErrMatchPublic
 		case m.Status != store.StatusOpen:
-			return match.Step{}, errMatchNotOpen
+			return Step{}, ErrMatchNotOpen
 		case len(m.Codes) >= maxCodes:
-			return match.Step{}, errTooManyCodes
+			return Step{}, ErrTooManyCodes
 		}
-		return match.Events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeCreated{InviteCodeCreated: &hangarv1.InviteCodeCreated{
+		return Events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeCreated{InviteCodeCreated: &hangarv1.InviteCodeCreated{
 			CodeId: id, CodeSha256: h[:]}}}), nil
 	}
-	out, err := s.w.Exec(ctx, c)
+	out, err := s.Writer.Exec(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +359,7 @@ func (s *commands) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInv
 }
 
 // RevokeInviteCode runs the RevokeInviteCode command of the caller.
-func (s *commands) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInviteCodeRequest) (*hangarv1.RevokeInviteCodeResponse, error) {
+func (s *Commands) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInviteCodeRequest) (*hangarv1.RevokeInviteCodeResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
@@ -334,22 +368,22 @@ func (s *commands) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInv
 	if err := ident.Check("code_id", req.GetCodeId()); err != nil {
 		return nil, err
 	}
-	s.w.CatchUpUnless(ctx, c.MatchID, func(m *match.Match) bool {
-		return slices.ContainsFunc(m.Codes, func(k match.InviteCode) bool { return k.ID == req.GetCodeId() })
+	s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool {
+		return slices.ContainsFunc(m.Codes, func(k InviteCode) bool { return k.ID == req.GetCodeId() })
 	})
-	c.Decide = func(m *match.Match) (match.Step, error) {
+	c.Decide = func(m *Match) (Step, error) {
 		switch {
 		case !m.CanSee(me.ID):
-			return match.Step{}, match.Hidden(m.ID)
+			return Step{}, Hidden(m.ID)
 		case m.Creator != me.ID:
-			return match.Step{}, fmt.Errorf("%w: only the creator revokes invite codes", errNotCreator)
-		case !slices.ContainsFunc(m.Codes, func(k match.InviteCode) bool { return k.ID == req.GetCodeId() }):
-			return match.Step{}, fmt.Errorf("%w: no live invite code %q", errNotFound, req.GetCodeId())
+			return Step{}, fmt.Errorf("%w: only the creator revokes invite codes", ErrNotCreator)
+		case !slices.ContainsFunc(m.Codes, func(k InviteCode) bool { return k.ID == req.GetCodeId() }):
+			return Step{}, fmt.Errorf("%w: no live invite code %q", fault.ErrNotFound, req.GetCodeId())
 		}
-		return match.Events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeRevoked{InviteCodeRevoked: &hangarv1.InviteCodeRevoked{
+		return Events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeRevoked{InviteCodeRevoked: &hangarv1.InviteCodeRevoked{
 			CodeId: req.GetCodeId()}}}), nil
 	}
-	out, err := s.w.Exec(ctx, c)
+	out, err := s.Writer.Exec(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -357,25 +391,25 @@ func (s *commands) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInv
 }
 
 // AcceptInvitation runs the AcceptInvitation command of the caller.
-func (s *commands) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInvitationRequest) (*hangarv1.AcceptInvitationResponse, error) {
+func (s *Commands) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInvitationRequest) (*hangarv1.AcceptInvitationResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, err
 	}
-	s.w.CatchUpUnless(ctx, c.MatchID, func(m *match.Match) bool { return slices.Contains(m.Invited, me.ID) })
-	c.Decide = func(m *match.Match) (match.Step, error) {
+	s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return slices.Contains(m.Invited, me.ID) })
+	c.Decide = func(m *Match) (Step, error) {
 		if !slices.Contains(m.Invited, me.ID) {
-			return match.Step{}, errNotInvited
+			return Step{}, ErrNotInvited
 		}
 		evs, err := joinEvents(m, me, req.Seat)
 		if err != nil {
-			return match.Step{}, err
+			return Step{}, err
 		}
 		accepted := &hangarv1.Event{Body: &hangarv1.Event_InvitationAccepted{InvitationAccepted: &hangarv1.InvitationAccepted{PlayerId: me.ID}}}
-		return match.Events(append([]*hangarv1.Event{accepted}, evs...)...), nil
+		return Events(append([]*hangarv1.Event{accepted}, evs...)...), nil
 	}
-	out, err := s.w.Exec(ctx, c)
+	out, err := s.Writer.Exec(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -383,32 +417,32 @@ func (s *commands) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInv
 }
 
 // DeclineInvitation runs the DeclineInvitation command of the caller.
-func (s *commands) DeclineInvitation(ctx context.Context, req *hangarv1.DeclineInvitationRequest) (*hangarv1.DeclineInvitationResponse, error) {
+func (s *Commands) DeclineInvitation(ctx context.Context, req *hangarv1.DeclineInvitationRequest) (*hangarv1.DeclineInvitationResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, err
 	}
-	s.w.CatchUpUnless(ctx, c.MatchID, func(m *match.Match) bool { return slices.Contains(m.Invited, me.ID) })
-	c.Decide = func(m *match.Match) (match.Step, error) {
+	s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return slices.Contains(m.Invited, me.ID) })
+	c.Decide = func(m *Match) (Step, error) {
 		switch {
 		case !slices.Contains(m.Invited, me.ID):
-			return match.Step{}, errNotInvited
+			return Step{}, ErrNotInvited
 		case m.SeatOf(me.ID) >= 0:
-			return match.Step{}, errSeated
-		case match.Ended(m.Status):
-			return match.Step{}, errMatchEnded
+			return Step{}, ErrSeated
+		case Ended(m.Status):
+			return Step{}, ErrMatchEnded
 		}
-		return match.Events(&hangarv1.Event{Body: &hangarv1.Event_InvitationDeclined{InvitationDeclined: &hangarv1.InvitationDeclined{
+		return Events(&hangarv1.Event{Body: &hangarv1.Event_InvitationDeclined{InvitationDeclined: &hangarv1.InvitationDeclined{
 			PlayerId: me.ID}}}), nil
 	}
-	if _, err := s.w.Exec(ctx, c); err != nil {
+	if _, err := s.Writer.Exec(ctx, c); err != nil {
 		// A retry of a decline that was applied finds no invitation (and,
 		// in a private match, a match the player may no longer see): the
 		// stored command says it was this one.
-		if (errors.Is(err, errNotInvited) || errors.Is(err, errNotFound)) && req.GetRequestId() != "" {
-			cmd := store.Command{Author: me.ID, RequestID: c.ReqID, Fingerprint: match.Fingerprint(req)}
-			if _, cerr := s.store.Command(ctx, c.MatchID, cmd); cerr == nil {
+		if (errors.Is(err, ErrNotInvited) || errors.Is(err, fault.ErrNotFound)) && req.GetRequestId() != "" {
+			cmd := store.Command{Author: me.ID, RequestID: c.ReqID, Fingerprint: Fingerprint(req)}
+			if _, cerr := s.Store.Command(ctx, c.MatchID, cmd); cerr == nil {
 				return &hangarv1.DeclineInvitationResponse{}, nil
 			}
 		}
@@ -418,30 +452,30 @@ func (s *commands) DeclineInvitation(ctx context.Context, req *hangarv1.DeclineI
 }
 
 // InviteToMatch runs the InviteToMatch command of the caller.
-func (s *commands) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatchRequest) (*hangarv1.InviteToMatchResponse, error) {
+func (s *Commands) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatchRequest) (*hangarv1.InviteToMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, err
 	}
 	if len(req.GetPlayerIds()) == 0 {
-		return nil, fmt.Errorf("%w: player_ids is required", errInvalid)
+		return nil, fmt.Errorf("%w: player_ids is required", fault.ErrInvalid)
 	}
 	ids, err := s.invitees(ctx, "player_ids", req.GetPlayerIds(), me.ID)
 	if err != nil {
 		return nil, err
 	}
-	s.w.CatchUpUnless(ctx, c.MatchID, func(m *match.Match) bool { return m.Creator == me.ID || m.SeatOf(me.ID) >= 0 })
-	c.Decide = func(m *match.Match) (match.Step, error) {
+	s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return m.Creator == me.ID || m.SeatOf(me.ID) >= 0 })
+	c.Decide = func(m *Match) (Step, error) {
 		switch {
 		case !m.CanSee(me.ID):
-			return match.Step{}, match.Hidden(m.ID)
+			return Step{}, Hidden(m.ID)
 		case !m.Private:
-			return match.Step{}, errMatchPublic
+			return Step{}, ErrMatchPublic
 		case m.Creator != me.ID && m.SeatOf(me.ID) < 0:
-			return match.Step{}, fmt.Errorf("%w: only the creator and seated players invite", errNotSeated)
-		case match.Ended(m.Status):
-			return match.Step{}, errMatchEnded
+			return Step{}, fmt.Errorf("%w: only the creator and seated players invite", ErrNotSeated)
+		case Ended(m.Status):
+			return Step{}, ErrMatchEnded
 		}
 		var fresh []string
 		for _, id := range ids {
@@ -450,15 +484,15 @@ func (s *commands) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatc
 			}
 		}
 		if len(fresh) == 0 {
-			return match.Step{}, nil
+			return Step{}, nil
 		}
 		if len(m.Invited)+len(fresh) > maxInvited {
-			return match.Step{}, fmt.Errorf("%w: a match invites at most %d players", errRule, maxInvited)
+			return Step{}, fmt.Errorf("%w: a match invites at most %d players", fault.ErrRule, maxInvited)
 		}
-		return match.Events(&hangarv1.Event{Body: &hangarv1.Event_PlayersInvited{PlayersInvited: &hangarv1.PlayersInvited{
+		return Events(&hangarv1.Event{Body: &hangarv1.Event_PlayersInvited{PlayersInvited: &hangarv1.PlayersInvited{
 			PlayerIds: fresh}}}), nil
 	}
-	out, err := s.w.Exec(ctx, c)
+	out, err := s.Writer.Exec(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -468,9 +502,9 @@ func (s *commands) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatc
 // invitees validates the player ids a request invites (field names them):
 // each a well-formed id of a registered player. Duplicates and the caller
 // are dropped; the order is kept. An unknown player is INVALID_ARGUMENT.
-func (s *commands) invitees(ctx context.Context, field string, ids []string, me string) ([]string, error) {
+func (s *Commands) invitees(ctx context.Context, field string, ids []string, me string) ([]string, error) {
 	if len(ids) > maxInvites {
-		return nil, fmt.Errorf("%w: %s lists at most %d players", errInvalid, field, maxInvites)
+		return nil, fmt.Errorf("%w: %s lists at most %d players", fault.ErrInvalid, field, maxInvites)
 	}
 	var out []string
 	for _, id := range ids {
@@ -480,8 +514,8 @@ func (s *commands) invitees(ctx context.Context, field string, ids []string, me 
 		if id == me || slices.Contains(out, id) {
 			continue
 		}
-		if _, err := s.store.Player(ctx, id); errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("%w: %s: no player %q", errInvalid, field, id)
+		if _, err := s.Store.Player(ctx, id); errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %s: no player %q", fault.ErrInvalid, field, id)
 		} else if err != nil {
 			return nil, err
 		}
@@ -491,16 +525,16 @@ func (s *commands) invitees(ctx context.Context, field string, ids []string, me 
 }
 
 // Roll runs the Roll command of the caller.
-func (s *commands) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv1.RollResponse, error) {
+func (s *Commands) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv1.RollResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := moveCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, err
 	}
-	c.Decide = func(m *match.Match) (match.Step, error) {
+	c.Decide = func(m *Match) (Step, error) {
 		return s.act(m, me.ID, game.Action{Roll: true})
 	}
-	out, err := s.w.Exec(ctx, c)
+	out, err := s.Writer.Exec(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -522,19 +556,19 @@ func (s *commands) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangar
 }
 
 // Move runs the Move command of the caller.
-func (s *commands) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangarv1.MoveResponse, error) {
+func (s *Commands) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangarv1.MoveResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := moveCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, err
 	}
 	if req.GetMove() == nil || req.GetMove().GetGame() == nil {
-		return nil, fmt.Errorf("%w: move is required", errInvalid)
+		return nil, fmt.Errorf("%w: move is required", fault.ErrInvalid)
 	}
-	c.Decide = func(m *match.Match) (match.Step, error) {
+	c.Decide = func(m *Match) (Step, error) {
 		return s.act(m, me.ID, game.Action{Move: req.GetMove()})
 	}
-	out, err := s.w.Exec(ctx, c)
+	out, err := s.Writer.Exec(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -543,40 +577,40 @@ func (s *commands) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangar
 
 // moveCommand validates what every move command carries: a match, the
 // expected version and a request id are all required.
-func moveCommand(ctx context.Context, matchID string, expected int64, reqID string, req proto.Message) (match.Command, error) {
+func moveCommand(ctx context.Context, matchID string, expected int64, reqID string, req proto.Message) (Command, error) {
 	if expected <= 0 {
-		return match.Command{}, fmt.Errorf("%w: expected_version is required", errInvalid)
+		return Command{}, fmt.Errorf("%w: expected_version is required", fault.ErrInvalid)
 	}
 	if err := ident.CheckRequestID(reqID, true); err != nil {
-		return match.Command{}, err
+		return Command{}, err
 	}
 	return matchCommand(ctx, matchID, expected, reqID, req)
 }
 
 // playerSeat returns the seat the caller plays in m, or an error when the
 // caller does not play in it or it is not in play.
-func playerSeat(m *match.Match, player string) (int32, error) {
+func playerSeat(m *Match, player string) (int32, error) {
 	i := m.SeatOf(player)
 	if i < 0 {
-		return 0, errNotSeated
+		return 0, ErrNotSeated
 	}
 	if m.Status != store.StatusActive {
-		return 0, errNotInPlay
+		return 0, ErrNotInPlay
 	}
 	return m.Seats[i].Seat, nil
 }
 
 // act plays the caller's action in m.
-func (s *commands) act(m *match.Match, player string, a game.Action) (match.Step, error) {
+func (s *Commands) act(m *Match, player string, a game.Action) (Step, error) {
 	seatNo, err := playerSeat(m, player)
 	if err != nil {
-		return match.Step{}, err
+		return Step{}, err
 	}
-	g, evs, err := m.Play.Act(seatNo, a, s.rand)
-	return match.Step{Events: evs, Play: g}, err
+	g, evs, err := m.Play.Act(seatNo, a, s.Rand)
+	return Step{Events: evs, Play: g}, err
 }
 
-func lastSeq(o match.Outcome) int64 {
+func lastSeq(o Outcome) int64 {
 	if n := len(o.Events); n > 0 {
 		return o.Events[n-1].Seq
 	}
