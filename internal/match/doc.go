@@ -13,6 +13,6 @@
 // it declares and is given: the cache interface (the watch hub implements
 // it), and the Published and Noticed callbacks (the feed and the notice
 // hub). match may import auth (the caller), fault, ident, limit, notice,
-// vtcodec, game, store and api; it imports no package that serves the
-// API.
+// vtcodec, game, rating, store and api; it imports no package that serves
+// the API.
 package match

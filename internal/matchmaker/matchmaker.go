@@ -187,7 +187,7 @@ func (s *Matchmaker) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) 
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
 	t, created, err := s.store.Enqueue(ctx, store.Ticket{ID: id, Player: me.ID, PlayerName: me.DisplayName, RequestID: reqID, Fingerprint: match.Fingerprint(req),
-		Game: g.Name(), Pool: PoolKey(g.Name(), optBytes, n, req.GetRated(), req.GetAutoRoll()), Options: optBytes, Seats: n,
+		Game: g.Name(), Pool: poolKey(g.Name(), optBytes, n, req.GetRated(), req.GetAutoRoll()), Options: optBytes, Seats: n,
 		Rated: req.GetRated(), AutoRoll: req.GetAutoRoll(), BotsAfter: botsAfter, KeepWaiting: req.GetKeepWaiting(), Rating: rating, Created: now})
 	if errors.Is(err, store.ErrExists) && t.ID != "" {
 		err = &TicketOpen{ID: t.ID}
@@ -218,10 +218,10 @@ func (s *Matchmaker) ratingFor(ctx context.Context, game, player string) (float6
 	return match.RatingOf(st.Rating).Mu, nil
 }
 
-// PoolKey names the tickets that may share a match: same game, options,
+// poolKey names the tickets that may share a match: same game, options,
 // seat count, rated flag and auto_roll. (A ticket without auto_roll keeps
 // the key it had before tickets could ask for it.)
-func PoolKey(game string, options []byte, seats int, rated, autoRoll bool) string {
+func poolKey(game string, options []byte, seats int, rated, autoRoll bool) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00%t\x00", game, seats, rated)
 	if autoRoll {
@@ -416,7 +416,7 @@ func (s *Matchmaker) runMatcher() {
 	defer poll.Stop()
 	first := true
 	for {
-		if err := s.MatchPass(s.ctx, first); err != nil && s.ctx.Err() == nil {
+		if err := s.matchPass(s.ctx, first); err != nil && s.ctx.Err() == nil {
 			s.log.Error("matchmaking", "err", err)
 		}
 		first = false
@@ -458,11 +458,11 @@ func (s *Matchmaker) pollTickets(ctx context.Context) {
 	}
 }
 
-// MatchPass forms the matches the queue allows now, claims the groups
+// matchPass forms the matches the queue allows now, claims the groups
 // other nodes formed and left, and makes their matches. On a single node's
 // first pass every formed group is this node's, left by its previous run:
 // it claims them without waiting for their leases.
-func (s *Matchmaker) MatchPass(ctx context.Context, first bool) error {
+func (s *Matchmaker) matchPass(ctx context.Context, first bool) error {
 	now := s.now().UTC().Truncate(time.Microsecond)
 	lease := now.Add(s.mm.Lease)
 	changed, ferr := s.store.FormMatches(ctx, now, lease, s.mm.PoolLimit, func(_ string, waiting []store.Ticket) (store.Formation, error) {

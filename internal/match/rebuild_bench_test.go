@@ -1,4 +1,4 @@
-package service
+package match
 
 import (
 	"context"
@@ -9,19 +9,18 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
-	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/sqlite"
 )
 
 // recordedGame plays a four-seat match of server bots to its end through
-// the service's own decide-and-fold path, with a seeded die, and returns
+// the write path's own decide-and-fold path, with a seeded die, and returns
 // the match's final state and its events as a store keeps them.
-func recordedGame(tb testing.TB) (*match.Match, []store.Event) {
+func recordedGame(tb testing.TB) (*Match, []store.Event) {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	m := &match.Match{ID: "m_rebuild", Games: testGames}
+	m := &Match{ID: "m_rebuild", Games: testGames}
 	var out []store.Event
 	add := func(evs ...*hangarv1.Event) {
 		for _, ev := range evs {
@@ -47,7 +46,7 @@ func recordedGame(tb testing.TB) (*match.Match, []store.Event) {
 		add(&hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
 			Seat: sn, Bot: true, DisplayName: "Bot"}}})
 	}
-	add(match.Started(seats))
+	add(Started(seats))
 	for !m.Play.Over() {
 		turn, _ := m.Play.Turn()
 		_, evs, err := m.Play.Act(turn, m.Play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)
@@ -56,7 +55,7 @@ func recordedGame(tb testing.TB) (*match.Match, []store.Event) {
 		}
 		add(evs...)
 	}
-	add(&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: match.MatchEnded(m.Play.Result())}})
+	add(&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: MatchEnded(m.Play.Result())}})
 	return m, out
 }
 
@@ -84,10 +83,10 @@ func BenchmarkRebuild(b *testing.B) {
 	b.Logf("recorded game: %d events", len(events))
 	ctx := context.Background()
 	run := func(b *testing.B, st store.Store) {
-		w := match.New(match.Config{Store: st})
+		w := New(Config{Store: st})
 		b.ReportAllocs()
 		for b.Loop() {
-			m, err := w.Fold(ctx, &match.Match{ID: final.ID, Games: testGames}, 0)
+			m, err := w.Fold(ctx, &Match{ID: final.ID, Games: testGames}, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -133,7 +132,7 @@ func BenchmarkRebuildParts(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, e := range events {
-				if _, err := match.DecodeEvent(final.ID, e); err != nil {
+				if _, err := DecodeEvent(final.ID, e); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -143,7 +142,7 @@ func BenchmarkRebuildParts(b *testing.B) {
 	b.Run("apply", func(b *testing.B) {
 		decoded := make([]*hangarv1.Event, len(events))
 		for i, e := range events {
-			ev, err := match.DecodeEvent(final.ID, e)
+			ev, err := DecodeEvent(final.ID, e)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -151,7 +150,7 @@ func BenchmarkRebuildParts(b *testing.B) {
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			m := &match.Match{ID: final.ID, Games: testGames}
+			m := &Match{ID: final.ID, Games: testGames}
 			for i, ev := range decoded {
 				if err := m.Apply(ev, events[i].Time); err != nil {
 					b.Fatal(err)

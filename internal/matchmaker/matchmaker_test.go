@@ -1,4 +1,4 @@
-package service
+package matchmaker
 
 import (
 	"context"
@@ -7,12 +7,17 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hangarhq/hangar/internal/matchmaker"
+	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/game/aeroplane"
+	"github.com/hangarhq/hangar/internal/limit"
+	"github.com/hangarhq/hangar/internal/match"
+	"github.com/hangarhq/hangar/internal/watch"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/sqlite"
 )
@@ -53,23 +58,22 @@ func TestMatchMadeThenNodeDied(t *testing.T) {
 		t.Fatal(err)
 	}
 	ob, _ := proto.MarshalOptions{Deterministic: true}.Marshal(opts)
-	now := mmNow
+	now := mm0
 	clock := func() time.Time { return now }
 	for i := range 2 {
-		p := store.Player{ID: fmt.Sprint("p", i), DisplayName: fmt.Sprint("P", i), Created: mmNow}
-		if err := st.CreatePlayer(ctx, p, store.Token{Hash: []byte(p.ID), Created: mmNow, Expires: mmNow.Add(time.Hour)}); err != nil {
+		p := store.Player{ID: fmt.Sprint("p", i), DisplayName: fmt.Sprint("P", i), Created: mm0}
+		if err := st.CreatePlayer(ctx, p, store.Token{Hash: []byte(p.ID), Created: mm0, Expires: mm0.Add(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := st.Enqueue(ctx, store.Ticket{ID: fmt.Sprint("t", i), Player: p.ID, PlayerName: p.DisplayName, RequestID: "r",
-			Fingerprint: []byte("f"), Game: g.Name(), Pool: matchmaker.PoolKey(g.Name(), ob, 2, true, false), Options: ob, Seats: 2, Rated: true,
-			BotsAfter: time.Minute, Rating: 25, Created: mmNow}); err != nil {
+			Fingerprint: []byte("f"), Game: g.Name(), Pool: poolKey(g.Name(), ob, 2, true, false), Options: ob, Seats: 2, Rated: true,
+			BotsAfter: time.Minute, Rating: 25, Created: mm0}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	dying := New(&failMark{Store: st, fail: true}, log, Options{Games: testGames, Now: clock, CheckFold: true})
-	defer dying.Close()
-	if err := dying.mm.MatchPass(ctx, false); err == nil {
+	dying, closeDying := newNode(&failMark{Store: st, fail: true}, clock)
+	defer closeDying()
+	if err := dying.matchPass(ctx, false); err == nil {
 		t.Fatal("the pass did not fail")
 	}
 	t0, err := st.Ticket(ctx, "t0")
@@ -82,9 +86,9 @@ func TestMatchMadeThenNodeDied(t *testing.T) {
 	}
 
 	now = now.Add(11 * time.Second) // past the group's lease
-	other := New(st, log, Options{Games: testGames, Now: clock, CheckFold: true})
-	defer other.Close()
-	if err := other.mm.MatchPass(ctx, false); err != nil {
+	other, closeOther := newNode(st, clock)
+	defer closeOther()
+	if err := other.matchPass(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"t0", "t1"} {
@@ -102,5 +106,18 @@ func TestMatchMadeThenNodeDied(t *testing.T) {
 	}
 }
 
-// mmNow is the time of TestMatchMadeThenNodeDied.
-var mmNow = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+// newNode is the matchmaker of a node on st, with its write path, as the
+// service builds them (not started); close stops it.
+func newNode(st store.Store, clock func() time.Time) (_ *Matchmaker, close func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	w := match.New(match.Config{Store: st, Log: log, Games: testGames, Rand: match.CryptoRand{}, Now: clock, CheckFold: true,
+		Cache: watch.NewHub(), Published: func(string, int64) {}, Noticed: func([]store.Notice) {}, Ctx: ctx, Bots: &wg})
+	mm := New(Config{Store: st, Log: log, Games: testGames, Now: clock, Writer: w, Limits: limit.New(limit.Default(), clock),
+		Published: func(string, int64) {}, Closing: make(chan struct{}), Ctx: ctx, Bots: &wg})
+	return mm, func() { cancel(); wg.Wait() }
+}
+
+// testGames are the games the matchmaker's own tests make matches of.
+var testGames = game.NewRegistry(aeroplane.Game{})
