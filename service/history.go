@@ -37,7 +37,7 @@ var outcomeProto = map[store.Outcome]hangarv1.MatchResult{
 
 // historyGame is the store's name of the game g asks for: "" for any game
 // when g is unset and not required.
-func (s *Service) historyGame(g hangarv1.Game, required bool) (string, error) {
+func (s *historyServer) historyGame(g hangarv1.Game, required bool) (string, error) {
 	if g == hangarv1.Game_GAME_UNSPECIFIED {
 		if required {
 			return "", fmt.Errorf("%w: game is required", errInvalid)
@@ -104,7 +104,7 @@ func (s *historyServer) ListPlayerMatches(ctx context.Context, req *hangarv1.Lis
 	return resp, toStatus(ctx, s.log, err)
 }
 
-func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest) (*hangarv1.ListPlayerMatchesResponse, error) {
+func (s *historyServer) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest) (*hangarv1.ListPlayerMatchesResponse, error) {
 	player, err := playerOrCaller(ctx, req.GetPlayerId())
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlaye
 
 // listLiveMatches lists the player's matches in status st (not ended by
 // play), newest created first.
-func (s *Service) listLiveMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest, player, gname string, st hangarv1.MatchStatus, size int) (*hangarv1.ListPlayerMatchesResponse, error) {
+func (s *historyServer) listLiveMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest, player, gname string, st hangarv1.MatchStatus, size int) (*hangarv1.ListPlayerMatchesResponse, error) {
 	v, err := viewer(ctx, player)
 	if err != nil {
 		return nil, err
@@ -271,7 +271,7 @@ func (s *historyServer) ExportMatch(ctx context.Context, req *hangarv1.ExportMat
 	return resp, toStatus(ctx, s.log, err)
 }
 
-func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportMatchResponse, error) {
+func (s *historyServer) exportMatch(ctx context.Context, id string) (*hangarv1.ExportMatchResponse, error) {
 	if err := ident.Check("match_id", id); err != nil {
 		return nil, err
 	}
@@ -403,7 +403,7 @@ func (s *historyServer) GetPlayerStats(ctx context.Context, req *hangarv1.GetPla
 	return resp, toStatus(ctx, s.log, err)
 }
 
-func (s *Service) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsRequest) (*hangarv1.GetPlayerStatsResponse, error) {
+func (s *historyServer) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsRequest) (*hangarv1.GetPlayerStatsResponse, error) {
 	player, err := playerOrCaller(ctx, req.GetPlayerId())
 	if err != nil {
 		return nil, err
@@ -472,7 +472,7 @@ func (s *historyServer) GetRatingHistory(ctx context.Context, req *hangarv1.GetR
 	return resp, toStatus(ctx, s.log, err)
 }
 
-func (s *Service) ratingHistory(ctx context.Context, req *hangarv1.GetRatingHistoryRequest) (*hangarv1.GetRatingHistoryResponse, error) {
+func (s *historyServer) ratingHistory(ctx context.Context, req *hangarv1.GetRatingHistoryRequest) (*hangarv1.GetRatingHistoryResponse, error) {
 	player, err := playerOrCaller(ctx, req.GetPlayerId())
 	if err != nil {
 		return nil, err
@@ -520,7 +520,7 @@ func (s *historyServer) ListLeaderboard(ctx context.Context, req *hangarv1.ListL
 	return resp, toStatus(ctx, s.log, err)
 }
 
-func (s *Service) leaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
+func (s *historyServer) leaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
 	me, _ := auth.Caller(ctx)
 	gname, err := s.historyGame(req.GetGame(), true)
 	if err != nil {
