@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hangarhq/hangar/bench"
+	"github.com/hangarhq/hangar/server"
 	"github.com/hangarhq/hangar/service"
 )
 
@@ -190,7 +191,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 		return c, fmt.Errorf("-nodes must be positive")
 	case c.Nodes > 1 && (c.Store != "postgres" || c.Target != ""):
 		return c, fmt.Errorf("-nodes %d needs -store postgres and no -target: the nodes share the bench's database", c.Nodes)
-	case isNATS(c.Bus) && c.Store != "postgres":
+	case server.IsNATS(c.Bus) && c.Store != "postgres":
 		return c, fmt.Errorf("-bus nats://… needs -store postgres")
 	case c.loadProfile != "" && c.Server == "inproc" && c.CPUProfile != "":
 		return c, fmt.Errorf("-load-cpuprofile and -cpuprofile with -server inproc: one process has one CPU profile")
@@ -203,7 +204,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	case c.DBDelay > 0 && (c.Store != "postgres" || c.Target != ""):
 		return c, fmt.Errorf("-db-delay needs -store postgres and no -target: it delays the bench's servers' way to their database")
 	}
-	if err := checkBus(c.Bus); err != nil {
+	if err := server.CheckBus(c.Bus); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -281,11 +282,14 @@ func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (be
 	// compare them.
 	// On Postgres the node delivers changes across nodes, as 'hangar serve'
 	// does by default, over sc's bus.
-	m := &Main{Config: Config{Listen: sc.Listen, AdminListen: sc.AdminListen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
+	m, err := server.New(server.Config{Listen: sc.Listen, AdminListen: sc.AdminListen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
 		CrossNode: sc.DatabaseURL != "", Bus: sc.Bus, BusPrefix: sc.BusPrefix,
-		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), AppendWait: envDuration("HANGAR_APPEND_WAIT", DefaultAppendWait),
+		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), AppendWait: envDuration("HANGAR_APPEND_WAIT", server.DefaultAppendWait),
 		AppendCommits: envInt("HANGAR_APPEND_COMMITS", 0), Service: service.Options{Limits: &off,
-			Webhook: service.WebhookOptions{URL: sc.WebhookURL, Secret: sc.WebhookSecret}}}, Log: log}
+			Webhook: service.WebhookOptions{URL: sc.WebhookURL, Secret: sc.WebhookSecret}}}, server.WithLogger(log), server.WithGames(hosted()...))
+	if err != nil {
+		return nil, err
+	}
 	if err := m.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -315,9 +319,9 @@ func benchChild(sc bench.ServerConfig) (*exec.Cmd, error) {
 		args = append(args, "--webhook-url="+sc.WebhookURL, "--webhook-secret="+sc.WebhookSecret)
 	}
 	if sc.DatabaseURL != "" {
-		bus := cmp.Or(sc.Bus, busPostgres)
+		bus := cmp.Or(sc.Bus, server.BusPostgres)
 		args = append(args, "--bus="+bus)
-		if isNATS(bus) && sc.BusPrefix != "" {
+		if server.IsNATS(bus) && sc.BusPrefix != "" {
 			args = append(args, "--bus-prefix="+sc.BusPrefix)
 		}
 	}

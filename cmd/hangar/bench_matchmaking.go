@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hangarhq/hangar/bench"
+	"github.com/hangarhq/hangar/server"
 	"github.com/hangarhq/hangar/service"
 )
 
@@ -69,8 +70,11 @@ func benchMatchmaking(ctx context.Context, cmd benchCmd, stdout io.Writer, log *
 // nodes sharing the database.
 func startCrossNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (bench.Server, error) {
 	off := service.NoLimits()
-	m := &Main{Config: Config{Listen: sc.Listen, DatabaseURL: sc.DatabaseURL, CrossNode: true,
-		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), Service: service.Options{Limits: &off}}, Log: log}
+	m, err := server.New(server.Config{Listen: sc.Listen, DatabaseURL: sc.DatabaseURL, CrossNode: true,
+		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), Service: service.Options{Limits: &off}}, server.WithLogger(log), server.WithGames(hosted()...))
+	if err != nil {
+		return nil, err
+	}
 	if err := m.Start(ctx); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/hangarhq/hangar/bench"
+	"github.com/hangarhq/hangar/server"
+	"github.com/hangarhq/hangar/store/natsbus/natstest"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
@@ -244,9 +246,12 @@ func TestBenchFlags(t *testing.T) {
 // players play through one node, the watchers watch through the other,
 // and each watcher gets every event.
 func TestBenchTwoNodes(t *testing.T) {
-	for _, b := range buses {
-		t.Run(b.name, func(t *testing.T) {
-			bus := b.config(t)
+	for _, name := range []string{"postgres", "nats"} {
+		t.Run(name, func(t *testing.T) {
+			var bus server.Config
+			if name == "nats" {
+				bus.Bus = natstest.URL(t)
+			}
 			args := []string{"-server", "inproc", "-store", "postgres", "-database-url", pgtest.Server(t), "-nodes", "2",
 				"-matches", "1", "-seats", "2", "-duration", "5s", "-moves", "60", "-watchers", "3"}
 			if bus.Bus != "" {
