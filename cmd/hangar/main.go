@@ -22,11 +22,11 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/hangarhq/hangar/bench"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/game/carcassonne"
@@ -107,7 +107,7 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 	case "play":
 		return play.Main(args[1:], os.Stdin, stdout)
 	case "bench":
-		return benchMain(args[1:], stdout, log)
+		return bench.Main(args[1:], stdout, log)
 	case "seed-history":
 		return seedHistoryMain(args[1:], stdout)
 	case "archive":
@@ -294,15 +294,6 @@ func envDuration(key string, def time.Duration) time.Duration {
 func envOr(key, def string) string {
 	if v := os.Getenv(key); v != "" {
 		return v
-	}
-	return def
-}
-
-// envInt is the integer in the environment variable key, or def when it
-// is unset or not an integer.
-func envInt(key string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
-		return n
 	}
 	return def
 }

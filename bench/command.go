@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"cmp"
@@ -13,16 +13,19 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 	"time"
 
-	"github.com/hangarhq/hangar/bench"
-	"github.com/hangarhq/hangar/server"
+	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/game/aeroplane"
+	"github.com/hangarhq/hangar/game/carcassonne"
+	hangarserver "github.com/hangarhq/hangar/server"
 	"github.com/hangarhq/hangar/service"
 )
 
 // This file is `hangar bench`: its flags and the servers it may start. The
-// load generator itself is package bench.
+// load generator itself is package
 
 const benchUsage = `usage: hangar bench [flags]
 
@@ -88,10 +91,10 @@ Examples:
 Flags:
 `
 
-// benchCmd is the command line of `hangar bench`: the run, and what to do
+// command is the command line of `hangar bench`: the run, and what to do
 // with it.
-type benchCmd struct {
-	bench.Config
+type command struct {
+	Config
 	// json is the file the result is written to as JSON (empty: none).
 	json string
 	// childServer runs this process as the profiled server child, with
@@ -108,23 +111,23 @@ type benchCmd struct {
 	// (0: Go's own).
 	loadProcs int
 	// mm is the matchmaking bench (-matchmaking, bench_matchmaking.go).
-	mm bench.MMConfig
+	mm MMConfig
 }
 
-// benchFlags parses the flags of `hangar bench` into a run wired to start
+// parseFlags parses the flags of `hangar bench` into a run wired to start
 // this binary's servers.
-func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
+func parseFlags(args []string, stderr io.Writer) (command, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), benchUsage)
 		fs.PrintDefaults()
 	}
-	c := benchCmd{}
+	c := command{}
 	c.Start, c.Child = startNode, benchChild
 	fs.StringVar(&c.Target, "target", "", "address of a running server to load (host:port); empty: start one")
 	fs.StringVar(&c.Store, "store", "sqlite", "store of the server the bench starts: sqlite or postgres")
-	fs.StringVar(&c.DatabaseURL, "database-url", envOr("HANGAR_BENCH_DATABASE_URL", os.Getenv("HANGAR_DATABASE_URL")),
+	fs.StringVar(&c.DatabaseURL, "database-url", cmp.Or(os.Getenv("HANGAR_BENCH_DATABASE_URL"), os.Getenv("HANGAR_DATABASE_URL")),
 		"Postgres server URL for -store postgres (env HANGAR_BENCH_DATABASE_URL, then HANGAR_DATABASE_URL)")
 	fs.BoolVar(&c.ScratchDB, "scratch-db", true, "with -store postgres, create a fresh database on that server for the run and drop it afterwards; false: use the URL's database as it is")
 	fs.StringVar(&c.DataDir, "data-dir", "", "with -store sqlite, the data directory (empty: a temporary one, removed afterwards)")
@@ -191,7 +194,7 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 		return c, fmt.Errorf("-nodes must be positive")
 	case c.Nodes > 1 && (c.Store != "postgres" || c.Target != ""):
 		return c, fmt.Errorf("-nodes %d needs -store postgres and no -target: the nodes share the bench's database", c.Nodes)
-	case server.IsNATS(c.Bus) && c.Store != "postgres":
+	case hangarserver.IsNATS(c.Bus) && c.Store != "postgres":
 		return c, fmt.Errorf("-bus nats://… needs -store postgres")
 	case c.loadProfile != "" && c.Server == "inproc" && c.CPUProfile != "":
 		return c, fmt.Errorf("-load-cpuprofile and -cpuprofile with -server inproc: one process has one CPU profile")
@@ -204,15 +207,36 @@ func benchFlags(args []string, stderr io.Writer) (benchCmd, error) {
 	case c.DBDelay > 0 && (c.Store != "postgres" || c.Target != ""):
 		return c, fmt.Errorf("-db-delay needs -store postgres and no -target: it delays the bench's servers' way to their database")
 	}
-	if err := server.CheckBus(c.Bus); err != nil {
+	if err := hangarserver.CheckBus(c.Bus); err != nil {
 		return c, err
 	}
 	return c, nil
 }
 
-// benchMain is `hangar bench`.
-func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
-	cmd, err := benchFlags(args, os.Stderr)
+// hosted are the games of the nodes the bench starts in its own process:
+// the two it plays.
+var hosted = []game.Game{aeroplane.Game{}, carcassonne.Game{}}
+
+// envDuration is the duration in the environment variable key, or def.
+func envDuration(key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(key)); err == nil {
+		return d
+	}
+	return def
+}
+
+// envInt is the integer in the environment variable key, or def.
+func envInt(key string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
+		return n
+	}
+	return def
+}
+
+// Main is `hangar bench`: it parses the command's flags (args, without the
+// command's name), runs the bench and prints its report on stdout.
+func Main(args []string, stdout io.Writer, log *slog.Logger) error {
+	cmd, err := parseFlags(args, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -220,7 +244,7 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	defer stop()
 	cfg := cmd.Config
 	if cmd.childServer {
-		return bench.ServeProfiled(ctx, bench.ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
+		return ServeProfiled(ctx, ServerConfig{Listen: "127.0.0.1:0", DatabaseURL: cfg.DatabaseURL,
 			DataDir: cfg.DataDir, Bus: cfg.Bus, BusPrefix: cfg.BusPrefix, CPUProfile: cfg.CPUProfile, MemProfile: cfg.MemProfile,
 			AdminListen: cmd.childAdmin}, startNode, log)
 	}
@@ -236,13 +260,13 @@ func benchMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	}
 	cfg.Progress, cfg.ServerLog = os.Stderr, os.Stderr
 	if cmd.loadProfile != "" {
-		stop, err := bench.CPUProfile(cmd.loadProfile)
+		stop, err := CPUProfile(cmd.loadProfile)
 		if err != nil {
 			return err
 		}
 		defer stop()
 	}
-	res, err := bench.Run(ctx, cfg)
+	res, err := Run(ctx, cfg)
 	if res != nil {
 		res.Print(stdout)
 		if cmd.json != "" {
@@ -272,8 +296,8 @@ var (
 	setLoadGCPercent = debug.SetGCPercent
 )
 
-// startNode starts a node in this process for the bench.
-func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (bench.Server, error) {
+// startNode starts a node in this process for the
+func startNode(ctx context.Context, sc ServerConfig, log *slog.Logger) (Server, error) {
 	// The bench is one address and a few players making every call it can:
 	// the limits are lifted, as the child's --limits=false does.
 	off := service.NoLimits()
@@ -282,11 +306,11 @@ func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (be
 	// compare them.
 	// On Postgres the node delivers changes across nodes, as 'hangar serve'
 	// does by default, over sc's bus.
-	m, err := server.New(server.Config{Listen: sc.Listen, AdminListen: sc.AdminListen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
+	m, err := hangarserver.New(hangarserver.Config{Listen: sc.Listen, AdminListen: sc.AdminListen, DatabaseURL: sc.DatabaseURL, DataDir: sc.DataDir,
 		CrossNode: sc.DatabaseURL != "", Bus: sc.Bus, BusPrefix: sc.BusPrefix,
-		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), AppendWait: envDuration("HANGAR_APPEND_WAIT", server.DefaultAppendWait),
+		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), AppendWait: envDuration("HANGAR_APPEND_WAIT", hangarserver.DefaultAppendWait),
 		AppendCommits: envInt("HANGAR_APPEND_COMMITS", 0), Service: service.Options{Limits: &off,
-			Webhook: service.WebhookOptions{URL: sc.WebhookURL, Secret: sc.WebhookSecret}}}, server.WithLogger(log), server.WithGames(hosted()...))
+			Webhook: service.WebhookOptions{URL: sc.WebhookURL, Secret: sc.WebhookSecret}}}, hangarserver.WithLogger(log), hangarserver.WithGames(hosted...))
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +323,7 @@ func startNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (be
 // benchChild is the command of the bench's server child: this binary's
 // 'hangar serve', or, when a profile is asked for, 'hangar bench
 // -child-server' (which serves on 127.0.0.1:0).
-func benchChild(sc bench.ServerConfig) (*exec.Cmd, error) {
+func benchChild(sc ServerConfig) (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -319,9 +343,9 @@ func benchChild(sc bench.ServerConfig) (*exec.Cmd, error) {
 		args = append(args, "--webhook-url="+sc.WebhookURL, "--webhook-secret="+sc.WebhookSecret)
 	}
 	if sc.DatabaseURL != "" {
-		bus := cmp.Or(sc.Bus, server.BusPostgres)
+		bus := cmp.Or(sc.Bus, hangarserver.BusPostgres)
 		args = append(args, "--bus="+bus)
-		if server.IsNATS(bus) && sc.BusPrefix != "" {
+		if hangarserver.IsNATS(bus) && sc.BusPrefix != "" {
 			args = append(args, "--bus-prefix="+sc.BusPrefix)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -10,8 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/hangarhq/hangar/bench"
-	"github.com/hangarhq/hangar/server"
+	hangarserver "github.com/hangarhq/hangar/server"
 	"github.com/hangarhq/hangar/service"
 )
 
@@ -19,7 +18,7 @@ import (
 // starts. The bench itself is package bench (matchmaking.go).
 
 // mmFlags adds the matchmaking bench's flags to fs.
-func mmFlags(fs *flag.FlagSet, c *bench.MMConfig) {
+func mmFlags(fs *flag.FlagSet, c *MMConfig) {
 	fs.IntVar(&c.Players, "matchmaking", 0, "matchmaking bench: this many seeded players (with ratings from -mm-history rated matches) queue over -mm-nodes nodes sharing the Postgres of -database-url; reports time to match and the rating spread per match (0: off)")
 	fs.IntVar(&c.Seats, "mm-seats", 4, "matchmaking bench: seats per match, 2 to 4")
 	fs.IntVar(&c.Nodes, "mm-nodes", 2, "matchmaking bench: nodes, in this process, sharing the database (changes delivered between them)")
@@ -30,7 +29,7 @@ func mmFlags(fs *flag.FlagSet, c *bench.MMConfig) {
 }
 
 // checkMM checks the matchmaking bench's flags.
-func checkMM(c benchCmd) error {
+func checkMM(c command) error {
 	switch {
 	case c.mm.Players == 0:
 		return nil
@@ -44,12 +43,12 @@ func checkMM(c benchCmd) error {
 	return nil
 }
 
-// benchMatchmaking runs the matchmaking bench.
-func benchMatchmaking(ctx context.Context, cmd benchCmd, stdout io.Writer, log *slog.Logger) error {
+// benchMatchmaking runs the matchmaking
+func benchMatchmaking(ctx context.Context, cmd command, stdout io.Writer, log *slog.Logger) error {
 	c := cmd.mm
 	c.DatabaseURL, c.ScratchDB, c.Concurrency, c.RPCTimeout = cmd.DatabaseURL, cmd.ScratchDB, cmd.Concurrency, cmd.RPCTimeout
 	c.Start, c.Progress = startCrossNode, os.Stderr
-	res, err := bench.RunMatchmaking(ctx, c)
+	res, err := RunMatchmaking(ctx, c)
 	if res != nil {
 		res.Print(stdout)
 		if cmd.json != "" {
@@ -68,10 +67,10 @@ func benchMatchmaking(ctx context.Context, cmd benchCmd, stdout io.Writer, log *
 // startCrossNode starts a node in this process for the matchmaking bench:
 // limits lifted, as for the load bench, and changes delivered between the
 // nodes sharing the database.
-func startCrossNode(ctx context.Context, sc bench.ServerConfig, log *slog.Logger) (bench.Server, error) {
+func startCrossNode(ctx context.Context, sc ServerConfig, log *slog.Logger) (Server, error) {
 	off := service.NoLimits()
-	m, err := server.New(server.Config{Listen: sc.Listen, DatabaseURL: sc.DatabaseURL, CrossNode: true,
-		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), Service: service.Options{Limits: &off}}, server.WithLogger(log), server.WithGames(hosted()...))
+	m, err := hangarserver.New(hangarserver.Config{Listen: sc.Listen, DatabaseURL: sc.DatabaseURL, CrossNode: true,
+		AppendBatch: envInt("HANGAR_APPEND_BATCH", 0), Service: service.Options{Limits: &off}}, hangarserver.WithLogger(log), hangarserver.WithGames(hosted...))
 	if err != nil {
 		return nil, err
 	}

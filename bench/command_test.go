@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -16,24 +16,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hangarhq/hangar/bench"
-	"github.com/hangarhq/hangar/server"
+	hangarserver "github.com/hangarhq/hangar/server"
 	"github.com/hangarhq/hangar/store/natsbus/natstest"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
+func TestMain(m *testing.M) { pgtest.Main(m, natstest.Stop) }
+
 // runBench runs `hangar bench` with args in process and returns its
 // configuration and result, failing the test on a bad flag or a failed run
 // and reporting any RPC errors.
-func runBench(t *testing.T, args []string) (benchCmd, *bench.Result) {
+func runBench(t *testing.T, args []string) (command, *Result) {
 	t.Helper()
-	cfg, err := benchFlags(args, io.Discard)
+	cfg, err := parseFlags(args, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := bench.Run(context.Background(), cfg.Config)
+	res, err := Run(context.Background(), cfg.Config)
 	if err != nil {
-		t.Fatalf("bench.Run: %v", err)
+		t.Fatalf("Run: %v", err)
 	}
 	if len(res.Errors) != 0 {
 		t.Errorf("errors: %v", res.Errors)
@@ -231,11 +232,11 @@ func TestBenchFlags(t *testing.T) {
 		{"-bus", "nats://127.0.0.1:4222"}, {"-db-delay", "1ms"},
 		{"-store", "postgres", "-database-url", "postgres://x/y", "-db-delay", "-1ms"},
 		{"-server", "inproc", "-cpuprofile", "a", "-load-cpuprofile", "b"}, {"-load-gogc", "-1"}, {"-warmup", "-1s"}, {"-load-procs", "-1"}} {
-		if _, err := benchFlags(args, io.Discard); err == nil {
-			t.Errorf("benchFlags(%q) accepted", args)
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("parseFlags(%q) accepted", args)
 		}
 	}
-	cfg, err := benchFlags(nil, io.Discard)
+	cfg, err := parseFlags(nil, io.Discard)
 	if err != nil || cfg.Matches != 8 || cfg.Seats != 4 || cfg.Duration != 10*time.Second || cfg.Server != "child" ||
 		cfg.loadGOGC != defaultLoadGOGC || cfg.loadProcs != 0 {
 		t.Errorf("defaults = %+v, %v", cfg, err)
@@ -248,7 +249,7 @@ func TestBenchFlags(t *testing.T) {
 func TestBenchTwoNodes(t *testing.T) {
 	for _, name := range []string{"postgres", "nats"} {
 		t.Run(name, func(t *testing.T) {
-			var bus server.Config
+			var bus hangarserver.Config
 			if name == "nats" {
 				bus.Bus = natstest.URL(t)
 			}
@@ -276,9 +277,9 @@ func TestBenchTwoNodes(t *testing.T) {
 // profiles the load generator (a gzipped pprof profile).
 func TestBenchMainWritesItsFiles(t *testing.T) {
 	dir := t.TempDir()
-	prof, js := filepath.Join(dir, "load.prof"), filepath.Join(dir, "bench.json")
+	prof, js := filepath.Join(dir, "load.prof"), filepath.Join(dir, "json")
 	var out bytes.Buffer
-	err := benchMain([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "1", "-seats", "2",
+	err := Main([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "1", "-seats", "2",
 		"-duration", "3s", "-moves", "30", "-play", "-auto-roll", "-load-cpuprofile", prof, "-json", js},
 		&out, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
@@ -319,7 +320,7 @@ func TestBenchLoadGOGC(t *testing.T) {
 		gogc = p
 		return prev
 	}
-	run := func(extra ...string) (*bench.Result, string, []int) {
+	run := func(extra ...string) (*Result, string, []int) {
 		mu.Lock()
 		calls = nil
 		mu.Unlock()
@@ -327,7 +328,7 @@ func TestBenchLoadGOGC(t *testing.T) {
 		args := append([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "1", "-seats", "2",
 			"-duration", "2s", "-moves", "10", "-play", "-auto-roll", "-json", out}, extra...)
 		var report bytes.Buffer
-		if err := benchMain(args, &report, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		if err := Main(args, &report, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 			t.Fatal(err)
 		}
 		mu.Lock()
@@ -364,7 +365,7 @@ func TestBenchLoadProcs(t *testing.T) {
 		return saved(n)
 	}
 	before := runtime.GOMAXPROCS(0)
-	run := func(extra ...string) (*bench.Result, []int) {
+	run := func(extra ...string) (*Result, []int) {
 		mu.Lock()
 		calls = nil
 		mu.Unlock()
@@ -372,7 +373,7 @@ func TestBenchLoadProcs(t *testing.T) {
 		args := append([]string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "1", "-seats", "2",
 			"-duration", "2s", "-moves", "10", "-play", "-auto-roll", "-json", out}, extra...)
 		var report bytes.Buffer
-		if err := benchMain(args, &report, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		if err := Main(args, &report, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 			t.Fatal(err)
 		}
 		res := readResult(t, out)
@@ -397,13 +398,13 @@ func TestBenchLoadProcs(t *testing.T) {
 }
 
 // readResult reads the result `hangar bench -json` wrote to path.
-func readResult(t *testing.T, path string) *bench.Result {
+func readResult(t *testing.T, path string) *Result {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res bench.Result
+	var res Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatalf("-json: %v", err)
 	}
