@@ -117,6 +117,12 @@ func (m *Metrics) ServerOptions() []grpc.ServerOption {
 	}
 }
 
+// StreamInterceptors are ServerOptions' stream interceptors, for the calls
+// a node makes on itself without a connection (the REST watches).
+func (m *Metrics) StreamInterceptors() []grpc.StreamServerInterceptor {
+	return []grpc.StreamServerInterceptor{m.rpc.StreamServerInterceptor(), m.openStreams}
+}
+
 // InitializeMetrics makes every method of s report zeros before its first
 // call, so that rates are defined from the start.
 func (m *Metrics) InitializeMetrics(s *grpc.Server) { m.rpc.InitializeMetrics(s) }

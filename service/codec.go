@@ -49,6 +49,16 @@ func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) {
 // does nothing, so streams may send them at once.
 type wireMsg struct{ b []byte }
 
+// Marshalled is the wire form of a message a handler sent: the bytes of
+// one marshalled already (a wireMsg), else nil. A node's calls on itself
+// (the REST watches) turn such a message back into its type.
+func Marshalled(v any) []byte {
+	if w, ok := v.(*wireMsg); ok {
+		return w.b
+	}
+	return nil
+}
+
 // Unmarshal implements encoding.CodecV2. A message of api/ is read by its
 // generated reader and its strings checked to be UTF-8 as proto's reader
 // checks them (vtcodec.UnmarshalChecked): about twice as quick.

@@ -195,6 +195,13 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 	}
 }
 
+// StreamInterceptors are ServerOptions' stream interceptors but the codec's,
+// for the calls a node makes on itself without a connection (the REST
+// watches, whose requests are never decoded).
+func (s *Service) StreamInterceptors() []grpc.StreamServerInterceptor {
+	return []grpc.StreamServerInterceptor{s.streamAccess, s.streamRecover, s.streamAddrLimit, s.auth.StreamInterceptor(s.status), s.streamPlayerLimit}
+}
+
 // Register registers the services on g.
 func (s *Service) Register(g grpc.ServiceRegistrar) {
 	hangarv1.RegisterPlayerServiceServer(g, &playerServer{Service: s})

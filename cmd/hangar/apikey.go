@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hangarhq/hangar/server"
 	"github.com/hangarhq/hangar/service"
 )
 
@@ -52,7 +53,7 @@ func apikeyMain(args []string, stdout io.Writer) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	ctx := context.Background()
-	st, _, err := openStore(ctx, Config{DatabaseURL: *dbURL, DataDir: *dataDir}, nil)
+	st, _, err := server.OpenStore(ctx, server.Config{DatabaseURL: *dbURL, DataDir: *dataDir})
 	if err != nil {
 		return err
 	}

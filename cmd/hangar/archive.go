@@ -10,17 +10,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/hangarhq/hangar/archive"
+	"github.com/hangarhq/hangar/server"
 	"github.com/hangarhq/hangar/service"
 )
-
-var _ service.Archiver = archive.Dir("")
-
-// defaultArchiveOlderThan is the age past which matches are archived by
-// default: 30 days after they ended.
-const defaultArchiveOlderThan = 30 * 24 * time.Hour
 
 const archiveUsage = `usage: hangar archive --dir DIR [--older-than 720h] [--database-url URL | --data-dir DIR]
 
@@ -45,7 +39,7 @@ func archiveMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	dbURL := fs.String("database-url", os.Getenv("HANGAR_DATABASE_URL"), "Postgres URL, postgres://… (env HANGAR_DATABASE_URL); empty: the embedded store")
 	dataDir := fs.String("data-dir", envOr("HANGAR_DATA_DIR", "hangar-data"), "directory of the embedded SQLite store (env HANGAR_DATA_DIR)")
 	dir := fs.String("dir", os.Getenv("HANGAR_ARCHIVE_DIR"), "directory the exports are written to (env HANGAR_ARCHIVE_DIR); required")
-	olderThan := fs.Duration("older-than", envDuration("HANGAR_ARCHIVE_OLDER_THAN", defaultArchiveOlderThan), "archive the matches that ended more than this long ago (env HANGAR_ARCHIVE_OLDER_THAN)")
+	olderThan := fs.Duration("older-than", envDuration("HANGAR_ARCHIVE_OLDER_THAN", server.DefaultArchiveOlderThan), "archive the matches that ended more than this long ago (env HANGAR_ARCHIVE_OLDER_THAN)")
 	page := fs.Int("page", 100, "matches listed at once")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -62,14 +56,8 @@ func archiveMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	st, name, err := openStore(ctx, Config{DatabaseURL: *dbURL, DataDir: *dataDir}, nil)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	svc := service.New(st, log, service.Options{Games: hosted()})
-	defer svc.Close()
-	r, err := svc.Archive(ctx, archive.Dir(*dir), service.ArchiveOptions{OlderThan: *olderThan, Page: *page})
+	r, name, err := server.Archive(ctx, server.Config{DatabaseURL: *dbURL, DataDir: *dataDir}, archive.Dir(*dir),
+		service.ArchiveOptions{OlderThan: *olderThan, Page: *page}, server.WithLogger(log), server.WithGames(hosted()...))
 	fmt.Fprintf(stdout, "archived %d matches (%d bytes) from %s to %s\n", r.Matches, r.Bytes, name, *dir)
 	if r.Raced > 0 {
 		fmt.Fprintf(stdout, "%d more were archived meanwhile by another run\n", r.Raced)
@@ -78,51 +66,4 @@ func archiveMain(args []string, stdout io.Writer, log *slog.Logger) error {
 		return fmt.Errorf("%w (run it again to resume)", err)
 	}
 	return nil
-}
-
-// defaultArchiveEvery is how often a node that archives runs.
-const defaultArchiveEvery = time.Hour
-
-// startArchiver, when the node archives (Config.ArchiveDir or Archiver),
-// runs an archive at start and then every ArchiveEvery until ctx ends. Each
-// run forgets the matches it archived from the node's memory.
-func (m *Main) startArchiver(ctx context.Context) {
-	a := m.Config.Archiver
-	if a == nil && m.Config.ArchiveDir != "" {
-		a = archive.Dir(m.Config.ArchiveDir)
-	}
-	if a == nil {
-		return
-	}
-	every := m.Config.ArchiveEvery
-	if every <= 0 {
-		every = defaultArchiveEvery
-	}
-	olderThan := m.Config.ArchiveOlderThan
-	if olderThan <= 0 {
-		olderThan = defaultArchiveOlderThan
-	}
-	m.bg.Add(1)
-	go func() {
-		defer m.bg.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			r, err := m.svc.Archive(ctx, a, service.ArchiveOptions{OlderThan: olderThan})
-			if ctx.Err() != nil {
-				return
-			}
-			switch {
-			case err != nil:
-				m.Log.Warn("archive run stopped; the next run resumes", "err", err, "archived", r.Matches)
-			case r.Matches > 0:
-				m.Log.Info("archived matches", "matches", r.Matches, "bytes", r.Bytes, "raced", r.Raced)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
 }

@@ -6,12 +6,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hangarhq/hangar/internal/nodetest"
 )
 
 // TestBatchWriter: lines from many writers come out whole, none lost, by
 // the next tick or at Close at the latest.
 func TestBatchWriter(t *testing.T) {
-	out := &syncBuffer{}
+	out := &nodetest.Buffer{}
 	bw := newBatchWriter(out, 10*time.Millisecond)
 	if _, err := bw.Write([]byte("first\n")); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/seed"
+	"github.com/hangarhq/hangar/server"
+)
+
+// BenchmarkHistory measures the history reads over gRPC, end to end (client,
+// server, Postgres on one machine), against a database filled by hangar
+// seed-history, and reports each read's latency percentiles:
+//
+//	hangar seed-history --database-url $URL --matches 100000 --events-per-match 100 --players 10000
+//	HANGAR_HISTORY_DATABASE_URL=$URL HANGAR_HISTORY_PLAYERS=10000 \
+//	  go test ./cmd/hangar -run '^$' -bench History -benchtime 2000x
+//
+// Each iteration is one call for a random seeded player as the caller (half
+// of them among the 50 busiest, half uniform). It is skipped without
+// HANGAR_HISTORY_DATABASE_URL.
+func BenchmarkHistory(b *testing.B) {
+	url := os.Getenv("HANGAR_HISTORY_DATABASE_URL")
+	if url == "" {
+		b.Skip("set HANGAR_HISTORY_DATABASE_URL to a database filled by hangar seed-history")
+	}
+	players := 10000
+	if v := os.Getenv("HANGAR_HISTORY_PLAYERS"); v != "" {
+		fmt.Sscan(v, &players)
+	}
+	m := unstarted(b, server.Config{DatabaseURL: url, Listen: "127.0.0.1:0"})
+	if err := m.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { m.Shutdown(context.Background()) })
+	conn, err := grpc.NewClient(m.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { conn.Close() })
+	hist := hangarv1.NewHistoryServiceClient(conn)
+	matches := hangarv1.NewMatchServiceClient(conn)
+	as := func(p int) context.Context {
+		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+seed.Token(p))
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	pick := func() int {
+		if r.IntN(2) == 0 {
+			return r.IntN(50)
+		}
+		return r.IntN(players)
+	}
+	// Head-to-head pairs that met (setup, not timed), and warm token caches.
+	type pair struct{ a, b int }
+	var pairs []pair
+	for len(pairs) < 200 {
+		p := pick()
+		resp, err := hist.ListPlayerMatches(as(p), &hangarv1.ListPlayerMatchesRequest{PageSize: 5})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, pm := range resp.GetMatches() {
+			for _, s := range pm.GetMatch().GetSeats() {
+				var o int
+				if _, err := fmt.Sscanf(s.GetPlayerId(), "p_seed_%d", &o); err == nil && o != p {
+					pairs = append(pairs, pair{p, o})
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		call func(p int) error
+	}{
+		{"PlayerHistory", func(p int) error {
+			_, err := hist.ListPlayerMatches(as(p), &hangarv1.ListPlayerMatchesRequest{PlayerId: seed.PlayerID(p)})
+			return err
+		}},
+		{"PlayerHistoryWon", func(p int) error {
+			_, err := hist.ListPlayerMatches(as(p), &hangarv1.ListPlayerMatchesRequest{Result: hangarv1.MatchResult_MATCH_RESULT_WON})
+			return err
+		}},
+		{"PlayerHistoryPage3", func(p int) error {
+			tok := ""
+			for range 3 {
+				resp, err := hist.ListPlayerMatches(as(p), &hangarv1.ListPlayerMatchesRequest{PageToken: tok})
+				if err != nil || resp.GetNextPageToken() == "" {
+					return err
+				}
+				tok = resp.GetNextPageToken()
+			}
+			return nil
+		}},
+		{"HeadToHead", func(int) error {
+			pr := pairs[r.IntN(len(pairs))]
+			_, err := hist.ListPlayerMatches(as(pr.a), &hangarv1.ListPlayerMatchesRequest{OpponentId: seed.PlayerID(pr.b)})
+			return err
+		}},
+		{"Leaderboard", func(p int) error {
+			_, err := hist.ListLeaderboard(as(p), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+			return err
+		}},
+		{"PlayerStats", func(p int) error {
+			_, err := hist.GetPlayerStats(as(p), &hangarv1.GetPlayerStatsRequest{PlayerId: seed.PlayerID(p), Game: hangarv1.Game_GAME_AEROPLANE})
+			return err
+		}},
+		{"RatingHistory", func(p int) error {
+			_, err := hist.GetRatingHistory(as(p), &hangarv1.GetRatingHistoryRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+			return err
+		}},
+		{"GetMatchAtVersion", func(p int) error {
+			_, err := matches.GetMatch(as(p), &hangarv1.GetMatchRequest{MatchId: fmt.Sprintf("m_seed_%07d", r.IntN(1000)), AtVersion: 50})
+			return err
+		}},
+		{"ExportMatch", func(p int) error {
+			_, err := hist.ExportMatch(as(p), &hangarv1.ExportMatchRequest{MatchId: fmt.Sprintf("m_seed_%07d", r.IntN(1000))})
+			return err
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for range 50 { // warm the connection pool and statement caches
+				if err := tc.call(pick()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			lat := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				p := pick()
+				t0 := time.Now()
+				if err := tc.call(p); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			reportPercentiles(b, lat)
+		})
+	}
+}
+
+// reportPercentiles reports the median, 99th percentile and maximum of lat
+// in milliseconds.
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
+	b.ReportMetric(ms(lat[min(len(lat)-1, len(lat)*99/100)]), "p99-ms")
+	b.ReportMetric(ms(lat[len(lat)-1]), "max-ms")
+}

@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"context"
+	"time"
+
+	"os/exec"
+	"syscall"
+	"testing"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/server"
+)
+
+// TestSIGTERMDrains runs the real binary: on SIGTERM an open watch stream
+// ends with UNAVAILABLE (the client's cue to reconnect), the process exits
+// cleanly, and a restarted server still has the match.
+func TestSIGTERMDrains(t *testing.T) {
+	bin := buildBinary(t)
+	data := t.TempDir()
+	addr := freeAddr(t)
+	serve := func() *exec.Cmd { return startProc(t, bin, "--listen", addr, "--data-dir", data).cmd }
+	srv := serve()
+	ada := newClient(t, addr, "Ada")
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := ada.matches.WatchMatch(ada.ctx(), &hangarv1.WatchMatchRequest{MatchId: cr.GetMatch().GetMatchId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range cr.GetMatch().GetVersion() {
+		if _, err := stream.Recv(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); status.Code(err) != codes.Unavailable {
+		t.Fatalf("watch after SIGTERM: %v, want UNAVAILABLE", err)
+	}
+	if err := srv.Wait(); err != nil {
+		t.Fatalf("server exit: %v", err)
+	}
+	serve()
+	ada2 := ada.reconnect(t, addr)
+	if got := ada2.get(t, cr.GetMatch().GetMatchId()); got.GetVersion() != cr.GetMatch().GetVersion() {
+		t.Fatalf("after the restart the match is at %d, was %d", got.GetVersion(), cr.GetMatch().GetVersion())
+	}
+}
+
+// TestDrainReportsNotServing: during the drain grace a load balancer's
+// health check sees NOT_SERVING while calls are still answered.
+func TestDrainReportsNotServing(t *testing.T) {
+	m := unstarted(t, server.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), DrainGrace: 2 * time.Second})
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h := healthpb.NewHealthClient(dial(t, m.Addr()))
+	wctx, stopWatch := context.WithCancel(context.Background())
+	w, err := h.Watch(wctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := w.Recv(); err != nil || r.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("before the drain: %v, %v", r, err)
+	}
+	done := make(chan struct{})
+	go func() { m.Shutdown(context.Background()); close(done) }()
+	if r, err := w.Recv(); err != nil || r.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Fatalf("while draining: %v, %v", r, err)
+	}
+	stopWatch() // an open stream would hold the drain until its timeout
+	// Still answering during the grace period.
+	if _, err := tryClient(t, m.Addr(), "Late"); err != nil {
+		t.Fatalf("a call during the drain grace failed: %v", err)
+	}
+	<-done
+}
+
+// tryClient registers a player, returning the error instead of failing.
+func tryClient(t *testing.T, addr, name string) (*client, error) {
+	conn := dial(t, addr)
+	c := &client{conn: conn, players: hangarv1.NewPlayerServiceClient(conn),
+		matches: hangarv1.NewMatchServiceClient(conn), moves: hangarv1.NewMoveServiceClient(conn)}
+	resp, err := c.players.CreatePlayer(context.Background(), &hangarv1.CreatePlayerRequest{DisplayName: name})
+	if err != nil {
+		return nil, err
+	}
+	c.token, c.id = resp.GetToken(), resp.GetPlayer().GetPlayerId()
+	return c, nil
+}

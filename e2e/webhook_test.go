@@ -1,0 +1,367 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/server"
+	"github.com/hangarhq/hangar/service"
+	"github.com/hangarhq/hangar/store/postgres/pgtest"
+)
+
+const hookSecret = "whsec-test-0123456789"
+
+// receiver is an app backend's webhook endpoint: it checks each request's
+// signature, fails some deliveries as fail says, and keeps the first body
+// of each idempotency key (a repeat must carry the same body).
+type receiver struct {
+	srv *httptest.Server
+	// fail says how to answer attempt n (1, 2 …) of a key: a status (0:
+	// 200) and a delay before answering.
+	fail func(key string, n int) (int, time.Duration)
+
+	mu       sync.Mutex
+	got      map[string][]byte
+	at       map[string]time.Time
+	attempts map[string]int
+	errs     []string
+}
+
+func newReceiver(t testing.TB, fail func(key string, n int) (int, time.Duration)) *receiver {
+	r := &receiver{fail: fail, got: map[string][]byte{}, at: map[string]time.Time{}, attempts: map[string]int{}}
+	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+// verify checks a Hangar-Signature header as the README tells receivers
+// to: the HMAC-SHA256 of "<t>.<body>" with the secret, and a recent t.
+func verify(secret, header string, body []byte, now time.Time) error {
+	var ts, sig string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			sig = v
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return fmt.Errorf("no timestamp in %q", header)
+	}
+	if d := now.Sub(time.Unix(sec, 0)); d > 5*time.Minute || d < -5*time.Minute {
+		return fmt.Errorf("timestamp %s is %v away", ts, d)
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + "."))
+	mac.Write(body)
+	want := hex.EncodeToString(mac.Sum(nil))
+	if !hmac.Equal([]byte(sig), []byte(want)) {
+		return fmt.Errorf("bad signature %q", sig)
+	}
+	return nil
+}
+
+func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, err := io.ReadAll(req.Body)
+	key := req.Header.Get(service.IdempotencyHeader)
+	r.mu.Lock()
+	if err == nil {
+		err = verify(hookSecret, req.Header.Get(service.SignatureHeader), body, time.Now())
+	}
+	if err != nil || key == "" || req.Header.Get("Content-Type") != "application/json" {
+		r.errs = append(r.errs, fmt.Sprintf("key %q: %v", key, err))
+		r.mu.Unlock()
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	r.attempts[key]++
+	n := r.attempts[key]
+	r.mu.Unlock()
+	code, delay := r.fail(key, n)
+	time.Sleep(delay)
+	if code != 0 {
+		w.WriteHeader(code)
+		return
+	}
+	r.mu.Lock()
+	if prev, ok := r.got[key]; ok && !bytes.Equal(prev, body) {
+		r.errs = append(r.errs, fmt.Sprintf("key %s delivered twice with different bodies:\n%s\n%s", key, prev, body))
+	} else if !ok {
+		r.got[key], r.at[key] = body, time.Now()
+	}
+	r.mu.Unlock()
+}
+
+// has reports how many notices the receiver holds.
+func (r *receiver) has() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.got)
+}
+
+// check waits until the receiver holds every notice of want, then checks
+// that each is exactly as stored.
+func (r *receiver) check(t *testing.T, want []*hangarv1.Notice, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for r.has() < len(want) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.errs {
+		t.Error(e)
+	}
+	for _, n := range want {
+		body, ok := r.got[n.GetNoticeId()]
+		if !ok {
+			t.Fatalf("notice %s was never delivered (the receiver holds %d of %d)", n.GetNoticeId(), len(r.got), len(want))
+		}
+		var got hangarv1.Notice
+		if err := protojson.Unmarshal(body, &got); err != nil {
+			t.Fatalf("notice %s: %v: %s", n.GetNoticeId(), err, body)
+		}
+		if !proto.Equal(&got, n) {
+			t.Fatalf("notice %s delivered as %v, stored as %v", n.GetNoticeId(), &got, n)
+		}
+	}
+	if len(r.got) != len(want) {
+		t.Fatalf("the receiver holds %d notices, %d are stored", len(r.got), len(want))
+	}
+}
+
+// keyHash spreads the failures over the keys.
+func keyHash(key string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return h.Sum32()
+}
+
+// playBots plays Ada's seat 0 of a match against three bots for up to
+// actions of her actions (all of them: 0), and returns the match.
+func playBots(t *testing.T, ada *client, id string, actions int, r *rand.Rand) *hangarv1.Match {
+	t.Helper()
+	for n := 0; actions == 0 || n < actions; {
+		m := ada.get(t, id)
+		if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+			return m
+		}
+		if m.GetTurnSeat() != 0 {
+			time.Sleep(2 * time.Millisecond) // the bots' turn
+			continue
+		}
+		if ok, err := ada.act(ada.ctx(), m, 0, r); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			n++
+		}
+	}
+	return ada.get(t, id)
+}
+
+// botMatch creates a match of Ada (seat 0, first) against three bots.
+func botMatch(t *testing.T, ada *client) string {
+	t.Helper()
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+		SeatCount: 4, BotSeats: 3, BotLevel: hangarv1.BotLevel_BOT_LEVEL_RANDOM,
+		Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
+			FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cr.GetMatch().GetMatchId()
+}
+
+// TestWebhookDeliversEveryNotice: a receiver that fails deliveries (503s,
+// 500s twice, answers after the sender's timeout) gets every notice of a
+// full match and of invitations, exactly as stored, deduplicated by its
+// key; the signature verifies; the metrics count deliveries and failures.
+func TestWebhookDeliversEveryNotice(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		rcv := newReceiver(t, func(key string, n int) (int, time.Duration) {
+			h := keyHash(key)
+			switch {
+			case h%3 == 0 && n == 1:
+				return http.StatusServiceUnavailable, 0
+			case h%7 == 0 && n <= 2:
+				return http.StatusInternalServerError, 0
+			case h%5 == 0 && n == 1:
+				return 0, 400 * time.Millisecond // received, but after the sender gave up: sent again
+			}
+			return 0, 0
+		})
+		cfg.Service.Webhook = service.WebhookOptions{URL: rcv.srv.URL + "/hook", Secret: hookSecret,
+			Timeout: 200 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Poll: 50 * time.Millisecond}
+		cfg.AdminListen = "127.0.0.1:0"
+		n := node(t, cfg)
+		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+		invitingMatches(t, ada, bob, 3)
+		id := botMatch(t, ada)
+		if m := playBots(t, ada, id, 0, rand.New(rand.NewPCG(1, 2))); m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			t.Fatalf("status %v", m.GetStatus())
+		}
+		want := append(listNotices(t, ada), listNotices(t, bob)...)
+		rcv.check(t, want, 30*time.Second)
+		retried := 0
+		rcv.mu.Lock()
+		for _, a := range rcv.attempts {
+			if a > 1 {
+				retried++
+			}
+		}
+		rcv.mu.Unlock()
+		if retried == 0 {
+			t.Fatal("no delivery was retried")
+		}
+		_, body := httpGet(t, "http://"+n.AdminAddr()+"/metrics")
+		if d := metric(body, "hangar_webhook_delivered_total"); d < float64(len(want)) {
+			t.Errorf("hangar_webhook_delivered_total %v, %d notices delivered", d, len(want))
+		}
+		if f := metric(body, "hangar_webhook_failures_total"); f < float64(retried) {
+			t.Errorf("hangar_webhook_failures_total %v, %d notices retried", f, retried)
+		}
+		if c := metric(body, "hangar_webhook_lag_seconds_count"); c < float64(len(want)) {
+			t.Errorf("hangar_webhook_lag_seconds_count %v", c)
+		}
+		t.Logf("%d notices delivered, %d of them more than once", len(want), retried)
+	})
+}
+
+// TestWebhookSurvivesKill9 runs hangar as a process, plays a match against
+// bots while a slow receiver that fails some deliveries lags behind, kills
+// the process with SIGKILL, restarts it on the same store and plays to the
+// end: the receiver gets every notice, exactly as stored.
+func TestWebhookSurvivesKill9(t *testing.T) {
+	longTest(t)
+	bin := buildBinary(t)
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		rcv := newReceiver(t, func(key string, n int) (int, time.Duration) {
+			if keyHash(key)%4 == 0 && n == 1 {
+				return http.StatusBadGateway, 5 * time.Millisecond
+			}
+			return 0, 5 * time.Millisecond
+		})
+		addr := freeAddr(t)
+		args := []string{"--listen", addr, "--access-log=false", "--webhook-url", rcv.srv.URL, "--webhook-secret", hookSecret}
+		if cfg.DatabaseURL != "" {
+			args = append(args, "--database-url", cfg.DatabaseURL)
+		} else {
+			args = append(args, "--data-dir", cfg.DataDir)
+		}
+		p := startProc(t, bin, args...)
+		ada := newClient(t, addr, "Ada")
+		id := botMatch(t, ada)
+		r := rand.New(rand.NewPCG(3, 4))
+		// 20 of Ada's actions (about ten rounds) leave notices to deliver
+		// and the match in play: the bots' dice are the server's, and with
+		// 60 a lucky bot once won before the kill.
+		if m := playBots(t, ada, id, 20, r); m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+			// The test needs a match in play at the kill: say how it ended.
+			var tail []string
+			for _, ev := range ada.events(t, id) {
+				tail = append(tail, fmt.Sprintf("%d %T", ev.GetSeq(), ev.GetBody()))
+			}
+			t.Fatalf("the match ended before the kill: %v at version %d; its events: %s", m.GetStatus(), m.GetVersion(),
+				strings.Join(tail[max(0, len(tail)-30):], ", "))
+		}
+		before := len(listNotices(t, ada))
+		// SIGKILL: no drain, deliveries in flight and retries pending.
+		if err := p.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = p.cmd.Wait()
+		t.Logf("killed with %d of %d notices delivered", rcv.has(), before)
+		startProc(t, bin, args...)
+		ada = ada.reconnect(t, addr)
+		if m := playBots(t, ada, id, 0, r); m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			t.Fatalf("status %v", m.GetStatus())
+		}
+		want := listNotices(t, ada)
+		if len(want) <= before {
+			t.Fatalf("%d notices after the restart, %d before", len(want), before)
+		}
+		rcv.check(t, want, 60*time.Second)
+	})
+}
+
+// BenchmarkWebhookBacklog measures the outbox's delivery rate on its own:
+// b.N notices (invitations, one command each) are written while the
+// receiver refuses every delivery (503), then the receiver accepts and the
+// clock runs until it holds them all. HANGAR_TEST_DATABASE_URL set: on
+// Postgres, else on SQLite.
+func BenchmarkWebhookBacklog(b *testing.B) {
+	var hold sync.Mutex
+	refusing := true
+	rcv := newReceiver(b, func(string, int) (int, time.Duration) {
+		hold.Lock()
+		defer hold.Unlock()
+		if refusing {
+			return http.StatusServiceUnavailable, 0
+		}
+		return 0, 0
+	})
+	cfg := server.Config{DataDir: b.TempDir()}
+	if os.Getenv(pgtest.EnvURL) != "" {
+		cfg = server.Config{DatabaseURL: pgtest.Database(b)}
+	}
+	off := service.NoLimits()
+	cfg.Service = service.Options{Limits: &off, Webhook: service.WebhookOptions{URL: rcv.srv.URL, Secret: hookSecret,
+		MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, Poll: 10 * time.Millisecond}}
+	n := node(b, cfg)
+	ada, bob := newClient(b, n.Addr(), "Ada"), newClient(b, n.Addr(), "Bob")
+	for done := 0; done < b.N; {
+		k := min(b.N-done, 500)
+		invitingMatchesB(b, ada, bob, k)
+		done += k
+	}
+	b.ResetTimer()
+	hold.Lock()
+	refusing = false
+	hold.Unlock()
+	for rcv.has() < b.N {
+		time.Sleep(time.Millisecond)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "notices/s")
+}
+
+// invitingMatchesB has from create n private lobbies inviting to.
+func invitingMatchesB(b *testing.B, from, to *client, n int) {
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 8 {
+				if _, err := from.matches.CreateMatch(from.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+					SeatCount: 2, Private: true, InvitedPlayerIds: []string{to.id}}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
