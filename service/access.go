@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
-	"github.com/hangarhq/hangar/store"
+	"github.com/hangarhq/hangar/internal/auth"
 )
 
 // The access log: one line per RPC, written when the call ends, with its
@@ -17,33 +17,7 @@ import (
 // API key names the key's id (api_key), one made with an identity
 // provider's token the provider (issuer). It never holds a token, a key or
 // a request body. It is the first of the service's interceptors;
-// authentication, further in, notes the caller in the call's accessEntry.
-
-type accessKey struct{}
-
-type accessEntry struct{ player, apiKey, issuer string }
-
-// noteCaller records the authenticated caller for the access log.
-func noteCaller(ctx context.Context, p store.Player) {
-	if e, ok := ctx.Value(accessKey{}).(*accessEntry); ok {
-		e.player = p.ID
-	}
-}
-
-// noteKey records the id of the API key a call was made with.
-func noteKey(ctx context.Context, id string) {
-	if e, ok := ctx.Value(accessKey{}).(*accessEntry); ok {
-		e.apiKey = id
-	}
-}
-
-// noteIssuer records the identity provider whose token authenticated a
-// call.
-func noteIssuer(ctx context.Context, iss string) {
-	if e, ok := ctx.Value(accessKey{}).(*accessEntry); ok {
-		e.issuer = iss
-	}
-}
+// authentication, further in, notes the caller in the call's auth.Notes.
 
 // requestFields are the fields of a request the access log names.
 func requestFields(req any) (match, requestID string) {
@@ -66,21 +40,21 @@ func truncate(s string, n int) string {
 	return s
 }
 
-func (s *Service) logAccess(ctx context.Context, method string, req any, e *accessEntry, err error, d time.Duration) {
+func (s *Service) logAccess(ctx context.Context, method string, req any, e *auth.Notes, err error, d time.Duration) {
 	match, rid := requestFields(req)
 	attrs := []slog.Attr{
 		slog.String("method", method),
 		slog.String("code", status.Code(err).String()),
 		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
-		slog.String("player", e.player),
+		slog.String("player", e.Player),
 		slog.String("match", match),
 		slog.String("request_id", rid),
 	}
-	if e.apiKey != "" {
-		attrs = append(attrs, slog.String("api_key", e.apiKey))
+	if e.APIKey != "" {
+		attrs = append(attrs, slog.String("api_key", e.APIKey))
 	}
-	if e.issuer != "" {
-		attrs = append(attrs, slog.String("issuer", e.issuer))
+	if e.Issuer != "" {
+		attrs = append(attrs, slog.String("issuer", e.Issuer))
 	}
 	s.access.LogAttrs(ctx, slog.LevelInfo, "rpc", attrs...)
 }
@@ -90,8 +64,8 @@ func (s *Service) unaryAccess(ctx context.Context, req any, info *grpc.UnaryServ
 		return h(ctx, req)
 	}
 	start := time.Now()
-	e := &accessEntry{}
-	resp, err := h(context.WithValue(ctx, accessKey{}, e), req)
+	e := &auth.Notes{}
+	resp, err := h(auth.WithNotes(ctx, e), req)
 	s.logAccess(ctx, info.FullMethod, req, e, err, time.Since(start))
 	return resp, err
 }
@@ -118,8 +92,8 @@ func (s *Service) streamAccess(srv any, ss grpc.ServerStream, info *grpc.StreamS
 		return h(srv, ss)
 	}
 	start := time.Now()
-	e := &accessEntry{}
-	as := &accessStream{ServerStream: ss, ctx: context.WithValue(ss.Context(), accessKey{}, e)}
+	e := &auth.Notes{}
+	as := &accessStream{ServerStream: ss, ctx: auth.WithNotes(ss.Context(), e)}
 	err := h(srv, as)
 	s.logAccess(ss.Context(), info.FullMethod, as.req, e, err, time.Since(start))
 	return err

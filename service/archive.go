@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -98,15 +98,15 @@ func (s *Service) Archive(ctx context.Context, a Archiver, o ArchiveOptions) (Ar
 // archiveOne archives ended match row: export, put, then remove. It
 // returns the size of the export and whether this call archived it.
 func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (int, bool, error) {
-	m, err := s.fold(ctx, s.newMatch(row.ID), 0)
-	if errors.Is(err, errMatchArchived) {
+	m, err := s.w.Fold(ctx, s.w.NewMatch(row.ID), 0)
+	if errors.Is(err, match.ErrArchived) {
 		return 0, false, nil // archived since it was listed
 	}
 	if err != nil {
 		return 0, false, err
 	}
-	if !ended(m.status) || m.version != row.Version {
-		return 0, false, fmt.Errorf("the events fold to %s at version %d, the row says %s at %d", m.status, m.version, row.Status, row.Version)
+	if !match.Ended(m.Status) || m.Version != row.Version {
+		return 0, false, fmt.Errorf("the events fold to %s at version %d, the row says %s at %d", m.Status, m.Version, row.Status, row.Version)
 	}
 	text, err := s.exportText(ctx, m, s.store.Events)
 	if err != nil {
@@ -115,34 +115,10 @@ func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (
 	if err := a.Put(ctx, ArchiveName(row), []byte(text)); err != nil {
 		return 0, false, err
 	}
-	done, err := s.store.ArchiveMatch(ctx, m.id, m.version, s.now().UTC())
+	done, err := s.store.ArchiveMatch(ctx, m.ID, m.Version, s.now().UTC())
 	if err != nil {
 		return 0, false, err
 	}
-	s.hub.drop(m.id)
+	s.hub.Drop(m.ID)
 	return len(text), done, nil
-}
-
-// gone is the error for match id, whose events the store does not have:
-// errMatchArchived when it was archived, else errNotFound.
-func (s *Service) gone(ctx context.Context, id string) error {
-	at, err := s.store.Archived(ctx, id)
-	switch {
-	case err == nil && !at.IsZero():
-		return fmt.Errorf("%w: match %q was archived on %s; its result stays in the history", errMatchArchived, id, at.UTC().Format(time.DateOnly))
-	case err != nil && !errors.Is(err, store.ErrNotFound):
-		return err
-	}
-	return hidden(id)
-}
-
-// drop forgets match id altogether, finished or not (it was archived).
-func (h *hub) drop(id string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.matches, id)
-	if _, ok := h.ended[id]; ok {
-		delete(h.ended, id)
-		h.endedOrder = slices.DeleteFunc(h.endedOrder, func(e string) bool { return e == id })
-	}
 }

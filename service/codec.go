@@ -44,7 +44,7 @@ func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) {
 }
 
 // wireMsg is a response marshalled already: an event's watch response is
-// marshalled once and its bytes sent to every watcher (watch.go). The
+// marshalled once and its bytes sent to every watcher (package watch). The
 // bytes are never changed after they are made, and a SliceBuffer's Free
 // does nothing, so streams may send them at once.
 type wireMsg struct{ b []byte }

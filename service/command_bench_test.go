@@ -10,6 +10,7 @@ import (
 	"time"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/sqlite"
 )
@@ -87,7 +88,7 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 				b.Fatal(err)
 			}
 		}
-		ctxs[i] = context.WithValue(ctx, playerKey{}, p)
+		ctxs[i] = auth.WithCaller(ctx, p)
 	}
 	pick := rand.New(rand.NewPCG(3, 4))
 
@@ -101,16 +102,16 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 	newMatch := func() {
 		unwatch()
 		matches++
-		cr, err := s.CreateMatch(ctxs[0], &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
+		cr, err := (&matchServer{Service: s}).CreateMatch(ctxs[0], &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
 			RequestId: fmt.Sprint("create-", matches), AutoRoll: autoRoll})
 		if err != nil {
 			b.Fatal(err)
 		}
 		id = cr.GetMatch().GetMatchId()
 		if watched {
-			_, unwatch = s.hub.subscribe(id)
+			_, unwatch = s.hub.Subscribe(id)
 		}
-		jr, err := s.JoinMatch(ctxs[1], &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "join"})
+		jr, err := (&matchServer{Service: s}).JoinMatch(ctxs[1], &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "join"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -126,23 +127,23 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		m := s.hub.get(id)
-		if m == nil || m.status != store.StatusActive {
+		m := s.hub.Get(id)
+		if m == nil || m.Status != store.StatusActive {
 			b.StopTimer()
 			newMatch()
 			b.StartTimer()
-			m = s.hub.get(id)
+			m = s.hub.Get(id)
 		}
-		turn, _ := m.play.Turn()
+		turn, _ := m.Play.Turn()
 		pctx := ctxs[0]
-		if m.seats[m.seatIndex(turn)].player != m.seats[0].player {
+		if m.Seats[m.SeatIndex(turn)].Player != m.Seats[0].Player {
 			pctx = ctxs[1]
 		}
 		if autoRoll {
-			moves = m.play.Legal(turn).Moves
+			moves = m.Play.Legal(turn).Moves
 		}
 		if len(moves) > 0 {
-			r, err := s.Move(pctx, &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
+			r, err := (&moveServer{Service: s}).Move(pctx, &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
 				Move: moves[pick.IntN(len(moves))]})
 			if err != nil {
 				b.Fatal(err)
@@ -151,7 +152,7 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 			commands[1]++
 			continue
 		}
-		r, err := s.Roll(pctx, &hangarv1.RollRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
+		r, err := (&moveServer{Service: s}).Roll(pctx, &hangarv1.RollRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
 			IncludeLegalMoves: true})
 		if err != nil {
 			b.Fatal(err)

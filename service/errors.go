@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -16,72 +15,26 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/fault"
+	"github.com/hangarhq/hangar/internal/limit"
+	"github.com/hangarhq/hangar/internal/match"
+	"github.com/hangarhq/hangar/internal/matchmaker"
 	"github.com/hangarhq/hangar/store"
 )
 
 // Errors of the service's own, each mapped to one gRPC code by toStatus.
 var (
-	errInvalid         = game.ErrInvalid
-	errRule            = game.ErrIllegal
-	errUnauthenticated = errors.New("missing or invalid bearer token")
-	errPermission      = errors.New("permission denied")
-	errNotFound        = errors.New("not found")
-	errOutOfRange      = errors.New("out of range")
-	errUnavailable     = errors.New("server is shutting down; reconnect")
-	// errIssuerUnavailable: the identity provider cannot be reached to
-	// verify its token (oidc.go).
-	errIssuerUnavailable = errors.New("the identity provider cannot be reached; retry later")
+	errInvalid           = fault.ErrInvalid
+	errRule              = fault.ErrRule
+	errUnauthenticated   = fault.ErrUnauthenticated
+	errPermission        = fault.ErrPermission
+	errNotFound          = fault.ErrNotFound
+	errOutOfRange        = fault.ErrOutOfRange
+	errUnavailable       = fault.ErrUnavailable
+	errIssuerUnavailable = fault.ErrIssuerUnavailable
+	errExhausted         = fault.ErrExhausted
 )
-
-// Reasons the service refuses a command, each a stable ErrorInfo reason.
-var (
-	errMatchNotOpen = fmt.Errorf("%w: the match is not open", errRule)
-	errMatchFull    = fmt.Errorf("%w: the match is full", errRule)
-	errSeatTaken    = fmt.Errorf("%w: the seat is taken", errRule)
-	errSeated       = fmt.Errorf("%w: you already sit in this match", errRule)
-	errNotInPlay    = fmt.Errorf("%w: the match is not in play", errRule)
-	errTooFew       = fmt.Errorf("%w: a match needs two seats taken to start", errRule)
-	errNotSeated    = fmt.Errorf("%w: you do not play in this match", errPermission)
-	errNotCreator   = fmt.Errorf("%w: only the creator may do that", errPermission)
-
-	errTokenExpired    = fmt.Errorf("%w: the token has expired; sign in again (refresh a token before it expires)", errUnauthenticated)
-	errTokenRevoked    = fmt.Errorf("%w: the token was revoked; sign in again", errUnauthenticated)
-	errAPIKeyRevoked   = fmt.Errorf("%w: the API key was revoked", errUnauthenticated)
-	errAPIKeyNotPlayer = fmt.Errorf("%w: an API key cannot act as a player: get the player's token with SignInExternalPlayer", errPermission)
-	errAPIKeyRequired  = fmt.Errorf("%w: this call needs an API key, not a player token", errPermission)
-
-	errHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", errPermission)
-	errMatchPublic         = fmt.Errorf("%w: the match is public and needs no invitations", errRule)
-	errMatchEnded          = fmt.Errorf("%w: the match has ended", errRule)
-	// errMatchArchived: the match's events were archived (archive.go); its
-	// result stays in the history.
-	errMatchArchived = fmt.Errorf("%w: the match was archived", errNotFound)
-
-	errNotYourTicket = fmt.Errorf("%w: the ticket is another player's", errPermission)
-	errTicketMatched = fmt.Errorf("%w: the ticket is matched", errRule)
-	errTicketExpired = fmt.Errorf("%w: the ticket has expired", errRule)
-	errTicketOpen    = fmt.Errorf("%w: you have a ticket in the queue already; cancel it or wait for its match", store.ErrExists)
-
-	errNotInvited   = fmt.Errorf("%w: you are not invited to this match", errPermission)
-	errTooManyCodes = fmt.Errorf("%w: the match has as many invite codes as it may; revoke one first", errRule)
-)
-
-// versionConflict is a command's expected version that is not the match's:
-// ABORTED with reason VERSION_CONFLICT and the current version (when the
-// store told it) in the ErrorInfo's metadata.
-type versionConflict struct {
-	match             string
-	current, expected int64 // current 0: not known
-}
-
-func (e *versionConflict) Error() string {
-	if e.current == 0 {
-		return fmt.Sprintf("match %s moved on from version %d; read it again", e.match, e.expected)
-	}
-	return fmt.Sprintf("match %s is at version %d, not %d", e.match, e.current, e.expected)
-}
-
-func (e *versionConflict) Unwrap() error { return store.ErrVersionConflict }
 
 // errorDomain names Hangar as the source of ErrorInfo reasons.
 const errorDomain = "hangar"
@@ -95,30 +48,30 @@ var reasons = []struct {
 	{game.ErrWrongPhase, "WRONG_PHASE"},
 	{game.ErrIllegalMove, "ILLEGAL_MOVE"},
 	{game.ErrGameOver, "GAME_OVER"},
-	{errMatchNotOpen, "MATCH_NOT_OPEN"},
-	{errMatchFull, "MATCH_FULL"},
-	{errSeatTaken, "SEAT_TAKEN"},
-	{errSeated, "ALREADY_SEATED"},
-	{errNotInPlay, "MATCH_NOT_IN_PLAY"},
-	{errTooFew, "NOT_ENOUGH_PLAYERS"},
-	{errNotSeated, "NOT_SEATED"},
-	{errNotCreator, "NOT_CREATOR"},
-	{errTokenExpired, "TOKEN_EXPIRED"},
-	{errTokenRevoked, "TOKEN_REVOKED"},
-	{errAPIKeyRevoked, "API_KEY_REVOKED"},
-	{errAPIKeyNotPlayer, "API_KEY_NOT_A_PLAYER"},
-	{errAPIKeyRequired, "API_KEY_REQUIRED"},
-	{errHangarTokenRequired, "HANGAR_TOKEN_REQUIRED"},
+	{match.ErrMatchNotOpen, "MATCH_NOT_OPEN"},
+	{match.ErrMatchFull, "MATCH_FULL"},
+	{match.ErrSeatTaken, "SEAT_TAKEN"},
+	{match.ErrSeated, "ALREADY_SEATED"},
+	{match.ErrNotInPlay, "MATCH_NOT_IN_PLAY"},
+	{match.ErrTooFew, "NOT_ENOUGH_PLAYERS"},
+	{match.ErrNotSeated, "NOT_SEATED"},
+	{match.ErrNotCreator, "NOT_CREATOR"},
+	{auth.ErrTokenExpired, "TOKEN_EXPIRED"},
+	{auth.ErrTokenRevoked, "TOKEN_REVOKED"},
+	{auth.ErrAPIKeyRevoked, "API_KEY_REVOKED"},
+	{auth.ErrAPIKeyNotPlayer, "API_KEY_NOT_A_PLAYER"},
+	{auth.ErrAPIKeyRequired, "API_KEY_REQUIRED"},
+	{auth.ErrHangarTokenRequired, "HANGAR_TOKEN_REQUIRED"},
 	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
-	{errMatchPublic, "MATCH_PUBLIC"},
-	{errMatchEnded, "MATCH_ENDED"},
-	{errMatchArchived, "MATCH_ARCHIVED"},
-	{errNotYourTicket, "NOT_YOUR_TICKET"},
-	{errTicketMatched, "TICKET_MATCHED"},
-	{errTicketExpired, "TICKET_EXPIRED"},
-	{errTicketOpen, "TICKET_OPEN"},
-	{errNotInvited, "NOT_INVITED"},
-	{errTooManyCodes, "TOO_MANY_INVITE_CODES"},
+	{match.ErrMatchPublic, "MATCH_PUBLIC"},
+	{match.ErrMatchEnded, "MATCH_ENDED"},
+	{match.ErrArchived, "MATCH_ARCHIVED"},
+	{matchmaker.ErrNotYourTicket, "NOT_YOUR_TICKET"},
+	{matchmaker.ErrTicketMatched, "TICKET_MATCHED"},
+	{matchmaker.ErrTicketExpired, "TICKET_EXPIRED"},
+	{matchmaker.ErrTicketOpen, "TICKET_OPEN"},
+	{match.ErrNotInvited, "NOT_INVITED"},
+	{match.ErrTooManyCodes, "TOO_MANY_INVITE_CODES"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},
@@ -129,12 +82,12 @@ var reasons = []struct {
 	{errPermission, "PERMISSION_DENIED"},
 	{errInvalid, "INVALID_ARGUMENT"},
 	{errRule, "FAILED_PRECONDITION"},
-	{errRateLimited, "RATE_LIMITED"},
-	{errOpenQuota, "OPEN_MATCH_QUOTA"},
-	{errBotQuota, "BOT_MATCH_QUOTA"},
-	{errTooManyWatches, "TOO_MANY_WATCHES"},
-	{errSlowWatcher, "SLOW_WATCHER"},
-	{errRequestTooLarge, "REQUEST_TOO_LARGE"},
+	{limit.ErrRateLimited, "RATE_LIMITED"},
+	{limit.ErrOpenQuota, "OPEN_MATCH_QUOTA"},
+	{limit.ErrBotQuota, "BOT_MATCH_QUOTA"},
+	{limit.ErrTooManyWatches, "TOO_MANY_WATCHES"},
+	{limit.ErrSlowWatcher, "SLOW_WATCHER"},
+	{limit.ErrRequestTooLarge, "REQUEST_TOO_LARGE"},
 	{errExhausted, "RESOURCE_EXHAUSTED"},
 	{errUnavailable, "UNAVAILABLE"},
 	{store.ErrUnavailable, "UNAVAILABLE"},
@@ -200,19 +153,19 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 			break
 		}
 	}
-	if vc := (*versionConflict)(nil); errors.As(err, &vc) && vc.current > 0 {
-		info.Metadata = map[string]string{"current_version": strconv.FormatInt(vc.current, 10)}
+	if vc := (*match.VersionConflict)(nil); errors.As(err, &vc) && vc.Current > 0 {
+		info.Metadata = map[string]string{"current_version": strconv.FormatInt(vc.Current, 10)}
 	}
-	if q := (*quotaError)(nil); errors.As(err, &q) {
-		info.Metadata = map[string]string{"limit": strconv.Itoa(q.limit)}
+	if q := (*limit.QuotaError)(nil); errors.As(err, &q) {
+		info.Metadata = map[string]string{"limit": strconv.Itoa(q.Limit)}
 	}
-	if to := (*ticketOpen)(nil); errors.As(err, &to) {
-		info.Metadata = map[string]string{"ticket_id": to.id}
+	if to := (*matchmaker.TicketOpen)(nil); errors.As(err, &to) {
+		info.Metadata = map[string]string{"ticket_id": to.ID}
 	}
 	details := []protoadapt.MessageV1{info}
-	if rl := (*rateLimited)(nil); errors.As(err, &rl) {
+	if rl := (*limit.RateLimited)(nil); errors.As(err, &rl) {
 		// A client waits this long before it retries (google.rpc.RetryInfo).
-		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(rl.delay)})
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(rl.Delay)})
 	}
 	if d, derr := st.WithDetails(details...); derr == nil {
 		st = d

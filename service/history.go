@@ -19,6 +19,9 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -34,7 +37,7 @@ var outcomeProto = map[store.Outcome]hangarv1.MatchResult{
 
 // historyGame is the store's name of the game g asks for: "" for any game
 // when g is unset and not required.
-func (s *Service) historyGame(g hangarv1.Game, required bool) (string, error) {
+func (s *historyServer) historyGame(g hangarv1.Game, required bool) (string, error) {
 	if g == hangarv1.Game_GAME_UNSPECIFIED {
 		if required {
 			return "", fmt.Errorf("%w: game is required", errInvalid)
@@ -51,10 +54,10 @@ func (s *Service) historyGame(g hangarv1.Game, required bool) (string, error) {
 // playerOrCaller is id, or the caller's id when id is empty.
 func playerOrCaller(ctx context.Context, id string) (string, error) {
 	if id == "" {
-		me, _ := caller(ctx)
+		me, _ := auth.Caller(ctx)
 		return me.ID, nil
 	}
-	return id, checkID("player_id", id)
+	return id, ident.Check("player_id", id)
 }
 
 // viewer is the store's Viewer filter of a listing of player's matches:
@@ -62,7 +65,7 @@ func playerOrCaller(ctx context.Context, id string) (string, error) {
 // the caller, who sees only the private matches it may. (Viewer "" lists
 // everything: a caller without an id is refused rather than given that.)
 func viewer(ctx context.Context, player string) (string, error) {
-	me, _ := caller(ctx)
+	me, _ := auth.Caller(ctx)
 	switch me.ID {
 	case "":
 		return "", errUnauthenticated
@@ -87,7 +90,7 @@ func encodeToken(kind byte, pos uint64, id string) string {
 
 func decodeToken(t string, kind byte) (uint64, string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(t)
-	if err != nil || len(b) < 10 || len(b) > 9+64 || b[0] != kind || !printable(string(b[9:])) {
+	if err != nil || len(b) < 10 || len(b) > 9+64 || b[0] != kind || !ident.Printable(string(b[9:])) {
 		return 0, "", fmt.Errorf("%w: bad page_token", errInvalid)
 	}
 	return binary.BigEndian.Uint64(b[1:9]), string(b[9:]), nil
@@ -96,12 +99,12 @@ func decodeToken(t string, kind byte) (uint64, string, error) {
 func timeOfToken(pos uint64) time.Time { return time.Unix(0, int64(pos)).UTC() }
 
 // ListPlayerMatches implements hangarv1.HistoryServiceServer.
-func (s *Service) ListPlayerMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest) (*hangarv1.ListPlayerMatchesResponse, error) {
+func (s *historyServer) ListPlayerMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest) (*hangarv1.ListPlayerMatchesResponse, error) {
 	resp, err := s.listPlayerMatches(ctx, req)
 	return resp, toStatus(ctx, s.log, err)
 }
 
-func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest) (*hangarv1.ListPlayerMatchesResponse, error) {
+func (s *historyServer) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest) (*hangarv1.ListPlayerMatchesResponse, error) {
 	player, err := playerOrCaller(ctx, req.GetPlayerId())
 	if err != nil {
 		return nil, err
@@ -141,7 +144,7 @@ func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlaye
 		}
 	}
 	if q.Opponent != "" {
-		if err := checkID("opponent_id", q.Opponent); err != nil {
+		if err := ident.Check("opponent_id", q.Opponent); err != nil {
 			return nil, err
 		}
 	}
@@ -186,13 +189,13 @@ func (s *Service) listPlayerMatches(ctx context.Context, req *hangarv1.ListPlaye
 
 // listLiveMatches lists the player's matches in status st (not ended by
 // play), newest created first.
-func (s *Service) listLiveMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest, player, gname string, st hangarv1.MatchStatus, size int) (*hangarv1.ListPlayerMatchesResponse, error) {
+func (s *historyServer) listLiveMatches(ctx context.Context, req *hangarv1.ListPlayerMatchesRequest, player, gname string, st hangarv1.MatchStatus, size int) (*hangarv1.ListPlayerMatchesResponse, error) {
 	v, err := viewer(ctx, player)
 	if err != nil {
 		return nil, err
 	}
 	q := store.Query{Player: player, Game: gname, Limit: size + 1, Viewer: v}
-	for k, v := range statusProto {
+	for k, v := range match.StatusProto {
 		if v == st {
 			q.Status = k
 		}
@@ -256,61 +259,61 @@ func countersProto(c store.Counters) []*hangarv1.Counter {
 // player's rating.
 func ratingProto(r store.Rating) *hangarv1.Rating {
 	if r.Matches == 0 {
-		n := ratingOf(r)
+		n := match.RatingOf(r)
 		return &hangarv1.Rating{Mu: n.Mu, Sigma: n.Sigma, Score: n.Ordinal()}
 	}
 	return &hangarv1.Rating{Mu: r.Mu, Sigma: r.Sigma, Score: r.Score, RatedMatches: int32(r.Matches)}
 }
 
 // ExportMatch implements hangarv1.HistoryServiceServer.
-func (s *Service) ExportMatch(ctx context.Context, req *hangarv1.ExportMatchRequest) (*hangarv1.ExportMatchResponse, error) {
+func (s *historyServer) ExportMatch(ctx context.Context, req *hangarv1.ExportMatchRequest) (*hangarv1.ExportMatchResponse, error) {
 	resp, err := s.exportMatch(ctx, req.GetMatchId())
 	return resp, toStatus(ctx, s.log, err)
 }
 
-func (s *Service) exportMatch(ctx context.Context, id string) (*hangarv1.ExportMatchResponse, error) {
-	if err := checkID("match_id", id); err != nil {
+func (s *historyServer) exportMatch(ctx context.Context, id string) (*hangarv1.ExportMatchResponse, error) {
+	if err := ident.Check("match_id", id); err != nil {
 		return nil, err
 	}
-	m, err := s.current(ctx, id)
+	m, err := s.w.Current(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.visible(ctx, m); err != nil {
+	if err := s.w.Visible(ctx, m); err != nil {
 		return nil, err
 	}
-	text, err := s.exportText(ctx, m, s.pastEvents(m.version))
+	text, err := s.exportText(ctx, m, s.w.PastEvents(m.Version))
 	if err != nil {
 		return nil, err
 	}
-	return &hangarv1.ExportMatchResponse{Text: text, Version: m.version}, nil
+	return &hangarv1.ExportMatchResponse{Text: text, Version: m.Version}, nil
 }
 
 // exportText is match m in the export's notation: a header line, its
 // options, then one line per event, read with read.
-func (s *Service) exportText(ctx context.Context, m *match, read eventReader) (string, error) {
-	id := m.id
+func (s *Service) exportText(ctx context.Context, m *match.Match, read match.EventReader) (string, error) {
+	id := m.ID
 	var b strings.Builder
-	fmt.Fprintf(&b, "# hangar match %s game=%s status=%s events=%d\n", m.id, m.game.Name(), m.status, m.version)
-	fmt.Fprintf(&b, "options %s\n", m.game.OptionsNotation(m.options))
-	for after := int64(0); after < m.version; {
-		evs, err := read(ctx, id, after, int(min(foldPage, m.version-after)))
+	fmt.Fprintf(&b, "# hangar match %s game=%s status=%s events=%d\n", m.ID, m.Game.Name(), m.Status, m.Version)
+	fmt.Fprintf(&b, "options %s\n", m.Game.OptionsNotation(m.Options))
+	for after := int64(0); after < m.Version; {
+		evs, err := read(ctx, id, after, int(min(match.FoldPage, m.Version-after)))
 		if err != nil {
 			return "", err
 		}
 		if len(evs) == 0 && after == 0 {
 			// The node's memory held the match; the store has archived it.
-			return "", s.gone(ctx, id)
+			return "", s.w.Gone(ctx, id)
 		}
 		if len(evs) == 0 {
-			return "", fmt.Errorf("match %s: events after %d of %d are missing", id, after, m.version)
+			return "", fmt.Errorf("match %s: events after %d of %d are missing", id, after, m.Version)
 		}
 		for _, e := range evs {
-			ev, err := decodeEvent(id, e)
+			ev, err := match.DecodeEvent(id, e)
 			if err != nil {
 				return "", err
 			}
-			b.WriteString(eventNotation(m.game, ev))
+			b.WriteString(eventNotation(m.Game, ev))
 			b.WriteByte('\n')
 			after = e.Seq
 		}
@@ -395,12 +398,12 @@ func placesInOrder(n int) []int32 {
 }
 
 // GetPlayerStats implements hangarv1.HistoryServiceServer.
-func (s *Service) GetPlayerStats(ctx context.Context, req *hangarv1.GetPlayerStatsRequest) (*hangarv1.GetPlayerStatsResponse, error) {
+func (s *historyServer) GetPlayerStats(ctx context.Context, req *hangarv1.GetPlayerStatsRequest) (*hangarv1.GetPlayerStatsResponse, error) {
 	resp, err := s.playerStats(ctx, req)
 	return resp, toStatus(ctx, s.log, err)
 }
 
-func (s *Service) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsRequest) (*hangarv1.GetPlayerStatsResponse, error) {
+func (s *historyServer) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsRequest) (*hangarv1.GetPlayerStatsResponse, error) {
 	player, err := playerOrCaller(ctx, req.GetPlayerId())
 	if err != nil {
 		return nil, err
@@ -464,12 +467,12 @@ func (s *Service) playerStats(ctx context.Context, req *hangarv1.GetPlayerStatsR
 }
 
 // GetRatingHistory implements hangarv1.HistoryServiceServer.
-func (s *Service) GetRatingHistory(ctx context.Context, req *hangarv1.GetRatingHistoryRequest) (*hangarv1.GetRatingHistoryResponse, error) {
+func (s *historyServer) GetRatingHistory(ctx context.Context, req *hangarv1.GetRatingHistoryRequest) (*hangarv1.GetRatingHistoryResponse, error) {
 	resp, err := s.ratingHistory(ctx, req)
 	return resp, toStatus(ctx, s.log, err)
 }
 
-func (s *Service) ratingHistory(ctx context.Context, req *hangarv1.GetRatingHistoryRequest) (*hangarv1.GetRatingHistoryResponse, error) {
+func (s *historyServer) ratingHistory(ctx context.Context, req *hangarv1.GetRatingHistoryRequest) (*hangarv1.GetRatingHistoryResponse, error) {
 	player, err := playerOrCaller(ctx, req.GetPlayerId())
 	if err != nil {
 		return nil, err
@@ -512,13 +515,13 @@ func (s *Service) ratingHistory(ctx context.Context, req *hangarv1.GetRatingHist
 }
 
 // ListLeaderboard implements hangarv1.HistoryServiceServer.
-func (s *Service) ListLeaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
+func (s *historyServer) ListLeaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
 	resp, err := s.leaderboard(ctx, req)
 	return resp, toStatus(ctx, s.log, err)
 }
 
-func (s *Service) leaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
-	me, _ := caller(ctx)
+func (s *historyServer) leaderboard(ctx context.Context, req *hangarv1.ListLeaderboardRequest) (*hangarv1.ListLeaderboardResponse, error) {
+	me, _ := auth.Caller(ctx)
 	gname, err := s.historyGame(req.GetGame(), true)
 	if err != nil {
 		return nil, err

@@ -2,377 +2,68 @@ package service
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net"
-	"net/netip"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
-	tokens "golang.org/x/time/rate"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/peer"
 
-	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
-	"github.com/hangarhq/hangar/store"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/limit"
 )
 
-// Limits protect a node from one client's excess: request rates per player
-// and per client address (token buckets), quotas of matches per player,
-// and caps on watch streams. A zero field turns its limit off;
-// DefaultLimits are the production setting.
-type Limits struct {
-	// PlayerRate is the sustained requests per second of one player (every
-	// authenticated call, streams included); PlayerBurst the bucket's size.
-	PlayerRate  float64
-	PlayerBurst int
-	// AddrRate and AddrBurst limit every call from one client address
-	// (an IPv6 address counts by its /64).
-	AddrRate  float64
-	AddrBurst int
-	// CreatePlayerRate and CreatePlayerBurst limit CreatePlayer, the one
-	// call that needs no token, per client address.
-	CreatePlayerRate  float64
-	CreatePlayerBurst int
-	// BanRefusals is how many refusals of one address's calls in one
-	// second ban it for BanFor: its calls are refused at once and its
-	// direct connections closed (abuse.go). 0: never.
-	BanRefusals int
-	BanFor      time.Duration
-	// AddrBuckets bounds the per-address buckets kept; idle (refilled)
-	// buckets are evicted first, and beyond the bound new addresses share
-	// one overflow bucket.
-	AddrBuckets int
-	// OpenMatches is how many open (lobby) matches one player may have
-	// created and not yet started or left.
-	OpenMatches int
-	// BotMatches is how many bot-only matches (no human seat) one player
-	// may have created that are still in play.
-	BotMatches int
-	// Watches is how many watch streams (WatchMatch, WatchTicket and
-	// WatchPlayer) one player may hold open on this node.
-	Watches int
-	// WatchBuffer is how many events the node queues for one watcher
-	// before it waits for the client to read; WatchStall is how long it
-	// waits with a full queue before it ends the stream with
-	// RESOURCE_EXHAUSTED (the client resumes with after_seq).
-	WatchBuffer int
-	WatchStall  time.Duration
-	// AddrConns bounds the connections one client address (an IPv6
-	// address: its /64) holds open at once; one past it is closed as it
-	// is accepted. Trusted proxies' connections are not counted. 0: no
-	// bound.
-	AddrConns int
-	// AddrRequestMemory bounds the request bytes that the calls without
-	// credentials of one client address hold at once (the node's request
-	// memory budget counts them). 0: no bound.
-	AddrRequestMemory int64
-	// TrustedProxies are the proxies whose X-Forwarded-For names the
-	// client address; no one else's header is believed.
-	TrustedProxies []netip.Prefix
-	// InProcess tells the node's own in-process connection (the REST watch
-	// stream's), whose ClientAddrKey metadata carries the HTTP client's
-	// address. Nil: none.
-	InProcess func(net.Addr) bool
-}
+// Limits protect a node from one client's excess (see package limit).
+type Limits = limit.Limits
 
 // ClientAddrKey is the metadata key with which the node's in-process
 // connection passes on the HTTP client's address (see Limits.InProcess).
-const ClientAddrKey = "hangar-client-addr"
+const ClientAddrKey = limit.ClientAddrKey
 
-// DefaultLimits are the limits of a production node. The request rates
-// stop a runaway client, not a fast one: a program playing through the API
-// as fast as the node answers makes hundreds of calls a second (a
-// two-player match is about 1,200 calls per seat), so only a player far
-// beyond that, or an address beyond many such players, is refused.
-// CreatePlayer, which needs no token, is held much lower.
-func DefaultLimits() Limits {
-	return Limits{
-		PlayerRate: 1000, PlayerBurst: 10_000,
-		AddrRate: 5000, AddrBurst: 20_000,
-		CreatePlayerRate: 5, CreatePlayerBurst: 50,
-		BanRefusals: 200, BanFor: 30 * time.Second,
-		AddrConns: 256,
-		// 32 requests of the largest size by default.
-		AddrRequestMemory: 2 << 20,
-		AddrBuckets:       100_000,
-		OpenMatches:       20,
-		BotMatches:        10,
-		Watches:           100,
-		WatchBuffer:       256,
-		WatchStall:        30 * time.Second,
-	}
-}
+// DefaultLimits are the limits of a production node (limit.Default).
+func DefaultLimits() Limits { return limit.Default() }
 
 // NoLimits lifts every rate limit, quota and watch cap (load tests); slow
 // watchers are still cut off.
-func NoLimits() Limits {
-	d := DefaultLimits()
-	return Limits{WatchBuffer: d.WatchBuffer, WatchStall: d.WatchStall, AddrBuckets: d.AddrBuckets}
-}
-
-// Errors of the limits, RESOURCE_EXHAUSTED each with its reason.
-var (
-	errExhausted       = errors.New("resource exhausted")
-	errRateLimited     = fmt.Errorf("%w: too many requests", errExhausted)
-	errOpenQuota       = fmt.Errorf("%w: too many open matches; start, fill or leave one first", errExhausted)
-	errBotQuota        = fmt.Errorf("%w: too many bot-only matches in play; wait for one to end", errExhausted)
-	errTooManyWatches  = fmt.Errorf("%w: too many watch streams open", errExhausted)
-	errSlowWatcher     = fmt.Errorf("%w: the watcher does not read; reconnect with after_seq", errExhausted)
-	errRequestTooLarge = fmt.Errorf("%w: request too large", errExhausted)
-)
-
-// rateLimited is a call refused by a token bucket: RESOURCE_EXHAUSTED with
-// reason RATE_LIMITED and a google.rpc.RetryInfo of when a token is due.
-type rateLimited struct {
-	scope string // "player", "address"
-	delay time.Duration
-}
-
-func (e *rateLimited) Error() string {
-	return fmt.Sprintf("too many requests from this %s; retry in %v", e.scope, e.delay.Round(time.Millisecond))
-}
-
-func (e *rateLimited) Unwrap() error { return errRateLimited }
-
-// quotaError is a quota reached: RESOURCE_EXHAUSTED with the quota's reason
-// and its limit in the ErrorInfo's metadata.
-type quotaError struct {
-	err   error
-	limit int
-}
-
-func (e *quotaError) Error() string { return fmt.Sprintf("%v (limit %d)", e.err, e.limit) }
-func (e *quotaError) Unwrap() error { return e.err }
-
-// buckets are token buckets by key, with bounded memory.
-type buckets struct {
-	rate  tokens.Limit
-	burst int
-	max   int
-
-	mu       sync.Mutex
-	m        map[string]*bucket
-	overflow *tokens.Limiter
-	swept    time.Time
-}
-
-type bucket struct {
-	lim  *tokens.Limiter
-	last time.Time
-}
-
-func newBuckets(r float64, burst, max int) *buckets {
-	if r <= 0 {
-		return nil
-	}
-	if burst < 1 {
-		burst = 1
-	}
-	if max <= 0 {
-		max = DefaultLimits().AddrBuckets
-	}
-	return &buckets{rate: tokens.Limit(r), burst: burst, max: max, m: make(map[string]*bucket),
-		overflow: tokens.NewLimiter(tokens.Limit(r), burst)}
-}
-
-// refill is how long an unused bucket takes to fill: after it, dropping
-// the bucket changes nothing.
-func (b *buckets) refill() time.Duration {
-	return time.Duration(float64(b.burst) / float64(b.rate) * float64(time.Second))
-}
-
-// take takes a token for key at now, or returns how long until one is due.
-func (b *buckets) take(key string, now time.Time) time.Duration {
-	if b == nil {
-		return 0
-	}
-	b.mu.Lock()
-	bk := b.m[key]
-	lim := b.overflow
-	if bk == nil {
-		if len(b.m) >= b.max || now.Sub(b.swept) > b.refill() {
-			b.sweep(now)
-		}
-		if len(b.m) < b.max {
-			bk = &bucket{lim: tokens.NewLimiter(b.rate, b.burst)}
-			b.m[key] = bk
-		}
-	}
-	if bk != nil {
-		bk.last, lim = now, bk.lim
-	}
-	b.mu.Unlock()
-	r := lim.ReserveN(now, 1)
-	if !r.OK() {
-		return time.Second
-	}
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return d
-	}
-	return 0
-}
-
-// sweep drops the buckets unused for longer than they take to refill; the
-// caller holds b.mu.
-func (b *buckets) sweep(now time.Time) {
-	b.swept = now
-	idle := b.refill()
-	for k, bk := range b.m {
-		if now.Sub(bk.last) > idle {
-			delete(b.m, k)
-		}
-	}
-}
-
-// size is how many buckets are kept (tests).
-func (b *buckets) size() int {
-	if b == nil {
-		return 0
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.m)
-}
-
-// limiter holds a node's limit state.
-type limiter struct {
-	Limits
-	player, addr, create *buckets
-	guard                *guard
-
-	watchMu sync.Mutex
-	watches map[string]int
-	// buffered counts the responses held for watchers: per watcher at most
-	// its queue, the one being sent and the one waiting for room
-	// (WatchBuffer+2). cutoffs counts the watchers ended for not reading.
-	buffered, cutoffs atomic.Int64
-}
-
-func newLimiter(l Limits) *limiter {
-	if l.WatchBuffer <= 0 {
-		l.WatchBuffer = DefaultLimits().WatchBuffer
-	}
-	if l.WatchStall <= 0 {
-		l.WatchStall = DefaultLimits().WatchStall
-	}
-	return &limiter{Limits: l,
-		player:  newBuckets(l.PlayerRate, l.PlayerBurst, l.AddrBuckets),
-		addr:    newBuckets(l.AddrRate, l.AddrBurst, l.AddrBuckets),
-		create:  newBuckets(l.CreatePlayerRate, l.CreatePlayerBurst, l.AddrBuckets),
-		guard:   newGuard(l),
-		watches: make(map[string]int)}
-}
+func NoLimits() Limits { return limit.None() }
 
 // WatchStats are the node's counts of its watchers' queues: events queued
 // now, and watchers ended for not reading.
-func (s *Service) WatchStats() (buffered, cutoffs int64) {
-	return s.limits.buffered.Load(), s.limits.cutoffs.Load()
-}
+func (s *Service) WatchStats() (buffered, cutoffs int64) { return s.limits.WatchStats() }
 
-// clientAddr is the key of the client's address: the connection's peer,
-// or the HTTP client's for the node's in-process connection, or the
-// X-Forwarded-For address nearest the client that a trusted proxy added.
-func (s *Service) clientAddr(ctx context.Context) string {
-	p, ok := peer.FromContext(ctx)
-	if !ok || p.Addr == nil {
-		return ""
-	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	a, ok := parseAddr(p.Addr.String())
-	if s.limits.InProcess != nil && s.limits.InProcess(p.Addr) {
-		if v := md.Get(ClientAddrKey); len(v) == 1 {
-			a, ok = parseAddr(v[0])
-		}
-	}
-	if !ok {
-		return p.Addr.String()
-	}
-	if s.trusted(a) {
-		var hops []string
-		for _, v := range md.Get("x-forwarded-for") {
-			hops = append(hops, strings.Split(v, ",")...)
-		}
-		for i := len(hops) - 1; i >= 0; i-- {
-			h, ok := parseAddr(strings.TrimSpace(hops[i]))
-			if !ok {
-				break
-			}
-			a = h
-			if !s.trusted(h) {
-				break
-			}
-		}
-	}
-	return addrKey(a)
-}
+// Guard wraps the node's public listener: a connection from a banned
+// address is closed as it is accepted, and the connections of an address
+// are closed when it is banned (see limit.Limiter.Guard).
+func (s *Service) Guard(l net.Listener) net.Listener { return s.limits.Guard(l) }
 
-func (s *Service) trusted(a netip.Addr) bool {
-	for _, pf := range s.limits.TrustedProxies {
-		if pf.Contains(a.Unmap()) {
-			return true
-		}
-	}
-	return false
-}
+// ConnsRefused is how many connections the guard closed as they were
+// accepted because their address held Limits.AddrConns already.
+func (s *Service) ConnsRefused() int64 { return s.limits.ConnsRefused() }
 
-// parseAddr parses "host:port" or a bare address.
-func parseAddr(s string) (netip.Addr, bool) {
-	if ap, err := netip.ParseAddrPort(s); err == nil {
-		return ap.Addr(), true
-	}
-	a, err := netip.ParseAddr(strings.Trim(s, "[]"))
-	return a, err == nil
-}
-
-// limitAddr takes a token of the client address's buckets for a call.
-func (s *Service) limitAddr(ctx context.Context, method string) error {
-	if !strings.HasPrefix(method, "/hangar.") || (s.limits.addr == nil && s.limits.create == nil) {
-		return nil
-	}
-	key, now := s.clientAddr(ctx), s.now()
-	if d := s.limits.guard.bannedFor(key, now); d > 0 {
-		return &rateLimited{scope: "address", delay: d}
-	}
-	d := s.limits.addr.take(key, now)
-	if d == 0 && method == hangarv1.PlayerService_CreatePlayer_FullMethodName {
-		d = s.limits.create.take(key, now)
-	}
-	if d > 0 {
-		s.limits.guard.refused(key, now)
-		return &rateLimited{scope: "address", delay: d}
-	}
-	return nil
-}
+// ConnKey is the address key of a direct connection from a (its IP; an
+// IPv6 address by its /64), or false for a trusted proxy's, the in-process
+// one's, or an address it cannot read: the key the node's per-address
+// bounds count by.
+func (s *Service) ConnKey(a net.Addr) (string, bool) { return s.limits.ConnKey(a) }
 
 // limitPlayer takes a token of the caller's bucket.
 func (s *Service) limitPlayer(ctx context.Context) error {
-	me, ok := caller(ctx)
-	if !ok || s.limits.player == nil {
+	me, ok := auth.Caller(ctx)
+	if !ok {
 		return nil
 	}
-	if d := s.limits.player.take(me.ID, s.now()); d > 0 {
-		return &rateLimited{scope: "player", delay: d}
-	}
-	return nil
+	return s.limits.Player(me.ID)
 }
 
 // The limit interceptors: the address's before authentication (which may
 // read the store), the player's after it.
 
 func (s *Service) unaryAddrLimit(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-	if err := s.limitAddr(ctx, info.FullMethod); err != nil {
+	if err := s.limits.Addr(ctx, info.FullMethod); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	return h(ctx, req)
 }
 
 func (s *Service) streamAddrLimit(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	if err := s.limitAddr(ss.Context(), info.FullMethod); err != nil {
+	if err := s.limits.Addr(ss.Context(), info.FullMethod); err != nil {
 		return toStatus(ss.Context(), s.log, err)
 	}
 	return h(srv, ss)
@@ -392,146 +83,8 @@ func (s *Service) streamPlayerLimit(srv any, ss grpc.ServerStream, info *grpc.St
 	return h(srv, ss)
 }
 
-// acquireWatch counts a watch stream of player p; release uncounts it.
-func (s *Service) acquireWatch(p string) (release func(), err error) {
-	l := s.limits
-	l.watchMu.Lock()
-	defer l.watchMu.Unlock()
-	if l.Watches > 0 && l.watches[p] >= l.Watches {
-		return nil, &quotaError{errTooManyWatches, l.Watches}
-	}
-	l.watches[p]++
-	return func() {
-		l.watchMu.Lock()
-		defer l.watchMu.Unlock()
-		if l.watches[p]--; l.watches[p] <= 0 {
-			delete(l.watches, p)
-		}
-	}, nil
-}
-
-// matchQuota is the quota that a match created by player p, or started
-// by it, counts against: the open matches for a lobby, the bot-only ones in
-// play for a match of bots alone; nil when neither applies or the limit is
-// off. The store checks it in the append's transaction (store.Append.Quota),
-// so that it holds across the nodes sharing the store, creates racing on
-// several nodes included.
-func (s *Service) matchQuota(p string, open, botOnly bool) *store.Quota {
-	l := s.limits
-	switch {
-	case botOnly && l.BotMatches > 0:
-		return &store.Quota{Player: p, Status: store.StatusActive, BotOnly: true, Limit: l.BotMatches}
-	case open && !botOnly && l.OpenMatches > 0:
-		return &store.Quota{Player: p, Status: store.StatusOpen, Limit: l.OpenMatches}
-	}
-	return nil
-}
-
-// quotaReached is the error of an append refused for its quota q.
-func quotaReached(q *store.Quota) error {
-	if q.BotOnly {
-		return &quotaError{errBotQuota, q.Limit}
-	}
-	return &quotaError{errOpenQuota, q.Limit}
-}
-
-// watchQueue is what the node holds for one watcher: at most WatchBuffer
-// responses, sent by their own goroutine so that a client that does not
-// read (stream.Send blocks once its HTTP/2 window is full) holds up only
-// its own queue, and is cut off when the queue stays full for WatchStall.
-type watchQueue struct {
-	l  *limiter
-	ch chan any
-	// failed is closed when a Send fails (err says why); sent when the
-	// sender has sent or dropped everything queued.
-	failed, sent chan struct{}
-	err          error
-}
-
-func (s *Service) newWatchQueue(stream grpc.ServerStream) *watchQueue {
-	q := &watchQueue{l: s.limits, ch: make(chan any, s.limits.WatchBuffer),
-		failed: make(chan struct{}), sent: make(chan struct{})}
-	go func() {
-		defer close(q.sent)
-		for resp := range q.ch {
-			if q.err == nil {
-				if err := stream.SendMsg(resp); err != nil {
-					q.err = err
-					close(q.failed)
-				}
-			}
-			q.l.buffered.Add(-1)
-		}
-	}()
-	return q
-}
-
-// push queues resp (a WatchMatchResponse, a PlayResponse, a
-// WatchPlayerResponse), waiting up to WatchStall for room.
-func (q *watchQueue) push(ctx context.Context, closing <-chan struct{}, resp any) error {
-	select {
-	case <-q.failed:
-		return q.err
-	default:
-	}
-	q.l.buffered.Add(1)
-	select {
-	case q.ch <- resp:
-		return nil
-	default:
-	}
-	t := time.NewTimer(q.l.WatchStall)
-	defer t.Stop()
-	var err error
-	select {
-	case q.ch <- resp:
-		return nil
-	case <-q.failed:
-		err = q.err
-	case <-t.C:
-		q.l.cutoffs.Add(1)
-		err = errSlowWatcher
-	case <-ctx.Done():
-		err = ctx.Err()
-	case <-closing:
-		err = errUnavailable
-	}
-	q.l.buffered.Add(-1)
-	return err
-}
-
-// close ends the queue. With flush it waits (up to WatchStall) for the
-// queued responses to be sent.
-func (q *watchQueue) close(ctx context.Context, flush bool) error {
-	close(q.ch)
-	if !flush {
-		return nil
-	}
-	t := time.NewTimer(q.l.WatchStall)
-	defer t.Stop()
-	select {
-	case <-q.sent:
-		return q.err
-	case <-t.C:
-		q.l.cutoffs.Add(1)
-		return errSlowWatcher
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // RequestTooLarge is the status of a request body beyond limit bytes (the
 // HTTP side's bound; gRPC's own answers RESOURCE_EXHAUSTED itself).
-func RequestTooLarge(limit int) error {
-	return toStatus(context.Background(), nil, &quotaError{errRequestTooLarge, limit})
-}
-
-// hasHuman says whether a player holds a seat of m.
-func (m *match) hasHuman() bool {
-	for _, st := range m.seats {
-		if st.status == hangarv1.SeatStatus_SEAT_STATUS_PLAYER {
-			return true
-		}
-	}
-	return false
+func RequestTooLarge(n int) error {
+	return toStatus(context.Background(), nil, &limit.QuotaError{Err: limit.ErrRequestTooLarge, Limit: n})
 }

@@ -2,341 +2,87 @@ package service
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
-	"slices"
-	"strings"
-	"time"
 
 	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
 // CreateMatch implements hangarv1.MatchServiceServer.
-func (s *Service) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequest) (*hangarv1.CreateMatchResponse, error) {
-	me, _ := caller(ctx)
-	g, ok := s.games[req.GetGame()]
-	if !ok {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: game %v is not one Hangar hosts", errInvalid, req.GetGame()))
-	}
-	if err := checkRequestID(req.GetRequestId(), false); err != nil {
-		return nil, toStatus(ctx, s.log, err)
-	}
-	n := int(req.GetSeatCount())
-	opts, err := g.Options(req.GetOptions(), n)
+func (s *matchServer) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequest) (*hangarv1.CreateMatchResponse, error) {
+	resp, err := s.cmds.CreateMatch(ctx, req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	humans := n
-	if !req.GetObserveOnly() {
-		humans--
-	}
-	if b := int(req.GetBotSeats()); b < 0 || b > humans {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: bot_seats must be 0 to %d", errInvalid, humans))
-	}
-	if tt := req.GetTurnTime(); tt != nil {
-		if d := tt.AsDuration(); !tt.IsValid() || d < time.Second || d > 30*24*time.Hour {
-			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: turn_time must be 1s to 30 days", errInvalid))
-		}
-	}
-	if _, ok := hangarv1.BotLevel_name[int32(req.GetBotLevel())]; !ok {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: unknown bot_level", errInvalid))
-	}
-	if b := req.GetTimeoutsBeforeBot(); b < 0 || b > 1000 || (b > 0 && req.GetTurnTime() == nil) {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: timeouts_before_bot must be 0 to 1000, and needs turn_time", errInvalid))
-	}
-	if req.GetAutoRoll() && !g.Dice() {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: auto_roll needs a game with dice", errInvalid))
-	}
-	if len(req.GetInvitedPlayerIds()) > 0 && !req.GetPrivate() {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: invited_player_ids need a private match", errInvalid))
-	}
-	invited, err := s.invitees(ctx, "invited_player_ids", req.GetInvitedPlayerIds(), me.ID)
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
-	}
-	id := newID("m_")
-	if req.GetRequestId() != "" {
-		// A retried create must land on the same match: derive its id.
-		h := sha256.Sum256([]byte(me.ID + "\x00" + req.GetRequestId()))
-		id = "m_" + strings.ToLower(b32.EncodeToString(h[:16]))
-	}
-	reqID := req.GetRequestId()
-	if reqID == "" {
-		reqID = id
-	}
-	// The quotas (limits.go): a lobby counts against the open matches, a
-	// match of bots alone against the bot-only ones. The store counts in
-	// the append's transaction, and answers a retried create of a match
-	// that exists already as before, quota or not.
-	seated := int(req.GetBotSeats())
-	if !req.GetObserveOnly() {
-		seated++
-	}
-	quota := s.matchQuota(me.ID, seated < n, seated == n && req.GetObserveOnly())
-	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: fingerprint(req)}
-	out, err := s.commit(ctx, s.newMatch(id), cmd, func(*match) (step, error) {
-		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
-			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID,
-			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot(), BotLevel: req.GetBotLevel(),
-			Private: req.GetPrivate(), InvitedPlayerIds: invited, AutoRoll: req.GetAutoRoll()}}}}
-		seats := g.Seats(opts, n)
-		if !req.GetObserveOnly() {
-			evs = append(evs, joined(seats[0], me))
-		}
-		for _, sn := range seats[n-int(req.GetBotSeats()):] {
-			evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
-				Seat: sn, Bot: true, DisplayName: "Bot"}}})
-		}
-		if len(evs)-1 == n {
-			evs = append(evs, started(seats))
-		}
-		return step{events: evs, quota: quota}, nil
-	})
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
-	}
-	return &hangarv1.CreateMatchResponse{Match: out.match.view(me.ID)}, nil
-}
-
-func joined(seatNo int32, p store.Player) *hangarv1.Event {
-	return &hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
-		Seat: seatNo, PlayerId: p.ID, DisplayName: p.DisplayName}}}
-}
-
-func started(seats []int32) *hangarv1.Event {
-	return &hangarv1.Event{Body: &hangarv1.Event_MatchStarted{MatchStarted: &hangarv1.MatchStarted{Seats: seats}}}
-}
-
-// occupied returns the seats taken in m.
-func occupied(m *match) []int32 {
-	var out []int32
-	for _, st := range m.seats {
-		if st.status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
-			out = append(out, st.seat)
-		}
-	}
-	return out
-}
-
-// matchCommand validates what every match command carries.
-func matchCommand(ctx context.Context, matchID string, expected int64, reqID string, req proto.Message) (command, error) {
-	me, _ := caller(ctx)
-	if err := checkID("match_id", matchID); err != nil {
-		return command{}, err
-	}
-	if expected < 0 {
-		return command{}, fmt.Errorf("%w: expected_version must not be negative", errInvalid)
-	}
-	if err := checkRequestID(reqID, false); err != nil {
-		return command{}, err
-	}
-	if reqID == "" {
-		reqID = newID("r_")
-	}
-	return command{matchID: matchID, expected: expected, author: me.ID, reqID: reqID, req: req}, nil
+	return resp, nil
 }
 
 // JoinMatch implements hangarv1.MatchServiceServer.
-func (s *Service) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest) (*hangarv1.JoinMatchResponse, error) {
-	me, _ := caller(ctx)
-	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
+func (s *matchServer) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest) (*hangarv1.JoinMatchResponse, error) {
+	resp, err := s.cmds.JoinMatch(ctx, req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	code := req.GetInviteCode()
-	if len(code) > maxCodeLen {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: invite_code is at most %d bytes", errInvalid, maxCodeLen))
-	}
-	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.mayJoin(me.ID) || m.codeID(code) != "" })
-	c.admit = func(m *match) bool { return m.codeID(code) != "" }
-	c.decide = func(m *match) (step, error) {
-		codeID := ""
-		if !m.mayJoin(me.ID) {
-			if codeID = m.codeID(code); codeID == "" {
-				return step{}, hidden(m.id)
-			}
-		}
-		evs, err := joinEvents(m, me, req.Seat)
-		if err != nil {
-			return step{}, err
-		}
-		evs[0].GetPlayerJoined().InviteCodeId = codeID
-		return events(evs...), nil
-	}
-	out, err := s.exec(ctx, c)
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
-	}
-	return &hangarv1.JoinMatchResponse{Match: out.match.view(me.ID)}, nil
-}
-
-// joinEvents seats player p in m, in seat (nil: the first free one): its
-// PlayerJoined event, and MatchStarted when it takes the last seat.
-func joinEvents(m *match, p store.Player, seatNo *int32) ([]*hangarv1.Event, error) {
-	if m.status != store.StatusOpen {
-		return nil, errMatchNotOpen
-	}
-	if m.seatOf(p.ID) >= 0 {
-		return nil, errSeated
-	}
-	i := -1
-	if seatNo != nil {
-		if i = m.seatIndex(*seatNo); i < 0 {
-			return nil, fmt.Errorf("%w: the match has no seat %d", errInvalid, *seatNo)
-		}
-		if m.seats[i].status != hangarv1.SeatStatus_SEAT_STATUS_EMPTY {
-			return nil, fmt.Errorf("%w: seat %d", errSeatTaken, *seatNo)
-		}
-	} else {
-		i = slices.IndexFunc(m.seats, func(st seat) bool { return st.status == hangarv1.SeatStatus_SEAT_STATUS_EMPTY })
-		if i < 0 {
-			return nil, errMatchFull
-		}
-	}
-	evs := []*hangarv1.Event{joined(m.seats[i].seat, p)}
-	if m.freeSeats() == 1 {
-		seats := make([]int32, len(m.seats))
-		for k, st := range m.seats {
-			seats[k] = st.seat
-		}
-		evs = append(evs, started(seats))
-	}
-	return evs, nil
+	return resp, nil
 }
 
 // LeaveMatch implements hangarv1.MatchServiceServer.
-func (s *Service) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchRequest) (*hangarv1.LeaveMatchResponse, error) {
-	me, _ := caller(ctx)
-	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
+func (s *matchServer) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchRequest) (*hangarv1.LeaveMatchResponse, error) {
+	resp, err := s.cmds.LeaveMatch(ctx, req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	c.decide = func(m *match) (step, error) {
-		i := m.seatOf(me.ID)
-		if i < 0 {
-			return step{}, errNotSeated
-		}
-		seatNo := m.seats[i].seat
-		switch m.status {
-		case store.StatusOpen:
-			evs := []*hangarv1.Event{{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seatNo, PlayerId: me.ID}}}}
-			humans := 0
-			for _, st := range m.seats {
-				if st.status == hangarv1.SeatStatus_SEAT_STATUS_PLAYER {
-					humans++
-				}
-			}
-			if humans == 1 {
-				evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{
-					Status: hangarv1.MatchStatus_MATCH_STATUS_ABANDONED}}})
-			}
-			return events(evs...), nil
-		case store.StatusActive:
-			g, gevs, err := m.play.Resign(seatNo)
-			if err != nil {
-				return step{}, err
-			}
-			left := &hangarv1.Event{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seatNo, PlayerId: me.ID, Forfeited: true}}}
-			return step{events: append([]*hangarv1.Event{left}, gevs...), play: g}, nil
-		}
-		return step{}, fmt.Errorf("%w: the match is over", errNotInPlay)
-	}
-	out, err := s.exec(ctx, c)
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
-	}
-	return &hangarv1.LeaveMatchResponse{Match: out.match.view(me.ID)}, nil
+	return resp, nil
 }
 
 // StartMatch implements hangarv1.MatchServiceServer.
-func (s *Service) StartMatch(ctx context.Context, req *hangarv1.StartMatchRequest) (*hangarv1.StartMatchResponse, error) {
-	me, _ := caller(ctx)
-	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
+func (s *matchServer) StartMatch(ctx context.Context, req *hangarv1.StartMatchRequest) (*hangarv1.StartMatchResponse, error) {
+	resp, err := s.cmds.StartMatch(ctx, req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	c.decide = func(m *match) (step, error) {
-		if m.creator != me.ID {
-			return step{}, fmt.Errorf("%w: only the creator starts a match", errNotCreator)
-		}
-		if m.status != store.StatusOpen {
-			return step{}, errMatchNotOpen
-		}
-		seats := occupied(m)
-		if len(seats) < 2 {
-			return step{}, errTooFew
-		}
-		st := events(started(seats))
-		if !m.hasHuman() {
-			// A lobby of bots alone, started, is a bot-only match in
-			// play: it counts against the creator's quota (limits.go).
-			st.quota = s.matchQuota(me.ID, false, true)
-		}
-		return st, nil
-	}
-	out, err := s.exec(ctx, c)
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
-	}
-	return &hangarv1.StartMatchResponse{Match: out.match.view(me.ID)}, nil
+	return resp, nil
 }
 
 // GetMatch implements hangarv1.MatchServiceServer.
-func (s *Service) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (*hangarv1.GetMatchResponse, error) {
-	if err := checkID("match_id", req.GetMatchId()); err != nil {
+func (s *matchServer) GetMatch(ctx context.Context, req *hangarv1.GetMatchRequest) (*hangarv1.GetMatchResponse, error) {
+	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	if req.GetAtVersion() < 0 {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: at_version must not be negative", errInvalid))
 	}
-	m, err := s.current(ctx, req.GetMatchId())
+	m, err := s.w.Current(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if err := s.visible(ctx, m); err != nil {
+	if err := s.w.Visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if v := req.GetAtVersion(); v != 0 && v != m.version {
-		if v > m.version {
+	if v := req.GetAtVersion(); v != 0 && v != m.Version {
+		if v > m.Version {
 			// As WatchMatch's after_seq: a version the match has not
 			// reached is OUT_OF_RANGE, not malformed.
-			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: at_version %d is beyond the match's last event %d", errOutOfRange, v, m.version))
+			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: at_version %d is beyond the match's last event %d", errOutOfRange, v, m.Version))
 		}
-		if m, err = s.foldWith(ctx, s.newMatch(m.id), v, s.pastEvents(v)); err != nil {
+		if m, err = s.w.FoldWith(ctx, s.w.NewMatch(m.ID), v, s.w.PastEvents(v)); err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
 	}
-	me, _ := caller(ctx)
-	return &hangarv1.GetMatchResponse{Match: m.view(me.ID)}, nil
-}
-
-// current returns the match as the store has it now. The cache is exact on
-// a single node; with other nodes it is caught up from the store (one
-// indexed read), because a node that dies between its commit and its
-// notification leaves the others' caches stale without telling them.
-func (s *Service) current(ctx context.Context, id string) (*match, error) {
-	m, err := s.load(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if ended(m.status) || s.singleNode {
-		return m, nil
-	}
-	if m, err = s.fold(ctx, m, 0); err != nil {
-		return nil, err
-	}
-	s.hub.put(m)
-	return m, nil
+	me, _ := auth.Caller(ctx)
+	return &hangarv1.GetMatchResponse{Match: m.View(me.ID)}, nil
 }
 
 // ListMatches implements hangarv1.MatchServiceServer.
-func (s *Service) ListMatches(ctx context.Context, req *hangarv1.ListMatchesRequest) (*hangarv1.ListMatchesResponse, error) {
-	me, _ := caller(ctx)
+func (s *matchServer) ListMatches(ctx context.Context, req *hangarv1.ListMatchesRequest) (*hangarv1.ListMatchesResponse, error) {
+	me, _ := auth.Caller(ctx)
 	size, err := pageSize(req.GetPageSize(), 20, 100)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -398,8 +144,8 @@ func pageSize(n, def, max int32) (int, error) {
 }
 
 // ListMatchEvents implements hangarv1.MatchServiceServer.
-func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEventsRequest) (*hangarv1.ListMatchEventsResponse, error) {
-	if err := checkID("match_id", req.GetMatchId()); err != nil {
+func (s *matchServer) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEventsRequest) (*hangarv1.ListMatchEventsResponse, error) {
+	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	size, err := pageSize(req.GetPageSize(), 100, 1000)
@@ -417,16 +163,16 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 	if after < 0 {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: after_seq must not be negative", errInvalid))
 	}
-	m, err := s.load(ctx, req.GetMatchId())
+	m, err := s.w.Load(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if err := s.visible(ctx, m); err != nil {
+	if err := s.w.Visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	// One event more than the page tells whether another page follows: a
 	// full page that happens to end at the last event gets no token.
-	stored, err := s.eventsPage(ctx, m, after, size+1)
+	stored, err := s.w.EventsPage(ctx, m, after, size+1)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -434,7 +180,7 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 	stored = stored[:min(len(stored), size)]
 	resp := &hangarv1.ListMatchEventsResponse{}
 	for _, e := range stored {
-		ev, err := decodeEvent(req.GetMatchId(), e)
+		ev, err := match.DecodeEvent(req.GetMatchId(), e)
 		if err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
@@ -447,7 +193,7 @@ func (s *Service) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEv
 }
 
 // GetBoard implements hangarv1.MatchServiceServer.
-func (s *Service) GetBoard(ctx context.Context, req *hangarv1.GetBoardRequest) (*hangarv1.GetBoardResponse, error) {
+func (s *matchServer) GetBoard(ctx context.Context, req *hangarv1.GetBoardRequest) (*hangarv1.GetBoardResponse, error) {
 	g, ok := s.games[req.GetGame()]
 	if !ok {
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: game %v is not one Hangar hosts", errInvalid, req.GetGame()))

@@ -2,112 +2,36 @@ package service
 
 import (
 	"context"
-	"fmt"
-
-	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
-	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
 
-// moveCommand validates what every move command carries: a match, the
-// expected version and a request id are all required.
-func moveCommand(ctx context.Context, matchID string, expected int64, reqID string, req proto.Message) (command, error) {
-	if expected <= 0 {
-		return command{}, fmt.Errorf("%w: expected_version is required", errInvalid)
-	}
-	if err := checkRequestID(reqID, true); err != nil {
-		return command{}, err
-	}
-	return matchCommand(ctx, matchID, expected, reqID, req)
-}
-
-// playerSeat returns the seat the caller plays in m, or an error when the
-// caller does not play in it or it is not in play.
-func playerSeat(m *match, player string) (int32, error) {
-	i := m.seatOf(player)
-	if i < 0 {
-		return 0, errNotSeated
-	}
-	if m.status != store.StatusActive {
-		return 0, errNotInPlay
-	}
-	return m.seats[i].seat, nil
-}
-
 // Roll implements hangarv1.MoveServiceServer.
-func (s *Service) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv1.RollResponse, error) {
-	me, _ := caller(ctx)
-	c, err := moveCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
+func (s *moveServer) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv1.RollResponse, error) {
+	resp, err := s.cmds.Roll(ctx, req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
-	}
-	c.decide = func(m *match) (step, error) {
-		return s.act(m, me.ID, game.Action{Roll: true})
-	}
-	out, err := s.exec(ctx, c)
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
-	}
-	resp := &hangarv1.RollResponse{Events: out.events, Version: lastSeq(out)}
-	for _, ev := range out.events {
-		if d := out.match.game.Rolled(ev); d != 0 {
-			resp.Die = d
-			break
-		}
-	}
-	// The match the command left (not a later one a retry finds) knows
-	// the caller's moves without another call.
-	if m := out.match; req.GetIncludeLegalMoves() && m.version == resp.Version && m.status == store.StatusActive && m.play != nil {
-		if i := m.seatOf(me.ID); i >= 0 {
-			resp.LegalMoves = m.play.Legal(m.seats[i].seat).Moves
-		}
 	}
 	return resp, nil
 }
 
 // Move implements hangarv1.MoveServiceServer.
-func (s *Service) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangarv1.MoveResponse, error) {
-	me, _ := caller(ctx)
-	c, err := moveCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
+func (s *moveServer) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangarv1.MoveResponse, error) {
+	resp, err := s.cmds.Move(ctx, req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if req.GetMove() == nil || req.GetMove().GetGame() == nil {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: move is required", errInvalid))
-	}
-	c.decide = func(m *match) (step, error) {
-		return s.act(m, me.ID, game.Action{Move: req.GetMove()})
-	}
-	out, err := s.exec(ctx, c)
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
-	}
-	return &hangarv1.MoveResponse{Events: out.events, Version: lastSeq(out)}, nil
-}
-
-// act plays the caller's action in m.
-func (s *Service) act(m *match, player string, a game.Action) (step, error) {
-	seatNo, err := playerSeat(m, player)
-	if err != nil {
-		return step{}, err
-	}
-	g, evs, err := m.play.Act(seatNo, a, s.rand)
-	return step{events: evs, play: g}, err
-}
-
-func lastSeq(o outcome) int64 {
-	if n := len(o.events); n > 0 {
-		return o.events[n-1].Seq
-	}
-	return o.match.version
+	return resp, nil
 }
 
 // ListLegalMoves implements hangarv1.MoveServiceServer.
-func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMovesRequest) (*hangarv1.ListLegalMovesResponse, error) {
-	me, _ := caller(ctx)
-	if err := checkID("match_id", req.GetMatchId()); err != nil {
+func (s *moveServer) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMovesRequest) (*hangarv1.ListLegalMovesResponse, error) {
+	me, _ := auth.Caller(ctx)
+	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	// The node's memory answers while it holds the latest version it has
@@ -117,21 +41,21 @@ func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMov
 	// against the store: a player whose turn has just come on another
 	// node learns it at once, and moves a stale answer offers are refused
 	// by the version check of Move.
-	m, err := s.load(ctx, req.GetMatchId())
+	m, err := s.w.Load(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if err := s.visible(ctx, m); err != nil {
+	if err := s.w.Visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	resp, err := legalMoves(m, me.ID)
-	if (err == nil && len(resp.GetMoves()) > 0) || s.singleNode || ended(m.status) {
+	if (err == nil && len(resp.GetMoves()) > 0) || s.singleNode || match.Ended(m.Status) {
 		if err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
 		return resp, nil
 	}
-	if m, err = s.current(ctx, req.GetMatchId()); err != nil {
+	if m, err = s.w.Current(ctx, req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	if resp, err = legalMoves(m, me.ID); err != nil {
@@ -141,20 +65,20 @@ func (s *Service) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMov
 }
 
 // legalMoves is what player p may do in m now.
-func legalMoves(m *match, p string) (*hangarv1.ListLegalMovesResponse, error) {
-	resp := &hangarv1.ListLegalMovesResponse{Version: m.version}
-	i := m.seatOf(p)
+func legalMoves(m *match.Match, p string) (*hangarv1.ListLegalMovesResponse, error) {
+	resp := &hangarv1.ListLegalMovesResponse{Version: m.Version}
+	i := m.SeatOf(p)
 	switch {
 	case i < 0:
-		return nil, errNotSeated
-	case m.status == store.StatusOpen:
+		return nil, match.ErrNotSeated
+	case m.Status == store.StatusOpen:
 		resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_NOT_STARTED
 		return resp, nil
-	case m.status != store.StatusActive || m.play.Over():
+	case m.Status != store.StatusActive || m.Play.Over():
 		resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_MATCH_OVER
 		return resp, nil
 	}
-	l := m.play.Legal(m.seats[i].seat)
+	l := m.Play.Legal(m.Seats[i].Seat)
 	resp.Moves, resp.Die = l.Moves, l.Die
 	if len(l.Moves) == 0 {
 		resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_NOT_YOUR_TURN

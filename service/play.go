@@ -16,6 +16,11 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
+	"github.com/hangarhq/hangar/internal/limit"
+	"github.com/hangarhq/hangar/internal/match"
+	"github.com/hangarhq/hangar/internal/watch"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -103,15 +108,15 @@ const playBatchBytes = 64 << 10
 // playOut is what a Play stream has read and not yet queued: the events
 // (in order) and the results (in command order).
 type playOut struct {
-	s  *Service
-	w  *watch
+	s  *moveServer
+	w  *watch.Watch
 	rd *playReader
-	q  *watchQueue
+	q  *limit.WatchQueue
 	// me is the stream's player.
 	me string
 	// sent is the seq of the last event queued (alone or in a result).
 	sent    int64
-	events  []*watchResponse
+	events  []*match.WatchResponse
 	results []playResult
 }
 
@@ -123,7 +128,7 @@ func (o *playOut) flush(ctx context.Context, all bool) error {
 	for {
 		if len(o.results) > 0 {
 			r := o.results[0]
-			if (r.first > 0 && o.sent >= r.first-1 && o.w.after >= r.version) || (r.first == 0 && o.sent >= r.version) {
+			if (r.first > 0 && o.sent >= r.first-1 && o.w.After >= r.version) || (r.first == 0 && o.sent >= r.version) {
 				if err := o.result(ctx); err != nil {
 					return err
 				}
@@ -143,9 +148,9 @@ func (o *playOut) flush(ctx context.Context, all bool) error {
 			limit = after
 		}
 		n, size := 0, 0
-		for n < len(o.events) && (limit < 0 || o.events[n].resp.GetEvent().GetSeq() <= limit) &&
-			(n == 0 || size+len(o.events[n].wire) <= playBatchBytes) {
-			size += len(o.events[n].wire)
+		for n < len(o.events) && (limit < 0 || o.events[n].Resp.GetEvent().GetSeq() <= limit) &&
+			(n == 0 || size+len(o.events[n].Wire) <= playBatchBytes) {
+			size += len(o.events[n].Wire)
 			n++
 		}
 		switch {
@@ -162,10 +167,10 @@ func (o *playOut) flush(ctx context.Context, all bool) error {
 		default:
 			return nil // nothing held, nothing waiting
 		}
-		if err := o.q.push(ctx, o.s.closing, playEvents(o.events[:n], o.legalAfter(o.events[n-1]))); err != nil {
+		if err := o.q.Push(ctx, o.s.closing, playEvents(o.events[:n], o.legalAfter(o.events[n-1]))); err != nil {
 			return err
 		}
-		o.sent = o.events[n-1].resp.GetEvent().GetSeq()
+		o.sent = o.events[n-1].Resp.GetEvent().GetSeq()
 		o.events = o.events[n:]
 	}
 }
@@ -175,18 +180,18 @@ func (o *playOut) flush(ctx context.Context, all bool) error {
 func (o *playOut) result(ctx context.Context) error {
 	r := o.results[0]
 	n := 0
-	for r.first > 0 && n < len(o.events) && o.events[n].resp.GetEvent().GetSeq() <= r.version {
+	for r.first > 0 && n < len(o.events) && o.events[n].Resp.GetEvent().GetSeq() <= r.version {
 		n++
 	}
 	var legal *hangarv1.ListLegalMovesResponse
 	if n > 0 && len(r.pr.GetRoll().GetLegalMoves()) == 0 {
 		legal = o.legalAfter(o.events[n-1])
 	}
-	if err := o.q.push(ctx, o.s.closing, playResultWire(r.pr, o.events[:n], legal)); err != nil {
+	if err := o.q.Push(ctx, o.s.closing, playResultWire(r.pr, o.events[:n], legal)); err != nil {
 		return err
 	}
 	if n > 0 {
-		o.sent = o.events[n-1].resp.GetEvent().GetSeq()
+		o.sent = o.events[n-1].Resp.GetEvent().GetSeq()
 	}
 	o.events = o.events[n:]
 	o.results = o.results[1:]
@@ -196,24 +201,24 @@ func (o *playOut) result(ctx context.Context) error {
 // legalAfter returns the stream's player's legal moves after event last,
 // when that event leaves the player to choose a move and this node's match
 // is at its version (nil otherwise: the client lists them if it must).
-func (o *playOut) legalAfter(last *watchResponse) *hangarv1.ListLegalMovesResponse {
-	r := last.resp
+func (o *playOut) legalAfter(last *match.WatchResponse) *hangarv1.ListLegalMovesResponse {
+	r := last.Resp
 	if r.TurnSeat == nil || r.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
 		return nil
 	}
-	m := o.s.hub.get(o.w.id)
-	if m == nil || m.version != r.GetVersion() || m.play == nil || m.status != store.StatusActive {
+	m := o.s.hub.Get(o.w.ID)
+	if m == nil || m.Version != r.GetVersion() || m.Play == nil || m.Status != store.StatusActive {
 		return nil
 	}
-	i := m.seatOf(o.me)
-	if i < 0 || m.seats[i].seat != r.GetTurnSeat() {
+	i := m.SeatOf(o.me)
+	if i < 0 || m.Seats[i].Seat != r.GetTurnSeat() {
 		return nil
 	}
-	l := m.play.Legal(m.seats[i].seat)
+	l := m.Play.Legal(m.Seats[i].Seat)
 	if len(l.Moves) == 0 {
 		return nil
 	}
-	return &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.version, Die: l.Die}
+	return &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.Version, Die: l.Die}
 }
 
 // reading says whether the stream should read more events now: it has
@@ -222,11 +227,11 @@ func (o *playOut) reading() bool {
 	if len(o.events) == 0 {
 		return true
 	}
-	return len(o.results) > 0 && o.results[0].first > 0 && o.w.after < o.results[0].version
+	return len(o.results) > 0 && o.results[0].first > 0 && o.w.After < o.results[0].version
 }
 
 // Play implements hangarv1.MoveServiceServer.
-func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
+func (s *moveServer) Play(stream hangarv1.MoveService_PlayServer) error {
 	ctx := stream.Context()
 	first, err := stream.Recv()
 	if errors.Is(err, io.EOF) {
@@ -239,19 +244,22 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 	if open == nil {
 		return toStatus(ctx, s.log, fmt.Errorf("%w: the first message of a Play stream opens it (open)", errInvalid))
 	}
-	w, err := s.openWatch(ctx, open.GetMatchId(), open.GetAfterSeq())
+	if err := ident.Check("match_id", open.GetMatchId()); err != nil {
+		return toStatus(ctx, s.log, err)
+	}
+	w, err := s.watches.Open(ctx, open.GetMatchId(), open.GetAfterSeq())
 	if err != nil || w == nil {
 		return toStatus(ctx, s.log, err)
 	}
-	defer w.close()
+	defer w.Close()
 	if err := stream.SendHeader(metadata.MD{}); err != nil {
 		return err
 	}
-	q := s.newWatchQueue(stream)
+	q := s.limits.NewWatchQueue(stream)
 	flushed := false
 	defer func() {
 		if !flushed {
-			_ = q.close(ctx, false)
+			_ = q.Close(ctx, false)
 		}
 	}()
 
@@ -260,27 +268,27 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 	stop := make(chan struct{})
 	defer close(stop)
 	rd := &playReader{}
-	go s.playCommands(ctx, stream, w.id, rd, results, recvErr, stop)
+	go s.playCommands(ctx, stream, w.ID, rd, results, recvErr, stop)
 
-	me, _ := caller(ctx)
-	out := &playOut{s: s, w: w, rd: rd, q: q, me: me.ID, sent: w.after}
+	me, _ := auth.Caller(ctx)
+	out := &playOut{s: s, w: w, rd: rd, q: q, me: me.ID, sent: w.After}
 	answered := 0
 	got := func(r playResult) {
 		answered++
 		rd.release(r.cmd)
 		out.results = append(out.results, r)
-		if r.version > w.after {
+		if r.version > w.After {
 			// The events the result names are to be read now, even when
 			// this node has not heard of them yet (a conflict with another
 			// node's command).
-			s.hub.reached(w.id, r.version)
+			s.hub.Reached(w.ID, r.version)
 		}
 	}
 	for {
 		more := false
 		if out.reading() {
-			var resps []*watchResponse
-			if resps, more, err = w.next(ctx); err != nil {
+			var resps []*match.WatchResponse
+			if resps, more, err = w.Next(ctx); err != nil {
 				return toStatus(ctx, s.log, err)
 			}
 			out.events = append(out.events, resps...)
@@ -288,7 +296,7 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 		if err := out.flush(ctx, false); err != nil {
 			return toStatus(ctx, s.log, err)
 		}
-		if w.over {
+		if w.Over {
 			// The match is over: answer the command that is running, if
 			// any, and end.
 			for n := rd.close(); answered < n; {
@@ -305,12 +313,12 @@ func (s *Service) Play(stream hangarv1.MoveService_PlayServer) error {
 				return toStatus(ctx, s.log, err)
 			}
 			flushed = true
-			return toStatus(ctx, s.log, q.close(ctx, true))
+			return toStatus(ctx, s.log, q.Close(ctx, true))
 		}
 		if more && out.reading() {
 			continue
 		}
-		wake := w.wake
+		wake := w.Wake
 		if !out.reading() {
 			wake = nil // events wait for a result: no need to read more
 		}
@@ -345,15 +353,15 @@ var (
 
 // playEvents is the PlayResponse of consecutive events: event for one,
 // events for several; with the player's legal moves after them, if any.
-func playEvents(rs []*watchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
+func playEvents(rs []*match.WatchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
 	l := sizeLegal(legal)
 	if len(rs) == 1 {
-		b := protowire.AppendTag(make([]byte, 0, len(rs[0].wire)+6+l.size()), playEventField, protowire.BytesType)
-		return &wireMsg{l.append(protowire.AppendBytes(b, rs[0].wire))}
+		b := protowire.AppendTag(make([]byte, 0, len(rs[0].Wire)+6+l.size()), playEventField, protowire.BytesType)
+		return &wireMsg{l.append(protowire.AppendBytes(b, rs[0].Wire))}
 	}
 	size := 0
 	for _, r := range rs {
-		size += protowire.SizeTag(playEventsEvents) + protowire.SizeBytes(len(r.wire))
+		size += protowire.SizeTag(playEventsEvents) + protowire.SizeBytes(len(r.Wire))
 	}
 	b := make([]byte, 0, protowire.SizeTag(playEventsField)+protowire.SizeVarint(uint64(size))+size+l.size())
 	b = protowire.AppendTag(b, playEventsField, protowire.BytesType)
@@ -398,11 +406,11 @@ func (l legalField) append(b []byte) []byte {
 // playResultWire is the PlayResponse of result pr with its events rs and
 // the player's legal moves after them (nil: none), written into one buffer
 // of its size.
-func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
+func playResultWire(pr *hangarv1.PlayResult, rs []*match.WatchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
 	prSize, l := wireSize(pr), sizeLegal(legal)
 	size := prSize
 	for _, r := range rs {
-		size += protowire.SizeTag(playResultEvents) + protowire.SizeBytes(len(r.wire))
+		size += protowire.SizeTag(playResultEvents) + protowire.SizeBytes(len(r.Wire))
 	}
 	b := make([]byte, 0, protowire.SizeTag(playResultField)+protowire.SizeVarint(uint64(size))+size+l.size())
 	b = protowire.AppendTag(b, playResultField, protowire.BytesType)
@@ -418,10 +426,10 @@ func playResultWire(pr *hangarv1.PlayResult, rs []*watchResponse, legal *hangarv
 }
 
 // appendWatchResponses appends rs to b as the repeated message field num.
-func appendWatchResponses(b []byte, num protowire.Number, rs []*watchResponse) []byte {
+func appendWatchResponses(b []byte, num protowire.Number, rs []*match.WatchResponse) []byte {
 	for _, r := range rs {
 		b = protowire.AppendTag(b, num, protowire.BytesType)
-		b = protowire.AppendBytes(b, r.wire)
+		b = protowire.AppendBytes(b, r.Wire)
 	}
 	return b
 }
@@ -430,9 +438,9 @@ func appendWatchResponses(b []byte, num protowire.Number, rs []*watchResponse) [
 // them in order, handing each result to the stream, until the client
 // half-closes, the reader is closed, the stream ends (stop) or a message
 // is not a command; the error that ends it goes to recvErr.
-func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_PlayServer, id string, rd *playReader,
+func (s *moveServer) playCommands(ctx context.Context, stream hangarv1.MoveService_PlayServer, id string, rd *playReader,
 	results chan<- playResult, recvErr chan<- error, stop <-chan struct{}) {
-	valid := s.stillValid(ctx)
+	valid := s.auth.StillValid(ctx)
 	for {
 		req, err := stream.Recv()
 		if err != nil {
@@ -464,35 +472,10 @@ func (s *Service) playCommands(ctx context.Context, stream hangarv1.MoveService_
 	}
 }
 
-// stillValid returns a check of the caller's token, to run again before
-// each command of a stream as a unary call's authentication would (from
-// the session cache): a Hangar token's session may have expired or been
-// revoked, an identity provider's token may have expired. The token is
-// read from ctx once, not on every check.
-func (s *Service) stillValid(ctx context.Context) func() error {
-	if exp := callerExpiry(ctx); !exp.IsZero() {
-		return func() error {
-			if !s.now().Before(exp) {
-				return errTokenExpired
-			}
-			return nil // an identity provider's: no Hangar session
-		}
-	}
-	h := callerToken(ctx)
-	return func() error {
-		if h != nil {
-			if _, err := s.auth.session(ctx, h); errors.Is(err, errUnauthenticated) {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
 // playCommand runs one command of a Play stream on match id as its unary
 // call would run (the limits per call, the handler, its errors) and
 // returns its result.
-func (s *Service) playCommand(ctx context.Context, id string, c *hangarv1.PlayCommand) (res playResult) {
+func (s *moveServer) playCommand(ctx context.Context, id string, c *hangarv1.PlayCommand) (res playResult) {
 	pr := &hangarv1.PlayResult{CommandId: c.GetCommandId()}
 	res.pr = pr
 	fail := func(err error) {
@@ -584,7 +567,7 @@ func expectedOf(c *hangarv1.PlayCommand) int64 {
 // the handler runs: its match is the stream's (an empty match_id is filled
 // in, so that a retry through the unary call is the same request), and the
 // rate limits of the client's address and of the player allow it.
-func (s *Service) playCall(ctx context.Context, id string, matchID *string, method string) error {
+func (s *moveServer) playCall(ctx context.Context, id string, matchID *string, method string) error {
 	switch *matchID {
 	case "":
 		*matchID = id
@@ -592,7 +575,7 @@ func (s *Service) playCall(ctx context.Context, id string, matchID *string, meth
 	default:
 		return fmt.Errorf("%w: a Play stream's commands are for its match (%.64s)", errInvalid, id)
 	}
-	if err := s.limitAddr(ctx, method); err != nil {
+	if err := s.limits.Addr(ctx, method); err != nil {
 		return err
 	}
 	return s.limitPlayer(ctx)

@@ -7,10 +7,11 @@ import (
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/match"
 )
 
 // watchResp is the watch response of event seq, with its wire form.
-func watchResp(t *testing.T, seq int64) *watchResponse {
+func watchResp(t *testing.T, seq int64) *match.WatchResponse {
 	t.Helper()
 	turn := int32(seq % 4)
 	resp := &hangarv1.WatchMatchResponse{Event: &hangarv1.Event{MatchId: "m_x", Seq: seq, AuthorId: "p_y"}, Version: seq,
@@ -19,7 +20,7 @@ func watchResp(t *testing.T, seq int64) *watchResponse {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &watchResponse{resp: resp, wire: wire}
+	return &match.WatchResponse{Resp: resp, Wire: wire}
 }
 
 // decodePlay decodes the bytes of a Play response.
@@ -37,18 +38,18 @@ func decodePlay(t *testing.T, m *wireMsg) *hangarv1.PlayResponse {
 // carries those watch responses: event for one, events for several.
 func TestPlayEventsArePlayResponses(t *testing.T) {
 	one := watchResp(t, 7)
-	want := &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Event{Event: one.resp}}
-	if got := decodePlay(t, playEvents([]*watchResponse{one}, nil)); !proto.Equal(got, want) {
+	want := &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Event{Event: one.Resp}}
+	if got := decodePlay(t, playEvents([]*match.WatchResponse{one}, nil)); !proto.Equal(got, want) {
 		t.Fatalf("one event: got %v, want %v", got, want)
 	}
 	legal := legalMovesFor(7)
 	want.LegalMoves = legal
-	if got := decodePlay(t, playEvents([]*watchResponse{one}, legal)); !proto.Equal(got, want) {
+	if got := decodePlay(t, playEvents([]*match.WatchResponse{one}, legal)); !proto.Equal(got, want) {
 		t.Fatalf("one event and the legal moves: got %v, want %v", got, want)
 	}
-	rs := []*watchResponse{watchResp(t, 7), watchResp(t, 8), watchResp(t, 9)}
+	rs := []*match.WatchResponse{watchResp(t, 7), watchResp(t, 8), watchResp(t, 9)}
 	want = &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Events{Events: &hangarv1.PlayEvents{
-		Events: []*hangarv1.WatchMatchResponse{rs[0].resp, rs[1].resp, rs[2].resp}}}}
+		Events: []*hangarv1.WatchMatchResponse{rs[0].Resp, rs[1].Resp, rs[2].Resp}}}}
 	if got := decodePlay(t, playEvents(rs, nil)); !proto.Equal(got, want) {
 		t.Fatalf("three events: got %v, want %v", got, want)
 	}
@@ -70,11 +71,11 @@ func legalMovesFor(v int64) *hangarv1.ListLegalMovesResponse {
 // PlayResult with the command's watch responses as its events, and
 // without any when it has none.
 func TestPlayResultCarriesItsEvents(t *testing.T) {
-	rs := []*watchResponse{watchResp(t, 4), watchResp(t, 5)}
+	rs := []*match.WatchResponse{watchResp(t, 4), watchResp(t, 5)}
 	pr := &hangarv1.PlayResult{CommandId: 12, Result: &hangarv1.PlayResult_Roll{Roll: &hangarv1.RollResponse{
-		Events: []*hangarv1.Event{rs[0].resp.GetEvent(), rs[1].resp.GetEvent()}, Version: 5, Die: 6}}}
+		Events: []*hangarv1.Event{rs[0].Resp.GetEvent(), rs[1].Resp.GetEvent()}, Version: 5, Die: 6}}}
 	want := proto.Clone(pr).(*hangarv1.PlayResult)
-	want.Events = []*hangarv1.WatchMatchResponse{rs[0].resp, rs[1].resp}
+	want.Events = []*hangarv1.WatchMatchResponse{rs[0].Resp, rs[1].Resp}
 	got := decodePlay(t, playResultWire(pr, rs, nil))
 	if !proto.Equal(got, &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{Result: want}}) {
 		t.Fatalf("got %v, want the result with its events %v", got, want)

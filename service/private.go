@@ -2,12 +2,8 @@ package service
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"slices"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
-	"github.com/hangarhq/hangar/store"
 )
 
 // Private matches: a match is private from its creation (MatchCreated says
@@ -17,136 +13,11 @@ import (
 // and histories from showing a private match to anyone who may not see it
 // (match.canSee).
 
-const (
-	// maxInvites bounds the players one call invites.
-	maxInvites = 100
-	// maxInvited bounds the players a match invites in all.
-	maxInvited = 1000
-)
-
-// invitees validates the player ids a request invites (field names them):
-// each a well-formed id of a registered player. Duplicates and the caller
-// are dropped; the order is kept. An unknown player is INVALID_ARGUMENT.
-func (s *Service) invitees(ctx context.Context, field string, ids []string, me string) ([]string, error) {
-	if len(ids) > maxInvites {
-		return nil, fmt.Errorf("%w: %s lists at most %d players", errInvalid, field, maxInvites)
-	}
-	var out []string
-	for _, id := range ids {
-		if err := checkID(field, id); err != nil {
-			return nil, err
-		}
-		if id == me || slices.Contains(out, id) {
-			continue
-		}
-		if _, err := s.store.Player(ctx, id); errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("%w: %s: no player %q", errInvalid, field, id)
-		} else if err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, nil
-}
-
-// hidden is the error a caller gets for match id when it may not see it:
-// exactly an unknown match's (NOT_FOUND, the same reason and message), so
-// that a stranger learns nothing of a private match, not even that it
-// exists.
-func hidden(id string) error { return fmt.Errorf("%w: match %q", errNotFound, id) }
-
-// visible returns hidden unless the caller may see m. A node's cached match
-// may lack an invitation another node has just appended: before refusing,
-// a match not ended is caught up from the store.
-func (s *Service) visible(ctx context.Context, m *match) error {
-	me, _ := caller(ctx)
-	_, err := s.visibleTo(ctx, m, me.ID, nil)
-	return err
-}
-
-// visibleTo returns m, caught up from the store when the node's copy
-// refused (see visible), if player may see it or admit (when not nil) lets
-// player in; else hidden.
-func (s *Service) visibleTo(ctx context.Context, m *match, player string, admit func(*match) bool) (*match, error) {
-	ok := func(m *match) bool { return m.canSee(player) || (admit != nil && admit(m)) }
-	if ok(m) {
-		return m, nil
-	}
-	if ended(m.status) || s.singleNode {
-		return nil, hidden(m.id)
-	}
-	m, err := s.fold(ctx, m, 0)
-	if err != nil {
-		return nil, err
-	}
-	s.hub.put(m)
-	if !ok(m) {
-		return nil, hidden(m.id)
-	}
-	return m, nil
-}
-
-// catchUpUnless catches the cached match id up from the store when ok says
-// no (an invitation made on another node may be missing from it), so that
-// a command refuses only on what the store holds. Errors are left to the
-// command's own load.
-func (s *Service) catchUpUnless(ctx context.Context, id string, ok func(*match) bool) {
-	if s.singleNode {
-		return
-	}
-	m, err := s.load(ctx, id)
-	if err != nil || ok(m) || ended(m.status) {
-		return
-	}
-	if m, err = s.fold(ctx, m, 0); err == nil {
-		s.hub.put(m)
-	}
-}
-
 // InviteToMatch implements hangarv1.MatchServiceServer.
-func (s *Service) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatchRequest) (*hangarv1.InviteToMatchResponse, error) {
-	me, _ := caller(ctx)
-	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
+func (s *matchServer) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatchRequest) (*hangarv1.InviteToMatchResponse, error) {
+	resp, err := s.cmds.InviteToMatch(ctx, req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if len(req.GetPlayerIds()) == 0 {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: player_ids is required", errInvalid))
-	}
-	ids, err := s.invitees(ctx, "player_ids", req.GetPlayerIds(), me.ID)
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
-	}
-	s.catchUpUnless(ctx, c.matchID, func(m *match) bool { return m.creator == me.ID || m.seatOf(me.ID) >= 0 })
-	c.decide = func(m *match) (step, error) {
-		switch {
-		case !m.canSee(me.ID):
-			return step{}, hidden(m.id)
-		case !m.private:
-			return step{}, errMatchPublic
-		case m.creator != me.ID && m.seatOf(me.ID) < 0:
-			return step{}, fmt.Errorf("%w: only the creator and seated players invite", errNotSeated)
-		case ended(m.status):
-			return step{}, errMatchEnded
-		}
-		var fresh []string
-		for _, id := range ids {
-			if !m.canSee(id) {
-				fresh = append(fresh, id)
-			}
-		}
-		if len(fresh) == 0 {
-			return step{}, nil
-		}
-		if len(m.invited)+len(fresh) > maxInvited {
-			return step{}, fmt.Errorf("%w: a match invites at most %d players", errRule, maxInvited)
-		}
-		return events(&hangarv1.Event{Body: &hangarv1.Event_PlayersInvited{PlayersInvited: &hangarv1.PlayersInvited{
-			PlayerIds: fresh}}}), nil
-	}
-	out, err := s.exec(ctx, c)
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
-	}
-	return &hangarv1.InviteToMatchResponse{Match: out.match.view(me.ID)}, nil
+	return resp, nil
 }

@@ -1,8 +1,14 @@
 // Package service implements Hangar's gRPC services (PlayerService,
 // MatchService, MoveService, HistoryService, MatchmakingService,
-// NoticeService) over a store and the game engines. Handlers decode and
-// validate protobuf, call the engine and the store, and encode the result;
-// toStatus is the one place that maps errors to gRPC codes.
+// NoticeService), one handler type each (servers.go), over the packages
+// that do one job each: match (the write path), watch (the watch hub and
+// the relay between nodes), auth, limit, notice and matchmaker. Handlers
+// decode and validate protobuf, call those packages, and encode the
+// result; toStatus (errors.go) is the one place that maps errors to gRPC
+// codes. Service builds the packages' objects and wires them together.
+//
+// service may import every job package under internal/, game, store and
+// api; only the server (today cmd/hangar) imports it.
 package service
 
 import (
@@ -17,73 +23,59 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/ident"
+	"github.com/hangarhq/hangar/internal/limit"
+	"github.com/hangarhq/hangar/internal/match"
+	"github.com/hangarhq/hangar/internal/matchmaker"
+	"github.com/hangarhq/hangar/internal/notice"
+	"github.com/hangarhq/hangar/internal/watch"
 	"github.com/hangarhq/hangar/store"
 )
 
 // Service is one node's implementation of the Hangar API.
 type Service struct {
-	hangarv1.UnimplementedPlayerServiceServer
-	hangarv1.UnimplementedMatchServiceServer
-	hangarv1.UnimplementedMoveServiceServer
-	hangarv1.UnimplementedHistoryServiceServer
-	hangarv1.UnimplementedMatchmakingServiceServer
-	hangarv1.UnimplementedNoticeServiceServer
-
 	store  store.Store
 	log    *slog.Logger
 	access *slog.Logger
 	// observe, when set, is told of commits and clocks (metrics).
-	observe Observer
-	auth    *authenticator
-	hub     *hub
-	// players holds the WatchPlayer streams (notices.go).
-	players *playerHub
-	// webhook delivers notices to an app backend (nil: none; webhooks.go).
-	webhook *webhooks
+	observe match.Observer
+	auth    *auth.Authenticator
+	hub     *watch.Hub
+	// players holds the WatchPlayer streams (package notice).
+	players *notice.Hub
+	// cmds runs the players' commands of matches (commands.go).
+	cmds *match.Commands
+	// notices reads the players' notice logs.
+	notices *notice.Log
+	// webhook delivers notices to an app backend (nil: none; package notice).
+	webhook *notice.Webhooks
 	games   game.Registry
 	rand    game.Rand
 	now     func() time.Time
-	// checkFold checks every command against a fold of its stored events.
-	checkFold bool
+	// w is the write path.
+	w *match.Writer
 
 	// ctx lives until Close; bot goroutines run under it.
 	ctx    context.Context
 	cancel context.CancelFunc
 	bots   sync.WaitGroup
-	// botRunning holds the matches a bot goroutine serves; true asks it to
-	// look again before it stops.
-	botMu      sync.Mutex
-	botRunning map[string]bool
 
-	clockTick time.Duration
-	pollEvery time.Duration
-	// feed carries changes to and from other nodes.
-	feed       store.Feed
+	// watches opens watch streams (package watch).
+	watches *watch.Watches
+	// relay carries changes to and from other nodes (package watch).
+	relay      *watch.Relay
 	singleNode bool
-	// node names this node in the changes it publishes.
-	node    string
-	pubMu   sync.Mutex
-	pending map[string]int64
-	// pendingPlayers are the players whose notices are to be announced.
-	pendingPlayers map[string]bool
-	pubWake        chan struct{}
-	// peers is what this node knows of the other nodes on its feed
-	// (feed.go): it publishes only while one is about.
-	peers peers
 	// closing is closed when the node starts draining: watch streams end
 	// with UNAVAILABLE so clients reconnect elsewhere.
 	closing   chan struct{}
 	closeOnce sync.Once
 
-	sessions SessionOptions
-	// limits holds the rate limits, quotas and watch caps (limits.go).
-	limits *limiter
+	// limits holds the rate limits, quotas and watch caps (package limit).
+	limits *limit.Limiter
 
-	// mm tunes the matchmaker (matchmaking.go); mmWake starts a pass;
-	// tickets wakes the ticket watchers.
-	mm      MatchmakingOptions
-	mmWake  chan struct{}
-	tickets *ticketHub
+	// mm is the matchmaker (package matchmaker).
+	mm *matchmaker.Matchmaker
 }
 
 // Options tune a Service. Games is required; the zero value of the rest is
@@ -114,33 +106,30 @@ type Options struct {
 	PollEvery time.Duration
 	// AccessLog, when set, gets one line per RPC (see access.go).
 	AccessLog *slog.Logger
-	// Sessions tunes token expiry and revocation (see sessions.go).
+	// Sessions tunes token expiry and revocation (see package auth).
 	Sessions SessionOptions
-	// Limits are the rate limits, quotas and watch caps (limits.go); nil:
+	// Limits are the rate limits, quotas and watch caps (package limit); nil:
 	// DefaultLimits.
 	Limits *Limits
 	// Observe, when set, is told of every commit and fired turn clock
 	// (metrics).
 	Observe Observer
 	// OIDC, with an Issuer, lets players call with the tokens of that
-	// OpenID Connect provider (see oidc.go).
+	// OpenID Connect provider (see package auth).
 	OIDC OIDCOptions
-	// Matchmaking tunes the matchmaker (see matchmaking.go).
+	// Matchmaking tunes the matchmaker (see package matchmaker).
 	Matchmaking MatchmakingOptions
 	// Webhook, with a URL, posts every notice to an app backend
-	// (webhooks.go).
+	// (package notice).
 	Webhook WebhookOptions
 }
 
-// Observer is told what the node's service does, for metrics. Its methods
-// are called on the write path: they must be quick and never block.
-type Observer interface {
-	// Committed: a command of a match of game (its store name) wrote evs.
-	Committed(game string, evs []*hangarv1.Event)
-	// ClockFired: a turn clock this node claimed fired lag after its
-	// deadline.
-	ClockFired(lag time.Duration)
-}
+// MatchmakingOptions tune the matchmaker (see package matchmaker).
+type MatchmakingOptions = matchmaker.Options
+
+// Observer is told what the node's service does, for metrics (see
+// match.Observer).
+type Observer = match.Observer
 
 // New returns a Service on st. Call Start to resume server-side work
 // (bot turns) and Close to stop it.
@@ -149,58 +138,47 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	s := &Service{
 		store:   st,
 		log:     log,
-		hub:     newHub(),
-		players: newPlayerHub(),
+		hub:     watch.NewHub(),
+		players: notice.NewHub(),
 		games:   o.Games,
 		rand:    o.Rand,
 		now:     o.Now,
 
-		access:    o.AccessLog,
-		observe:   o.Observe,
-		checkFold: o.CheckFold,
-		ctx:       ctx,
-		cancel:    cancel,
-		closing:   make(chan struct{}),
+		access:  o.AccessLog,
+		observe: o.Observe,
+		ctx:     ctx,
+		cancel:  cancel,
+		closing: make(chan struct{}),
 
-		botRunning:     make(map[string]bool),
-		clockTick:      o.ClockTick,
-		pollEvery:      o.PollEvery,
-		feed:           o.Feed,
-		singleNode:     o.SingleNode,
-		node:           newID("n_"),
-		pending:        make(map[string]int64),
-		pendingPlayers: make(map[string]bool),
-		pubWake:        make(chan struct{}, 1),
-
-		mm:      o.Matchmaking.withDefaults(),
-		mmWake:  make(chan struct{}, 1),
-		tickets: newTicketHub(),
-	}
-	if s.clockTick <= 0 {
-		s.clockTick = 250 * time.Millisecond
-	}
-	if s.pollEvery <= 0 {
-		s.pollEvery = 2 * time.Second
+		singleNode: o.SingleNode,
 	}
 	if s.rand == nil {
-		s.rand = cryptoRand{}
+		s.rand = match.CryptoRand{}
 	}
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.sessions = o.Sessions.withDefaults()
-	s.auth = newAuthenticator(st, s.now, s.sessions.Recheck)
-	if o.OIDC.Issuer != "" {
-		s.auth.oidc = newOIDCAuth(o.OIDC, st, s.now, log)
-	}
+	s.auth = auth.New(st, log, s.now, o.Sessions, o.OIDC)
 	lim := DefaultLimits()
 	if o.Limits != nil {
 		lim = *o.Limits
 	}
-	s.limits = newLimiter(lim)
+	s.limits = limit.New(lim, s.now)
 	if o.Webhook.URL != "" {
-		s.webhook = newWebhooks(o.Webhook, st, s.now, log, o.Observe)
+		s.webhook = notice.NewWebhooks(o.Webhook, st, s.now, log, o.Observe)
 	}
+	s.relay = watch.NewRelay(watch.RelayConfig{Store: st, Log: log, Feed: o.Feed, Node: ident.New("n_"), Hub: s.hub, Ctx: ctx, Bots: &s.bots,
+		PollEvery: o.PollEvery, OnGap: func() { s.mm.Gap(); s.players.WakeAll() }, OnPoll: s.players.WakeAll,
+		OnPlayer: s.players.Wake, OnChange: func(c store.Change) bool { return s.mm.FeedTicket(c) }})
+	s.w = match.New(match.Config{Store: st, Log: log, Games: s.games, Rand: s.rand, Now: s.now, CheckFold: o.CheckFold,
+		Observe: o.Observe, Cache: s.hub, SingleNode: o.SingleNode, Deliver: s.webhook != nil,
+		Published: s.relay.Published, Noticed: s.noticed, ClockTick: o.ClockTick, Ctx: ctx, Bots: &s.bots})
+	s.mm = matchmaker.New(matchmaker.Config{Store: st, Log: log, Games: s.games, Now: s.now, Writer: s.w, Limits: s.limits,
+		Options: o.Matchmaking, Published: s.relay.Published, SingleNode: o.SingleNode, HasFeed: o.Feed != nil,
+		PollEvery: o.PollEvery, Closing: s.closing, Ctx: ctx, Bots: &s.bots})
+	s.cmds = &match.Commands{Writer: s.w, Store: st, Games: s.games, Rand: s.rand, Limits: s.limits}
+	s.notices = &notice.Log{Store: st, Hub: s.players, Limits: s.limits, Closing: s.closing}
+	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits}
 	return s
 }
 
@@ -212,8 +190,8 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 	codec := newRequestCodec()
 	return []grpc.ServerOption{
 		grpc.ForceServerCodecV2(codec),
-		grpc.ChainUnaryInterceptor(s.unaryAccess, codec.unary, s.unaryRecover, s.unaryAddrLimit, s.unaryAuth, s.unaryPlayerLimit),
-		grpc.ChainStreamInterceptor(s.streamAccess, codec.stream, s.streamRecover, s.streamAddrLimit, s.streamAuth, s.streamPlayerLimit),
+		grpc.ChainUnaryInterceptor(s.unaryAccess, codec.unary, s.unaryRecover, s.unaryAddrLimit, s.auth.UnaryInterceptor(s.status), s.unaryPlayerLimit),
+		grpc.ChainStreamInterceptor(s.streamAccess, codec.stream, s.streamRecover, s.streamAddrLimit, s.auth.StreamInterceptor(s.status), s.streamPlayerLimit),
 	}
 }
 
@@ -221,17 +199,17 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 // for the calls a node makes on itself without a connection (the REST
 // watches, whose requests are never decoded).
 func (s *Service) StreamInterceptors() []grpc.StreamServerInterceptor {
-	return []grpc.StreamServerInterceptor{s.streamAccess, s.streamRecover, s.streamAddrLimit, s.streamAuth, s.streamPlayerLimit}
+	return []grpc.StreamServerInterceptor{s.streamAccess, s.streamRecover, s.streamAddrLimit, s.auth.StreamInterceptor(s.status), s.streamPlayerLimit}
 }
 
 // Register registers the services on g.
 func (s *Service) Register(g grpc.ServiceRegistrar) {
-	hangarv1.RegisterPlayerServiceServer(g, s)
-	hangarv1.RegisterMatchServiceServer(g, s)
-	hangarv1.RegisterMoveServiceServer(g, s)
-	hangarv1.RegisterHistoryServiceServer(g, s)
-	hangarv1.RegisterMatchmakingServiceServer(g, s)
-	hangarv1.RegisterNoticeServiceServer(g, s)
+	hangarv1.RegisterPlayerServiceServer(g, &playerServer{Service: s})
+	hangarv1.RegisterMatchServiceServer(g, &matchServer{Service: s})
+	hangarv1.RegisterMoveServiceServer(g, &moveServer{Service: s})
+	hangarv1.RegisterHistoryServiceServer(g, &historyServer{Service: s})
+	hangarv1.RegisterMatchmakingServiceServer(g, &matchmakingServer{mm: s.mm, log: s.log})
+	hangarv1.RegisterNoticeServiceServer(g, &noticeServer{Service: s})
 }
 
 // Start starts the node's background work: the turn-clock scheduler (which
@@ -239,26 +217,18 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 // resumes the queue a previous run left), and with a feed the
 // publisher, the listener and the watch poll. With an identity provider
 // it first discovers the provider: a provider that names another issuer is
-// an error (see oidc.go).
+// an error (see package auth).
 func (s *Service) Start(ctx context.Context) error {
-	if s.auth.oidc != nil {
-		if err := s.auth.oidc.start(ctx); err != nil {
-			return fmt.Errorf("oidc: %w", err)
-		}
+	if err := s.auth.Discover(ctx); err != nil {
+		return err
 	}
-	s.bots.Add(2)
-	go s.runClocks()
-	go s.runMatcher()
-	s.startSessions()
+	s.w.Start()
+	s.mm.Start()
+	s.auth.Run(s.ctx, &s.bots)
 	if s.webhook != nil {
-		s.webhook.start(s.ctx, &s.bots)
+		s.webhook.Start(s.ctx, &s.bots)
 	}
-	if s.feed != nil {
-		s.bots.Add(3)
-		go s.runPublisher()
-		go s.runListener()
-		go s.runPoll(s.pollEvery)
-	}
+	s.relay.Start()
 	return nil
 }
 
@@ -292,3 +262,6 @@ func (s *Service) streamRecover(srv any, ss grpc.ServerStream, info *grpc.Stream
 	}()
 	return h(srv, ss)
 }
+
+// status is toStatus with the service's log.
+func (s *Service) status(ctx context.Context, err error) error { return toStatus(ctx, s.log, err) }

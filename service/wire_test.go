@@ -17,6 +17,8 @@ import (
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/game/carcassonne"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/internal/vtcodec"
 	"github.com/hangarhq/hangar/store"
 )
@@ -84,18 +86,18 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 	}{{hangarv1.Game_GAME_AEROPLANE, 2}, {hangarv1.Game_GAME_AEROPLANE, 4}, {hangarv1.Game_GAME_CARCASSONNE, 3}} {
 		players := make([]context.Context, tc.seats)
 		for i := range players {
-			players[i] = context.WithValue(ctx, playerKey{}, store.Player{ID: fmt.Sprintf("p%d-%d", k, i)})
+			players[i] = auth.WithCaller(ctx, store.Player{ID: fmt.Sprintf("p%d-%d", k, i)})
 		}
 		create := &hangarv1.CreateMatchRequest{Game: tc.game, SeatCount: tc.seats, RequestId: "create"}
 		check("CreateMatchRequest", create)
-		cr, err := s.CreateMatch(players[0], create)
+		cr, err := (&matchServer{Service: s}).CreateMatch(players[0], create)
 		if err != nil {
 			t.Fatal(err)
 		}
 		check("CreateMatchResponse", cr)
 		id := cr.GetMatch().GetMatchId()
 		for i := 1; i < len(players); i++ {
-			jr, err := s.JoinMatch(players[i], &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "join"})
+			jr, err := (&matchServer{Service: s}).JoinMatch(players[i], &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "join"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,40 +105,40 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 		}
 		ended := false
 		for n := 0; n < 5000 && !ended; n++ {
-			m := s.hub.get(id)
-			if m.status != store.StatusActive {
+			m := s.hub.Get(id)
+			if m.Status != store.StatusActive {
 				ended = true
 				break
 			}
-			check("summary", m.summary())
-			if m.options == nil {
+			check("summary", m.Summary())
+			if m.Options == nil {
 				t.Fatal("a match without options: summaryWire's splice goes untested")
 			}
-			if got, err := m.summaryWire(); err != nil || !bytes.Equal(got, must(det.Marshal(m.summary()))) {
-				t.Fatalf("summaryWire wrote %x, %v; want %x", got, err, must(det.Marshal(m.summary())))
+			if got, err := m.SummaryWire(); err != nil || !bytes.Equal(got, must(det.Marshal(m.Summary()))) {
+				t.Fatalf("summaryWire wrote %x, %v; want %x", got, err, must(det.Marshal(m.Summary())))
 			}
-			seat, _ := m.play.Turn()
-			pctx := players[m.seatIndex(seat)]
-			l := m.play.Legal(seat)
-			check("ListLegalMovesResponse", &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.version, Die: l.Die})
+			seat, _ := m.Play.Turn()
+			pctx := players[m.SeatIndex(seat)]
+			l := m.Play.Legal(seat)
+			check("ListLegalMovesResponse", &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.Version, Die: l.Die})
 			var resp proto.Message
 			if l.Roll {
-				req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.version, RequestId: fmt.Sprint("r", n), IncludeLegalMoves: true}
+				req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprint("r", n), IncludeLegalMoves: true}
 				check("RollRequest", req)
-				resp, err = s.Roll(pctx, req)
+				resp, err = (&moveServer{Service: s}).Roll(pctx, req)
 			} else {
-				req := &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: m.version, RequestId: fmt.Sprint("m", n),
+				req := &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprint("m", n),
 					Move: l.Moves[pick.IntN(len(l.Moves))]}
 				check("MoveRequest", req)
 				check("PlayRequest", &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{
 					Command: &hangarv1.PlayCommand{CommandId: uint64(n), Command: &hangarv1.PlayCommand_Move{Move: req}}}})
-				resp, err = s.Move(pctx, req)
+				resp, err = (&moveServer{Service: s}).Move(pctx, req)
 			}
 			if err != nil {
 				t.Fatalf("command %d: %v", n, err)
 			}
 			check("response", resp)
-			m = s.hub.get(id)
+			m = s.hub.Get(id)
 			var evs []*hangarv1.Event
 			switch r := resp.(type) {
 			case *hangarv1.RollResponse:
@@ -147,24 +149,24 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 				evs = r.GetEvents()
 			}
 			for _, ev := range evs {
-				w, err := watchResponseOf(ev, m)
+				w, err := match.WatchResponseOf(ev, m)
 				if err != nil {
 					t.Fatal(err)
 				}
-				check("WatchMatchResponse", w.resp)
+				check("WatchMatchResponse", w.Resp)
 				check("stored event", &hangarv1.Event{Body: ev.Body})
 				if p, err := game.EncodeEvent(ev); err != nil || !bytes.Equal(p, must(proto.MarshalOptions{Deterministic: true}.Marshal(&hangarv1.Event{Body: ev.Body}))) {
 					t.Fatalf("EncodeEvent wrote %x, %v", p, err)
 				}
-				if want, _ := (proto.MarshalOptions{Deterministic: true}).Marshal(w.resp); !bytes.Equal(w.wire, want) {
-					t.Fatalf("watchResponseOf wrote %x, want %x", w.wire, want)
+				if want, _ := (proto.MarshalOptions{Deterministic: true}).Marshal(w.Resp); !bytes.Equal(w.Wire, want) {
+					t.Fatalf("watchResponseOf wrote %x, want %x", w.Wire, want)
 				}
 			}
 			check("events", &hangarv1.PlayEvents{Events: func() []*hangarv1.WatchMatchResponse {
 				var ws []*hangarv1.WatchMatchResponse
 				for _, ev := range evs {
-					w, _ := watchResponseOf(ev, m)
-					ws = append(ws, w.resp)
+					w, _ := match.WatchResponseOf(ev, m)
+					ws = append(ws, w.Resp)
 				}
 				return ws
 			}()})

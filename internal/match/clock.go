@@ -1,0 +1,114 @@
+package match
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/store"
+)
+
+// clockLease is how long a claimed turn clock stays with the node that
+// claimed it; if the node dies, another claims the clock after it.
+const clockLease = 15 * time.Second
+
+// runClocks claims fired turn clocks (in the store, so exactly one node
+// gets each) and plays their turns, until the service closes. Bot turns are
+// clocks too, so a bot never stalls when the node that made it due dies.
+func (s *Writer) runClocks() {
+	defer s.bots.Done()
+	t := time.NewTicker(s.clockTick)
+	defer t.Stop()
+	for {
+		now := s.now()
+		due, err := s.store.Due(s.ctx, now, now.Add(clockLease), 64)
+		if err != nil && s.ctx.Err() == nil {
+			s.log.Error("claim turn clocks", "err", err)
+		}
+		for _, d := range due {
+			s.bots.Add(1)
+			go func() {
+				defer s.bots.Done()
+				if err := s.fire(s.ctx, d); err != nil && s.ctx.Err() == nil && !errors.Is(err, store.ErrVersionConflict) {
+					s.log.Error("turn clock", "match", d.ID, "err", err)
+				}
+			}()
+		}
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// fire plays the turn whose clock this node claimed.
+func (s *Writer) fire(ctx context.Context, d store.Due) error {
+	m, err := s.Load(ctx, d.ID)
+	if err != nil {
+		return err
+	}
+	if m, err = s.Fold(ctx, m, 0); err != nil {
+		return err
+	}
+	s.hub.Put(m)
+	if m.Version != d.Version {
+		return nil // someone acted since: that append set a new deadline
+	}
+	if m.botTurn() {
+		s.kickBots(m.ID)
+		return nil
+	}
+	dl := m.deadline()
+	if dl.IsZero() || s.now().Before(dl) {
+		return nil
+	}
+	if s.observe != nil {
+		s.observe.ClockFired(s.now().Sub(dl))
+	}
+	return s.timeout(ctx, m)
+}
+
+// timeout plays the rest of the turn of the seat whose clock fired, with the
+// Greedy bot, in one command: TurnTimedOut, the turn's game events, and a
+// SeatHandedToBot when the seat has timed out too often in a row.
+func (s *Writer) timeout(ctx context.Context, m *Match) error {
+	seatNo, _ := m.Play.Turn()
+	i := m.SeatIndex(seatNo)
+	if i < 0 {
+		return fmt.Errorf("match %s: no seat %d", m.ID, seatNo)
+	}
+	rng := botRand()
+	req := &hangarv1.RollRequest{MatchId: m.ID, ExpectedVersion: m.Version, RequestId: fmt.Sprintf("clock:%d", m.Version)}
+	cmd := store.Command{RequestID: req.RequestId, Fingerprint: Fingerprint(req)}
+	_, err := s.Commit(ctx, m, cmd, func(m *Match) (Step, error) {
+		n := m.Seats[i].timeouts + 1
+		evs := []*hangarv1.Event{{Body: &hangarv1.Event_TurnTimedOut{TurnTimedOut: &hangarv1.TurnTimedOut{Seat: seatNo, Consecutive: n}}}}
+		g := m.Play
+		for steps := 0; ; steps++ {
+			if turn, ok := g.Turn(); !ok || turn != seatNo {
+				break
+			}
+			if steps > 1000 {
+				return Step{}, fmt.Errorf("match %s: a timed-out turn did not end", m.ID)
+			}
+			var more, drawn []*hangarv1.Event
+			var err error
+			if g, more, err = g.Act(seatNo, g.Bot(m.botLevel, rng), s.rand); err != nil {
+				return Step{}, err
+			}
+			if g, drawn, err = g.Prepare(s.rand); err != nil {
+				return Step{}, err
+			}
+			evs = append(append(evs, more...), drawn...)
+		}
+		if m.botAfter > 0 && n >= m.botAfter && !g.Over() {
+			evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_SeatHandedToBot{SeatHandedToBot: &hangarv1.SeatHandedToBot{
+				Seat: seatNo, PlayerId: m.Seats[i].Player}}})
+		}
+		return Step{Events: evs, Play: g}, nil
+	})
+	return err
+}

@@ -1,0 +1,842 @@
+package matchmaker
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/fault"
+	"github.com/hangarhq/hangar/internal/ident"
+	"github.com/hangarhq/hangar/internal/limit"
+	"github.com/hangarhq/hangar/internal/match"
+	"github.com/hangarhq/hangar/internal/wake"
+	"github.com/hangarhq/hangar/store"
+)
+
+// Matchmaking. A player's ticket waits in the store's queue; every node
+// runs a matcher that, a few times a second, has the store hand it each
+// pool's waiting tickets (a pool is a game, its options, a seat count and
+// the rated flag) and decides which of them make a match (form, a pure
+// function of the tickets and the time), and then makes those matches
+// through the ordinary write path.
+//
+// Making a match is two steps (see store/tickets.go): the store records
+// the group and the id of its match (derived from the tickets' ids) with a
+// lease, then the node creates the match, as a command whose request id
+// names the match, and marks the tickets matched. A node that dies between
+// the two leaves the group to whichever node claims it when the lease
+// passes: that node creates the same match (a retry of the create, if the
+// first got as far as the commit, appends nothing) and marks the tickets.
+// A ticket is formed once, so its player sits in one match.
+
+// MatchmakingOptions tune the matchmaker; the zero value of each field is
+// the production setting.
+type Options struct {
+	// Tick is how often a node forms matches (default 250ms); an Enqueue
+	// on the node also starts a pass at once.
+	Tick time.Duration
+	// Window is the half-width of a new ticket's rating window, in rating
+	// points (mu; default 2); Widen is how much it widens for each second
+	// the ticket waits (default 0.5), up to MaxWindow (default 50, wider
+	// than Hangar's ratings spread in practice).
+	Window, Widen, MaxWindow float64
+	// BotsAfter is how long a ticket that does not say waits for players
+	// before bots fill the seats no player took (default 60s).
+	BotsAfter time.Duration
+	// TicketTTL is how long a ticket may wait before it expires (default
+	// an hour): only tickets that keep waiting get that old.
+	TicketTTL time.Duration
+	// Lease is how long a group formed by a node stays with it before
+	// another node may make its match (default 10s).
+	Lease time.Duration
+	// Progress is how often WatchTicket sends a queued ticket's wait and
+	// window (default 1s).
+	Progress time.Duration
+	// PoolLimit is the most waiting tickets of one pool a pass decides on
+	// (default 5000), oldest first.
+	PoolLimit int
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.Tick, 250*time.Millisecond)
+	def(&o.BotsAfter, time.Minute)
+	def(&o.TicketTTL, time.Hour)
+	def(&o.Lease, 10*time.Second)
+	def(&o.Progress, time.Second)
+	if o.Window <= 0 {
+		o.Window = 2
+	}
+	if o.Widen <= 0 {
+		o.Widen = 0.5
+	}
+	if o.MaxWindow <= 0 {
+		o.MaxWindow = 50
+	}
+	if o.PoolLimit <= 0 {
+		o.PoolLimit = 5000
+	}
+	return o
+}
+
+// window is the half-width of the rating window of a ticket that has
+// waited wait.
+func (o Options) window(wait time.Duration) float64 {
+	return min(o.Window+o.Widen*max(wait, 0).Seconds(), o.MaxWindow)
+}
+
+// gatherWindow is how long after an Enqueue the node's next pass starts.
+const gatherWindow = 10 * time.Millisecond
+
+// maxBotsAfter bounds a ticket's bots_after.
+const maxBotsAfter = time.Hour
+
+// ticketPrefix starts every ticket id (and tells a ticket's change from a
+// match's on the feed).
+const ticketPrefix = "t_"
+
+var ticketStatusProto = map[store.TicketStatus]hangarv1.TicketStatus{
+	store.TicketWaiting:   hangarv1.TicketStatus_TICKET_STATUS_QUEUED,
+	store.TicketFormed:    hangarv1.TicketStatus_TICKET_STATUS_QUEUED,
+	store.TicketMatched:   hangarv1.TicketStatus_TICKET_STATUS_MATCHED,
+	store.TicketCancelled: hangarv1.TicketStatus_TICKET_STATUS_CANCELLED,
+	store.TicketExpired:   hangarv1.TicketStatus_TICKET_STATUS_EXPIRED,
+}
+
+// Errors of the matchmaker, each with its own reason.
+var (
+	ErrNotYourTicket = fmt.Errorf("%w: the ticket is another player's", fault.ErrPermission)
+	ErrTicketMatched = fmt.Errorf("%w: the ticket is matched", fault.ErrRule)
+	ErrTicketExpired = fmt.Errorf("%w: the ticket has expired", fault.ErrRule)
+	ErrTicketOpen    = fmt.Errorf("%w: you have a ticket in the queue already; cancel it or wait for its match", store.ErrExists)
+)
+
+// TicketOpen is an Enqueue refused because the player has a ticket in the
+// queue: ALREADY_EXISTS, reason TICKET_OPEN, with that ticket's id.
+type TicketOpen struct{ ID string }
+
+func (e *TicketOpen) Error() string { return ErrTicketOpen.Error() }
+func (e *TicketOpen) Unwrap() error { return ErrTicketOpen }
+
+// Enqueue implements hangarv1.MatchmakingServiceServer.
+func (s *Matchmaker) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) (*hangarv1.EnqueueResponse, error) {
+	me, _ := auth.Caller(ctx)
+	if me.ID == "" {
+		return nil, fault.ErrUnauthenticated
+	}
+	g, ok := s.games[req.GetGame()]
+	if !ok {
+		return nil, fmt.Errorf("%w: game %v is not one Hangar hosts", fault.ErrInvalid, req.GetGame())
+	}
+	if err := ident.CheckRequestID(req.GetRequestId(), false); err != nil {
+		return nil, err
+	}
+	n := int(req.GetSeatCount())
+	opts, err := g.Options(req.GetOptions(), n)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetAutoRoll() && !g.Dice() {
+		return nil, fmt.Errorf("%w: auto_roll needs a game with dice", fault.ErrInvalid)
+	}
+	botsAfter := s.mm.BotsAfter
+	if ba := req.GetBotsAfter(); ba != nil {
+		if d := ba.AsDuration(); !ba.IsValid() || d < time.Second || d > maxBotsAfter {
+			return nil, fmt.Errorf("%w: bots_after must be 1s to 1h", fault.ErrInvalid)
+		}
+		if req.GetKeepWaiting() {
+			return nil, fmt.Errorf("%w: a ticket that keeps waiting takes no bots_after", fault.ErrInvalid)
+		}
+		botsAfter = ba.AsDuration()
+	}
+	if req.GetKeepWaiting() {
+		botsAfter = 0
+	}
+	optBytes, err := proto.MarshalOptions{Deterministic: true}.Marshal(opts)
+	if err != nil {
+		return nil, err
+	}
+	rating, err := s.ratingFor(ctx, g.Name(), me.ID)
+	if err != nil {
+		return nil, err
+	}
+	id := ident.New(ticketPrefix)
+	reqID := req.GetRequestId()
+	if reqID == "" {
+		reqID = id
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	t, created, err := s.store.Enqueue(ctx, store.Ticket{ID: id, Player: me.ID, PlayerName: me.DisplayName, RequestID: reqID, Fingerprint: match.Fingerprint(req),
+		Game: g.Name(), Pool: poolKey(g.Name(), optBytes, n, req.GetRated(), req.GetAutoRoll()), Options: optBytes, Seats: n,
+		Rated: req.GetRated(), AutoRoll: req.GetAutoRoll(), BotsAfter: botsAfter, KeepWaiting: req.GetKeepWaiting(), Rating: rating, Created: now})
+	if errors.Is(err, store.ErrExists) && t.ID != "" {
+		err = &TicketOpen{ID: t.ID}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		s.kickMatcher()
+	}
+	v, err := s.ticketView(t, now)
+	if err != nil {
+		return nil, err
+	}
+	return &hangarv1.EnqueueResponse{Ticket: v}, nil
+}
+
+// ratingFor is the rating a player's ticket is matched by: the player's mu
+// in the game, a new player's when the player was never rated.
+func (s *Matchmaker) ratingFor(ctx context.Context, game, player string) (float64, error) {
+	st, err := s.store.Standing(ctx, game, player)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return match.RatingModel.Mu, nil
+	case err != nil:
+		return 0, err
+	}
+	return match.RatingOf(st.Rating).Mu, nil
+}
+
+// poolKey names the tickets that may share a match: same game, options,
+// seat count, rated flag and auto_roll. (A ticket without auto_roll keeps
+// the key it had before tickets could ask for it.)
+func poolKey(game string, options []byte, seats int, rated, autoRoll bool) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%t\x00", game, seats, rated)
+	if autoRoll {
+		h.Write([]byte("auto_roll\x00"))
+	}
+	h.Write(options)
+	return ident.Derived("", h.Sum(nil)[:15])
+}
+
+// myTicket reads ticket id of the caller.
+func (s *Matchmaker) myTicket(ctx context.Context, id string) (store.Ticket, error) {
+	if err := ident.Check("ticket_id", id); err != nil {
+		return store.Ticket{}, err
+	}
+	me, _ := auth.Caller(ctx)
+	if me.ID == "" {
+		return store.Ticket{}, fault.ErrUnauthenticated
+	}
+	t, err := s.store.Ticket(ctx, id)
+	if err != nil {
+		return store.Ticket{}, err
+	}
+	if t.Player != me.ID {
+		return store.Ticket{}, ErrNotYourTicket
+	}
+	return t, nil
+}
+
+// GetTicket implements hangarv1.MatchmakingServiceServer.
+func (s *Matchmaker) GetTicket(ctx context.Context, req *hangarv1.GetTicketRequest) (*hangarv1.GetTicketResponse, error) {
+	t, err := s.myTicket(ctx, req.GetTicketId())
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.ticketView(t, s.now())
+	if err != nil {
+		return nil, err
+	}
+	return &hangarv1.GetTicketResponse{Ticket: v}, nil
+}
+
+// CancelTicket implements hangarv1.MatchmakingServiceServer.
+func (s *Matchmaker) CancelTicket(ctx context.Context, req *hangarv1.CancelTicketRequest) (*hangarv1.CancelTicketResponse, error) {
+	t, err := s.myTicket(ctx, req.GetTicketId())
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	if t.Status != store.TicketCancelled {
+		v := t.Version
+		t, err = s.store.CancelTicket(ctx, t.ID, now)
+		switch {
+		case errors.Is(err, store.ErrNotWaiting) && t.Status == store.TicketExpired:
+			err = ErrTicketExpired
+		case errors.Is(err, store.ErrNotWaiting):
+			err = ErrTicketMatched
+		}
+		if err != nil {
+			return nil, err
+		}
+		if t.Version > v {
+			s.ticketChanged(t)
+		}
+	}
+	view, err := s.ticketView(t, now)
+	if err != nil {
+		return nil, err
+	}
+	return &hangarv1.CancelTicketResponse{Ticket: view}, nil
+}
+
+// WatchTicket implements hangarv1.MatchmakingServiceServer. It re-reads the
+// ticket from the store whenever the node learns that it changed (its own
+// changes, other nodes' through the feed, and a slow poll in case a
+// notification was lost), and sends the ticket whenever it differs from
+// what it sent last.
+func (s *Matchmaker) WatchTicket(req *hangarv1.WatchTicketRequest, stream hangarv1.MatchmakingService_WatchTicketServer) error {
+	ctx := stream.Context()
+	if err := ident.Check("ticket_id", req.GetTicketId()); err != nil {
+		return err
+	}
+	me, _ := auth.Caller(ctx)
+	release, err := s.limits.AcquireWatch(me.ID)
+	if err != nil {
+		return err
+	}
+	defer release()
+	// Subscribe before reading, so that no change after the read goes
+	// unnoticed.
+	wake, unsubscribe := s.tickets.subscribe(req.GetTicketId())
+	defer unsubscribe()
+	t, err := s.myTicket(ctx, req.GetTicketId())
+	if err != nil {
+		return err
+	}
+	s.tickets.changed(t.ID, t.Version)
+	if err := stream.SendHeader(metadata.MD{}); err != nil {
+		return err
+	}
+	progress := time.NewTicker(s.mm.Progress)
+	defer progress.Stop()
+	var last *hangarv1.Ticket
+	for {
+		v, err := s.ticketView(t, s.now())
+		if err != nil {
+			return err
+		}
+		if last == nil || !proto.Equal(v, last) {
+			if err := stream.Send(&hangarv1.WatchTicketResponse{Ticket: v}); err != nil {
+				return err
+			}
+			last = v
+		}
+		if !t.Status.Open() {
+			return nil
+		}
+		select {
+		case <-wake:
+			if t, err = s.store.Ticket(ctx, t.ID); err != nil {
+				return err
+			}
+			s.tickets.changed(t.ID, t.Version)
+		case <-progress.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.closing:
+			return fault.ErrUnavailable
+		}
+	}
+}
+
+// ticketView is t as the API shows it at time now.
+func (s *Matchmaker) ticketView(t store.Ticket, now time.Time) (*hangarv1.Ticket, error) {
+	g := s.games.Named(t.Game)
+	if g == nil {
+		return nil, fmt.Errorf("ticket %s: game %q is not hosted", t.ID, t.Game)
+	}
+	opts := &hangarv1.GameOptions{}
+	if err := proto.Unmarshal(t.Options, opts); err != nil {
+		return nil, fmt.Errorf("ticket %s: options: %w", t.ID, err)
+	}
+	v := &hangarv1.Ticket{TicketId: t.ID, PlayerId: t.Player, Game: g.Enum(), Options: opts, SeatCount: int32(t.Seats),
+		Rated: t.Rated, AutoRoll: t.AutoRoll, KeepWaiting: t.KeepWaiting, Status: ticketStatusProto[t.Status], CreateTime: timestamppb.New(t.Created),
+		Rating: t.Rating}
+	if !t.KeepWaiting {
+		v.BotsAfter = durationpb.New(t.BotsAfter)
+	}
+	if t.Status.Open() {
+		wait := max(now.Sub(t.Created), 0).Truncate(time.Millisecond)
+		v.Wait, v.Window = durationpb.New(wait), s.mm.window(wait)
+	} else {
+		v.EndTime, v.Wait = timestamppb.New(t.Updated), durationpb.New(t.Updated.Sub(t.Created))
+	}
+	if t.Status == store.TicketMatched {
+		v.MatchId, v.Seat = t.Match, int32(t.Seat)
+	}
+	return v, nil
+}
+
+// ticketChanged tells the ticket's watchers, on this node and (through the
+// feed) on the others, that the ticket reached t.Version.
+func (s *Matchmaker) ticketChanged(t store.Ticket) {
+	s.tickets.changed(t.ID, t.Version)
+	s.published(t.ID, t.Version)
+}
+
+// FeedTicket takes a change from the feed that is a ticket's; it reports
+// whether it was.
+func (s *Matchmaker) FeedTicket(c store.Change) bool {
+	if !strings.HasPrefix(c.Match, ticketPrefix) {
+		return false
+	}
+	s.tickets.changed(c.Match, c.Version)
+	return true
+}
+
+// kickMatcher starts a matchmaking pass now.
+func (s *Matchmaker) kickMatcher() {
+	select {
+	case s.mmWake <- struct{}{}:
+	default:
+	}
+}
+
+// runMatcher forms matches from the queue until the service closes, and
+// with a feed polls the versions of the tickets watched on this node.
+func (s *Matchmaker) runMatcher() {
+	defer s.bots.Done()
+	tick := time.NewTicker(s.mm.Tick)
+	defer tick.Stop()
+	poll := time.NewTicker(s.pollEvery)
+	defer poll.Stop()
+	first := true
+	for {
+		if err := s.matchPass(s.ctx, first); err != nil && s.ctx.Err() == nil {
+			s.log.Error("matchmaking", "err", err)
+		}
+		first = false
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-tick.C:
+		case <-s.mmWake:
+			// Enqueues come in bursts: a pass a moment later decides on
+			// the burst at once.
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(gatherWindow):
+			}
+		case <-poll.C:
+			if s.hasFeed {
+				s.pollTickets(s.ctx)
+			}
+		}
+	}
+}
+
+// pollTickets re-reads the versions of the tickets watched on this node,
+// so that a change whose notification was lost is delivered within
+// pollEvery.
+func (s *Matchmaker) pollTickets(ctx context.Context) {
+	ids := s.tickets.watched()
+	for len(ids) > 0 {
+		page := ids[:min(len(ids), 1000)]
+		ids = ids[len(page):]
+		ts, err := s.store.Tickets(ctx, page)
+		if err != nil {
+			return
+		}
+		for _, t := range ts {
+			s.tickets.changed(t.ID, t.Version)
+		}
+	}
+}
+
+// matchPass forms the matches the queue allows now, claims the groups
+// other nodes formed and left, and makes their matches. On a single node's
+// first pass every formed group is this node's, left by its previous run:
+// it claims them without waiting for their leases.
+func (s *Matchmaker) matchPass(ctx context.Context, first bool) error {
+	now := s.now().UTC().Truncate(time.Microsecond)
+	lease := now.Add(s.mm.Lease)
+	changed, ferr := s.store.FormMatches(ctx, now, lease, s.mm.PoolLimit, func(_ string, waiting []store.Ticket) (store.Formation, error) {
+		return s.form(now, waiting)
+	})
+	groups := map[string][]store.Ticket{}
+	for _, t := range changed {
+		s.ticketChanged(t)
+		if t.Status == store.TicketFormed {
+			groups[t.Match] = append(groups[t.Match], t)
+		}
+	}
+	before := now
+	if first && s.singleNode {
+		before = lease
+	}
+	claimed, cerr := s.store.ClaimFormed(ctx, before, lease, 64)
+	for _, t := range claimed {
+		groups[t.Match] = append(groups[t.Match], t)
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	errs := make([]error, 0, len(groups))
+	var mu sync.Mutex
+	for id, ts := range groups {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := s.makeMatch(ctx, id, ts); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("match %s: %w", id, err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(append(errs, ferr, cerr)...)
+}
+
+// form decides on one pool's waiting tickets (oldest first) at time now:
+// formGroups chooses the groups, and each group gets its match's id and
+// its players' seats.
+func (s *Matchmaker) form(now time.Time, waiting []store.Ticket) (store.Formation, error) {
+	g := s.games.Named(waiting[0].Game)
+	if g == nil {
+		return store.Formation{}, fmt.Errorf("pool of game %q, which is not hosted", waiting[0].Game)
+	}
+	opts := &hangarv1.GameOptions{}
+	if err := proto.Unmarshal(waiting[0].Options, opts); err != nil {
+		return store.Formation{}, err
+	}
+	seatNos := g.Seats(opts, waiting[0].Seats)
+	groups, expired := formGroups(now, waiting, s.mm)
+	var f store.Formation
+	for _, grp := range groups {
+		ids := make([]string, len(grp))
+		for k, i := range grp {
+			ids[k] = waiting[i].ID
+		}
+		id := groupMatchID(ids)
+		// Players take the first seats in an order drawn from the match's
+		// id (so a retry seats them alike); bots the last.
+		slices.SortFunc(ids, func(a, b string) int {
+			return strings.Compare(seatKey(id, a), seatKey(id, b))
+		})
+		seats := make([]int, len(ids))
+		for k := range ids {
+			seats[k] = int(seatNos[k])
+		}
+		f.Groups = append(f.Groups, store.Group{Match: id, Tickets: ids, Seats: seats})
+	}
+	for _, i := range expired {
+		f.Expired = append(f.Expired, waiting[i].ID)
+	}
+	return f, nil
+}
+
+// groupMatchID is the id of the match of a group of tickets: the same for
+// the same tickets, in any order.
+func groupMatchID(tickets []string) string {
+	ids := slices.Sorted(slices.Values(tickets))
+	h := sha256.Sum256([]byte("matchmaking\x00" + strings.Join(ids, "\x00")))
+	return ident.Derived("m_", h[:16])
+}
+
+func seatKey(match, ticket string) string {
+	h := sha256.Sum256([]byte(match + "\x00" + ticket))
+	return string(h[:])
+}
+
+// formGroups chooses groups among one pool's waiting tickets (oldest
+// first; every one has the pool's seat count) at time now. It returns the
+// groups as indexes into waiting, and the tickets that expire.
+//
+// Oldest first, each ticket not yet taken (the anchor) looks for the
+// players nearest its rating within its window (a half-width that widens
+// with its wait): the nearest on either side, one at a time, the older of
+// two equally near. With enough of them for the seats it forms a group.
+// Otherwise, once the anchor has waited its BotsAfter (and does not keep
+// waiting), it forms a group with those of them that take bots too, and
+// bots fill the rest. After the pass no seat count of tickets within the
+// window of the oldest of them is left: its oldest was an anchor while
+// they all still waited. Tickets left older than TicketTTL expire.
+func formGroups(now time.Time, waiting []store.Ticket, o Options) (groups [][]int, expired []int) {
+	n := len(waiting)
+	if n == 0 {
+		return nil, nil
+	}
+	seats := waiting[0].Seats
+	// The tickets in rating order, as a list that taken tickets leave.
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(waiting[a].Rating, waiting[b].Rating) })
+	pos := make([]int, n)
+	prev, next := make([]int, n), make([]int, n)
+	for p, i := range order {
+		pos[i] = p
+		prev[p], next[p] = p-1, p+1
+	}
+	remove := func(p int) {
+		if prev[p] >= 0 {
+			next[prev[p]] = next[p]
+		}
+		if next[p] < n {
+			prev[next[p]] = prev[p]
+		}
+	}
+	taken := make([]bool, n)
+	// nearest returns up to k tickets nearest the anchor a's rating within
+	// w, leaving out those that keep waiting when bots is set.
+	nearest := func(a, k int, w float64, bots bool) []int {
+		var out []int
+		l, r := prev[pos[a]], next[pos[a]]
+		skip := func(p int, step []int) int {
+			for p >= 0 && p < n && bots && waiting[order[p]].KeepWaiting {
+				p = step[p]
+			}
+			return p
+		}
+		for len(out) < k {
+			l, r = skip(l, prev), skip(r, next)
+			dl, dr := math.Inf(1), math.Inf(1)
+			if l >= 0 {
+				dl = waiting[a].Rating - waiting[order[l]].Rating
+			}
+			if r < n {
+				dr = waiting[order[r]].Rating - waiting[a].Rating
+			}
+			if min(dl, dr) > w {
+				break
+			}
+			if dl < dr || (dl == dr && order[l] < order[r]) {
+				out, l = append(out, order[l]), prev[l]
+			} else {
+				out, r = append(out, order[r]), next[r]
+			}
+		}
+		return out
+	}
+	for a := range waiting {
+		if taken[a] {
+			continue
+		}
+		wait := now.Sub(waiting[a].Created)
+		w := o.window(wait)
+		pick := nearest(a, seats-1, w, false)
+		if len(pick) < seats-1 {
+			if waiting[a].KeepWaiting || wait < waiting[a].BotsAfter {
+				continue
+			}
+			pick = nearest(a, seats-1, w, true)
+		}
+		grp := append([]int{a}, pick...)
+		for _, i := range grp {
+			taken[i] = true
+			remove(pos[i])
+		}
+		groups = append(groups, grp)
+	}
+	for i, t := range waiting {
+		if !taken[i] && now.Sub(t.Created) >= o.TicketTTL {
+			expired = append(expired, i)
+		}
+	}
+	return groups, expired
+}
+
+// makeMatch creates the match of a formed group (its tickets, all of
+// them) through the write path, then marks the tickets matched. Creating
+// a match that exists already (a group claimed again after a node died
+// past its commit) appends nothing.
+func (s *Matchmaker) makeMatch(ctx context.Context, id string, ts []store.Ticket) error {
+	slices.SortFunc(ts, func(a, b store.Ticket) int { return cmp.Compare(a.Seat, b.Seat) })
+	t0 := ts[0]
+	g := s.games.Named(t0.Game)
+	if g == nil {
+		return fmt.Errorf("game %q is not hosted", t0.Game)
+	}
+	opts := &hangarv1.GameOptions{}
+	if err := proto.Unmarshal(t0.Options, opts); err != nil {
+		return err
+	}
+	seatNos := g.Seats(opts, t0.Seats)
+	by := map[int32]store.Player{}
+	fp := sha256.New()
+	fmt.Fprintf(fp, "matchmaking\x00%s\x00%s\x00%d\x00%t\x00", id, t0.Game, t0.Seats, t0.Rated)
+	if t0.AutoRoll { // (only then: a group formed before a deploy keeps its fingerprint)
+		fp.Write([]byte("auto_roll\x00"))
+	}
+	fp.Write(t0.Options)
+	for _, t := range ts {
+		by[int32(t.Seat)] = store.Player{ID: t.Player, DisplayName: t.PlayerName}
+		fmt.Fprintf(fp, "%s\x00%d\x00%s\x00", t.ID, t.Seat, t.Player)
+	}
+	cmd := store.Command{RequestID: "matchmaking:" + id, Fingerprint: fp.Sum(nil)}
+	_, err := s.w.Commit(ctx, s.w.NewMatch(id), cmd, func(*match.Match) (match.Step, error) {
+		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
+			Game: g.Enum(), Options: opts, SeatCount: int32(t0.Seats), Unrated: !t0.Rated,
+			AutoRoll: t0.AutoRoll}}}}
+		for _, sn := range seatNos {
+			if p, ok := by[sn]; ok {
+				evs = append(evs, match.Joined(sn, p))
+			} else {
+				evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
+					Seat: sn, Bot: true, DisplayName: "Bot"}}})
+			}
+		}
+		st := match.Events(append(evs, match.Started(seatNos))...)
+		for _, t := range ts { // each ticket's player hears that it was matched (package notice)
+			st.Notices = append(st.Notices, &hangarv1.Notice{PlayerId: t.Player, MatchId: id,
+				Body: &hangarv1.Notice_TicketMatched{TicketMatched: &hangarv1.TicketMatchedNotice{TicketId: t.ID}}})
+		}
+		return st, nil
+	})
+	if err != nil {
+		return err
+	}
+	matched, err := s.store.MatchTickets(ctx, id, s.now().UTC().Truncate(time.Microsecond))
+	if err != nil {
+		return err
+	}
+	for _, t := range matched {
+		s.ticketChanged(t)
+	}
+	return nil
+}
+
+// Matchmaker is a node's matchmaker: the queue of tickets, the passes that
+// form matches from it, and the watchers of tickets.
+type Matchmaker struct {
+	store  store.Store
+	log    *slog.Logger
+	games  game.Registry
+	now    func() time.Time
+	w      *match.Writer
+	limits *limit.Limiter
+	// mm tunes the matchmaker; mmWake starts a pass; tickets wakes the
+	// ticket watchers.
+	mm      Options
+	mmWake  chan struct{}
+	tickets *ticketHub
+	// published tells the other nodes that a ticket changed.
+	published func(id string, version int64)
+	// singleNode: no other node shares the store; hasFeed: changes come
+	// from other nodes through a feed, and pollEvery is how often the
+	// watched tickets are read again in case one was lost.
+	singleNode, hasFeed bool
+	pollEvery           time.Duration
+	// closing is closed when the node drains: watch streams end.
+	closing <-chan struct{}
+	// ctx lives until the node closes; the matcher runs under it and is
+	// counted in bots.
+	ctx  context.Context
+	bots *sync.WaitGroup
+}
+
+// matchmakerConfig is what a matchmaker is made of.
+type Config struct {
+	Store      store.Store
+	Log        *slog.Logger
+	Games      game.Registry
+	Now        func() time.Time
+	Writer     *match.Writer
+	Limits     *limit.Limiter
+	Options    Options
+	Published  func(id string, version int64)
+	SingleNode bool
+	HasFeed    bool
+	PollEvery  time.Duration
+	Closing    <-chan struct{}
+	Ctx        context.Context
+	Bots       *sync.WaitGroup
+}
+
+// newMatchmaker returns the matchmaker of c.
+func New(c Config) *Matchmaker {
+	s := &Matchmaker{store: c.Store, log: c.Log, games: c.Games, now: c.Now, w: c.Writer, limits: c.Limits,
+		mm: c.Options.withDefaults(), mmWake: make(chan struct{}, 1), tickets: newTicketHub(), published: c.Published,
+		singleNode: c.SingleNode, hasFeed: c.HasFeed, pollEvery: c.PollEvery, closing: c.Closing, ctx: c.Ctx, bots: c.Bots}
+	if s.pollEvery <= 0 {
+		s.pollEvery = 2 * time.Second
+	}
+	return s
+}
+
+// Start starts the matcher, which also resumes the queue a previous run
+// left.
+func (s *Matchmaker) Start() {
+	s.bots.Add(1)
+	go s.runMatcher()
+}
+
+// Gap handles a gap in the feed: every ticket watcher reads its ticket
+// again.
+func (s *Matchmaker) Gap() { s.tickets.Gap() }
+
+// ticketHub wakes the watchers of tickets on this node.
+type ticketHub struct {
+	mu   sync.Mutex
+	subs wake.Set
+	// known is the latest version this node knows of each watched ticket.
+	known map[string]int64
+}
+
+func newTicketHub() *ticketHub {
+	return &ticketHub{subs: make(wake.Set), known: make(map[string]int64)}
+}
+
+// subscribe returns a channel that receives a value after each change of
+// the ticket, and a function to unsubscribe.
+func (h *ticketHub) subscribe(id string) (<-chan struct{}, func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := h.subs.Add(id)
+	return ch, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.subs.Remove(id, ch) {
+			delete(h.known, id)
+		}
+	}
+}
+
+// changed records that ticket id reached version v and wakes its watchers
+// if that is news.
+func (h *ticketHub) changed(id string, v int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.subs[id]; !ok || h.known[id] >= v {
+		return
+	}
+	h.known[id] = v
+	h.subs.Wake(id)
+}
+
+// Gap wakes every watcher: after a gap in the feed anything may have
+// changed.
+func (h *ticketHub) Gap() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.subs.WakeAll()
+}
+
+// watched returns the ids of the tickets watched on this node.
+func (h *ticketHub) watched() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, 0, len(h.subs))
+	for id := range h.subs {
+		out = append(out, id)
+	}
+	return out
+}
