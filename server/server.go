@@ -338,7 +338,7 @@ func (m *Server) buildGRPC(conn ConnLimits, opts service.Options, lim service.Li
 func (m *Server) serve(h http.Handler, tlsCfg *tls.Config, conn ConnLimits) {
 	m.done = make(chan error, 1)
 	var serveHTTP func() error
-	lis := m.svc.Guard(m.lis) // banned addresses' connections are closed (service/abuse.go)
+	lis := m.svc.Guard(m.lis) // banned addresses' connections are closed (internal/limit/abuse.go)
 	if tlsCfg == nil {
 		m.split = newSplitListener(lis, conn.HandshakeTimeout, func(c net.Conn) net.Conn {
 			return guardH2(c, conn.MaxConcurrentStreams, m.resetFlood)

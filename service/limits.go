@@ -13,10 +13,6 @@ import (
 // Limits protect a node from one client's excess (see package limit).
 type Limits = limit.Limits
 
-// ClientAddrKey is the metadata key with which the node's in-process
-// connection passes on the HTTP client's address (see Limits.InProcess).
-const ClientAddrKey = limit.ClientAddrKey
-
 // DefaultLimits are the limits of a production node (limit.Default).
 func DefaultLimits() Limits { return limit.Default() }
 
@@ -38,9 +34,8 @@ func (s *Service) Guard(l net.Listener) net.Listener { return s.limits.Guard(l) 
 func (s *Service) ConnsRefused() int64 { return s.limits.ConnsRefused() }
 
 // ConnKey is the address key of a direct connection from a (its IP; an
-// IPv6 address by its /64), or false for a trusted proxy's, the in-process
-// one's, or an address it cannot read: the key the node's per-address
-// bounds count by.
+// IPv6 address by its /64), or false for a trusted proxy's or an address
+// it cannot read: the key the node's per-address bounds count by.
 func (s *Service) ConnKey(a net.Addr) (string, bool) { return s.limits.ConnKey(a) }
 
 // limitPlayer takes a token of the caller's bucket.

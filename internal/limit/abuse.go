@@ -16,9 +16,8 @@ import (
 // connections are closed, and new ones from it are closed as they are
 // accepted, before a byte is read. A gRPC client whose connection closes
 // reconnects only after its backoff (a second, growing), so a flood ends
-// up waiting on its own side. Addresses behind a trusted proxy (or the
-// node's in-process connection) are banned from calling, but their
-// connections (the proxy's) are never closed.
+// up waiting on its own side. Addresses behind a trusted proxy are banned
+// from calling, but their connections (the proxy's) are never closed.
 //
 // The guard also bounds the connections one address holds open at once
 // (Limits.AddrConns): one past the bound is closed as it is accepted, so
@@ -119,9 +118,8 @@ func (g *guard) clean(now time.Time) {
 
 // Guard wraps the node's public listener: a connection from a banned
 // address is closed as it is accepted, and the connections of an address
-// are closed when it is banned. Connections from trusted proxies and
-// the in-process connection are left alone (the client behind them is
-// banned from calling instead).
+// are closed when it is banned. Connections from trusted proxies are
+// left alone (the client behind them is banned from calling instead).
 func (l *Limiter) Guard(ln net.Listener) net.Listener {
 	return &guardedListener{Listener: ln, l: l}
 }
@@ -157,11 +155,11 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 }
 
 // ConnKey is the address key of a direct connection from a (its IP; an
-// IPv6 address by its /64), or false for a trusted proxy's, the in-process
-// one's, or an address it cannot read: the key the node's per-address
+// IPv6 address by its /64), or false for a trusted proxy's or an address
+// it cannot read: the key the node's per-address
 // bounds count by.
 func (l *Limiter) ConnKey(a net.Addr) (string, bool) {
-	if a == nil || (l.InProcess != nil && l.InProcess(a)) {
+	if a == nil {
 		return "", false
 	}
 	ap, err := netip.ParseAddrPort(a.String())

@@ -11,7 +11,6 @@ package limit
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/netip"
 	"strings"
 	"sync"
@@ -81,15 +80,7 @@ type Limits struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client address; no one else's header is believed.
 	TrustedProxies []netip.Prefix
-	// InProcess tells the node's own in-process connection (the REST watch
-	// stream's), whose ClientAddrKey metadata carries the HTTP client's
-	// address. Nil: none.
-	InProcess func(net.Addr) bool
 }
-
-// ClientAddrKey is the metadata key with which the node's in-process
-// connection passes on the HTTP client's address (see Limits.InProcess).
-const ClientAddrKey = "hangar-client-addr"
 
 // Default are the limits of a production node. The request rates
 // stop a runaway client, not a fast one: a program playing through the API
@@ -285,9 +276,10 @@ func (l *Limiter) WatchStats() (buffered, cutoffs int64) {
 	return l.buffered.Load(), l.cutoffs.Load()
 }
 
-// ClientAddr is the key of the client's address: the connection's peer,
-// or the HTTP client's for the node's in-process connection, or the
-// X-Forwarded-For address nearest the client that a trusted proxy added.
+// ClientAddr is the key of the client's address: the connection's peer
+// (the HTTP client's for the REST watches, which the node calls on
+// itself), or the X-Forwarded-For address nearest the client that a
+// trusted proxy added.
 func (l *Limiter) ClientAddr(ctx context.Context) string {
 	p, ok := peer.FromContext(ctx)
 	if !ok || p.Addr == nil {
@@ -295,11 +287,6 @@ func (l *Limiter) ClientAddr(ctx context.Context) string {
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
 	a, ok := parseAddr(p.Addr.String())
-	if l.InProcess != nil && l.InProcess(p.Addr) {
-		if v := md.Get(ClientAddrKey); len(v) == 1 {
-			a, ok = parseAddr(v[0])
-		}
-	}
 	if !ok {
 		return p.Addr.String()
 	}
