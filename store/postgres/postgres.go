@@ -263,12 +263,22 @@ func migrateURL(raw string) string {
 // returns a URL for it. Test harnesses use it to give each test its own
 // database.
 func CreateDatabase(ctx context.Context, serverURL, name string) (string, error) {
+	return CreateDatabaseFrom(ctx, serverURL, name, "")
+}
+
+// CreateDatabaseFrom is CreateDatabase of a copy of the database template
+// (none: the server's default), which nobody may be connected to.
+func CreateDatabaseFrom(ctx context.Context, serverURL, name, template string) (string, error) {
 	conn, err := pgx.Connect(ctx, serverURL)
 	if err != nil {
 		return "", wrapErr("connect", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+	q := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
+	if template != "" {
+		q += " TEMPLATE " + pgx.Identifier{template}.Sanitize()
+	}
+	if _, err := conn.Exec(ctx, q); err != nil {
 		return "", wrapErr("create database", err)
 	}
 	u, err := url.Parse(serverURL)

@@ -84,6 +84,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each has a store of its own
 			s := open(t)
 			t.Cleanup(func() { s.Close() })
 			tc.fn(t, s)

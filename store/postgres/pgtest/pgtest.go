@@ -42,6 +42,13 @@ var (
 // func TestMain(m *testing.M) { pgtest.Main(m) }.
 func Main(m *testing.M, after ...func()) {
 	code := m.Run()
+	if migrated.name != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := postgres.DropDatabase(ctx, serverURL, migrated.name); err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: drop %s: %v\n", migrated.name, err)
+		}
+		cancel()
+	}
 	if cluster != nil {
 		cluster.Stop()
 	}
@@ -76,28 +83,57 @@ func Server(tb testing.TB) string {
 	return serverURL
 }
 
+// migrated is the test binary's migrated database, which Database copies
+// (a copy is quicker than running every migration again); Main drops it.
+var migrated struct {
+	once sync.Once
+	name string
+	err  error
+}
+
 // Database creates a fresh, migrated database for tb, dropped when tb ends,
 // and returns its URL.
 func Database(tb testing.TB) string {
 	tb.Helper()
-	url := EmptyDatabase(tb)
-	if err := postgres.Migrate(url); err != nil {
-		tb.Fatalf("pgtest: %v", err)
+	srv := Server(tb)
+	migrated.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		name := newName("hangar_template_")
+		url, err := postgres.CreateDatabase(ctx, srv, name)
+		if err == nil {
+			err = postgres.Migrate(url)
+		}
+		migrated.name, migrated.err = name, err
+	})
+	if migrated.err != nil {
+		tb.Fatalf("pgtest: the migrated template: %v", migrated.err)
 	}
-	return url
+	return newDatabase(tb, srv, migrated.name)
 }
 
 // EmptyDatabase creates a fresh database without any schema for tb (for
 // tests of the migrations), dropped when tb ends, and returns its URL.
 func EmptyDatabase(tb testing.TB) string {
 	tb.Helper()
-	srv := Server(tb)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	return newDatabase(tb, Server(tb), "")
+}
+
+// newName is prefix and 12 random hex digits.
+func newName(prefix string) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	name := "hangar_test_" + hex.EncodeToString(b[:])
-	url, err := postgres.CreateDatabase(ctx, srv, name)
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// newDatabase creates a database copied from template (none: empty) for tb,
+// dropped when tb ends, and returns its URL.
+func newDatabase(tb testing.TB, srv, template string) string {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	name := newName("hangar_test_")
+	url, err := postgres.CreateDatabaseFrom(ctx, srv, name, template)
 	if err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
