@@ -49,9 +49,6 @@ func eachBackend(t *testing.T, fn func(t *testing.T, cfg server.Config)) {
 	}
 }
 
-// quietLog discards the nodes' logs; HANGAR_TEST_LOG=1 shows them.
-var quietLog = nodetest.Log
-
 // hosted are the games the tests' nodes host.
 func hosted() []game.Game { return nodetest.Games() }
 

@@ -112,8 +112,6 @@ type Config struct {
 	ArchiveOlderThan time.Duration
 	ArchiveEvery     time.Duration
 	Archiver         service.Archiver
-
-	err error // a flag error found after parsing
 }
 
 // ConnLimits bound a node's connections, the messages on them and the

@@ -4,8 +4,6 @@ import "github.com/hangarhq/hangar/internal/vtcodec"
 
 // The wire helpers of package vtcodec, under the names the service's
 // write path uses.
-type vtMessage = vtcodec.Message
-
 var (
 	wireSize        = vtcodec.Size
 	appendWire      = vtcodec.Append

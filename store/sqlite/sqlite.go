@@ -151,6 +151,8 @@ func OpenWith(ctx context.Context, dir string, o Options) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
+	// Readers: as many as can run at once (GOMAXPROCS follows the
+	// machine and its container), and at least 4, as pgx sizes its pool.
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
