@@ -1,5 +1,5 @@
 // Package seed fills an empty Postgres database with finished matches, for
-// the history benchmark (BenchmarkHistory in cmd/hangar/history_bench_test.go,
+// the history benchmark (BenchmarkHistory in e2e/history_bench_test.go,
 // run on a database 'hangar seed-history' filled). It is a fixture, not a
 // migration: rows go in with COPY (store/postgres LoadEnded), computed here
 // the way the write path would compute them:

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 
 	"github.com/hangarhq/hangar/service"
 	"google.golang.org/grpc"
@@ -138,7 +139,13 @@ func (s *localStream) RecvMsg(m any) error {
 // a message the handler sent marshalled. An error before the first response
 // is the HTTP status and google.rpc.Status body every REST call uses; an
 // error later is a last line {"error": Status} (in SSE an "error" event).
+//
+// Its methods are safe for concurrent use: a watch queue sends from a
+// goroutine of its own, which may outlive the handler. Once end has run,
+// the response is the HTTP server's again and a send fails.
 type restWriter struct {
+	mu      sync.Mutex
+	ended   bool
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	sse     bool
@@ -157,6 +164,14 @@ func newRestWriter[M proto.Message](w http.ResponseWriter, r *http.Request, idOf
 
 // start sends the headers of a stream that is under way.
 func (rw *restWriter) start() {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if !rw.ended {
+		rw.startLocked()
+	}
+}
+
+func (rw *restWriter) startLocked() {
 	if rw.started {
 		return
 	}
@@ -175,10 +190,6 @@ func (rw *restWriter) start() {
 
 // send writes one response; its error says the client is gone.
 func (rw *restWriter) send(m proto.Message) error {
-	if rw.failed != nil {
-		return rw.failed
-	}
-	rw.start()
 	b, err := jsonOptions.Marshal(m)
 	if err != nil {
 		return status.Errorf(codes.Internal, "marshal: %v", err)
@@ -191,9 +202,19 @@ func (rw *restWriter) send(m proto.Message) error {
 	default:
 		b = append(b, '\n')
 	}
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	switch {
+	case rw.ended:
+		return status.Error(codes.Canceled, "the stream has ended")
+	case rw.failed != nil:
+		return rw.failed
+	}
+	rw.startLocked()
 	return rw.write(b)
 }
 
+// write writes b and flushes it; rw.mu is held.
 func (rw *restWriter) write(b []byte) error {
 	if _, err := rw.w.Write(b); err != nil {
 		rw.failed = status.Error(codes.Canceled, "the client went away")
@@ -208,13 +229,16 @@ func (rw *restWriter) write(b []byte) error {
 
 // end finishes the stream the way err (the handler's result) says.
 func (rw *restWriter) end(err error) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	rw.ended = true
 	switch {
 	case rw.failed != nil:
 		return
 	case !rw.started && err != nil:
 		writeStatus(rw.w, status.Convert(err))
 	case !rw.started:
-		rw.start() // a watch from the last event of a finished match: nothing follows
+		rw.startLocked() // a watch from the last event of a finished match: nothing follows
 	case err != nil:
 		b, _ := jsonOptions.Marshal(status.Convert(err).Proto())
 		if rw.sse {

@@ -8,7 +8,7 @@
 // codes. Service builds the packages' objects and wires them together.
 //
 // service may import every job package under internal/, game, store and
-// api; only the server (today cmd/hangar) imports it.
+// api; only package server imports it.
 package service
 
 import (

@@ -1,6 +1,7 @@
 // Package tracing is the node's OpenTelemetry tracing: a span per RPC
 // (otelgrpc's stats handler on the gRPC server, which the REST, Connect and
-// gRPC-Web calls reach too) with the store's calls as its children, sent to
+// gRPC-Web calls reach too; the REST watches, which the node calls on
+// itself without a connection, get none) with the store's calls as its children, sent to
 // an OTLP/gRPC collector. It is off unless an endpoint is configured, and
 // it is the only importer of the OpenTelemetry SDK and exporter.
 package tracing
