@@ -20,7 +20,7 @@ import (
 // watchers together: the watchers' share is the same whatever the server
 // does). On SQLite, in process.
 //
-//	go test ./cmd/hangar -run '^$' -bench WatchFanOut -benchtime 5x
+//	go test ./e2e -run '^$' -bench WatchFanOut -benchtime 5x
 func BenchmarkWatchFanOut(b *testing.B) {
 	for _, w := range []int{100, 500} {
 		b.Run(fmt.Sprint("watchers=", w), func(b *testing.B) {

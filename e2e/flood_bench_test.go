@@ -24,7 +24,7 @@ import (
 // Past BanRefusals refusals in a second the flooding address is banned
 // and its connections closed (service/abuse.go).
 //
-//	go test ./cmd/hangar -run '^$' -bench CreatePlayerFlood -benchtime 3000x
+//	go test ./e2e -run '^$' -bench CreatePlayerFlood -benchtime 3000x
 func BenchmarkCreatePlayerFlood(b *testing.B) {
 	for _, flood := range []bool{false, true} {
 		name := "quiet"

@@ -369,7 +369,7 @@ func TestRandomRequests(t *testing.T) {
 }
 
 // FuzzRequests is the same check driven by the fuzzer: the input seeds the
-// request generator. Run: go test -fuzz FuzzRequests ./cmd/hangar
+// request generator. Run: go test -fuzz FuzzRequests ./e2e
 func FuzzRequests(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8})
 	f.Add([]byte("hangar chaos"))

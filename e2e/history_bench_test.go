@@ -24,7 +24,7 @@ import (
 //
 //	hangar seed-history --database-url $URL --matches 100000 --events-per-match 100 --players 10000
 //	HANGAR_HISTORY_DATABASE_URL=$URL HANGAR_HISTORY_PLAYERS=10000 \
-//	  go test ./cmd/hangar -run '^$' -bench History -benchtime 2000x
+//	  go test ./e2e -run '^$' -bench History -benchtime 2000x
 //
 // Each iteration is one call for a random seeded player as the caller (half
 // of them among the 50 busiest, half uniform). It is skipped without

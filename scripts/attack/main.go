@@ -9,7 +9,7 @@
 //	go build -o /tmp/hangar-new ./cmd/hangar
 //	go run ./scripts/attack -old /tmp/hangar-old -new /tmp/hangar-new
 //
-// It measures; it asserts nothing (the tests in cmd/hangar do).
+// It measures; it asserts nothing (the tests in e2e do).
 package main
 
 import (
