@@ -368,8 +368,8 @@ type ListPlayerMatchesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// player_id selects the player; empty means the caller.
 	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	// game, when set, keeps only matches of that game.
-	Game Game `protobuf:"varint,2,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
+	// game, when set, keeps only matches of that game (its name).
+	Game string `protobuf:"bytes,10,opt,name=game,proto3" json:"game,omitempty"`
 	// status FINISHED (or unset) lists ended matches with results; ACTIVE,
 	// OPEN or ABANDONED lists the player's matches in that state, and then
 	// result, opponent_id and the end times must be unset.
@@ -428,11 +428,11 @@ func (x *ListPlayerMatchesRequest) GetPlayerId() string {
 	return ""
 }
 
-func (x *ListPlayerMatchesRequest) GetGame() Game {
+func (x *ListPlayerMatchesRequest) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 func (x *ListPlayerMatchesRequest) GetStatus() MatchStatus {
@@ -586,7 +586,7 @@ type ExportMatchResponse struct {
 	// text is the match in notation, lines ending in "\n": a "#" comment
 	// header naming the match, "options <options notation>", then one line
 	// per event in order (line n+2 is event n): the game's own events in the
-	// engine's notation ("rolled seat=0 die=6"), the match's life cycle as
+	// engine's notation, the match's life cycle as
 	// "created seats=N creator=ID", "joined seat=S player=ID name=\"…\"" (or
 	// "joined seat=S bot"), "left seat=S player=ID [forfeited]",
 	// "started seats=0,2", "timeout seat=S consecutive=N",
@@ -646,11 +646,12 @@ func (x *ExportMatchResponse) GetVersion() int64 {
 // PlayerStats are a player's statistics in one game, over the started
 // matches the player played to the end (forfeits included).
 type PlayerStats struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	Game          Game                   `protobuf:"varint,2,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
-	MatchesPlayed int32                  `protobuf:"varint,3,opt,name=matches_played,json=matchesPlayed,proto3" json:"matches_played,omitempty"`
-	MatchesWon    int32                  `protobuf:"varint,4,opt,name=matches_won,json=matchesWon,proto3" json:"matches_won,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// game is the game's name.
+	Game          string `protobuf:"bytes,18,opt,name=game,proto3" json:"game,omitempty"`
+	MatchesPlayed int32  `protobuf:"varint,3,opt,name=matches_played,json=matchesPlayed,proto3" json:"matches_played,omitempty"`
+	MatchesWon    int32  `protobuf:"varint,4,opt,name=matches_won,json=matchesWon,proto3" json:"matches_won,omitempty"`
 	// place_counts[i] counts the matches ended in place i+1.
 	PlaceCounts []int32 `protobuf:"varint,5,rep,packed,name=place_counts,json=placeCounts,proto3" json:"place_counts,omitempty"`
 	// average_place is 0 when no match was played.
@@ -721,11 +722,11 @@ func (x *PlayerStats) GetPlayerId() string {
 	return ""
 }
 
-func (x *PlayerStats) GetGame() Game {
+func (x *PlayerStats) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 func (x *PlayerStats) GetMatchesPlayed() int32 {
@@ -839,8 +840,9 @@ func (x *PlayerStats) GetCounters() []*Counter {
 type GetPlayerStatsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// player_id selects the player; empty means the caller.
-	PlayerId      string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	Game          Game   `protobuf:"varint,2,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// game is the game's name.
+	Game          string `protobuf:"bytes,3,opt,name=game,proto3" json:"game,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -882,11 +884,11 @@ func (x *GetPlayerStatsRequest) GetPlayerId() string {
 	return ""
 }
 
-func (x *GetPlayerStatsRequest) GetGame() Game {
+func (x *GetPlayerStatsRequest) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 type GetPlayerStatsResponse struct {
@@ -1025,7 +1027,8 @@ type GetRatingHistoryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// player_id selects the player; empty means the caller.
 	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	Game     Game   `protobuf:"varint,2,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
+	// game is the game's name.
+	Game string `protobuf:"bytes,5,opt,name=game,proto3" json:"game,omitempty"`
 	// page_size is 1 to 100; 0 means 20.
 	PageSize      int32  `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
@@ -1070,11 +1073,11 @@ func (x *GetRatingHistoryRequest) GetPlayerId() string {
 	return ""
 }
 
-func (x *GetRatingHistoryRequest) GetGame() Game {
+func (x *GetRatingHistoryRequest) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 func (x *GetRatingHistoryRequest) GetPageSize() int32 {
@@ -1216,7 +1219,8 @@ func (x *LeaderboardEntry) GetRating() *Rating {
 
 type ListLeaderboardRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Game  Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
+	// game is the game's name.
+	Game string `protobuf:"bytes,4,opt,name=game,proto3" json:"game,omitempty"`
 	// page_size is 1 to 100; 0 means 20.
 	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// page_token continues after the last entry of the previous page, as it
@@ -1256,11 +1260,11 @@ func (*ListLeaderboardRequest) Descriptor() ([]byte, []int) {
 	return file_hangar_v1_history_proto_rawDescGZIP(), []int{14}
 }
 
-func (x *ListLeaderboardRequest) GetGame() Game {
+func (x *ListLeaderboardRequest) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 func (x *ListLeaderboardRequest) GetPageSize() int32 {
@@ -1366,10 +1370,11 @@ const file_hangar_v1_history_proto_rawDesc = "" +
 	"\rrating_before\x18\n" +
 	" \x01(\v2\x11.hangar.v1.RatingR\fratingBefore\x124\n" +
 	"\frating_after\x18\v \x01(\v2\x11.hangar.v1.RatingR\vratingAfter\x12.\n" +
-	"\bcounters\x18\f \x03(\v2\x12.hangar.v1.CounterR\bcounters\"\x95\x03\n" +
+	"\bcounters\x18\f \x03(\v2\x12.hangar.v1.CounterR\bcounters\"\x8a\x03\n" +
 	"\x18ListPlayerMatchesRequest\x12\x1b\n" +
-	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12#\n" +
-	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12.\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x12\n" +
+	"\x04game\x18\n" +
+	" \x01(\tR\x04game\x12.\n" +
 	"\x06status\x18\x03 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12.\n" +
 	"\x06result\x18\x04 \x01(\x0e2\x16.hangar.v1.MatchResultR\x06result\x12\x1f\n" +
 	"\vopponent_id\x18\x05 \x01(\tR\n" +
@@ -1379,7 +1384,7 @@ const file_hangar_v1_history_proto_rawDesc = "" +
 	"\fended_before\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\vendedBefore\x12\x1b\n" +
 	"\tpage_size\x18\b \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\t \x01(\tR\tpageToken\"u\n" +
+	"page_token\x18\t \x01(\tR\tpageTokenJ\x04\b\x02\x10\x03\"u\n" +
 	"\x19ListPlayerMatchesResponse\x120\n" +
 	"\amatches\x18\x01 \x03(\v2\x16.hangar.v1.PlayerMatchR\amatches\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"/\n" +
@@ -1387,10 +1392,10 @@ const file_hangar_v1_history_proto_rawDesc = "" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"C\n" +
 	"\x13ExportMatchResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x03R\aversion\"\xeb\x05\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"\xe0\x05\n" +
 	"\vPlayerStats\x12\x1b\n" +
-	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12#\n" +
-	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12%\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x12\n" +
+	"\x04game\x18\x12 \x01(\tR\x04game\x12%\n" +
 	"\x0ematches_played\x18\x03 \x01(\x05R\rmatchesPlayed\x12\x1f\n" +
 	"\vmatches_won\x18\x04 \x01(\x05R\n" +
 	"matchesWon\x12!\n" +
@@ -1408,10 +1413,10 @@ const file_hangar_v1_history_proto_rawDesc = "" +
 	"\x13last_match_end_time\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\x10lastMatchEndTime\x12)\n" +
 	"\x06rating\x18\x0f \x01(\v2\x11.hangar.v1.RatingR\x06rating\x12)\n" +
 	"\x10leaderboard_rank\x18\x10 \x01(\x05R\x0fleaderboardRank\x12.\n" +
-	"\bcounters\x18\x11 \x03(\v2\x12.hangar.v1.CounterR\bcounters\"Y\n" +
+	"\bcounters\x18\x11 \x03(\v2\x12.hangar.v1.CounterR\bcountersJ\x04\b\x02\x10\x03\"N\n" +
 	"\x15GetPlayerStatsRequest\x12\x1b\n" +
-	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12#\n" +
-	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\"F\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x12\n" +
+	"\x04game\x18\x03 \x01(\tR\x04gameJ\x04\b\x02\x10\x03\"F\n" +
 	"\x16GetPlayerStatsResponse\x12,\n" +
 	"\x05stats\x18\x01 \x01(\v2\x16.hangar.v1.PlayerStatsR\x05stats\"\xe9\x01\n" +
 	"\fRatingChange\x12\x19\n" +
@@ -1421,13 +1426,13 @@ const file_hangar_v1_history_proto_rawDesc = "" +
 	"\x05after\x18\x04 \x01(\v2\x11.hangar.v1.RatingR\x05after\x12\x14\n" +
 	"\x05place\x18\x05 \x01(\x05R\x05place\x12\x1d\n" +
 	"\n" +
-	"seat_count\x18\x06 \x01(\x05R\tseatCount\"\x97\x01\n" +
+	"seat_count\x18\x06 \x01(\x05R\tseatCount\"\x8c\x01\n" +
 	"\x17GetRatingHistoryRequest\x12\x1b\n" +
-	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12#\n" +
-	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x12\n" +
+	"\x04game\x18\x05 \x01(\tR\x04game\x12\x1b\n" +
 	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x04 \x01(\tR\tpageToken\"u\n" +
+	"page_token\x18\x04 \x01(\tR\tpageTokenJ\x04\b\x02\x10\x03\"u\n" +
 	"\x18GetRatingHistoryResponse\x121\n" +
 	"\achanges\x18\x01 \x03(\v2\x17.hangar.v1.RatingChangeR\achanges\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x91\x01\n" +
@@ -1435,12 +1440,12 @@ const file_hangar_v1_history_proto_rawDesc = "" +
 	"\x04rank\x18\x01 \x01(\x05R\x04rank\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x12)\n" +
-	"\x06rating\x18\x04 \x01(\v2\x11.hangar.v1.RatingR\x06rating\"y\n" +
-	"\x16ListLeaderboardRequest\x12#\n" +
-	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12\x1b\n" +
+	"\x06rating\x18\x04 \x01(\v2\x11.hangar.v1.RatingR\x06rating\"n\n" +
+	"\x16ListLeaderboardRequest\x12\x12\n" +
+	"\x04game\x18\x04 \x01(\tR\x04game\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x03 \x01(\tR\tpageToken\"\xb8\x01\n" +
+	"page_token\x18\x03 \x01(\tR\tpageTokenJ\x04\b\x01\x10\x02\"\xb8\x01\n" +
 	"\x17ListLeaderboardResponse\x125\n" +
 	"\aentries\x18\x01 \x03(\v2\x1b.hangar.v1.LeaderboardEntryR\aentries\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12>\n" +
@@ -1494,9 +1499,8 @@ var file_hangar_v1_history_proto_goTypes = []any{
 	(*ListLeaderboardResponse)(nil),   // 16: hangar.v1.ListLeaderboardResponse
 	(*Match)(nil),                     // 17: hangar.v1.Match
 	(*durationpb.Duration)(nil),       // 18: google.protobuf.Duration
-	(Game)(0),                         // 19: hangar.v1.Game
-	(MatchStatus)(0),                  // 20: hangar.v1.MatchStatus
-	(*timestamppb.Timestamp)(nil),     // 21: google.protobuf.Timestamp
+	(MatchStatus)(0),                  // 19: hangar.v1.MatchStatus
+	(*timestamppb.Timestamp)(nil),     // 20: google.protobuf.Timestamp
 }
 var file_hangar_v1_history_proto_depIdxs = []int32{
 	17, // 0: hangar.v1.PlayerMatch.match:type_name -> hangar.v1.Match
@@ -1505,43 +1509,38 @@ var file_hangar_v1_history_proto_depIdxs = []int32{
 	1,  // 3: hangar.v1.PlayerMatch.rating_before:type_name -> hangar.v1.Rating
 	1,  // 4: hangar.v1.PlayerMatch.rating_after:type_name -> hangar.v1.Rating
 	2,  // 5: hangar.v1.PlayerMatch.counters:type_name -> hangar.v1.Counter
-	19, // 6: hangar.v1.ListPlayerMatchesRequest.game:type_name -> hangar.v1.Game
-	20, // 7: hangar.v1.ListPlayerMatchesRequest.status:type_name -> hangar.v1.MatchStatus
-	0,  // 8: hangar.v1.ListPlayerMatchesRequest.result:type_name -> hangar.v1.MatchResult
-	21, // 9: hangar.v1.ListPlayerMatchesRequest.ended_after:type_name -> google.protobuf.Timestamp
-	21, // 10: hangar.v1.ListPlayerMatchesRequest.ended_before:type_name -> google.protobuf.Timestamp
-	3,  // 11: hangar.v1.ListPlayerMatchesResponse.matches:type_name -> hangar.v1.PlayerMatch
-	19, // 12: hangar.v1.PlayerStats.game:type_name -> hangar.v1.Game
-	18, // 13: hangar.v1.PlayerStats.time_played:type_name -> google.protobuf.Duration
-	21, // 14: hangar.v1.PlayerStats.last_match_end_time:type_name -> google.protobuf.Timestamp
-	1,  // 15: hangar.v1.PlayerStats.rating:type_name -> hangar.v1.Rating
-	2,  // 16: hangar.v1.PlayerStats.counters:type_name -> hangar.v1.Counter
-	19, // 17: hangar.v1.GetPlayerStatsRequest.game:type_name -> hangar.v1.Game
-	8,  // 18: hangar.v1.GetPlayerStatsResponse.stats:type_name -> hangar.v1.PlayerStats
-	21, // 19: hangar.v1.RatingChange.end_time:type_name -> google.protobuf.Timestamp
-	1,  // 20: hangar.v1.RatingChange.before:type_name -> hangar.v1.Rating
-	1,  // 21: hangar.v1.RatingChange.after:type_name -> hangar.v1.Rating
-	19, // 22: hangar.v1.GetRatingHistoryRequest.game:type_name -> hangar.v1.Game
-	11, // 23: hangar.v1.GetRatingHistoryResponse.changes:type_name -> hangar.v1.RatingChange
-	1,  // 24: hangar.v1.LeaderboardEntry.rating:type_name -> hangar.v1.Rating
-	19, // 25: hangar.v1.ListLeaderboardRequest.game:type_name -> hangar.v1.Game
-	14, // 26: hangar.v1.ListLeaderboardResponse.entries:type_name -> hangar.v1.LeaderboardEntry
-	14, // 27: hangar.v1.ListLeaderboardResponse.caller_entry:type_name -> hangar.v1.LeaderboardEntry
-	4,  // 28: hangar.v1.HistoryService.ListPlayerMatches:input_type -> hangar.v1.ListPlayerMatchesRequest
-	6,  // 29: hangar.v1.HistoryService.ExportMatch:input_type -> hangar.v1.ExportMatchRequest
-	9,  // 30: hangar.v1.HistoryService.GetPlayerStats:input_type -> hangar.v1.GetPlayerStatsRequest
-	12, // 31: hangar.v1.HistoryService.GetRatingHistory:input_type -> hangar.v1.GetRatingHistoryRequest
-	15, // 32: hangar.v1.HistoryService.ListLeaderboard:input_type -> hangar.v1.ListLeaderboardRequest
-	5,  // 33: hangar.v1.HistoryService.ListPlayerMatches:output_type -> hangar.v1.ListPlayerMatchesResponse
-	7,  // 34: hangar.v1.HistoryService.ExportMatch:output_type -> hangar.v1.ExportMatchResponse
-	10, // 35: hangar.v1.HistoryService.GetPlayerStats:output_type -> hangar.v1.GetPlayerStatsResponse
-	13, // 36: hangar.v1.HistoryService.GetRatingHistory:output_type -> hangar.v1.GetRatingHistoryResponse
-	16, // 37: hangar.v1.HistoryService.ListLeaderboard:output_type -> hangar.v1.ListLeaderboardResponse
-	33, // [33:38] is the sub-list for method output_type
-	28, // [28:33] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	19, // 6: hangar.v1.ListPlayerMatchesRequest.status:type_name -> hangar.v1.MatchStatus
+	0,  // 7: hangar.v1.ListPlayerMatchesRequest.result:type_name -> hangar.v1.MatchResult
+	20, // 8: hangar.v1.ListPlayerMatchesRequest.ended_after:type_name -> google.protobuf.Timestamp
+	20, // 9: hangar.v1.ListPlayerMatchesRequest.ended_before:type_name -> google.protobuf.Timestamp
+	3,  // 10: hangar.v1.ListPlayerMatchesResponse.matches:type_name -> hangar.v1.PlayerMatch
+	18, // 11: hangar.v1.PlayerStats.time_played:type_name -> google.protobuf.Duration
+	20, // 12: hangar.v1.PlayerStats.last_match_end_time:type_name -> google.protobuf.Timestamp
+	1,  // 13: hangar.v1.PlayerStats.rating:type_name -> hangar.v1.Rating
+	2,  // 14: hangar.v1.PlayerStats.counters:type_name -> hangar.v1.Counter
+	8,  // 15: hangar.v1.GetPlayerStatsResponse.stats:type_name -> hangar.v1.PlayerStats
+	20, // 16: hangar.v1.RatingChange.end_time:type_name -> google.protobuf.Timestamp
+	1,  // 17: hangar.v1.RatingChange.before:type_name -> hangar.v1.Rating
+	1,  // 18: hangar.v1.RatingChange.after:type_name -> hangar.v1.Rating
+	11, // 19: hangar.v1.GetRatingHistoryResponse.changes:type_name -> hangar.v1.RatingChange
+	1,  // 20: hangar.v1.LeaderboardEntry.rating:type_name -> hangar.v1.Rating
+	14, // 21: hangar.v1.ListLeaderboardResponse.entries:type_name -> hangar.v1.LeaderboardEntry
+	14, // 22: hangar.v1.ListLeaderboardResponse.caller_entry:type_name -> hangar.v1.LeaderboardEntry
+	4,  // 23: hangar.v1.HistoryService.ListPlayerMatches:input_type -> hangar.v1.ListPlayerMatchesRequest
+	6,  // 24: hangar.v1.HistoryService.ExportMatch:input_type -> hangar.v1.ExportMatchRequest
+	9,  // 25: hangar.v1.HistoryService.GetPlayerStats:input_type -> hangar.v1.GetPlayerStatsRequest
+	12, // 26: hangar.v1.HistoryService.GetRatingHistory:input_type -> hangar.v1.GetRatingHistoryRequest
+	15, // 27: hangar.v1.HistoryService.ListLeaderboard:input_type -> hangar.v1.ListLeaderboardRequest
+	5,  // 28: hangar.v1.HistoryService.ListPlayerMatches:output_type -> hangar.v1.ListPlayerMatchesResponse
+	7,  // 29: hangar.v1.HistoryService.ExportMatch:output_type -> hangar.v1.ExportMatchResponse
+	10, // 30: hangar.v1.HistoryService.GetPlayerStats:output_type -> hangar.v1.GetPlayerStatsResponse
+	13, // 31: hangar.v1.HistoryService.GetRatingHistory:output_type -> hangar.v1.GetRatingHistoryResponse
+	16, // 32: hangar.v1.HistoryService.ListLeaderboard:output_type -> hangar.v1.ListLeaderboardResponse
+	28, // [28:33] is the sub-list for method output_type
+	23, // [23:28] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_history_proto_init() }

@@ -280,6 +280,13 @@ func (m *ListPlayerMatchesRequest) MarshalToSizedBufferVT(dAtA []byte) (int, err
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if len(m.Game) > 0 {
+		i -= len(m.Game)
+		copy(dAtA[i:], m.Game)
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.Game)))
+		i--
+		dAtA[i] = 0x52
+	}
 	if len(m.PageToken) > 0 {
 		i -= len(m.PageToken)
 		copy(dAtA[i:], m.PageToken)
@@ -328,11 +335,6 @@ func (m *ListPlayerMatchesRequest) MarshalToSizedBufferVT(dAtA []byte) (int, err
 		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Status))
 		i--
 		dAtA[i] = 0x18
-	}
-	if m.Game != 0 {
-		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Game))
-		i--
-		dAtA[i] = 0x10
 	}
 	if len(m.PlayerId) > 0 {
 		i -= len(m.PlayerId)
@@ -511,6 +513,15 @@ func (m *PlayerStats) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if len(m.Game) > 0 {
+		i -= len(m.Game)
+		copy(dAtA[i:], m.Game)
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.Game)))
+		i--
+		dAtA[i] = 0x1
+		i--
+		dAtA[i] = 0x92
+	}
 	if len(m.Counters) > 0 {
 		for iNdEx := len(m.Counters) - 1; iNdEx >= 0; iNdEx-- {
 			size, err := m.Counters[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
@@ -629,11 +640,6 @@ func (m *PlayerStats) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i--
 		dAtA[i] = 0x18
 	}
-	if m.Game != 0 {
-		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Game))
-		i--
-		dAtA[i] = 0x10
-	}
 	if len(m.PlayerId) > 0 {
 		i -= len(m.PlayerId)
 		copy(dAtA[i:], m.PlayerId)
@@ -674,10 +680,12 @@ func (m *GetPlayerStatsRequest) MarshalToSizedBufferVT(dAtA []byte) (int, error)
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
-	if m.Game != 0 {
-		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Game))
+	if len(m.Game) > 0 {
+		i -= len(m.Game)
+		copy(dAtA[i:], m.Game)
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.Game)))
 		i--
-		dAtA[i] = 0x10
+		dAtA[i] = 0x1a
 	}
 	if len(m.PlayerId) > 0 {
 		i -= len(m.PlayerId)
@@ -842,6 +850,13 @@ func (m *GetRatingHistoryRequest) MarshalToSizedBufferVT(dAtA []byte) (int, erro
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if len(m.Game) > 0 {
+		i -= len(m.Game)
+		copy(dAtA[i:], m.Game)
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.Game)))
+		i--
+		dAtA[i] = 0x2a
+	}
 	if len(m.PageToken) > 0 {
 		i -= len(m.PageToken)
 		copy(dAtA[i:], m.PageToken)
@@ -853,11 +868,6 @@ func (m *GetRatingHistoryRequest) MarshalToSizedBufferVT(dAtA []byte) (int, erro
 		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.PageSize))
 		i--
 		dAtA[i] = 0x18
-	}
-	if m.Game != 0 {
-		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Game))
-		i--
-		dAtA[i] = 0x10
 	}
 	if len(m.PlayerId) > 0 {
 		i -= len(m.PlayerId)
@@ -1013,6 +1023,13 @@ func (m *ListLeaderboardRequest) MarshalToSizedBufferVT(dAtA []byte) (int, error
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if len(m.Game) > 0 {
+		i -= len(m.Game)
+		copy(dAtA[i:], m.Game)
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.Game)))
+		i--
+		dAtA[i] = 0x22
+	}
 	if len(m.PageToken) > 0 {
 		i -= len(m.PageToken)
 		copy(dAtA[i:], m.PageToken)
@@ -1024,11 +1041,6 @@ func (m *ListLeaderboardRequest) MarshalToSizedBufferVT(dAtA []byte) (int, error
 		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.PageSize))
 		i--
 		dAtA[i] = 0x10
-	}
-	if m.Game != 0 {
-		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Game))
-		i--
-		dAtA[i] = 0x8
 	}
 	return len(dAtA) - i, nil
 }
@@ -1197,9 +1209,6 @@ func (m *ListPlayerMatchesRequest) SizeVT() (n int) {
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
-	if m.Game != 0 {
-		n += 1 + protohelpers.SizeOfVarint(uint64(m.Game))
-	}
 	if m.Status != 0 {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.Status))
 	}
@@ -1222,6 +1231,10 @@ func (m *ListPlayerMatchesRequest) SizeVT() (n int) {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.PageSize))
 	}
 	l = len(m.PageToken)
+	if l > 0 {
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
+	l = len(m.Game)
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
@@ -1290,9 +1303,6 @@ func (m *PlayerStats) SizeVT() (n int) {
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
-	if m.Game != 0 {
-		n += 1 + protohelpers.SizeOfVarint(uint64(m.Game))
-	}
 	if m.MatchesPlayed != 0 {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.MatchesPlayed))
 	}
@@ -1348,6 +1358,10 @@ func (m *PlayerStats) SizeVT() (n int) {
 			n += 2 + l + protohelpers.SizeOfVarint(uint64(l))
 		}
 	}
+	l = len(m.Game)
+	if l > 0 {
+		n += 2 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
 	n += len(m.unknownFields)
 	return n
 }
@@ -1362,8 +1376,9 @@ func (m *GetPlayerStatsRequest) SizeVT() (n int) {
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
-	if m.Game != 0 {
-		n += 1 + protohelpers.SizeOfVarint(uint64(m.Game))
+	l = len(m.Game)
+	if l > 0 {
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
 	n += len(m.unknownFields)
 	return n
@@ -1425,13 +1440,14 @@ func (m *GetRatingHistoryRequest) SizeVT() (n int) {
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
-	if m.Game != 0 {
-		n += 1 + protohelpers.SizeOfVarint(uint64(m.Game))
-	}
 	if m.PageSize != 0 {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.PageSize))
 	}
 	l = len(m.PageToken)
+	if l > 0 {
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
+	l = len(m.Game)
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
@@ -1490,13 +1506,14 @@ func (m *ListLeaderboardRequest) SizeVT() (n int) {
 	}
 	var l int
 	_ = l
-	if m.Game != 0 {
-		n += 1 + protohelpers.SizeOfVarint(uint64(m.Game))
-	}
 	if m.PageSize != 0 {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.PageSize))
 	}
 	l = len(m.PageToken)
+	if l > 0 {
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
+	l = len(m.Game)
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
@@ -2157,25 +2174,6 @@ func (m *ListPlayerMatchesRequest) UnmarshalVT(dAtA []byte) error {
 			}
 			m.PlayerId = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
-		case 2:
-			if wireType != 0 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
-			}
-			m.Game = 0
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return protohelpers.ErrIntOverflow
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				m.Game |= Game(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
 		case 3:
 			if wireType != 0 {
 				return fmt.Errorf("proto: wrong wireType = %d for field Status", wireType)
@@ -2368,6 +2366,38 @@ func (m *ListPlayerMatchesRequest) UnmarshalVT(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			m.PageToken = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 10:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Game = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
@@ -2754,25 +2784,6 @@ func (m *PlayerStats) UnmarshalVT(dAtA []byte) error {
 			}
 			m.PlayerId = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
-		case 2:
-			if wireType != 0 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
-			}
-			m.Game = 0
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return protohelpers.ErrIntOverflow
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				m.Game |= Game(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
 		case 3:
 			if wireType != 0 {
 				return fmt.Errorf("proto: wrong wireType = %d for field MatchesPlayed", wireType)
@@ -3173,6 +3184,38 @@ func (m *PlayerStats) UnmarshalVT(dAtA []byte) error {
 				return err
 			}
 			iNdEx = postIndex
+		case 18:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Game = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
@@ -3256,11 +3299,11 @@ func (m *GetPlayerStatsRequest) UnmarshalVT(dAtA []byte) error {
 			}
 			m.PlayerId = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
-		case 2:
-			if wireType != 0 {
+		case 3:
+			if wireType != 2 {
 				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
 			}
-			m.Game = 0
+			var stringLen uint64
 			for shift := uint(0); ; shift += 7 {
 				if shift >= 64 {
 					return protohelpers.ErrIntOverflow
@@ -3270,11 +3313,24 @@ func (m *GetPlayerStatsRequest) UnmarshalVT(dAtA []byte) error {
 				}
 				b := dAtA[iNdEx]
 				iNdEx++
-				m.Game |= Game(b&0x7F) << shift
+				stringLen |= uint64(b&0x7F) << shift
 				if b < 0x80 {
 					break
 				}
 			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Game = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
@@ -3674,25 +3730,6 @@ func (m *GetRatingHistoryRequest) UnmarshalVT(dAtA []byte) error {
 			}
 			m.PlayerId = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
-		case 2:
-			if wireType != 0 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
-			}
-			m.Game = 0
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return protohelpers.ErrIntOverflow
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				m.Game |= Game(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
 		case 3:
 			if wireType != 0 {
 				return fmt.Errorf("proto: wrong wireType = %d for field PageSize", wireType)
@@ -3743,6 +3780,38 @@ func (m *GetRatingHistoryRequest) UnmarshalVT(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			m.PageToken = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Game = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
@@ -4082,25 +4151,6 @@ func (m *ListLeaderboardRequest) UnmarshalVT(dAtA []byte) error {
 			return fmt.Errorf("proto: ListLeaderboardRequest: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
-		case 1:
-			if wireType != 0 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
-			}
-			m.Game = 0
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return protohelpers.ErrIntOverflow
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				m.Game |= Game(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
 		case 2:
 			if wireType != 0 {
 				return fmt.Errorf("proto: wrong wireType = %d for field PageSize", wireType)
@@ -4151,6 +4201,38 @@ func (m *ListLeaderboardRequest) UnmarshalVT(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			m.PageToken = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Game = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex

@@ -7,11 +7,10 @@
 package hangarv1
 
 import (
-	v1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
-	v11 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	anypb "google.golang.org/protobuf/types/known/anypb"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
@@ -25,57 +24,6 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
-
-// Game names a rule set Hangar can host.
-type Game int32
-
-const (
-	Game_GAME_UNSPECIFIED Game = 0
-	Game_GAME_AEROPLANE   Game = 1
-	// GAME_CARCASSONNE is Carcassonne with The Flying Machines (2 to 5 seats).
-	Game_GAME_CARCASSONNE Game = 2
-)
-
-// Enum value maps for Game.
-var (
-	Game_name = map[int32]string{
-		0: "GAME_UNSPECIFIED",
-		1: "GAME_AEROPLANE",
-		2: "GAME_CARCASSONNE",
-	}
-	Game_value = map[string]int32{
-		"GAME_UNSPECIFIED": 0,
-		"GAME_AEROPLANE":   1,
-		"GAME_CARCASSONNE": 2,
-	}
-)
-
-func (x Game) Enum() *Game {
-	p := new(Game)
-	*p = x
-	return p
-}
-
-func (x Game) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (Game) Descriptor() protoreflect.EnumDescriptor {
-	return file_hangar_v1_match_proto_enumTypes[0].Descriptor()
-}
-
-func (Game) Type() protoreflect.EnumType {
-	return &file_hangar_v1_match_proto_enumTypes[0]
-}
-
-func (x Game) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use Game.Descriptor instead.
-func (Game) EnumDescriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{0}
-}
 
 // BotLevel chooses how the server plays the seats it plays: bot seats,
 // seats handed to a bot, forfeited seats and timed-out turns.
@@ -115,11 +63,11 @@ func (x BotLevel) String() string {
 }
 
 func (BotLevel) Descriptor() protoreflect.EnumDescriptor {
-	return file_hangar_v1_match_proto_enumTypes[1].Descriptor()
+	return file_hangar_v1_match_proto_enumTypes[0].Descriptor()
 }
 
 func (BotLevel) Type() protoreflect.EnumType {
-	return &file_hangar_v1_match_proto_enumTypes[1]
+	return &file_hangar_v1_match_proto_enumTypes[0]
 }
 
 func (x BotLevel) Number() protoreflect.EnumNumber {
@@ -128,7 +76,7 @@ func (x BotLevel) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use BotLevel.Descriptor instead.
 func (BotLevel) EnumDescriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{1}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{0}
 }
 
 // MatchStatus is the life cycle of a match.
@@ -175,11 +123,11 @@ func (x MatchStatus) String() string {
 }
 
 func (MatchStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_hangar_v1_match_proto_enumTypes[2].Descriptor()
+	return file_hangar_v1_match_proto_enumTypes[1].Descriptor()
 }
 
 func (MatchStatus) Type() protoreflect.EnumType {
-	return &file_hangar_v1_match_proto_enumTypes[2]
+	return &file_hangar_v1_match_proto_enumTypes[1]
 }
 
 func (x MatchStatus) Number() protoreflect.EnumNumber {
@@ -188,7 +136,7 @@ func (x MatchStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use MatchStatus.Descriptor instead.
 func (MatchStatus) EnumDescriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{2}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{1}
 }
 
 // SeatStatus says who holds a seat.
@@ -232,11 +180,11 @@ func (x SeatStatus) String() string {
 }
 
 func (SeatStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_hangar_v1_match_proto_enumTypes[3].Descriptor()
+	return file_hangar_v1_match_proto_enumTypes[2].Descriptor()
 }
 
 func (SeatStatus) Type() protoreflect.EnumType {
-	return &file_hangar_v1_match_proto_enumTypes[3]
+	return &file_hangar_v1_match_proto_enumTypes[2]
 }
 
 func (x SeatStatus) Number() protoreflect.EnumNumber {
@@ -245,7 +193,7 @@ func (x SeatStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SeatStatus.Descriptor instead.
 func (SeatStatus) EnumDescriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{3}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{2}
 }
 
 // MatchFilter chooses which matches ListMatches returns.
@@ -284,11 +232,11 @@ func (x MatchFilter) String() string {
 }
 
 func (MatchFilter) Descriptor() protoreflect.EnumDescriptor {
-	return file_hangar_v1_match_proto_enumTypes[4].Descriptor()
+	return file_hangar_v1_match_proto_enumTypes[3].Descriptor()
 }
 
 func (MatchFilter) Type() protoreflect.EnumType {
-	return &file_hangar_v1_match_proto_enumTypes[4]
+	return &file_hangar_v1_match_proto_enumTypes[3]
 }
 
 func (x MatchFilter) Number() protoreflect.EnumNumber {
@@ -297,11 +245,12 @@ func (x MatchFilter) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use MatchFilter.Descriptor instead.
 func (MatchFilter) EnumDescriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{4}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{3}
 }
 
 // Seat is one place at the table. Seat numbers are the game's own board
-// seats (Aeroplane Chess: 0..3 clockwise; two players sit on 0 and 2).
+// seats (a game may leave numbers out: a two-seat match of a four-seat
+// board may sit on 0 and 2).
 type Seat struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Seat   int32                  `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
@@ -380,351 +329,24 @@ func (x *Seat) GetPlace() int32 {
 	return 0
 }
 
-// GameOptions are the chosen game's rule options.
-type GameOptions struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Types that are valid to be assigned to Game:
-	//
-	//	*GameOptions_Aeroplane
-	//	*GameOptions_Carcassonne
-	Game          isGameOptions_Game `protobuf_oneof:"game"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GameOptions) Reset() {
-	*x = GameOptions{}
-	mi := &file_hangar_v1_match_proto_msgTypes[1]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GameOptions) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GameOptions) ProtoMessage() {}
-
-func (x *GameOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[1]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GameOptions.ProtoReflect.Descriptor instead.
-func (*GameOptions) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{1}
-}
-
-func (x *GameOptions) GetGame() isGameOptions_Game {
-	if x != nil {
-		return x.Game
-	}
-	return nil
-}
-
-func (x *GameOptions) GetAeroplane() *v1.Options {
-	if x != nil {
-		if x, ok := x.Game.(*GameOptions_Aeroplane); ok {
-			return x.Aeroplane
-		}
-	}
-	return nil
-}
-
-func (x *GameOptions) GetCarcassonne() *v11.Options {
-	if x != nil {
-		if x, ok := x.Game.(*GameOptions_Carcassonne); ok {
-			return x.Carcassonne
-		}
-	}
-	return nil
-}
-
-type isGameOptions_Game interface {
-	isGameOptions_Game()
-}
-
-type GameOptions_Aeroplane struct {
-	Aeroplane *v1.Options `protobuf:"bytes,1,opt,name=aeroplane,proto3,oneof"`
-}
-
-type GameOptions_Carcassonne struct {
-	Carcassonne *v11.Options `protobuf:"bytes,2,opt,name=carcassonne,proto3,oneof"`
-}
-
-func (*GameOptions_Aeroplane) isGameOptions_Game() {}
-
-func (*GameOptions_Carcassonne) isGameOptions_Game() {}
-
-// GameState is the chosen game's state, as the recipient may see it.
-type GameState struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Types that are valid to be assigned to Game:
-	//
-	//	*GameState_Aeroplane
-	//	*GameState_Carcassonne
-	Game          isGameState_Game `protobuf_oneof:"game"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GameState) Reset() {
-	*x = GameState{}
-	mi := &file_hangar_v1_match_proto_msgTypes[2]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GameState) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GameState) ProtoMessage() {}
-
-func (x *GameState) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[2]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GameState.ProtoReflect.Descriptor instead.
-func (*GameState) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{2}
-}
-
-func (x *GameState) GetGame() isGameState_Game {
-	if x != nil {
-		return x.Game
-	}
-	return nil
-}
-
-func (x *GameState) GetAeroplane() *v1.State {
-	if x != nil {
-		if x, ok := x.Game.(*GameState_Aeroplane); ok {
-			return x.Aeroplane
-		}
-	}
-	return nil
-}
-
-func (x *GameState) GetCarcassonne() *v11.State {
-	if x != nil {
-		if x, ok := x.Game.(*GameState_Carcassonne); ok {
-			return x.Carcassonne
-		}
-	}
-	return nil
-}
-
-type isGameState_Game interface {
-	isGameState_Game()
-}
-
-type GameState_Aeroplane struct {
-	Aeroplane *v1.State `protobuf:"bytes,1,opt,name=aeroplane,proto3,oneof"`
-}
-
-type GameState_Carcassonne struct {
-	Carcassonne *v11.State `protobuf:"bytes,2,opt,name=carcassonne,proto3,oneof"`
-}
-
-func (*GameState_Aeroplane) isGameState_Game() {}
-
-func (*GameState_Carcassonne) isGameState_Game() {}
-
-// GameBoard is the chosen game's board description.
-type GameBoard struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Types that are valid to be assigned to Game:
-	//
-	//	*GameBoard_Aeroplane
-	//	*GameBoard_Carcassonne
-	Game          isGameBoard_Game `protobuf_oneof:"game"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GameBoard) Reset() {
-	*x = GameBoard{}
-	mi := &file_hangar_v1_match_proto_msgTypes[3]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GameBoard) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GameBoard) ProtoMessage() {}
-
-func (x *GameBoard) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[3]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GameBoard.ProtoReflect.Descriptor instead.
-func (*GameBoard) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{3}
-}
-
-func (x *GameBoard) GetGame() isGameBoard_Game {
-	if x != nil {
-		return x.Game
-	}
-	return nil
-}
-
-func (x *GameBoard) GetAeroplane() *v1.Board {
-	if x != nil {
-		if x, ok := x.Game.(*GameBoard_Aeroplane); ok {
-			return x.Aeroplane
-		}
-	}
-	return nil
-}
-
-func (x *GameBoard) GetCarcassonne() *v11.Board {
-	if x != nil {
-		if x, ok := x.Game.(*GameBoard_Carcassonne); ok {
-			return x.Carcassonne
-		}
-	}
-	return nil
-}
-
-type isGameBoard_Game interface {
-	isGameBoard_Game()
-}
-
-type GameBoard_Aeroplane struct {
-	Aeroplane *v1.Board `protobuf:"bytes,1,opt,name=aeroplane,proto3,oneof"`
-}
-
-type GameBoard_Carcassonne struct {
-	Carcassonne *v11.Board `protobuf:"bytes,2,opt,name=carcassonne,proto3,oneof"`
-}
-
-func (*GameBoard_Aeroplane) isGameBoard_Game() {}
-
-func (*GameBoard_Carcassonne) isGameBoard_Game() {}
-
-// GameMove is one move of the chosen game.
-type GameMove struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Types that are valid to be assigned to Game:
-	//
-	//	*GameMove_Aeroplane
-	//	*GameMove_Carcassonne
-	Game          isGameMove_Game `protobuf_oneof:"game"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GameMove) Reset() {
-	*x = GameMove{}
-	mi := &file_hangar_v1_match_proto_msgTypes[4]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GameMove) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GameMove) ProtoMessage() {}
-
-func (x *GameMove) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[4]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GameMove.ProtoReflect.Descriptor instead.
-func (*GameMove) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{4}
-}
-
-func (x *GameMove) GetGame() isGameMove_Game {
-	if x != nil {
-		return x.Game
-	}
-	return nil
-}
-
-func (x *GameMove) GetAeroplane() *v1.Move {
-	if x != nil {
-		if x, ok := x.Game.(*GameMove_Aeroplane); ok {
-			return x.Aeroplane
-		}
-	}
-	return nil
-}
-
-func (x *GameMove) GetCarcassonne() *v11.Move {
-	if x != nil {
-		if x, ok := x.Game.(*GameMove_Carcassonne); ok {
-			return x.Carcassonne
-		}
-	}
-	return nil
-}
-
-type isGameMove_Game interface {
-	isGameMove_Game()
-}
-
-type GameMove_Aeroplane struct {
-	Aeroplane *v1.Move `protobuf:"bytes,1,opt,name=aeroplane,proto3,oneof"`
-}
-
-type GameMove_Carcassonne struct {
-	Carcassonne *v11.Move `protobuf:"bytes,2,opt,name=carcassonne,proto3,oneof"`
-}
-
-func (*GameMove_Aeroplane) isGameMove_Game() {}
-
-func (*GameMove_Carcassonne) isGameMove_Game() {}
-
 // Match is a match's summary, seats and (where asked for) its game state.
 type Match struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	Game    Game                   `protobuf:"varint,2,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
-	Status  MatchStatus            `protobuf:"varint,3,opt,name=status,proto3,enum=hangar.v1.MatchStatus" json:"status,omitempty"`
+	// game is the name of the match's game (GameService.ListGames).
+	Game   string      `protobuf:"bytes,22,opt,name=game,proto3" json:"game,omitempty"`
+	Status MatchStatus `protobuf:"varint,3,opt,name=status,proto3,enum=hangar.v1.MatchStatus" json:"status,omitempty"`
 	// version is the sequence number of the match's latest event; every
 	// command must name it as its expected_version.
-	Version    int64                  `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
-	CreatorId  string                 `protobuf:"bytes,5,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
-	Seats      []*Seat                `protobuf:"bytes,6,rep,name=seats,proto3" json:"seats,omitempty"`
-	Options    *GameOptions           `protobuf:"bytes,7,opt,name=options,proto3" json:"options,omitempty"`
-	State      *GameState             `protobuf:"bytes,8,opt,name=state,proto3" json:"state,omitempty"`
+	Version   int64   `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
+	CreatorId string  `protobuf:"bytes,5,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
+	Seats     []*Seat `protobuf:"bytes,6,rep,name=seats,proto3" json:"seats,omitempty"`
+	// options are the game's options message (GameInfo.options_type),
+	// complete: the defaults filled in.
+	Options *anypb.Any `protobuf:"bytes,23,opt,name=options,proto3" json:"options,omitempty"`
+	// state is the game's state message (GameInfo.state_type) as the caller
+	// may see it: set by GetMatch and the commands' answers, unset in lists.
+	State      *anypb.Any             `protobuf:"bytes,24,opt,name=state,proto3" json:"state,omitempty"`
 	CreateTime *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
 	StartTime  *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
 	EndTime    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
@@ -755,16 +377,13 @@ type Match struct {
 	// invite_code_ids are the ids of the match's live invite codes
 	// (CreateInviteCode), oldest first.
 	InviteCodeIds []string `protobuf:"bytes,20,rep,name=invite_code_ids,json=inviteCodeIds,proto3" json:"invite_code_ids,omitempty"`
-	// auto_roll: the server rolls the die for each seat when its turn comes
-	// (see CreateMatchRequest.auto_roll).
-	AutoRoll      bool `protobuf:"varint,21,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Match) Reset() {
 	*x = Match{}
-	mi := &file_hangar_v1_match_proto_msgTypes[5]
+	mi := &file_hangar_v1_match_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -776,7 +395,7 @@ func (x *Match) String() string {
 func (*Match) ProtoMessage() {}
 
 func (x *Match) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[5]
+	mi := &file_hangar_v1_match_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -789,7 +408,7 @@ func (x *Match) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Match.ProtoReflect.Descriptor instead.
 func (*Match) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{5}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Match) GetMatchId() string {
@@ -799,11 +418,11 @@ func (x *Match) GetMatchId() string {
 	return ""
 }
 
-func (x *Match) GetGame() Game {
+func (x *Match) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 func (x *Match) GetStatus() MatchStatus {
@@ -834,14 +453,14 @@ func (x *Match) GetSeats() []*Seat {
 	return nil
 }
 
-func (x *Match) GetOptions() *GameOptions {
+func (x *Match) GetOptions() *anypb.Any {
 	if x != nil {
 		return x.Options
 	}
 	return nil
 }
 
-func (x *Match) GetState() *GameState {
+func (x *Match) GetState() *anypb.Any {
 	if x != nil {
 		return x.State
 	}
@@ -932,13 +551,6 @@ func (x *Match) GetInviteCodeIds() []string {
 	return nil
 }
 
-func (x *Match) GetAutoRoll() bool {
-	if x != nil {
-		return x.AutoRoll
-	}
-	return false
-}
-
 // Event is one entry of a match's event stream.
 type Event struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -963,8 +575,7 @@ type Event struct {
 	//	*Event_InviteCodeRevoked
 	//	*Event_InvitationAccepted
 	//	*Event_InvitationDeclined
-	//	*Event_Aeroplane
-	//	*Event_Carcassonne
+	//	*Event_Game
 	Body          isEvent_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -972,7 +583,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_hangar_v1_match_proto_msgTypes[6]
+	mi := &file_hangar_v1_match_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -984,7 +595,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[6]
+	mi := &file_hangar_v1_match_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -997,7 +608,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{6}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Event) GetMatchId() string {
@@ -1143,19 +754,10 @@ func (x *Event) GetInvitationDeclined() *InvitationDeclined {
 	return nil
 }
 
-func (x *Event) GetAeroplane() *v1.Event {
+func (x *Event) GetGame() *anypb.Any {
 	if x != nil {
-		if x, ok := x.Body.(*Event_Aeroplane); ok {
-			return x.Aeroplane
-		}
-	}
-	return nil
-}
-
-func (x *Event) GetCarcassonne() *v11.Event {
-	if x != nil {
-		if x, ok := x.Body.(*Event_Carcassonne); ok {
-			return x.Carcassonne
+		if x, ok := x.Body.(*Event_Game); ok {
+			return x.Game
 		}
 	}
 	return nil
@@ -1213,12 +815,10 @@ type Event_InvitationDeclined struct {
 	InvitationDeclined *InvitationDeclined `protobuf:"bytes,33,opt,name=invitation_declined,json=invitationDeclined,proto3,oneof"`
 }
 
-type Event_Aeroplane struct {
-	Aeroplane *v1.Event `protobuf:"bytes,20,opt,name=aeroplane,proto3,oneof"`
-}
-
-type Event_Carcassonne struct {
-	Carcassonne *v11.Event `protobuf:"bytes,21,opt,name=carcassonne,proto3,oneof"`
+type Event_Game struct {
+	// game is one of the game's own events (GameInfo.event_type): what an
+	// action, a resignation or the server's chance (a die, a tile) did.
+	Game *anypb.Any `protobuf:"bytes,22,opt,name=game,proto3,oneof"`
 }
 
 func (*Event_MatchCreated) isEvent_Body() {}
@@ -1245,33 +845,30 @@ func (*Event_InvitationAccepted) isEvent_Body() {}
 
 func (*Event_InvitationDeclined) isEvent_Body() {}
 
-func (*Event_Aeroplane) isEvent_Body() {}
-
-func (*Event_Carcassonne) isEvent_Body() {}
+func (*Event_Game) isEvent_Body() {}
 
 type MatchCreated struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	Game              Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
-	Options           *GameOptions           `protobuf:"bytes,2,opt,name=options,proto3" json:"options,omitempty"`
-	SeatCount         int32                  `protobuf:"varint,3,opt,name=seat_count,json=seatCount,proto3" json:"seat_count,omitempty"`
-	CreatorId         string                 `protobuf:"bytes,4,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
-	TurnTime          *durationpb.Duration   `protobuf:"bytes,5,opt,name=turn_time,json=turnTime,proto3" json:"turn_time,omitempty"`
-	TimeoutsBeforeBot int32                  `protobuf:"varint,6,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
-	BotLevel          BotLevel               `protobuf:"varint,7,opt,name=bot_level,json=botLevel,proto3,enum=hangar.v1.BotLevel" json:"bot_level,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game is the game's name; options its options message (see Match).
+	Game              string               `protobuf:"bytes,12,opt,name=game,proto3" json:"game,omitempty"`
+	Options           *anypb.Any           `protobuf:"bytes,13,opt,name=options,proto3" json:"options,omitempty"`
+	SeatCount         int32                `protobuf:"varint,3,opt,name=seat_count,json=seatCount,proto3" json:"seat_count,omitempty"`
+	CreatorId         string               `protobuf:"bytes,4,opt,name=creator_id,json=creatorId,proto3" json:"creator_id,omitempty"`
+	TurnTime          *durationpb.Duration `protobuf:"bytes,5,opt,name=turn_time,json=turnTime,proto3" json:"turn_time,omitempty"`
+	TimeoutsBeforeBot int32                `protobuf:"varint,6,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
+	BotLevel          BotLevel             `protobuf:"varint,7,opt,name=bot_level,json=botLevel,proto3,enum=hangar.v1.BotLevel" json:"bot_level,omitempty"`
 	// private and invited_player_ids are as chosen at creation (see Match).
 	Private          bool     `protobuf:"varint,8,opt,name=private,proto3" json:"private,omitempty"`
 	InvitedPlayerIds []string `protobuf:"bytes,9,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
 	// unrated: the match changes no ratings (see Match).
-	Unrated bool `protobuf:"varint,10,opt,name=unrated,proto3" json:"unrated,omitempty"`
-	// auto_roll is as chosen at creation (see Match).
-	AutoRoll      bool `protobuf:"varint,11,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
+	Unrated       bool `protobuf:"varint,10,opt,name=unrated,proto3" json:"unrated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MatchCreated) Reset() {
 	*x = MatchCreated{}
-	mi := &file_hangar_v1_match_proto_msgTypes[7]
+	mi := &file_hangar_v1_match_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +880,7 @@ func (x *MatchCreated) String() string {
 func (*MatchCreated) ProtoMessage() {}
 
 func (x *MatchCreated) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[7]
+	mi := &file_hangar_v1_match_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,17 +893,17 @@ func (x *MatchCreated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchCreated.ProtoReflect.Descriptor instead.
 func (*MatchCreated) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{7}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{3}
 }
 
-func (x *MatchCreated) GetGame() Game {
+func (x *MatchCreated) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
-func (x *MatchCreated) GetOptions() *GameOptions {
+func (x *MatchCreated) GetOptions() *anypb.Any {
 	if x != nil {
 		return x.Options
 	}
@@ -1369,13 +966,6 @@ func (x *MatchCreated) GetUnrated() bool {
 	return false
 }
 
-func (x *MatchCreated) GetAutoRoll() bool {
-	if x != nil {
-		return x.AutoRoll
-	}
-	return false
-}
-
 // PlayersInvited: more players were invited to a private match
 // (InviteToMatch); player_ids lists only those not invited before.
 type PlayersInvited struct {
@@ -1387,7 +977,7 @@ type PlayersInvited struct {
 
 func (x *PlayersInvited) Reset() {
 	*x = PlayersInvited{}
-	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	mi := &file_hangar_v1_match_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1399,7 +989,7 @@ func (x *PlayersInvited) String() string {
 func (*PlayersInvited) ProtoMessage() {}
 
 func (x *PlayersInvited) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[8]
+	mi := &file_hangar_v1_match_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1412,7 +1002,7 @@ func (x *PlayersInvited) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayersInvited.ProtoReflect.Descriptor instead.
 func (*PlayersInvited) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{8}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PlayersInvited) GetPlayerIds() []string {
@@ -1434,7 +1024,7 @@ type InviteCodeCreated struct {
 
 func (x *InviteCodeCreated) Reset() {
 	*x = InviteCodeCreated{}
-	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	mi := &file_hangar_v1_match_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1446,7 +1036,7 @@ func (x *InviteCodeCreated) String() string {
 func (*InviteCodeCreated) ProtoMessage() {}
 
 func (x *InviteCodeCreated) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[9]
+	mi := &file_hangar_v1_match_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1459,7 +1049,7 @@ func (x *InviteCodeCreated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InviteCodeCreated.ProtoReflect.Descriptor instead.
 func (*InviteCodeCreated) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{9}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *InviteCodeCreated) GetCodeId() string {
@@ -1486,7 +1076,7 @@ type InviteCodeRevoked struct {
 
 func (x *InviteCodeRevoked) Reset() {
 	*x = InviteCodeRevoked{}
-	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	mi := &file_hangar_v1_match_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1498,7 +1088,7 @@ func (x *InviteCodeRevoked) String() string {
 func (*InviteCodeRevoked) ProtoMessage() {}
 
 func (x *InviteCodeRevoked) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[10]
+	mi := &file_hangar_v1_match_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1511,7 +1101,7 @@ func (x *InviteCodeRevoked) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InviteCodeRevoked.ProtoReflect.Descriptor instead.
 func (*InviteCodeRevoked) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{10}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *InviteCodeRevoked) GetCodeId() string {
@@ -1532,7 +1122,7 @@ type InvitationAccepted struct {
 
 func (x *InvitationAccepted) Reset() {
 	*x = InvitationAccepted{}
-	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	mi := &file_hangar_v1_match_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1544,7 +1134,7 @@ func (x *InvitationAccepted) String() string {
 func (*InvitationAccepted) ProtoMessage() {}
 
 func (x *InvitationAccepted) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[11]
+	mi := &file_hangar_v1_match_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1557,7 +1147,7 @@ func (x *InvitationAccepted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvitationAccepted.ProtoReflect.Descriptor instead.
 func (*InvitationAccepted) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{11}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *InvitationAccepted) GetPlayerId() string {
@@ -1578,7 +1168,7 @@ type InvitationDeclined struct {
 
 func (x *InvitationDeclined) Reset() {
 	*x = InvitationDeclined{}
-	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	mi := &file_hangar_v1_match_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1590,7 +1180,7 @@ func (x *InvitationDeclined) String() string {
 func (*InvitationDeclined) ProtoMessage() {}
 
 func (x *InvitationDeclined) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[12]
+	mi := &file_hangar_v1_match_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1603,7 +1193,7 @@ func (x *InvitationDeclined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvitationDeclined.ProtoReflect.Descriptor instead.
 func (*InvitationDeclined) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{12}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *InvitationDeclined) GetPlayerId() string {
@@ -1626,7 +1216,7 @@ type TurnTimedOut struct {
 
 func (x *TurnTimedOut) Reset() {
 	*x = TurnTimedOut{}
-	mi := &file_hangar_v1_match_proto_msgTypes[13]
+	mi := &file_hangar_v1_match_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1638,7 +1228,7 @@ func (x *TurnTimedOut) String() string {
 func (*TurnTimedOut) ProtoMessage() {}
 
 func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[13]
+	mi := &file_hangar_v1_match_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1651,7 +1241,7 @@ func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnTimedOut.ProtoReflect.Descriptor instead.
 func (*TurnTimedOut) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{13}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *TurnTimedOut) GetSeat() int32 {
@@ -1680,7 +1270,7 @@ type SeatHandedToBot struct {
 
 func (x *SeatHandedToBot) Reset() {
 	*x = SeatHandedToBot{}
-	mi := &file_hangar_v1_match_proto_msgTypes[14]
+	mi := &file_hangar_v1_match_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1692,7 +1282,7 @@ func (x *SeatHandedToBot) String() string {
 func (*SeatHandedToBot) ProtoMessage() {}
 
 func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[14]
+	mi := &file_hangar_v1_match_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1705,7 +1295,7 @@ func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatHandedToBot.ProtoReflect.Descriptor instead.
 func (*SeatHandedToBot) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{14}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SeatHandedToBot) GetSeat() int32 {
@@ -1737,7 +1327,7 @@ type PlayerJoined struct {
 
 func (x *PlayerJoined) Reset() {
 	*x = PlayerJoined{}
-	mi := &file_hangar_v1_match_proto_msgTypes[15]
+	mi := &file_hangar_v1_match_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1749,7 +1339,7 @@ func (x *PlayerJoined) String() string {
 func (*PlayerJoined) ProtoMessage() {}
 
 func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[15]
+	mi := &file_hangar_v1_match_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1762,7 +1352,7 @@ func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerJoined.ProtoReflect.Descriptor instead.
 func (*PlayerJoined) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{15}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PlayerJoined) GetSeat() int32 {
@@ -1812,7 +1402,7 @@ type PlayerLeft struct {
 
 func (x *PlayerLeft) Reset() {
 	*x = PlayerLeft{}
-	mi := &file_hangar_v1_match_proto_msgTypes[16]
+	mi := &file_hangar_v1_match_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1824,7 +1414,7 @@ func (x *PlayerLeft) String() string {
 func (*PlayerLeft) ProtoMessage() {}
 
 func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[16]
+	mi := &file_hangar_v1_match_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1837,7 +1427,7 @@ func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerLeft.ProtoReflect.Descriptor instead.
 func (*PlayerLeft) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{16}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PlayerLeft) GetSeat() int32 {
@@ -1871,7 +1461,7 @@ type MatchStarted struct {
 
 func (x *MatchStarted) Reset() {
 	*x = MatchStarted{}
-	mi := &file_hangar_v1_match_proto_msgTypes[17]
+	mi := &file_hangar_v1_match_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1883,7 +1473,7 @@ func (x *MatchStarted) String() string {
 func (*MatchStarted) ProtoMessage() {}
 
 func (x *MatchStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[17]
+	mi := &file_hangar_v1_match_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1896,7 +1486,7 @@ func (x *MatchStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchStarted.ProtoReflect.Descriptor instead.
 func (*MatchStarted) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{17}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MatchStarted) GetSeats() []int32 {
@@ -1923,7 +1513,7 @@ type MatchEnded struct {
 
 func (x *MatchEnded) Reset() {
 	*x = MatchEnded{}
-	mi := &file_hangar_v1_match_proto_msgTypes[18]
+	mi := &file_hangar_v1_match_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1935,7 +1525,7 @@ func (x *MatchEnded) String() string {
 func (*MatchEnded) ProtoMessage() {}
 
 func (x *MatchEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[18]
+	mi := &file_hangar_v1_match_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1948,7 +1538,7 @@ func (x *MatchEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEnded.ProtoReflect.Descriptor instead.
 func (*MatchEnded) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{18}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *MatchEnded) GetStatus() MatchStatus {
@@ -1981,11 +1571,12 @@ func (x *MatchEnded) GetScores() []int64 {
 
 type CreateMatchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Game  Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
-	// options default to the game's default rules.
-	Options *GameOptions `protobuf:"bytes,2,opt,name=options,proto3" json:"options,omitempty"`
-	// seat_count is the number of seats (Aeroplane Chess: 2 to 4;
-	// Carcassonne: 2 to 5).
+	// game is the name of a hosted game (GameService.ListGames).
+	Game string `protobuf:"bytes,13,opt,name=game,proto3" json:"game,omitempty"`
+	// options are the game's options message (GameInfo.options_type); unset
+	// means the game's defaults. Another type is INVALID_ARGUMENT.
+	Options *anypb.Any `protobuf:"bytes,14,opt,name=options,proto3" json:"options,omitempty"`
+	// seat_count is the number of seats, GameInfo.min_seats to max_seats.
 	SeatCount int32 `protobuf:"varint,3,opt,name=seat_count,json=seatCount,proto3" json:"seat_count,omitempty"`
 	// bot_seats is how many seats (the last ones) bots take at once.
 	BotSeats int32 `protobuf:"varint,4,opt,name=bot_seats,json=botSeats,proto3" json:"bot_seats,omitempty"`
@@ -2008,23 +1599,13 @@ type CreateMatchRequest struct {
 	// (at most 100; duplicates and the creator are ignored). Unknown ids, or
 	// invitations to a public match, are INVALID_ARGUMENT.
 	InvitedPlayerIds []string `protobuf:"bytes,11,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
-	// auto_roll (games with dice: Aeroplane Chess) has the server roll the
-	// die for a seat as soon as it must roll: in the same commit as the
-	// command that made it so (the previous move, the start, a pass), drawn
-	// from the same source as a Roll's. A seat whose turn comes then has its
-	// die (a ROLLED event) and chooses its move at once: one command per
-	// move instead of a Roll and a Move. A roll that allows no move passes
-	// as a Roll's would, and the next seat's die is rolled in the same
-	// commit. A Roll is refused (FAILED_PRECONDITION) while the seat has its
-	// die. A game without dice refuses it (INVALID_ARGUMENT).
-	AutoRoll      bool `protobuf:"varint,12,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	mi := &file_hangar_v1_match_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2036,7 +1617,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[19]
+	mi := &file_hangar_v1_match_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2049,17 +1630,17 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{19}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{15}
 }
 
-func (x *CreateMatchRequest) GetGame() Game {
+func (x *CreateMatchRequest) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
-func (x *CreateMatchRequest) GetOptions() *GameOptions {
+func (x *CreateMatchRequest) GetOptions() *anypb.Any {
 	if x != nil {
 		return x.Options
 	}
@@ -2129,13 +1710,6 @@ func (x *CreateMatchRequest) GetInvitedPlayerIds() []string {
 	return nil
 }
 
-func (x *CreateMatchRequest) GetAutoRoll() bool {
-	if x != nil {
-		return x.AutoRoll
-	}
-	return false
-}
-
 type CreateMatchResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Match         *Match                 `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
@@ -2145,7 +1719,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	mi := &file_hangar_v1_match_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2157,7 +1731,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[20]
+	mi := &file_hangar_v1_match_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2170,7 +1744,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{20}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateMatchResponse) GetMatch() *Match {
@@ -2198,7 +1772,7 @@ type JoinMatchRequest struct {
 
 func (x *JoinMatchRequest) Reset() {
 	*x = JoinMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[21]
+	mi := &file_hangar_v1_match_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2210,7 +1784,7 @@ func (x *JoinMatchRequest) String() string {
 func (*JoinMatchRequest) ProtoMessage() {}
 
 func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[21]
+	mi := &file_hangar_v1_match_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2223,7 +1797,7 @@ func (x *JoinMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchRequest.ProtoReflect.Descriptor instead.
 func (*JoinMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{21}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *JoinMatchRequest) GetMatchId() string {
@@ -2270,7 +1844,7 @@ type JoinMatchResponse struct {
 
 func (x *JoinMatchResponse) Reset() {
 	*x = JoinMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[22]
+	mi := &file_hangar_v1_match_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2282,7 +1856,7 @@ func (x *JoinMatchResponse) String() string {
 func (*JoinMatchResponse) ProtoMessage() {}
 
 func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[22]
+	mi := &file_hangar_v1_match_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2295,7 +1869,7 @@ func (x *JoinMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinMatchResponse.ProtoReflect.Descriptor instead.
 func (*JoinMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{22}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *JoinMatchResponse) GetMatch() *Match {
@@ -2320,7 +1894,7 @@ type InviteToMatchRequest struct {
 
 func (x *InviteToMatchRequest) Reset() {
 	*x = InviteToMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[23]
+	mi := &file_hangar_v1_match_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2332,7 +1906,7 @@ func (x *InviteToMatchRequest) String() string {
 func (*InviteToMatchRequest) ProtoMessage() {}
 
 func (x *InviteToMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[23]
+	mi := &file_hangar_v1_match_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2345,7 +1919,7 @@ func (x *InviteToMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InviteToMatchRequest.ProtoReflect.Descriptor instead.
 func (*InviteToMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{23}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *InviteToMatchRequest) GetMatchId() string {
@@ -2385,7 +1959,7 @@ type InviteToMatchResponse struct {
 
 func (x *InviteToMatchResponse) Reset() {
 	*x = InviteToMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[24]
+	mi := &file_hangar_v1_match_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2397,7 +1971,7 @@ func (x *InviteToMatchResponse) String() string {
 func (*InviteToMatchResponse) ProtoMessage() {}
 
 func (x *InviteToMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[24]
+	mi := &file_hangar_v1_match_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2410,7 +1984,7 @@ func (x *InviteToMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InviteToMatchResponse.ProtoReflect.Descriptor instead.
 func (*InviteToMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{24}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *InviteToMatchResponse) GetMatch() *Match {
@@ -2431,7 +2005,7 @@ type CreateInviteCodeRequest struct {
 
 func (x *CreateInviteCodeRequest) Reset() {
 	*x = CreateInviteCodeRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	mi := &file_hangar_v1_match_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2443,7 +2017,7 @@ func (x *CreateInviteCodeRequest) String() string {
 func (*CreateInviteCodeRequest) ProtoMessage() {}
 
 func (x *CreateInviteCodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[25]
+	mi := &file_hangar_v1_match_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2456,7 +2030,7 @@ func (x *CreateInviteCodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateInviteCodeRequest.ProtoReflect.Descriptor instead.
 func (*CreateInviteCodeRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{25}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateInviteCodeRequest) GetMatchId() string {
@@ -2485,7 +2059,7 @@ type CreateInviteCodeResponse struct {
 
 func (x *CreateInviteCodeResponse) Reset() {
 	*x = CreateInviteCodeResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	mi := &file_hangar_v1_match_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2497,7 +2071,7 @@ func (x *CreateInviteCodeResponse) String() string {
 func (*CreateInviteCodeResponse) ProtoMessage() {}
 
 func (x *CreateInviteCodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[26]
+	mi := &file_hangar_v1_match_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2510,7 +2084,7 @@ func (x *CreateInviteCodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateInviteCodeResponse.ProtoReflect.Descriptor instead.
 func (*CreateInviteCodeResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{26}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateInviteCodeResponse) GetCode() string {
@@ -2547,7 +2121,7 @@ type RevokeInviteCodeRequest struct {
 
 func (x *RevokeInviteCodeRequest) Reset() {
 	*x = RevokeInviteCodeRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[27]
+	mi := &file_hangar_v1_match_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2559,7 +2133,7 @@ func (x *RevokeInviteCodeRequest) String() string {
 func (*RevokeInviteCodeRequest) ProtoMessage() {}
 
 func (x *RevokeInviteCodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[27]
+	mi := &file_hangar_v1_match_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2572,7 +2146,7 @@ func (x *RevokeInviteCodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeInviteCodeRequest.ProtoReflect.Descriptor instead.
 func (*RevokeInviteCodeRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{27}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RevokeInviteCodeRequest) GetMatchId() string {
@@ -2612,7 +2186,7 @@ type RevokeInviteCodeResponse struct {
 
 func (x *RevokeInviteCodeResponse) Reset() {
 	*x = RevokeInviteCodeResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[28]
+	mi := &file_hangar_v1_match_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2624,7 +2198,7 @@ func (x *RevokeInviteCodeResponse) String() string {
 func (*RevokeInviteCodeResponse) ProtoMessage() {}
 
 func (x *RevokeInviteCodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[28]
+	mi := &file_hangar_v1_match_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2637,7 +2211,7 @@ func (x *RevokeInviteCodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeInviteCodeResponse.ProtoReflect.Descriptor instead.
 func (*RevokeInviteCodeResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{28}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RevokeInviteCodeResponse) GetMatch() *Match {
@@ -2660,7 +2234,7 @@ type AcceptInvitationRequest struct {
 
 func (x *AcceptInvitationRequest) Reset() {
 	*x = AcceptInvitationRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[29]
+	mi := &file_hangar_v1_match_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2672,7 +2246,7 @@ func (x *AcceptInvitationRequest) String() string {
 func (*AcceptInvitationRequest) ProtoMessage() {}
 
 func (x *AcceptInvitationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[29]
+	mi := &file_hangar_v1_match_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2685,7 +2259,7 @@ func (x *AcceptInvitationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptInvitationRequest.ProtoReflect.Descriptor instead.
 func (*AcceptInvitationRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{29}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *AcceptInvitationRequest) GetMatchId() string {
@@ -2725,7 +2299,7 @@ type AcceptInvitationResponse struct {
 
 func (x *AcceptInvitationResponse) Reset() {
 	*x = AcceptInvitationResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[30]
+	mi := &file_hangar_v1_match_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2737,7 +2311,7 @@ func (x *AcceptInvitationResponse) String() string {
 func (*AcceptInvitationResponse) ProtoMessage() {}
 
 func (x *AcceptInvitationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[30]
+	mi := &file_hangar_v1_match_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2750,7 +2324,7 @@ func (x *AcceptInvitationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptInvitationResponse.ProtoReflect.Descriptor instead.
 func (*AcceptInvitationResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{30}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *AcceptInvitationResponse) GetMatch() *Match {
@@ -2771,7 +2345,7 @@ type DeclineInvitationRequest struct {
 
 func (x *DeclineInvitationRequest) Reset() {
 	*x = DeclineInvitationRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[31]
+	mi := &file_hangar_v1_match_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2783,7 +2357,7 @@ func (x *DeclineInvitationRequest) String() string {
 func (*DeclineInvitationRequest) ProtoMessage() {}
 
 func (x *DeclineInvitationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[31]
+	mi := &file_hangar_v1_match_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2796,7 +2370,7 @@ func (x *DeclineInvitationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineInvitationRequest.ProtoReflect.Descriptor instead.
 func (*DeclineInvitationRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{31}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DeclineInvitationRequest) GetMatchId() string {
@@ -2828,7 +2402,7 @@ type DeclineInvitationResponse struct {
 
 func (x *DeclineInvitationResponse) Reset() {
 	*x = DeclineInvitationResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[32]
+	mi := &file_hangar_v1_match_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2840,7 +2414,7 @@ func (x *DeclineInvitationResponse) String() string {
 func (*DeclineInvitationResponse) ProtoMessage() {}
 
 func (x *DeclineInvitationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[32]
+	mi := &file_hangar_v1_match_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2853,7 +2427,7 @@ func (x *DeclineInvitationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineInvitationResponse.ProtoReflect.Descriptor instead.
 func (*DeclineInvitationResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{32}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{28}
 }
 
 type LeaveMatchRequest struct {
@@ -2867,7 +2441,7 @@ type LeaveMatchRequest struct {
 
 func (x *LeaveMatchRequest) Reset() {
 	*x = LeaveMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[33]
+	mi := &file_hangar_v1_match_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2879,7 +2453,7 @@ func (x *LeaveMatchRequest) String() string {
 func (*LeaveMatchRequest) ProtoMessage() {}
 
 func (x *LeaveMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[33]
+	mi := &file_hangar_v1_match_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2892,7 +2466,7 @@ func (x *LeaveMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveMatchRequest.ProtoReflect.Descriptor instead.
 func (*LeaveMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{33}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *LeaveMatchRequest) GetMatchId() string {
@@ -2925,7 +2499,7 @@ type LeaveMatchResponse struct {
 
 func (x *LeaveMatchResponse) Reset() {
 	*x = LeaveMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[34]
+	mi := &file_hangar_v1_match_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2937,7 +2511,7 @@ func (x *LeaveMatchResponse) String() string {
 func (*LeaveMatchResponse) ProtoMessage() {}
 
 func (x *LeaveMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[34]
+	mi := &file_hangar_v1_match_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2950,7 +2524,7 @@ func (x *LeaveMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveMatchResponse.ProtoReflect.Descriptor instead.
 func (*LeaveMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{34}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *LeaveMatchResponse) GetMatch() *Match {
@@ -2971,7 +2545,7 @@ type StartMatchRequest struct {
 
 func (x *StartMatchRequest) Reset() {
 	*x = StartMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[35]
+	mi := &file_hangar_v1_match_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2983,7 +2557,7 @@ func (x *StartMatchRequest) String() string {
 func (*StartMatchRequest) ProtoMessage() {}
 
 func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[35]
+	mi := &file_hangar_v1_match_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2996,7 +2570,7 @@ func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchRequest.ProtoReflect.Descriptor instead.
 func (*StartMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{35}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *StartMatchRequest) GetMatchId() string {
@@ -3029,7 +2603,7 @@ type StartMatchResponse struct {
 
 func (x *StartMatchResponse) Reset() {
 	*x = StartMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[36]
+	mi := &file_hangar_v1_match_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3041,7 +2615,7 @@ func (x *StartMatchResponse) String() string {
 func (*StartMatchResponse) ProtoMessage() {}
 
 func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[36]
+	mi := &file_hangar_v1_match_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3054,7 +2628,7 @@ func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchResponse.ProtoReflect.Descriptor instead.
 func (*StartMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{36}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *StartMatchResponse) GetMatch() *Match {
@@ -3075,7 +2649,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[37]
+	mi := &file_hangar_v1_match_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3087,7 +2661,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[37]
+	mi := &file_hangar_v1_match_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3100,7 +2674,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{37}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -3126,7 +2700,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[38]
+	mi := &file_hangar_v1_match_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3138,7 +2712,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[38]
+	mi := &file_hangar_v1_match_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3151,7 +2725,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{38}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetMatchResponse) GetMatch() *Match {
@@ -3164,8 +2738,8 @@ func (x *GetMatchResponse) GetMatch() *Match {
 type ListMatchesRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Filter MatchFilter            `protobuf:"varint,1,opt,name=filter,proto3,enum=hangar.v1.MatchFilter" json:"filter,omitempty"`
-	// game, when set, keeps only matches of that game.
-	Game Game `protobuf:"varint,2,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
+	// game, when set, keeps only matches of that game (its name).
+	Game string `protobuf:"bytes,5,opt,name=game,proto3" json:"game,omitempty"`
 	// page_size is 1 to 100; 0 means 20.
 	PageSize      int32  `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
@@ -3175,7 +2749,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[39]
+	mi := &file_hangar_v1_match_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3187,7 +2761,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[39]
+	mi := &file_hangar_v1_match_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3200,7 +2774,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{39}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ListMatchesRequest) GetFilter() MatchFilter {
@@ -3210,11 +2784,11 @@ func (x *ListMatchesRequest) GetFilter() MatchFilter {
 	return MatchFilter_MATCH_FILTER_UNSPECIFIED
 }
 
-func (x *ListMatchesRequest) GetGame() Game {
+func (x *ListMatchesRequest) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 func (x *ListMatchesRequest) GetPageSize() int32 {
@@ -3243,7 +2817,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[40]
+	mi := &file_hangar_v1_match_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3255,7 +2829,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[40]
+	mi := &file_hangar_v1_match_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3268,7 +2842,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{40}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*Match {
@@ -3296,7 +2870,7 @@ type WatchMatchRequest struct {
 
 func (x *WatchMatchRequest) Reset() {
 	*x = WatchMatchRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[41]
+	mi := &file_hangar_v1_match_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3308,7 +2882,7 @@ func (x *WatchMatchRequest) String() string {
 func (*WatchMatchRequest) ProtoMessage() {}
 
 func (x *WatchMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[41]
+	mi := &file_hangar_v1_match_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3321,7 +2895,7 @@ func (x *WatchMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchMatchRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{41}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *WatchMatchRequest) GetMatchId() string {
@@ -3350,8 +2924,8 @@ type WatchMatchResponse struct {
 	// the end).
 	TurnSeat *int32 `protobuf:"varint,4,opt,name=turn_seat,json=turnSeat,proto3,oneof" json:"turn_seat,omitempty"`
 	// phase is the game's phase after the event, in the game's own words
-	// (Aeroplane Chess: "start", "roll", "move", "over"; Carcassonne:
-	// "draw", "place", "follower", "landing", "over"); empty before the start.
+	// (lower case and stable, such as "move" or "over"); empty before the
+	// start.
 	Phase         string `protobuf:"bytes,5,opt,name=phase,proto3" json:"phase,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3359,7 +2933,7 @@ type WatchMatchResponse struct {
 
 func (x *WatchMatchResponse) Reset() {
 	*x = WatchMatchResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[42]
+	mi := &file_hangar_v1_match_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3371,7 +2945,7 @@ func (x *WatchMatchResponse) String() string {
 func (*WatchMatchResponse) ProtoMessage() {}
 
 func (x *WatchMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[42]
+	mi := &file_hangar_v1_match_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3384,7 +2958,7 @@ func (x *WatchMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchMatchResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{42}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *WatchMatchResponse) GetEvent() *Event {
@@ -3436,7 +3010,7 @@ type ListMatchEventsRequest struct {
 
 func (x *ListMatchEventsRequest) Reset() {
 	*x = ListMatchEventsRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[43]
+	mi := &file_hangar_v1_match_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3448,7 +3022,7 @@ func (x *ListMatchEventsRequest) String() string {
 func (*ListMatchEventsRequest) ProtoMessage() {}
 
 func (x *ListMatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[43]
+	mi := &file_hangar_v1_match_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3461,7 +3035,7 @@ func (x *ListMatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{43}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListMatchEventsRequest) GetMatchId() string {
@@ -3505,7 +3079,7 @@ type ListMatchEventsResponse struct {
 
 func (x *ListMatchEventsResponse) Reset() {
 	*x = ListMatchEventsResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[44]
+	mi := &file_hangar_v1_match_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3517,7 +3091,7 @@ func (x *ListMatchEventsResponse) String() string {
 func (*ListMatchEventsResponse) ProtoMessage() {}
 
 func (x *ListMatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[44]
+	mi := &file_hangar_v1_match_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3530,7 +3104,7 @@ func (x *ListMatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{44}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListMatchEventsResponse) GetEvents() []*Event {
@@ -3548,15 +3122,16 @@ func (x *ListMatchEventsResponse) GetNextPageToken() string {
 }
 
 type GetBoardRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Game          Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game is the game's name.
+	Game          string `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetBoardRequest) Reset() {
 	*x = GetBoardRequest{}
-	mi := &file_hangar_v1_match_proto_msgTypes[45]
+	mi := &file_hangar_v1_match_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3568,7 +3143,7 @@ func (x *GetBoardRequest) String() string {
 func (*GetBoardRequest) ProtoMessage() {}
 
 func (x *GetBoardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[45]
+	mi := &file_hangar_v1_match_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3581,26 +3156,27 @@ func (x *GetBoardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBoardRequest.ProtoReflect.Descriptor instead.
 func (*GetBoardRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{45}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{41}
 }
 
-func (x *GetBoardRequest) GetGame() Game {
+func (x *GetBoardRequest) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 type GetBoardResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Board         *GameBoard             `protobuf:"bytes,1,opt,name=board,proto3" json:"board,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// board is the game's board message (GameInfo.board_type).
+	Board         *anypb.Any `protobuf:"bytes,2,opt,name=board,proto3" json:"board,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetBoardResponse) Reset() {
 	*x = GetBoardResponse{}
-	mi := &file_hangar_v1_match_proto_msgTypes[46]
+	mi := &file_hangar_v1_match_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3612,7 +3188,7 @@ func (x *GetBoardResponse) String() string {
 func (*GetBoardResponse) ProtoMessage() {}
 
 func (x *GetBoardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_match_proto_msgTypes[46]
+	mi := &file_hangar_v1_match_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3625,10 +3201,10 @@ func (x *GetBoardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBoardResponse.ProtoReflect.Descriptor instead.
 func (*GetBoardResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_match_proto_rawDescGZIP(), []int{46}
+	return file_hangar_v1_match_proto_rawDescGZIP(), []int{42}
 }
 
-func (x *GetBoardResponse) GetBoard() *GameBoard {
+func (x *GetBoardResponse) GetBoard() *anypb.Any {
 	if x != nil {
 		return x.Board
 	}
@@ -3639,39 +3215,23 @@ var File_hangar_v1_match_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#hangar/aeroplane/v1/aeroplane.proto\x1a'hangar/carcassonne/v1/carcassonne.proto\"\x9f\x01\n" +
+	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9f\x01\n" +
 	"\x04Seat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12-\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x15.hangar.v1.SeatStatusR\x06status\x12\x1b\n" +
 	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x04 \x01(\tR\vdisplayName\x12\x14\n" +
-	"\x05place\x18\x05 \x01(\x05R\x05place\"\x97\x01\n" +
-	"\vGameOptions\x12<\n" +
-	"\taeroplane\x18\x01 \x01(\v2\x1c.hangar.aeroplane.v1.OptionsH\x00R\taeroplane\x12B\n" +
-	"\vcarcassonne\x18\x02 \x01(\v2\x1e.hangar.carcassonne.v1.OptionsH\x00R\vcarcassonneB\x06\n" +
-	"\x04game\"\x91\x01\n" +
-	"\tGameState\x12:\n" +
-	"\taeroplane\x18\x01 \x01(\v2\x1a.hangar.aeroplane.v1.StateH\x00R\taeroplane\x12@\n" +
-	"\vcarcassonne\x18\x02 \x01(\v2\x1c.hangar.carcassonne.v1.StateH\x00R\vcarcassonneB\x06\n" +
-	"\x04game\"\x91\x01\n" +
-	"\tGameBoard\x12:\n" +
-	"\taeroplane\x18\x01 \x01(\v2\x1a.hangar.aeroplane.v1.BoardH\x00R\taeroplane\x12@\n" +
-	"\vcarcassonne\x18\x02 \x01(\v2\x1c.hangar.carcassonne.v1.BoardH\x00R\vcarcassonneB\x06\n" +
-	"\x04game\"\x8e\x01\n" +
-	"\bGameMove\x129\n" +
-	"\taeroplane\x18\x01 \x01(\v2\x19.hangar.aeroplane.v1.MoveH\x00R\taeroplane\x12?\n" +
-	"\vcarcassonne\x18\x02 \x01(\v2\x1b.hangar.carcassonne.v1.MoveH\x00R\vcarcassonneB\x06\n" +
-	"\x04game\"\x83\a\n" +
+	"\x05place\x18\x05 \x01(\x05R\x05place\"\xeb\x06\n" +
 	"\x05Match\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
-	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12.\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
+	"\x04game\x18\x16 \x01(\tR\x04game\x12.\n" +
 	"\x06status\x18\x03 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12\x18\n" +
 	"\aversion\x18\x04 \x01(\x03R\aversion\x12\x1d\n" +
 	"\n" +
 	"creator_id\x18\x05 \x01(\tR\tcreatorId\x12%\n" +
-	"\x05seats\x18\x06 \x03(\v2\x0f.hangar.v1.SeatR\x05seats\x120\n" +
-	"\aoptions\x18\a \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12*\n" +
-	"\x05state\x18\b \x01(\v2\x14.hangar.v1.GameStateR\x05state\x12;\n" +
+	"\x05seats\x18\x06 \x03(\v2\x0f.hangar.v1.SeatR\x05seats\x12.\n" +
+	"\aoptions\x18\x17 \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12*\n" +
+	"\x05state\x18\x18 \x01(\v2\x14.google.protobuf.AnyR\x05state\x12;\n" +
 	"\vcreate_time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x129\n" +
 	"\n" +
@@ -3686,8 +3246,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\aprivate\x18\x11 \x01(\bR\aprivate\x12,\n" +
 	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
 	"\aunrated\x18\x13 \x01(\bR\aunrated\x12&\n" +
-	"\x0finvite_code_ids\x18\x14 \x03(\tR\rinviteCodeIds\x12\x1b\n" +
-	"\tauto_roll\x18\x15 \x01(\bR\bautoRoll\"\xd1\b\n" +
+	"\x0finvite_code_ids\x18\x14 \x03(\tR\rinviteCodeIdsJ\x04\b\x02\x10\x03J\x04\b\a\x10\bJ\x04\b\b\x10\tJ\x04\b\x15\x10\x16\"\x8b\b\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -3707,13 +3266,12 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x13invite_code_created\x18\x1e \x01(\v2\x1c.hangar.v1.InviteCodeCreatedH\x00R\x11inviteCodeCreated\x12N\n" +
 	"\x13invite_code_revoked\x18\x1f \x01(\v2\x1c.hangar.v1.InviteCodeRevokedH\x00R\x11inviteCodeRevoked\x12P\n" +
 	"\x13invitation_accepted\x18  \x01(\v2\x1d.hangar.v1.InvitationAcceptedH\x00R\x12invitationAccepted\x12P\n" +
-	"\x13invitation_declined\x18! \x01(\v2\x1d.hangar.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x12:\n" +
-	"\taeroplane\x18\x14 \x01(\v2\x1a.hangar.aeroplane.v1.EventH\x00R\taeroplane\x12@\n" +
-	"\vcarcassonne\x18\x15 \x01(\v2\x1c.hangar.carcassonne.v1.EventH\x00R\vcarcassonneB\x06\n" +
-	"\x04body\"\xbc\x03\n" +
-	"\fMatchCreated\x12#\n" +
-	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
-	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
+	"\x13invitation_declined\x18! \x01(\v2\x1d.hangar.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x12*\n" +
+	"\x04game\x18\x16 \x01(\v2\x14.google.protobuf.AnyH\x00R\x04gameB\x06\n" +
+	"\x04bodyJ\x04\b\x14\x10\x15J\x04\b\x15\x10\x16\"\x9e\x03\n" +
+	"\fMatchCreated\x12\x12\n" +
+	"\x04game\x18\f \x01(\tR\x04game\x12.\n" +
+	"\aoptions\x18\r \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12\x1d\n" +
 	"\n" +
 	"seat_count\x18\x03 \x01(\x05R\tseatCount\x12\x1d\n" +
 	"\n" +
@@ -3724,8 +3282,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\aprivate\x18\b \x01(\bR\aprivate\x12,\n" +
 	"\x12invited_player_ids\x18\t \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
 	"\aunrated\x18\n" +
-	" \x01(\bR\aunrated\x12\x1b\n" +
-	"\tauto_roll\x18\v \x01(\bR\bautoRoll\"/\n" +
+	" \x01(\bR\aunratedJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\v\x10\f\"/\n" +
 	"\x0ePlayersInvited\x12\x1d\n" +
 	"\n" +
 	"player_ids\x18\x01 \x03(\tR\tplayerIds\"M\n" +
@@ -3763,10 +3320,10 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x06status\x18\x01 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12\x18\n" +
 	"\aranking\x18\x02 \x03(\x05R\aranking\x12\x16\n" +
 	"\x06places\x18\x03 \x03(\x05R\x06places\x12\x16\n" +
-	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\xe8\x03\n" +
-	"\x12CreateMatchRequest\x12#\n" +
-	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
-	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
+	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\xca\x03\n" +
+	"\x12CreateMatchRequest\x12\x12\n" +
+	"\x04game\x18\r \x01(\tR\x04game\x12.\n" +
+	"\aoptions\x18\x0e \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12\x1d\n" +
 	"\n" +
 	"seat_count\x18\x03 \x01(\x05R\tseatCount\x12\x1b\n" +
 	"\tbot_seats\x18\x04 \x01(\x05R\bbotSeats\x12!\n" +
@@ -3778,8 +3335,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\tbot_level\x18\t \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x12\x18\n" +
 	"\aprivate\x18\n" +
 	" \x01(\bR\aprivate\x12,\n" +
-	"\x12invited_player_ids\x18\v \x03(\tR\x10invitedPlayerIds\x12\x1b\n" +
-	"\tauto_roll\x18\f \x01(\bR\bautoRoll\"=\n" +
+	"\x12invited_player_ids\x18\v \x03(\tR\x10invitedPlayerIdsJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\f\x10\r\"=\n" +
 	"\x13CreateMatchResponse\x12&\n" +
 	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\xba\x01\n" +
 	"\x10JoinMatchRequest\x12\x19\n" +
@@ -3851,13 +3407,13 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"at_version\x18\x02 \x01(\x03R\tatVersion\":\n" +
 	"\x10GetMatchResponse\x12&\n" +
-	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\xa5\x01\n" +
+	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\x9a\x01\n" +
 	"\x12ListMatchesRequest\x12.\n" +
-	"\x06filter\x18\x01 \x01(\x0e2\x16.hangar.v1.MatchFilterR\x06filter\x12#\n" +
-	"\x04game\x18\x02 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12\x1b\n" +
+	"\x06filter\x18\x01 \x01(\x0e2\x16.hangar.v1.MatchFilterR\x06filter\x12\x12\n" +
+	"\x04game\x18\x05 \x01(\tR\x04game\x12\x1b\n" +
 	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x04 \x01(\tR\tpageToken\"i\n" +
+	"page_token\x18\x04 \x01(\tR\tpageTokenJ\x04\b\x02\x10\x03\"i\n" +
 	"\x13ListMatchesResponse\x12*\n" +
 	"\amatches\x18\x01 \x03(\v2\x10.hangar.v1.MatchR\amatches\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"K\n" +
@@ -3880,15 +3436,11 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\"k\n" +
 	"\x17ListMatchEventsResponse\x12(\n" +
 	"\x06events\x18\x01 \x03(\v2\x10.hangar.v1.EventR\x06events\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"6\n" +
-	"\x0fGetBoardRequest\x12#\n" +
-	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\">\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"+\n" +
+	"\x0fGetBoardRequest\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04gameJ\x04\b\x01\x10\x02\"D\n" +
 	"\x10GetBoardResponse\x12*\n" +
-	"\x05board\x18\x01 \x01(\v2\x14.hangar.v1.GameBoardR\x05board*F\n" +
-	"\x04Game\x12\x14\n" +
-	"\x10GAME_UNSPECIFIED\x10\x00\x12\x12\n" +
-	"\x0eGAME_AEROPLANE\x10\x01\x12\x14\n" +
-	"\x10GAME_CARCASSONNE\x10\x02*Q\n" +
+	"\x05board\x18\x02 \x01(\v2\x14.google.protobuf.AnyR\x05boardJ\x04\b\x01\x10\x02*Q\n" +
 	"\bBotLevel\x12\x19\n" +
 	"\x15BOT_LEVEL_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10BOT_LEVEL_GREEDY\x10\x01\x12\x14\n" +
@@ -3944,169 +3496,141 @@ func file_hangar_v1_match_proto_rawDescGZIP() []byte {
 	return file_hangar_v1_match_proto_rawDescData
 }
 
-var file_hangar_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_hangar_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_hangar_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_hangar_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_hangar_v1_match_proto_goTypes = []any{
-	(Game)(0),                         // 0: hangar.v1.Game
-	(BotLevel)(0),                     // 1: hangar.v1.BotLevel
-	(MatchStatus)(0),                  // 2: hangar.v1.MatchStatus
-	(SeatStatus)(0),                   // 3: hangar.v1.SeatStatus
-	(MatchFilter)(0),                  // 4: hangar.v1.MatchFilter
-	(*Seat)(nil),                      // 5: hangar.v1.Seat
-	(*GameOptions)(nil),               // 6: hangar.v1.GameOptions
-	(*GameState)(nil),                 // 7: hangar.v1.GameState
-	(*GameBoard)(nil),                 // 8: hangar.v1.GameBoard
-	(*GameMove)(nil),                  // 9: hangar.v1.GameMove
-	(*Match)(nil),                     // 10: hangar.v1.Match
-	(*Event)(nil),                     // 11: hangar.v1.Event
-	(*MatchCreated)(nil),              // 12: hangar.v1.MatchCreated
-	(*PlayersInvited)(nil),            // 13: hangar.v1.PlayersInvited
-	(*InviteCodeCreated)(nil),         // 14: hangar.v1.InviteCodeCreated
-	(*InviteCodeRevoked)(nil),         // 15: hangar.v1.InviteCodeRevoked
-	(*InvitationAccepted)(nil),        // 16: hangar.v1.InvitationAccepted
-	(*InvitationDeclined)(nil),        // 17: hangar.v1.InvitationDeclined
-	(*TurnTimedOut)(nil),              // 18: hangar.v1.TurnTimedOut
-	(*SeatHandedToBot)(nil),           // 19: hangar.v1.SeatHandedToBot
-	(*PlayerJoined)(nil),              // 20: hangar.v1.PlayerJoined
-	(*PlayerLeft)(nil),                // 21: hangar.v1.PlayerLeft
-	(*MatchStarted)(nil),              // 22: hangar.v1.MatchStarted
-	(*MatchEnded)(nil),                // 23: hangar.v1.MatchEnded
-	(*CreateMatchRequest)(nil),        // 24: hangar.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),       // 25: hangar.v1.CreateMatchResponse
-	(*JoinMatchRequest)(nil),          // 26: hangar.v1.JoinMatchRequest
-	(*JoinMatchResponse)(nil),         // 27: hangar.v1.JoinMatchResponse
-	(*InviteToMatchRequest)(nil),      // 28: hangar.v1.InviteToMatchRequest
-	(*InviteToMatchResponse)(nil),     // 29: hangar.v1.InviteToMatchResponse
-	(*CreateInviteCodeRequest)(nil),   // 30: hangar.v1.CreateInviteCodeRequest
-	(*CreateInviteCodeResponse)(nil),  // 31: hangar.v1.CreateInviteCodeResponse
-	(*RevokeInviteCodeRequest)(nil),   // 32: hangar.v1.RevokeInviteCodeRequest
-	(*RevokeInviteCodeResponse)(nil),  // 33: hangar.v1.RevokeInviteCodeResponse
-	(*AcceptInvitationRequest)(nil),   // 34: hangar.v1.AcceptInvitationRequest
-	(*AcceptInvitationResponse)(nil),  // 35: hangar.v1.AcceptInvitationResponse
-	(*DeclineInvitationRequest)(nil),  // 36: hangar.v1.DeclineInvitationRequest
-	(*DeclineInvitationResponse)(nil), // 37: hangar.v1.DeclineInvitationResponse
-	(*LeaveMatchRequest)(nil),         // 38: hangar.v1.LeaveMatchRequest
-	(*LeaveMatchResponse)(nil),        // 39: hangar.v1.LeaveMatchResponse
-	(*StartMatchRequest)(nil),         // 40: hangar.v1.StartMatchRequest
-	(*StartMatchResponse)(nil),        // 41: hangar.v1.StartMatchResponse
-	(*GetMatchRequest)(nil),           // 42: hangar.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),          // 43: hangar.v1.GetMatchResponse
-	(*ListMatchesRequest)(nil),        // 44: hangar.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),       // 45: hangar.v1.ListMatchesResponse
-	(*WatchMatchRequest)(nil),         // 46: hangar.v1.WatchMatchRequest
-	(*WatchMatchResponse)(nil),        // 47: hangar.v1.WatchMatchResponse
-	(*ListMatchEventsRequest)(nil),    // 48: hangar.v1.ListMatchEventsRequest
-	(*ListMatchEventsResponse)(nil),   // 49: hangar.v1.ListMatchEventsResponse
-	(*GetBoardRequest)(nil),           // 50: hangar.v1.GetBoardRequest
-	(*GetBoardResponse)(nil),          // 51: hangar.v1.GetBoardResponse
-	(*v1.Options)(nil),                // 52: hangar.aeroplane.v1.Options
-	(*v11.Options)(nil),               // 53: hangar.carcassonne.v1.Options
-	(*v1.State)(nil),                  // 54: hangar.aeroplane.v1.State
-	(*v11.State)(nil),                 // 55: hangar.carcassonne.v1.State
-	(*v1.Board)(nil),                  // 56: hangar.aeroplane.v1.Board
-	(*v11.Board)(nil),                 // 57: hangar.carcassonne.v1.Board
-	(*v1.Move)(nil),                   // 58: hangar.aeroplane.v1.Move
-	(*v11.Move)(nil),                  // 59: hangar.carcassonne.v1.Move
-	(*timestamppb.Timestamp)(nil),     // 60: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),       // 61: google.protobuf.Duration
-	(*v1.Event)(nil),                  // 62: hangar.aeroplane.v1.Event
-	(*v11.Event)(nil),                 // 63: hangar.carcassonne.v1.Event
+	(BotLevel)(0),                     // 0: hangar.v1.BotLevel
+	(MatchStatus)(0),                  // 1: hangar.v1.MatchStatus
+	(SeatStatus)(0),                   // 2: hangar.v1.SeatStatus
+	(MatchFilter)(0),                  // 3: hangar.v1.MatchFilter
+	(*Seat)(nil),                      // 4: hangar.v1.Seat
+	(*Match)(nil),                     // 5: hangar.v1.Match
+	(*Event)(nil),                     // 6: hangar.v1.Event
+	(*MatchCreated)(nil),              // 7: hangar.v1.MatchCreated
+	(*PlayersInvited)(nil),            // 8: hangar.v1.PlayersInvited
+	(*InviteCodeCreated)(nil),         // 9: hangar.v1.InviteCodeCreated
+	(*InviteCodeRevoked)(nil),         // 10: hangar.v1.InviteCodeRevoked
+	(*InvitationAccepted)(nil),        // 11: hangar.v1.InvitationAccepted
+	(*InvitationDeclined)(nil),        // 12: hangar.v1.InvitationDeclined
+	(*TurnTimedOut)(nil),              // 13: hangar.v1.TurnTimedOut
+	(*SeatHandedToBot)(nil),           // 14: hangar.v1.SeatHandedToBot
+	(*PlayerJoined)(nil),              // 15: hangar.v1.PlayerJoined
+	(*PlayerLeft)(nil),                // 16: hangar.v1.PlayerLeft
+	(*MatchStarted)(nil),              // 17: hangar.v1.MatchStarted
+	(*MatchEnded)(nil),                // 18: hangar.v1.MatchEnded
+	(*CreateMatchRequest)(nil),        // 19: hangar.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),       // 20: hangar.v1.CreateMatchResponse
+	(*JoinMatchRequest)(nil),          // 21: hangar.v1.JoinMatchRequest
+	(*JoinMatchResponse)(nil),         // 22: hangar.v1.JoinMatchResponse
+	(*InviteToMatchRequest)(nil),      // 23: hangar.v1.InviteToMatchRequest
+	(*InviteToMatchResponse)(nil),     // 24: hangar.v1.InviteToMatchResponse
+	(*CreateInviteCodeRequest)(nil),   // 25: hangar.v1.CreateInviteCodeRequest
+	(*CreateInviteCodeResponse)(nil),  // 26: hangar.v1.CreateInviteCodeResponse
+	(*RevokeInviteCodeRequest)(nil),   // 27: hangar.v1.RevokeInviteCodeRequest
+	(*RevokeInviteCodeResponse)(nil),  // 28: hangar.v1.RevokeInviteCodeResponse
+	(*AcceptInvitationRequest)(nil),   // 29: hangar.v1.AcceptInvitationRequest
+	(*AcceptInvitationResponse)(nil),  // 30: hangar.v1.AcceptInvitationResponse
+	(*DeclineInvitationRequest)(nil),  // 31: hangar.v1.DeclineInvitationRequest
+	(*DeclineInvitationResponse)(nil), // 32: hangar.v1.DeclineInvitationResponse
+	(*LeaveMatchRequest)(nil),         // 33: hangar.v1.LeaveMatchRequest
+	(*LeaveMatchResponse)(nil),        // 34: hangar.v1.LeaveMatchResponse
+	(*StartMatchRequest)(nil),         // 35: hangar.v1.StartMatchRequest
+	(*StartMatchResponse)(nil),        // 36: hangar.v1.StartMatchResponse
+	(*GetMatchRequest)(nil),           // 37: hangar.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),          // 38: hangar.v1.GetMatchResponse
+	(*ListMatchesRequest)(nil),        // 39: hangar.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),       // 40: hangar.v1.ListMatchesResponse
+	(*WatchMatchRequest)(nil),         // 41: hangar.v1.WatchMatchRequest
+	(*WatchMatchResponse)(nil),        // 42: hangar.v1.WatchMatchResponse
+	(*ListMatchEventsRequest)(nil),    // 43: hangar.v1.ListMatchEventsRequest
+	(*ListMatchEventsResponse)(nil),   // 44: hangar.v1.ListMatchEventsResponse
+	(*GetBoardRequest)(nil),           // 45: hangar.v1.GetBoardRequest
+	(*GetBoardResponse)(nil),          // 46: hangar.v1.GetBoardResponse
+	(*anypb.Any)(nil),                 // 47: google.protobuf.Any
+	(*timestamppb.Timestamp)(nil),     // 48: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),       // 49: google.protobuf.Duration
 }
 var file_hangar_v1_match_proto_depIdxs = []int32{
-	3,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
-	52, // 1: hangar.v1.GameOptions.aeroplane:type_name -> hangar.aeroplane.v1.Options
-	53, // 2: hangar.v1.GameOptions.carcassonne:type_name -> hangar.carcassonne.v1.Options
-	54, // 3: hangar.v1.GameState.aeroplane:type_name -> hangar.aeroplane.v1.State
-	55, // 4: hangar.v1.GameState.carcassonne:type_name -> hangar.carcassonne.v1.State
-	56, // 5: hangar.v1.GameBoard.aeroplane:type_name -> hangar.aeroplane.v1.Board
-	57, // 6: hangar.v1.GameBoard.carcassonne:type_name -> hangar.carcassonne.v1.Board
-	58, // 7: hangar.v1.GameMove.aeroplane:type_name -> hangar.aeroplane.v1.Move
-	59, // 8: hangar.v1.GameMove.carcassonne:type_name -> hangar.carcassonne.v1.Move
-	0,  // 9: hangar.v1.Match.game:type_name -> hangar.v1.Game
-	2,  // 10: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
-	5,  // 11: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
-	6,  // 12: hangar.v1.Match.options:type_name -> hangar.v1.GameOptions
-	7,  // 13: hangar.v1.Match.state:type_name -> hangar.v1.GameState
-	60, // 14: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
-	60, // 15: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
-	60, // 16: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
-	61, // 17: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
-	60, // 18: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
-	1,  // 19: hangar.v1.Match.bot_level:type_name -> hangar.v1.BotLevel
-	60, // 20: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
-	12, // 21: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
-	20, // 22: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
-	21, // 23: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
-	22, // 24: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
-	23, // 25: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
-	18, // 26: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
-	19, // 27: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
-	13, // 28: hangar.v1.Event.players_invited:type_name -> hangar.v1.PlayersInvited
-	14, // 29: hangar.v1.Event.invite_code_created:type_name -> hangar.v1.InviteCodeCreated
-	15, // 30: hangar.v1.Event.invite_code_revoked:type_name -> hangar.v1.InviteCodeRevoked
-	16, // 31: hangar.v1.Event.invitation_accepted:type_name -> hangar.v1.InvitationAccepted
-	17, // 32: hangar.v1.Event.invitation_declined:type_name -> hangar.v1.InvitationDeclined
-	62, // 33: hangar.v1.Event.aeroplane:type_name -> hangar.aeroplane.v1.Event
-	63, // 34: hangar.v1.Event.carcassonne:type_name -> hangar.carcassonne.v1.Event
-	0,  // 35: hangar.v1.MatchCreated.game:type_name -> hangar.v1.Game
-	6,  // 36: hangar.v1.MatchCreated.options:type_name -> hangar.v1.GameOptions
-	61, // 37: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	1,  // 38: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
-	2,  // 39: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
-	0,  // 40: hangar.v1.CreateMatchRequest.game:type_name -> hangar.v1.Game
-	6,  // 41: hangar.v1.CreateMatchRequest.options:type_name -> hangar.v1.GameOptions
-	61, // 42: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
-	1,  // 43: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
-	10, // 44: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 45: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 46: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 47: hangar.v1.CreateInviteCodeResponse.match:type_name -> hangar.v1.Match
-	10, // 48: hangar.v1.RevokeInviteCodeResponse.match:type_name -> hangar.v1.Match
-	10, // 49: hangar.v1.AcceptInvitationResponse.match:type_name -> hangar.v1.Match
-	10, // 50: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 51: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
-	10, // 52: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
-	4,  // 53: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
-	0,  // 54: hangar.v1.ListMatchesRequest.game:type_name -> hangar.v1.Game
-	10, // 55: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
-	11, // 56: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	2,  // 57: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
-	11, // 58: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	0,  // 59: hangar.v1.GetBoardRequest.game:type_name -> hangar.v1.Game
-	8,  // 60: hangar.v1.GetBoardResponse.board:type_name -> hangar.v1.GameBoard
-	24, // 61: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	26, // 62: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	38, // 63: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	28, // 64: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
-	30, // 65: hangar.v1.MatchService.CreateInviteCode:input_type -> hangar.v1.CreateInviteCodeRequest
-	32, // 66: hangar.v1.MatchService.RevokeInviteCode:input_type -> hangar.v1.RevokeInviteCodeRequest
-	34, // 67: hangar.v1.MatchService.AcceptInvitation:input_type -> hangar.v1.AcceptInvitationRequest
-	36, // 68: hangar.v1.MatchService.DeclineInvitation:input_type -> hangar.v1.DeclineInvitationRequest
-	40, // 69: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	42, // 70: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	44, // 71: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	46, // 72: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	48, // 73: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	50, // 74: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
-	25, // 75: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	27, // 76: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	39, // 77: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	29, // 78: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
-	31, // 79: hangar.v1.MatchService.CreateInviteCode:output_type -> hangar.v1.CreateInviteCodeResponse
-	33, // 80: hangar.v1.MatchService.RevokeInviteCode:output_type -> hangar.v1.RevokeInviteCodeResponse
-	35, // 81: hangar.v1.MatchService.AcceptInvitation:output_type -> hangar.v1.AcceptInvitationResponse
-	37, // 82: hangar.v1.MatchService.DeclineInvitation:output_type -> hangar.v1.DeclineInvitationResponse
-	41, // 83: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	43, // 84: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	45, // 85: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	47, // 86: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	49, // 87: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	51, // 88: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
-	75, // [75:89] is the sub-list for method output_type
-	61, // [61:75] is the sub-list for method input_type
-	61, // [61:61] is the sub-list for extension type_name
-	61, // [61:61] is the sub-list for extension extendee
-	0,  // [0:61] is the sub-list for field type_name
+	2,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
+	1,  // 1: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
+	4,  // 2: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
+	47, // 3: hangar.v1.Match.options:type_name -> google.protobuf.Any
+	47, // 4: hangar.v1.Match.state:type_name -> google.protobuf.Any
+	48, // 5: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
+	48, // 6: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
+	48, // 7: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
+	49, // 8: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
+	48, // 9: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
+	0,  // 10: hangar.v1.Match.bot_level:type_name -> hangar.v1.BotLevel
+	48, // 11: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
+	7,  // 12: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
+	15, // 13: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
+	16, // 14: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
+	17, // 15: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
+	18, // 16: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
+	13, // 17: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
+	14, // 18: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
+	8,  // 19: hangar.v1.Event.players_invited:type_name -> hangar.v1.PlayersInvited
+	9,  // 20: hangar.v1.Event.invite_code_created:type_name -> hangar.v1.InviteCodeCreated
+	10, // 21: hangar.v1.Event.invite_code_revoked:type_name -> hangar.v1.InviteCodeRevoked
+	11, // 22: hangar.v1.Event.invitation_accepted:type_name -> hangar.v1.InvitationAccepted
+	12, // 23: hangar.v1.Event.invitation_declined:type_name -> hangar.v1.InvitationDeclined
+	47, // 24: hangar.v1.Event.game:type_name -> google.protobuf.Any
+	47, // 25: hangar.v1.MatchCreated.options:type_name -> google.protobuf.Any
+	49, // 26: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	0,  // 27: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
+	1,  // 28: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
+	47, // 29: hangar.v1.CreateMatchRequest.options:type_name -> google.protobuf.Any
+	49, // 30: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
+	0,  // 31: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
+	5,  // 32: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 33: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 34: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 35: hangar.v1.CreateInviteCodeResponse.match:type_name -> hangar.v1.Match
+	5,  // 36: hangar.v1.RevokeInviteCodeResponse.match:type_name -> hangar.v1.Match
+	5,  // 37: hangar.v1.AcceptInvitationResponse.match:type_name -> hangar.v1.Match
+	5,  // 38: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 39: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 40: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
+	3,  // 41: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
+	5,  // 42: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
+	6,  // 43: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
+	1,  // 44: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
+	6,  // 45: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	47, // 46: hangar.v1.GetBoardResponse.board:type_name -> google.protobuf.Any
+	19, // 47: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	21, // 48: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	33, // 49: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	23, // 50: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
+	25, // 51: hangar.v1.MatchService.CreateInviteCode:input_type -> hangar.v1.CreateInviteCodeRequest
+	27, // 52: hangar.v1.MatchService.RevokeInviteCode:input_type -> hangar.v1.RevokeInviteCodeRequest
+	29, // 53: hangar.v1.MatchService.AcceptInvitation:input_type -> hangar.v1.AcceptInvitationRequest
+	31, // 54: hangar.v1.MatchService.DeclineInvitation:input_type -> hangar.v1.DeclineInvitationRequest
+	35, // 55: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	37, // 56: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	39, // 57: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	41, // 58: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	43, // 59: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	45, // 60: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
+	20, // 61: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	22, // 62: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	34, // 63: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	24, // 64: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
+	26, // 65: hangar.v1.MatchService.CreateInviteCode:output_type -> hangar.v1.CreateInviteCodeResponse
+	28, // 66: hangar.v1.MatchService.RevokeInviteCode:output_type -> hangar.v1.RevokeInviteCodeResponse
+	30, // 67: hangar.v1.MatchService.AcceptInvitation:output_type -> hangar.v1.AcceptInvitationResponse
+	32, // 68: hangar.v1.MatchService.DeclineInvitation:output_type -> hangar.v1.DeclineInvitationResponse
+	36, // 69: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	38, // 70: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	40, // 71: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	42, // 72: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	44, // 73: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	46, // 74: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
+	61, // [61:75] is the sub-list for method output_type
+	47, // [47:61] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -4114,23 +3638,7 @@ func file_hangar_v1_match_proto_init() {
 	if File_hangar_v1_match_proto != nil {
 		return
 	}
-	file_hangar_v1_match_proto_msgTypes[1].OneofWrappers = []any{
-		(*GameOptions_Aeroplane)(nil),
-		(*GameOptions_Carcassonne)(nil),
-	}
 	file_hangar_v1_match_proto_msgTypes[2].OneofWrappers = []any{
-		(*GameState_Aeroplane)(nil),
-		(*GameState_Carcassonne)(nil),
-	}
-	file_hangar_v1_match_proto_msgTypes[3].OneofWrappers = []any{
-		(*GameBoard_Aeroplane)(nil),
-		(*GameBoard_Carcassonne)(nil),
-	}
-	file_hangar_v1_match_proto_msgTypes[4].OneofWrappers = []any{
-		(*GameMove_Aeroplane)(nil),
-		(*GameMove_Carcassonne)(nil),
-	}
-	file_hangar_v1_match_proto_msgTypes[6].OneofWrappers = []any{
 		(*Event_MatchCreated)(nil),
 		(*Event_PlayerJoined)(nil),
 		(*Event_PlayerLeft)(nil),
@@ -4143,19 +3651,18 @@ func file_hangar_v1_match_proto_init() {
 		(*Event_InviteCodeRevoked)(nil),
 		(*Event_InvitationAccepted)(nil),
 		(*Event_InvitationDeclined)(nil),
-		(*Event_Aeroplane)(nil),
-		(*Event_Carcassonne)(nil),
+		(*Event_Game)(nil),
 	}
-	file_hangar_v1_match_proto_msgTypes[21].OneofWrappers = []any{}
-	file_hangar_v1_match_proto_msgTypes[29].OneofWrappers = []any{}
-	file_hangar_v1_match_proto_msgTypes[42].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[17].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[25].OneofWrappers = []any{}
+	file_hangar_v1_match_proto_msgTypes[38].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_match_proto_rawDesc), len(file_hangar_v1_match_proto_rawDesc)),
-			NumEnums:      5,
-			NumMessages:   47,
+			NumEnums:      4,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -126,8 +126,8 @@ type MatchServiceClient interface {
 	// ListMatchEvents pages through a match's stored events in order.
 	ListMatchEvents(ctx context.Context, in *ListMatchEventsRequest, opts ...grpc.CallOption) (*ListMatchEventsResponse, error)
 	// GetBoard describes a game's board for drawing (the same for every match
-	// of the game; no token needed): Aeroplane Chess's squares, their places
-	// on a grid and each seat's path; Carcassonne's tile types.
+	// of the game; no token needed), in the game's own board message (its
+	// name is GameInfo.board_type).
 	GetBoard(ctx context.Context, in *GetBoardRequest, opts ...grpc.CallOption) (*GetBoardResponse, error)
 }
 
@@ -379,8 +379,8 @@ type MatchServiceServer interface {
 	// ListMatchEvents pages through a match's stored events in order.
 	ListMatchEvents(context.Context, *ListMatchEventsRequest) (*ListMatchEventsResponse, error)
 	// GetBoard describes a game's board for drawing (the same for every match
-	// of the game; no token needed): Aeroplane Chess's squares, their places
-	// on a grid and each seat's path; Carcassonne's tile types.
+	// of the game; no token needed), in the game's own board message (its
+	// name is GameInfo.board_type).
 	GetBoard(context.Context, *GetBoardRequest) (*GetBoardResponse, error)
 	mustEmbedUnimplementedMatchServiceServer()
 }

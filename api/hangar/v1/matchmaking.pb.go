@@ -10,6 +10,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	anypb "google.golang.org/protobuf/types/known/anypb"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
@@ -90,12 +91,13 @@ type Ticket struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	TicketId string                 `protobuf:"bytes,1,opt,name=ticket_id,json=ticketId,proto3" json:"ticket_id,omitempty"`
 	PlayerId string                 `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	Game     Game                   `protobuf:"varint,3,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
-	// options are the game's options as the match will have them (defaults
-	// filled in).
-	Options   *GameOptions `protobuf:"bytes,4,opt,name=options,proto3" json:"options,omitempty"`
-	SeatCount int32        `protobuf:"varint,5,opt,name=seat_count,json=seatCount,proto3" json:"seat_count,omitempty"`
-	Rated     bool         `protobuf:"varint,6,opt,name=rated,proto3" json:"rated,omitempty"`
+	// game is the game's name.
+	Game string `protobuf:"bytes,18,opt,name=game,proto3" json:"game,omitempty"`
+	// options are the game's options message as the match will have them
+	// (defaults filled in).
+	Options   *anypb.Any `protobuf:"bytes,19,opt,name=options,proto3" json:"options,omitempty"`
+	SeatCount int32      `protobuf:"varint,5,opt,name=seat_count,json=seatCount,proto3" json:"seat_count,omitempty"`
+	Rated     bool       `protobuf:"varint,6,opt,name=rated,proto3" json:"rated,omitempty"`
 	// bots_after is how long the ticket waits for players before bots fill
 	// the seats no player took; unset when the ticket keeps waiting.
 	BotsAfter   *durationpb.Duration   `protobuf:"bytes,7,opt,name=bots_after,json=botsAfter,proto3" json:"bots_after,omitempty"`
@@ -118,11 +120,8 @@ type Ticket struct {
 	Window float64 `protobuf:"fixed64,14,opt,name=window,proto3" json:"window,omitempty"`
 	// match_id and seat are the ticket's match and its seat in it (MATCHED
 	// only).
-	MatchId string `protobuf:"bytes,15,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	Seat    int32  `protobuf:"varint,16,opt,name=seat,proto3" json:"seat,omitempty"`
-	// auto_roll: the ticket's match has the server roll each seat's die (see
-	// CreateMatchRequest.auto_roll).
-	AutoRoll      bool `protobuf:"varint,17,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
+	MatchId       string `protobuf:"bytes,15,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	Seat          int32  `protobuf:"varint,16,opt,name=seat,proto3" json:"seat,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -171,14 +170,14 @@ func (x *Ticket) GetPlayerId() string {
 	return ""
 }
 
-func (x *Ticket) GetGame() Game {
+func (x *Ticket) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
-func (x *Ticket) GetOptions() *GameOptions {
+func (x *Ticket) GetOptions() *anypb.Any {
 	if x != nil {
 		return x.Options
 	}
@@ -269,20 +268,15 @@ func (x *Ticket) GetSeat() int32 {
 	return 0
 }
 
-func (x *Ticket) GetAutoRoll() bool {
-	if x != nil {
-		return x.AutoRoll
-	}
-	return false
-}
-
 type EnqueueRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Game  Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
-	// options default to the game's default rules.
-	Options *GameOptions `protobuf:"bytes,2,opt,name=options,proto3" json:"options,omitempty"`
-	// seat_count is the match's number of seats (Aeroplane Chess: 2 to 4;
-	// Carcassonne: 2 to 5).
+	// game is the name of a hosted game.
+	Game string `protobuf:"bytes,9,opt,name=game,proto3" json:"game,omitempty"`
+	// options are the game's options message; unset means the game's
+	// defaults. Tickets are matched only with tickets of equal options.
+	Options *anypb.Any `protobuf:"bytes,10,opt,name=options,proto3" json:"options,omitempty"`
+	// seat_count is the match's number of seats, GameInfo.min_seats to
+	// max_seats.
 	SeatCount int32 `protobuf:"varint,3,opt,name=seat_count,json=seatCount,proto3" json:"seat_count,omitempty"`
 	// rated: the match changes its players' ratings. Rated and unrated
 	// tickets are never matched together.
@@ -295,12 +289,7 @@ type EnqueueRequest struct {
 	// ticket is cancelled or expires. Not with bots_after.
 	KeepWaiting bool `protobuf:"varint,6,opt,name=keep_waiting,json=keepWaiting,proto3" json:"keep_waiting,omitempty"`
 	// request_id makes the call idempotent: a retry returns the same ticket.
-	RequestId string `protobuf:"bytes,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	// auto_roll (games with dice) asks for a match where the server rolls
-	// each seat's die when its turn comes (see CreateMatchRequest.auto_roll).
-	// Tickets with and without it are never matched together. A game
-	// without dice refuses it (INVALID_ARGUMENT).
-	AutoRoll      bool `protobuf:"varint,8,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
+	RequestId     string `protobuf:"bytes,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -335,14 +324,14 @@ func (*EnqueueRequest) Descriptor() ([]byte, []int) {
 	return file_hangar_v1_matchmaking_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *EnqueueRequest) GetGame() Game {
+func (x *EnqueueRequest) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
-func (x *EnqueueRequest) GetOptions() *GameOptions {
+func (x *EnqueueRequest) GetOptions() *anypb.Any {
 	if x != nil {
 		return x.Options
 	}
@@ -382,13 +371,6 @@ func (x *EnqueueRequest) GetRequestId() string {
 		return x.RequestId
 	}
 	return ""
-}
-
-func (x *EnqueueRequest) GetAutoRoll() bool {
-	if x != nil {
-		return x.AutoRoll
-	}
-	return false
 }
 
 type EnqueueResponse struct {
@@ -703,12 +685,12 @@ var File_hangar_v1_matchmaking_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_matchmaking_proto_rawDesc = "" +
 	"\n" +
-	"\x1bhangar/v1/matchmaking.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/match.proto\"\xfb\x04\n" +
+	"\x1bhangar/v1/matchmaking.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdd\x04\n" +
 	"\x06Ticket\x12\x1b\n" +
 	"\tticket_id\x18\x01 \x01(\tR\bticketId\x12\x1b\n" +
-	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12#\n" +
-	"\x04game\x18\x03 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
-	"\aoptions\x18\x04 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x12\n" +
+	"\x04game\x18\x12 \x01(\tR\x04game\x12.\n" +
+	"\aoptions\x18\x13 \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12\x1d\n" +
 	"\n" +
 	"seat_count\x18\x05 \x01(\x05R\tseatCount\x12\x14\n" +
 	"\x05rated\x18\x06 \x01(\bR\x05rated\x128\n" +
@@ -724,11 +706,11 @@ const file_hangar_v1_matchmaking_proto_rawDesc = "" +
 	"\x06rating\x18\r \x01(\x01R\x06rating\x12\x16\n" +
 	"\x06window\x18\x0e \x01(\x01R\x06window\x12\x19\n" +
 	"\bmatch_id\x18\x0f \x01(\tR\amatchId\x12\x12\n" +
-	"\x04seat\x18\x10 \x01(\x05R\x04seat\x12\x1b\n" +
-	"\tauto_roll\x18\x11 \x01(\bR\bautoRoll\"\xb5\x02\n" +
-	"\x0eEnqueueRequest\x12#\n" +
-	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x120\n" +
-	"\aoptions\x18\x02 \x01(\v2\x16.hangar.v1.GameOptionsR\aoptions\x12\x1d\n" +
+	"\x04seat\x18\x10 \x01(\x05R\x04seatJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05J\x04\b\x11\x10\x12\"\x97\x02\n" +
+	"\x0eEnqueueRequest\x12\x12\n" +
+	"\x04game\x18\t \x01(\tR\x04game\x12.\n" +
+	"\aoptions\x18\n" +
+	" \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12\x1d\n" +
 	"\n" +
 	"seat_count\x18\x03 \x01(\x05R\tseatCount\x12\x14\n" +
 	"\x05rated\x18\x04 \x01(\bR\x05rated\x128\n" +
@@ -736,8 +718,7 @@ const file_hangar_v1_matchmaking_proto_rawDesc = "" +
 	"bots_after\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\tbotsAfter\x12!\n" +
 	"\fkeep_waiting\x18\x06 \x01(\bR\vkeepWaiting\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\a \x01(\tR\trequestId\x12\x1b\n" +
-	"\tauto_roll\x18\b \x01(\bR\bautoRoll\"<\n" +
+	"request_id\x18\a \x01(\tR\trequestIdJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\b\x10\t\"<\n" +
 	"\x0fEnqueueResponse\x12)\n" +
 	"\x06ticket\x18\x01 \x01(\v2\x11.hangar.v1.TicketR\x06ticket\"/\n" +
 	"\x10GetTicketRequest\x12\x1b\n" +
@@ -791,39 +772,36 @@ var file_hangar_v1_matchmaking_proto_goTypes = []any{
 	(*CancelTicketResponse)(nil),  // 7: hangar.v1.CancelTicketResponse
 	(*WatchTicketRequest)(nil),    // 8: hangar.v1.WatchTicketRequest
 	(*WatchTicketResponse)(nil),   // 9: hangar.v1.WatchTicketResponse
-	(Game)(0),                     // 10: hangar.v1.Game
-	(*GameOptions)(nil),           // 11: hangar.v1.GameOptions
-	(*durationpb.Duration)(nil),   // 12: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(*anypb.Any)(nil),             // 10: google.protobuf.Any
+	(*durationpb.Duration)(nil),   // 11: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
 }
 var file_hangar_v1_matchmaking_proto_depIdxs = []int32{
-	10, // 0: hangar.v1.Ticket.game:type_name -> hangar.v1.Game
-	11, // 1: hangar.v1.Ticket.options:type_name -> hangar.v1.GameOptions
-	12, // 2: hangar.v1.Ticket.bots_after:type_name -> google.protobuf.Duration
-	0,  // 3: hangar.v1.Ticket.status:type_name -> hangar.v1.TicketStatus
-	13, // 4: hangar.v1.Ticket.create_time:type_name -> google.protobuf.Timestamp
-	13, // 5: hangar.v1.Ticket.end_time:type_name -> google.protobuf.Timestamp
-	12, // 6: hangar.v1.Ticket.wait:type_name -> google.protobuf.Duration
-	10, // 7: hangar.v1.EnqueueRequest.game:type_name -> hangar.v1.Game
-	11, // 8: hangar.v1.EnqueueRequest.options:type_name -> hangar.v1.GameOptions
-	12, // 9: hangar.v1.EnqueueRequest.bots_after:type_name -> google.protobuf.Duration
-	1,  // 10: hangar.v1.EnqueueResponse.ticket:type_name -> hangar.v1.Ticket
-	1,  // 11: hangar.v1.GetTicketResponse.ticket:type_name -> hangar.v1.Ticket
-	1,  // 12: hangar.v1.CancelTicketResponse.ticket:type_name -> hangar.v1.Ticket
-	1,  // 13: hangar.v1.WatchTicketResponse.ticket:type_name -> hangar.v1.Ticket
-	2,  // 14: hangar.v1.MatchmakingService.Enqueue:input_type -> hangar.v1.EnqueueRequest
-	4,  // 15: hangar.v1.MatchmakingService.GetTicket:input_type -> hangar.v1.GetTicketRequest
-	6,  // 16: hangar.v1.MatchmakingService.CancelTicket:input_type -> hangar.v1.CancelTicketRequest
-	8,  // 17: hangar.v1.MatchmakingService.WatchTicket:input_type -> hangar.v1.WatchTicketRequest
-	3,  // 18: hangar.v1.MatchmakingService.Enqueue:output_type -> hangar.v1.EnqueueResponse
-	5,  // 19: hangar.v1.MatchmakingService.GetTicket:output_type -> hangar.v1.GetTicketResponse
-	7,  // 20: hangar.v1.MatchmakingService.CancelTicket:output_type -> hangar.v1.CancelTicketResponse
-	9,  // 21: hangar.v1.MatchmakingService.WatchTicket:output_type -> hangar.v1.WatchTicketResponse
-	18, // [18:22] is the sub-list for method output_type
-	14, // [14:18] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	10, // 0: hangar.v1.Ticket.options:type_name -> google.protobuf.Any
+	11, // 1: hangar.v1.Ticket.bots_after:type_name -> google.protobuf.Duration
+	0,  // 2: hangar.v1.Ticket.status:type_name -> hangar.v1.TicketStatus
+	12, // 3: hangar.v1.Ticket.create_time:type_name -> google.protobuf.Timestamp
+	12, // 4: hangar.v1.Ticket.end_time:type_name -> google.protobuf.Timestamp
+	11, // 5: hangar.v1.Ticket.wait:type_name -> google.protobuf.Duration
+	10, // 6: hangar.v1.EnqueueRequest.options:type_name -> google.protobuf.Any
+	11, // 7: hangar.v1.EnqueueRequest.bots_after:type_name -> google.protobuf.Duration
+	1,  // 8: hangar.v1.EnqueueResponse.ticket:type_name -> hangar.v1.Ticket
+	1,  // 9: hangar.v1.GetTicketResponse.ticket:type_name -> hangar.v1.Ticket
+	1,  // 10: hangar.v1.CancelTicketResponse.ticket:type_name -> hangar.v1.Ticket
+	1,  // 11: hangar.v1.WatchTicketResponse.ticket:type_name -> hangar.v1.Ticket
+	2,  // 12: hangar.v1.MatchmakingService.Enqueue:input_type -> hangar.v1.EnqueueRequest
+	4,  // 13: hangar.v1.MatchmakingService.GetTicket:input_type -> hangar.v1.GetTicketRequest
+	6,  // 14: hangar.v1.MatchmakingService.CancelTicket:input_type -> hangar.v1.CancelTicketRequest
+	8,  // 15: hangar.v1.MatchmakingService.WatchTicket:input_type -> hangar.v1.WatchTicketRequest
+	3,  // 16: hangar.v1.MatchmakingService.Enqueue:output_type -> hangar.v1.EnqueueResponse
+	5,  // 17: hangar.v1.MatchmakingService.GetTicket:output_type -> hangar.v1.GetTicketResponse
+	7,  // 18: hangar.v1.MatchmakingService.CancelTicket:output_type -> hangar.v1.CancelTicketResponse
+	9,  // 19: hangar.v1.MatchmakingService.WatchTicket:output_type -> hangar.v1.WatchTicketResponse
+	16, // [16:20] is the sub-list for method output_type
+	12, // [12:16] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_matchmaking_proto_init() }
@@ -831,7 +809,6 @@ func file_hangar_v1_matchmaking_proto_init() {
 	if File_hangar_v1_matchmaking_proto != nil {
 		return
 	}
-	file_hangar_v1_match_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -11,6 +11,7 @@ import (
 	status "google.golang.org/genproto/googleapis/rpc/status"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	anypb "google.golang.org/protobuf/types/known/anypb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -23,15 +24,13 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// EmptyReason says why a seat has no legal move to list.
+// EmptyReason says why a seat has no legal action to list.
 type EmptyReason int32
 
 const (
 	EmptyReason_EMPTY_REASON_UNSPECIFIED EmptyReason = 0
 	// EMPTY_REASON_NOT_YOUR_TURN: another seat is to act.
 	EmptyReason_EMPTY_REASON_NOT_YOUR_TURN EmptyReason = 1
-	// EMPTY_REASON_ROLL_FIRST: it is the caller's turn, and it must Roll.
-	EmptyReason_EMPTY_REASON_ROLL_FIRST EmptyReason = 2
 	// EMPTY_REASON_NOT_STARTED: the match has not started.
 	EmptyReason_EMPTY_REASON_NOT_STARTED EmptyReason = 3
 	// EMPTY_REASON_MATCH_OVER: the match has ended.
@@ -43,14 +42,12 @@ var (
 	EmptyReason_name = map[int32]string{
 		0: "EMPTY_REASON_UNSPECIFIED",
 		1: "EMPTY_REASON_NOT_YOUR_TURN",
-		2: "EMPTY_REASON_ROLL_FIRST",
 		3: "EMPTY_REASON_NOT_STARTED",
 		4: "EMPTY_REASON_MATCH_OVER",
 	}
 	EmptyReason_value = map[string]int32{
 		"EMPTY_REASON_UNSPECIFIED":   0,
 		"EMPTY_REASON_NOT_YOUR_TURN": 1,
-		"EMPTY_REASON_ROLL_FIRST":    2,
 		"EMPTY_REASON_NOT_STARTED":   3,
 		"EMPTY_REASON_MATCH_OVER":    4,
 	}
@@ -83,34 +80,37 @@ func (EmptyReason) EnumDescriptor() ([]byte, []int) {
 	return file_hangar_v1_move_proto_rawDescGZIP(), []int{0}
 }
 
-type RollRequest struct {
+type ActRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
 	// expected_version must equal the match's current version.
 	ExpectedVersion int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
 	// request_id (1 to 128 characters) identifies this command for retries.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	// include_legal_moves asks for the moves the roll allows in the answer,
-	// saving the ListLegalMoves call that would follow.
-	IncludeLegalMoves bool `protobuf:"varint,4,opt,name=include_legal_moves,json=includeLegalMoves,proto3" json:"include_legal_moves,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// action is one of the game's action messages (GameInfo.action_types).
+	Action *anypb.Any `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
+	// include_legal_actions asks for the caller's legal actions after the
+	// command in the answer, saving the ListLegalActions call that would
+	// follow.
+	IncludeLegalActions bool `protobuf:"varint,5,opt,name=include_legal_actions,json=includeLegalActions,proto3" json:"include_legal_actions,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
-func (x *RollRequest) Reset() {
-	*x = RollRequest{}
+func (x *ActRequest) Reset() {
+	*x = ActRequest{}
 	mi := &file_hangar_v1_move_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *RollRequest) String() string {
+func (x *ActRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*RollRequest) ProtoMessage() {}
+func (*ActRequest) ProtoMessage() {}
 
-func (x *RollRequest) ProtoReflect() protoreflect.Message {
+func (x *ActRequest) ProtoReflect() protoreflect.Message {
 	mi := &file_hangar_v1_move_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -122,71 +122,76 @@ func (x *RollRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use RollRequest.ProtoReflect.Descriptor instead.
-func (*RollRequest) Descriptor() ([]byte, []int) {
+// Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
+func (*ActRequest) Descriptor() ([]byte, []int) {
 	return file_hangar_v1_move_proto_rawDescGZIP(), []int{0}
 }
 
-func (x *RollRequest) GetMatchId() string {
+func (x *ActRequest) GetMatchId() string {
 	if x != nil {
 		return x.MatchId
 	}
 	return ""
 }
 
-func (x *RollRequest) GetExpectedVersion() int64 {
+func (x *ActRequest) GetExpectedVersion() int64 {
 	if x != nil {
 		return x.ExpectedVersion
 	}
 	return 0
 }
 
-func (x *RollRequest) GetRequestId() string {
+func (x *ActRequest) GetRequestId() string {
 	if x != nil {
 		return x.RequestId
 	}
 	return ""
 }
 
-func (x *RollRequest) GetIncludeLegalMoves() bool {
+func (x *ActRequest) GetAction() *anypb.Any {
 	if x != nil {
-		return x.IncludeLegalMoves
+		return x.Action
+	}
+	return nil
+}
+
+func (x *ActRequest) GetIncludeLegalActions() bool {
+	if x != nil {
+		return x.IncludeLegalActions
 	}
 	return false
 }
 
-type RollResponse struct {
+type ActResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// events are the events the command appended, in order (empty in a Play
 	// stream's result: the stream delivers each event once, see PlayResult).
 	Events []*Event `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
 	// version is the match's version after the command.
 	Version int64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
-	// die is the value rolled.
-	Die int32 `protobuf:"varint,3,opt,name=die,proto3" json:"die,omitempty"`
-	// legal_moves, when include_legal_moves was set, are the caller's legal
-	// moves at version, as ListLegalMoves would list them: empty when the
-	// roll was passed or the turn moved on (a retried request whose match
-	// has moved on since lists none: call ListLegalMoves).
-	LegalMoves    []*GameMove `protobuf:"bytes,4,rep,name=legal_moves,json=legalMoves,proto3" json:"legal_moves,omitempty"`
+	// legal_actions, when include_legal_actions was set, are the caller's
+	// legal actions at version, as ListLegalActions would list them: empty
+	// when it is not the caller's turn then (and for a retried request whose
+	// match has moved on since: call ListLegalActions).
+	LegalActions  []*anypb.Any `protobuf:"bytes,3,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *RollResponse) Reset() {
-	*x = RollResponse{}
+func (x *ActResponse) Reset() {
+	*x = ActResponse{}
 	mi := &file_hangar_v1_move_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *RollResponse) String() string {
+func (x *ActResponse) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*RollResponse) ProtoMessage() {}
+func (*ActResponse) ProtoMessage() {}
 
-func (x *RollResponse) ProtoReflect() protoreflect.Message {
+func (x *ActResponse) ProtoReflect() protoreflect.Message {
 	mi := &file_hangar_v1_move_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -198,183 +203,54 @@ func (x *RollResponse) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use RollResponse.ProtoReflect.Descriptor instead.
-func (*RollResponse) Descriptor() ([]byte, []int) {
+// Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
+func (*ActResponse) Descriptor() ([]byte, []int) {
 	return file_hangar_v1_move_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *RollResponse) GetEvents() []*Event {
+func (x *ActResponse) GetEvents() []*Event {
 	if x != nil {
 		return x.Events
 	}
 	return nil
 }
 
-func (x *RollResponse) GetVersion() int64 {
+func (x *ActResponse) GetVersion() int64 {
 	if x != nil {
 		return x.Version
 	}
 	return 0
 }
 
-func (x *RollResponse) GetDie() int32 {
+func (x *ActResponse) GetLegalActions() []*anypb.Any {
 	if x != nil {
-		return x.Die
-	}
-	return 0
-}
-
-func (x *RollResponse) GetLegalMoves() []*GameMove {
-	if x != nil {
-		return x.LegalMoves
+		return x.LegalActions
 	}
 	return nil
 }
 
-type MoveRequest struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	MatchId         string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	ExpectedVersion int64                  `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
-	RequestId       string                 `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	Move            *GameMove              `protobuf:"bytes,4,opt,name=move,proto3" json:"move,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
-}
-
-func (x *MoveRequest) Reset() {
-	*x = MoveRequest{}
-	mi := &file_hangar_v1_move_proto_msgTypes[2]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *MoveRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*MoveRequest) ProtoMessage() {}
-
-func (x *MoveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_move_proto_msgTypes[2]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use MoveRequest.ProtoReflect.Descriptor instead.
-func (*MoveRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_move_proto_rawDescGZIP(), []int{2}
-}
-
-func (x *MoveRequest) GetMatchId() string {
-	if x != nil {
-		return x.MatchId
-	}
-	return ""
-}
-
-func (x *MoveRequest) GetExpectedVersion() int64 {
-	if x != nil {
-		return x.ExpectedVersion
-	}
-	return 0
-}
-
-func (x *MoveRequest) GetRequestId() string {
-	if x != nil {
-		return x.RequestId
-	}
-	return ""
-}
-
-func (x *MoveRequest) GetMove() *GameMove {
-	if x != nil {
-		return x.Move
-	}
-	return nil
-}
-
-type MoveResponse struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// events are the events the command appended, in order (empty in a Play
-	// stream's result: the stream delivers each event once, see PlayResult).
-	Events        []*Event `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
-	Version       int64    `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *MoveResponse) Reset() {
-	*x = MoveResponse{}
-	mi := &file_hangar_v1_move_proto_msgTypes[3]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *MoveResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*MoveResponse) ProtoMessage() {}
-
-func (x *MoveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_move_proto_msgTypes[3]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use MoveResponse.ProtoReflect.Descriptor instead.
-func (*MoveResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_move_proto_rawDescGZIP(), []int{3}
-}
-
-func (x *MoveResponse) GetEvents() []*Event {
-	if x != nil {
-		return x.Events
-	}
-	return nil
-}
-
-func (x *MoveResponse) GetVersion() int64 {
-	if x != nil {
-		return x.Version
-	}
-	return 0
-}
-
-type ListLegalMovesRequest struct {
+type ListLegalActionsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ListLegalMovesRequest) Reset() {
-	*x = ListLegalMovesRequest{}
-	mi := &file_hangar_v1_move_proto_msgTypes[4]
+func (x *ListLegalActionsRequest) Reset() {
+	*x = ListLegalActionsRequest{}
+	mi := &file_hangar_v1_move_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ListLegalMovesRequest) String() string {
+func (x *ListLegalActionsRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ListLegalMovesRequest) ProtoMessage() {}
+func (*ListLegalActionsRequest) ProtoMessage() {}
 
-func (x *ListLegalMovesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_move_proto_msgTypes[4]
+func (x *ListLegalActionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_move_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -385,46 +261,46 @@ func (x *ListLegalMovesRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ListLegalMovesRequest.ProtoReflect.Descriptor instead.
-func (*ListLegalMovesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_move_proto_rawDescGZIP(), []int{4}
+// Deprecated: Use ListLegalActionsRequest.ProtoReflect.Descriptor instead.
+func (*ListLegalActionsRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{2}
 }
 
-func (x *ListLegalMovesRequest) GetMatchId() string {
+func (x *ListLegalActionsRequest) GetMatchId() string {
 	if x != nil {
 		return x.MatchId
 	}
 	return ""
 }
 
-type ListLegalMovesResponse struct {
+type ListLegalActionsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// moves is empty when it is not the caller's move; empty_reason says why.
-	Moves   []*GameMove `protobuf:"bytes,1,rep,name=moves,proto3" json:"moves,omitempty"`
-	Version int64       `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
-	// die is the roll the moves are for.
-	Die int32 `protobuf:"varint,3,opt,name=die,proto3" json:"die,omitempty"`
-	// empty_reason says why moves is empty (unset when it is not).
-	EmptyReason   EmptyReason `protobuf:"varint,4,opt,name=empty_reason,json=emptyReason,proto3,enum=hangar.v1.EmptyReason" json:"empty_reason,omitempty"`
+	// actions are the game's action messages the caller may send now, each
+	// as Act takes it (a game may add a preview of what an action would do);
+	// empty when the caller may not act, and then empty_reason says why.
+	Actions []*anypb.Any `protobuf:"bytes,1,rep,name=actions,proto3" json:"actions,omitempty"`
+	Version int64        `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	// empty_reason says why actions is empty (unset when it is not).
+	EmptyReason   EmptyReason `protobuf:"varint,3,opt,name=empty_reason,json=emptyReason,proto3,enum=hangar.v1.EmptyReason" json:"empty_reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ListLegalMovesResponse) Reset() {
-	*x = ListLegalMovesResponse{}
-	mi := &file_hangar_v1_move_proto_msgTypes[5]
+func (x *ListLegalActionsResponse) Reset() {
+	*x = ListLegalActionsResponse{}
+	mi := &file_hangar_v1_move_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ListLegalMovesResponse) String() string {
+func (x *ListLegalActionsResponse) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ListLegalMovesResponse) ProtoMessage() {}
+func (*ListLegalActionsResponse) ProtoMessage() {}
 
-func (x *ListLegalMovesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_move_proto_msgTypes[5]
+func (x *ListLegalActionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_move_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -435,33 +311,26 @@ func (x *ListLegalMovesResponse) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ListLegalMovesResponse.ProtoReflect.Descriptor instead.
-func (*ListLegalMovesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_move_proto_rawDescGZIP(), []int{5}
+// Deprecated: Use ListLegalActionsResponse.ProtoReflect.Descriptor instead.
+func (*ListLegalActionsResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{3}
 }
 
-func (x *ListLegalMovesResponse) GetMoves() []*GameMove {
+func (x *ListLegalActionsResponse) GetActions() []*anypb.Any {
 	if x != nil {
-		return x.Moves
+		return x.Actions
 	}
 	return nil
 }
 
-func (x *ListLegalMovesResponse) GetVersion() int64 {
+func (x *ListLegalActionsResponse) GetVersion() int64 {
 	if x != nil {
 		return x.Version
 	}
 	return 0
 }
 
-func (x *ListLegalMovesResponse) GetDie() int32 {
-	if x != nil {
-		return x.Die
-	}
-	return 0
-}
-
-func (x *ListLegalMovesResponse) GetEmptyReason() EmptyReason {
+func (x *ListLegalActionsResponse) GetEmptyReason() EmptyReason {
 	if x != nil {
 		return x.EmptyReason
 	}
@@ -483,7 +352,7 @@ type PlayRequest struct {
 
 func (x *PlayRequest) Reset() {
 	*x = PlayRequest{}
-	mi := &file_hangar_v1_move_proto_msgTypes[6]
+	mi := &file_hangar_v1_move_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -495,7 +364,7 @@ func (x *PlayRequest) String() string {
 func (*PlayRequest) ProtoMessage() {}
 
 func (x *PlayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_move_proto_msgTypes[6]
+	mi := &file_hangar_v1_move_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -508,7 +377,7 @@ func (x *PlayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayRequest.ProtoReflect.Descriptor instead.
 func (*PlayRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_move_proto_rawDescGZIP(), []int{6}
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PlayRequest) GetKind() isPlayRequest_Kind {
@@ -565,9 +434,8 @@ type PlayCommand struct {
 	//
 	// Types that are valid to be assigned to Command:
 	//
-	//	*PlayCommand_Roll
-	//	*PlayCommand_Move
-	//	*PlayCommand_ListLegalMoves
+	//	*PlayCommand_Act
+	//	*PlayCommand_ListLegalActions
 	Command       isPlayCommand_Command `protobuf_oneof:"command"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -575,7 +443,7 @@ type PlayCommand struct {
 
 func (x *PlayCommand) Reset() {
 	*x = PlayCommand{}
-	mi := &file_hangar_v1_move_proto_msgTypes[7]
+	mi := &file_hangar_v1_move_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -587,7 +455,7 @@ func (x *PlayCommand) String() string {
 func (*PlayCommand) ProtoMessage() {}
 
 func (x *PlayCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_move_proto_msgTypes[7]
+	mi := &file_hangar_v1_move_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -600,7 +468,7 @@ func (x *PlayCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayCommand.ProtoReflect.Descriptor instead.
 func (*PlayCommand) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_move_proto_rawDescGZIP(), []int{7}
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *PlayCommand) GetCommandId() uint64 {
@@ -617,28 +485,19 @@ func (x *PlayCommand) GetCommand() isPlayCommand_Command {
 	return nil
 }
 
-func (x *PlayCommand) GetRoll() *RollRequest {
+func (x *PlayCommand) GetAct() *ActRequest {
 	if x != nil {
-		if x, ok := x.Command.(*PlayCommand_Roll); ok {
-			return x.Roll
+		if x, ok := x.Command.(*PlayCommand_Act); ok {
+			return x.Act
 		}
 	}
 	return nil
 }
 
-func (x *PlayCommand) GetMove() *MoveRequest {
+func (x *PlayCommand) GetListLegalActions() *ListLegalActionsRequest {
 	if x != nil {
-		if x, ok := x.Command.(*PlayCommand_Move); ok {
-			return x.Move
-		}
-	}
-	return nil
-}
-
-func (x *PlayCommand) GetListLegalMoves() *ListLegalMovesRequest {
-	if x != nil {
-		if x, ok := x.Command.(*PlayCommand_ListLegalMoves); ok {
-			return x.ListLegalMoves
+		if x, ok := x.Command.(*PlayCommand_ListLegalActions); ok {
+			return x.ListLegalActions
 		}
 	}
 	return nil
@@ -648,23 +507,17 @@ type isPlayCommand_Command interface {
 	isPlayCommand_Command()
 }
 
-type PlayCommand_Roll struct {
-	Roll *RollRequest `protobuf:"bytes,2,opt,name=roll,proto3,oneof"`
+type PlayCommand_Act struct {
+	Act *ActRequest `protobuf:"bytes,5,opt,name=act,proto3,oneof"`
 }
 
-type PlayCommand_Move struct {
-	Move *MoveRequest `protobuf:"bytes,3,opt,name=move,proto3,oneof"`
+type PlayCommand_ListLegalActions struct {
+	ListLegalActions *ListLegalActionsRequest `protobuf:"bytes,6,opt,name=list_legal_actions,json=listLegalActions,proto3,oneof"`
 }
 
-type PlayCommand_ListLegalMoves struct {
-	ListLegalMoves *ListLegalMovesRequest `protobuf:"bytes,4,opt,name=list_legal_moves,json=listLegalMoves,proto3,oneof"`
-}
+func (*PlayCommand_Act) isPlayCommand_Command() {}
 
-func (*PlayCommand_Roll) isPlayCommand_Command() {}
-
-func (*PlayCommand_Move) isPlayCommand_Command() {}
-
-func (*PlayCommand_ListLegalMoves) isPlayCommand_Command() {}
+func (*PlayCommand_ListLegalActions) isPlayCommand_Command() {}
 
 // PlayResponse is one message of a Play stream from the server: an event of
 // the match or the result of a command.
@@ -676,19 +529,19 @@ type PlayResponse struct {
 	//	*PlayResponse_Result
 	//	*PlayResponse_Events
 	Kind isPlayResponse_Kind `protobuf_oneof:"kind"`
-	// legal_moves is set when the message's last event leaves the stream's
-	// player to choose a move (its die rolled: in an auto_roll match, by the
-	// server): its legal moves at that version, as ListLegalMoves lists
-	// them, so that it moves without asking. Unset otherwise, and on a Roll's
-	// result that holds them already (include_legal_moves).
-	LegalMoves    *ListLegalMovesResponse `protobuf:"bytes,4,opt,name=legal_moves,json=legalMoves,proto3" json:"legal_moves,omitempty"`
+	// legal_actions is set when the message's last event leaves the
+	// stream's player to act: its legal actions at that version, as
+	// ListLegalActions lists them, so that it acts without asking. Unset
+	// otherwise, and on an Act's result that holds them already
+	// (include_legal_actions).
+	LegalActions  *ListLegalActionsResponse `protobuf:"bytes,5,opt,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PlayResponse) Reset() {
 	*x = PlayResponse{}
-	mi := &file_hangar_v1_move_proto_msgTypes[8]
+	mi := &file_hangar_v1_move_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -700,7 +553,7 @@ func (x *PlayResponse) String() string {
 func (*PlayResponse) ProtoMessage() {}
 
 func (x *PlayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_move_proto_msgTypes[8]
+	mi := &file_hangar_v1_move_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -713,7 +566,7 @@ func (x *PlayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayResponse.ProtoReflect.Descriptor instead.
 func (*PlayResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_move_proto_rawDescGZIP(), []int{8}
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *PlayResponse) GetKind() isPlayResponse_Kind {
@@ -750,9 +603,9 @@ func (x *PlayResponse) GetEvents() *PlayEvents {
 	return nil
 }
 
-func (x *PlayResponse) GetLegalMoves() *ListLegalMovesResponse {
+func (x *PlayResponse) GetLegalActions() *ListLegalActionsResponse {
 	if x != nil {
-		return x.LegalMoves
+		return x.LegalActions
 	}
 	return nil
 }
@@ -792,7 +645,7 @@ type PlayEvents struct {
 
 func (x *PlayEvents) Reset() {
 	*x = PlayEvents{}
-	mi := &file_hangar_v1_move_proto_msgTypes[9]
+	mi := &file_hangar_v1_move_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -804,7 +657,7 @@ func (x *PlayEvents) String() string {
 func (*PlayEvents) ProtoMessage() {}
 
 func (x *PlayEvents) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_move_proto_msgTypes[9]
+	mi := &file_hangar_v1_move_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -817,7 +670,7 @@ func (x *PlayEvents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayEvents.ProtoReflect.Descriptor instead.
 func (*PlayEvents) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_move_proto_rawDescGZIP(), []int{9}
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PlayEvents) GetEvents() []*WatchMatchResponse {
@@ -832,21 +685,20 @@ type PlayResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// command_id is the command's, as the client sent it.
 	CommandId uint64 `protobuf:"varint,1,opt,name=command_id,json=commandId,proto3" json:"command_id,omitempty"`
-	// result is the unary call's response, or its error. A roll's or a
-	// move's response holds no events: the stream has delivered them, before
-	// this result or in its events below, and sends no event twice.
+	// result is the unary call's response, or its error. An Act's response
+	// holds no events: the stream has delivered them, before this result or
+	// in its events below, and sends no event twice.
 	//
 	// Types that are valid to be assigned to Result:
 	//
-	//	*PlayResult_Roll
-	//	*PlayResult_Move
-	//	*PlayResult_ListLegalMoves
+	//	*PlayResult_Act
+	//	*PlayResult_ListLegalActions
 	//	*PlayResult_Error
 	Result isPlayResult_Result `protobuf_oneof:"result"`
 	// events are the events the command appended that the stream had not
 	// sent yet (as a rule all of them), each as WatchMatch sends it (with the
 	// match's version, status, turn and phase after it): the stream does not
-	// send them as event messages. Empty for an error, a ListLegalMoves, or a
+	// send them as event messages. Empty for an error, a ListLegalActions, or a
 	// retried command (whose events the stream sent when they were first
 	// appended).
 	Events        []*WatchMatchResponse `protobuf:"bytes,6,rep,name=events,proto3" json:"events,omitempty"`
@@ -856,7 +708,7 @@ type PlayResult struct {
 
 func (x *PlayResult) Reset() {
 	*x = PlayResult{}
-	mi := &file_hangar_v1_move_proto_msgTypes[10]
+	mi := &file_hangar_v1_move_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -868,7 +720,7 @@ func (x *PlayResult) String() string {
 func (*PlayResult) ProtoMessage() {}
 
 func (x *PlayResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_move_proto_msgTypes[10]
+	mi := &file_hangar_v1_move_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -881,7 +733,7 @@ func (x *PlayResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayResult.ProtoReflect.Descriptor instead.
 func (*PlayResult) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_move_proto_rawDescGZIP(), []int{10}
+	return file_hangar_v1_move_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PlayResult) GetCommandId() uint64 {
@@ -898,28 +750,19 @@ func (x *PlayResult) GetResult() isPlayResult_Result {
 	return nil
 }
 
-func (x *PlayResult) GetRoll() *RollResponse {
+func (x *PlayResult) GetAct() *ActResponse {
 	if x != nil {
-		if x, ok := x.Result.(*PlayResult_Roll); ok {
-			return x.Roll
+		if x, ok := x.Result.(*PlayResult_Act); ok {
+			return x.Act
 		}
 	}
 	return nil
 }
 
-func (x *PlayResult) GetMove() *MoveResponse {
+func (x *PlayResult) GetListLegalActions() *ListLegalActionsResponse {
 	if x != nil {
-		if x, ok := x.Result.(*PlayResult_Move); ok {
-			return x.Move
-		}
-	}
-	return nil
-}
-
-func (x *PlayResult) GetListLegalMoves() *ListLegalMovesResponse {
-	if x != nil {
-		if x, ok := x.Result.(*PlayResult_ListLegalMoves); ok {
-			return x.ListLegalMoves
+		if x, ok := x.Result.(*PlayResult_ListLegalActions); ok {
+			return x.ListLegalActions
 		}
 	}
 	return nil
@@ -945,16 +788,12 @@ type isPlayResult_Result interface {
 	isPlayResult_Result()
 }
 
-type PlayResult_Roll struct {
-	Roll *RollResponse `protobuf:"bytes,2,opt,name=roll,proto3,oneof"`
+type PlayResult_Act struct {
+	Act *ActResponse `protobuf:"bytes,7,opt,name=act,proto3,oneof"`
 }
 
-type PlayResult_Move struct {
-	Move *MoveResponse `protobuf:"bytes,3,opt,name=move,proto3,oneof"`
-}
-
-type PlayResult_ListLegalMoves struct {
-	ListLegalMoves *ListLegalMovesResponse `protobuf:"bytes,4,opt,name=list_legal_moves,json=listLegalMoves,proto3,oneof"`
+type PlayResult_ListLegalActions struct {
+	ListLegalActions *ListLegalActionsResponse `protobuf:"bytes,8,opt,name=list_legal_actions,json=listLegalActions,proto3,oneof"`
 }
 
 type PlayResult_Error struct {
@@ -963,11 +802,9 @@ type PlayResult_Error struct {
 	Error *status.Status `protobuf:"bytes,5,opt,name=error,proto3,oneof"`
 }
 
-func (*PlayResult_Roll) isPlayResult_Result() {}
+func (*PlayResult_Act) isPlayResult_Result() {}
 
-func (*PlayResult_Move) isPlayResult_Result() {}
-
-func (*PlayResult_ListLegalMoves) isPlayResult_Result() {}
+func (*PlayResult_ListLegalActions) isPlayResult_Result() {}
 
 func (*PlayResult_Error) isPlayResult_Result() {}
 
@@ -975,76 +812,61 @@ var File_hangar_v1_move_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_move_proto_rawDesc = "" +
 	"\n" +
-	"\x14hangar/v1/move.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x17google/rpc/status.proto\x1a\x15hangar/v1/match.proto\"\xa2\x01\n" +
-	"\vRollRequest\x12\x19\n" +
+	"\x14hangar/v1/move.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/protobuf/any.proto\x1a\x17google/rpc/status.proto\x1a\x15hangar/v1/match.proto\"\xd3\x01\n" +
+	"\n" +
+	"ActRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12)\n" +
 	"\x10expected_version\x18\x02 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x03 \x01(\tR\trequestId\x12.\n" +
-	"\x13include_legal_moves\x18\x04 \x01(\bR\x11includeLegalMoves\"\x9a\x01\n" +
-	"\fRollResponse\x12(\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x12,\n" +
+	"\x06action\x18\x04 \x01(\v2\x14.google.protobuf.AnyR\x06action\x122\n" +
+	"\x15include_legal_actions\x18\x05 \x01(\bR\x13includeLegalActions\"\x8c\x01\n" +
+	"\vActResponse\x12(\n" +
 	"\x06events\x18\x01 \x03(\v2\x10.hangar.v1.EventR\x06events\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x03R\aversion\x12\x10\n" +
-	"\x03die\x18\x03 \x01(\x05R\x03die\x124\n" +
-	"\vlegal_moves\x18\x04 \x03(\v2\x13.hangar.v1.GameMoveR\n" +
-	"legalMoves\"\x9b\x01\n" +
-	"\vMoveRequest\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12)\n" +
-	"\x10expected_version\x18\x02 \x01(\x03R\x0fexpectedVersion\x12\x1d\n" +
-	"\n" +
-	"request_id\x18\x03 \x01(\tR\trequestId\x12'\n" +
-	"\x04move\x18\x04 \x01(\v2\x13.hangar.v1.GameMoveR\x04move\"R\n" +
-	"\fMoveResponse\x12(\n" +
-	"\x06events\x18\x01 \x03(\v2\x10.hangar.v1.EventR\x06events\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x03R\aversion\"2\n" +
-	"\x15ListLegalMovesRequest\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\xaa\x01\n" +
-	"\x16ListLegalMovesResponse\x12)\n" +
-	"\x05moves\x18\x01 \x03(\v2\x13.hangar.v1.GameMoveR\x05moves\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x03R\aversion\x12\x10\n" +
-	"\x03die\x18\x03 \x01(\x05R\x03die\x129\n" +
-	"\fempty_reason\x18\x04 \x01(\x0e2\x16.hangar.v1.EmptyReasonR\vemptyReason\"}\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\x129\n" +
+	"\rlegal_actions\x18\x03 \x03(\v2\x14.google.protobuf.AnyR\flegalActions\"4\n" +
+	"\x17ListLegalActionsRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x9f\x01\n" +
+	"\x18ListLegalActionsResponse\x12.\n" +
+	"\aactions\x18\x01 \x03(\v2\x14.google.protobuf.AnyR\aactions\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\x129\n" +
+	"\fempty_reason\x18\x03 \x01(\x0e2\x16.hangar.v1.EmptyReasonR\vemptyReason\"}\n" +
 	"\vPlayRequest\x122\n" +
 	"\x04open\x18\x01 \x01(\v2\x1c.hangar.v1.WatchMatchRequestH\x00R\x04open\x122\n" +
 	"\acommand\x18\x02 \x01(\v2\x16.hangar.v1.PlayCommandH\x00R\acommandB\x06\n" +
-	"\x04kind\"\xe1\x01\n" +
+	"\x04kind\"\xc8\x01\n" +
 	"\vPlayCommand\x12\x1d\n" +
 	"\n" +
-	"command_id\x18\x01 \x01(\x04R\tcommandId\x12,\n" +
-	"\x04roll\x18\x02 \x01(\v2\x16.hangar.v1.RollRequestH\x00R\x04roll\x12,\n" +
-	"\x04move\x18\x03 \x01(\v2\x16.hangar.v1.MoveRequestH\x00R\x04move\x12L\n" +
-	"\x10list_legal_moves\x18\x04 \x01(\v2 .hangar.v1.ListLegalMovesRequestH\x00R\x0elistLegalMovesB\t\n" +
-	"\acommand\"\xf3\x01\n" +
+	"command_id\x18\x01 \x01(\x04R\tcommandId\x12)\n" +
+	"\x03act\x18\x05 \x01(\v2\x15.hangar.v1.ActRequestH\x00R\x03act\x12R\n" +
+	"\x12list_legal_actions\x18\x06 \x01(\v2\".hangar.v1.ListLegalActionsRequestH\x00R\x10listLegalActionsB\t\n" +
+	"\acommandJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05\"\xff\x01\n" +
 	"\fPlayResponse\x125\n" +
 	"\x05event\x18\x01 \x01(\v2\x1d.hangar.v1.WatchMatchResponseH\x00R\x05event\x12/\n" +
 	"\x06result\x18\x02 \x01(\v2\x15.hangar.v1.PlayResultH\x00R\x06result\x12/\n" +
-	"\x06events\x18\x03 \x01(\v2\x15.hangar.v1.PlayEventsH\x00R\x06events\x12B\n" +
-	"\vlegal_moves\x18\x04 \x01(\v2!.hangar.v1.ListLegalMovesResponseR\n" +
-	"legalMovesB\x06\n" +
-	"\x04kind\"C\n" +
+	"\x06events\x18\x03 \x01(\v2\x15.hangar.v1.PlayEventsH\x00R\x06events\x12H\n" +
+	"\rlegal_actions\x18\x05 \x01(\v2#.hangar.v1.ListLegalActionsResponseR\flegalActionsB\x06\n" +
+	"\x04kindJ\x04\b\x04\x10\x05\"C\n" +
 	"\n" +
 	"PlayEvents\x125\n" +
-	"\x06events\x18\x01 \x03(\v2\x1d.hangar.v1.WatchMatchResponseR\x06events\"\xc5\x02\n" +
+	"\x06events\x18\x01 \x03(\v2\x1d.hangar.v1.WatchMatchResponseR\x06events\"\xab\x02\n" +
 	"\n" +
 	"PlayResult\x12\x1d\n" +
 	"\n" +
-	"command_id\x18\x01 \x01(\x04R\tcommandId\x12-\n" +
-	"\x04roll\x18\x02 \x01(\v2\x17.hangar.v1.RollResponseH\x00R\x04roll\x12-\n" +
-	"\x04move\x18\x03 \x01(\v2\x17.hangar.v1.MoveResponseH\x00R\x04move\x12M\n" +
-	"\x10list_legal_moves\x18\x04 \x01(\v2!.hangar.v1.ListLegalMovesResponseH\x00R\x0elistLegalMoves\x12*\n" +
+	"command_id\x18\x01 \x01(\x04R\tcommandId\x12*\n" +
+	"\x03act\x18\a \x01(\v2\x16.hangar.v1.ActResponseH\x00R\x03act\x12S\n" +
+	"\x12list_legal_actions\x18\b \x01(\v2#.hangar.v1.ListLegalActionsResponseH\x00R\x10listLegalActions\x12*\n" +
 	"\x05error\x18\x05 \x01(\v2\x12.google.rpc.StatusH\x00R\x05error\x125\n" +
 	"\x06events\x18\x06 \x03(\v2\x1d.hangar.v1.WatchMatchResponseR\x06eventsB\b\n" +
-	"\x06result*\xa3\x01\n" +
+	"\x06resultJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05*\x8c\x01\n" +
 	"\vEmptyReason\x12\x1c\n" +
 	"\x18EMPTY_REASON_UNSPECIFIED\x10\x00\x12\x1e\n" +
-	"\x1aEMPTY_REASON_NOT_YOUR_TURN\x10\x01\x12\x1b\n" +
-	"\x17EMPTY_REASON_ROLL_FIRST\x10\x02\x12\x1c\n" +
+	"\x1aEMPTY_REASON_NOT_YOUR_TURN\x10\x01\x12\x1c\n" +
 	"\x18EMPTY_REASON_NOT_STARTED\x10\x03\x12\x1b\n" +
-	"\x17EMPTY_REASON_MATCH_OVER\x10\x042\x90\x03\n" +
-	"\vMoveService\x12_\n" +
-	"\x04Roll\x12\x16.hangar.v1.RollRequest\x1a\x17.hangar.v1.RollResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/matches/{match_id}:roll\x12_\n" +
-	"\x04Move\x12\x16.hangar.v1.MoveRequest\x1a\x17.hangar.v1.MoveResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/matches/{match_id}:move\x12\x81\x01\n" +
-	"\x0eListLegalMoves\x12 .hangar.v1.ListLegalMovesRequest\x1a!.hangar.v1.ListLegalMovesResponse\"*\x82\xd3\xe4\x93\x02$\x12\"/v1/matches/{match_id}/legal-moves\x12;\n" +
+	"\x17EMPTY_REASON_MATCH_OVER\x10\x04\"\x04\b\x02\x10\x022\xb2\x02\n" +
+	"\vMoveService\x12[\n" +
+	"\x03Act\x12\x15.hangar.v1.ActRequest\x1a\x16.hangar.v1.ActResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v1/matches/{match_id}:act\x12\x88\x01\n" +
+	"\x10ListLegalActions\x12\".hangar.v1.ListLegalActionsRequest\x1a#.hangar.v1.ListLegalActionsResponse\"+\x82\xd3\xe4\x93\x02%\x12#/v1/matches/{match_id}/legalActions\x12;\n" +
 	"\x04Play\x12\x16.hangar.v1.PlayRequest\x1a\x17.hangar.v1.PlayResponse(\x010\x01B\x92\x01\n" +
 	"\rcom.hangar.v1B\tMoveProtoP\x01Z1github.com/hangarhq/hangar/api/hangar/v1;hangarv1\xa2\x02\x03HXX\xaa\x02\tHangar.V1\xca\x02\tHangar\\V1\xe2\x02\x15Hangar\\V1\\GPBMetadata\xea\x02\n" +
 	"Hangar::V1b\x06proto3"
@@ -1062,61 +884,54 @@ func file_hangar_v1_move_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_v1_move_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hangar_v1_move_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_hangar_v1_move_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_hangar_v1_move_proto_goTypes = []any{
-	(EmptyReason)(0),               // 0: hangar.v1.EmptyReason
-	(*RollRequest)(nil),            // 1: hangar.v1.RollRequest
-	(*RollResponse)(nil),           // 2: hangar.v1.RollResponse
-	(*MoveRequest)(nil),            // 3: hangar.v1.MoveRequest
-	(*MoveResponse)(nil),           // 4: hangar.v1.MoveResponse
-	(*ListLegalMovesRequest)(nil),  // 5: hangar.v1.ListLegalMovesRequest
-	(*ListLegalMovesResponse)(nil), // 6: hangar.v1.ListLegalMovesResponse
-	(*PlayRequest)(nil),            // 7: hangar.v1.PlayRequest
-	(*PlayCommand)(nil),            // 8: hangar.v1.PlayCommand
-	(*PlayResponse)(nil),           // 9: hangar.v1.PlayResponse
-	(*PlayEvents)(nil),             // 10: hangar.v1.PlayEvents
-	(*PlayResult)(nil),             // 11: hangar.v1.PlayResult
-	(*Event)(nil),                  // 12: hangar.v1.Event
-	(*GameMove)(nil),               // 13: hangar.v1.GameMove
-	(*WatchMatchRequest)(nil),      // 14: hangar.v1.WatchMatchRequest
-	(*WatchMatchResponse)(nil),     // 15: hangar.v1.WatchMatchResponse
-	(*status.Status)(nil),          // 16: google.rpc.Status
+	(EmptyReason)(0),                 // 0: hangar.v1.EmptyReason
+	(*ActRequest)(nil),               // 1: hangar.v1.ActRequest
+	(*ActResponse)(nil),              // 2: hangar.v1.ActResponse
+	(*ListLegalActionsRequest)(nil),  // 3: hangar.v1.ListLegalActionsRequest
+	(*ListLegalActionsResponse)(nil), // 4: hangar.v1.ListLegalActionsResponse
+	(*PlayRequest)(nil),              // 5: hangar.v1.PlayRequest
+	(*PlayCommand)(nil),              // 6: hangar.v1.PlayCommand
+	(*PlayResponse)(nil),             // 7: hangar.v1.PlayResponse
+	(*PlayEvents)(nil),               // 8: hangar.v1.PlayEvents
+	(*PlayResult)(nil),               // 9: hangar.v1.PlayResult
+	(*anypb.Any)(nil),                // 10: google.protobuf.Any
+	(*Event)(nil),                    // 11: hangar.v1.Event
+	(*WatchMatchRequest)(nil),        // 12: hangar.v1.WatchMatchRequest
+	(*WatchMatchResponse)(nil),       // 13: hangar.v1.WatchMatchResponse
+	(*status.Status)(nil),            // 14: google.rpc.Status
 }
 var file_hangar_v1_move_proto_depIdxs = []int32{
-	12, // 0: hangar.v1.RollResponse.events:type_name -> hangar.v1.Event
-	13, // 1: hangar.v1.RollResponse.legal_moves:type_name -> hangar.v1.GameMove
-	13, // 2: hangar.v1.MoveRequest.move:type_name -> hangar.v1.GameMove
-	12, // 3: hangar.v1.MoveResponse.events:type_name -> hangar.v1.Event
-	13, // 4: hangar.v1.ListLegalMovesResponse.moves:type_name -> hangar.v1.GameMove
-	0,  // 5: hangar.v1.ListLegalMovesResponse.empty_reason:type_name -> hangar.v1.EmptyReason
-	14, // 6: hangar.v1.PlayRequest.open:type_name -> hangar.v1.WatchMatchRequest
-	8,  // 7: hangar.v1.PlayRequest.command:type_name -> hangar.v1.PlayCommand
-	1,  // 8: hangar.v1.PlayCommand.roll:type_name -> hangar.v1.RollRequest
-	3,  // 9: hangar.v1.PlayCommand.move:type_name -> hangar.v1.MoveRequest
-	5,  // 10: hangar.v1.PlayCommand.list_legal_moves:type_name -> hangar.v1.ListLegalMovesRequest
-	15, // 11: hangar.v1.PlayResponse.event:type_name -> hangar.v1.WatchMatchResponse
-	11, // 12: hangar.v1.PlayResponse.result:type_name -> hangar.v1.PlayResult
-	10, // 13: hangar.v1.PlayResponse.events:type_name -> hangar.v1.PlayEvents
-	6,  // 14: hangar.v1.PlayResponse.legal_moves:type_name -> hangar.v1.ListLegalMovesResponse
-	15, // 15: hangar.v1.PlayEvents.events:type_name -> hangar.v1.WatchMatchResponse
-	2,  // 16: hangar.v1.PlayResult.roll:type_name -> hangar.v1.RollResponse
-	4,  // 17: hangar.v1.PlayResult.move:type_name -> hangar.v1.MoveResponse
-	6,  // 18: hangar.v1.PlayResult.list_legal_moves:type_name -> hangar.v1.ListLegalMovesResponse
-	16, // 19: hangar.v1.PlayResult.error:type_name -> google.rpc.Status
-	15, // 20: hangar.v1.PlayResult.events:type_name -> hangar.v1.WatchMatchResponse
-	1,  // 21: hangar.v1.MoveService.Roll:input_type -> hangar.v1.RollRequest
-	3,  // 22: hangar.v1.MoveService.Move:input_type -> hangar.v1.MoveRequest
-	5,  // 23: hangar.v1.MoveService.ListLegalMoves:input_type -> hangar.v1.ListLegalMovesRequest
-	7,  // 24: hangar.v1.MoveService.Play:input_type -> hangar.v1.PlayRequest
-	2,  // 25: hangar.v1.MoveService.Roll:output_type -> hangar.v1.RollResponse
-	4,  // 26: hangar.v1.MoveService.Move:output_type -> hangar.v1.MoveResponse
-	6,  // 27: hangar.v1.MoveService.ListLegalMoves:output_type -> hangar.v1.ListLegalMovesResponse
-	9,  // 28: hangar.v1.MoveService.Play:output_type -> hangar.v1.PlayResponse
-	25, // [25:29] is the sub-list for method output_type
-	21, // [21:25] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	10, // 0: hangar.v1.ActRequest.action:type_name -> google.protobuf.Any
+	11, // 1: hangar.v1.ActResponse.events:type_name -> hangar.v1.Event
+	10, // 2: hangar.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	10, // 3: hangar.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	0,  // 4: hangar.v1.ListLegalActionsResponse.empty_reason:type_name -> hangar.v1.EmptyReason
+	12, // 5: hangar.v1.PlayRequest.open:type_name -> hangar.v1.WatchMatchRequest
+	6,  // 6: hangar.v1.PlayRequest.command:type_name -> hangar.v1.PlayCommand
+	1,  // 7: hangar.v1.PlayCommand.act:type_name -> hangar.v1.ActRequest
+	3,  // 8: hangar.v1.PlayCommand.list_legal_actions:type_name -> hangar.v1.ListLegalActionsRequest
+	13, // 9: hangar.v1.PlayResponse.event:type_name -> hangar.v1.WatchMatchResponse
+	9,  // 10: hangar.v1.PlayResponse.result:type_name -> hangar.v1.PlayResult
+	8,  // 11: hangar.v1.PlayResponse.events:type_name -> hangar.v1.PlayEvents
+	4,  // 12: hangar.v1.PlayResponse.legal_actions:type_name -> hangar.v1.ListLegalActionsResponse
+	13, // 13: hangar.v1.PlayEvents.events:type_name -> hangar.v1.WatchMatchResponse
+	2,  // 14: hangar.v1.PlayResult.act:type_name -> hangar.v1.ActResponse
+	4,  // 15: hangar.v1.PlayResult.list_legal_actions:type_name -> hangar.v1.ListLegalActionsResponse
+	14, // 16: hangar.v1.PlayResult.error:type_name -> google.rpc.Status
+	13, // 17: hangar.v1.PlayResult.events:type_name -> hangar.v1.WatchMatchResponse
+	1,  // 18: hangar.v1.MoveService.Act:input_type -> hangar.v1.ActRequest
+	3,  // 19: hangar.v1.MoveService.ListLegalActions:input_type -> hangar.v1.ListLegalActionsRequest
+	5,  // 20: hangar.v1.MoveService.Play:input_type -> hangar.v1.PlayRequest
+	2,  // 21: hangar.v1.MoveService.Act:output_type -> hangar.v1.ActResponse
+	4,  // 22: hangar.v1.MoveService.ListLegalActions:output_type -> hangar.v1.ListLegalActionsResponse
+	7,  // 23: hangar.v1.MoveService.Play:output_type -> hangar.v1.PlayResponse
+	21, // [21:24] is the sub-list for method output_type
+	18, // [18:21] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_move_proto_init() }
@@ -1125,24 +940,22 @@ func file_hangar_v1_move_proto_init() {
 		return
 	}
 	file_hangar_v1_match_proto_init()
-	file_hangar_v1_move_proto_msgTypes[6].OneofWrappers = []any{
+	file_hangar_v1_move_proto_msgTypes[4].OneofWrappers = []any{
 		(*PlayRequest_Open)(nil),
 		(*PlayRequest_Command)(nil),
 	}
-	file_hangar_v1_move_proto_msgTypes[7].OneofWrappers = []any{
-		(*PlayCommand_Roll)(nil),
-		(*PlayCommand_Move)(nil),
-		(*PlayCommand_ListLegalMoves)(nil),
+	file_hangar_v1_move_proto_msgTypes[5].OneofWrappers = []any{
+		(*PlayCommand_Act)(nil),
+		(*PlayCommand_ListLegalActions)(nil),
 	}
-	file_hangar_v1_move_proto_msgTypes[8].OneofWrappers = []any{
+	file_hangar_v1_move_proto_msgTypes[6].OneofWrappers = []any{
 		(*PlayResponse_Event)(nil),
 		(*PlayResponse_Result)(nil),
 		(*PlayResponse_Events)(nil),
 	}
-	file_hangar_v1_move_proto_msgTypes[10].OneofWrappers = []any{
-		(*PlayResult_Roll)(nil),
-		(*PlayResult_Move)(nil),
-		(*PlayResult_ListLegalMoves)(nil),
+	file_hangar_v1_move_proto_msgTypes[8].OneofWrappers = []any{
+		(*PlayResult_Act)(nil),
+		(*PlayResult_ListLegalActions)(nil),
 		(*PlayResult_Error)(nil),
 	}
 	type x struct{}
@@ -1151,7 +964,7 @@ func file_hangar_v1_move_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_move_proto_rawDesc), len(file_hangar_v1_move_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   11,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

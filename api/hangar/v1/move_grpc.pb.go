@@ -19,10 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MoveService_Roll_FullMethodName           = "/hangar.v1.MoveService/Roll"
-	MoveService_Move_FullMethodName           = "/hangar.v1.MoveService/Move"
-	MoveService_ListLegalMoves_FullMethodName = "/hangar.v1.MoveService/ListLegalMoves"
-	MoveService_Play_FullMethodName           = "/hangar.v1.MoveService/Play"
+	MoveService_Act_FullMethodName              = "/hangar.v1.MoveService/Act"
+	MoveService_ListLegalActions_FullMethodName = "/hangar.v1.MoveService/ListLegalActions"
+	MoveService_Play_FullMethodName             = "/hangar.v1.MoveService/Play"
 )
 
 // MoveServiceClient is the client API for MoveService service.
@@ -33,14 +32,19 @@ const (
 // client acted on (a stale one gets ABORTED: re-read and retry) and a client
 // request id (a retry with the same id returns the original result and
 // changes nothing).
+//
+// An action is one of the game's own action messages (GameInfo.action_types)
+// in a google.protobuf.Any: a move, or anything else a game lets a seat do
+// (a game with dice may have its seats roll). Chance is the server's: it
+// draws dice and tiles from an unpredictable source when the rules need
+// them, and records what it drew as the game's events.
 type MoveServiceClient interface {
-	// Roll throws the die for the caller's turn. The server draws the value
-	// from an unpredictable source and records it.
-	Roll(ctx context.Context, in *RollRequest, opts ...grpc.CallOption) (*RollResponse, error)
-	// Move plays one of the caller's legal moves for the current roll.
-	Move(ctx context.Context, in *MoveRequest, opts ...grpc.CallOption) (*MoveResponse, error)
-	// ListLegalMoves lists the moves the caller may play now.
-	ListLegalMoves(ctx context.Context, in *ListLegalMovesRequest, opts ...grpc.CallOption) (*ListLegalMovesResponse, error)
+	// Act plays one action of the caller's seat. An action of a type the
+	// match's game does not have is INVALID_ARGUMENT (reason
+	// UNKNOWN_ACTION_TYPE); one the rules forbid now FAILED_PRECONDITION.
+	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
+	// ListLegalActions lists the actions the caller may take now.
+	ListLegalActions(ctx context.Context, in *ListLegalActionsRequest, opts ...grpc.CallOption) (*ListLegalActionsResponse, error)
 	// Play plays a seat over one stream, in place of WatchMatch and a unary
 	// call per command: events out, commands in.
 	//
@@ -52,7 +56,7 @@ type MoveServiceClient interface {
 	// ready together (the events of one command, a page of history) come in
 	// one PlayResponse.events message; a lone event as PlayResponse.event.
 	//
-	// Every later message is a command (Roll, Move or ListLegalMoves, their
+	// Every later message is a command (Act or ListLegalActions, their
 	// request as the unary call takes it; match_id may be left empty), with a
 	// command_id of the client's choosing. Commands run one at a time in the
 	// order they arrive, each as its unary call would run: the same expected
@@ -63,8 +67,8 @@ type MoveServiceClient interface {
 	// stream.
 	//
 	// Ordering: results come in the order of their commands, and each comes
-	// after every event up to the version it names (the new version of a
-	// Roll or Move, the version of a ListLegalMoves, the current_version of
+	// after every event up to the version it names (the new version of an
+	// Act, the version of a ListLegalActions, the current_version of
 	// a VERSION_CONFLICT), with one exception: the events a command of the
 	// stream appended come inside its result (PlayResult.events, each as
 	// WatchMatch would send it) and not as event messages. So when a
@@ -94,30 +98,20 @@ func NewMoveServiceClient(cc grpc.ClientConnInterface) MoveServiceClient {
 	return &moveServiceClient{cc}
 }
 
-func (c *moveServiceClient) Roll(ctx context.Context, in *RollRequest, opts ...grpc.CallOption) (*RollResponse, error) {
+func (c *moveServiceClient) Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(RollResponse)
-	err := c.cc.Invoke(ctx, MoveService_Roll_FullMethodName, in, out, cOpts...)
+	out := new(ActResponse)
+	err := c.cc.Invoke(ctx, MoveService_Act_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *moveServiceClient) Move(ctx context.Context, in *MoveRequest, opts ...grpc.CallOption) (*MoveResponse, error) {
+func (c *moveServiceClient) ListLegalActions(ctx context.Context, in *ListLegalActionsRequest, opts ...grpc.CallOption) (*ListLegalActionsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(MoveResponse)
-	err := c.cc.Invoke(ctx, MoveService_Move_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-func (c *moveServiceClient) ListLegalMoves(ctx context.Context, in *ListLegalMovesRequest, opts ...grpc.CallOption) (*ListLegalMovesResponse, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ListLegalMovesResponse)
-	err := c.cc.Invoke(ctx, MoveService_ListLegalMoves_FullMethodName, in, out, cOpts...)
+	out := new(ListLegalActionsResponse)
+	err := c.cc.Invoke(ctx, MoveService_ListLegalActions_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -145,14 +139,19 @@ type MoveService_PlayClient = grpc.BidiStreamingClient[PlayRequest, PlayResponse
 // client acted on (a stale one gets ABORTED: re-read and retry) and a client
 // request id (a retry with the same id returns the original result and
 // changes nothing).
+//
+// An action is one of the game's own action messages (GameInfo.action_types)
+// in a google.protobuf.Any: a move, or anything else a game lets a seat do
+// (a game with dice may have its seats roll). Chance is the server's: it
+// draws dice and tiles from an unpredictable source when the rules need
+// them, and records what it drew as the game's events.
 type MoveServiceServer interface {
-	// Roll throws the die for the caller's turn. The server draws the value
-	// from an unpredictable source and records it.
-	Roll(context.Context, *RollRequest) (*RollResponse, error)
-	// Move plays one of the caller's legal moves for the current roll.
-	Move(context.Context, *MoveRequest) (*MoveResponse, error)
-	// ListLegalMoves lists the moves the caller may play now.
-	ListLegalMoves(context.Context, *ListLegalMovesRequest) (*ListLegalMovesResponse, error)
+	// Act plays one action of the caller's seat. An action of a type the
+	// match's game does not have is INVALID_ARGUMENT (reason
+	// UNKNOWN_ACTION_TYPE); one the rules forbid now FAILED_PRECONDITION.
+	Act(context.Context, *ActRequest) (*ActResponse, error)
+	// ListLegalActions lists the actions the caller may take now.
+	ListLegalActions(context.Context, *ListLegalActionsRequest) (*ListLegalActionsResponse, error)
 	// Play plays a seat over one stream, in place of WatchMatch and a unary
 	// call per command: events out, commands in.
 	//
@@ -164,7 +163,7 @@ type MoveServiceServer interface {
 	// ready together (the events of one command, a page of history) come in
 	// one PlayResponse.events message; a lone event as PlayResponse.event.
 	//
-	// Every later message is a command (Roll, Move or ListLegalMoves, their
+	// Every later message is a command (Act or ListLegalActions, their
 	// request as the unary call takes it; match_id may be left empty), with a
 	// command_id of the client's choosing. Commands run one at a time in the
 	// order they arrive, each as its unary call would run: the same expected
@@ -175,8 +174,8 @@ type MoveServiceServer interface {
 	// stream.
 	//
 	// Ordering: results come in the order of their commands, and each comes
-	// after every event up to the version it names (the new version of a
-	// Roll or Move, the version of a ListLegalMoves, the current_version of
+	// after every event up to the version it names (the new version of an
+	// Act, the version of a ListLegalActions, the current_version of
 	// a VERSION_CONFLICT), with one exception: the events a command of the
 	// stream appended come inside its result (PlayResult.events, each as
 	// WatchMatch would send it) and not as event messages. So when a
@@ -206,14 +205,11 @@ type MoveServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedMoveServiceServer struct{}
 
-func (UnimplementedMoveServiceServer) Roll(context.Context, *RollRequest) (*RollResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method Roll not implemented")
+func (UnimplementedMoveServiceServer) Act(context.Context, *ActRequest) (*ActResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Act not implemented")
 }
-func (UnimplementedMoveServiceServer) Move(context.Context, *MoveRequest) (*MoveResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method Move not implemented")
-}
-func (UnimplementedMoveServiceServer) ListLegalMoves(context.Context, *ListLegalMovesRequest) (*ListLegalMovesResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method ListLegalMoves not implemented")
+func (UnimplementedMoveServiceServer) ListLegalActions(context.Context, *ListLegalActionsRequest) (*ListLegalActionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListLegalActions not implemented")
 }
 func (UnimplementedMoveServiceServer) Play(grpc.BidiStreamingServer[PlayRequest, PlayResponse]) error {
 	return status.Error(codes.Unimplemented, "method Play not implemented")
@@ -239,56 +235,38 @@ func RegisterMoveServiceServer(s grpc.ServiceRegistrar, srv MoveServiceServer) {
 	s.RegisterService(&MoveService_ServiceDesc, srv)
 }
 
-func _MoveService_Roll_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(RollRequest)
+func _MoveService_Act_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ActRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(MoveServiceServer).Roll(ctx, in)
+		return srv.(MoveServiceServer).Act(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: MoveService_Roll_FullMethodName,
+		FullMethod: MoveService_Act_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(MoveServiceServer).Roll(ctx, req.(*RollRequest))
+		return srv.(MoveServiceServer).Act(ctx, req.(*ActRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _MoveService_Move_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(MoveRequest)
+func _MoveService_ListLegalActions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListLegalActionsRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(MoveServiceServer).Move(ctx, in)
+		return srv.(MoveServiceServer).ListLegalActions(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: MoveService_Move_FullMethodName,
+		FullMethod: MoveService_ListLegalActions_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(MoveServiceServer).Move(ctx, req.(*MoveRequest))
-	}
-	return interceptor(ctx, in, info, handler)
-}
-
-func _MoveService_ListLegalMoves_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ListLegalMovesRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(MoveServiceServer).ListLegalMoves(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: MoveService_ListLegalMoves_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(MoveServiceServer).ListLegalMoves(ctx, req.(*ListLegalMovesRequest))
+		return srv.(MoveServiceServer).ListLegalActions(ctx, req.(*ListLegalActionsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -308,16 +286,12 @@ var MoveService_ServiceDesc = grpc.ServiceDesc{
 	HandlerType: (*MoveServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
-			MethodName: "Roll",
-			Handler:    _MoveService_Roll_Handler,
+			MethodName: "Act",
+			Handler:    _MoveService_Act_Handler,
 		},
 		{
-			MethodName: "Move",
-			Handler:    _MoveService_Move_Handler,
-		},
-		{
-			MethodName: "ListLegalMoves",
-			Handler:    _MoveService_ListLegalMoves_Handler,
+			MethodName: "ListLegalActions",
+			Handler:    _MoveService_ListLegalActions_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

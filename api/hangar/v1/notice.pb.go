@@ -203,8 +203,9 @@ func (*Notice_TicketMatched) isNotice_Body() {}
 // YourTurnNotice: the player's seat must act now (its turn has just begun).
 type YourTurnNotice struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Game  Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
-	Seat  int32                  `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// game is the game's name.
+	Game string `protobuf:"bytes,5,opt,name=game,proto3" json:"game,omitempty"`
+	Seat int32  `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
 	// version is the match's version when the turn began.
 	Version int64 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
 	// turn_deadline is when the turn clock fires (unset: no turn clock).
@@ -243,11 +244,11 @@ func (*YourTurnNotice) Descriptor() ([]byte, []int) {
 	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *YourTurnNotice) GetGame() Game {
+func (x *YourTurnNotice) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 func (x *YourTurnNotice) GetSeat() int32 {
@@ -273,9 +274,10 @@ func (x *YourTurnNotice) GetTurnDeadline() *timestamppb.Timestamp {
 
 // MatchStartedNotice: a match the player sits in started.
 type MatchStartedNotice struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Game          Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
-	Seat          int32                  `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game is the game's name.
+	Game          string `protobuf:"bytes,3,opt,name=game,proto3" json:"game,omitempty"`
+	Seat          int32  `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -310,11 +312,11 @@ func (*MatchStartedNotice) Descriptor() ([]byte, []int) {
 	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{2}
 }
 
-func (x *MatchStartedNotice) GetGame() Game {
+func (x *MatchStartedNotice) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 func (x *MatchStartedNotice) GetSeat() int32 {
@@ -326,10 +328,11 @@ func (x *MatchStartedNotice) GetSeat() int32 {
 
 // MatchEndedNotice: a match the player sat in ended.
 type MatchEndedNotice struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	Game   Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
-	Status MatchStatus            `protobuf:"varint,2,opt,name=status,proto3,enum=hangar.v1.MatchStatus" json:"status,omitempty"`
-	Seat   int32                  `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game is the game's name.
+	Game   string      `protobuf:"bytes,7,opt,name=game,proto3" json:"game,omitempty"`
+	Status MatchStatus `protobuf:"varint,2,opt,name=status,proto3,enum=hangar.v1.MatchStatus" json:"status,omitempty"`
+	Seat   int32       `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
 	// place is the player's final place (1 = first; 0 for a lobby abandoned
 	// before its start), of seats seats in play.
 	Place int32 `protobuf:"varint,4,opt,name=place,proto3" json:"place,omitempty"`
@@ -370,11 +373,11 @@ func (*MatchEndedNotice) Descriptor() ([]byte, []int) {
 	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{3}
 }
 
-func (x *MatchEndedNotice) GetGame() Game {
+func (x *MatchEndedNotice) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 func (x *MatchEndedNotice) GetStatus() MatchStatus {
@@ -415,7 +418,8 @@ func (x *MatchEndedNotice) GetForfeited() bool {
 // InvitedNotice: the player was invited to a private match.
 type InvitedNotice struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Game  Game                   `protobuf:"varint,1,opt,name=game,proto3,enum=hangar.v1.Game" json:"game,omitempty"`
+	// game is the game's name.
+	Game string `protobuf:"bytes,3,opt,name=game,proto3" json:"game,omitempty"`
 	// inviter_id is the player who invited (the creator, or a seated player).
 	InviterId     string `protobuf:"bytes,2,opt,name=inviter_id,json=inviterId,proto3" json:"inviter_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -452,11 +456,11 @@ func (*InvitedNotice) Descriptor() ([]byte, []int) {
 	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{4}
 }
 
-func (x *InvitedNotice) GetGame() Game {
+func (x *InvitedNotice) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
-	return Game_GAME_UNSPECIFIED
+	return ""
 }
 
 func (x *InvitedNotice) GetInviterId() string {
@@ -728,26 +732,26 @@ const file_hangar_v1_notice_proto_rawDesc = "" +
 	"matchEnded\x124\n" +
 	"\ainvited\x18\r \x01(\v2\x18.hangar.v1.InvitedNoticeH\x00R\ainvited\x12G\n" +
 	"\x0eticket_matched\x18\x0e \x01(\v2\x1e.hangar.v1.TicketMatchedNoticeH\x00R\rticketMatchedB\x06\n" +
-	"\x04body\"\xa4\x01\n" +
-	"\x0eYourTurnNotice\x12#\n" +
-	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12\x12\n" +
+	"\x04body\"\x99\x01\n" +
+	"\x0eYourTurnNotice\x12\x12\n" +
+	"\x04game\x18\x05 \x01(\tR\x04game\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x03R\aversion\x12?\n" +
-	"\rturn_deadline\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\fturnDeadline\"M\n" +
-	"\x12MatchStartedNotice\x12#\n" +
-	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12\x12\n" +
-	"\x04seat\x18\x02 \x01(\x05R\x04seat\"\xc5\x01\n" +
-	"\x10MatchEndedNotice\x12#\n" +
-	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12.\n" +
+	"\rturn_deadline\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\fturnDeadlineJ\x04\b\x01\x10\x02\"B\n" +
+	"\x12MatchStartedNotice\x12\x12\n" +
+	"\x04game\x18\x03 \x01(\tR\x04game\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seatJ\x04\b\x01\x10\x02\"\xba\x01\n" +
+	"\x10MatchEndedNotice\x12\x12\n" +
+	"\x04game\x18\a \x01(\tR\x04game\x12.\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12\x12\n" +
 	"\x04seat\x18\x03 \x01(\x05R\x04seat\x12\x14\n" +
 	"\x05place\x18\x04 \x01(\x05R\x05place\x12\x14\n" +
 	"\x05seats\x18\x05 \x01(\x05R\x05seats\x12\x1c\n" +
-	"\tforfeited\x18\x06 \x01(\bR\tforfeited\"S\n" +
-	"\rInvitedNotice\x12#\n" +
-	"\x04game\x18\x01 \x01(\x0e2\x0f.hangar.v1.GameR\x04game\x12\x1d\n" +
+	"\tforfeited\x18\x06 \x01(\bR\tforfeitedJ\x04\b\x01\x10\x02\"H\n" +
+	"\rInvitedNotice\x12\x12\n" +
+	"\x04game\x18\x03 \x01(\tR\x04game\x12\x1d\n" +
 	"\n" +
-	"inviter_id\x18\x02 \x01(\tR\tinviterId\"2\n" +
+	"inviter_id\x18\x02 \x01(\tR\tinviterIdJ\x04\b\x01\x10\x02\"2\n" +
 	"\x13TicketMatchedNotice\x12\x1b\n" +
 	"\tticket_id\x18\x01 \x01(\tR\bticketId\"1\n" +
 	"\x12WatchPlayerRequest\x12\x1b\n" +
@@ -792,8 +796,7 @@ var file_hangar_v1_notice_proto_goTypes = []any{
 	(*ListNoticesRequest)(nil),    // 8: hangar.v1.ListNoticesRequest
 	(*ListNoticesResponse)(nil),   // 9: hangar.v1.ListNoticesResponse
 	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
-	(Game)(0),                     // 11: hangar.v1.Game
-	(MatchStatus)(0),              // 12: hangar.v1.MatchStatus
+	(MatchStatus)(0),              // 11: hangar.v1.MatchStatus
 }
 var file_hangar_v1_notice_proto_depIdxs = []int32{
 	10, // 0: hangar.v1.Notice.time:type_name -> google.protobuf.Timestamp
@@ -802,23 +805,19 @@ var file_hangar_v1_notice_proto_depIdxs = []int32{
 	3,  // 3: hangar.v1.Notice.match_ended:type_name -> hangar.v1.MatchEndedNotice
 	4,  // 4: hangar.v1.Notice.invited:type_name -> hangar.v1.InvitedNotice
 	5,  // 5: hangar.v1.Notice.ticket_matched:type_name -> hangar.v1.TicketMatchedNotice
-	11, // 6: hangar.v1.YourTurnNotice.game:type_name -> hangar.v1.Game
-	10, // 7: hangar.v1.YourTurnNotice.turn_deadline:type_name -> google.protobuf.Timestamp
-	11, // 8: hangar.v1.MatchStartedNotice.game:type_name -> hangar.v1.Game
-	11, // 9: hangar.v1.MatchEndedNotice.game:type_name -> hangar.v1.Game
-	12, // 10: hangar.v1.MatchEndedNotice.status:type_name -> hangar.v1.MatchStatus
-	11, // 11: hangar.v1.InvitedNotice.game:type_name -> hangar.v1.Game
-	0,  // 12: hangar.v1.WatchPlayerResponse.notice:type_name -> hangar.v1.Notice
-	0,  // 13: hangar.v1.ListNoticesResponse.notices:type_name -> hangar.v1.Notice
-	6,  // 14: hangar.v1.NoticeService.WatchPlayer:input_type -> hangar.v1.WatchPlayerRequest
-	8,  // 15: hangar.v1.NoticeService.ListNotices:input_type -> hangar.v1.ListNoticesRequest
-	7,  // 16: hangar.v1.NoticeService.WatchPlayer:output_type -> hangar.v1.WatchPlayerResponse
-	9,  // 17: hangar.v1.NoticeService.ListNotices:output_type -> hangar.v1.ListNoticesResponse
-	16, // [16:18] is the sub-list for method output_type
-	14, // [14:16] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	10, // 6: hangar.v1.YourTurnNotice.turn_deadline:type_name -> google.protobuf.Timestamp
+	11, // 7: hangar.v1.MatchEndedNotice.status:type_name -> hangar.v1.MatchStatus
+	0,  // 8: hangar.v1.WatchPlayerResponse.notice:type_name -> hangar.v1.Notice
+	0,  // 9: hangar.v1.ListNoticesResponse.notices:type_name -> hangar.v1.Notice
+	6,  // 10: hangar.v1.NoticeService.WatchPlayer:input_type -> hangar.v1.WatchPlayerRequest
+	8,  // 11: hangar.v1.NoticeService.ListNotices:input_type -> hangar.v1.ListNoticesRequest
+	7,  // 12: hangar.v1.NoticeService.WatchPlayer:output_type -> hangar.v1.WatchPlayerResponse
+	9,  // 13: hangar.v1.NoticeService.ListNotices:output_type -> hangar.v1.ListNoticesResponse
+	12, // [12:14] is the sub-list for method output_type
+	10, // [10:12] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_notice_proto_init() }

@@ -243,6 +243,13 @@ func (m *YourTurnNotice) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if len(m.Game) > 0 {
+		i -= len(m.Game)
+		copy(dAtA[i:], m.Game)
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.Game)))
+		i--
+		dAtA[i] = 0x2a
+	}
 	if m.TurnDeadline != nil {
 		size, err := (*timestamppb.Timestamp)(m.TurnDeadline).MarshalToSizedBufferVT(dAtA[:i])
 		if err != nil {
@@ -262,11 +269,6 @@ func (m *YourTurnNotice) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Seat))
 		i--
 		dAtA[i] = 0x10
-	}
-	if m.Game != 0 {
-		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Game))
-		i--
-		dAtA[i] = 0x8
 	}
 	return len(dAtA) - i, nil
 }
@@ -301,15 +303,17 @@ func (m *MatchStartedNotice) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if len(m.Game) > 0 {
+		i -= len(m.Game)
+		copy(dAtA[i:], m.Game)
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.Game)))
+		i--
+		dAtA[i] = 0x1a
+	}
 	if m.Seat != 0 {
 		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Seat))
 		i--
 		dAtA[i] = 0x10
-	}
-	if m.Game != 0 {
-		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Game))
-		i--
-		dAtA[i] = 0x8
 	}
 	return len(dAtA) - i, nil
 }
@@ -344,6 +348,13 @@ func (m *MatchEndedNotice) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if len(m.Game) > 0 {
+		i -= len(m.Game)
+		copy(dAtA[i:], m.Game)
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.Game)))
+		i--
+		dAtA[i] = 0x3a
+	}
 	if m.Forfeited {
 		i--
 		if m.Forfeited {
@@ -373,11 +384,6 @@ func (m *MatchEndedNotice) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Status))
 		i--
 		dAtA[i] = 0x10
-	}
-	if m.Game != 0 {
-		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Game))
-		i--
-		dAtA[i] = 0x8
 	}
 	return len(dAtA) - i, nil
 }
@@ -412,17 +418,19 @@ func (m *InvitedNotice) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if len(m.Game) > 0 {
+		i -= len(m.Game)
+		copy(dAtA[i:], m.Game)
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.Game)))
+		i--
+		dAtA[i] = 0x1a
+	}
 	if len(m.InviterId) > 0 {
 		i -= len(m.InviterId)
 		copy(dAtA[i:], m.InviterId)
 		i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.InviterId)))
 		i--
 		dAtA[i] = 0x12
-	}
-	if m.Game != 0 {
-		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Game))
-		i--
-		dAtA[i] = 0x8
 	}
 	return len(dAtA) - i, nil
 }
@@ -749,9 +757,6 @@ func (m *YourTurnNotice) SizeVT() (n int) {
 	}
 	var l int
 	_ = l
-	if m.Game != 0 {
-		n += 1 + protohelpers.SizeOfVarint(uint64(m.Game))
-	}
 	if m.Seat != 0 {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.Seat))
 	}
@@ -760,6 +765,10 @@ func (m *YourTurnNotice) SizeVT() (n int) {
 	}
 	if m.TurnDeadline != nil {
 		l = (*timestamppb.Timestamp)(m.TurnDeadline).SizeVT()
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
+	l = len(m.Game)
+	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
 	n += len(m.unknownFields)
@@ -772,11 +781,12 @@ func (m *MatchStartedNotice) SizeVT() (n int) {
 	}
 	var l int
 	_ = l
-	if m.Game != 0 {
-		n += 1 + protohelpers.SizeOfVarint(uint64(m.Game))
-	}
 	if m.Seat != 0 {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.Seat))
+	}
+	l = len(m.Game)
+	if l > 0 {
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
 	n += len(m.unknownFields)
 	return n
@@ -788,9 +798,6 @@ func (m *MatchEndedNotice) SizeVT() (n int) {
 	}
 	var l int
 	_ = l
-	if m.Game != 0 {
-		n += 1 + protohelpers.SizeOfVarint(uint64(m.Game))
-	}
 	if m.Status != 0 {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.Status))
 	}
@@ -806,6 +813,10 @@ func (m *MatchEndedNotice) SizeVT() (n int) {
 	if m.Forfeited {
 		n += 2
 	}
+	l = len(m.Game)
+	if l > 0 {
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
 	n += len(m.unknownFields)
 	return n
 }
@@ -816,10 +827,11 @@ func (m *InvitedNotice) SizeVT() (n int) {
 	}
 	var l int
 	_ = l
-	if m.Game != 0 {
-		n += 1 + protohelpers.SizeOfVarint(uint64(m.Game))
-	}
 	l = len(m.InviterId)
+	if l > 0 {
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
+	l = len(m.Game)
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
@@ -1339,25 +1351,6 @@ func (m *YourTurnNotice) UnmarshalVT(dAtA []byte) error {
 			return fmt.Errorf("proto: YourTurnNotice: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
-		case 1:
-			if wireType != 0 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
-			}
-			m.Game = 0
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return protohelpers.ErrIntOverflow
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				m.Game |= Game(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
 		case 2:
 			if wireType != 0 {
 				return fmt.Errorf("proto: wrong wireType = %d for field Seat", wireType)
@@ -1432,6 +1425,38 @@ func (m *YourTurnNotice) UnmarshalVT(dAtA []byte) error {
 				return err
 			}
 			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Game = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
@@ -1483,25 +1508,6 @@ func (m *MatchStartedNotice) UnmarshalVT(dAtA []byte) error {
 			return fmt.Errorf("proto: MatchStartedNotice: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
-		case 1:
-			if wireType != 0 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
-			}
-			m.Game = 0
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return protohelpers.ErrIntOverflow
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				m.Game |= Game(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
 		case 2:
 			if wireType != 0 {
 				return fmt.Errorf("proto: wrong wireType = %d for field Seat", wireType)
@@ -1521,6 +1527,38 @@ func (m *MatchStartedNotice) UnmarshalVT(dAtA []byte) error {
 					break
 				}
 			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Game = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
@@ -1572,25 +1610,6 @@ func (m *MatchEndedNotice) UnmarshalVT(dAtA []byte) error {
 			return fmt.Errorf("proto: MatchEndedNotice: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
-		case 1:
-			if wireType != 0 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
-			}
-			m.Game = 0
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return protohelpers.ErrIntOverflow
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				m.Game |= Game(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
 		case 2:
 			if wireType != 0 {
 				return fmt.Errorf("proto: wrong wireType = %d for field Status", wireType)
@@ -1687,6 +1706,38 @@ func (m *MatchEndedNotice) UnmarshalVT(dAtA []byte) error {
 				}
 			}
 			m.Forfeited = bool(v != 0)
+		case 7:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Game = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
@@ -1738,25 +1789,6 @@ func (m *InvitedNotice) UnmarshalVT(dAtA []byte) error {
 			return fmt.Errorf("proto: InvitedNotice: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
-		case 1:
-			if wireType != 0 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
-			}
-			m.Game = 0
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return protohelpers.ErrIntOverflow
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				m.Game |= Game(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
 		case 2:
 			if wireType != 2 {
 				return fmt.Errorf("proto: wrong wireType = %d for field InviterId", wireType)
@@ -1788,6 +1820,38 @@ func (m *InvitedNotice) UnmarshalVT(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			m.InviterId = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Game", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Game = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex

@@ -757,7 +757,16 @@ type Options struct {
 	// seats, for two players, are the two board seats used (default 0 and 2).
 	Seats []int32 `protobuf:"varint,27,rep,packed,name=seats,proto3" json:"seats,omitempty"`
 	// notation is the options in the engine's text notation (read only).
-	Notation      string `protobuf:"bytes,28,opt,name=notation,proto3" json:"notation,omitempty"`
+	Notation string `protobuf:"bytes,28,opt,name=notation,proto3" json:"notation,omitempty"`
+	// auto_roll has the server roll the die for a seat as soon as it must
+	// roll: in the same commit as the command that made it so (the previous
+	// move, the start, a pass), drawn from the same source as a Roll's. A
+	// seat whose turn comes then has its die (a ROLLED event) and chooses its
+	// move at once: one command per move instead of a Roll and a Move. A
+	// roll that allows no move passes as a Roll's would, and the next seat's
+	// die is rolled in the same commit. A Roll is refused while the seat has
+	// its die. Matches with and without it are never matched together.
+	AutoRoll      bool `protobuf:"varint,29,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -986,6 +995,13 @@ func (x *Options) GetNotation() string {
 		return x.Notation
 	}
 	return ""
+}
+
+func (x *Options) GetAutoRoll() bool {
+	if x != nil {
+		return x.AutoRoll
+	}
+	return false
 }
 
 // Plane is one plane on the board.
@@ -1463,6 +1479,44 @@ func (x *SeatPath) GetPath() []int32 {
 	return nil
 }
 
+// Roll throws the die for the seat's turn: the server draws the value from
+// an unpredictable source and records it (a ROLLED event).
+type Roll struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Roll) Reset() {
+	*x = Roll{}
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Roll) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Roll) ProtoMessage() {}
+
+func (x *Roll) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Roll.ProtoReflect.Descriptor instead.
+func (*Roll) Descriptor() ([]byte, []int) {
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{6}
+}
+
 // Move is one choice for the current roll.
 type Move struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1481,7 +1535,7 @@ type Move struct {
 	// split moves plane alone out of its stack (only with stack_split).
 	Split bool `protobuf:"varint,7,opt,name=split,proto3" json:"split,omitempty"`
 	// preview is what the move would do, so that a client can show it before
-	// it is made. ListLegalMoves sets it; it is ignored on input.
+	// it is made. ListLegalActions sets it; it is ignored on input.
 	Preview       *MovePreview `protobuf:"bytes,8,opt,name=preview,proto3" json:"preview,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1489,7 +1543,7 @@ type Move struct {
 
 func (x *Move) Reset() {
 	*x = Move{}
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[6]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1501,7 +1555,7 @@ func (x *Move) String() string {
 func (*Move) ProtoMessage() {}
 
 func (x *Move) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[6]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1514,7 +1568,7 @@ func (x *Move) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Move.ProtoReflect.Descriptor instead.
 func (*Move) Descriptor() ([]byte, []int) {
-	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{6}
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Move) GetKind() MoveKind {
@@ -1606,7 +1660,7 @@ type MovePreview struct {
 
 func (x *MovePreview) Reset() {
 	*x = MovePreview{}
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[7]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1618,7 +1672,7 @@ func (x *MovePreview) String() string {
 func (*MovePreview) ProtoMessage() {}
 
 func (x *MovePreview) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[7]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1631,7 +1685,7 @@ func (x *MovePreview) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovePreview.ProtoReflect.Descriptor instead.
 func (*MovePreview) Descriptor() ([]byte, []int) {
-	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{7}
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *MovePreview) GetPlanes() []*PlaneRef {
@@ -1715,7 +1769,7 @@ type PlaneRef struct {
 
 func (x *PlaneRef) Reset() {
 	*x = PlaneRef{}
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[8]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1727,7 +1781,7 @@ func (x *PlaneRef) String() string {
 func (*PlaneRef) ProtoMessage() {}
 
 func (x *PlaneRef) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[8]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1740,7 +1794,7 @@ func (x *PlaneRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlaneRef.ProtoReflect.Descriptor instead.
 func (*PlaneRef) Descriptor() ([]byte, []int) {
-	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{8}
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PlaneRef) GetSeat() int32 {
@@ -1787,7 +1841,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[9]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1799,7 +1853,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[9]
+	mi := &file_hangar_aeroplane_v1_aeroplane_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1812,7 +1866,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{9}
+	return file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Event) GetKind() EventKind {
@@ -1910,7 +1964,7 @@ var File_hangar_aeroplane_v1_aeroplane_proto protoreflect.FileDescriptor
 
 const file_hangar_aeroplane_v1_aeroplane_proto_rawDesc = "" +
 	"\n" +
-	"#hangar/aeroplane/v1/aeroplane.proto\x12\x13hangar.aeroplane.v1\"\x8b\x0e\n" +
+	"#hangar/aeroplane/v1/aeroplane.proto\x12\x13hangar.aeroplane.v1\"\xa8\x0e\n" +
 	"\aOptions\x12F\n" +
 	"\rtakeoff_rolls\x18\x01 \x01(\x0e2!.hangar.aeroplane.v1.TakeoffRollsR\ftakeoffRolls\x12:\n" +
 	"\tthird_six\x18\x02 \x01(\x0e2\x1d.hangar.aeroplane.v1.ThirdSixR\bthirdSix\x12<\n" +
@@ -1945,7 +1999,8 @@ const file_hangar_aeroplane_v1_aeroplane_proto_rawDesc = "" +
 	"\tauto_pass\x18\x19 \x01(\bH\x0fR\bautoPass\x88\x01\x01\x12-\n" +
 	"\x10bonus_needs_move\x18\x1a \x01(\bH\x10R\x0ebonusNeedsMove\x88\x01\x01\x12\x14\n" +
 	"\x05seats\x18\x1b \x03(\x05R\x05seats\x12\x1a\n" +
-	"\bnotation\x18\x1c \x01(\tR\bnotationB\x0f\n" +
+	"\bnotation\x18\x1c \x01(\tR\bnotation\x12\x1b\n" +
+	"\tauto_roll\x18\x1d \x01(\bR\bautoRollB\x0f\n" +
 	"\r_bonus_on_sixB\x1d\n" +
 	"\x1b_third_six_returns_finishedB\x11\n" +
 	"\x0f_jump_mandatoryB\x14\n" +
@@ -2006,7 +2061,8 @@ const file_hangar_aeroplane_v1_aeroplane_proto_rawDesc = "" +
 	"\bSeatPath\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x16\n" +
 	"\x06colour\x18\x02 \x01(\tR\x06colour\x12\x12\n" +
-	"\x04path\x18\x03 \x03(\x05R\x04path\"\xfe\x01\n" +
+	"\x04path\x18\x03 \x03(\x05R\x04path\"\x06\n" +
+	"\x04Roll\"\xfe\x01\n" +
 	"\x04Move\x121\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1d.hangar.aeroplane.v1.MoveKindR\x04kind\x12\x14\n" +
 	"\x05plane\x18\x02 \x01(\x05R\x05plane\x12\x10\n" +
@@ -2144,7 +2200,7 @@ func file_hangar_aeroplane_v1_aeroplane_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_aeroplane_v1_aeroplane_proto_enumTypes = make([]protoimpl.EnumInfo, 12)
-var file_hangar_aeroplane_v1_aeroplane_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_hangar_aeroplane_v1_aeroplane_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_hangar_aeroplane_v1_aeroplane_proto_goTypes = []any{
 	(TakeoffRolls)(0),   // 0: hangar.aeroplane.v1.TakeoffRolls
 	(ThirdSix)(0),       // 1: hangar.aeroplane.v1.ThirdSix
@@ -2164,10 +2220,11 @@ var file_hangar_aeroplane_v1_aeroplane_proto_goTypes = []any{
 	(*Board)(nil),       // 15: hangar.aeroplane.v1.Board
 	(*Square)(nil),      // 16: hangar.aeroplane.v1.Square
 	(*SeatPath)(nil),    // 17: hangar.aeroplane.v1.SeatPath
-	(*Move)(nil),        // 18: hangar.aeroplane.v1.Move
-	(*MovePreview)(nil), // 19: hangar.aeroplane.v1.MovePreview
-	(*PlaneRef)(nil),    // 20: hangar.aeroplane.v1.PlaneRef
-	(*Event)(nil),       // 21: hangar.aeroplane.v1.Event
+	(*Roll)(nil),        // 18: hangar.aeroplane.v1.Roll
+	(*Move)(nil),        // 19: hangar.aeroplane.v1.Move
+	(*MovePreview)(nil), // 20: hangar.aeroplane.v1.MovePreview
+	(*PlaneRef)(nil),    // 21: hangar.aeroplane.v1.PlaneRef
+	(*Event)(nil),       // 22: hangar.aeroplane.v1.Event
 }
 var file_hangar_aeroplane_v1_aeroplane_proto_depIdxs = []int32{
 	0,  // 0: hangar.aeroplane.v1.Options.takeoff_rolls:type_name -> hangar.aeroplane.v1.TakeoffRolls
@@ -2184,11 +2241,11 @@ var file_hangar_aeroplane_v1_aeroplane_proto_depIdxs = []int32{
 	17, // 11: hangar.aeroplane.v1.Board.seats:type_name -> hangar.aeroplane.v1.SeatPath
 	10, // 12: hangar.aeroplane.v1.Square.kind:type_name -> hangar.aeroplane.v1.SquareKind
 	9,  // 13: hangar.aeroplane.v1.Move.kind:type_name -> hangar.aeroplane.v1.MoveKind
-	19, // 14: hangar.aeroplane.v1.Move.preview:type_name -> hangar.aeroplane.v1.MovePreview
-	20, // 15: hangar.aeroplane.v1.MovePreview.planes:type_name -> hangar.aeroplane.v1.PlaneRef
-	20, // 16: hangar.aeroplane.v1.MovePreview.captures:type_name -> hangar.aeroplane.v1.PlaneRef
+	20, // 14: hangar.aeroplane.v1.Move.preview:type_name -> hangar.aeroplane.v1.MovePreview
+	21, // 15: hangar.aeroplane.v1.MovePreview.planes:type_name -> hangar.aeroplane.v1.PlaneRef
+	21, // 16: hangar.aeroplane.v1.MovePreview.captures:type_name -> hangar.aeroplane.v1.PlaneRef
 	11, // 17: hangar.aeroplane.v1.Event.kind:type_name -> hangar.aeroplane.v1.EventKind
-	20, // 18: hangar.aeroplane.v1.Event.planes:type_name -> hangar.aeroplane.v1.PlaneRef
+	21, // 18: hangar.aeroplane.v1.Event.planes:type_name -> hangar.aeroplane.v1.PlaneRef
 	19, // [19:19] is the sub-list for method output_type
 	19, // [19:19] is the sub-list for method input_type
 	19, // [19:19] is the sub-list for extension type_name
@@ -2208,7 +2265,7 @@ func file_hangar_aeroplane_v1_aeroplane_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_aeroplane_v1_aeroplane_proto_rawDesc), len(file_hangar_aeroplane_v1_aeroplane_proto_rawDesc)),
 			NumEnums:      12,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
