@@ -4,8 +4,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
 
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
@@ -32,24 +34,25 @@ func TestBotLevels(t *testing.T) {
 			distinct := func(st game.State, level hangarv1.BotLevel) (int, int) {
 				turn, _ := st.Turn()
 				legal := map[string]bool{}
-				for _, m := range st.Legal(turn).Moves {
+				for _, m := range st.Legal(turn) {
 					// Legal moves carry previews, a bot's choice does not.
-					if a := m.GetAeroplane(); a != nil {
-						m = proto.Clone(m).(*hangarv1.GameMove)
-						m.GetAeroplane().Preview = nil
+					if a, ok := m.(*aeroplanev1.Move); ok {
+						a = proto.Clone(a).(*aeroplanev1.Move)
+						a.Preview = nil
+						m = a
 					}
-					legal[m.String()] = true
+					legal[prototext.Format(m)] = true
 				}
 				seen := map[string]bool{}
 				for seed := range uint64(100) {
 					a := st.Bot(level, rand.New(rand.NewPCG(seed, 9)))
-					if a.Roll {
+					if _, ok := a.(*aeroplanev1.Roll); ok {
 						return 0, 0
 					}
-					if !legal[a.Move.String()] {
-						t.Fatalf("%v chose %v, not a legal move", level, a.Move)
+					if !legal[prototext.Format(a)] {
+						t.Fatalf("%v chose %v, not a legal move", level, a)
 					}
-					seen[a.Move.String()] = true
+					seen[prototext.Format(a)] = true
 				}
 				return len(seen), len(legal)
 			}

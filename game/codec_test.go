@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
@@ -36,7 +37,7 @@ var games = game.NewRegistry(aeroplane.Game{}, carcassonne.Game{})
 // recordMatch plays a match of g with seats seats to its end with bots and
 // a seeded source of chance, with a forfeit at step resignAt and the match's
 // own events around it, and returns the events and the final notation.
-func recordMatch(t *testing.T, g game.Game, opts *hangarv1.GameOptions, seats int, seed uint64, resignAt int) ([]*hangarv1.Event, string, map[string]bool) {
+func recordMatch(t *testing.T, g game.Game, opts proto.Message, seats int, seed uint64, resignAt int) ([]*hangarv1.Event, string, map[string]bool) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	kinds := map[string]bool{}
@@ -44,9 +45,13 @@ func recordMatch(t *testing.T, g game.Game, opts *hangarv1.GameOptions, seats in
 	if err != nil {
 		t.Fatal(err)
 	}
+	packed, err := games.Pack(o)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seatNos := g.Seats(o, seats)
 	evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
-		Game: g.Enum(), Options: o, SeatCount: int32(seats), CreatorId: "p_ada", TurnTime: durationpb.New(60e9), TimeoutsBeforeBot: 2}}}}
+		Game: g.Name(), Options: packed, SeatCount: int32(seats), CreatorId: "p_ada", TurnTime: durationpb.New(60e9), TimeoutsBeforeBot: 2}}}}
 	evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{Seat: seatNos[0], PlayerId: "p_ada", DisplayName: "Ada"}}})
 	for _, sn := range seatNos[1:] {
 		evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{Seat: sn, Bot: true, DisplayName: "Bot"}}})
@@ -56,12 +61,16 @@ func recordMatch(t *testing.T, g game.Game, opts *hangarv1.GameOptions, seats in
 	if err != nil {
 		t.Fatal(err)
 	}
-	add := func(s game.State, more []*hangarv1.Event, err error) game.State {
+	add := func(s game.State, more []proto.Message, err error) game.State {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs = append(evs, more...)
+		wrapped, err := games.PackEvents(g, more)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, wrapped...)
 		return s
 	}
 	st = add(st.Prepare(rng))
@@ -86,20 +95,28 @@ func recordMatch(t *testing.T, g game.Game, opts *hangarv1.GameOptions, seats in
 	}
 	evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: end}})
 	for _, ev := range evs {
-		kinds[kindOf(ev)] = true
+		kinds[kindOf(g, ev)] = true
 	}
 	return evs, notation(st), kinds
 }
 
-// kindOf names an event's kind: its type, and the game's own kind.
-func kindOf(ev *hangarv1.Event) string {
-	switch b := ev.Body.(type) {
-	case *hangarv1.Event_Aeroplane:
-		return "aeroplane/" + b.Aeroplane.GetKind().String()
-	case *hangarv1.Event_Carcassonne:
-		return "carcassonne/" + b.Carcassonne.GetKind().String()
+// kindOf names an event of a match of g: its type, and the game's own
+// kind.
+func kindOf(g game.Game, ev *hangarv1.Event) string {
+	if ev.GetGame() == nil {
+		return game.EventType(g, ev)
 	}
-	return game.EventType(ev)
+	m, err := games.Event(g, ev)
+	if err != nil {
+		return "?" + err.Error()
+	}
+	switch e := m.(type) {
+	case *aeroplanev1.Event:
+		return "aeroplane/" + e.GetKind().String()
+	case *carcassonnev1.Event:
+		return "carcassonne/" + e.GetKind().String()
+	}
+	return "?"
 }
 
 func notation(s game.State) string {
@@ -127,7 +144,7 @@ func allKinds() []string {
 func writeFixture(t *testing.T) {
 	var b strings.Builder
 	seen := map[string]bool{}
-	first := &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_HIGHEST_ROLL}}}
+	first := &aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_HIGHEST_ROLL}
 	// The Aeroplane match: the first seed whose game shows every kind.
 	for seed := uint64(1); ; seed++ {
 		evs, final, kinds := recordMatch(t, aeroplane.Game{}, first, 4, seed, 300)
@@ -140,7 +157,7 @@ func writeFixture(t *testing.T) {
 		if !ok && seed < 5000 {
 			continue
 		}
-		writeMatch(&b, evs, final, seen)
+		writeMatch(&b, aeroplane.Game{}, evs, final, seen)
 		break
 	}
 	for seed := uint64(1); ; seed++ {
@@ -154,7 +171,7 @@ func writeFixture(t *testing.T) {
 		if !ok && seed < 5000 {
 			continue
 		}
-		writeMatch(&b, evs, final, seen)
+		writeMatch(&b, carcassonne.Game{}, evs, final, seen)
 		break
 	}
 	if err := os.WriteFile(storedMatches, []byte(b.String()), 0o644); err != nil {
@@ -162,15 +179,15 @@ func writeFixture(t *testing.T) {
 	}
 }
 
-func writeMatch(b *strings.Builder, evs []*hangarv1.Event, final string, seen map[string]bool) {
+func writeMatch(b *strings.Builder, g game.Game, evs []*hangarv1.Event, final string, seen map[string]bool) {
 	fmt.Fprintf(b, "match %d\n", len(evs))
 	for _, ev := range evs {
-		p, err := game.EncodeEvent(ev)
+		typ, p, err := game.EncodeEvent(g, ev)
 		if err != nil {
 			panic(err)
 		}
-		fmt.Fprintf(b, "%s %x\n", game.EventType(ev), p)
-		seen[kindOf(ev)] = true
+		fmt.Fprintf(b, "%s %x\n", typ, p)
+		seen[kindOf(g, ev)] = true
 	}
 	fmt.Fprintf(b, "= %s\n", final)
 }
@@ -192,7 +209,7 @@ func TestStoredMatchesReplay(t *testing.T) {
 			t.Fatalf("line %d: %q", i+1, lines[i])
 		}
 		var g game.Game
-		var opts *hangarv1.GameOptions
+		var opts proto.Message
 		var st game.State
 		for k := range n {
 			l := lines[i+1+k]
@@ -201,24 +218,34 @@ func TestStoredMatchesReplay(t *testing.T) {
 			if err != nil {
 				t.Fatalf("line %d: %v", i+2+k, err)
 			}
-			ev, err := game.DecodeEvent(typ, payload)
+			ev, err := games.DecodeEvent(typ, payload)
 			if err != nil {
 				t.Fatalf("line %d: %v", i+2+k, err)
 			}
-			again, err := game.EncodeEvent(ev)
-			if err != nil || hex.EncodeToString(again) != h {
-				t.Fatalf("line %d: %s re-encodes to %x, stored %s (%v)", i+2+k, typ, again, h, err)
+			if c := ev.GetMatchCreated(); c != nil {
+				if g = games.Get(c.GetGame()); g == nil {
+					t.Fatalf("line %d: match of game %q", i+2+k, c.GetGame())
+				}
+				if opts, err = games.Options(g, c.GetOptions()); err != nil {
+					t.Fatalf("line %d: %v", i+2+k, err)
+				}
 			}
-			kinds[kindOf(ev)] = true
+			againType, again, err := game.EncodeEvent(g, ev)
+			if err != nil || hex.EncodeToString(again) != h || againType != typ {
+				t.Fatalf("line %d: %s re-encodes to %s %x, stored %s (%v)", i+2+k, typ, againType, again, h, err)
+			}
+			kinds[kindOf(g, ev)] = true
 			switch b := ev.Body.(type) {
-			case *hangarv1.Event_MatchCreated:
-				g, opts = games[b.MatchCreated.GetGame()], b.MatchCreated.GetOptions()
 			case *hangarv1.Event_MatchStarted:
 				if st, err = g.Start(opts, b.MatchStarted.GetSeats()); err != nil {
 					t.Fatal(err)
 				}
-			case *hangarv1.Event_Aeroplane, *hangarv1.Event_Carcassonne:
-				if st, err = st.Apply(ev); err != nil {
+			case *hangarv1.Event_Game:
+				gev, err := games.Event(g, ev)
+				if err != nil {
+					t.Fatalf("line %d: %v", i+2+k, err)
+				}
+				if st, err = st.Apply(gev); err != nil {
 					t.Fatalf("line %d: %v", i+2+k, err)
 				}
 			}
@@ -261,11 +288,11 @@ func TestStoredPrivateEvents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev, err := game.DecodeEvent(tc.typ, payload)
+		ev, err := games.DecodeEvent(tc.typ, payload)
 		if err != nil || !tc.check(ev) {
 			t.Fatalf("%s decodes to %v, %v", tc.typ, ev, err)
 		}
-		if again, err := game.EncodeEvent(ev); err != nil || hex.EncodeToString(again) != tc.payload {
+		if _, again, err := game.EncodeEvent(aeroplane.Game{}, ev); err != nil || hex.EncodeToString(again) != tc.payload {
 			t.Fatalf("%s re-encodes to %x (%v)", tc.typ, again, err)
 		}
 	}

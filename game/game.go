@@ -1,17 +1,25 @@
 // Package game is the contract between Hangar's services and the games they
-// host. A game is an engine (engine/<name>, pure rules) wrapped by an adapter
-// (game/<name>) that speaks the API's messages; cmd/hangar registers each
-// adapter once, and the services reach a game only through this package, so
-// that service/ and store/ name no game.
+// host, and the only door a game comes in by. A game is an engine (pure
+// rules) wrapped by an adapter that speaks the game's own protobuf messages;
+// whoever starts the server passes it in (server.WithGames), under its name.
+// The services reach a game only through this package, so that service/,
+// internal/ and store/ name no game, and a studio hosts its own game by
+// implementing Game in its own module: Hangar's code does not change.
 //
-// The contract covers what the server does with any game: options from and
-// to the API (validated); starting a game with the seats in play; the chance
-// a state needs before a seat acts (Prepare) and the chance an action needs
-// (Act), both drawn from the server's unpredictable source at the moment they
-// are needed; legal moves; acting, resigning and a bot's choice; folding a
-// stored event (Apply); the view of the state for one recipient; the result
-// (places with ties, and scores where the game keeps them); the game's own
-// statistics as named counters; and notations for exports.
+// A game's messages are its own (options, state, board, actions, events):
+// the API carries them as google.protobuf.Any, and Info names their types
+// so that the server can resolve them (JSON, gRPC reflection, OpenAPI) and
+// list them to clients (GameService.ListGames).
+//
+// The contract covers what the server does with any game: options
+// (validated, defaults filled in); starting a game with the seats in play;
+// the chance a state needs before a seat acts (Prepare) and the chance an
+// action needs (Act), both drawn from the server's unpredictable source at
+// the moment they are needed; legal actions; acting, resigning and a bot's
+// choice; folding a stored event (Apply); the view of the state for one
+// recipient; the result (places with ties, and scores where the game keeps
+// them); the game's own statistics as named counters; and notations for
+// exports.
 //
 // Errors an adapter returns for a command wrap ErrInvalid (malformed input,
 // whatever the state) or ErrIllegal (a well-formed command that a rule
@@ -23,6 +31,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"google.golang.org/protobuf/proto"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
@@ -44,12 +54,22 @@ var (
 	// ErrNotYourTurn: another seat is to act.
 	ErrNotYourTurn = fmt.Errorf("%w: not your turn", ErrIllegal)
 	// ErrWrongPhase: the action does not belong to this step of the turn
-	// (a move before the roll, a roll in a game without dice).
+	// (a move before the roll).
 	ErrWrongPhase = fmt.Errorf("%w: not at this step of the turn", ErrIllegal)
 	// ErrIllegalMove: the move breaks a rule of the game here.
 	ErrIllegalMove = fmt.Errorf("%w: illegal move", ErrIllegal)
 	// ErrGameOver: the game has ended.
 	ErrGameOver = fmt.Errorf("%w: the game is over", ErrIllegal)
+)
+
+// Reasons a request naming a game or one of its messages is malformed,
+// under ErrInvalid.
+var (
+	// ErrUnknownGame: no game of that name is hosted.
+	ErrUnknownGame = fmt.Errorf("%w: unknown game", ErrInvalid)
+	// ErrUnknownType: a google.protobuf.Any holds a type that is not the
+	// game's (an action of another game, options of the wrong type).
+	ErrUnknownType = fmt.Errorf("%w: not a message type of the game", ErrInvalid)
 )
 
 // Rand is the server's source of chance: IntN returns a uniform integer in
@@ -62,44 +82,65 @@ type Rand interface {
 }
 
 // Game is one rule set the server hosts.
+//
+// Messages are the game's own: Options, Start and the notations take the
+// game's options message, Count and EventNotation its event message. The
+// server hands a game only messages of the types its Info names, so an
+// adapter may type-assert them (and return ErrInvalid should one be
+// another).
 type Game interface {
-	// Name is the game's name in the store and in exports ("aeroplane").
+	// Name is the game's name in the API, the store and exports
+	// ("aeroplane"): lower case letters, digits and underscores, and never
+	// changing once matches of it are stored.
 	Name() string
-	// Enum is the game's value in the API.
-	Enum() hangarv1.Game
+	// Info describes the game to clients and names its message types.
+	Info() Info
 	// Options validates o for a match of seatCount seats (nil o means the
 	// defaults) and returns it complete, as stored with the match. Errors
 	// wrap ErrInvalid.
-	Options(o *hangarv1.GameOptions, seatCount int) (*hangarv1.GameOptions, error)
+	Options(o proto.Message, seatCount int) (proto.Message, error)
 	// Seats are the board seats of a lobby of seatCount seats under o.
-	Seats(o *hangarv1.GameOptions, seatCount int) []int32
+	Seats(o proto.Message, seatCount int) []int32
 	// Start begins the game under o with the given seats in play (a lobby
 	// started early plays with the seats taken). It draws no chance: the
 	// service calls Prepare next.
-	Start(o *hangarv1.GameOptions, seats []int32) (State, error)
+	Start(o proto.Message, seats []int32) (State, error)
 	// OptionsNotation is o in the game's text notation (exports).
-	OptionsNotation(o *hangarv1.GameOptions) string
-	// EventNotation is one of the game's events in its text notation, or ""
-	// when ev is not one of them.
-	EventNotation(ev *hangarv1.Event) string
-	// Rolled returns the die value a game event records as rolled for a
-	// seat's Roll command, or 0.
-	Rolled(ev *hangarv1.Event) int32
-	// Dice reports whether the game's seats roll a die (the API's Roll),
-	// which a match may have the server roll for them (auto_roll).
-	Dice() bool
+	OptionsNotation(o proto.Message) string
+	// EventNotation is one of the game's events in its text notation.
+	EventNotation(ev proto.Message) string
 	// Board describes the game's board for drawing; the same for every
 	// match of the game.
-	Board() *hangarv1.GameBoard
-	// Count adds what a game event (already folded) counts towards the
-	// seats' statistics: add(seat, counter, n). Counter names are the
-	// game's own, lower_snake_case, and never change meaning.
-	Count(ev *hangarv1.Event, add func(seat int32, counter string, n int64))
+	Board() proto.Message
+	// Count adds what one of the game's events (already folded) counts
+	// towards the seats' statistics: add(seat, counter, n). Counter names
+	// are the game's own, lower_snake_case, and never change meaning.
+	Count(ev proto.Message, add func(seat int32, counter string, n int64))
+}
+
+// Info describes a game: what a client needs to offer it, and the types of
+// its messages. A message field holds any value of its type (a zero value
+// does): the server takes the type from it.
+type Info struct {
+	// Title is the game's name for people ("Aeroplane Chess").
+	Title string
+	// MinSeats and MaxSeats bound a match's seat count.
+	MinSeats, MaxSeats int
+	// HiddenInformation: the game has secrets that a view leaves out (a
+	// stack of tiles, a hand of cards).
+	HiddenInformation bool
+	// Options, State, Board and Event are the game's messages of each kind
+	// (Game.Options, State.View, Game.Board, and the events of Act,
+	// Prepare and Resign).
+	Options, State, Board, Event proto.Message
+	// Actions are the types of action a seat may send (State.Act).
+	Actions []proto.Message
 }
 
 // State is a game in play. It is a value: no method changes its receiver.
-// Events the methods return are hangar.v1 Events with only the game's body
-// set; the service numbers, stamps and stores them.
+// Events the methods return are the game's event messages (Info.Event);
+// the service numbers, stamps and stores them, and hands them back to
+// Apply when it folds the stored match.
 type State interface {
 	// Turn is the seat that must act now; ok is false when none must (the
 	// game is over).
@@ -112,60 +153,48 @@ type State interface {
 	// Result is the final standing, best first, once the game is over.
 	Result() []Place
 	// Prepare draws the chance the state needs before its next seat can
-	// act (Carcassonne: the tile in hand) and returns the events that record
-	// it; it returns the state unchanged and no events when nothing is
-	// needed. The service calls it after the start and after every command.
-	Prepare(r Rand) (State, []*hangarv1.Event, error)
-	// Act plays seat's action, drawing from r what the action needs (a die).
-	// Errors wrap ErrInvalid or ErrIllegal.
-	Act(seat int32, a Action, r Rand) (State, []*hangarv1.Event, error)
+	// act (a tile to place; a die the options have the server roll) and
+	// returns the events that record it; it returns the state unchanged
+	// and no events when nothing is needed. The service calls it after the
+	// start and after every command, in the same commit.
+	Prepare(r Rand) (State, []proto.Message, error)
+	// Act plays seat's action (one of Info.Actions), drawing from r what
+	// the action needs (a die). Errors wrap ErrInvalid or ErrIllegal.
+	Act(seat int32, a proto.Message, r Rand) (State, []proto.Message, error)
 	// Resign takes seat out of the game in play (its player left). Errors
 	// wrap ErrIllegal when the seat is not in play.
-	Resign(seat int32) (State, []*hangarv1.Event, error)
-	// Legal lists what seat may do now; empty when it is not the seat's
-	// turn (or the game is over) or the seat must roll (then Roll is set).
-	Legal(seat int32) Legal
+	Resign(seat int32) (State, []proto.Message, error)
+	// Legal lists the actions seat may take now, each as Act takes it;
+	// empty when the seat may not act (another seat's turn, the game
+	// over).
+	Legal(seat int32) []proto.Message
 	// Bot is the action a bot of the given level (unspecified: greedy)
 	// takes for the seat to act; rng breaks its ties.
-	Bot(level hangarv1.BotLevel, rng *rand.Rand) Action
-	// Apply folds one stored game event, as Act, Prepare and Resign
-	// returned it, onto the state.
-	Apply(ev *hangarv1.Event) (State, error)
-	// View is the state as recipient may see it: a seat, or -1 for a
-	// spectator. A game's secrets never appear in a view.
-	View(recipient int32) *hangarv1.GameState
+	Bot(level hangarv1.BotLevel, rng *rand.Rand) proto.Message
+	// Apply folds one stored event, as Act, Prepare and Resign returned
+	// it, onto the state.
+	Apply(ev proto.Message) (State, error)
+	// View is the state (Info.State) as recipient may see it: a seat, or
+	// -1 for a spectator. A game's secrets never appear in a view.
+	View(recipient int32) proto.Message
 }
 
-// Action is one thing a seat does: roll the die (the API's Roll) or play a
-// move.
-type Action struct {
-	Roll bool
-	Move *hangarv1.GameMove
+// Legacy is implemented by the games Hangar hosted before games were named:
+// hangar.v1 numbered them in an enum until issue 51, and their stored
+// matches still name them by that number (game/codec.go). A game hosted
+// since needs none of it.
+type Legacy interface {
+	// LegacyEnum is the game's number in the retired enum (1 or more).
+	LegacyEnum() int32
 }
 
-// Roller is a State that says whether a seat must roll now without
-// listing its moves: MustRoll(seat) is Legal(seat).Roll, which for a seat
-// that has rolled already builds every move's message only to say no. The
-// service asks it before each roll of an auto_roll match.
-type Roller interface {
-	MustRoll(seat int32) bool
-}
-
-// MustRoll reports whether seat must roll now in g (Legal(seat).Roll).
-func MustRoll(g State, seat int32) bool {
-	if r, ok := g.(Roller); ok {
-		return r.MustRoll(seat)
-	}
-	return g.Legal(seat).Roll
-}
-
-// Legal is what a seat may do now.
-type Legal struct {
-	Moves []*hangarv1.GameMove
-	// Die is the roll the moves are for (games with dice; else 0).
-	Die int32
-	// Roll is set when the seat is to act and must roll first.
-	Roll bool
+// LegacyAutoRoll is implemented by a game whose matches could have the
+// platform's retired auto_roll (the server rolled a seat's die as soon as
+// it must roll), now one of the game's own options: it returns o with
+// auto_roll on, so that a match or a ticket stored with it plays on as it
+// was created.
+type LegacyAutoRoll interface {
+	WithAutoRoll(o proto.Message) proto.Message
 }
 
 // Place is one seat's final standing: Place 1 is first; seats that tie share
@@ -174,31 +203,6 @@ type Legal struct {
 type Place struct {
 	Seat, Place int32
 	Score       int64
-}
-
-// Registry holds the games a server hosts, by API value.
-type Registry map[hangarv1.Game]Game
-
-// NewRegistry registers games; a game registered twice panics (wiring bug).
-func NewRegistry(games ...Game) Registry {
-	r := make(Registry, len(games))
-	for _, g := range games {
-		if _, dup := r[g.Enum()]; dup {
-			panic("game: " + g.Name() + " registered twice")
-		}
-		r[g.Enum()] = g
-	}
-	return r
-}
-
-// Named returns the game whose store name is name, or nil.
-func (r Registry) Named(name string) Game {
-	for _, g := range r {
-		if g.Name() == name {
-			return g
-		}
-	}
-	return nil
 }
 
 // Classify puts an engine's error under the contract's umbrellas: the

@@ -1,11 +1,19 @@
 // Package aeroplane is Aeroplane Chess as a game the server hosts: the one
-// converter between the API's hangar.aeroplane.v1 messages and
+// converter between the game's hangar.aeroplane.v1 messages and
 // engine/aeroplane, and the adapter that fulfils the game contract.
+//
+// A seat's turn is a Roll action, then a Move for the die the server drew.
+// With Options.auto_roll the server rolls for a seat as soon as it must
+// (Prepare, in the commit of the command that made it so), so that a turn is
+// one Move: the die is still drawn by the server at that moment, never
+// before, and recorded as a ROLLED event.
 package aeroplane
 
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"google.golang.org/protobuf/proto"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -17,23 +25,61 @@ import (
 // Game is Aeroplane Chess for the server's registry.
 type Game struct{}
 
-var _ game.Game = Game{}
+var (
+	_ game.Game           = Game{}
+	_ game.Legacy         = Game{}
+	_ game.LegacyAutoRoll = Game{}
+)
 
 // Name implements game.Game.
 func (Game) Name() string { return "aeroplane" }
 
-// Enum implements game.Game.
-func (Game) Enum() hangarv1.Game { return hangarv1.Game_GAME_AEROPLANE }
+// Info implements game.Game.
+func (Game) Info() game.Info {
+	return game.Info{
+		Title: "Aeroplane Chess", MinSeats: 2, MaxSeats: engine.MaxSeats,
+		Options: (*aeroplanev1.Options)(nil), State: (*aeroplanev1.State)(nil), Board: (*aeroplanev1.Board)(nil),
+		Event:   (*aeroplanev1.Event)(nil),
+		Actions: []proto.Message{(*aeroplanev1.Roll)(nil), (*aeroplanev1.Move)(nil)},
+	}
+}
+
+// LegacyEnum implements game.Legacy: GAME_AEROPLANE.
+func (Game) LegacyEnum() int32 { return 1 }
+
+// WithAutoRoll implements game.LegacyAutoRoll.
+func (Game) WithAutoRoll(o proto.Message) proto.Message {
+	p, _ := o.(*aeroplanev1.Options)
+	p = proto.Clone(p).(*aeroplanev1.Options)
+	if p == nil {
+		p = &aeroplanev1.Options{}
+	}
+	p.AutoRoll = true
+	return p
+}
+
+// options is o as the game's options (nil: the defaults).
+func options(o proto.Message) (*aeroplanev1.Options, error) {
+	if o == nil {
+		return nil, nil
+	}
+	p, ok := o.(*aeroplanev1.Options)
+	if !ok {
+		return nil, fmt.Errorf("%w: options are not Aeroplane Chess options", game.ErrInvalid)
+	}
+	return p, nil
+}
 
 // Options implements game.Game.
-func (Game) Options(g *hangarv1.GameOptions, seatCount int) (*hangarv1.GameOptions, error) {
-	if g != nil && g.GetGame() != nil && g.GetAeroplane() == nil {
-		return nil, fmt.Errorf("%w: options are for another game", game.ErrInvalid)
+func (Game) Options(g proto.Message, seatCount int) (proto.Message, error) {
+	p, err := options(g)
+	if err != nil {
+		return nil, err
 	}
 	if seatCount < 2 || seatCount > engine.MaxSeats {
 		return nil, fmt.Errorf("%w: seat_count must be 2 to 4 for Aeroplane Chess", game.ErrInvalid)
 	}
-	o, err := engineOptions(g.GetAeroplane())
+	o, err := engineOptions(p)
 	if err != nil {
 		return nil, err
 	}
@@ -43,12 +89,15 @@ func (Game) Options(g *hangarv1.GameOptions, seatCount int) (*hangarv1.GameOptio
 	if err := o.Validate(seatCount); err != nil {
 		return nil, wrap(err)
 	}
-	return &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: optionsProto(o)}}, nil
+	out := optionsProto(o)
+	out.AutoRoll = p.GetAutoRoll()
+	return out, nil
 }
 
 // Seats implements game.Game.
-func (Game) Seats(g *hangarv1.GameOptions, seatCount int) []int32 {
-	out := append([]int32(nil), g.GetAeroplane().GetSeats()...)
+func (Game) Seats(g proto.Message, seatCount int) []int32 {
+	p, _ := options(g)
+	out := append([]int32(nil), p.GetSeats()...)
 	if len(out) != seatCount { // options from before normalisation: the defaults
 		out = out[:0]
 		for _, s := range engine.DefaultSeats(seatCount).Seats() {
@@ -59,8 +108,12 @@ func (Game) Seats(g *hangarv1.GameOptions, seatCount int) []int32 {
 }
 
 // Start implements game.Game.
-func (Game) Start(g *hangarv1.GameOptions, seats []int32) (game.State, error) {
-	o, err := engineOptions(g.GetAeroplane())
+func (Game) Start(g proto.Message, seats []int32) (game.State, error) {
+	p, err := options(g)
+	if err != nil {
+		return nil, err
+	}
+	o, err := engineOptions(p)
 	if err != nil {
 		return nil, err
 	}
@@ -76,24 +129,19 @@ func (Game) Start(g *hangarv1.GameOptions, seats []int32) (game.State, error) {
 	if err != nil {
 		return nil, wrap(err)
 	}
-	return State{st}, nil
+	return State{s: st, autoRoll: p.GetAutoRoll()}, nil
 }
 
 // OptionsNotation implements game.Game.
-func (Game) OptionsNotation(o *hangarv1.GameOptions) string { return o.GetAeroplane().GetNotation() }
+func (Game) OptionsNotation(o proto.Message) string {
+	p, _ := options(o)
+	return p.GetNotation()
+}
 
 // EventNotation implements game.Game.
-func (Game) EventNotation(ev *hangarv1.Event) string { return ev.GetAeroplane().GetNotation() }
-
-// Dice implements game.Game: a seat rolls before it moves.
-func (Game) Dice() bool { return true }
-
-// Rolled implements game.Game.
-func (Game) Rolled(ev *hangarv1.Event) int32 {
-	if e := ev.GetAeroplane(); e != nil && e.GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED {
-		return e.GetDie()
-	}
-	return 0
+func (Game) EventNotation(ev proto.Message) string {
+	e, _ := ev.(*aeroplanev1.Event)
+	return e.GetNotation()
 }
 
 // The statistics counters of Aeroplane Chess.
@@ -107,8 +155,8 @@ const (
 )
 
 // Count implements game.Game.
-func (Game) Count(ev *hangarv1.Event, add func(seat int32, counter string, n int64)) {
-	e := ev.GetAeroplane()
+func (Game) Count(ev proto.Message, add func(seat int32, counter string, n int64)) {
+	e, _ := ev.(*aeroplanev1.Event)
 	switch e.GetKind() {
 	case aeroplanev1.EventKind_EVENT_KIND_CAPTURED:
 		for _, p := range e.GetPlanes() {
@@ -134,7 +182,11 @@ var reasons = map[error]error{
 }
 
 // State is a game of Aeroplane Chess in play.
-type State struct{ s engine.State }
+type State struct {
+	s engine.State
+	// autoRoll: the server rolls for a seat as soon as it must (Prepare).
+	autoRoll bool
+}
 
 var _ game.State = State{}
 
@@ -159,49 +211,70 @@ func (g State) Result() []game.Place {
 	return out
 }
 
-// Prepare implements game.State: the die is the seat's own Roll, so a state
-// never needs chance before a seat acts.
-func (g State) Prepare(game.Rand) (game.State, []*hangarv1.Event, error) { return g, nil, nil }
+// maxAutoRolls bounds the dice one Prepare rolls for the seats of an
+// auto_roll match. A roll that allows no move passes to the next seat,
+// which rolls in turn, so a long chain takes improbable luck (every plane
+// at home and no six, (5/6)^n); one cut short leaves the seat to roll for
+// itself, as a Roll then may.
+const maxAutoRolls = 1000
+
+// Prepare implements game.State. The die is the seat's own Roll, so a
+// state needs no chance before a seat acts, unless the options have the
+// server roll (auto_roll): then it rolls for each seat that must roll, in
+// turn, until a seat has a move to choose or the game is over.
+func (g State) Prepare(r game.Rand) (game.State, []proto.Message, error) {
+	if !g.autoRoll || !g.needsRoll() {
+		return g, nil, nil
+	}
+	var buf [64]engine.Event
+	evs := buf[:0]
+	s := g.s
+	for range maxAutoRolls {
+		if s.Over() || (s.Phase() != engine.PhaseRoll && s.Phase() != engine.PhaseStartRoll) {
+			break
+		}
+		var err error
+		if s, evs, err = s.AppendRoll(evs, s.Turn(), 1+r.IntN(6)); err != nil {
+			return nil, nil, wrap(err)
+		}
+	}
+	return g.next(s, evs, nil)
+}
 
 // next is the result of an action that left s with events evs. The
-// messages of the events are made in one block per kind.
-func (g State) next(s engine.State, evs []engine.Event, err error) (game.State, []*hangarv1.Event, error) {
+// messages of the events are made in one block.
+func (g State) next(s engine.State, evs []engine.Event, err error) (game.State, []proto.Message, error) {
 	if err != nil {
 		return nil, nil, wrap(err)
 	}
-	out := make([]*hangarv1.Event, len(evs))
-	events := make([]hangarv1.Event, len(evs))
-	oneofs := make([]hangarv1.Event_Aeroplane, len(evs))
+	out := make([]proto.Message, len(evs))
 	pes := make([]aeroplanev1.Event, len(evs))
 	for i, e := range evs {
 		setEvent(&pes[i], e)
-		oneofs[i].Aeroplane = &pes[i]
-		events[i].Body = &oneofs[i]
-		out[i] = &events[i]
+		out[i] = &pes[i]
 	}
-	return State{s}, out, nil
+	return State{s: s, autoRoll: g.autoRoll}, out, nil
 }
 
-// Act implements game.State. The engine's events go to a buffer on the
-// stack: next makes their messages.
-func (g State) Act(seat int32, a game.Action, r game.Rand) (game.State, []*hangarv1.Event, error) {
+// Act implements game.State: a Roll or a Move. The engine's events go to
+// a buffer on the stack: next makes their messages.
+func (g State) Act(seat int32, a proto.Message, r game.Rand) (game.State, []proto.Message, error) {
 	var buf [16]engine.Event // more than an action makes
-	if a.Roll {
+	switch a := a.(type) {
+	case *aeroplanev1.Roll:
 		return g.next(g.s.AppendRoll(buf[:0], int(seat), 1+r.IntN(6)))
+	case *aeroplanev1.Move:
+		mv, err := engineMove(a)
+		if err != nil {
+			return nil, nil, wrap(err)
+		}
+		return g.next(g.s.AppendMove(buf[:0], int(seat), mv))
 	}
-	pm := a.Move.GetAeroplane()
-	if pm == nil {
-		return nil, nil, fmt.Errorf("%w: move is not an Aeroplane Chess move", game.ErrInvalid)
-	}
-	mv, err := engineMove(pm)
-	if err != nil {
-		return nil, nil, wrap(err)
-	}
-	return g.next(g.s.AppendMove(buf[:0], int(seat), mv))
+	return nil, nil, fmt.Errorf("%w: the action is not an Aeroplane Chess Roll or Move", game.ErrInvalid)
 }
 
 // Resign implements game.State.
-func (g State) Resign(seat int32) (game.State, []*hangarv1.Event, error) {
+func (g State) Resign(seat int32) (game.State, []proto.Message, error) {
 	return g.next(g.s.Resign(int(seat)))
 }
 
@@ -209,30 +282,26 @@ func (g State) needsRoll() bool {
 	return g.s.Phase() == engine.PhaseRoll || g.s.Phase() == engine.PhaseStartRoll
 }
 
-// MustRoll implements game.Roller.
-func (g State) MustRoll(seat int32) bool {
-	return !g.s.Over() && int32(g.s.Turn()) == seat && g.needsRoll()
-}
+// roll is the Roll action, the legal actions of a seat that must roll.
+var roll = []proto.Message{&aeroplanev1.Roll{}}
 
-// Legal implements game.State. A roll may have dozens of moves, each of
-// several messages: the messages of each kind are made in one block, so
-// the list costs a few allocations however long it is.
-func (g State) Legal(seat int32) game.Legal {
+// Legal implements game.State: [Roll] while the seat must roll, else its
+// moves for the die, each with its preview. A roll may have dozens of
+// moves, each of several messages: the messages of each kind are made in
+// one block, so the list costs a few allocations however long it is.
+func (g State) Legal(seat int32) []proto.Message {
 	if g.s.Over() || int32(g.s.Turn()) != seat {
-		return game.Legal{}
+		return nil
 	}
 	if g.needsRoll() {
-		return game.Legal{Roll: true}
+		return roll
 	}
-	l := game.Legal{Die: int32(g.s.Die())}
 	var buf [64]engine.Move // the engine's bound on the moves of a roll
 	ms := g.s.AppendLegalMoves(buf[:0])
 	if len(ms) == 0 {
-		return l
+		return nil
 	}
-	l.Moves = make([]*hangarv1.GameMove, len(ms))
-	moves := make([]hangarv1.GameMove, len(ms))
-	oneofs := make([]hangarv1.GameMove_Aeroplane, len(ms))
+	out := make([]proto.Message, len(ms))
 	pms := make([]aeroplanev1.Move, len(ms))
 	previews := make([]aeroplanev1.MovePreview, len(ms))
 	for i, m := range ms {
@@ -240,30 +309,28 @@ func (g State) Legal(seat int32) game.Legal {
 		if preview(&previews[i], g.s, int(seat), m) {
 			pms[i].Preview = &previews[i]
 		}
-		oneofs[i].Aeroplane = &pms[i]
-		moves[i].Game = &oneofs[i]
-		l.Moves[i] = &moves[i]
+		out[i] = &pms[i]
 	}
-	return l
+	return out
 }
 
-// Bot implements game.State: the engine's Greedy or Random bot.
-func (g State) Bot(level hangarv1.BotLevel, rng *rand.Rand) game.Action {
+// Bot implements game.State: a Roll when the seat must roll, else the
+// engine's Greedy or Random bot's move.
+func (g State) Bot(level hangarv1.BotLevel, rng *rand.Rand) proto.Message {
 	if g.needsRoll() {
-		return game.Action{Roll: true}
+		return &aeroplanev1.Roll{}
 	}
 	var b bot.Bot = bot.NewGreedy(rng)
 	if level == hangarv1.BotLevel_BOT_LEVEL_RANDOM {
 		b = bot.NewRandom(rng)
 	}
-	m := b.Choose(g.s)
-	return game.Action{Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: moveProto(m)}}}
+	return moveProto(b.Choose(g.s))
 }
 
 // Apply implements game.State.
-func (g State) Apply(ev *hangarv1.Event) (game.State, error) {
-	pe := ev.GetAeroplane()
-	if pe == nil {
+func (g State) Apply(ev proto.Message) (game.State, error) {
+	pe, ok := ev.(*aeroplanev1.Event)
+	if !ok {
 		return nil, fmt.Errorf("not an Aeroplane Chess event")
 	}
 	e, err := engine.ParseEvent(pe.GetNotation())
@@ -274,12 +341,12 @@ func (g State) Apply(ev *hangarv1.Event) (game.State, error) {
 	if err != nil {
 		return nil, err
 	}
-	return State{s}, nil
+	return State{s: s, autoRoll: g.autoRoll}, nil
 }
 
 // View implements game.State: Aeroplane Chess has no secrets, every
 // recipient sees the whole board.
-func (g State) View(int32) *hangarv1.GameState {
+func (g State) View(int32) proto.Message {
 	s := g.s
 	p := &aeroplanev1.State{
 		Phase:    aeroplanev1.Phase(s.Phase() + 1),
@@ -299,5 +366,5 @@ func (g State) View(int32) *hangarv1.GameState {
 				LoopSquare: int32(engine.Loop(seat, pl.Pos)), Stacked: pl.Stacked()})
 		}
 	}
-	return &hangarv1.GameState{Game: &hangarv1.GameState_Aeroplane{Aeroplane: p}}
+	return p
 }

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
-	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	engine "github.com/hangarhq/hangar/engine/aeroplane"
 	"google.golang.org/protobuf/proto"
 )
@@ -53,9 +52,7 @@ var board = sync.OnceValue(func() *aeroplanev1.Board {
 })
 
 // Board implements game.Game: the squares of spec §1 on the layout's grid.
-func (Game) Board() *hangarv1.GameBoard {
-	return &hangarv1.GameBoard{Game: &hangarv1.GameBoard_Aeroplane{Aeroplane: proto.Clone(board()).(*aeroplanev1.Board)}}
-}
+func (Game) Board() proto.Message { return proto.Clone(board()) }
 
 func buildBoard(art string) (*aeroplanev1.Board, error) {
 	b := &aeroplanev1.Board{}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"google.golang.org/protobuf/proto"
+
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	engine "github.com/hangarhq/hangar/engine/carcassonne"
@@ -33,31 +35,57 @@ import (
 // Game is Carcassonne for the server's registry.
 type Game struct{}
 
-var _ game.Game = Game{}
+var (
+	_ game.Game   = Game{}
+	_ game.Legacy = Game{}
+)
 
 // Name implements game.Game.
 func (Game) Name() string { return "carcassonne" }
 
-// Enum implements game.Game.
-func (Game) Enum() hangarv1.Game { return hangarv1.Game_GAME_CARCASSONNE }
+// Info implements game.Game. The stack's order is the game's secret.
+func (Game) Info() game.Info {
+	return game.Info{
+		Title: "Carcassonne", MinSeats: 2, MaxSeats: 5, HiddenInformation: true,
+		Options: (*carcassonnev1.Options)(nil), State: (*carcassonnev1.State)(nil), Board: (*carcassonnev1.Board)(nil),
+		Event:   (*carcassonnev1.Event)(nil),
+		Actions: []proto.Message{(*carcassonnev1.Move)(nil)},
+	}
+}
+
+// LegacyEnum implements game.Legacy: GAME_CARCASSONNE.
+func (Game) LegacyEnum() int32 { return 2 }
+
+// options is o as the game's options (nil: the defaults).
+func options(o proto.Message) (*carcassonnev1.Options, error) {
+	if o == nil {
+		return nil, nil
+	}
+	p, ok := o.(*carcassonnev1.Options)
+	if !ok {
+		return nil, fmt.Errorf("%w: options are not Carcassonne options", game.ErrInvalid)
+	}
+	return p, nil
+}
 
 // Options implements game.Game.
-func (Game) Options(g *hangarv1.GameOptions, seatCount int) (*hangarv1.GameOptions, error) {
-	if g != nil && g.GetGame() != nil && g.GetCarcassonne() == nil {
-		return nil, fmt.Errorf("%w: options are for another game", game.ErrInvalid)
+func (Game) Options(g proto.Message, seatCount int) (proto.Message, error) {
+	p, err := options(g)
+	if err != nil {
+		return nil, err
 	}
 	if seatCount < 2 || seatCount > 5 {
 		return nil, fmt.Errorf("%w: seat_count must be 2 to 5 for Carcassonne", game.ErrInvalid)
 	}
-	o, err := OptionsFromProto(g.GetCarcassonne())
+	o, err := OptionsFromProto(p)
 	if err != nil {
 		return nil, wrap(err)
 	}
-	return &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Carcassonne{Carcassonne: OptionsProto(o)}}, nil
+	return OptionsProto(o), nil
 }
 
 // Seats implements game.Game: seats 0 to seatCount-1, in turn order.
-func (Game) Seats(_ *hangarv1.GameOptions, seatCount int) []int32 {
+func (Game) Seats(_ proto.Message, seatCount int) []int32 {
 	out := make([]int32, seatCount)
 	for i := range out {
 		out[i] = int32(i)
@@ -68,8 +96,12 @@ func (Game) Seats(_ *hangarv1.GameOptions, seatCount int) []int32 {
 // Start implements game.Game. A lobby started early plays with the seats
 // taken; the engine numbers its players 0..n-1, so the adapter keeps the
 // match's seat numbers beside it.
-func (Game) Start(g *hangarv1.GameOptions, seats []int32) (game.State, error) {
-	o, err := OptionsFromProto(g.GetCarcassonne())
+func (Game) Start(g proto.Message, seats []int32) (game.State, error) {
+	p, err := options(g)
+	if err != nil {
+		return nil, err
+	}
+	o, err := OptionsFromProto(p)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -81,23 +113,19 @@ func (Game) Start(g *hangarv1.GameOptions, seats []int32) (game.State, error) {
 }
 
 // OptionsNotation implements game.Game.
-func (Game) OptionsNotation(o *hangarv1.GameOptions) string { return o.GetCarcassonne().GetNotation() }
+func (Game) OptionsNotation(o proto.Message) string {
+	p, _ := options(o)
+	return p.GetNotation()
+}
 
 // EventNotation implements game.Game.
-func (Game) EventNotation(ev *hangarv1.Event) string { return ev.GetCarcassonne().GetNotation() }
-
-// Rolled implements game.Game: a client never rolls in Carcassonne (the
-// server rolls the flier die when a seat flies).
-func (Game) Rolled(*hangarv1.Event) int32 { return 0 }
-
-// Dice implements game.Game: no seat rolls in Carcassonne (its chance is
-// the tile drawn in Prepare and the flier die the server rolls in a move).
-func (Game) Dice() bool { return false }
+func (Game) EventNotation(ev proto.Message) string {
+	e, _ := ev.(*carcassonnev1.Event)
+	return e.GetNotation()
+}
 
 // Board implements game.Game: the tile types, base game and expansion.
-func (Game) Board() *hangarv1.GameBoard {
-	return &hangarv1.GameBoard{Game: &hangarv1.GameBoard_Carcassonne{Carcassonne: &carcassonnev1.Board{Tiles: TileTypes()}}}
-}
+func (Game) Board() proto.Message { return &carcassonnev1.Board{Tiles: TileTypes()} }
 
 // The statistics counters of Carcassonne.
 const (
@@ -112,8 +140,8 @@ const (
 )
 
 // Count implements game.Game (the events carry the match's seats).
-func (Game) Count(ev *hangarv1.Event, add func(seat int32, counter string, n int64)) {
-	e := ev.GetCarcassonne()
+func (Game) Count(ev proto.Message, add func(seat int32, counter string, n int64)) {
+	e, _ := ev.(*carcassonnev1.Event)
 	switch e.GetKind() {
 	case carcassonnev1.EventKind_EVENT_KIND_PLACED:
 		add(e.GetSeat(), TilesPlaced, 1)
@@ -197,13 +225,13 @@ func (g State) Result() []game.Place {
 	return out
 }
 
-func (g State) next(s engine.State, evs []engine.Event, err error) (State, []*hangarv1.Event, error) {
+func (g State) next(s engine.State, evs []engine.Event, err error) (State, []proto.Message, error) {
 	if err != nil {
 		return g, nil, wrap(err)
 	}
-	out := make([]*hangarv1.Event, len(evs))
+	out := make([]proto.Message, len(evs))
 	for i, e := range evs {
-		out[i] = &hangarv1.Event{Body: &hangarv1.Event_Carcassonne{Carcassonne: EventProto(g.seatEvent(e))}}
+		out[i] = EventProto(g.seatEvent(e))
 	}
 	return State{s: s, seats: g.seats}, out, nil
 }
@@ -218,8 +246,8 @@ func (g State) seatEvent(e engine.Event) engine.Event {
 
 // Prepare implements game.State: in the draw phase, the seat's tile is
 // drawn from the remaining ones (again after a tile that fits nowhere).
-func (g State) Prepare(r game.Rand) (game.State, []*hangarv1.Event, error) {
-	var all []*hangarv1.Event
+func (g State) Prepare(r game.Rand) (game.State, []proto.Message, error) {
+	var all []proto.Message
 	for g.s.Phase() == engine.PhaseDraw {
 		st := g.s.Remaining()
 		if st.Len() == 0 {
@@ -235,17 +263,14 @@ func (g State) Prepare(r game.Rand) (game.State, []*hangarv1.Event, error) {
 }
 
 // Act implements game.State.
-func (g State) Act(seat int32, a game.Action, r game.Rand) (game.State, []*hangarv1.Event, error) {
+func (g State) Act(seat int32, a proto.Message, r game.Rand) (game.State, []proto.Message, error) {
 	p := g.player(seat)
 	if p < 0 {
 		return nil, nil, fmt.Errorf("%w: seat %d is not in the game", game.ErrNotYourTurn, seat)
 	}
-	if a.Roll {
-		return nil, nil, fmt.Errorf("%w: Carcassonne has no die to roll; the server rolls when you fly", game.ErrWrongPhase)
-	}
-	pm := a.Move.GetCarcassonne()
-	if pm == nil {
-		return nil, nil, fmt.Errorf("%w: move is not a Carcassonne move", game.ErrInvalid)
+	pm, ok := a.(*carcassonnev1.Move)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: the action is not a Carcassonne move", game.ErrInvalid)
 	}
 	m, err := MoveFromProto(pm)
 	if err != nil {
@@ -259,7 +284,7 @@ func (g State) Act(seat int32, a game.Action, r game.Rand) (game.State, []*hanga
 
 // Resign implements game.State: the seat stays in the game (a bot plays it
 // on; see the file comment), so the game itself records nothing.
-func (g State) Resign(seat int32) (game.State, []*hangarv1.Event, error) {
+func (g State) Resign(seat int32) (game.State, []proto.Message, error) {
 	if g.player(seat) < 0 || g.s.Over() {
 		return nil, nil, fmt.Errorf("%w: seat %d is not in play", game.ErrIllegal, seat)
 	}
@@ -267,33 +292,37 @@ func (g State) Resign(seat int32) (game.State, []*hangarv1.Event, error) {
 }
 
 // Legal implements game.State.
-func (g State) Legal(seat int32) game.Legal {
+func (g State) Legal(seat int32) []proto.Message {
 	p := g.player(seat)
 	if p < 0 {
-		return game.Legal{}
+		return nil
 	}
-	var l game.Legal
-	for _, m := range LegalMoves(g.s, p) {
-		l.Moves = append(l.Moves, &hangarv1.GameMove{Game: &hangarv1.GameMove_Carcassonne{Carcassonne: m}})
+	ms := LegalMoves(g.s, p)
+	if len(ms) == 0 {
+		return nil
 	}
-	return l
+	out := make([]proto.Message, len(ms))
+	for i, m := range ms {
+		out[i] = m
+	}
+	return out
 }
 
 // Bot implements game.State: the engine's Greedy or Random bot. A flight
 // it chooses is sent as "fly", and Act rolls for it as for a player.
-func (g State) Bot(level hangarv1.BotLevel, rng *rand.Rand) game.Action {
+func (g State) Bot(level hangarv1.BotLevel, rng *rand.Rand) proto.Message {
 	var b bot.Bot = bot.NewGreedy(rng)
 	if level == hangarv1.BotLevel_BOT_LEVEL_RANDOM {
 		b = bot.NewRandom(rng)
 	}
 	m := b.Choose(g.s)
-	return game.Action{Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Carcassonne{Carcassonne: MoveProto(m)}}}
+	return MoveProto(m)
 }
 
 // Apply implements game.State.
-func (g State) Apply(ev *hangarv1.Event) (game.State, error) {
-	pe := ev.GetCarcassonne()
-	if pe == nil {
+func (g State) Apply(ev proto.Message) (game.State, error) {
+	pe, ok := ev.(*carcassonnev1.Event)
+	if !ok {
 		return nil, fmt.Errorf("not a Carcassonne event")
 	}
 	e, err := EventFromProto(pe)
@@ -313,11 +342,11 @@ func (g State) Apply(ev *hangarv1.Event) (game.State, error) {
 
 // View implements game.State: the public state, and the legal moves of the
 // recipient when it is to act. Seats in the view are the match's.
-func (g State) View(recipient int32) *hangarv1.GameState {
+func (g State) View(recipient int32) proto.Message {
 	v := StateProto(g.s, g.player(recipient))
 	v.TurnSeat = g.seats[g.s.Turn()]
 	for _, f := range v.Followers {
 		f.Seat = g.seats[f.Seat]
 	}
-	return &hangarv1.GameState{Game: &hangarv1.GameState_Carcassonne{Carcassonne: v}}
+	return v
 }
