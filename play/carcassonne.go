@@ -168,8 +168,12 @@ func (s *session) carcassonneEvent(e *carcassonnev1.Event) string {
 
 // carcassonneMove is a legal move in words, with its notation.
 func (s *session) carcassonneMove(mv *carcassonnev1.Move) string {
+	st := &carcassonnev1.State{}
+	if err := s.match.GetState().UnmarshalTo(st); err != nil {
+		return mv.GetNotation()
+	}
 	feature := func(x, y int32) string {
-		for _, t := range s.match.GetState().GetCarcassonne().GetBoard() {
+		for _, t := range st.GetBoard() {
 			if t.GetX() == x && t.GetY() == y {
 				for _, f := range t.GetFeatures() {
 					if f.GetIndex() == mv.GetFeature() {
@@ -180,7 +184,6 @@ func (s *session) carcassonneMove(mv *carcassonnev1.Move) string {
 		}
 		return "feature"
 	}
-	st := s.match.GetState().GetCarcassonne()
 	var text string
 	switch mv.GetKind() {
 	case carcassonnev1.MoveKind_MOVE_KIND_PLACE:

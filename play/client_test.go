@@ -383,7 +383,7 @@ func TestPlayTwoPeople(t *testing.T) {
 func TestPlayKeepsItsPlayer(t *testing.T) {
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
 	ada := nodetest.NewPlayer(t, n.Addr(), "Ada")
-	cr, err := ada.Matches.CreateMatch(ada.Ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+	cr, err := ada.Matches.CreateMatch(ada.Ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 		SeatCount: 2, BotSeats: 2, ObserveOnly: true})
 	if err != nil {
 		t.Fatal(err)

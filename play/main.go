@@ -12,8 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
 
 // Main is `hangar play`: it parses the command's flags (args, without the
@@ -28,7 +26,7 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs.StringVar(&cfg.Token, "token", os.Getenv("HANGAR_TOKEN"), "bearer token to play with (env HANGAR_TOKEN); empty: the kept one, else a new player's")
 	tokenFile := fs.String("token-file", "", "where to keep the token of the player this client registers (default: per server and name under the user's config directory)")
 	fs.BoolVar(&cfg.Create, "create", false, "create a match")
-	game := fs.String("game", "aeroplane", "with -create: aeroplane or carcassonne")
+	fs.StringVar(&cfg.Game, "game", "aeroplane", "with -create: the name of a game the server hosts (aeroplane, carcassonne, …; GameService.ListGames lists them)")
 	fs.IntVar(&cfg.Seats, "seats", 2, "with -create: number of seats")
 	fs.IntVar(&cfg.Bots, "bots", 0, "with -create: how many of the seats bots take")
 	fs.BoolVar(&cfg.AutoRoll, "auto-roll", false, "with -create (Aeroplane Chess): the server rolls each seat's die when its turn comes; the players only choose moves")
@@ -42,14 +40,6 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	switch *game {
-	case "aeroplane":
-		cfg.Game = hangarv1.Game_GAME_AEROPLANE
-	case "carcassonne":
-		cfg.Game = hangarv1.Game_GAME_CARCASSONNE
-	default:
-		return fmt.Errorf("unknown game %q: aeroplane or carcassonne", *game)
 	}
 	cfg.Colour = *colour
 	if *useTLS || *tlsCA != "" {

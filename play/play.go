@@ -5,8 +5,11 @@
 // their turn and ends with the final ranking.
 //
 // It draws Aeroplane Chess on the grid of MatchService.GetBoard and
-// Carcassonne as a map of the tiles laid; both games are played by choosing
-// one of the legal moves the server lists.
+// Carcassonne as a map of the tiles laid. Any other game the server hosts
+// gets the generic view (generic.go): its title from GameService.ListGames,
+// its state and events as protobuf JSON, its legal actions as numbered
+// choices. Every game is played by choosing one of the legal actions the
+// server lists, sent back through MoveService.Act as it came.
 package play
 
 import (
@@ -30,8 +33,10 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
 
@@ -50,13 +55,14 @@ type Config struct {
 	// the next run is the same player (empty: not kept).
 	TokenFile string
 
-	// Create opens a match of Game with Seats seats, Bots of them bots.
+	// Create opens a match of Game (a hosted game's name; empty:
+	// "aeroplane") with Seats seats, Bots of them bots.
 	Create bool
-	Game   hangarv1.Game
+	Game   string
 	Seats  int
 	Bots   int
 	// AutoRoll has the server roll each seat's die when its turn comes
-	// (games with dice): the player only chooses moves.
+	// (Aeroplane Chess's Options.auto_roll): the player only chooses moves.
 	AutoRoll bool
 	// Join joins the match of that id (or resumes it when already seated).
 	Join string
@@ -103,9 +109,11 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg:     cfg,
 		out:     bufio.NewWriter(cfg.Out),
 		p:       painter{on: cfg.Colour},
+		conn:    conn,
 		players: hangarv1.NewPlayerServiceClient(conn),
 		matches: hangarv1.NewMatchServiceClient(conn),
 		moves:   hangarv1.NewMoveServiceClient(conn),
+		games:   hangarv1.NewGameServiceClient(conn),
 		seat:    -1,
 	}
 	defer s.out.Flush()
@@ -126,15 +134,19 @@ type session struct {
 	cfg     Config
 	out     *bufio.Writer
 	p       painter
+	conn    grpc.ClientConnInterface
 	players hangarv1.PlayerServiceClient
 	matches hangarv1.MatchServiceClient
 	moves   hangarv1.MoveServiceClient
+	games   hangarv1.GameServiceClient
 	ctx     context.Context // carries the token
 
 	me      string // player id
 	matchID string
-	game    hangarv1.Game
-	seat    int32 // the player's seat, -1 when watching
+	game    string             // the match's game's name
+	info    *hangarv1.GameInfo // the game as ListGames describes it
+	types   resolver           // the game's message types the client knows
+	seat    int32              // the player's seat, -1 when watching
 	match   *hangarv1.Match
 	seats   map[int32]*hangarv1.Seat
 	board   *aeroplanev1.Board // nil until GetBoard answers
@@ -151,11 +163,13 @@ type session struct {
 	reqN      int
 }
 
-// prompt is a question put to the player, for the match at version.
+// prompt is a question put to the player, for the match at version: roll
+// (the one legal action is Aeroplane Chess's Roll), or choose one of
+// actions.
 type prompt struct {
 	version int64
 	roll    bool
-	moves   []*hangarv1.GameMove
+	actions []*anypb.Any
 }
 
 func (s *session) printf(format string, args ...any) { fmt.Fprintf(s.out, format, args...) }
@@ -169,7 +183,7 @@ func (s *session) run(ctx context.Context) error {
 	}
 	s.loadBoard()
 	m := s.match
-	s.last = &hangarv1.WatchMatchResponse{Version: m.GetVersion(), Status: m.GetStatus(), Phase: phaseOf(m)}
+	s.last = &hangarv1.WatchMatchResponse{Version: m.GetVersion(), Status: m.GetStatus(), Phase: s.phaseOf(m)}
 	if m.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_ACTIVE && m.GetTurnSeat() >= 0 {
 		t := m.GetTurnSeat()
 		s.last.TurnSeat = &t
@@ -306,15 +320,34 @@ func (s *session) refresh(ctx context.Context) {
 
 // enter creates, joins or opens the match and reads it.
 func (s *session) enter() error {
+	lg, err := s.games.ListGames(s.ctx, &hangarv1.ListGamesRequest{})
+	if err != nil {
+		return fmt.Errorf("list games: %w", err)
+	}
+	hosted := map[string]*hangarv1.GameInfo{}
+	var names []string
+	for _, g := range lg.GetGames() {
+		hosted[g.GetName()] = g
+		names = append(names, g.GetName())
+	}
 	switch {
 	case s.cfg.Create:
-		game := s.cfg.Game
-		if game == hangarv1.Game_GAME_UNSPECIFIED {
-			game = hangarv1.Game_GAME_AEROPLANE
+		game := cmp.Or(s.cfg.Game, "aeroplane")
+		info := hosted[game]
+		if info == nil {
+			return fmt.Errorf("the server hosts no game %q: it hosts %s", game, strings.Join(names, ", "))
+		}
+		var opts *anypb.Any
+		if s.cfg.AutoRoll {
+			if info.GetOptionsType() != string((&aeroplanev1.Options{}).ProtoReflect().Descriptor().FullName()) {
+				return fmt.Errorf("-auto-roll is an option of Aeroplane Chess, not of %s", info.GetTitle())
+			}
+			if opts, err = anypb.New(&aeroplanev1.Options{AutoRoll: true}); err != nil {
+				return err
+			}
 		}
 		r, err := s.matches.CreateMatch(s.ctx, &hangarv1.CreateMatchRequest{
-			Game: game, SeatCount: int32(s.cfg.Seats), BotSeats: int32(s.cfg.Bots), RequestId: s.req("create"),
-			AutoRoll: s.cfg.AutoRoll,
+			Game: game, Options: opts, SeatCount: int32(s.cfg.Seats), BotSeats: int32(s.cfg.Bots), RequestId: s.req("create"),
 		})
 		if err != nil {
 			return fmt.Errorf("create match: %w", err)
@@ -346,6 +379,11 @@ func (s *session) enter() error {
 		return err
 	}
 	s.game = m.GetGame()
+	s.info = hosted[s.game]
+	if s.info == nil {
+		s.info = &hangarv1.GameInfo{Name: s.game}
+	}
+	s.learnTypes(s.conn)
 	if s.cfg.Watch == "" {
 		s.seat = seatOf(m, s.me)
 	}
@@ -355,7 +393,7 @@ func (s *session) enter() error {
 // loadBoard reads the Aeroplane Chess board; without it the client still
 // plays, listing the planes instead of drawing them.
 func (s *session) loadBoard() {
-	if s.game != hangarv1.Game_GAME_AEROPLANE {
+	if s.info.GetBoardType() != string((&aeroplanev1.Board{}).ProtoReflect().Descriptor().FullName()) {
 		return
 	}
 	r, err := s.matches.GetBoard(s.ctx, &hangarv1.GetBoardRequest{Game: s.game})
@@ -363,27 +401,29 @@ func (s *session) loadBoard() {
 		s.noBoard = fmt.Sprintf("no board to draw (GetBoard: %s)", status.Code(err))
 		return
 	}
-	s.board = r.GetBoard().GetAeroplane()
-	if s.board == nil || len(s.board.GetSquares()) == 0 {
+	s.board = &aeroplanev1.Board{}
+	if err := r.GetBoard().UnmarshalTo(s.board); err != nil || len(s.board.GetSquares()) == 0 {
 		s.board, s.noBoard = nil, "no board to draw (GetBoard sent none)"
 	}
 }
 
 // phaseOf is the phase of a match's game in the words of
-// WatchMatchResponse.phase.
-func phaseOf(m *hangarv1.Match) string {
+// WatchMatchResponse.phase, for the games the client draws ("" for
+// others: the watch stream says it after the next event).
+func (s *session) phaseOf(m *hangarv1.Match) string {
 	if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE && m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
 		return ""
 	}
+	st, _ := s.types.unpack(m.GetState())
 	var name string
-	switch st := m.GetState().GetGame().(type) {
-	case *hangarv1.GameState_Aeroplane:
-		name = st.Aeroplane.GetPhase().String()
+	switch st := st.(type) {
+	case *aeroplanev1.State:
+		name = st.GetPhase().String()
 		if name == "PHASE_START_ROLL" {
 			return "start"
 		}
-	case *hangarv1.GameState_Carcassonne:
-		name = st.Carcassonne.GetPhase().String()
+	case *carcassonnev1.State:
+		name = st.GetPhase().String()
 	}
 	return strings.ToLower(strings.TrimPrefix(name, "PHASE_"))
 }
@@ -486,7 +526,7 @@ func (s *session) show(r *hangarv1.WatchMatchResponse) {
 	if e := ev.GetMatchEnded(); e != nil {
 		s.ended = e
 	}
-	if a := ev.GetAeroplane(); a != nil && a.GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED {
+	if a, ok := s.gameEvent(ev).(*aeroplanev1.Event); ok && a.GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED {
 		s.lastDie = a.GetDie()
 	}
 	if ev.GetPlayerJoined() != nil || ev.GetPlayerLeft() != nil || ev.GetSeatHandedToBot() != nil || ev.GetMatchStarted() != nil {
@@ -502,7 +542,7 @@ func (s *session) show(r *hangarv1.WatchMatchResponse) {
 func (s *session) eventLine(ev *hangarv1.Event) string {
 	switch b := ev.GetBody().(type) {
 	case *hangarv1.Event_MatchCreated:
-		return fmt.Sprintf("match created: %s, %d seats", gameName(b.MatchCreated.GetGame()), b.MatchCreated.GetSeatCount())
+		return fmt.Sprintf("match created: %s, %d seats", s.gameTitle(), b.MatchCreated.GetSeatCount())
 	case *hangarv1.Event_PlayerJoined:
 		who := b.PlayerJoined.GetDisplayName()
 		if b.PlayerJoined.GetBot() {
@@ -529,12 +569,29 @@ func (s *session) eventLine(ev *hangarv1.Event) string {
 		return fmt.Sprintf("%s ran out of time: the server plays the turn (%d in a row)", s.seatName(b.TurnTimedOut.GetSeat()), b.TurnTimedOut.GetConsecutive())
 	case *hangarv1.Event_SeatHandedToBot:
 		return fmt.Sprintf("%s is handed to a bot for good", s.seatName(b.SeatHandedToBot.GetSeat()))
-	case *hangarv1.Event_Aeroplane:
-		return s.aeroplaneEvent(b.Aeroplane)
-	case *hangarv1.Event_Carcassonne:
-		return s.carcassonneEvent(b.Carcassonne)
+	case *hangarv1.Event_Game:
+		switch e := s.gameEvent(ev).(type) {
+		case *aeroplanev1.Event:
+			return s.aeroplaneEvent(e)
+		case *carcassonnev1.Event:
+			return s.carcassonneEvent(e)
+		}
+		return s.types.anyText(b.Game)
 	}
 	return "(an event this client does not know)"
+}
+
+// gameEvent is the game's event an event carries, decoded (nil for a
+// platform event, or one of a type the client cannot resolve).
+func (s *session) gameEvent(ev *hangarv1.Event) any {
+	if ev.GetGame() == nil {
+		return nil
+	}
+	m, err := s.types.unpack(ev.GetGame())
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // colour is a seat's colour name.
@@ -546,9 +603,9 @@ func (s *session) colour(seat int32) string {
 			}
 		}
 	}
-	pal := aeroplaneColours
-	if s.game == hangarv1.Game_GAME_CARCASSONNE {
-		pal = carcassonneColours
+	pal := seatColours
+	if s.board != nil || s.game == "aeroplane" {
+		pal = aeroplaneColours
 	}
 	if seat >= 0 && int(seat) < len(pal) {
 		return pal[seat]
@@ -559,8 +616,9 @@ func (s *session) colour(seat int32) string {
 // aeroplaneColours are the usual seat colours, should the board not say.
 var aeroplaneColours = []string{"red", "yellow", "blue", "green"}
 
-// carcassonneColours are the followers' colours of seats 0 to 4.
-var carcassonneColours = []string{"red", "blue", "green", "yellow", "black"}
+// seatColours are Carcassonne's followers' colours of seats 0 to 4, and
+// the colours of the seats of a game the client has no drawing for.
+var seatColours = []string{"red", "blue", "green", "yellow", "black"}
 
 // seatName is a seat's colour, painted.
 func (s *session) seatName(seat int32) string {
@@ -586,14 +644,9 @@ func (s *session) player(seat int32) string {
 	return st.GetDisplayName()
 }
 
-func gameName(g hangarv1.Game) string {
-	switch g {
-	case hangarv1.Game_GAME_AEROPLANE:
-		return "Aeroplane Chess"
-	case hangarv1.Game_GAME_CARCASSONNE:
-		return "Carcassonne"
-	}
-	return g.String()
+// gameTitle is the game's name for people, as ListGames gives it.
+func (s *session) gameTitle() string {
+	return cmp.Or(s.info.GetTitle(), s.game)
 }
 
 func statusName(st hangarv1.MatchStatus) string {
@@ -608,7 +661,7 @@ func (s *session) redraw() error {
 	}
 	var b strings.Builder
 	b.WriteString("\n")
-	head := fmt.Sprintf("%s  %s  v%d  %s", s.p.paint(gameName(m.GetGame()), "1"), m.GetMatchId(), m.GetVersion(), statusName(m.GetStatus()))
+	head := fmt.Sprintf("%s  %s  v%d  %s", s.p.paint(s.gameTitle(), "1"), m.GetMatchId(), m.GetVersion(), statusName(m.GetStatus()))
 	if s.last.TurnSeat != nil && m.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
 		head += fmt.Sprintf("  turn: %s (%s)", s.seatName(s.last.GetTurnSeat()), s.player(s.last.GetTurnSeat()))
 	}
@@ -621,10 +674,16 @@ func (s *session) redraw() error {
 		for _, st := range m.GetSeats() {
 			fmt.Fprintf(&b, "  seat %d: %s\n", st.GetSeat(), s.player(st.GetSeat()))
 		}
-	case m.GetState().GetAeroplane() != nil:
-		s.drawAeroplane(&b, m.GetState().GetAeroplane())
-	case m.GetState().GetCarcassonne() != nil:
-		s.drawCarcassonne(&b, m.GetState().GetCarcassonne())
+	default:
+		st, _ := s.types.unpack(m.GetState())
+		switch st := st.(type) {
+		case *aeroplanev1.State:
+			s.drawAeroplane(&b, st)
+		case *carcassonnev1.State:
+			s.drawCarcassonne(&b, st)
+		default:
+			s.drawGeneric(&b, m.GetState())
+		}
 	}
 	s.out.WriteString(b.String())
 	return nil
@@ -642,26 +701,61 @@ func (s *session) maybePrompt() error {
 		s.last.TurnSeat == nil || s.last.GetTurnSeat() != s.seat || s.last.GetVersion() <= s.prompted {
 		return nil
 	}
-	r, err := s.moves.ListLegalMoves(s.ctx, &hangarv1.ListLegalMovesRequest{MatchId: s.matchID})
+	r, err := s.moves.ListLegalActions(s.ctx, &hangarv1.ListLegalActionsRequest{MatchId: s.matchID})
 	if err != nil {
-		return fmt.Errorf("list legal moves: %w", err)
+		return fmt.Errorf("list legal actions: %w", err)
 	}
-	switch {
-	case len(r.GetMoves()) > 0:
-		s.pending = &prompt{version: r.GetVersion(), moves: r.GetMoves()}
-		s.printf("%s, your move%s:\n", s.seatName(s.seat), dieText(r.GetDie()))
-		for i, mv := range r.GetMoves() {
-			s.printf("  %d) %s\n", i+1, s.moveText(mv, r.GetDie()))
-		}
-		s.printf("choose a move 1-%d> ", len(r.GetMoves()))
-	case r.GetEmptyReason() == hangarv1.EmptyReason_EMPTY_REASON_ROLL_FIRST:
-		s.pending = &prompt{version: r.GetVersion(), roll: true}
-		s.printf("%s, your turn: [r]oll> ", s.seatName(s.seat))
-	default:
+	if len(r.GetActions()) == 0 {
 		return nil
 	}
-	s.prompted = max(r.GetVersion(), s.last.GetVersion())
+	if r.GetVersion() != s.match.GetVersion() {
+		// The actions' words (the die, the tile in hand) come from the
+		// state they were listed at.
+		if _, err := s.get(r.GetVersion()); err != nil {
+			return err
+		}
+	}
+	s.offer(r)
 	return nil
+}
+
+// offer puts the legal actions r lists to the player: a roll when the one
+// action is Aeroplane Chess's Roll, else a numbered choice.
+func (s *session) offer(r *hangarv1.ListLegalActionsResponse) {
+	actions := r.GetActions()
+	s.prompted = max(r.GetVersion(), s.last.GetVersion())
+	if len(actions) == 1 && actions[0].MessageIs(&aeroplanev1.Roll{}) {
+		s.pending = &prompt{version: r.GetVersion(), roll: true, actions: actions}
+		s.printf("%s, your turn: [r]oll> ", s.seatName(s.seat))
+		return
+	}
+	s.pending = &prompt{version: r.GetVersion(), actions: actions}
+	known := true
+	for _, a := range actions {
+		known = known && (a.MessageIs(&aeroplanev1.Move{}) || a.MessageIs(&aeroplanev1.Roll{}) || a.MessageIs(&carcassonnev1.Move{}))
+	}
+	if !known {
+		s.printf("%s, your turn:\n", s.seatName(s.seat))
+		for i, a := range actions {
+			s.printf("  %d) %s\n", i+1, s.actionText(a))
+		}
+		s.printf("choose an action 1-%d> ", len(actions))
+		return
+	}
+	s.printf("%s, your move%s:\n", s.seatName(s.seat), dieText(s.die()))
+	for i, a := range actions {
+		s.printf("  %d) %s\n", i+1, s.actionText(a))
+	}
+	s.printf("choose a move 1-%d> ", len(actions))
+}
+
+// die is the roll awaiting a move in Aeroplane Chess (0 in other games).
+func (s *session) die() int32 {
+	st, _ := s.types.unpack(s.match.GetState())
+	if a, ok := st.(*aeroplanev1.State); ok && a.GetPhase() == aeroplanev1.Phase_PHASE_MOVE {
+		return a.GetDie()
+	}
+	return 0
 }
 
 func dieText(die int32) string {
@@ -671,14 +765,22 @@ func dieText(die int32) string {
 	return fmt.Sprintf(" (die %d)", die)
 }
 
-func (s *session) moveText(mv *hangarv1.GameMove, die int32) string {
-	switch g := mv.GetGame().(type) {
-	case *hangarv1.GameMove_Aeroplane:
-		return s.aeroplaneMove(g.Aeroplane, die)
-	case *hangarv1.GameMove_Carcassonne:
-		return s.carcassonneMove(g.Carcassonne)
+// actionText is a legal action in words: the seed games' own, else the
+// action's JSON.
+func (s *session) actionText(a *anypb.Any) string {
+	m, err := s.types.unpack(a)
+	if err != nil {
+		return rawAny(a)
 	}
-	return "?"
+	switch m := m.(type) {
+	case *aeroplanev1.Roll:
+		return "roll the die"
+	case *aeroplanev1.Move:
+		return s.aeroplaneMove(m, s.die())
+	case *carcassonnev1.Move:
+		return s.carcassonneMove(m)
+	}
+	return s.types.anyText(a)
 }
 
 // answer acts on one line the player typed.
@@ -693,29 +795,36 @@ func (s *session) answer(line string) error {
 		}
 		return nil
 	}
-	var err error
+	var action *anypb.Any
 	switch {
 	case p.roll:
 		if line != "" && line != "r" && line != "roll" {
 			s.printf("type r and Enter to roll (q quits)> ")
 			return nil
 		}
-		var r *hangarv1.RollResponse
-		r, err = s.moves.Roll(s.ctx, &hangarv1.RollRequest{MatchId: s.matchID, ExpectedVersion: p.version, RequestId: s.req("roll")})
-		if err == nil {
-			s.printf("you rolled %d\n", r.GetDie())
-		}
+		action = p.actions[0]
 	default:
 		n, perr := strconv.Atoi(line)
-		if perr != nil || n < 1 || n > len(p.moves) {
-			s.printf("type a number from 1 to %d (q quits)> ", len(p.moves))
+		if perr != nil || n < 1 || n > len(p.actions) {
+			s.printf("type a number from 1 to %d (q quits)> ", len(p.actions))
 			return nil
 		}
-		_, err = s.moves.Move(s.ctx, &hangarv1.MoveRequest{MatchId: s.matchID, ExpectedVersion: p.version, RequestId: s.req("move"), Move: p.moves[n-1]})
+		action = p.actions[n-1]
 	}
 	s.pending = nil
+	// The action goes back as the server listed it: the client need not
+	// know its type.
+	r, err := s.moves.Act(s.ctx, &hangarv1.ActRequest{MatchId: s.matchID, ExpectedVersion: p.version, RequestId: s.req("act"), Action: action})
 	switch status.Code(err) {
 	case codes.OK:
+		if p.roll {
+			for _, ev := range r.GetEvents() {
+				if e, ok := s.gameEvent(ev).(*aeroplanev1.Event); ok && e.GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED && e.GetSeat() == s.seat {
+					s.printf("you rolled %d\n", e.GetDie())
+					break
+				}
+			}
+		}
 		return nil
 	case codes.Aborted, codes.FailedPrecondition:
 		// The match moved on meanwhile (a turn clock, another client of
@@ -724,7 +833,7 @@ func (s *session) answer(line string) error {
 		s.prompted = 0
 		return s.maybePrompt()
 	}
-	return err
+	return fmt.Errorf("act: %w", err)
 }
 
 // final prints the ranking the match ended with.

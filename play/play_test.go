@@ -2,11 +2,23 @@ package play
 
 import (
 	"bufio"
+	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
@@ -57,7 +69,8 @@ func testSession(colour bool) (*session, *strings.Builder) {
 		out:   bufio.NewWriter(&out),
 		board: tinyBoard(),
 		seat:  0,
-		game:  hangarv1.Game_GAME_AEROPLANE,
+		game:  "aeroplane",
+		info:  &hangarv1.GameInfo{Name: "aeroplane", Title: "Aeroplane Chess"},
 		seats: map[int32]*hangarv1.Seat{
 			0: {Seat: 0, Status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, DisplayName: "Ada"},
 			2: {Seat: 2, Status: hangarv1.SeatStatus_SEAT_STATUS_BOT},
@@ -143,9 +156,9 @@ func TestEventLines(t *testing.T) {
 		ev   *hangarv1.Event
 		want string
 	}{
-		{&hangarv1.Event{Body: &hangarv1.Event_Aeroplane{Aeroplane: &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_ROLLED, Seat: 0, Die: 6}}}, "Red rolls 6"},
-		{&hangarv1.Event{Body: &hangarv1.Event_Aeroplane{Aeroplane: &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_CAPTURED, Seat: 0, Planes: ref, To: 22}}}, "Red captures Blue 1 at 22: back to the hangar"},
-		{&hangarv1.Event{Body: &hangarv1.Event_Aeroplane{Aeroplane: &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_TURN_PASSED, Seat: 0, NextSeat: 2}}}, "Blue to play"},
+		{gameEvent(t, &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_ROLLED, Seat: 0, Die: 6}), "Red rolls 6"},
+		{gameEvent(t, &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_CAPTURED, Seat: 0, Planes: ref, To: 22}), "Red captures Blue 1 at 22: back to the hangar"},
+		{gameEvent(t, &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_TURN_PASSED, Seat: 0, NextSeat: 2}), "Blue to play"},
 		{&hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{Seat: 2, Bot: true}}}, "a bot takes seat 2 as Blue"},
 		{&hangarv1.Event{Body: &hangarv1.Event_MatchStarted{MatchStarted: &hangarv1.MatchStarted{Seats: []int32{0, 2}}}}, "match started: Red, Blue"},
 	} {
@@ -153,18 +166,28 @@ func TestEventLines(t *testing.T) {
 			t.Errorf("%q, want %q", got, c.want)
 		}
 	}
-	s.game, s.board = hangarv1.Game_GAME_CARCASSONNE, nil
-	ev := &hangarv1.Event{Body: &hangarv1.Event_Carcassonne{Carcassonne: &carcassonnev1.Event{Kind: carcassonnev1.EventKind_EVENT_KIND_SCORED, Seat: 1, Points: 4, FeatureKind: carcassonnev1.FeatureKind_FEATURE_KIND_CITY, X: 0, Y: -1}}}
+	s.game, s.board = "carcassonne", nil
+	ev := gameEvent(t, &carcassonnev1.Event{Kind: carcassonnev1.EventKind_EVENT_KIND_SCORED, Seat: 1, Points: 4, FeatureKind: carcassonnev1.FeatureKind_FEATURE_KIND_CITY, X: 0, Y: -1})
 	if got, want := s.eventLine(ev), "Blue scores 4 for the city at 0,-1"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
+}
+
+// gameEvent is an event carrying a game's event m.
+func gameEvent(t *testing.T, m proto.Message) *hangarv1.Event {
+	t.Helper()
+	a, err := anypb.New(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &hangarv1.Event{Body: &hangarv1.Event_Game{Game: a}}
 }
 
 // TestCarcassonneMap: tiles as 3x5 cells at their x, y with rulers; a
 // follower as its seat's letter.
 func TestCarcassonneMap(t *testing.T) {
 	s, _ := testSession(false)
-	s.game, s.board = hangarv1.Game_GAME_CARCASSONNE, nil
+	s.game, s.board = "carcassonne", nil
 	city := &carcassonnev1.Feature{Index: 0, Kind: carcassonnev1.FeatureKind_FEATURE_KIND_CITY, Sides: []carcassonnev1.Side{carcassonnev1.Side_SIDE_NORTH}}
 	road := &carcassonnev1.Feature{Index: 1, Kind: carcassonnev1.FeatureKind_FEATURE_KIND_ROAD, Sides: []carcassonnev1.Side{carcassonnev1.Side_SIDE_EAST, carcassonnev1.Side_SIDE_WEST}}
 	st := &carcassonnev1.State{
@@ -209,5 +232,186 @@ func TestRunNeedsOneMode(t *testing.T) {
 		if err := Run(t.Context(), cfg); err == nil {
 			t.Errorf("Run(%+v) = nil", cfg)
 		}
+	}
+}
+
+// connectFour is a game the client has no drawing for, as the server's
+// reflection service would describe it: its state, its one action type and
+// its event, built at run time (dynamic messages, no generated code).
+func connectFour(t *testing.T) (*dynamicpb.Types, protoreflect.FileDescriptor) {
+	t.Helper()
+	field := func(name string, n int32, typ descriptorpb.FieldDescriptorProto_Type, repeated bool) *descriptorpb.FieldDescriptorProto {
+		label := descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL
+		if repeated {
+			label = descriptorpb.FieldDescriptorProto_LABEL_REPEATED
+		}
+		return &descriptorpb.FieldDescriptorProto{Name: proto.String(name), Number: proto.Int32(n), Type: typ.Enum(), Label: label.Enum()}
+	}
+	str, i32 := descriptorpb.FieldDescriptorProto_TYPE_STRING, descriptorpb.FieldDescriptorProto_TYPE_INT32
+	fdp := &descriptorpb.FileDescriptorProto{
+		Name:    proto.String("example/connectfour/v1/connectfour.proto"),
+		Package: proto.String("example.connectfour.v1"),
+		Syntax:  proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{
+			{Name: proto.String("State"), Field: []*descriptorpb.FieldDescriptorProto{field("rows", 1, str, true), field("turn_seat", 2, i32, false)}},
+			{Name: proto.String("Drop"), Field: []*descriptorpb.FieldDescriptorProto{field("column", 1, i32, false)}},
+			{Name: proto.String("Event"), Field: []*descriptorpb.FieldDescriptorProto{field("seat", 1, i32, false), field("column", 2, i32, false)}},
+		},
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := &protoregistry.Files{}
+	if err := files.RegisterFile(fd); err != nil {
+		t.Fatal(err)
+	}
+	return dynamicpb.NewTypes(files), fd
+}
+
+// dynamic is an Any holding a message of the runtime-built type name with
+// the given fields set.
+func dynamic(t *testing.T, fd protoreflect.FileDescriptor, name string, set func(m *dynamicpb.Message)) *anypb.Any {
+	t.Helper()
+	m := dynamicpb.NewMessage(fd.Messages().ByName(protoreflect.Name(name)))
+	set(m)
+	a, err := anypb.New(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// fakeMatches answers GetMatch with one match.
+type fakeMatches struct {
+	hangarv1.MatchServiceClient
+	match *hangarv1.Match
+}
+
+func (f *fakeMatches) GetMatch(context.Context, *hangarv1.GetMatchRequest, ...grpc.CallOption) (*hangarv1.GetMatchResponse, error) {
+	return &hangarv1.GetMatchResponse{Match: f.match}, nil
+}
+
+// fakeMoves lists fixed legal actions and records the actions played.
+type fakeMoves struct {
+	hangarv1.MoveServiceClient
+	legal *hangarv1.ListLegalActionsResponse
+	acts  []*hangarv1.ActRequest
+}
+
+func (f *fakeMoves) ListLegalActions(context.Context, *hangarv1.ListLegalActionsRequest, ...grpc.CallOption) (*hangarv1.ListLegalActionsResponse, error) {
+	return f.legal, nil
+}
+
+func (f *fakeMoves) Act(_ context.Context, r *hangarv1.ActRequest, _ ...grpc.CallOption) (*hangarv1.ActResponse, error) {
+	f.acts = append(f.acts, r)
+	return &hangarv1.ActResponse{Version: r.GetExpectedVersion() + 1}, nil
+}
+
+// TestGenericView: a game the client does not know is shown as it
+// describes itself. Its title comes from ListGames; its state, events and
+// legal actions are protobuf JSON when the client resolves their types
+// (here dynamic messages, as reflection gives them, and a well-known
+// StringValue), else their type URL and size; a chosen action goes back
+// through Act exactly as it was listed.
+func TestGenericView(t *testing.T) {
+	types, fd := connectFour(t)
+	state := dynamic(t, fd, "State", func(m *dynamicpb.Message) {
+		rows := m.Mutable(fd.Messages().ByName("State").Fields().ByName("rows")).List()
+		rows.Append(protoreflect.ValueOfString("......."))
+		rows.Append(protoreflect.ValueOfString("...X..."))
+		m.Set(m.Descriptor().Fields().ByName("turn_seat"), protoreflect.ValueOfInt32(0))
+	})
+	drop := func(col int32) *anypb.Any {
+		return dynamic(t, fd, "Drop", func(m *dynamicpb.Message) {
+			m.Set(m.Descriptor().Fields().ByName("column"), protoreflect.ValueOfInt32(col))
+		})
+	}
+	resign, err := anypb.New(wrapperspb.String("resign"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := &anypb.Any{TypeUrl: "type.googleapis.com/example.connectfour.v1.Secret", Value: []byte{8, 1, 16, 2}}
+	legal := &hangarv1.ListLegalActionsResponse{Version: 7, Actions: []*anypb.Any{drop(0), drop(3), resign, secret}}
+
+	s, out := testSession(false)
+	s.board, s.game = nil, "connectfour"
+	s.info = &hangarv1.GameInfo{Name: "connectfour", Title: "Connect Four", StateType: "example.connectfour.v1.State",
+		ActionTypes: []string{"example.connectfour.v1.Drop"}, EventType: "example.connectfour.v1.Event"}
+	s.types = resolver{extra: types}
+	s.ctx, s.matchID = t.Context(), "m_1"
+	turn := int32(0)
+	s.last = &hangarv1.WatchMatchResponse{Version: 7, Status: hangarv1.MatchStatus_MATCH_STATUS_ACTIVE, TurnSeat: &turn, Phase: "drop"}
+	s.matches = &fakeMatches{match: &hangarv1.Match{MatchId: "m_1", Game: "connectfour", Version: 7,
+		Status: hangarv1.MatchStatus_MATCH_STATUS_ACTIVE, TurnSeat: 0, State: state, Seats: []*hangarv1.Seat{
+			{Seat: 0, Status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, DisplayName: "Ada"},
+			{Seat: 1, Status: hangarv1.SeatStatus_SEAT_STATUS_BOT},
+		}}}
+	moves := &fakeMoves{legal: legal}
+	s.moves = moves
+
+	for _, c := range []struct {
+		name string
+		ev   *hangarv1.Event
+		want string
+	}{
+		{"dynamic", &hangarv1.Event{Body: &hangarv1.Event_Game{Game: dynamic(t, fd, "Event", func(m *dynamicpb.Message) {
+			m.Set(m.Descriptor().Fields().ByName("column"), protoreflect.ValueOfInt32(3))
+		})}}, `Event {"seat":0,"column":3}`},
+		{"well-known", &hangarv1.Event{Body: &hangarv1.Event_Game{Game: resign}}, `StringValue "resign"`},
+		{"unresolved", &hangarv1.Event{Body: &hangarv1.Event_Game{Game: secret}}, "type.googleapis.com/example.connectfour.v1.Secret (4 bytes)"},
+		{"match created", &hangarv1.Event{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{Game: "connectfour", SeatCount: 2}}}, "match created: Connect Four, 2 seats"},
+	} {
+		if got := s.eventLine(c.ev); got != c.want {
+			t.Errorf("%s event: %q, want %q", c.name, got, c.want)
+		}
+	}
+
+	if err := s.redraw(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.maybePrompt(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.answer("5"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.answer("2"); err != nil {
+		t.Fatal(err)
+	}
+	s.out.Flush()
+	want := "\n" +
+		"Connect Four  m_1  v7  active  turn: Red (Ada, you)  phase: drop\n" +
+		"  state (example.connectfour.v1.State):\n" +
+		"  {\n" +
+		"    \"rows\": [\n" +
+		"      \".......\",\n" +
+		"      \"...X...\"\n" +
+		"    ],\n" +
+		"    \"turnSeat\": 0\n" +
+		"  }\n" +
+		"Red, your turn:\n" +
+		"  1) Drop {\"column\":0}\n" +
+		"  2) Drop {\"column\":3}\n" +
+		"  3) StringValue \"resign\"\n" +
+		"  4) type.googleapis.com/example.connectfour.v1.Secret (4 bytes)\n" +
+		"choose an action 1-4> " +
+		"type a number from 1 to 4 (q quits)> "
+	if got := out.String(); got != want {
+		t.Errorf("screen:\n%s\nwant:\n%s", got, want)
+	}
+	if len(moves.acts) != 1 {
+		t.Fatalf("%d actions played, want 1", len(moves.acts))
+	}
+	if act := moves.acts[0]; !proto.Equal(act.GetAction(), legal.GetActions()[1]) || act.GetExpectedVersion() != 7 || act.GetMatchId() != "m_1" {
+		t.Errorf("played %v, want the second action as listed at version 7", act)
+	}
+
+	// Without the game's descriptors the state is its type and size.
+	s.types = resolver{}
+	var b strings.Builder
+	s.drawGeneric(&b, state)
+	if want := fmt.Sprintf("  state: type.googleapis.com/example.connectfour.v1.State (%d bytes)\n", len(state.GetValue())); b.String() != want {
+		t.Errorf("unresolved state: %q, want %q", b.String(), want)
 	}
 }

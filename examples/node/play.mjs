@@ -1,134 +1,183 @@
-// A Hangar client in Node.js: it registers two players, plays an Aeroplane
-// Chess match to the end as one of them against a bot, and has the other
-// watch the match as a spectator.
+// A Hangar client in Node.js over REST/JSON: it lists the games the server
+// hosts, registers two players, plays an Aeroplane Chess match to the end
+// as one of them against a bot, and has the other watch the match as a
+// spectator.
 //
-//   npm ci && node play.mjs --addr 127.0.0.1:7350     (or HANGAR_ADDR=…)
+//   node play.mjs --addr 127.0.0.1:7350     (or HANGAR_ADDR=…)
 //
-// The player learns the match's version, whose turn it is and the phase
-// from its watch stream, and acts when the turn is its own: Roll, or
-// ListLegalMoves and Move. The spectator watches from the first event and
-// checks that it saw every event once, in order. It exits 1 on any failure.
+// It needs nothing but Node.js 18 or later: every call is fetch on the
+// RPC's REST mapping (its google.api.http rule in proto/), and the watch is
+// newline-delimited JSON. A game's own messages (options, state, actions,
+// events) are google.protobuf.Any: in JSON an object whose "@type" names
+// the message, next to the message's fields.
+//
+// The player learns the match's version and whose turn it is from its watch
+// stream, and acts when the turn is its own: ListLegalActions, then Act
+// with one of them as it came (a Roll while it must roll, else one of its
+// Moves). The spectator watches from the first event and checks that it saw
+// every event once, in order. It exits 1 on any failure.
 
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-
-import grpc from '@grpc/grpc-js';
-import protoLoader from '@grpc/proto-loader';
 
 const { values: flags } = parseArgs({
   options: { addr: { type: 'string', default: process.env.HANGAR_ADDR || '127.0.0.1:7350' } },
 });
+const base = `http://${flags.addr}`;
 
-// The .proto files are read at run time from the repository's proto/
-// directory (the googleapis annotations are vendored there too).
-const definition = protoLoader.loadSync(
-  ['hangar/v1/player.proto', 'hangar/v1/match.proto', 'hangar/v1/move.proto'],
-  {
-    includeDirs: [fileURLToPath(new URL('../../proto', import.meta.url))],
-    keepCase: true, // field names as in the .proto: match_id, expected_version
-    longs: Number, // int64 versions and sequence numbers as numbers
-    enums: String, // 'GAME_AEROPLANE'
-    defaults: true, // zero values present: seat 0 is 0, not missing
-    oneofs: true,
-  },
-);
-const v1 = grpc.loadPackageDefinition(definition).hangar.v1;
+// aeroplane is the type URL prefix of Aeroplane Chess's messages.
+const aeroplane = 'type.googleapis.com/hangar.aeroplane.v1.';
 
-const creds = grpc.credentials.createInsecure();
-const players = new v1.PlayerService(flags.addr, creds);
-const matches = new v1.MatchService(flags.addr, creds);
-const moves = new v1.MoveService(flags.addr, creds);
+// ABORTED is the gRPC code of a stale expected_version (HTTP 409).
+const ABORTED = 10;
 
-// call makes a unary call and returns a promise of its answer.
-function call(client, method, request, metadata = new grpc.Metadata()) {
-  return new Promise((resolve, reject) => {
-    client[method](request, metadata, (err, response) => (err ? reject(err) : resolve(response)));
-  });
+// HangarError is an error answer: its google.rpc.Status code and message,
+// and the reason of its ErrorInfo.
+class HangarError extends Error {
+  constructor(what, status) {
+    const info = (status.details ?? []).find((d) => d['@type']?.endsWith('/google.rpc.ErrorInfo'));
+    super(`${what}: ${status.message} (code ${status.code}${info ? `, ${info.reason}` : ''})`);
+    this.code = status.code;
+    this.reason = info?.reason;
+  }
 }
 
-// createPlayer registers a player and returns its id and the metadata that
-// authenticates its calls. The random request id makes the call safe to retry.
+// api calls one REST endpoint as the player of token (if any) and returns
+// its JSON answer. Answers use lowerCamelCase names, enums by name and
+// 64-bit integers as strings; every field is present, zero values included.
+async function api(method, path, { token, body } = {}) {
+  const headers = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(base + path, { method, headers, body: body && JSON.stringify(body) });
+  const answer = await res.json();
+  if (!res.ok) throw new HangarError(`${method} ${path}`, answer);
+  return answer;
+}
+
+// watch yields a match's WatchMatchResponses after afterSeq, and ends after
+// the match's last event. A failure after the first event comes as a last
+// line {"error": Status}.
+async function* watch(token, matchId, afterSeq = 0) {
+  const path = `/v1/matches/${matchId}:watch?after_seq=${afterSeq}`;
+  const res = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
+  if (!res.ok) throw new HangarError(`GET ${path}`, await res.json());
+  const decoder = new TextDecoder();
+  let buf = '';
+  for await (const chunk of res.body) {
+    buf += decoder.decode(chunk, { stream: true });
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line === '') continue;
+      const w = JSON.parse(line);
+      if (w.error) throw new HangarError(`GET ${path}`, w.error);
+      yield w;
+    }
+  }
+}
+
+// createPlayer registers a player and returns its id and token. The random
+// request id makes the call safe to retry.
 async function createPlayer(name) {
-  const r = await call(players, 'CreatePlayer', { display_name: name, request_id: randomUUID() });
-  const auth = new grpc.Metadata();
-  auth.set('authorization', `Bearer ${r.token}`);
-  return { id: r.player.player_id, auth };
+  const r = await api('POST', '/v1/players', { body: { displayName: name, requestId: randomUUID() } });
+  return { id: r.player.playerId, token: r.token };
 }
 
 // play plays seat until the match ends, acting on what the watch stream
-// says after each event.
-async function play(auth, matchId, seat) {
+// says after each event, and counts its rolls and moves.
+async function play(token, matchId, seat) {
   // acted is the version our last command reached: one command appends
   // several events, and the ones before its last are already history.
   let acted = 0;
-  for await (const w of matches.WatchMatch({ match_id: matchId }, auth)) {
-    // turn_seat is absent (undefined) when no seat is to act.
-    if (w.version < acted || w.turn_seat !== seat) continue;
+  let rolls = 0;
+  let moves = 0;
+  for await (const w of watch(token, matchId)) {
+    // turnSeat is absent when no seat is to act.
+    if (Number(w.version) < acted || w.turnSeat !== seat) continue;
     try {
-      if (w.phase === 'start' || w.phase === 'roll') {
-        const r = await call(moves, 'Roll',
-          { match_id: matchId, expected_version: w.version, request_id: randomUUID() }, auth);
-        acted = r.version;
-      } else if (w.phase === 'move') {
-        const legal = await call(moves, 'ListLegalMoves', { match_id: matchId }, auth);
-        if (legal.moves.length === 0) continue; // the match moved on
-        const r = await call(moves, 'Move', {
-          match_id: matchId, expected_version: legal.version, request_id: randomUUID(),
-          move: legal.moves[0],
-        }, auth);
-        acted = r.version;
-      }
+      const legal = await api('GET', `/v1/matches/${matchId}/legalActions`, { token });
+      if (legal.actions.length === 0) continue; // the match moved on
+      // The action goes back as it came, "@type" and all.
+      const action = legal.actions[0];
+      const r = await api('POST', `/v1/matches/${matchId}:act`, {
+        token,
+        body: { expectedVersion: legal.version, requestId: randomUUID(), action },
+      });
+      acted = Number(r.version);
+      if (action['@type'] === `${aeroplane}Roll`) rolls++;
+      if (action['@type'] === `${aeroplane}Move`) moves++;
     } catch (err) {
       // ABORTED: the match had moved on past this event (one in the middle
       // of a command); the next event says where it stands.
-      if (err.code !== grpc.status.ABORTED) throw err;
+      if (err.code !== ABORTED) throw err;
     }
   }
-  // The stream ends (OK) after the match's last event.
+  // The stream ends after the match's last event.
+  return { rolls, moves };
 }
 
 // spectate watches a match from its first event to its end, checks that
-// every event comes once, in order, and returns how many it saw.
-async function spectate(auth, matchId) {
-  let last = 0;
-  for await (const w of matches.WatchMatch({ match_id: matchId, after_seq: 0 }, auth)) {
-    const seq = w.event.seq;
-    if (seq !== last + 1 || w.version !== seq) {
-      throw new Error(`spectator: event ${seq} (version ${w.version}) after event ${last}`);
+// every event comes once, in order, and returns how many it saw and how
+// many of them were the game's ROLLED events.
+async function spectate(token, matchId) {
+  let events = 0;
+  let rolls = 0;
+  for await (const w of watch(token, matchId, 0)) {
+    const seq = Number(w.event.seq);
+    if (seq !== events + 1 || Number(w.version) !== seq) {
+      throw new Error(`spectator: event ${seq} (version ${w.version}) after event ${events}`);
     }
-    last = seq;
+    events = seq;
+    // A game's event is its own message, with its "@type".
+    const g = w.event.game;
+    if (g?.['@type'] === `${aeroplane}Event` && g.kind === 'EVENT_KIND_ROLLED') rolls++;
   }
-  return last;
+  return { events, rolls };
 }
 
 async function main() {
+  // GET /v1/games needs no token: every hosted game, by name, with the
+  // names of its message types.
+  const { games } = await api('GET', '/v1/games');
+  for (const g of games) {
+    console.log(`game ${g.name}: ${g.title}, ${g.minSeats} to ${g.maxSeats} seats, options ${g.optionsType}`);
+  }
+
   const ada = await createPlayer('Ada');
   const bob = await createPlayer('Bob');
 
   // Ada takes a seat and a bot the other; the match is full, so it starts.
-  const { match } = await call(matches, 'CreateMatch', {
-    game: 'GAME_AEROPLANE',
-    seat_count: 2,
-    bot_seats: 1,
-    request_id: randomUUID(),
-    options: { aeroplane: { first_player: 'FIRST_PLAYER_SEAT0' } },
-  }, ada.auth);
-  const id = match.match_id;
-  const seat = match.seats.find((s) => s.player_id === ada.id).seat;
+  // The options are the game's own message: "@type" and its fields.
+  const { match } = await api('POST', '/v1/matches', {
+    token: ada.token,
+    body: {
+      game: 'aeroplane',
+      seatCount: 2,
+      botSeats: 1,
+      requestId: randomUUID(),
+      options: { '@type': `${aeroplane}Options`, firstPlayer: 'FIRST_PLAYER_SEAT0' },
+    },
+  });
+  const id = match.matchId;
+  const seat = match.seats.find((s) => s.playerId === ada.id).seat;
   console.log(`match ${id}: Ada plays seat ${seat} against a bot`);
 
-  const [, events] = await Promise.all([play(ada.auth, id, seat), spectate(bob.auth, id)]);
+  const [mine, seen] = await Promise.all([play(ada.token, id, seat), spectate(bob.token, id)]);
 
-  const { match: m } = await call(matches, 'GetMatch', { match_id: id }, ada.auth);
+  const { match: m } = await api('GET', `/v1/matches/${id}`, { token: ada.token });
+  const version = Number(m.version);
   if (m.status !== 'MATCH_STATUS_FINISHED') throw new Error(`match is ${m.status}, want FINISHED`);
-  if (events !== m.version) throw new Error(`spectator saw ${events} events, the match has ${m.version}`);
-  console.log(`match ${id}: ${m.status} at version ${m.version}`);
-  for (const s of m.seats.toSorted((a, b) => a.place - b.place)) {
-    const name = s.status === 'SEAT_STATUS_BOT' ? 'bot' : s.display_name;
+  if (seen.events !== version) throw new Error(`spectator saw ${seen.events} events, the match has ${version}`);
+  if (seen.rolls < mine.rolls) throw new Error(`spectator saw ${seen.rolls} rolls, Ada rolled ${mine.rolls} times`);
+  console.log(`match ${id}: ${m.status} at version ${version}`);
+  for (const s of [...m.seats].sort((a, b) => a.place - b.place)) {
+    const name = s.status === 'SEAT_STATUS_BOT' ? 'bot' : s.displayName;
     console.log(`  place ${s.place}: seat ${s.seat} (${name})`);
   }
-  console.log(`spectator: saw ${events} events, 1..${m.version} in order, each once`);
+  console.log(`Ada: ${mine.rolls} rolls, ${mine.moves} moves`);
+  console.log(`spectator: saw ${seen.events} events, 1..${version} in order, each once`);
+  console.log(`spectator: ${seen.rolls} of them the die's rolls`);
 }
 
 const timeout = setTimeout(() => {
@@ -142,5 +191,4 @@ try {
   process.exitCode = 1;
 } finally {
   clearTimeout(timeout);
-  for (const c of [players, matches, moves]) c.close();
 }
