@@ -2,11 +2,14 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +17,11 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/nodetest"
 	"github.com/hangarhq/hangar/server"
@@ -134,10 +141,24 @@ func pagePlanes(ctx context.Context, t *testing.T) []string {
 	return get(ctx, t, "read planes", chromedp.Evaluate[[]string](`[...document.querySelectorAll('#board .plane')].map(p => p.dataset.seat + '/' + p.dataset.index + '@' + p.dataset.position).sort()`))
 }
 
+// unpack is the game message an Any of a match holds (its state, its
+// options) in m, left empty when the Any is unset.
+func unpack[M proto.Message](t *testing.T, a *anypb.Any, m M) M {
+	t.Helper()
+	if a.GetTypeUrl() == "" {
+		return m
+	}
+	if err := a.UnmarshalTo(m); err != nil {
+		t.Fatalf("unpack %s: %v", a.GetTypeUrl(), err)
+	}
+	return m
+}
+
 // apiPlanes are a match's planes in pagePlanes' form.
-func apiPlanes(m *hangarv1.Match) []string {
+func apiPlanes(t *testing.T, m *hangarv1.Match) []string {
+	t.Helper()
 	out := []string{}
-	for _, p := range m.GetState().GetAeroplane().GetPlanes() {
+	for _, p := range unpack(t, m.GetState(), new(aeroplanev1.State)).GetPlanes() {
 		out = append(out, fmt.Sprintf("%d/%d@%d", p.GetSeat(), p.GetIndex(), p.GetPosition()))
 	}
 	slices.Sort(out)
@@ -163,7 +184,7 @@ func webPlayAeroplane(t *testing.T, autoRoll bool) {
 	if autoRoll {
 		tick = append(tick, chromedp.Click(chromedp.ID("auto-roll")))
 	}
-	token, id := signUpAndCreate(ctx, t, base, "GAME_AEROPLANE", tick...)
+	token, id := signUpAndCreate(ctx, t, base, "aeroplane", tick...)
 	if !strings.HasPrefix(token, "hgr_") || !strings.HasPrefix(id, "m_") {
 		t.Fatalf("token %q, match %q", token, id)
 	}
@@ -230,7 +251,7 @@ func webPlayAeroplane(t *testing.T, autoRoll bool) {
 			t.Errorf("seat %d (%s) place %d: page says %q", s.GetSeat(), s.GetDisplayName(), s.GetPlace(), result)
 		}
 	}
-	if got, want := pagePlanes(ctx, t), apiPlanes(m); !slices.Equal(got, want) {
+	if got, want := pagePlanes(ctx, t), apiPlanes(t, m); !slices.Equal(got, want) {
 		t.Fatalf("page planes %v, API planes %v", got, want)
 	}
 	switch {
@@ -239,8 +260,8 @@ func webPlayAeroplane(t *testing.T, autoRoll bool) {
 	case !autoRoll && (rolls == 0 || moves == 0):
 		t.Fatalf("%d rolls, %d moves: the page never offered both", rolls, moves)
 	}
-	if m.GetAutoRoll() != autoRoll {
-		t.Fatalf("the match's auto_roll is %v, the page ticked %v", m.GetAutoRoll(), autoRoll)
+	if got := unpack(t, m.GetOptions(), new(aeroplanev1.Options)).GetAutoRoll(); got != autoRoll {
+		t.Fatalf("the match's auto_roll is %v, the page ticked %v", got, autoRoll)
 	}
 }
 
@@ -252,7 +273,7 @@ func TestWebReplay(t *testing.T) {
 	ctx := browser(t, 3*time.Minute)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
 	c := nodetest.NewPlayer(t, n.Addr(), "Viewer")
-	cr, err := c.Matches.CreateMatch(c.Ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+	cr, err := c.Matches.CreateMatch(c.Ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 		SeatCount: 2, BotSeats: 2, ObserveOnly: true, RequestId: "replay-1"})
 	if err != nil {
 		t.Fatal(err)
@@ -283,10 +304,11 @@ func TestWebReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		at := r.GetMatch()
-		if got, want := pagePlanes(ctx, t), apiPlanes(at); !slices.Equal(got, want) {
+		if got, want := pagePlanes(ctx, t), apiPlanes(t, at); !slices.Equal(got, want) {
 			t.Fatalf("version %d (%s): page planes %v, API planes %v", v, how, got, want)
 		}
-		if st := at.GetState().GetAeroplane(); st != nil {
+		if at.GetState() != nil {
+			st := unpack(t, at.GetState(), new(aeroplanev1.State))
 			if got := get(ctx, t, "read the notation", chromedp.Text(chromedp.ID("notation"))); got != st.GetNotation() {
 				t.Fatalf("version %d (%s): page notation %q, API %q", v, how, got, st.GetNotation())
 			}
@@ -311,7 +333,7 @@ func TestWebReplay(t *testing.T) {
 	do(ctx, t, "watch it", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`location.hash = '#/match/%s'`, id)),
 		chromedp.WaitVisible(chromedp.CSS(`#match[data-ui="over"] #result`)),
 		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll('#log li').length === %d`, last)))
-	if got, want := pagePlanes(ctx, t), apiPlanes(final); !slices.Equal(got, want) {
+	if got, want := pagePlanes(ctx, t), apiPlanes(t, final); !slices.Equal(got, want) {
 		t.Fatalf("watching: page planes %v, API planes %v", got, want)
 	}
 	do(ctx, t, "back to the replay", chromedp.Click(chromedp.ID("to-replay")),
@@ -331,10 +353,17 @@ func pageTiles(ctx context.Context, t *testing.T) []string {
 	return get(ctx, t, "read tiles", chromedp.Evaluate[[]string](`[...document.querySelectorAll('#board .tile[data-tile]')].map(g => g.dataset.x + ',' + g.dataset.y + ' ' + g.dataset.tile + ' r' + g.dataset.rotation).sort()`))
 }
 
+// carcassonneState is a Carcassonne match's state.
+func carcassonneState(t *testing.T, m *hangarv1.Match) *carcassonnev1.State {
+	t.Helper()
+	return unpack(t, m.GetState(), new(carcassonnev1.State))
+}
+
 // apiTiles are a Carcassonne match's tiles in pageTiles' form.
-func apiTiles(m *hangarv1.Match) []string {
+func apiTiles(t *testing.T, m *hangarv1.Match) []string {
+	t.Helper()
 	out := []string{}
-	for _, p := range m.GetState().GetCarcassonne().GetBoard() {
+	for _, p := range carcassonneState(t, m).GetBoard() {
 		out = append(out, fmt.Sprintf("%d,%d %s r%d", p.GetX(), p.GetY(), p.GetTile(), p.GetRotation()))
 	}
 	slices.Sort(out)
@@ -349,7 +378,7 @@ func TestWebCarcassonne(t *testing.T) {
 	nodetest.Long(t)
 	ctx := browser(t, 5*time.Minute)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
-	token, id := signUpAndCreate(ctx, t, "http://"+n.Addr()+"/", "GAME_CARCASSONNE")
+	token, id := signUpAndCreate(ctx, t, "http://"+n.Addr()+"/", "carcassonne")
 	c := nodetest.AsPlayer(nodetest.Dial(t, n.Addr()), token)
 	rng := rand.New(rand.NewPCG(5, 6))
 	last, moves, shot := 0, 0, false
@@ -371,7 +400,7 @@ func TestWebCarcassonne(t *testing.T) {
 		}
 		if moves == 30 {
 			// Mid-game: the board drawn is the API's.
-			if got, want := pageTiles(ctx, t), apiTiles(c.Match(t, id)); !slices.Equal(got, want) {
+			if got, want := pageTiles(ctx, t), apiTiles(t, c.Match(t, id)); !slices.Equal(got, want) {
 				t.Fatalf("version %d: page tiles %v, API tiles %v", last, got, want)
 			}
 		}
@@ -391,10 +420,10 @@ func TestWebCarcassonne(t *testing.T) {
 	if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
 		t.Fatalf("API status %v", final.GetStatus())
 	}
-	if got, want := pageTiles(ctx, t), apiTiles(final); !slices.Equal(got, want) {
+	if got, want := pageTiles(ctx, t), apiTiles(t, final); !slices.Equal(got, want) {
 		t.Fatalf("final: page tiles %v, API tiles %v", got, want)
 	}
-	t.Logf("%d moves through the page, %d tiles placed", moves, len(final.GetState().GetCarcassonne().GetBoard()))
+	t.Logf("%d moves through the page, %d tiles placed", moves, len(carcassonneState(t, final).GetBoard()))
 
 	// The replay of the same match.
 	do(ctx, t, "open the replay", chromedp.Click(chromedp.ID("to-replay")),
@@ -407,11 +436,11 @@ func TestWebCarcassonne(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := pageTiles(ctx, t), apiTiles(r.GetMatch()); !slices.Equal(got, want) {
+		if got, want := pageTiles(ctx, t), apiTiles(t, r.GetMatch()); !slices.Equal(got, want) {
 			t.Fatalf("replay at %d: page tiles %v, API tiles %v", v, got, want)
 		}
 		followers := get(ctx, t, "count followers", chromedp.Evaluate[int](`document.querySelectorAll('#board .follower').length`))
-		if want := len(r.GetMatch().GetState().GetCarcassonne().GetFollowers()); followers != want {
+		if want := len(carcassonneState(t, r.GetMatch()).GetFollowers()); followers != want {
 			t.Fatalf("replay at %d: %d followers drawn, %d in the state", v, followers, want)
 		}
 		if v == final.GetVersion()/2 {
@@ -428,7 +457,7 @@ func TestWebLobby(t *testing.T) {
 	ctx := browser(t, 2*time.Minute)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
 	bob := nodetest.NewPlayer(t, n.Addr(), "Bob")
-	cr, err := bob.Matches.CreateMatch(bob.Ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, RequestId: "lobby-1"})
+	cr, err := bob.Matches.CreateMatch(bob.Ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, RequestId: "lobby-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,9 +523,177 @@ func signUpAndCreate(ctx context.Context, t *testing.T, base, game string, extra
 		chromedp.SetValue(chromedp.ID("seats"), "2"),
 		chromedp.SetValue(chromedp.ID("bots"), "1"),
 	}
-	actions = append(append(actions, extra...), chromedp.Click(chromedp.ID("create-match")), chromedp.WaitVisible(chromedp.CSS("#match #board")))
+	actions = append(append(actions, extra...), chromedp.Click(chromedp.ID("create-match")), chromedp.WaitVisible(chromedp.CSS("#match[data-version]")))
 	do(ctx, t, "sign up and create a match", actions...)
 	token = get(ctx, t, "read the token", chromedp.Evaluate[string](`localStorage.getItem('hangar.token')`))
 	id = get(ctx, t, "read the match", chromedp.Evaluate[string](`location.hash.split('/')[2]`))
 	return token, id
+}
+
+// restJSON is the REST/JSON answer of GET path on the node at addr, as
+// the page reads it.
+func restJSON(t *testing.T, addr, token, path string) map[string]any {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s, %v", path, resp.Status, err)
+	}
+	return out
+}
+
+// pageJSON is JSON the page shows, decoded.
+func pageJSON(ctx context.Context, t *testing.T, what, js string) any {
+	t.Helper()
+	text := get(ctx, t, what, chromedp.Evaluate[string](js))
+	var v any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		t.Fatalf("%s: %v in %q", what, err, text)
+	}
+	return v
+}
+
+// TestWebGeneric plays Aeroplane Chess in the generic view, the view of a
+// game the page does not draw (?generic=1 hides its drawings): the title
+// is ListGames', the options are typed as JSON, the state shown is the
+// API's state as JSON, the buttons are the API's legal actions and each
+// sends its action back through Act (Roll and Move alike), the log shows
+// the game's events as JSON, and the replay shows the state at a version.
+func TestWebGeneric(t *testing.T) {
+	nodetest.Long(t)
+	ctx := browser(t, 5*time.Minute)
+	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
+	gr, err := hangarv1.NewGameServiceClient(nodetest.Dial(t, n.Addr())).ListGames(context.Background(), &hangarv1.ListGamesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info *hangarv1.GameInfo
+	for _, g := range gr.GetGames() {
+		if g.GetName() == "aeroplane" {
+			info = g
+		}
+	}
+	if info == nil {
+		t.Fatalf("ListGames has no aeroplane: %v", gr.GetGames())
+	}
+	token, id := signUpAndCreate(ctx, t, "http://"+n.Addr()+"/?generic=1", "aeroplane",
+		chromedp.SetValue(chromedp.ID("options"), `{"firstPlayer": "FIRST_PLAYER_SEAT0"}`))
+	do(ctx, t, "open the generic view", chromedp.WaitVisible(chromedp.CSS(`#match[data-view="generic"] #state-json`)))
+	if title := get(ctx, t, "read the title", chromedp.Text(chromedp.ID("title"))); !strings.HasPrefix(title, info.GetTitle()+" ") {
+		t.Fatalf("title %q, ListGames says %q", title, info.GetTitle())
+	}
+	if boards := get(ctx, t, "look for a board", chromedp.Evaluate[int](`document.querySelectorAll('#board, #roll, #moves').length`)); boards != 0 {
+		t.Fatalf("the generic view draws %d board elements", boards)
+	}
+	c := nodetest.AsPlayer(nodetest.Dial(t, n.Addr()), token)
+	if fp := unpack(t, c.Match(t, id).GetOptions(), new(aeroplanev1.Options)).GetFirstPlayer(); fp != aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0 {
+		t.Fatalf("the match's first_player is %v, the page's options said FIRST_PLAYER_SEAT0", fp)
+	}
+
+	rng := rand.New(rand.NewPCG(7, 8))
+	last, turns := 0, 0
+	played := map[string]int{} // by action type
+	for {
+		ui := get(ctx, t, fmt.Sprintf("wait for a turn after version %d", last), chromedp.Poll[string](fmt.Sprintf(`(() => {
+			const m = document.getElementById('match');
+			if (!m) return false;
+			const u = m.dataset.ui;
+			if (u === 'over') return u;
+			if (u === 'act' && Number(m.dataset.version) > %d) return u;
+			return false;
+		})()`, last), chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0)))
+		if ui == "over" {
+			break
+		}
+		last = get(ctx, t, "read the version", chromedp.Evaluate[int](`Number(document.getElementById('match').dataset.version)`))
+		if turns > 2000 {
+			t.Fatalf("no end after %d actions", turns)
+		}
+		if turns < 3 || turns%25 == 0 {
+			// The page shows the API's state and legal actions (the seat is
+			// to act: nothing changes until it does).
+			want := restJSON(t, n.Addr(), token, "/v1/matches/"+id)["match"].(map[string]any)["state"]
+			if got := pageJSON(ctx, t, "read the state", `document.getElementById('state-json').textContent`); !reflect.DeepEqual(got, want) {
+				t.Fatalf("version %d: the page's state %v, the API's %v", last, got, want)
+			}
+			want = restJSON(t, n.Addr(), token, "/v1/matches/"+id+"/legalActions")["actions"]
+			if got := pageJSON(ctx, t, "read the actions", `'[' + [...document.querySelectorAll('#actions button.action')].map(b => b.title).join(',') + ']'`); !reflect.DeepEqual(got, want) {
+				t.Fatalf("version %d: the page's actions %v, the API's %v", last, got, want)
+			}
+		}
+		count := get(ctx, t, "count actions", chromedp.Evaluate[int](`document.querySelectorAll('#actions button.action').length`))
+		if count == 0 {
+			t.Fatal("the page is in the act state with no action listed")
+		}
+		sel := fmt.Sprintf(`#actions button.action[data-index="%d"]`, rng.IntN(count))
+		typ := get(ctx, t, "read the action's type", chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector('%s').dataset.type`, sel)))
+		if !slices.Contains(info.GetActionTypes(), typ) {
+			t.Fatalf("a button of type %q; the game's action types are %v", typ, info.GetActionTypes())
+		}
+		if turns == 40 {
+			screenshot(ctx, t, "web-generic.png")
+		}
+		played[typ]++
+		turns++
+		do(ctx, t, "act", chromedp.Click(chromedp.CSS(sel)))
+	}
+	do(ctx, t, "wait for the result", chromedp.WaitVisible(chromedp.ID("result")))
+	t.Logf("%d actions through the generic view: %v", turns, played)
+	if played["hangar.aeroplane.v1.Roll"] == 0 || played["hangar.aeroplane.v1.Move"] == 0 {
+		t.Fatalf("actions played %v: want Rolls and Moves", played)
+	}
+	final := c.Match(t, id)
+	version := get(ctx, t, "read the version", chromedp.AttributeValue(chromedp.ID("match"), "data-version")).Value
+	if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED || fmt.Sprint(final.GetVersion()) != version {
+		t.Fatalf("API: %v at version %d; page: version %s", final.GetStatus(), final.GetVersion(), version)
+	}
+
+	// The log holds every event; the game's as JSON of its event type.
+	do(ctx, t, "wait for the whole log", chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll('#log li').length === %d`, final.GetVersion())))
+	var gameEvents []*hangarv1.Event
+	for page := ""; ; {
+		er, err := c.Matches.ListMatchEvents(c.Ctx(), &hangarv1.ListMatchEventsRequest{MatchId: id, PageSize: 1000, PageToken: page})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range er.GetEvents() {
+			if ev.GetGame() != nil {
+				gameEvents = append(gameEvents, ev)
+			}
+		}
+		if page = er.GetNextPageToken(); page == "" {
+			break
+		}
+	}
+	if got := get(ctx, t, "count the game's events", chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll('#log li[data-type=%q] details pre').length`, info.GetEventType()))); got != len(gameEvents) || got == 0 {
+		t.Fatalf("the log shows %d events of type %s, the match has %d game events", got, info.GetEventType(), len(gameEvents))
+	}
+	lastGame := gameEvents[len(gameEvents)-1]
+	got := pageJSON(ctx, t, "read an event", fmt.Sprintf(`document.querySelector('#log li[data-seq="%d"] details pre').textContent`, lastGame.GetSeq()))
+	want := unpack(t, lastGame.GetGame(), new(aeroplanev1.Event)).GetNotation()
+	if got.(map[string]any)["notation"] != want || got.(map[string]any)["@type"] != "type.googleapis.com/"+info.GetEventType() {
+		t.Fatalf("event %d on the page: %v; the API's notation %q", lastGame.GetSeq(), got, want)
+	}
+
+	// The replay shows the state at each version as JSON.
+	do(ctx, t, "open the replay", chromedp.Click(chromedp.ID("to-replay")),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"] #state-json[data-version="%d"]`, final.GetVersion(), final.GetVersion()))))
+	for _, v := range []int64{final.GetVersion() / 2, final.GetVersion() - 1} {
+		do(ctx, t, fmt.Sprintf("move the slider to %d", v), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
+			`(() => { const s = document.getElementById('slider'); s.value = %d; s.dispatchEvent(new Event('input')); })()`, v)),
+			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"] #state-json[data-version="%d"]`, v, v))))
+		want := restJSON(t, n.Addr(), token, fmt.Sprintf("/v1/matches/%s?at_version=%d", id, v))["match"].(map[string]any)["state"]
+		if got := pageJSON(ctx, t, "read the state", `document.getElementById('state-json').textContent`); !reflect.DeepEqual(got, want) {
+			t.Fatalf("replay at %d: the page's state %v, the API's %v", v, got, want)
+		}
+	}
 }

@@ -68,6 +68,8 @@ export async function createPlayer(displayName) {
 }
 
 export const me = () => call("GET", "/v1/me");
+// listGames lists the games the server hosts (GameService.ListGames).
+export const listGames = () => call("GET", "/v1/games");
 export const listMatches = (filter) => call("GET", `/v1/matches?filter=${filter}&page_size=50`);
 export const getMatch = (id, atVersion) =>
   call("GET", `/v1/matches/${encodeURIComponent(id)}` + (atVersion ? `?at_version=${atVersion}` : ""));
@@ -75,16 +77,35 @@ export const createMatch = (req) => call("POST", "/v1/matches", { ...req, reques
 export const joinMatch = (id) => call("POST", `/v1/matches/${encodeURIComponent(id)}:join`, { requestId: requestId() });
 export const leaveMatch = (id) => call("POST", `/v1/matches/${encodeURIComponent(id)}:leave`, { requestId: requestId() });
 export const startMatch = (id) => call("POST", `/v1/matches/${encodeURIComponent(id)}:start`, { requestId: requestId() });
-export const legalMoves = (id) => call("GET", `/v1/matches/${encodeURIComponent(id)}/legal-moves`);
-export const roll = (id, expectedVersion) =>
-  call("POST", `/v1/matches/${encodeURIComponent(id)}:roll`, { expectedVersion: String(expectedVersion), requestId: requestId() });
-export const move = (id, expectedVersion, mv) =>
-  call("POST", `/v1/matches/${encodeURIComponent(id)}:move`, {
+export const legalActions = (id) => call("GET", `/v1/matches/${encodeURIComponent(id)}/legalActions`);
+// act plays action, one of the game's action messages as an Any in
+// protojson ({"@type": "type.googleapis.com/<full name>", ...its fields}).
+export const act = (id, expectedVersion, action) =>
+  call("POST", `/v1/matches/${encodeURIComponent(id)}:act`, {
     expectedVersion: String(expectedVersion),
     requestId: requestId(),
-    move: mv,
+    action,
   });
-export const getBoard = (game) => call("GET", `/v1/games/${game}/board`);
+export const getBoard = (game) => call("GET", `/v1/games/${encodeURIComponent(game)}/board`);
+
+// TYPE_PREFIX starts the type URL of every Any the server writes.
+export const TYPE_PREFIX = "type.googleapis.com/";
+
+// typeOf is the full message name of an Any in protojson
+// ("hangar.aeroplane.v1.Move"), or "" for none.
+export function typeOf(any) {
+  const url = (any && any["@type"]) || "";
+  return url.slice(url.lastIndexOf("/") + 1);
+}
+
+// pack is the Any of the message named type with fields.
+export const pack = (type, fields = {}) => ({ "@type": TYPE_PREFIX + type, ...fields });
+
+// fields is an Any's message without its "@type".
+export function fields(any) {
+  const { "@type": _, ...rest } = any || {};
+  return rest;
+}
 
 // listEvents reads every stored event of a match, page by page.
 export async function listEvents(id) {
