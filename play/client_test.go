@@ -126,7 +126,7 @@ func (sc *screen) await(res ...*regexp.Regexp) (int, []string) {
 var (
 	createdRE = regexp.MustCompile(`created match (m_\w+)`)
 	rollRE    = regexp.MustCompile(`\[r\]oll> `)
-	chooseRE  = regexp.MustCompile(`choose a move 1-(\d+)> `)
+	chooseRE  = regexp.MustCompile(`choose (?:a move|an action) 1-(\d+)> `)
 	rankingRE = regexp.MustCompile(`Final ranking:`)
 	ansiRE    = regexp.MustCompile("\x1b\\[[0-9;]*m")
 )
@@ -311,6 +311,42 @@ func TestPlayCarcassonneAgainstABot(t *testing.T) {
 		regexp.MustCompile(`Final ranking:\n +1\. (Red|Blue) \(.*\) +\d+ points`),
 	)
 	t.Logf("%d moves, %d lines of output", moves, strings.Count(out, "\n"))
+}
+
+// TestPlayGeneric plays Aeroplane Chess to the end in the generic view
+// (-generic), as a client that does not know the game would: the title from
+// ListGames, the state and the events as protobuf JSON, the roll and the
+// moves as numbered actions sent back as they came.
+func TestPlayGeneric(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
+	out, id, token, rolls, moves := playToEnd(t, n.Addr(), "-create", "-bots", "1", "-generic")
+	checkFinished(t, n.Addr(), id, token)
+	if rolls != 0 || moves == 0 {
+		t.Fatalf("the client asked for %d rolls and %d choices, want choices alone", rolls, moves)
+	}
+	checkOutput(t, out,
+		regexp.MustCompile(`Aeroplane Chess +m_\w+ +v\d+`),                                      // the title, from ListGames
+		regexp.MustCompile(`state \(hangar\.aeroplane\.v1\.State\):\n +\{\n +"phase": "PHASE_`), // the state
+		regexp.MustCompile(`#\d+ +Event \{"kind":"EVENT_KIND_ROLLED","seat":0,"die":\d`),        // an event
+		regexp.MustCompile(`1\) Roll \{\}\nchoose an action 1-1> `),                             // the roll, an action
+		regexp.MustCompile(`\d\) Move \{"kind":"MOVE_KIND_TAKE_OFF",`),                          // a move
+		regexp.MustCompile(`Final ranking:\n +1\. (Red|Yellow|Blue|Green) \(.*\)`),
+	)
+	if rollRE.MatchString(out) || strings.Contains(out, "your move") {
+		t.Error("the generic view prompted as the Aeroplane Chess view does")
+	}
+}
+
+// TestPlayUnknownGame: -create -game with a name the server does not host
+// fails, naming the games it hosts.
+func TestPlayUnknownGame(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
+	err := play.Main([]string{"-addr", n.Addr(), "-name", "Ada", "-token-file", filepath.Join(t.TempDir(), "token"), "-create", "-game", "chess"}, strings.NewReader(""), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "aeroplane") || !strings.Contains(err.Error(), "carcassonne") {
+		t.Fatalf("hangar play -create -game chess: %v, want an error naming the hosted games", err)
+	}
 }
 
 // TestPlayTwoPeople: Ada creates a match for two, Bob joins it from

@@ -19,6 +19,9 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/anypb"
+
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 )
 
 // The generic view: a game this client has no drawing for is shown as the
@@ -114,6 +117,25 @@ func rawAny(a *anypb.Any) string {
 	return fmt.Sprintf("%s (%d bytes)", a.GetTypeUrl(), len(a.GetValue()))
 }
 
+// decode is the message inside a when the client draws its game; nil for
+// a type it does not know, and for every type in the generic view
+// (Config.Generic), so that the callers fall back to the generic view.
+func (s *session) decode(a *anypb.Any) proto.Message {
+	if s.cfg.Generic || a == nil {
+		return nil
+	}
+	m, err := s.types.unpack(a)
+	if err != nil {
+		return nil
+	}
+	switch m.(type) {
+	case *aeroplanev1.State, *aeroplanev1.Event, *aeroplanev1.Roll, *aeroplanev1.Move,
+		*carcassonnev1.State, *carcassonnev1.Event, *carcassonnev1.Move:
+		return m
+	}
+	return nil
+}
+
 // drawGeneric writes a state the client has no drawing for: its JSON,
 // indented under the type's full name.
 func (s *session) drawGeneric(b *strings.Builder, st *anypb.Any) {
@@ -151,23 +173,26 @@ func (s *session) learnTypes(conn grpc.ClientConnInterface) {
 	if len(missing) == 0 {
 		return
 	}
-	types, err := reflectTypes(s.ctx, conn, missing)
+	types, undescribed, err := reflectTypes(s.ctx, conn, missing)
 	if err != nil {
 		s.printf("the server did not describe %s's messages (%v): showing their type names only\n", info.GetName(), err)
 		return
+	}
+	if len(undescribed) > 0 {
+		s.printf("the server did not describe %s: showing its type name only\n", strings.Join(undescribed, ", "))
 	}
 	s.types.extra = types
 }
 
 // reflectTypes builds the message types of symbols from the file
 // descriptors the server's reflection service sends (each file with the
-// files it imports).
-func reflectTypes(ctx context.Context, conn grpc.ClientConnInterface, symbols []string) (*dynamicpb.Types, error) {
+// files it imports). undescribed are the symbols the server did not know.
+func reflectTypes(ctx context.Context, conn grpc.ClientConnInterface, symbols []string) (types *dynamicpb.Types, undescribed []string, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := reflectionpb.NewServerReflectionClient(conn).ServerReflectionInfo(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	set := &descriptorpb.FileDescriptorSet{}
 	seen := map[string]bool{}
@@ -175,19 +200,20 @@ func reflectTypes(ctx context.Context, conn grpc.ClientConnInterface, symbols []
 		if err := stream.Send(&reflectionpb.ServerReflectionRequest{
 			MessageRequest: &reflectionpb.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: sym},
 		}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r, err := stream.Recv()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if e := r.GetErrorResponse(); e != nil {
-			return nil, fmt.Errorf("%s: %s", sym, e.GetErrorMessage())
+		if r.GetErrorResponse() != nil {
+			undescribed = append(undescribed, sym)
+			continue
 		}
 		for _, raw := range r.GetFileDescriptorResponse().GetFileDescriptorProto() {
 			fd := &descriptorpb.FileDescriptorProto{}
 			if err := proto.Unmarshal(raw, fd); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if !seen[fd.GetName()] {
 				seen[fd.GetName()] = true
@@ -196,11 +222,11 @@ func reflectTypes(ctx context.Context, conn grpc.ClientConnInterface, symbols []
 		}
 	}
 	if err := stream.CloseSend(); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		return nil, nil, err
 	}
 	files, err := protodesc.NewFiles(set)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return dynamicpb.NewTypes(files), nil
+	return dynamicpb.NewTypes(files), undescribed, nil
 }

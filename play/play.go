@@ -33,6 +33,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
@@ -68,6 +69,10 @@ type Config struct {
 	Join string
 	// Watch watches the match of that id without playing.
 	Watch string
+
+	// Generic shows every game in the generic view, the ones the client
+	// draws too (to see a game as a client that does not know it would).
+	Generic bool
 
 	// Colour draws with ANSI colours.
 	Colour bool
@@ -393,7 +398,7 @@ func (s *session) enter() error {
 // loadBoard reads the Aeroplane Chess board; without it the client still
 // plays, listing the planes instead of drawing them.
 func (s *session) loadBoard() {
-	if s.info.GetBoardType() != string((&aeroplanev1.Board{}).ProtoReflect().Descriptor().FullName()) {
+	if s.cfg.Generic || s.info.GetBoardType() != string((&aeroplanev1.Board{}).ProtoReflect().Descriptor().FullName()) {
 		return
 	}
 	r, err := s.matches.GetBoard(s.ctx, &hangarv1.GetBoardRequest{Game: s.game})
@@ -414,9 +419,8 @@ func (s *session) phaseOf(m *hangarv1.Match) string {
 	if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE && m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
 		return ""
 	}
-	st, _ := s.types.unpack(m.GetState())
 	var name string
-	switch st := st.(type) {
+	switch st := s.decode(m.GetState()).(type) {
 	case *aeroplanev1.State:
 		name = st.GetPhase().String()
 		if name == "PHASE_START_ROLL" {
@@ -581,17 +585,10 @@ func (s *session) eventLine(ev *hangarv1.Event) string {
 	return "(an event this client does not know)"
 }
 
-// gameEvent is the game's event an event carries, decoded (nil for a
-// platform event, or one of a type the client cannot resolve).
-func (s *session) gameEvent(ev *hangarv1.Event) any {
-	if ev.GetGame() == nil {
-		return nil
-	}
-	m, err := s.types.unpack(ev.GetGame())
-	if err != nil {
-		return nil
-	}
-	return m
+// gameEvent is the game's event an event carries, decoded when the client
+// draws the game (else nil, as for a platform event).
+func (s *session) gameEvent(ev *hangarv1.Event) proto.Message {
+	return s.decode(ev.GetGame())
 }
 
 // colour is a seat's colour name.
@@ -675,8 +672,7 @@ func (s *session) redraw() error {
 			fmt.Fprintf(&b, "  seat %d: %s\n", st.GetSeat(), s.player(st.GetSeat()))
 		}
 	default:
-		st, _ := s.types.unpack(m.GetState())
-		switch st := st.(type) {
+		switch st := s.decode(m.GetState()).(type) {
 		case *aeroplanev1.State:
 			s.drawAeroplane(&b, st)
 		case *carcassonnev1.State:
@@ -724,13 +720,13 @@ func (s *session) maybePrompt() error {
 func (s *session) offer(r *hangarv1.ListLegalActionsResponse) {
 	actions := r.GetActions()
 	s.prompted = max(r.GetVersion(), s.last.GetVersion())
-	if len(actions) == 1 && actions[0].MessageIs(&aeroplanev1.Roll{}) {
+	if !s.cfg.Generic && len(actions) == 1 && actions[0].MessageIs(&aeroplanev1.Roll{}) {
 		s.pending = &prompt{version: r.GetVersion(), roll: true, actions: actions}
 		s.printf("%s, your turn: [r]oll> ", s.seatName(s.seat))
 		return
 	}
 	s.pending = &prompt{version: r.GetVersion(), actions: actions}
-	known := true
+	known := !s.cfg.Generic
 	for _, a := range actions {
 		known = known && (a.MessageIs(&aeroplanev1.Move{}) || a.MessageIs(&aeroplanev1.Roll{}) || a.MessageIs(&carcassonnev1.Move{}))
 	}
@@ -751,8 +747,7 @@ func (s *session) offer(r *hangarv1.ListLegalActionsResponse) {
 
 // die is the roll awaiting a move in Aeroplane Chess (0 in other games).
 func (s *session) die() int32 {
-	st, _ := s.types.unpack(s.match.GetState())
-	if a, ok := st.(*aeroplanev1.State); ok && a.GetPhase() == aeroplanev1.Phase_PHASE_MOVE {
+	if a, ok := s.decode(s.match.GetState()).(*aeroplanev1.State); ok && a.GetPhase() == aeroplanev1.Phase_PHASE_MOVE {
 		return a.GetDie()
 	}
 	return 0
@@ -768,11 +763,7 @@ func dieText(die int32) string {
 // actionText is a legal action in words: the seed games' own, else the
 // action's JSON.
 func (s *session) actionText(a *anypb.Any) string {
-	m, err := s.types.unpack(a)
-	if err != nil {
-		return rawAny(a)
-	}
-	switch m := m.(type) {
+	switch m := s.decode(a).(type) {
 	case *aeroplanev1.Roll:
 		return "roll the die"
 	case *aeroplanev1.Move:

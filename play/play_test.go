@@ -5,12 +5,18 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/reflection"
+	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -18,6 +24,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
@@ -171,6 +178,13 @@ func TestEventLines(t *testing.T) {
 	if got, want := s.eventLine(ev), "Blue scores 4 for the city at 0,-1"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
+
+	// -generic: a game the client draws, shown as one it does not.
+	s.cfg.Generic = true
+	ev = gameEvent(t, &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_ROLLED, Seat: 0, Die: 6})
+	if got, want := s.eventLine(ev), `Event {"kind":"EVENT_KIND_ROLLED","seat":0,"die":6,"planes":[],`; !strings.HasPrefix(got, want) {
+		t.Errorf("generic: %q, want it to start %q", got, want)
+	}
 }
 
 // gameEvent is an event carrying a game's event m.
@@ -248,17 +262,21 @@ func connectFour(t *testing.T) (*dynamicpb.Types, protoreflect.FileDescriptor) {
 		return &descriptorpb.FieldDescriptorProto{Name: proto.String(name), Number: proto.Int32(n), Type: typ.Enum(), Label: label.Enum()}
 	}
 	str, i32 := descriptorpb.FieldDescriptorProto_TYPE_STRING, descriptorpb.FieldDescriptorProto_TYPE_INT32
+	moveTime := field("move_time", 1, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE, false)
+	moveTime.TypeName = proto.String(".google.protobuf.Duration")
 	fdp := &descriptorpb.FileDescriptorProto{
-		Name:    proto.String("example/connectfour/v1/connectfour.proto"),
-		Package: proto.String("example.connectfour.v1"),
-		Syntax:  proto.String("proto3"),
+		Name:       proto.String("example/connectfour/v1/connectfour.proto"),
+		Package:    proto.String("example.connectfour.v1"),
+		Syntax:     proto.String("proto3"),
+		Dependency: []string{"google/protobuf/duration.proto"},
 		MessageType: []*descriptorpb.DescriptorProto{
+			{Name: proto.String("Options"), Field: []*descriptorpb.FieldDescriptorProto{moveTime}},
 			{Name: proto.String("State"), Field: []*descriptorpb.FieldDescriptorProto{field("rows", 1, str, true), field("turn_seat", 2, i32, false)}},
 			{Name: proto.String("Drop"), Field: []*descriptorpb.FieldDescriptorProto{field("column", 1, i32, false)}},
 			{Name: proto.String("Event"), Field: []*descriptorpb.FieldDescriptorProto{field("seat", 1, i32, false), field("column", 2, i32, false)}},
 		},
 	}
-	fd, err := protodesc.NewFile(fdp, nil)
+	fd, err := protodesc.NewFile(fdp, protoregistry.GlobalFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,5 +431,75 @@ func TestGenericView(t *testing.T) {
 	s.drawGeneric(&b, state)
 	if want := fmt.Sprintf("  state: type.googleapis.com/example.connectfour.v1.State (%d bytes)\n", len(state.GetValue())); b.String() != want {
 		t.Errorf("unresolved state: %q, want %q", b.String(), want)
+	}
+}
+
+// TestLearnTypes: the client learns an unknown game's message types from
+// the server's reflection service (the game's file and the files it
+// imports), and shows them as JSON; a type the server does not describe
+// stays a type URL and a size, and the others are learnt all the same.
+func TestLearnTypes(t *testing.T) {
+	_, fd := connectFour(t)
+	files := &protoregistry.Files{}
+	if err := files.RegisterFile(fd); err != nil {
+		t.Fatal(err)
+	}
+	lis := bufconn.Listen(1 << 20)
+	gs := grpc.NewServer()
+	reflectionpb.RegisterServerReflectionServer(gs, reflection.NewServerV1(reflection.ServerOptions{Services: gs, DescriptorResolver: files}))
+	go gs.Serve(lis)
+	t.Cleanup(gs.Stop)
+	conn, err := grpc.NewClient("passthrough:///reflection", grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+
+	s, out := testSession(false)
+	s.ctx, s.board, s.game = t.Context(), nil, "connectfour"
+	s.info = &hangarv1.GameInfo{Name: "connectfour", Title: "Connect Four", OptionsType: "example.connectfour.v1.Options",
+		StateType:   "example.connectfour.v1.State",
+		ActionTypes: []string{"example.connectfour.v1.Drop"}, EventType: "example.connectfour.v1.Event"}
+	s.learnTypes(conn)
+	s.out.Flush()
+	if out.Len() > 0 {
+		t.Fatalf("learning the types: %s", out.String())
+	}
+	opts := dynamic(t, fd, "Options", func(m *dynamicpb.Message) {
+		m.Set(m.Descriptor().Fields().ByName("move_time"), protoreflect.ValueOfMessage(durationpb.New(90*time.Second).ProtoReflect()))
+	})
+	drop := dynamic(t, fd, "Drop", func(m *dynamicpb.Message) {
+		m.Set(m.Descriptor().Fields().ByName("column"), protoreflect.ValueOfInt32(6))
+	})
+	for a, want := range map[*anypb.Any]string{opts: `Options {"moveTime":"90s"}`, drop: `Drop {"column":6}`} {
+		if got := s.types.anyText(a); got != want {
+			t.Errorf("learnt: %q, want %q", got, want)
+		}
+	}
+
+	s.info.EventType = "example.connectfour.v1.Secret"
+	s.types = resolver{}
+	s.learnTypes(conn)
+	s.out.Flush()
+	if want := "the server did not describe example.connectfour.v1.Secret: showing its type name only\n"; out.String() != want {
+		t.Errorf("said %q, want %q", out.String(), want)
+	}
+	if got, want := s.types.anyText(drop), `Drop {"column":6}`; got != want {
+		t.Errorf("with one type undescribed: %q, want %q", got, want)
+	}
+
+	// When reflection fails (a server may turn it off; this one stops)
+	// the view stays at type URLs and sizes.
+	out.Reset()
+	s.types = resolver{}
+	gs.Stop()
+	s.learnTypes(conn)
+	s.out.Flush()
+	if !strings.Contains(out.String(), "the server did not describe connectfour's messages") {
+		t.Errorf("no word of the failure: %q", out.String())
+	}
+	if got, want := s.types.anyText(drop), rawAny(drop); got != want {
+		t.Errorf("after the failure: %q, want %q", got, want)
 	}
 }
