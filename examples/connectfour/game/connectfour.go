@@ -246,6 +246,11 @@ func (g State) Act(seat int32, a proto.Message, _ game.Rand) (game.State, []prot
 		return nil, nil, fmt.Errorf("%w: seat %d is to drop", game.ErrNotYourTurn, turn)
 	}
 	row := g.s.Height(int(col))
+	if row == engine.Rows {
+		// The engine's message would count the column from 1, as its
+		// notation does; the API counts from 0.
+		return nil, nil, wrap(fmt.Errorf("%w: column %d holds %d discs", engine.ErrColumnFull, col, row))
+	}
 	s, err := g.s.Play(int(col))
 	if err != nil {
 		return nil, nil, wrap(err)
