@@ -228,6 +228,9 @@ func WithLegacyAutoRoll(g Game, o proto.Message) proto.Message {
 
 // legacy returns the game whose legacy number is n, or nil.
 func (r *Registry) legacy(n int32) *entry {
+	if r == nil {
+		return nil
+	}
 	for _, e := range r.byName {
 		if l, ok := e.g.(Legacy); ok && l.LegacyEnum() == n {
 			return e

@@ -202,44 +202,48 @@ func (r *Registry) Pack(m proto.Message) (*anypb.Any, error) {
 	return &anypb.Any{TypeUrl: r.typeURL(m), Value: b}, nil
 }
 
-// PackAll packs ms, their Any messages made in one block.
+// PackAll packs ms: their Any messages made in one block, their bytes
+// written into one buffer.
 func (r *Registry) PackAll(ms []proto.Message) ([]*anypb.Any, error) {
 	if len(ms) == 0 {
 		return nil, nil
 	}
 	out := make([]*anypb.Any, len(ms))
 	anys := make([]anypb.Any, len(ms))
+	if _, err := marshalInto(ms, func(i int) *[]byte { return &anys[i].Value }); err != nil {
+		return nil, err
+	}
 	for i, m := range ms {
-		b, err := marshal(m)
-		if err != nil {
-			return nil, err
-		}
-		anys[i].TypeUrl, anys[i].Value = r.typeURL(m), b
+		anys[i].TypeUrl = r.typeURL(m)
 		out[i] = &anys[i]
 	}
 	return out, nil
 }
 
 // PackEvents wraps game g's events in the API's Event (its body the game's
-// event in an Any), the messages of each kind made in one block.
+// event in an Any): the messages made in one block, their bytes written
+// into one buffer.
 func (r *Registry) PackEvents(g Game, ms []proto.Message) ([]*hangarv1.Event, error) {
 	if len(ms) == 0 {
 		return nil, nil
 	}
-	url := r.byName[g.Name()].event
+	type block struct {
+		ev   hangarv1.Event
+		body hangarv1.Event_Game
+		any  anypb.Any
+	}
 	out := make([]*hangarv1.Event, len(ms))
-	events := make([]hangarv1.Event, len(ms))
-	bodies := make([]hangarv1.Event_Game, len(ms))
-	anys := make([]anypb.Any, len(ms))
-	for i, m := range ms {
-		b, err := marshal(m)
-		if err != nil {
-			return nil, err
-		}
-		anys[i].TypeUrl, anys[i].Value = url, b
-		bodies[i].Game = &anys[i]
-		events[i].Body = &bodies[i]
-		out[i] = &events[i]
+	blocks := make([]block, len(ms))
+	if _, err := marshalInto(ms, func(i int) *[]byte { return &blocks[i].any.Value }); err != nil {
+		return nil, err
+	}
+	url := r.byName[g.Name()].event
+	for i := range ms {
+		b := &blocks[i]
+		b.any.TypeUrl = url
+		b.body.Game = &b.any
+		b.ev.Body = &b.body
+		out[i] = &b.ev
 	}
 	return out, nil
 }
@@ -338,6 +342,43 @@ type (
 )
 
 var deterministic = proto.MarshalOptions{Deterministic: true}
+
+// marshalInto writes each of ms's deterministic wire form to *dst(i):
+// into one buffer when they all have the generated writer (each a slice of
+// it, its capacity its own length, so that an append copies).
+func marshalInto(ms []proto.Message, dst func(i int) *[]byte) (int, error) {
+	total := 0
+	for _, m := range ms {
+		vt, ok := m.(vtMarshaler)
+		if !ok {
+			total = -1
+			break
+		}
+		total += vt.SizeVT()
+	}
+	if total < 0 {
+		for i, m := range ms {
+			b, err := marshal(m)
+			if err != nil {
+				return 0, err
+			}
+			*dst(i) = b
+		}
+		return len(ms), nil
+	}
+	buf := make([]byte, total)
+	at := 0
+	for i, m := range ms {
+		vt := m.(vtMarshaler)
+		n := vt.SizeVT()
+		b := buf[at : at+n : at+n]
+		if _, err := vt.MarshalToSizedBufferVT(b); err != nil {
+			return 0, err
+		}
+		*dst(i), at = b, at+n
+	}
+	return len(ms), nil
+}
 
 // marshal is m's deterministic wire form.
 func marshal(m proto.Message) ([]byte, error) {

@@ -22,7 +22,6 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
-	"github.com/hangarhq/hangar/openapi"
 	"github.com/hangarhq/hangar/service"
 )
 
@@ -54,13 +53,16 @@ func (m *Server) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml")
-		_, _ = w.Write(openapi.YAML)
+		_, _ = w.Write(m.openapi)
 	})
 	mux.Handle("/", page)
 	maxBody := m.front.maxBody
 	tc, err := vanguardgrpc.NewTranscoder(gs,
+		// An Any in JSON names its type ("@type"): the hosted games' types
+		// resolve, any other is the client's error (INVALID_ARGUMENT).
+		vanguard.WithDefaultServiceOptions(vanguard.WithTypeResolver(m.types)),
 		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec {
-			return jsonCodec{&vanguard.JSONCodec{MarshalOptions: jsonOptions, UnmarshalOptions: protojson.UnmarshalOptions{Resolver: res}}}
+			return jsonCodec{&vanguard.JSONCodec{MarshalOptions: m.json, UnmarshalOptions: protojson.UnmarshalOptions{Resolver: res}}}
 		}),
 		// Every message the transcoder inflates (a Connect or gRPC-Web
 		// stream's, a Connect GET's) is bounded as a plain one is. (Its
@@ -196,7 +198,7 @@ func (m *Server) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 		return
 	}
 	req := &hangarv1.WatchMatchRequest{MatchId: id, AfterSeq: after}
-	m.local.serve(r, hangarv1.MatchService_WatchMatch_FullMethodName, req, newRestWriter(w, r, func(r *hangarv1.WatchMatchResponse) int64 { return r.GetEvent().GetSeq() }))
+	m.local.serve(r, hangarv1.MatchService_WatchMatch_FullMethodName, req, newRestWriter(m.json, w, r, func(r *hangarv1.WatchMatchResponse) int64 { return r.GetEvent().GetSeq() }))
 }
 
 // restAfterSeq is a REST stream's cursor: the after_seq query parameter

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -148,6 +149,7 @@ type restWriter struct {
 	ended   bool
 	w       http.ResponseWriter
 	rc      *http.ResponseController
+	json    protojson.MarshalOptions
 	sse     bool
 	idOf    func(proto.Message) int64
 	newResp func() proto.Message
@@ -155,8 +157,8 @@ type restWriter struct {
 	failed  error // the first write that failed: the client is gone
 }
 
-func newRestWriter[M proto.Message](w http.ResponseWriter, r *http.Request, idOf func(M) int64) *restWriter {
-	return &restWriter{w: w, rc: http.NewResponseController(w),
+func newRestWriter[M proto.Message](json protojson.MarshalOptions, w http.ResponseWriter, r *http.Request, idOf func(M) int64) *restWriter {
+	return &restWriter{w: w, rc: http.NewResponseController(w), json: json,
 		idOf:    func(m proto.Message) int64 { return idOf(m.(M)) },
 		newResp: func() proto.Message { var m M; return m.ProtoReflect().New().Interface() },
 		sse:     strings.Contains(r.Header.Get("Accept"), "text/event-stream")}
@@ -190,7 +192,7 @@ func (rw *restWriter) startLocked() {
 
 // send writes one response; its error says the client is gone.
 func (rw *restWriter) send(m proto.Message) error {
-	b, err := jsonOptions.Marshal(m)
+	b, err := rw.json.Marshal(m)
 	if err != nil {
 		return status.Errorf(codes.Internal, "marshal: %v", err)
 	}

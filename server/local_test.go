@@ -13,7 +13,7 @@ func newTestWriter(accept string) (*restWriter, *httptest.ResponseRecorder) {
 	rec := httptest.NewRecorder()
 	r := httptest.NewRequest("GET", "/v1/matches/m_1:watch", nil)
 	r.Header.Set("Accept", accept)
-	return newRestWriter(rec, r, func(r *hangarv1.WatchMatchResponse) int64 { return r.GetEvent().GetSeq() }), rec
+	return newRestWriter(jsonOptions, rec, r, func(r *hangarv1.WatchMatchResponse) int64 { return r.GetEvent().GetSeq() }), rec
 }
 
 // A watch queue sends from a goroutine of its own, which may still send

@@ -30,7 +30,7 @@ func (m *Server) restWatchPlayer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := &hangarv1.WatchPlayerRequest{AfterSeq: after}
-	m.local.serve(r, hangarv1.NoticeService_WatchPlayer_FullMethodName, req, newRestWriter(w, r, func(r *hangarv1.WatchPlayerResponse) int64 { return r.GetNotice().GetSeq() }))
+	m.local.serve(r, hangarv1.NoticeService_WatchPlayer_FullMethodName, req, newRestWriter(m.json, w, r, func(r *hangarv1.WatchPlayerResponse) int64 { return r.GetNotice().GetSeq() }))
 }
 
 // checkWebhook checks the webhook's flags: a URL needs a secret to sign

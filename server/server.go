@@ -22,6 +22,9 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
+	reflectionv1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	reflectionv1alpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/budget"
@@ -75,9 +78,18 @@ const flowWindow = 1 << 20
 // side. New builds it from a Config; Start binds its port and serves;
 // Shutdown drains it. Tests start it on port 0 and talk to Addr.
 type Server struct {
-	cfg   Config
-	log   *slog.Logger
-	games game.Registry
+	cfg Config
+	log *slog.Logger
+	// hosted are the games WithGames named; games their registry (New).
+	hosted []game.Game
+	games  *game.Registry
+	// types resolve the games' messages in an Any (types.go); json writes
+	// the REST watches' responses with them.
+	types *gameTypes
+	json  protojson.MarshalOptions
+	// openapi is the OpenAPI document, the games' messages in it
+	// (openapi.go).
+	openapi []byte
 	// accessLog, when set, takes the access log's lines (Config.AccessLog);
 	// else they go to log.
 	accessLog *slog.Logger
@@ -117,20 +129,12 @@ type Server struct {
 // An Option sets what a Config cannot hold: the games, the loggers.
 type Option func(*Server)
 
-// WithGames hosts games (at least one is required). A game registered
-// twice panics: that is a wiring bug.
+// WithGames hosts games, each under its name (at least one is required).
+// A game is anything that implements game.Game, in this module or another:
+// hosting it changes nothing in Hangar. New refuses a game that fails
+// game.Check, and a name given twice.
 func WithGames(games ...game.Game) Option {
-	return func(s *Server) {
-		if s.games == nil {
-			s.games = game.Registry{}
-		}
-		for _, g := range game.NewRegistry(games...) {
-			if _, dup := s.games[g.Enum()]; dup {
-				panic("server: game " + g.Name() + " registered twice")
-			}
-			s.games[g.Enum()] = g
-		}
-	}
+	return func(s *Server) { s.hosted = append(s.hosted, games...) }
 }
 
 // WithLogger sends the node's log to l (default slog.Default()).
@@ -149,10 +153,28 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	}
 	if s.cfg.Service.Games != nil {
 		s.games = s.cfg.Service.Games
+	} else {
+		names := map[string]bool{}
+		for _, g := range s.hosted {
+			if err := game.Check(g); err != nil {
+				return nil, fmt.Errorf("server: %w", err)
+			}
+			if names[g.Name()] {
+				return nil, fmt.Errorf("server: game %q is given twice", g.Name())
+			}
+			names[g.Name()] = true
+		}
+		s.games = game.NewRegistry(s.hosted...)
 	}
-	if len(s.games) == 0 {
+	if s.games.Len() == 0 {
 		return nil, errors.New("server: no game to host (WithGames)")
 	}
+	var err error
+	if s.types, err = newGameTypes(s.games); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.json = protojson.MarshalOptions{EmitUnpopulated: true, Resolver: s.types}
+	s.openapi = openAPIDocument(s.games)
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -233,7 +255,7 @@ func (m *Server) Start(ctx context.Context) (err error) {
 	m.log.Info("hangar serving", "addr", m.lis.Addr().String(), "store", m.name, "tls", tlsCfg != nil,
 		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
 		"reflection", !m.cfg.NoReflection, "cors_origins", m.cfg.CORSOrigins,
-		"cross_node", opts.Feed != nil, "read_replica", m.cfg.ReadDatabaseURL != "", "archive_dir", m.cfg.ArchiveDir, "bus", busName(m.cfg.Bus), "bus_servers", busHosts(m.cfg.Bus), "access_log", opts.AccessLog != nil, "otlp", m.cfg.OTLPEndpoint, "games", len(opts.Games),
+		"cross_node", opts.Feed != nil, "read_replica", m.cfg.ReadDatabaseURL != "", "archive_dir", m.cfg.ArchiveDir, "bus", busName(m.cfg.Bus), "bus_servers", busHosts(m.cfg.Bus), "access_log", opts.AccessLog != nil, "otlp", m.cfg.OTLPEndpoint, "games", opts.Games.Len(),
 		"oidc_issuer", opts.OIDC.Issuer, "oidc_audience", opts.OIDC.Audience, "webhook", opts.Webhook.URL != "",
 		"rate_player", lim.PlayerRate, "rate_addr", lim.AddrRate, "rate_create_player", lim.CreatePlayerRate, "ban_refusals", lim.BanRefusals, "ban_for", lim.BanFor,
 		"token_retention", opts.Sessions.Retention, "max_open_matches", lim.OpenMatches, "max_bot_matches", lim.BotMatches, "max_watches", lim.Watches,
@@ -318,7 +340,11 @@ func (m *Server) buildGRPC(conn ConnLimits, opts service.Options, lim service.Li
 	m.health = health.NewServer()
 	healthpb.RegisterHealthServer(m.grpc, m.health)
 	if !m.cfg.NoReflection {
-		reflection.Register(m.grpc)
+		// Reflection describes the hosted games' messages too, which no
+		// service reaches but through an Any.
+		ro := reflection.ServerOptions{Services: m.grpc, DescriptorResolver: descriptors{m.types.files}}
+		reflectionv1alpha.RegisterServerReflectionServer(m.grpc, reflection.NewServer(ro))
+		reflectionv1.RegisterServerReflectionServer(m.grpc, reflection.NewServerV1(ro))
 	}
 	m.edge.knowMethods(m.grpc)
 	m.stats.InitializeMetrics(m.grpc)

@@ -75,15 +75,21 @@ func TestNewChecksTheConfig(t *testing.T) {
 	}
 }
 
-// TestWithGamesTwice: a game registered twice is a wiring bug.
+// TestWithGamesTwice: a game given twice, or one that fails game.Check,
+// is refused by New.
 func TestWithGamesTwice(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("a game registered twice did not panic")
-		}
-	}()
-	_, _ = server.New(server.Config{}, server.WithGames(aeroplane.Game{}), server.WithGames(aeroplane.Game{}))
+	if _, err := server.New(server.Config{}, server.WithGames(aeroplane.Game{}), server.WithGames(aeroplane.Game{})); err == nil {
+		t.Error("a game given twice was taken")
+	}
+	if _, err := server.New(server.Config{}, server.WithGames(badName{aeroplane.Game{}})); err == nil {
+		t.Error("a game named \"Bad Name\" was taken")
+	}
 }
+
+// badName is a game with a name the API cannot carry.
+type badName struct{ aeroplane.Game }
+
+func (badName) Name() string { return "Bad Name" }
 
 // TestRunServesUntilItsContextEnds: Run serves (the health check answers
 // SERVING) until its context ends, then drains and returns, and the port

@@ -35,5 +35,5 @@ func (m *Server) restWatchTicket(w http.ResponseWriter, r *http.Request, id stri
 		return
 	}
 	req := &hangarv1.WatchTicketRequest{TicketId: id}
-	m.local.serve(r, hangarv1.MatchmakingService_WatchTicket_FullMethodName, req, newRestWriter(w, r, func(*hangarv1.WatchTicketResponse) int64 { return -1 }))
+	m.local.serve(r, hangarv1.MatchmakingService_WatchTicket_FullMethodName, req, newRestWriter(m.json, w, r, func(*hangarv1.WatchTicketResponse) int64 { return -1 }))
 }

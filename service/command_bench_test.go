@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/types/known/anypb"
+
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/store"
@@ -32,8 +35,9 @@ func (l *acceptLog) Append(_ context.Context, a store.Append) (store.Result, err
 }
 
 // BenchmarkCommand plays the durable commands of two-seat Aeroplane Chess
-// matches through the service's handlers, as a client plays them: a Roll
-// that asks for the legal moves, then a Move picked from them; a match that
+// matches through the service's handlers, as a client plays them: an Act
+// of a Roll that asks for the legal actions, then of a Move picked from
+// them; a match that
 // ends is replaced by a new one (outside the timer). One op is one command.
 // The die and the picks are seeded, so every run plays the same commands.
 // Variants: over the embedded SQLite store (the whole write path) or over
@@ -91,19 +95,27 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 		ctxs[i] = auth.WithCaller(ctx, p)
 	}
 	pick := rand.New(rand.NewPCG(3, 4))
+	opts, err := testGames.Pack(&aeroplanev1.Options{AutoRoll: autoRoll})
+	if err != nil {
+		b.Fatal(err)
+	}
+	roll, err := testGames.Pack(&aeroplanev1.Roll{})
+	if err != nil {
+		b.Fatal(err)
+	}
 
 	var (
 		id      string
 		version int64
-		moves   []*hangarv1.GameMove
+		moves   []*anypb.Any
 		matches int
 		unwatch = func() {}
 	)
 	newMatch := func() {
 		unwatch()
 		matches++
-		cr, err := (&matchServer{Service: s}).CreateMatch(ctxs[0], &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
-			RequestId: fmt.Sprint("create-", matches), AutoRoll: autoRoll})
+		cr, err := (&matchServer{Service: s}).CreateMatch(ctxs[0], &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2,
+			RequestId: fmt.Sprint("create-", matches), Options: opts})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -140,11 +152,14 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 			pctx = ctxs[1]
 		}
 		if autoRoll {
-			moves = m.Play.Legal(turn).Moves
+			// The moves as a Play stream lists them for its player.
+			if moves, err = testGames.PackAll(m.Play.Legal(turn)); err != nil {
+				b.Fatal(err)
+			}
 		}
-		if len(moves) > 0 {
-			r, err := (&moveServer{Service: s}).Move(pctx, &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
-				Move: moves[pick.IntN(len(moves))]})
+		if len(moves) > 0 && moves[0].GetTypeUrl() != roll.GetTypeUrl() {
+			r, err := (&moveServer{Service: s}).Act(pctx, &hangarv1.ActRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
+				Action: moves[pick.IntN(len(moves))]})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -152,12 +167,12 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 			commands[1]++
 			continue
 		}
-		r, err := (&moveServer{Service: s}).Roll(pctx, &hangarv1.RollRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
-			IncludeLegalMoves: true})
+		r, err := (&moveServer{Service: s}).Act(pctx, &hangarv1.ActRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
+			Action: roll, IncludeLegalActions: true})
 		if err != nil {
 			b.Fatal(err)
 		}
-		version, moves = r.GetVersion(), r.GetLegalMoves()
+		version, moves = r.GetVersion(), r.GetLegalActions()
 		commands[0]++
 	}
 	b.StopTimer()

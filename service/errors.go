@@ -48,6 +48,8 @@ var reasons = []struct {
 	{game.ErrWrongPhase, "WRONG_PHASE"},
 	{game.ErrIllegalMove, "ILLEGAL_MOVE"},
 	{game.ErrGameOver, "GAME_OVER"},
+	{game.ErrUnknownGame, "UNKNOWN_GAME"},
+	{game.ErrUnknownType, "UNKNOWN_TYPE"},
 	{match.ErrMatchNotOpen, "MATCH_NOT_OPEN"},
 	{match.ErrMatchFull, "MATCH_FULL"},
 	{match.ErrSeatTaken, "SEAT_TAKEN"},

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -37,16 +36,13 @@ var outcomeProto = map[store.Outcome]hangarv1.MatchResult{
 
 // historyGame is the store's name of the game g asks for: "" for any game
 // when g is unset and not required.
-func (s *historyServer) historyGame(g hangarv1.Game, required bool) (string, error) {
-	if g == hangarv1.Game_GAME_UNSPECIFIED {
-		if required {
-			return "", fmt.Errorf("%w: game is required", errInvalid)
-		}
+func (s *historyServer) historyGame(g string, required bool) (string, error) {
+	if g == "" && !required {
 		return "", nil
 	}
-	gm, ok := s.games[g]
-	if !ok {
-		return "", fmt.Errorf("%w: unknown game", errInvalid)
+	gm, err := s.games.Lookup(g)
+	if err != nil {
+		return "", err
 	}
 	return gm.Name(), nil
 }
@@ -178,7 +174,7 @@ func (s *historyServer) listPlayerMatches(ctx context.Context, req *hangarv1.Lis
 		resp.NextPageToken = encodeToken(tokenEnded, uint64(last.Ended.UnixNano()), last.ID)
 	}
 	for _, r := range rows {
-		pm, err := playerMatchProto(r)
+		pm, err := playerMatchProto(s.games, r)
 		if err != nil {
 			return nil, err
 		}
@@ -218,8 +214,8 @@ func (s *historyServer) listLiveMatches(ctx context.Context, req *hangarv1.ListP
 		resp.NextPageToken = encodeToken(tokenCreated, uint64(last.Created.UnixNano()), last.ID)
 	}
 	for _, r := range rows {
-		pm := &hangarv1.Match{}
-		if err := proto.Unmarshal(r.Summary, pm); err != nil {
+		pm, err := match.DecodeSummary(s.games, r.Summary)
+		if err != nil {
 			return nil, err
 		}
 		resp.Matches = append(resp.Matches, &hangarv1.PlayerMatch{Match: pm})
@@ -227,9 +223,9 @@ func (s *historyServer) listLiveMatches(ctx context.Context, req *hangarv1.ListP
 	return resp, nil
 }
 
-func playerMatchProto(r store.PlayerMatch) (*hangarv1.PlayerMatch, error) {
-	m := &hangarv1.Match{}
-	if err := proto.Unmarshal(r.Match.Summary, m); err != nil {
+func playerMatchProto(games *game.Registry, r store.PlayerMatch) (*hangarv1.PlayerMatch, error) {
+	m, err := match.DecodeSummary(games, r.Match.Summary)
+	if err != nil {
 		return nil, fmt.Errorf("match %s: summary: %w", r.Match.ID, err)
 	}
 	res := r.Result
@@ -309,11 +305,11 @@ func (s *Service) exportText(ctx context.Context, m *match.Match, read match.Eve
 			return "", fmt.Errorf("match %s: events after %d of %d are missing", id, after, m.Version)
 		}
 		for _, e := range evs {
-			ev, err := match.DecodeEvent(id, e)
+			ev, err := match.DecodeEvent(s.games, id, e)
 			if err != nil {
 				return "", err
 			}
-			b.WriteString(eventNotation(m.Game, ev))
+			b.WriteString(s.eventNotation(m.Game, ev))
 			b.WriteByte('\n')
 			after = e.Seq
 		}
@@ -323,7 +319,7 @@ func (s *Service) exportText(ctx context.Context, m *match.Match, read match.Eve
 
 // eventNotation is one line of an export: a game event in its engine's
 // notation, the match's own events in the same key=value style.
-func eventNotation(g game.Game, ev *hangarv1.Event) string {
+func (s *Service) eventNotation(g game.Game, ev *hangarv1.Event) string {
 	seats := func(ss []int32) string {
 		if len(ss) == 0 {
 			return "-"
@@ -334,8 +330,12 @@ func eventNotation(g game.Game, ev *hangarv1.Event) string {
 		}
 		return strings.Join(parts, ",")
 	}
-	if n := g.EventNotation(ev); n != "" {
-		return n
+	if ev.GetGame() != nil {
+		gev, err := s.games.Event(g, ev)
+		if err != nil {
+			return "? " + err.Error()
+		}
+		return g.EventNotation(gev)
 	}
 	switch b := ev.Body.(type) {
 	case *hangarv1.Event_MatchCreated:

@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"google.golang.org/protobuf/proto"
-
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/ident"
@@ -99,10 +97,10 @@ func (s *matchServer) ListMatches(ctx context.Context, req *hangarv1.ListMatches
 	default:
 		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: filter is required", errInvalid))
 	}
-	if req.GetGame() != hangarv1.Game_GAME_UNSPECIFIED {
-		g, ok := s.games[req.GetGame()]
-		if !ok {
-			return nil, toStatus(ctx, s.log, fmt.Errorf("%w: unknown game", errInvalid))
+	if req.GetGame() != "" {
+		g, err := s.games.Lookup(req.GetGame())
+		if err != nil {
+			return nil, toStatus(ctx, s.log, err)
 		}
 		q.Game = g.Name()
 	}
@@ -124,8 +122,8 @@ func (s *matchServer) ListMatches(ctx context.Context, req *hangarv1.ListMatches
 		resp.NextPageToken = encodeToken(tokenCreated, uint64(last.Created.UnixNano()), last.ID)
 	}
 	for _, r := range rows {
-		pm := &hangarv1.Match{}
-		if err := proto.Unmarshal(r.Summary, pm); err != nil {
+		pm, err := match.DecodeSummary(s.games, r.Summary)
+		if err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
 		resp.Matches = append(resp.Matches, pm)
@@ -180,7 +178,7 @@ func (s *matchServer) ListMatchEvents(ctx context.Context, req *hangarv1.ListMat
 	stored = stored[:min(len(stored), size)]
 	resp := &hangarv1.ListMatchEventsResponse{}
 	for _, e := range stored {
-		ev, err := match.DecodeEvent(req.GetMatchId(), e)
+		ev, err := match.DecodeEvent(s.games, req.GetMatchId(), e)
 		if err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
@@ -194,9 +192,13 @@ func (s *matchServer) ListMatchEvents(ctx context.Context, req *hangarv1.ListMat
 
 // GetBoard implements hangarv1.MatchServiceServer.
 func (s *matchServer) GetBoard(ctx context.Context, req *hangarv1.GetBoardRequest) (*hangarv1.GetBoardResponse, error) {
-	g, ok := s.games[req.GetGame()]
-	if !ok {
-		return nil, toStatus(ctx, s.log, fmt.Errorf("%w: game %v is not one Hangar hosts", errInvalid, req.GetGame()))
+	g, err := s.games.Lookup(req.GetGame())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
 	}
-	return &hangarv1.GetBoardResponse{Board: g.Board()}, nil
+	board, err := s.games.Pack(g.Board())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.GetBoardResponse{Board: board}, nil
 }

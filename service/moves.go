@@ -10,26 +10,17 @@ import (
 	"github.com/hangarhq/hangar/store"
 )
 
-// Roll implements hangarv1.MoveServiceServer.
-func (s *moveServer) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv1.RollResponse, error) {
-	resp, err := s.cmds.Roll(ctx, req)
+// Act implements hangarv1.MoveServiceServer.
+func (s *moveServer) Act(ctx context.Context, req *hangarv1.ActRequest) (*hangarv1.ActResponse, error) {
+	resp, err := s.cmds.Act(ctx, req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	return resp, nil
 }
 
-// Move implements hangarv1.MoveServiceServer.
-func (s *moveServer) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangarv1.MoveResponse, error) {
-	resp, err := s.cmds.Move(ctx, req)
-	if err != nil {
-		return nil, toStatus(ctx, s.log, err)
-	}
-	return resp, nil
-}
-
-// ListLegalMoves implements hangarv1.MoveServiceServer.
-func (s *moveServer) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegalMovesRequest) (*hangarv1.ListLegalMovesResponse, error) {
+// ListLegalActions implements hangarv1.MoveServiceServer.
+func (s *moveServer) ListLegalActions(ctx context.Context, req *hangarv1.ListLegalActionsRequest) (*hangarv1.ListLegalActionsResponse, error) {
 	me, _ := auth.Caller(ctx)
 	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -39,8 +30,8 @@ func (s *moveServer) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegal
 	// notice arrives). A notice may still be on its way, so an answer
 	// that the caller cannot act (not its turn, not started) is checked
 	// against the store: a player whose turn has just come on another
-	// node learns it at once, and moves a stale answer offers are refused
-	// by the version check of Move.
+	// node learns it at once, and actions a stale answer offers are
+	// refused by the version check of Act.
 	m, err := s.w.Load(ctx, req.GetMatchId())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -48,8 +39,8 @@ func (s *moveServer) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegal
 	if err := s.w.Visible(ctx, m); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	resp, err := legalMoves(m, me.ID)
-	if (err == nil && len(resp.GetMoves()) > 0) || s.singleNode || match.Ended(m.Status) {
+	resp, err := legalActions(m, me.ID)
+	if (err == nil && len(resp.GetActions()) > 0) || s.singleNode || match.Ended(m.Status) {
 		if err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
@@ -58,15 +49,15 @@ func (s *moveServer) ListLegalMoves(ctx context.Context, req *hangarv1.ListLegal
 	if m, err = s.w.Current(ctx, req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if resp, err = legalMoves(m, me.ID); err != nil {
+	if resp, err = legalActions(m, me.ID); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	return resp, nil
 }
 
-// legalMoves is what player p may do in m now.
-func legalMoves(m *match.Match, p string) (*hangarv1.ListLegalMovesResponse, error) {
-	resp := &hangarv1.ListLegalMovesResponse{Version: m.Version}
+// legalActions is what player p may do in m now.
+func legalActions(m *match.Match, p string) (*hangarv1.ListLegalActionsResponse, error) {
+	resp := &hangarv1.ListLegalActionsResponse{Version: m.Version}
 	i := m.SeatOf(p)
 	switch {
 	case i < 0:
@@ -78,13 +69,13 @@ func legalMoves(m *match.Match, p string) (*hangarv1.ListLegalMovesResponse, err
 		resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_MATCH_OVER
 		return resp, nil
 	}
-	l := m.Play.Legal(m.Seats[i].Seat)
-	resp.Moves, resp.Die = l.Moves, l.Die
-	if len(l.Moves) == 0 {
+	actions, err := m.Games.PackAll(m.Play.Legal(m.Seats[i].Seat))
+	if err != nil {
+		return nil, err
+	}
+	resp.Actions = actions
+	if len(actions) == 0 {
 		resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_NOT_YOUR_TURN
-		if l.Roll {
-			resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_ROLL_FIRST
-		}
 	}
 	return resp, nil
 }

@@ -31,7 +31,7 @@ import (
 // it can hold each command's result until the events before it are
 // queued, and put the command's own events inside its result.
 //
-// While a Roll or Move runs, the events after its expected version are
+// While an Act runs, the events after its expected version are
 // held back (the reader says so before the command runs, so the events of
 // its commit are always read after): if the command appends them, they go
 // out in its result; if it fails, they go out as events before its error.
@@ -183,8 +183,8 @@ func (o *playOut) result(ctx context.Context) error {
 	for r.first > 0 && n < len(o.events) && o.events[n].Resp.GetEvent().GetSeq() <= r.version {
 		n++
 	}
-	var legal *hangarv1.ListLegalMovesResponse
-	if n > 0 && len(r.pr.GetRoll().GetLegalMoves()) == 0 {
+	var legal *hangarv1.ListLegalActionsResponse
+	if n > 0 && len(r.pr.GetAct().GetLegalActions()) == 0 {
 		legal = o.legalAfter(o.events[n-1])
 	}
 	if err := o.q.Push(ctx, o.s.closing, playResultWire(r.pr, o.events[:n], legal)); err != nil {
@@ -198,10 +198,10 @@ func (o *playOut) result(ctx context.Context) error {
 	return nil
 }
 
-// legalAfter returns the stream's player's legal moves after event last,
-// when that event leaves the player to choose a move and this node's match
-// is at its version (nil otherwise: the client lists them if it must).
-func (o *playOut) legalAfter(last *match.WatchResponse) *hangarv1.ListLegalMovesResponse {
+// legalAfter returns the stream's player's legal actions after event
+// last, when that event leaves the player to act and this node's match is
+// at its version (nil otherwise: the client lists them if it must).
+func (o *playOut) legalAfter(last *match.WatchResponse) *hangarv1.ListLegalActionsResponse {
 	r := last.Resp
 	if r.TurnSeat == nil || r.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
 		return nil
@@ -214,11 +214,11 @@ func (o *playOut) legalAfter(last *match.WatchResponse) *hangarv1.ListLegalMoves
 	if i < 0 || m.Seats[i].Seat != r.GetTurnSeat() {
 		return nil
 	}
-	l := m.Play.Legal(m.Seats[i].Seat)
-	if len(l.Moves) == 0 {
+	actions, err := m.Games.PackAll(m.Play.Legal(m.Seats[i].Seat))
+	if err != nil || len(actions) == 0 {
 		return nil
 	}
-	return &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.Version, Die: l.Die}
+	return &hangarv1.ListLegalActionsResponse{Actions: actions, Version: m.Version}
 }
 
 // reading says whether the stream should read more events now: it has
@@ -348,12 +348,12 @@ var (
 	playResultField    = playResponseFields.ByName("result").Number()
 	playEventsEvents   = (&hangarv1.PlayEvents{}).ProtoReflect().Descriptor().Fields().ByName("events").Number()
 	playResultEvents   = (&hangarv1.PlayResult{}).ProtoReflect().Descriptor().Fields().ByName("events").Number()
-	playLegalField     = playResponseFields.ByName("legal_moves").Number()
+	playLegalField     = playResponseFields.ByName("legal_actions").Number()
 )
 
 // playEvents is the PlayResponse of consecutive events: event for one,
-// events for several; with the player's legal moves after them, if any.
-func playEvents(rs []*match.WatchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
+// events for several; with the player's legal actions after them, if any.
+func playEvents(rs []*match.WatchResponse, legal *hangarv1.ListLegalActionsResponse) *wireMsg {
 	l := sizeLegal(legal)
 	if len(rs) == 1 {
 		b := protowire.AppendTag(make([]byte, 0, len(rs[0].Wire)+6+l.size()), playEventField, protowire.BytesType)
@@ -369,14 +369,14 @@ func playEvents(rs []*match.WatchResponse, legal *hangarv1.ListLegalMovesRespons
 	return &wireMsg{l.append(appendWatchResponses(b, playEventsEvents, rs))}
 }
 
-// legalField is a PlayResponse's legal_moves, sized once (a size walks
-// every move again).
+// legalField is a PlayResponse's legal_actions, sized once (a size walks
+// every action again).
 type legalField struct {
-	m *hangarv1.ListLegalMovesResponse // nil: none
-	n int                              // m's own size
+	m *hangarv1.ListLegalActionsResponse // nil: none
+	n int                                // m's own size
 }
 
-func sizeLegal(legal *hangarv1.ListLegalMovesResponse) legalField {
+func sizeLegal(legal *hangarv1.ListLegalActionsResponse) legalField {
 	if legal == nil {
 		return legalField{}
 	}
@@ -398,15 +398,15 @@ func (l legalField) append(b []byte) []byte {
 	}
 	b = protowire.AppendTag(b, playLegalField, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(l.n))
-	// The moves are the game's own messages: they marshal.
+	// The actions are the game's own messages, marshalled already.
 	b, _ = appendWireSized(b, l.m, l.n)
 	return b
 }
 
 // playResultWire is the PlayResponse of result pr with its events rs and
-// the player's legal moves after them (nil: none), written into one buffer
-// of its size.
-func playResultWire(pr *hangarv1.PlayResult, rs []*match.WatchResponse, legal *hangarv1.ListLegalMovesResponse) *wireMsg {
+// the player's legal actions after them (nil: none), written into one
+// buffer of its size.
+func playResultWire(pr *hangarv1.PlayResult, rs []*match.WatchResponse, legal *hangarv1.ListLegalActionsResponse) *wireMsg {
 	prSize, l := wireSize(pr), sizeLegal(legal)
 	size := prSize
 	for _, r := range rs {
@@ -497,45 +497,32 @@ func (s *moveServer) playCommand(ctx context.Context, id string, c *hangarv1.Pla
 	}()
 	var err error
 	switch cmd := c.GetCommand().(type) {
-	case *hangarv1.PlayCommand_Roll:
-		req := cmd.Roll
+	case *hangarv1.PlayCommand_Act:
+		req := cmd.Act
 		if req == nil {
-			req = &hangarv1.RollRequest{}
+			req = &hangarv1.ActRequest{}
 		}
-		var r *hangarv1.RollResponse
-		if err = s.playCall(ctx, id, &req.MatchId, hangarv1.MoveService_Roll_FullMethodName); err == nil {
-			if r, err = s.Roll(ctx, req); err == nil {
+		var r *hangarv1.ActResponse
+		if err = s.playCall(ctx, id, &req.MatchId, hangarv1.MoveService_Act_FullMethodName); err == nil {
+			if r, err = s.Act(ctx, req); err == nil {
 				res.first, res.version = firstSeq(r.GetEvents()), r.GetVersion()
 				r.Events = nil // the stream delivers them (PlayResult)
-				pr.Result = &hangarv1.PlayResult_Roll{Roll: r}
+				pr.Result = &hangarv1.PlayResult_Act{Act: r}
 			}
 		}
-	case *hangarv1.PlayCommand_Move:
-		req := cmd.Move
+	case *hangarv1.PlayCommand_ListLegalActions:
+		req := cmd.ListLegalActions
 		if req == nil {
-			req = &hangarv1.MoveRequest{}
+			req = &hangarv1.ListLegalActionsRequest{}
 		}
-		var r *hangarv1.MoveResponse
-		if err = s.playCall(ctx, id, &req.MatchId, hangarv1.MoveService_Move_FullMethodName); err == nil {
-			if r, err = s.Move(ctx, req); err == nil {
-				res.first, res.version = firstSeq(r.GetEvents()), r.GetVersion()
-				r.Events = nil // as a roll's
-				pr.Result = &hangarv1.PlayResult_Move{Move: r}
-			}
-		}
-	case *hangarv1.PlayCommand_ListLegalMoves:
-		req := cmd.ListLegalMoves
-		if req == nil {
-			req = &hangarv1.ListLegalMovesRequest{}
-		}
-		var r *hangarv1.ListLegalMovesResponse
-		if err = s.playCall(ctx, id, &req.MatchId, hangarv1.MoveService_ListLegalMoves_FullMethodName); err == nil {
-			if r, err = s.ListLegalMoves(ctx, req); err == nil {
-				pr.Result, res.version = &hangarv1.PlayResult_ListLegalMoves{ListLegalMoves: r}, r.GetVersion()
+		var r *hangarv1.ListLegalActionsResponse
+		if err = s.playCall(ctx, id, &req.MatchId, hangarv1.MoveService_ListLegalActions_FullMethodName); err == nil {
+			if r, err = s.ListLegalActions(ctx, req); err == nil {
+				pr.Result, res.version = &hangarv1.PlayResult_ListLegalActions{ListLegalActions: r}, r.GetVersion()
 			}
 		}
 	default:
-		err = fmt.Errorf("%w: command is required (roll, move or list_legal_moves)", errInvalid)
+		err = fmt.Errorf("%w: command is required (act or list_legal_actions)", errInvalid)
 	}
 	if err != nil {
 		fail(err)
@@ -554,13 +541,7 @@ func firstSeq(evs []*hangarv1.Event) int64 {
 // expectedOf is the version a Play command expects (0: none, or not a
 // command that appends).
 func expectedOf(c *hangarv1.PlayCommand) int64 {
-	switch cmd := c.GetCommand().(type) {
-	case *hangarv1.PlayCommand_Roll:
-		return cmd.Roll.GetExpectedVersion()
-	case *hangarv1.PlayCommand_Move:
-		return cmd.Move.GetExpectedVersion()
-	}
-	return 0
+	return c.GetAct().GetExpectedVersion()
 }
 
 // playCall checks what a Play command shares with its unary call before

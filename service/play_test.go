@@ -42,10 +42,10 @@ func TestPlayEventsArePlayResponses(t *testing.T) {
 	if got := decodePlay(t, playEvents([]*match.WatchResponse{one}, nil)); !proto.Equal(got, want) {
 		t.Fatalf("one event: got %v, want %v", got, want)
 	}
-	legal := legalMovesFor(7)
-	want.LegalMoves = legal
+	legal := legalActionsFor(7)
+	want.LegalActions = legal
 	if got := decodePlay(t, playEvents([]*match.WatchResponse{one}, legal)); !proto.Equal(got, want) {
-		t.Fatalf("one event and the legal moves: got %v, want %v", got, want)
+		t.Fatalf("one event and the legal actions: got %v, want %v", got, want)
 	}
 	rs := []*match.WatchResponse{watchResp(t, 7), watchResp(t, 8), watchResp(t, 9)}
 	want = &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Events{Events: &hangarv1.PlayEvents{
@@ -53,18 +53,19 @@ func TestPlayEventsArePlayResponses(t *testing.T) {
 	if got := decodePlay(t, playEvents(rs, nil)); !proto.Equal(got, want) {
 		t.Fatalf("three events: got %v, want %v", got, want)
 	}
-	want.LegalMoves = legalMovesFor(9)
-	if got := decodePlay(t, playEvents(rs, legalMovesFor(9))); !proto.Equal(got, want) {
-		t.Fatalf("three events and the legal moves: got %v, want %v", got, want)
+	want.LegalActions = legalActionsFor(9)
+	if got := decodePlay(t, playEvents(rs, legalActionsFor(9))); !proto.Equal(got, want) {
+		t.Fatalf("three events and the legal actions: got %v, want %v", got, want)
 	}
 }
 
-// legalMovesFor is a listing of two moves at version v.
-func legalMovesFor(v int64) *hangarv1.ListLegalMovesResponse {
-	mv := func(plane int32) *hangarv1.GameMove {
-		return &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Plane: plane}}}
+// legalActionsFor is a listing of two moves at version v.
+func legalActionsFor(v int64) *hangarv1.ListLegalActionsResponse {
+	actions, err := testGames.PackAll([]proto.Message{&aeroplanev1.Move{Plane: 0}, &aeroplanev1.Move{Plane: 2}})
+	if err != nil {
+		panic(err)
 	}
-	return &hangarv1.ListLegalMovesResponse{Version: v, Die: 6, Moves: []*hangarv1.GameMove{mv(0), mv(2)}}
+	return &hangarv1.ListLegalActionsResponse{Version: v, Actions: actions}
 }
 
 // TestPlayResultCarriesItsEvents: a result's bytes decode as the
@@ -72,17 +73,17 @@ func legalMovesFor(v int64) *hangarv1.ListLegalMovesResponse {
 // without any when it has none.
 func TestPlayResultCarriesItsEvents(t *testing.T) {
 	rs := []*match.WatchResponse{watchResp(t, 4), watchResp(t, 5)}
-	pr := &hangarv1.PlayResult{CommandId: 12, Result: &hangarv1.PlayResult_Roll{Roll: &hangarv1.RollResponse{
-		Events: []*hangarv1.Event{rs[0].Resp.GetEvent(), rs[1].Resp.GetEvent()}, Version: 5, Die: 6}}}
+	pr := &hangarv1.PlayResult{CommandId: 12, Result: &hangarv1.PlayResult_Act{Act: &hangarv1.ActResponse{
+		Events: []*hangarv1.Event{rs[0].Resp.GetEvent(), rs[1].Resp.GetEvent()}, Version: 5}}}
 	want := proto.Clone(pr).(*hangarv1.PlayResult)
 	want.Events = []*hangarv1.WatchMatchResponse{rs[0].Resp, rs[1].Resp}
 	got := decodePlay(t, playResultWire(pr, rs, nil))
 	if !proto.Equal(got, &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{Result: want}}) {
 		t.Fatalf("got %v, want the result with its events %v", got, want)
 	}
-	got = decodePlay(t, playResultWire(pr, rs, legalMovesFor(5)))
-	if !proto.Equal(got, &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{Result: want}, LegalMoves: legalMovesFor(5)}) {
-		t.Fatalf("got %v, want the result with its events and the legal moves", got)
+	got = decodePlay(t, playResultWire(pr, rs, legalActionsFor(5)))
+	if !proto.Equal(got, &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{Result: want}, LegalActions: legalActionsFor(5)}) {
+		t.Fatalf("got %v, want the result with its events and the legal actions", got)
 	}
 	got = decodePlay(t, playResultWire(pr, nil, nil))
 	if !proto.Equal(got, &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{Result: pr}}) {

@@ -35,3 +35,9 @@ type noticeServer struct {
 	hangarv1.UnimplementedNoticeServiceServer
 	*Service
 }
+
+// gameServer is the GameService: the hosted games and their message types.
+type gameServer struct {
+	hangarv1.UnimplementedGameServiceServer
+	*Service
+}

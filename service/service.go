@@ -50,7 +50,7 @@ type Service struct {
 	notices *notice.Log
 	// webhook delivers notices to an app backend (nil: none; package notice).
 	webhook *notice.Webhooks
-	games   game.Registry
+	games   *game.Registry
 	rand    game.Rand
 	now     func() time.Time
 	// w is the write path.
@@ -82,7 +82,7 @@ type Service struct {
 // the production setting.
 type Options struct {
 	// Games are the games the service hosts.
-	Games game.Registry
+	Games *game.Registry
 	// Rand replaces the server's cryptographic source of chance (tests
 	// only).
 	Rand game.Rand
@@ -165,7 +165,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	}
 	s.limits = limit.New(lim, s.now)
 	if o.Webhook.URL != "" {
-		s.webhook = notice.NewWebhooks(o.Webhook, st, s.now, log, o.Observe)
+		s.webhook = notice.NewWebhooks(o.Webhook, s.games, st, s.now, log, o.Observe)
 	}
 	s.relay = watch.NewRelay(watch.RelayConfig{Store: st, Log: log, Feed: o.Feed, Node: ident.New("n_"), Hub: s.hub, Ctx: ctx, Bots: &s.bots,
 		PollEvery: o.PollEvery, OnGap: func() { s.mm.Gap(); s.players.WakeAll() }, OnPoll: s.players.WakeAll,
@@ -177,7 +177,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		Options: o.Matchmaking, Published: s.relay.Published, SingleNode: o.SingleNode, HasFeed: o.Feed != nil,
 		PollEvery: o.PollEvery, Closing: s.closing, Ctx: ctx, Bots: &s.bots})
 	s.cmds = &match.Commands{Writer: s.w, Store: st, Games: s.games, Rand: s.rand, Limits: s.limits}
-	s.notices = &notice.Log{Store: st, Hub: s.players, Limits: s.limits, Closing: s.closing}
+	s.notices = &notice.Log{Games: s.games, Store: st, Hub: s.players, Limits: s.limits, Closing: s.closing}
 	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits}
 	return s
 }
@@ -210,6 +210,7 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 	hangarv1.RegisterHistoryServiceServer(g, &historyServer{Service: s})
 	hangarv1.RegisterMatchmakingServiceServer(g, &matchmakingServer{mm: s.mm, log: s.log})
 	hangarv1.RegisterNoticeServiceServer(g, &noticeServer{Service: s})
+	hangarv1.RegisterGameServiceServer(g, &gameServer{Service: s})
 }
 
 // Start starts the node's background work: the turn-clock scheduler (which

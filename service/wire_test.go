@@ -81,9 +81,9 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 	defer s.Close()
 	pick := rand.New(rand.NewPCG(7, 8))
 	for k, tc := range []struct {
-		game  hangarv1.Game
+		game  string
 		seats int32
-	}{{hangarv1.Game_GAME_AEROPLANE, 2}, {hangarv1.Game_GAME_AEROPLANE, 4}, {hangarv1.Game_GAME_CARCASSONNE, 3}} {
+	}{{"aeroplane", 2}, {"aeroplane", 4}, {"carcassonne", 3}} {
 		players := make([]context.Context, tc.seats)
 		for i := range players {
 			players[i] = auth.WithCaller(ctx, store.Player{ID: fmt.Sprintf("p%d-%d", k, i)})
@@ -119,44 +119,43 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 			}
 			seat, _ := m.Play.Turn()
 			pctx := players[m.SeatIndex(seat)]
-			l := m.Play.Legal(seat)
-			check("ListLegalMovesResponse", &hangarv1.ListLegalMovesResponse{Moves: l.Moves, Version: m.Version, Die: l.Die})
-			var resp proto.Message
-			if l.Roll {
-				req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprint("r", n), IncludeLegalMoves: true}
-				check("RollRequest", req)
-				resp, err = (&moveServer{Service: s}).Roll(pctx, req)
-			} else {
-				req := &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprint("m", n),
-					Move: l.Moves[pick.IntN(len(l.Moves))]}
-				check("MoveRequest", req)
-				check("PlayRequest", &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{
-					Command: &hangarv1.PlayCommand{CommandId: uint64(n), Command: &hangarv1.PlayCommand_Move{Move: req}}}})
-				resp, err = (&moveServer{Service: s}).Move(pctx, req)
+			legal, err := games.PackAll(m.Play.Legal(seat))
+			if err != nil {
+				t.Fatal(err)
 			}
+			check("ListLegalActionsResponse", &hangarv1.ListLegalActionsResponse{Actions: legal, Version: m.Version})
+			req := &hangarv1.ActRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprint("a", n),
+				Action: legal[pick.IntN(len(legal))], IncludeLegalActions: n%2 == 0}
+			check("ActRequest", req)
+			check("PlayRequest", &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{
+				Command: &hangarv1.PlayCommand{CommandId: uint64(n), Command: &hangarv1.PlayCommand_Act{Act: req}}}})
+			resp, err := (&moveServer{Service: s}).Act(pctx, req)
 			if err != nil {
 				t.Fatalf("command %d: %v", n, err)
 			}
-			check("response", resp)
+			check("ActResponse", resp)
+			check("PlayResponse(result)", &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{
+				Result: &hangarv1.PlayResult{CommandId: uint64(n), Result: &hangarv1.PlayResult_Act{Act: resp}}}})
 			m = s.hub.Get(id)
-			var evs []*hangarv1.Event
-			switch r := resp.(type) {
-			case *hangarv1.RollResponse:
-				evs = r.GetEvents()
-				check("PlayResponse(result)", &hangarv1.PlayResponse{Kind: &hangarv1.PlayResponse_Result{
-					Result: &hangarv1.PlayResult{CommandId: uint64(n), Result: &hangarv1.PlayResult_Roll{Roll: r}}}})
-			case *hangarv1.MoveResponse:
-				evs = r.GetEvents()
-			}
+			evs := resp.GetEvents()
 			for _, ev := range evs {
 				w, err := match.WatchResponseOf(ev, m)
 				if err != nil {
 					t.Fatal(err)
 				}
 				check("WatchMatchResponse", w.Resp)
-				check("stored event", &hangarv1.Event{Body: ev.Body})
-				if p, err := game.EncodeEvent(ev); err != nil || !bytes.Equal(p, must(proto.MarshalOptions{Deterministic: true}.Marshal(&hangarv1.Event{Body: ev.Body}))) {
-					t.Fatalf("EncodeEvent wrote %x, %v", p, err)
+				typ, p, err := game.EncodeEvent(m.Game, ev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if back, err := games.DecodeEvent(typ, p); err != nil || !proto.Equal(back, &hangarv1.Event{Body: ev.Body}) {
+					t.Fatalf("EncodeEvent wrote %s %x, which decodes to %v, %v", typ, p, back, err)
+				}
+				if a := ev.GetGame(); a != nil {
+					gev, err := games.Event(m.Game, ev)
+					if err != nil || !bytes.Equal(a.GetValue(), must(det.Marshal(gev))) {
+						t.Fatalf("a game's event in an Any: %x, %v; proto.Marshal writes %x", a.GetValue(), err, must(det.Marshal(gev)))
+					}
 				}
 				if want, _ := (proto.MarshalOptions{Deterministic: true}).Marshal(w.Resp); !bytes.Equal(w.Wire, want) {
 					t.Fatalf("watchResponseOf wrote %x, want %x", w.Wire, want)
@@ -172,7 +171,7 @@ func playWire(t testing.TB, check func(what string, m proto.Message)) {
 			}()})
 		}
 		if !ended {
-			t.Errorf("%v with %d seats: not over after 5000 commands", tc.game, tc.seats)
+			t.Errorf("%s with %d seats: not over after 5000 commands", tc.game, tc.seats)
 		}
 		check("Notice", &hangarv1.Notice{PlayerId: "p", MatchId: id, Body: &hangarv1.Notice_YourTurn{YourTurn: &hangarv1.YourTurnNotice{}}})
 	}

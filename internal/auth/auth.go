@@ -83,6 +83,7 @@ func newAuthenticator(st store.Store, now func() time.Time, recheck time.Duratio
 		open: map[string]bool{
 			hangarv1.PlayerService_CreatePlayer_FullMethodName: true,
 			hangarv1.MatchService_GetBoard_FullMethodName:      true,
+			hangarv1.GameService_ListGames_FullMethodName:      true,
 		},
 		keyOnly: map[string]bool{
 			hangarv1.PlayerService_SignInExternalPlayer_FullMethodName: true,

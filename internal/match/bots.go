@@ -79,11 +79,15 @@ func (s *Writer) botStep(ctx context.Context, id string, rng *rand.Rand) (bool, 
 	seatNo, _ := m.Play.Turn()
 	// The request id names the version the bot acts on: if two nodes race
 	// for the same turn, the store keeps one and the other sees a retry.
-	req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprintf("bot:%d", m.Version)}
+	req := &hangarv1.ActRequest{MatchId: id, ExpectedVersion: m.Version, RequestId: fmt.Sprintf("bot:%d", m.Version)}
 	cmd := store.Command{RequestID: req.RequestId, Fingerprint: Fingerprint(req)}
 	_, err = s.Commit(ctx, m, cmd, func(m *Match) (Step, error) {
 		g, evs, err := m.Play.Act(seatNo, m.Play.Bot(m.botLevel, rng), s.rand)
-		return Step{Events: evs, Play: g}, err
+		if err != nil {
+			return Step{}, err
+		}
+		st := Step{Play: g}
+		return st, st.AddGame(m, evs)
 	})
 	return err == nil, err
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/store"
 )
@@ -81,11 +83,11 @@ func (s *Writer) timeout(ctx context.Context, m *Match) error {
 		return fmt.Errorf("match %s: no seat %d", m.ID, seatNo)
 	}
 	rng := botRand()
-	req := &hangarv1.RollRequest{MatchId: m.ID, ExpectedVersion: m.Version, RequestId: fmt.Sprintf("clock:%d", m.Version)}
+	req := &hangarv1.ActRequest{MatchId: m.ID, ExpectedVersion: m.Version, RequestId: fmt.Sprintf("clock:%d", m.Version)}
 	cmd := store.Command{RequestID: req.RequestId, Fingerprint: Fingerprint(req)}
 	_, err := s.Commit(ctx, m, cmd, func(m *Match) (Step, error) {
 		n := m.Seats[i].timeouts + 1
-		evs := []*hangarv1.Event{{Body: &hangarv1.Event_TurnTimedOut{TurnTimedOut: &hangarv1.TurnTimedOut{Seat: seatNo, Consecutive: n}}}}
+		st := Events(&hangarv1.Event{Body: &hangarv1.Event_TurnTimedOut{TurnTimedOut: &hangarv1.TurnTimedOut{Seat: seatNo, Consecutive: n}}})
 		g := m.Play
 		for steps := 0; ; steps++ {
 			if turn, ok := g.Turn(); !ok || turn != seatNo {
@@ -94,7 +96,7 @@ func (s *Writer) timeout(ctx context.Context, m *Match) error {
 			if steps > 1000 {
 				return Step{}, fmt.Errorf("match %s: a timed-out turn did not end", m.ID)
 			}
-			var more, drawn []*hangarv1.Event
+			var more, drawn []proto.Message
 			var err error
 			if g, more, err = g.Act(seatNo, g.Bot(m.botLevel, rng), s.rand); err != nil {
 				return Step{}, err
@@ -102,13 +104,16 @@ func (s *Writer) timeout(ctx context.Context, m *Match) error {
 			if g, drawn, err = g.Prepare(s.rand); err != nil {
 				return Step{}, err
 			}
-			evs = append(append(evs, more...), drawn...)
+			if err := st.AddGame(m, append(more, drawn...)); err != nil {
+				return Step{}, err
+			}
 		}
 		if m.botAfter > 0 && n >= m.botAfter && !g.Over() {
-			evs = append(evs, &hangarv1.Event{Body: &hangarv1.Event_SeatHandedToBot{SeatHandedToBot: &hangarv1.SeatHandedToBot{
+			st.Add(&hangarv1.Event{Body: &hangarv1.Event_SeatHandedToBot{SeatHandedToBot: &hangarv1.SeatHandedToBot{
 				Seat: seatNo, PlayerId: m.Seats[i].Player}}})
 		}
-		return Step{Events: evs, Play: g}, nil
+		st.Play = g
+		return st, nil
 	})
 	return err
 }

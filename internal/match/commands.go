@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
@@ -16,6 +17,7 @@ import (
 	"github.com/hangarhq/hangar/internal/fault"
 	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/limit"
+	"github.com/hangarhq/hangar/internal/vtcodec"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -54,11 +56,11 @@ const (
 )
 
 // Commands runs the commands of matches that players send (create, join,
-// leave, start, invite, roll, move) through the write path.
+// leave, start, invite, act) through the write path.
 type Commands struct {
 	Writer *Writer
 	Store  store.Store
-	Games  game.Registry
+	Games  *game.Registry
 	Rand   game.Rand
 	Limits *limit.Limiter
 }
@@ -66,15 +68,15 @@ type Commands struct {
 // CreateMatch runs the CreateMatch command of the caller.
 func (s *Commands) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchRequest) (*hangarv1.CreateMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
-	g, ok := s.Games[req.GetGame()]
-	if !ok {
-		return nil, fmt.Errorf("%w: game %v is not one Hangar hosts", fault.ErrInvalid, req.GetGame())
+	g, err := s.Games.Lookup(req.GetGame())
+	if err != nil {
+		return nil, err
 	}
 	if err := ident.CheckRequestID(req.GetRequestId(), false); err != nil {
 		return nil, err
 	}
 	n := int(req.GetSeatCount())
-	opts, err := g.Options(req.GetOptions(), n)
+	opts, packed, err := Options(s.Games, g, req.GetOptions(), n)
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +97,6 @@ func (s *Commands) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchReq
 	}
 	if b := req.GetTimeoutsBeforeBot(); b < 0 || b > 1000 || (b > 0 && req.GetTurnTime() == nil) {
 		return nil, fmt.Errorf("%w: timeouts_before_bot must be 0 to 1000, and needs turn_time", fault.ErrInvalid)
-	}
-	if req.GetAutoRoll() && !g.Dice() {
-		return nil, fmt.Errorf("%w: auto_roll needs a game with dice", fault.ErrInvalid)
 	}
 	if len(req.GetInvitedPlayerIds()) > 0 && !req.GetPrivate() {
 		return nil, fmt.Errorf("%w: invited_player_ids need a private match", fault.ErrInvalid)
@@ -128,9 +127,9 @@ func (s *Commands) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchReq
 	cmd := store.Command{Author: me.ID, RequestID: reqID, Fingerprint: Fingerprint(req)}
 	out, err := s.Writer.Commit(ctx, s.Writer.NewMatch(id), cmd, func(*Match) (Step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
-			Game: req.GetGame(), Options: opts, SeatCount: int32(n), CreatorId: me.ID,
+			Game: g.Name(), Options: packed, SeatCount: int32(n), CreatorId: me.ID,
 			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot(), BotLevel: req.GetBotLevel(),
-			Private: req.GetPrivate(), InvitedPlayerIds: invited, AutoRoll: req.GetAutoRoll()}}}}
+			Private: req.GetPrivate(), InvitedPlayerIds: invited}}}}
 		seats := g.Seats(opts, n)
 		if !req.GetObserveOnly() {
 			evs = append(evs, Joined(seats[0], me))
@@ -216,8 +215,9 @@ func (s *Commands) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReque
 			if err != nil {
 				return Step{}, err
 			}
-			left := &hangarv1.Event{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seatNo, PlayerId: me.ID, Forfeited: true}}}
-			return Step{Events: append([]*hangarv1.Event{left}, gevs...), Play: g}, nil
+			st := Events(&hangarv1.Event{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seatNo, PlayerId: me.ID, Forfeited: true}}})
+			st.Play = g
+			return st, st.AddGame(m, gevs)
 		}
 		return Step{}, fmt.Errorf("%w: the match is over", ErrNotInPlay)
 	}
@@ -524,55 +524,82 @@ func (s *Commands) invitees(ctx context.Context, field string, ids []string, me 
 	return out, nil
 }
 
-// Roll runs the Roll command of the caller.
-func (s *Commands) Roll(ctx context.Context, req *hangarv1.RollRequest) (*hangarv1.RollResponse, error) {
+// Options are the options a request names for a match of game g with
+// seatCount seats (an Any of g's options type, or nil for the defaults),
+// validated and complete: as the game's message and as the API carries it.
+func Options(games *game.Registry, g game.Game, a *anypb.Any, seatCount int) (proto.Message, *anypb.Any, error) {
+	var o proto.Message
+	if a != nil {
+		var err error
+		if o, err = games.NewOptions(g, a.GetTypeUrl()); err != nil {
+			return nil, nil, err
+		}
+		if err := decode(a.GetValue(), o); err != nil {
+			return nil, nil, err
+		}
+	}
+	o, err := g.Options(o, seatCount)
+	if err != nil {
+		return nil, nil, err
+	}
+	packed, err := games.Pack(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, packed, nil
+}
+
+// decode reads a client's message bytes b into m: with the generated
+// reader, checked as proto.Unmarshal checks (vtcodec), when m has one.
+func decode(b []byte, m proto.Message) error {
+	var err error
+	if u, ok := m.(vtcodec.Unmarshaler); ok {
+		err = vtcodec.UnmarshalChecked(b, u)
+	} else {
+		err = proto.Unmarshal(b, m)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s does not decode: %v", fault.ErrInvalid, proto.MessageName(m), err)
+	}
+	return nil
+}
+
+// Act runs the Act command of the caller: one of its game's actions.
+func (s *Commands) Act(ctx context.Context, req *hangarv1.ActRequest) (*hangarv1.ActResponse, error) {
 	me, _ := auth.Caller(ctx)
 	c, err := moveCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
 	if err != nil {
 		return nil, err
 	}
+	a := req.GetAction()
+	if a == nil {
+		return nil, fmt.Errorf("%w: action is required", fault.ErrInvalid)
+	}
 	c.Decide = func(m *Match) (Step, error) {
-		return s.act(m, me.ID, game.Action{Roll: true})
+		action, err := s.Games.NewAction(m.Game, a.GetTypeUrl())
+		if err != nil {
+			return Step{}, err
+		}
+		if err := decode(a.GetValue(), action); err != nil {
+			return Step{}, err
+		}
+		return s.act(m, me.ID, action)
 	}
 	out, err := s.Writer.Exec(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	resp := &hangarv1.RollResponse{Events: out.Events, Version: lastSeq(out)}
-	for _, ev := range out.Events {
-		if d := out.Match.Game.Rolled(ev); d != 0 {
-			resp.Die = d
-			break
-		}
-	}
+	resp := &hangarv1.ActResponse{Events: out.Events, Version: lastSeq(out)}
 	// The match the command left (not a later one a retry finds) knows
-	// the caller's moves without another call.
-	if m := out.Match; req.GetIncludeLegalMoves() && m.Version == resp.Version && m.Status == store.StatusActive && m.Play != nil {
+	// the caller's actions without another call.
+	if m := out.Match; req.GetIncludeLegalActions() && m.Version == resp.Version && m.Status == store.StatusActive && m.Play != nil {
 		if i := m.SeatOf(me.ID); i >= 0 {
-			resp.LegalMoves = m.Play.Legal(m.Seats[i].Seat).Moves
+			if resp.LegalActions, err = s.Games.PackAll(m.Play.Legal(m.Seats[i].Seat)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return resp, nil
-}
-
-// Move runs the Move command of the caller.
-func (s *Commands) Move(ctx context.Context, req *hangarv1.MoveRequest) (*hangarv1.MoveResponse, error) {
-	me, _ := auth.Caller(ctx)
-	c, err := moveCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
-	if err != nil {
-		return nil, err
-	}
-	if req.GetMove() == nil || req.GetMove().GetGame() == nil {
-		return nil, fmt.Errorf("%w: move is required", fault.ErrInvalid)
-	}
-	c.Decide = func(m *Match) (Step, error) {
-		return s.act(m, me.ID, game.Action{Move: req.GetMove()})
-	}
-	out, err := s.Writer.Exec(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return &hangarv1.MoveResponse{Events: out.Events, Version: lastSeq(out)}, nil
 }
 
 // moveCommand validates what every move command carries: a match, the
@@ -601,13 +628,17 @@ func playerSeat(m *Match, player string) (int32, error) {
 }
 
 // act plays the caller's action in m.
-func (s *Commands) act(m *Match, player string, a game.Action) (Step, error) {
+func (s *Commands) act(m *Match, player string, a proto.Message) (Step, error) {
 	seatNo, err := playerSeat(m, player)
 	if err != nil {
 		return Step{}, err
 	}
 	g, evs, err := m.Play.Act(seatNo, a, s.Rand)
-	return Step{Events: evs, Play: g}, err
+	if err != nil {
+		return Step{}, err
+	}
+	st := Step{Play: g}
+	return st, st.AddGame(m, evs)
 }
 
 func lastSeq(o Outcome) int64 {

@@ -4,7 +4,7 @@
 // stored events), decide (the game's rules, the chance the game needs),
 // append the events with the version expected, fold them into the cache.
 // Turn clocks and bot seats go through the same path, and so do the
-// players' commands (Commands: create, join, leave, start, invite, roll,
+// players' commands (Commands: create, join, leave, start, invite,
 // move), which service's handlers translate and call. It also decides
 // what follows from a commit: a match's result and ratings, and the
 // notices of its players.

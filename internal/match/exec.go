@@ -60,7 +60,7 @@ func (s *Writer) FoldWith(ctx context.Context, m *Match, upto int64, read EventR
 			return nil, err
 		}
 		for _, e := range evs {
-			ev, err := DecodeEvent(m.ID, e)
+			ev, err := DecodeEvent(s.games, m.ID, e)
 			if err != nil {
 				return nil, err
 			}
@@ -97,7 +97,11 @@ type Command struct {
 // the game state after them, so that the game's events are not folded again.
 type Step struct {
 	Events []*hangarv1.Event
-	Play   game.State
+	// Games are, for each of Events that is a game's event, the game's
+	// message it holds (nil for the platform's events; the list may end
+	// before Events do): counting them needs no decoding.
+	Games []proto.Message
+	Play  game.State
 	// Quota, when set, is the player's quota the command counts against:
 	// the store refuses the append when it is reached.
 	Quota *store.Quota
@@ -109,6 +113,40 @@ type Step struct {
 
 // Events is a step of events only (no game action).
 func Events(evs ...*hangarv1.Event) Step { return Step{Events: evs} }
+
+// Add appends platform events to st.
+func (st *Step) Add(evs ...*hangarv1.Event) { st.Events = append(st.Events, evs...) }
+
+// AddGame appends the events a game of match m returned, each wrapped as
+// the API's Event and kept beside it.
+func (st *Step) AddGame(m *Match, gevs []proto.Message) error {
+	if len(gevs) == 0 {
+		return nil
+	}
+	evs, err := m.Games.PackEvents(m.Game, gevs)
+	if err != nil {
+		return err
+	}
+	if len(st.Events) == 0 {
+		// The common step, an action's events alone: no copies.
+		st.Events, st.Games = evs, gevs
+		return nil
+	}
+	n := len(st.Events)
+	games := make([]proto.Message, n, n+len(gevs))
+	copy(games, st.Games)
+	st.Events = append(st.Events, evs...)
+	st.Games = append(games, gevs...)
+	return nil
+}
+
+// gameOf is the game's message of st's event i, if st has it.
+func (st *Step) gameOf(i int) proto.Message {
+	if i < len(st.Games) {
+		return st.Games[i]
+	}
+	return nil
+}
 
 // Outcome is what a command did: its events (numbered) and the match after
 // them.
@@ -182,12 +220,11 @@ func (s *Writer) Commit(ctx context.Context, m *Match, cmd store.Command, decide
 		}
 		return Outcome{Match: m}, nil
 	}
-	evs := st.Events
 	next := m.Clone()
 	now := s.now().UTC().Truncate(time.Microsecond)
-	for _, ev := range evs {
+	for i, ev := range st.Events {
 		ev.AuthorId = cmd.Author
-		if err := next.record(ev, now, st.Play == nil); err != nil {
+		if err := next.record(ev, st.gameOf(i), now, st.Play == nil); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -195,29 +232,34 @@ func (s *Writer) Commit(ctx context.Context, m *Match, cmd store.Command, decide
 		next.Play = st.Play
 	}
 	// The chance the game needs before its next seat acts is drawn now, in
-	// the same command (in a tile game, the tile for the next turn; in an
-	// auto_roll match, the die of the seat to roll).
+	// the same command (in a tile game, the tile for the next turn; a die
+	// the game's options have the server roll).
 	if next.Play != nil && next.Status == store.StatusActive {
-		g, more, err := s.prepared(next, next.Play)
+		g, more, err := next.Play.Prepare(s.rand)
 		if err != nil {
 			return Outcome{}, err
 		}
-		for _, ev := range more {
+		n := len(st.Events)
+		if err := st.AddGame(next, more); err != nil {
+			return Outcome{}, err
+		}
+		for i, ev := range st.Events[n:] {
 			ev.AuthorId = cmd.Author
-			if err := next.record(ev, now, false); err != nil {
+			if err := next.record(ev, st.gameOf(n+i), now, false); err != nil {
 				return Outcome{}, err
 			}
 		}
-		next.Play, evs = g, append(evs, more...)
+		next.Play = g
 		// A game that ends ends its match.
 		if next.Play.Over() {
 			ev := &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: MatchEnded(next.standing())}}
-			if err := next.record(ev, now, false); err != nil {
+			if err := next.record(ev, nil, now, false); err != nil {
 				return Outcome{}, err
 			}
-			evs = append(evs, ev)
+			st.Add(ev)
 		}
 	}
+	evs := st.Events
 	row, err := next.Row()
 	if err != nil {
 		return Outcome{}, err
@@ -228,11 +270,11 @@ func (s *Writer) Commit(ctx context.Context, m *Match, cmd store.Command, decide
 		return Outcome{}, err
 	}
 	for i, ev := range evs {
-		p, err := game.EncodeEvent(ev)
+		typ, p, err := game.EncodeEvent(next.Game, ev)
 		if err != nil {
 			return Outcome{}, err
 		}
-		a.Events[i] = store.Event{Type: game.EventType(ev), Payload: p}
+		a.Events[i] = store.Event{Type: typ, Payload: p}
 	}
 	r, err := s.store.Append(ctx, a)
 	if errors.Is(err, store.ErrVersionConflict) {
@@ -281,39 +323,6 @@ func (s *Writer) Commit(ctx context.Context, m *Match, cmd store.Command, decide
 		s.kickBots(next.ID)
 	}
 	return Outcome{Match: next, Events: evs}, nil
-}
-
-// maxAutoRolls bounds the dice one command rolls for the seats of an
-// auto_roll match. A roll that allows no move passes to the next seat,
-// which rolls in turn, so a long chain takes improbable luck (every plane
-// at home and no six, (5/6)^n); one cut short leaves the seat to roll for
-// itself, as a Roll then may.
-const maxAutoRolls = 1000
-
-// prepared returns game state g of match m after the chance its next seat
-// needs, with the events that record it: the game's own (Prepare) and, in
-// an auto_roll match, the die of each seat that must roll, until a seat
-// has a move to choose (or the game waits for no roll).
-func (s *Writer) prepared(m *Match, g game.State) (game.State, []*hangarv1.Event, error) {
-	g, evs, err := g.Prepare(s.rand)
-	if err != nil || !m.autoRoll {
-		return g, evs, err
-	}
-	for range maxAutoRolls {
-		seat, ok := g.Turn()
-		if !ok || !game.MustRoll(g, seat) {
-			break
-		}
-		var rolled, drawn []*hangarv1.Event
-		if g, rolled, err = g.Act(seat, game.Action{Roll: true}, s.rand); err != nil {
-			return nil, nil, err
-		}
-		if g, drawn, err = g.Prepare(s.rand); err != nil {
-			return nil, nil, err
-		}
-		evs = append(append(evs, rolled...), drawn...)
-	}
-	return g, evs, nil
 }
 
 // standing is the final standing of m's game with the seats whose players
@@ -389,7 +398,7 @@ func (s *Writer) replay(ctx context.Context, m *Match, r store.Result) (Outcome,
 	}
 	out := Outcome{Match: m}
 	for _, e := range stored {
-		ev, err := DecodeEvent(m.ID, e)
+		ev, err := DecodeEvent(s.games, m.ID, e)
 		if err != nil {
 			return Outcome{}, err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -38,12 +39,14 @@ type Seat struct {
 type Match struct {
 	ID string
 	// Games are the games the server hosts (set by whoever makes a match).
-	Games   game.Registry
+	Games   *game.Registry
 	Game    game.Game
 	Status  store.Status
 	Version int64
 	Creator string
-	Options *hangarv1.GameOptions
+	// Options are the game's options message (nil: the defaults, in a
+	// match created without them).
+	Options proto.Message
 	Seats   []Seat
 	Play    game.State // nil until started
 	created time.Time
@@ -64,14 +67,15 @@ type Match struct {
 	Invited []string
 	// unrated: the match changes no ratings (package matchmaker).
 	unrated bool
-	// autoRoll: the server rolls for a seat as soon as it must (prepared,
-	// exec.go).
-	autoRoll bool
 	// Codes are the live invite codes of a private match (codes.go).
 	Codes []InviteCode
-	// optionsWire is options marshalled, for every command's row: made
+	// optionsAny is Options as the API carries them (nil: none);
+	// optionsWire is its wire form and optionsStored the options as the
+	// row keeps them (game.EncodeOptions), for every command's row: made
 	// once, when the match is created.
-	optionsWire []byte
+	optionsAny    *anypb.Any
+	optionsWire   []byte
+	optionsStored []byte
 }
 
 // CanSee reports whether player may read m: any match that is public, a
@@ -174,34 +178,32 @@ func (m *Match) botTurn() bool {
 // Apply folds one event onto m (which the caller owns). t is the event's
 // time.
 func (m *Match) Apply(ev *hangarv1.Event, t time.Time) error {
-	return m.record(ev, t, true)
+	return m.record(ev, nil, t, true)
 }
 
 // record folds one event onto m; with fold false the game's own events only
 // count (the command that made them has the game state after them already).
-func (m *Match) record(ev *hangarv1.Event, t time.Time, fold bool) error {
+// gev is the game's message a game's event holds, when the caller has it
+// (nil: it is read from the event).
+func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold bool) error {
 	switch b := ev.Body.(type) {
 	case *hangarv1.Event_MatchCreated:
-		g := m.Games[b.MatchCreated.GetGame()]
+		g := m.Games.Get(b.MatchCreated.GetGame())
 		if g == nil || m.Version != 0 {
-			return fmt.Errorf("match %s: bad creation event (game %v)", m.ID, b.MatchCreated.GetGame())
+			return fmt.Errorf("match %s: bad creation event (game %q)", m.ID, b.MatchCreated.GetGame())
 		}
 		m.Game = g
 		m.Status = store.StatusOpen
 		m.Creator = b.MatchCreated.GetCreatorId()
-		m.Options = b.MatchCreated.GetOptions()
-		wire, err := proto.Marshal(m.Options)
-		if err != nil {
-			return fmt.Errorf("match %s: options: %w", m.ID, err)
+		if err := m.setOptions(b.MatchCreated.GetOptions()); err != nil {
+			return err
 		}
-		m.optionsWire = wire
 		m.turnTime = b.MatchCreated.GetTurnTime().AsDuration()
 		m.botAfter = b.MatchCreated.GetTimeoutsBeforeBot()
 		m.botLevel = b.MatchCreated.GetBotLevel()
 		m.Private = b.MatchCreated.GetPrivate()
 		m.Invited = slices.Clone(b.MatchCreated.GetInvitedPlayerIds())
 		m.unrated = b.MatchCreated.GetUnrated()
-		m.autoRoll = b.MatchCreated.GetAutoRoll()
 		m.created = t
 		for _, n := range g.Seats(m.Options, int(b.MatchCreated.GetSeatCount())) {
 			m.Seats = append(m.Seats, Seat{Seat: n, Status: hangarv1.SeatStatus_SEAT_STATUS_EMPTY})
@@ -262,22 +264,30 @@ func (m *Match) record(ev *hangarv1.Event, t time.Time, fold bool) error {
 				}
 			}
 		}
-	default:
+	case *hangarv1.Event_Game:
 		if m.Play == nil {
 			return fmt.Errorf("match %s: game event before the start", m.ID)
 		}
+		if gev == nil {
+			var err error
+			if gev, err = m.Games.Event(m.Game, ev); err != nil {
+				return fmt.Errorf("match %s: event %d: %w", m.ID, m.Version+1, err)
+			}
+		}
 		if fold {
-			g, err := m.Play.Apply(ev)
+			g, err := m.Play.Apply(gev)
 			if err != nil {
 				return fmt.Errorf("match %s: event %d: %w", m.ID, m.Version+1, err)
 			}
 			m.Play = g
 		}
-		m.Game.Count(ev, m.add)
+		m.Game.Count(gev, m.add)
 		// A player acting on its own stops its run of timeouts.
 		if i := m.SeatOf(ev.GetAuthorId()); i >= 0 && ev.GetAuthorId() != "" {
 			m.Seats[i].timeouts = 0
 		}
+	default:
+		return fmt.Errorf("match %s: event %d has no body", m.ID, m.Version+1)
 	}
 	m.count(ev, t)
 	m.Version++
@@ -285,9 +295,30 @@ func (m *Match) record(ev *hangarv1.Event, t time.Time, fold bool) error {
 	return nil
 }
 
-// DecodeEvent turns a stored event into the API's Event.
-func DecodeEvent(matchID string, e store.Event) (*hangarv1.Event, error) {
-	ev, err := game.DecodeEvent(e.Type, e.Payload)
+// setOptions sets m's options from the Any of its MatchCreated, with what
+// every command's row needs of them.
+func (m *Match) setOptions(a *anypb.Any) error {
+	if a == nil {
+		return nil
+	}
+	o, err := m.Games.Options(m.Game, a)
+	if err != nil {
+		return fmt.Errorf("match %s: options: %w", m.ID, err)
+	}
+	if m.optionsWire, err = proto.Marshal(a); err != nil {
+		return fmt.Errorf("match %s: options: %w", m.ID, err)
+	}
+	if m.optionsStored, err = game.EncodeOptions(m.Game, o); err != nil {
+		return fmt.Errorf("match %s: options: %w", m.ID, err)
+	}
+	m.Options, m.optionsAny = o, a
+	return nil
+}
+
+// DecodeEvent turns a stored event of a match of one of games into the
+// API's Event.
+func DecodeEvent(games *game.Registry, matchID string, e store.Event) (*hangarv1.Event, error) {
+	ev, err := games.DecodeEvent(e.Type, e.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("match %s event %d: %w", matchID, e.Seq, err)
 	}
@@ -318,10 +349,23 @@ func (m *Match) Row() (store.Match, error) {
 	}
 	return store.Match{
 		ID: m.ID, Game: m.Game.Name(), Status: m.Status, Version: m.Version, Creator: m.Creator,
-		Players: players, FreeSeats: m.FreeSeats(), BotTurn: m.botTurn(), Options: m.optionsWire, Summary: sum,
+		Players: players, FreeSeats: m.FreeSeats(), BotTurn: m.botTurn(), Options: m.optionsStored, Summary: sum,
 		Created: m.created, Started: m.started, Ended: m.Ended, Deadline: m.deadline(),
 		Private: m.Private, Invited: slices.Clone(m.Invited),
 	}, nil
+}
+
+// DecodeSummary reads a match's summary as its row keeps it (Row), one
+// stored before games were named included.
+func DecodeSummary(games *game.Registry, b []byte) (*hangarv1.Match, error) {
+	pm := &hangarv1.Match{}
+	if err := proto.Unmarshal(b, pm); err != nil {
+		return nil, err
+	}
+	if err := games.UpgradeSummary(pm); err != nil {
+		return nil, err
+	}
+	return pm, nil
 }
 
 // SummaryWire is m.summary() marshalled, for every command's row: the
@@ -334,7 +378,7 @@ func (m *Match) SummaryWire() ([]byte, error) {
 	pm.Options = nil
 	n := pm.SizeVT()
 	opts := 0
-	if m.Options != nil {
+	if m.optionsAny != nil {
 		opts = protowire.SizeTag(matchOptionsField) + protowire.SizeBytes(len(m.optionsWire))
 	}
 	b := make([]byte, opts+n)
@@ -380,11 +424,10 @@ var StatusProto = map[store.Status]hangarv1.MatchStatus{
 // Summary is m as the API shows it, without the game state.
 func (m *Match) Summary() *hangarv1.Match {
 	pm := &hangarv1.Match{
-		MatchId: m.ID, Game: m.Game.Enum(), Status: StatusProto[m.Status], Version: m.Version,
-		CreatorId: m.Creator, Options: m.Options, CreateTime: timestamppb.New(m.created), BotLevel: m.botLevel,
+		MatchId: m.ID, Game: m.Game.Name(), Status: StatusProto[m.Status], Version: m.Version,
+		CreatorId: m.Creator, Options: m.optionsAny, CreateTime: timestamppb.New(m.created), BotLevel: m.botLevel,
 		Private: m.Private, InvitedPlayerIds: slices.Clone(m.Invited), Unrated: m.unrated,
 		InviteCodeIds: m.codeIDs(),
-		AutoRoll:      m.autoRoll,
 	}
 	if !m.started.IsZero() {
 		pm.StartTime = timestamppb.New(m.started)
@@ -428,7 +471,9 @@ func (m *Match) View(player string) *hangarv1.Match {
 		if i := m.SeatOf(player); i >= 0 && player != "" {
 			recipient = m.Seats[i].Seat
 		}
-		pm.State = m.Play.View(recipient)
+		// A view that does not pack leaves the state out, as before the
+		// start: the game's own messages always marshal.
+		pm.State, _ = m.Games.Pack(m.Play.View(recipient))
 	}
 	return pm
 }

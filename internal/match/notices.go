@@ -21,7 +21,7 @@ func turnOf(m *Match) (int32, bool) {
 // has just begun, an end. Bots get none.
 func noticesOf(m, next *Match, evs []*hangarv1.Event, author string) []*hangarv1.Notice {
 	var out []*hangarv1.Notice
-	g := next.Game.Enum()
+	g := next.Game.Name()
 	add := func(player string, n *hangarv1.Notice) {
 		n.PlayerId, n.MatchId = player, next.ID
 		out = append(out, n)

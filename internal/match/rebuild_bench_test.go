@@ -27,11 +27,11 @@ func recordedGame(tb testing.TB) (*Match, []store.Event) {
 			if err := m.Apply(ev, now); err != nil {
 				tb.Fatal(err)
 			}
-			p, err := game.EncodeEvent(ev)
+			typ, p, err := game.EncodeEvent(m.Game, ev)
 			if err != nil {
 				tb.Fatal(err)
 			}
-			out = append(out, store.Event{Seq: m.Version, Type: game.EventType(ev), Payload: p, Time: now})
+			out = append(out, store.Event{Seq: m.Version, Type: typ, Payload: p, Time: now})
 		}
 	}
 	g := aeroplane.Game{}
@@ -39,8 +39,12 @@ func recordedGame(tb testing.TB) (*Match, []store.Event) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	packed, err := testGames.Pack(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	add(&hangarv1.Event{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
-		Game: hangarv1.Game_GAME_AEROPLANE, Options: opts, SeatCount: 4, CreatorId: "p_host"}}})
+		Game: g.Name(), Options: packed, SeatCount: 4, CreatorId: "p_host"}}})
 	seats := g.Seats(opts, 4)
 	for _, sn := range seats {
 		add(&hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
@@ -49,7 +53,11 @@ func recordedGame(tb testing.TB) (*Match, []store.Event) {
 	add(Started(seats))
 	for !m.Play.Over() {
 		turn, _ := m.Play.Turn()
-		_, evs, err := m.Play.Act(turn, m.Play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)
+		_, gevs, err := m.Play.Act(turn, m.Play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		evs, err := testGames.PackEvents(g, gevs)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -132,7 +140,7 @@ func BenchmarkRebuildParts(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, e := range events {
-				if _, err := DecodeEvent(final.ID, e); err != nil {
+				if _, err := DecodeEvent(testGames, final.ID, e); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -142,7 +150,7 @@ func BenchmarkRebuildParts(b *testing.B) {
 	b.Run("apply", func(b *testing.B) {
 		decoded := make([]*hangarv1.Event, len(events))
 		for i, e := range events {
-			ev, err := DecodeEvent(final.ID, e)
+			ev, err := DecodeEvent(testGames, final.ID, e)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -37,7 +37,7 @@ func playedMatch(t *testing.T, seed uint64) (before, after *Match, log []*hangar
 		t.Fatal(err)
 	}
 	add(&hangarv1.Event{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
-		Game: hangarv1.Game_GAME_AEROPLANE, Options: opts, SeatCount: 4, CreatorId: "ada"}}})
+		Game: g.Name(), Options: packed(t, opts), SeatCount: 4, CreatorId: "ada"}}})
 	seats := g.Seats(opts, 4)
 	for i, p := range []string{"ada", "", "bob", "cy"} {
 		add(&hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{
@@ -47,20 +47,20 @@ func playedMatch(t *testing.T, seed uint64) (before, after *Match, log []*hangar
 	for step := 0; !m.Play.Over(); step++ {
 		if step == 200 {
 			now = t0.Add(10 * time.Minute)
-			_, evs, err := m.Play.Resign(seats[2])
+			_, gevs, err := m.Play.Resign(seats[2])
 			if err != nil {
 				t.Fatal(err)
 			}
 			add(&hangarv1.Event{Body: &hangarv1.Event_PlayerLeft{PlayerLeft: &hangarv1.PlayerLeft{Seat: seats[2], PlayerId: "bob", Forfeited: true}}})
-			add(evs...)
+			add(wrapped(t, g, gevs)...)
 			continue
 		}
 		turn, _ := m.Play.Turn()
-		_, evs, err := m.Play.Act(turn, m.Play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)
+		_, gevs, err := m.Play.Act(turn, m.Play.Bot(hangarv1.BotLevel_BOT_LEVEL_GREEDY, rng), rng)
 		if err != nil {
 			t.Fatal(err)
 		}
-		add(evs...)
+		add(wrapped(t, g, gevs)...)
 	}
 	now = t0.Add(30 * time.Minute)
 	before = m.Clone()
@@ -84,7 +84,14 @@ func TestMatchEnd(t *testing.T) {
 		want[s.Seat] = &counts{}
 	}
 	for _, ev := range log {
-		e := ev.GetAeroplane()
+		if ev.GetGame() == nil {
+			continue
+		}
+		gev, err := testGames.Event(aeroplane.Game{}, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := gev.(*aeroplanev1.Event)
 		switch e.GetKind() {
 		case aeroplanev1.EventKind_EVENT_KIND_CAPTURED:
 			for _, p := range e.GetPlanes() {

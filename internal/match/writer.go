@@ -23,7 +23,7 @@ import (
 type Writer struct {
 	store store.Store
 	log   *slog.Logger
-	games game.Registry
+	games *game.Registry
 	rand  game.Rand
 	now   func() time.Time
 	// checkFold checks every command against a fold of its stored events.
@@ -57,7 +57,7 @@ type Writer struct {
 type Config struct {
 	Store      store.Store
 	Log        *slog.Logger
-	Games      game.Registry
+	Games      *game.Registry
 	Rand       game.Rand
 	Now        func() time.Time
 	CheckFold  bool
@@ -88,6 +88,14 @@ func New(c Config) *Writer {
 		s.clockTick = 250 * time.Millisecond
 	}
 	return s
+}
+
+// Games are the games the writer's matches are of.
+func (s *Writer) Games() *game.Registry { return s.games }
+
+// DecodeEvent turns a stored event of match id into the API's Event.
+func (s *Writer) DecodeEvent(id string, e store.Event) (*hangarv1.Event, error) {
+	return DecodeEvent(s.games, id, e)
 }
 
 // Start starts the turn-clock scheduler, which also resumes the bot turns

@@ -144,20 +144,17 @@ func (s *Matchmaker) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) 
 	if me.ID == "" {
 		return nil, fault.ErrUnauthenticated
 	}
-	g, ok := s.games[req.GetGame()]
-	if !ok {
-		return nil, fmt.Errorf("%w: game %v is not one Hangar hosts", fault.ErrInvalid, req.GetGame())
+	g, err := s.games.Lookup(req.GetGame())
+	if err != nil {
+		return nil, err
 	}
 	if err := ident.CheckRequestID(req.GetRequestId(), false); err != nil {
 		return nil, err
 	}
 	n := int(req.GetSeatCount())
-	opts, err := g.Options(req.GetOptions(), n)
+	opts, _, err := match.Options(s.games, g, req.GetOptions(), n)
 	if err != nil {
 		return nil, err
-	}
-	if req.GetAutoRoll() && !g.Dice() {
-		return nil, fmt.Errorf("%w: auto_roll needs a game with dice", fault.ErrInvalid)
 	}
 	botsAfter := s.mm.BotsAfter
 	if ba := req.GetBotsAfter(); ba != nil {
@@ -172,7 +169,9 @@ func (s *Matchmaker) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) 
 	if req.GetKeepWaiting() {
 		botsAfter = 0
 	}
-	optBytes, err := proto.MarshalOptions{Deterministic: true}.Marshal(opts)
+	// The stored options of a game hosted before games were named are the
+	// bytes hangar.v1's GameOptions had: its tickets pool as they did.
+	optBytes, err := game.EncodeOptions(g, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +186,8 @@ func (s *Matchmaker) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) 
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
 	t, created, err := s.store.Enqueue(ctx, store.Ticket{ID: id, Player: me.ID, PlayerName: me.DisplayName, RequestID: reqID, Fingerprint: match.Fingerprint(req),
-		Game: g.Name(), Pool: poolKey(g.Name(), optBytes, n, req.GetRated(), req.GetAutoRoll()), Options: optBytes, Seats: n,
-		Rated: req.GetRated(), AutoRoll: req.GetAutoRoll(), BotsAfter: botsAfter, KeepWaiting: req.GetKeepWaiting(), Rating: rating, Created: now})
+		Game: g.Name(), Pool: poolKey(g.Name(), optBytes, n, req.GetRated(), false), Options: optBytes, Seats: n,
+		Rated: req.GetRated(), BotsAfter: botsAfter, KeepWaiting: req.GetKeepWaiting(), Rating: rating, Created: now})
 	if errors.Is(err, store.ErrExists) && t.ID != "" {
 		err = &TicketOpen{ID: t.ID}
 	}
@@ -205,6 +204,24 @@ func (s *Matchmaker) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) 
 	return &hangarv1.EnqueueResponse{Ticket: v}, nil
 }
 
+// ticketOptions are the game and options of ticket t: the game's options
+// message, with the retired platform auto_roll folded in for a ticket
+// stored with it.
+func (s *Matchmaker) ticketOptions(t store.Ticket) (game.Game, proto.Message, error) {
+	g := s.games.Get(t.Game)
+	if g == nil {
+		return nil, nil, fmt.Errorf("ticket %s: game %q is not hosted", t.ID, t.Game)
+	}
+	opts, err := s.games.DecodeOptions(g, t.Options)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ticket %s: %w", t.ID, err)
+	}
+	if t.AutoRoll {
+		opts = game.WithLegacyAutoRoll(g, opts)
+	}
+	return g, opts, nil
+}
+
 // ratingFor is the rating a player's ticket is matched by: the player's mu
 // in the game, a new player's when the player was never rated.
 func (s *Matchmaker) ratingFor(ctx context.Context, game, player string) (float64, error) {
@@ -219,8 +236,10 @@ func (s *Matchmaker) ratingFor(ctx context.Context, game, player string) (float6
 }
 
 // poolKey names the tickets that may share a match: same game, options,
-// seat count, rated flag and auto_roll. (A ticket without auto_roll keeps
-// the key it had before tickets could ask for it.)
+// seat count and rated flag. autoRoll is the retired platform auto_roll of
+// a ticket stored with it (store.Ticket.AutoRoll): such tickets pool among
+// themselves, as they did. (A ticket without it keeps the key it had
+// before tickets could ask for it.)
 func poolKey(game string, options []byte, seats int, rated, autoRoll bool) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00%t\x00", game, seats, rated)
@@ -355,16 +374,16 @@ func (s *Matchmaker) WatchTicket(req *hangarv1.WatchTicketRequest, stream hangar
 
 // ticketView is t as the API shows it at time now.
 func (s *Matchmaker) ticketView(t store.Ticket, now time.Time) (*hangarv1.Ticket, error) {
-	g := s.games.Named(t.Game)
-	if g == nil {
-		return nil, fmt.Errorf("ticket %s: game %q is not hosted", t.ID, t.Game)
+	g, opts, err := s.ticketOptions(t)
+	if err != nil {
+		return nil, err
 	}
-	opts := &hangarv1.GameOptions{}
-	if err := proto.Unmarshal(t.Options, opts); err != nil {
-		return nil, fmt.Errorf("ticket %s: options: %w", t.ID, err)
+	packed, err := s.games.Pack(opts)
+	if err != nil {
+		return nil, err
 	}
-	v := &hangarv1.Ticket{TicketId: t.ID, PlayerId: t.Player, Game: g.Enum(), Options: opts, SeatCount: int32(t.Seats),
-		Rated: t.Rated, AutoRoll: t.AutoRoll, KeepWaiting: t.KeepWaiting, Status: ticketStatusProto[t.Status], CreateTime: timestamppb.New(t.Created),
+	v := &hangarv1.Ticket{TicketId: t.ID, PlayerId: t.Player, Game: g.Name(), Options: packed, SeatCount: int32(t.Seats),
+		Rated: t.Rated, KeepWaiting: t.KeepWaiting, Status: ticketStatusProto[t.Status], CreateTime: timestamppb.New(t.Created),
 		Rating: t.Rating}
 	if !t.KeepWaiting {
 		v.BotsAfter = durationpb.New(t.BotsAfter)
@@ -508,12 +527,8 @@ func (s *Matchmaker) matchPass(ctx context.Context, first bool) error {
 // formGroups chooses the groups, and each group gets its match's id and
 // its players' seats.
 func (s *Matchmaker) form(now time.Time, waiting []store.Ticket) (store.Formation, error) {
-	g := s.games.Named(waiting[0].Game)
-	if g == nil {
-		return store.Formation{}, fmt.Errorf("pool of game %q, which is not hosted", waiting[0].Game)
-	}
-	opts := &hangarv1.GameOptions{}
-	if err := proto.Unmarshal(waiting[0].Options, opts); err != nil {
+	g, opts, err := s.ticketOptions(waiting[0])
+	if err != nil {
 		return store.Formation{}, err
 	}
 	seatNos := g.Seats(opts, waiting[0].Seats)
@@ -661,12 +676,12 @@ func formGroups(now time.Time, waiting []store.Ticket, o Options) (groups [][]in
 func (s *Matchmaker) makeMatch(ctx context.Context, id string, ts []store.Ticket) error {
 	slices.SortFunc(ts, func(a, b store.Ticket) int { return cmp.Compare(a.Seat, b.Seat) })
 	t0 := ts[0]
-	g := s.games.Named(t0.Game)
-	if g == nil {
-		return fmt.Errorf("game %q is not hosted", t0.Game)
+	g, opts, err := s.ticketOptions(t0)
+	if err != nil {
+		return err
 	}
-	opts := &hangarv1.GameOptions{}
-	if err := proto.Unmarshal(t0.Options, opts); err != nil {
+	packed, err := s.games.Pack(opts)
+	if err != nil {
 		return err
 	}
 	seatNos := g.Seats(opts, t0.Seats)
@@ -682,10 +697,9 @@ func (s *Matchmaker) makeMatch(ctx context.Context, id string, ts []store.Ticket
 		fmt.Fprintf(fp, "%s\x00%d\x00%s\x00", t.ID, t.Seat, t.Player)
 	}
 	cmd := store.Command{RequestID: "matchmaking:" + id, Fingerprint: fp.Sum(nil)}
-	_, err := s.w.Commit(ctx, s.w.NewMatch(id), cmd, func(*match.Match) (match.Step, error) {
+	_, err = s.w.Commit(ctx, s.w.NewMatch(id), cmd, func(*match.Match) (match.Step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
-			Game: g.Enum(), Options: opts, SeatCount: int32(t0.Seats), Unrated: !t0.Rated,
-			AutoRoll: t0.AutoRoll}}}}
+			Game: g.Name(), Options: packed, SeatCount: int32(t0.Seats), Unrated: !t0.Rated}}}}
 		for _, sn := range seatNos {
 			if p, ok := by[sn]; ok {
 				evs = append(evs, match.Joined(sn, p))
@@ -719,7 +733,7 @@ func (s *Matchmaker) makeMatch(ctx context.Context, id string, ts []store.Ticket
 type Matchmaker struct {
 	store  store.Store
 	log    *slog.Logger
-	games  game.Registry
+	games  *game.Registry
 	now    func() time.Time
 	w      *match.Writer
 	limits *limit.Limiter
@@ -747,7 +761,7 @@ type Matchmaker struct {
 type Config struct {
 	Store      store.Store
 	Log        *slog.Logger
-	Games      game.Registry
+	Games      *game.Registry
 	Now        func() time.Time
 	Writer     *match.Writer
 	Limits     *limit.Limiter

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/game/aeroplane"
 	"github.com/hangarhq/hangar/internal/limit"
@@ -52,12 +50,12 @@ func TestMatchMadeThenNodeDied(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	g := testGames.Named("aeroplane")
+	g := testGames.Get("aeroplane")
 	opts, err := g.Options(nil, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ob, _ := proto.MarshalOptions{Deterministic: true}.Marshal(opts)
+	ob, _ := game.EncodeOptions(g, opts)
 	now := mm0
 	clock := func() time.Time { return now }
 	for i := range 2 {

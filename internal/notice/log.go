@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/fault"
 	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/store"
@@ -16,6 +17,8 @@ import (
 // Log reads players' notice logs: a page of one (List), or all of it after
 // a seq and then each new notice as it comes (Watch).
 type Log struct {
+	// Games are the games of the notices' matches.
+	Games  *game.Registry
 	Store  store.Store
 	Hub    *Hub
 	Limits *limit.Limiter
@@ -64,7 +67,7 @@ func (l *Log) Watch(ctx context.Context, player string, after int64, stream grpc
 			return err
 		}
 		for _, sn := range ns {
-			n, err := Decode(sn)
+			n, err := Decode(l.Games, sn)
 			if err != nil {
 				return err
 			}
@@ -103,7 +106,7 @@ func (l *Log) List(ctx context.Context, player string, after int64, size int) ([
 	}
 	var out []*hangarv1.Notice
 	for _, sn := range ns {
-		n, err := Decode(sn)
+		n, err := Decode(l.Games, sn)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/vtcodec"
 	"github.com/hangarhq/hangar/internal/wake"
 	"github.com/hangarhq/hangar/store"
@@ -74,10 +75,15 @@ func Encode(n *hangarv1.Notice, deliver bool) (store.Notice, error) {
 	return store.Notice{Player: n.GetPlayerId(), Kind: Kind(n), Match: n.GetMatchId(), Payload: p, Deliver: deliver}, nil
 }
 
-// Decode turns a stored notice into the API's Notice.
-func Decode(sn store.Notice) (*hangarv1.Notice, error) {
+// Decode turns a stored notice of a match of one of games into the API's
+// Notice (one stored before games were named names its game as it was
+// then: games upgrades it).
+func Decode(games *game.Registry, sn store.Notice) (*hangarv1.Notice, error) {
 	n := &hangarv1.Notice{}
 	if err := proto.Unmarshal(sn.Payload, n); err != nil {
+		return nil, fmt.Errorf("notice %s: %w", ID(sn.Player, sn.Seq), err)
+	}
+	if err := games.UpgradeNotice(n); err != nil {
 		return nil, fmt.Errorf("notice %s: %w", ID(sn.Player, sn.Seq), err)
 	}
 	if got := Kind(n); got != sn.Kind {

@@ -17,6 +17,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -90,6 +91,7 @@ var webhookJSON = protojson.MarshalOptions{EmitUnpopulated: true}
 // Webhooks are the workers that deliver notices to an app backend.
 type Webhooks struct {
 	o       WebhookOptions
+	games   *game.Registry
 	st      store.Store
 	now     func() time.Time
 	log     *slog.Logger
@@ -97,9 +99,9 @@ type Webhooks struct {
 	wake    chan struct{}
 }
 
-// NewWebhooks returns the workers of o; obs, when it implements
-// WebhookObserver, is told of deliveries.
-func NewWebhooks(o WebhookOptions, st store.Store, now func() time.Time, log *slog.Logger, obs any) *Webhooks {
+// NewWebhooks returns the workers of o, for the notices of games' matches;
+// obs, when it implements WebhookObserver, is told of deliveries.
+func NewWebhooks(o WebhookOptions, games *game.Registry, st store.Store, now func() time.Time, log *slog.Logger, obs any) *Webhooks {
 	if o.Workers <= 0 {
 		o.Workers = 4
 	}
@@ -236,7 +238,7 @@ func (w *Webhooks) backoff(attempts int) time.Duration {
 
 // post sends one notice.
 func (w *Webhooks) post(ctx context.Context, sn store.Notice) error {
-	n, err := Decode(sn)
+	n, err := Decode(w.games, sn)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 // TestWebhookBackoff: the wait after the n-th failed attempt doubles from
 // MinBackoff up to MaxBackoff, within ±20%.
 func TestWebhookBackoff(t *testing.T) {
-	w := NewWebhooks(WebhookOptions{URL: "http://x", Secret: "s", MinBackoff: time.Second, MaxBackoff: time.Minute}, nil, time.Now, nil, nil)
+	w := NewWebhooks(WebhookOptions{URL: "http://x", Secret: "s", MinBackoff: time.Second, MaxBackoff: time.Minute}, nil, nil, time.Now, nil, nil)
 	for _, tc := range []struct {
 		attempts int
 		base     time.Duration

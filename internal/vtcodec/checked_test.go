@@ -12,6 +12,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"google.golang.org/protobuf/types/known/anypb"
+
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
@@ -19,13 +21,14 @@ import (
 // requests are requests of every shape the checked reader meets: strings at
 // the top, in a oneof, three messages deep, repeated.
 func requests(s string) map[string]Unmarshaler {
-	move := &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Plane: 2, Notation: s}}}
+	move := must(proto.Marshal(&aeroplanev1.Move{Plane: 2, Notation: "A2"}))
+	action := &anypb.Any{TypeUrl: "type.googleapis.com/hangar.aeroplane.v1." + s, Value: move}
 	return map[string]Unmarshaler{
 		"top": &hangarv1.GetMatchRequest{MatchId: s},
 		"oneof, deep": &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{Command: &hangarv1.PlayCommand{CommandId: 4,
-			Command: &hangarv1.PlayCommand_Move{Move: &hangarv1.MoveRequest{MatchId: "m_1", ExpectedVersion: 9, RequestId: "r", Move: move}}}}},
+			Command: &hangarv1.PlayCommand_Act{Act: &hangarv1.ActRequest{MatchId: "m_1", ExpectedVersion: 9, RequestId: "r", Action: action}}}}},
 		"oneof, after": &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{Command: &hangarv1.PlayCommand{CommandId: 4,
-			Command: &hangarv1.PlayCommand_Roll{Roll: &hangarv1.RollRequest{MatchId: "m_1", RequestId: s}}}}},
+			Command: &hangarv1.PlayCommand_ListLegalActions{ListLegalActions: &hangarv1.ListLegalActionsRequest{MatchId: s}}}}},
 		"repeated": &hangarv1.CreateMatchRequest{SeatCount: 2, RequestId: "r", TurnTime: durationpb.New(3e9),
 			InvitedPlayerIds: []string{"p_1", s, "p_3"}},
 	}

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -16,9 +17,9 @@ import (
 // or large (the pool's buffers), reads back what proto wrote, and takes any
 // other protobuf message through proto.
 func TestCodec(t *testing.T) {
-	long := &hangarv1.ListLegalMovesResponse{Version: 9, Die: 6}
+	long := &hangarv1.ListLegalActionsResponse{Version: 9}
 	for range 400 {
-		long.Moves = append(long.Moves, &hangarv1.GameMove{})
+		long.Actions = append(long.Actions, &anypb.Any{})
 	}
 	events := &hangarv1.PlayEvents{}
 	for i := range 300 {
@@ -26,7 +27,7 @@ func TestCodec(t *testing.T) {
 			Event: &hangarv1.Event{Seq: int64(i + 1), AuthorId: fmt.Sprint("p_", i)}})
 	}
 	msgs := map[string]proto.Message{
-		"small":      &hangarv1.RollRequest{MatchId: "m_1", ExpectedVersion: 7, RequestId: "r", IncludeLegalMoves: true},
+		"small":      &hangarv1.ActRequest{MatchId: "m_1", ExpectedVersion: 7, RequestId: "r", IncludeLegalActions: true},
 		"large":      events,
 		"many":       long,
 		"not api/'s": durationpb.New(1500000000),

@@ -42,7 +42,7 @@ func (s *Watches) watchEvents(ctx context.Context, id string, after int64) (item
 	}
 	evs := make([]*hangarv1.Event, len(stored))
 	for i, e := range stored {
-		if evs[i], err = match.DecodeEvent(id, e); err != nil {
+		if evs[i], err = s.Writer.DecodeEvent(id, e); err != nil {
 			return nil, false, err
 		}
 	}
