@@ -1574,7 +1574,9 @@ type CreateMatchRequest struct {
 	// game is the name of a hosted game (GameService.ListGames).
 	Game string `protobuf:"bytes,13,opt,name=game,proto3" json:"game,omitempty"`
 	// options are the game's options message (GameInfo.options_type); unset
-	// means the game's defaults. Another type is INVALID_ARGUMENT.
+	// means the game's defaults. Another type is INVALID_ARGUMENT (reason
+	// UNKNOWN_TYPE), and so is a game the server does not host (reason
+	// UNKNOWN_GAME).
 	Options *anypb.Any `protobuf:"bytes,14,opt,name=options,proto3" json:"options,omitempty"`
 	// seat_count is the number of seats, GameInfo.min_seats to max_seats.
 	SeatCount int32 `protobuf:"varint,3,opt,name=seat_count,json=seatCount,proto3" json:"seat_count,omitempty"`

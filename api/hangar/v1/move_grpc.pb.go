@@ -40,8 +40,8 @@ const (
 // them, and records what it drew as the game's events.
 type MoveServiceClient interface {
 	// Act plays one action of the caller's seat. An action of a type the
-	// match's game does not have is INVALID_ARGUMENT (reason
-	// UNKNOWN_ACTION_TYPE); one the rules forbid now FAILED_PRECONDITION.
+	// match's game does not have is INVALID_ARGUMENT (reason UNKNOWN_TYPE);
+	// one the rules forbid now FAILED_PRECONDITION.
 	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
 	// ListLegalActions lists the actions the caller may take now.
 	ListLegalActions(ctx context.Context, in *ListLegalActionsRequest, opts ...grpc.CallOption) (*ListLegalActionsResponse, error)
@@ -147,8 +147,8 @@ type MoveService_PlayClient = grpc.BidiStreamingClient[PlayRequest, PlayResponse
 // them, and records what it drew as the game's events.
 type MoveServiceServer interface {
 	// Act plays one action of the caller's seat. An action of a type the
-	// match's game does not have is INVALID_ARGUMENT (reason
-	// UNKNOWN_ACTION_TYPE); one the rules forbid now FAILED_PRECONDITION.
+	// match's game does not have is INVALID_ARGUMENT (reason UNKNOWN_TYPE);
+	// one the rules forbid now FAILED_PRECONDITION.
 	Act(context.Context, *ActRequest) (*ActResponse, error)
 	// ListLegalActions lists the actions the caller may take now.
 	ListLegalActions(context.Context, *ListLegalActionsRequest) (*ListLegalActionsResponse, error)
