@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
@@ -98,8 +99,10 @@ func History(ctx context.Context, c Config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g := &seedGen{c: c, r: r, pool: pool, zipf: rand.NewZipf(r, 1.05, 20, uint64(c.Players-1)),
-		stats: map[string]*store.PlayerStats{}, ratings: map[string]store.Rating{}, model: rating.Default()}
+	g, err := newSeedGen(c, r, pool)
+	if err != nil {
+		return err
+	}
 	gap := c.Span / time.Duration(c.Matches)
 	var events, results int
 	for done := 0; done < c.Matches; {
@@ -142,6 +145,19 @@ func History(ctx context.Context, c Config, out io.Writer) error {
 	return nil
 }
 
+// The game the matches are of, and a registry of it that packs its
+// messages as the service does.
+var (
+	aero  = gameaeroplane.Game{}
+	games = game.NewRegistry(aero)
+)
+
+// encode is ev, an event of an Aeroplane match, as the service stores it.
+func encode(ev *hangarv1.Event, author string) (store.Event, error) {
+	typ, b, err := game.EncodeEvent(aero, ev)
+	return store.Event{Type: typ, Payload: b, Author: author}, err
+}
+
 // seedGames plays bot games of 2, 3 and 4 seats and keeps each one's first
 // events, encoded as the service stores them, for the matches to share.
 func seedGames(r *rand.Rand, eventsPerMatch int) (map[int][][]store.Event, error) {
@@ -154,20 +170,36 @@ func seedGames(r *rand.Rand, eventsPerMatch int) (map[int][][]store.Event, error
 			if err != nil {
 				return nil, err
 			}
-			var evs []store.Event
+			var (
+				evs    []store.Event
+				encErr error
+			)
 			d := bot.Driver{Dice: rand.New(rand.NewPCG(r.Uint64(), 1))}
 			for i := range d.Bots {
 				d.Bots[i] = bot.NewGreedy(rand.New(rand.NewPCG(r.Uint64(), 2)))
 			}
 			d.OnStep = func(_ aeroplane.State, _ int, _ aeroplane.Move, es []aeroplane.Event) {
-				for _, e := range es {
-					ev := &hangarv1.Event{Body: &hangarv1.Event_Aeroplane{Aeroplane: gameaeroplane.EventProto(e)}}
-					b, _ := game.EncodeEvent(ev)
-					evs = append(evs, store.Event{Type: game.EventType(ev), Payload: b})
+				ms := make([]proto.Message, len(es))
+				for i, e := range es {
+					ms[i] = gameaeroplane.EventProto(e)
+				}
+				packed, err := games.PackEvents(aero, ms)
+				for _, ev := range packed {
+					var se store.Event
+					if se, err = encode(ev, ""); err != nil {
+						break
+					}
+					evs = append(evs, se)
+				}
+				if err != nil && encErr == nil {
+					encErr = err
 				}
 			}
 			if _, _, err := d.Play(s); err != nil {
 				return nil, err
+			}
+			if encErr != nil {
+				return nil, encErr
 			}
 			if len(evs) < eventsPerMatch {
 				return nil, fmt.Errorf("seed-history: a %d-seat bot game has %d events, fewer than --events-per-match", seats, len(evs))
@@ -188,6 +220,28 @@ type seedGen struct {
 	stats   map[string]*store.PlayerStats
 	ratings map[string]store.Rating
 	model   rating.Model
+	// opts are the matches' options (matchOptions), and optsRow the same
+	// as a match's row keeps them.
+	opts    *anypb.Any
+	optsRow []byte
+}
+
+// matchOptions are the seeded matches' options: the defaults, spelled out.
+func matchOptions() *aeroplanev1.Options {
+	return &aeroplanev1.Options{Notation: aeroplane.DefaultOptions().String()}
+}
+
+func newSeedGen(c Config, r *rand.Rand, pool map[int][][]store.Event) (*seedGen, error) {
+	opts, err := games.Pack(matchOptions())
+	if err != nil {
+		return nil, err
+	}
+	optsRow, err := game.EncodeOptions(aero, matchOptions())
+	if err != nil {
+		return nil, err
+	}
+	return &seedGen{c: c, r: r, pool: pool, opts: opts, optsRow: optsRow, zipf: rand.NewZipf(r, 1.05, 20, uint64(c.Players-1)),
+		stats: map[string]*store.PlayerStats{}, ratings: map[string]store.Rating{}, model: rating.Default()}, nil
 }
 
 func (g *seedGen) match(i int, ended time.Time) postgres.Ended {
@@ -211,7 +265,7 @@ func (g *seedGen) match(i int, ended time.Time) postgres.Ended {
 	places := r.Perm(n)
 	used := map[int]bool{}
 	res := store.MatchResult{}
-	sum := &hangarv1.Match{MatchId: id, Game: hangarv1.Game_GAME_AEROPLANE, Status: hangarv1.MatchStatus_MATCH_STATUS_FINISHED,
+	sum := &hangarv1.Match{MatchId: id, Game: aero.Name(), Options: g.opts, Status: hangarv1.MatchStatus_MATCH_STATUS_FINISHED,
 		CreateTime: timestamppb.New(created), StartTime: timestamppb.New(started), EndTime: timestamppb.New(ended)}
 	var humans []string
 	for k := range n {
@@ -269,14 +323,15 @@ func (g *seedGen) match(i int, ended time.Time) postgres.Ended {
 	e := postgres.Ended{Result: res}
 
 	// Events: created, joins, started, the game, ended.
-	opts := &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-		Notation: aeroplane.DefaultOptions().String()}}}
 	add := func(ev *hangarv1.Event, author string) {
-		b, _ := game.EncodeEvent(ev)
-		e.Events = append(e.Events, store.Event{Type: game.EventType(ev), Payload: b, Author: author})
+		se, err := encode(ev, author)
+		if err != nil {
+			panic(err) // the events are the seeder's own
+		}
+		e.Events = append(e.Events, se)
 	}
-	add(&hangarv1.Event{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{Game: hangarv1.Game_GAME_AEROPLANE,
-		Options: opts, SeatCount: int32(n), CreatorId: humans[0]}}}, humans[0])
+	add(&hangarv1.Event{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{Game: aero.Name(),
+		Options: g.opts, SeatCount: int32(n), CreatorId: humans[0]}}}, humans[0])
 	var ranking []int32
 	for place := 1; place <= n; place++ {
 		for _, s := range res.Seats {
@@ -309,9 +364,8 @@ func (g *seedGen) match(i int, ended time.Time) postgres.Ended {
 	}
 	sum.Version = int64(len(e.Events))
 	summary, _ := proto.MarshalOptions{Deterministic: true}.Marshal(sum)
-	optBytes, _ := proto.Marshal(opts)
-	e.Match = store.Match{ID: id, Game: "aeroplane", Status: store.StatusFinished, Version: sum.Version, Creator: humans[0],
-		Players: humans, Options: optBytes, Summary: summary, Created: created, Started: started, Ended: ended}
+	e.Match = store.Match{ID: id, Game: aero.Name(), Status: store.StatusFinished, Version: sum.Version, Creator: humans[0],
+		Players: humans, Options: g.optsRow, Summary: summary, Created: created, Started: started, Ended: ended}
 
 	// Statistics, then ratings among the players (bots left out, forfeits
 	// tied last), as service/results.go does.
