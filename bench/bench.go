@@ -3,14 +3,15 @@
 // throughput, latency per RPC, errors, and the server's CPU and memory.
 //
 // Every seat is its own player on its own connection: it waits for its turn
-// on WatchMatch, then rolls, lists its legal moves, picks one and moves, each
-// command with the expected version and a request id. When a match ends its
-// table starts another, so Config.Matches stay in play. Each acknowledged
-// Roll and each acknowledged Move is one durable command; latencies are per
-// RPC kind, as the client sees them. With Config.Play each seat plays over
-// one MoveService.Play stream instead: its events and the same commands
-// and results come on it, and the latencies ("Play Roll" …) run from a
-// command's send to its result.
+// on WatchMatch, then rolls (an Act holding a Roll), takes the legal moves
+// the roll's answer lists, picks one and moves (an Act holding the Move),
+// each Act with the expected version and a request id. When a match ends
+// its table starts another, so Config.Matches stay in play. Each
+// acknowledged Act is one durable command; latencies are per RPC and
+// action ("Act Roll", "Act Move"), as the client sees them. With
+// Config.Play each seat plays over one MoveService.Play stream instead: its
+// events and the same commands and results come on it, and the latencies
+// ("Play Act Roll" …) run from a command's send to its result.
 //
 // Run loads the server at Config.Target, or starts one: in this process
 // through Config.Start, or as a child process through Config.Child, so that
@@ -72,11 +73,12 @@ type Config struct {
 	// game's backend or a bot farm multiplexes its players over few
 	// connections; 0: a connection of its own for every player.
 	Conns int `json:"conns,omitempty"`
-	// ListMoves asks ListLegalMoves before each move instead of taking
-	// the legal moves from the roll's answer (include_legal_moves).
+	// ListMoves asks ListLegalActions before each move instead of taking
+	// the legal moves from the roll's answer (include_legal_actions).
 	ListMoves bool `json:"list_moves,omitempty"`
-	// AutoRoll plays auto_roll matches: the server rolls each seat's die
-	// in the commit that gives it the turn, and the seats only move.
+	// AutoRoll plays auto_roll matches (auto_roll in the game's options,
+	// hangar.aeroplane.v1.Options): the server rolls each seat's die in the
+	// commit that gives it the turn, and the seats only move.
 	AutoRoll bool `json:"auto_roll,omitempty"`
 	// DBDelay puts a network's one-way latency between the servers and
 	// their Postgres (a proxy of package netdelay, in the bench process):

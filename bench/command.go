@@ -31,29 +31,31 @@ const benchUsage = `usage: hangar bench [flags]
 
 Bench plays Aeroplane Chess against a Hangar server over gRPC and reports
 what it sustained. Every seat is its own player on its own connection: it
-waits for its turn on WatchMatch, then rolls, lists its legal moves, picks
-one and moves, each command with the expected version and a request id.
+waits for its turn on WatchMatch, then rolls (an Act holding a Roll), takes
+the legal moves the roll's answer lists, picks one and moves (an Act holding
+the Move), each Act with the expected version and a request id.
 When a match ends its table starts another, so -matches stay in play.
 With -conns N the players share N connections instead, as a game's
 backend or a bot farm multiplexes its users over a few.
 
-Each acknowledged Roll and each acknowledged Move is one durable command
-(commands/s); moves/s counts the Moves alone. Latencies are per RPC kind, as
-the client sees them. The server's store line comes from its metrics (read
+Each acknowledged Act is one durable command (commands/s); moves/s counts
+the Acts that move alone. Latencies are per RPC and action ("Act Roll",
+"Act Move", "ListLegalActions"), as the client sees them. The server's store line comes from its metrics (read
 on an admin listener of its own on 127.0.0.1): its commits in the window, the
 commands each held and its time, and a command's time in the store (its
 wait in the append combiner's queue, then its commit).
 
 With -play each seat plays over one MoveService.Play stream instead of
 WatchMatch and a unary call per command: the same commands, their results
-and the match's events all on the one stream; latencies ("Play Roll" …) run
-from a command's send to its result.
+and the match's events all on the one stream; latencies ("Play Act Roll" …)
+run from a command's send to its result.
 
-With -auto-roll the matches are auto_roll matches: the server rolls each
-seat's die in the commit that gives it the turn, so a move is one durable
-command (a Move) and the load sends no Roll. Over -play a seat moves from
-the legal moves its stream offers with its die; over unary calls it lists
-them first.
+With -auto-roll the matches are auto_roll matches (auto_roll in the
+game's options, hangar.aeroplane.v1.Options): the server rolls each seat's
+die in the commit that gives it the turn, so a move is one durable command
+(an Act holding the Move) and the load sends no Roll. Over -play a seat
+moves from the legal moves its stream offers with its die; over unary calls
+it lists them first. With -matchmaking the tickets ask for such matches.
 
 Without -target it starts a server of its own on 127.0.0.1: by default a
 child process ('hangar serve', re-executed from this binary), so that the CPU
@@ -147,8 +149,8 @@ func parseFlags(args []string, stderr io.Writer) (command, error) {
 	fs.StringVar(&c.IdleKind, "idle-kind", "open", "idle matches are open (four-seat lobbies, one seat taken) or started (two-seat games nobody plays)")
 	fs.BoolVar(&c.Play, "play", false, "each seat plays over one Play stream (its events, commands and results) instead of WatchMatch and unary calls")
 	fs.IntVar(&c.Conns, "conns", 0, "the players share this many connections, each player's calls and streams on one of them in turn, as a game's backend or a bot farm multiplexes its players (0: a connection of its own for every player)")
-	fs.BoolVar(&c.ListMoves, "list-moves", false, "ask ListLegalMoves before each move (a third round trip per move) instead of taking the legal moves from the roll's answer (include_legal_moves)")
-	fs.BoolVar(&c.AutoRoll, "auto-roll", false, "play auto_roll matches: the server rolls each seat's die in the commit that gives it the turn, so a move is one command (a Move) instead of two")
+	fs.BoolVar(&c.ListMoves, "list-moves", false, "ask ListLegalActions before each move (a third round trip per move) instead of taking the legal moves from the roll's answer (include_legal_actions)")
+	fs.BoolVar(&c.AutoRoll, "auto-roll", false, "play auto_roll matches (auto_roll in the game's options): the server rolls each seat's die in the commit that gives it the turn, so a move is one command (an Act holding the Move) instead of two; with -matchmaking, queue for such matches")
 	fs.DurationVar(&c.DBDelay, "db-delay", 0, "with -store postgres, hold the bytes between the servers and the database this long each way (a proxy in the bench), as a database in another zone would: e.g. 250us (0: none)")
 	fs.IntVar(&c.Concurrency, "concurrency", 32, "concurrent clients creating idle matches")
 	fs.DurationVar(&c.RPCTimeout, "rpc-timeout", 30*time.Second, "deadline of each RPC")

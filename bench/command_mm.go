@@ -47,6 +47,7 @@ func checkMM(c command) error {
 func benchMatchmaking(ctx context.Context, cmd command, stdout io.Writer, log *slog.Logger) error {
 	c := cmd.mm
 	c.DatabaseURL, c.ScratchDB, c.Concurrency, c.RPCTimeout = cmd.DatabaseURL, cmd.ScratchDB, cmd.Concurrency, cmd.RPCTimeout
+	c.AutoRoll = cmd.AutoRoll
 	c.Start, c.Progress = startCrossNode, os.Stderr
 	res, err := RunMatchmaking(ctx, c)
 	if res != nil {

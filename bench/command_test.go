@@ -51,14 +51,14 @@ func TestBench(t *testing.T) {
 	if res.Load == nil || res.Load.Moves == 0 || res.Load.Rolls == 0 {
 		t.Fatalf("load made no moves: %+v", res.Load)
 	}
-	for _, rpc := range []string{"Roll", "ListLegalMoves", "Move"} {
+	for _, rpc := range []string{"Act Roll", "ListLegalActions", "Act Move"} {
 		if res.Load.Latency[rpc].Count == 0 {
 			t.Errorf("no %s latencies: %v", rpc, res.Load.Latency)
 		}
 	}
 	// -list-moves: every move is listed first.
-	if l, m := res.Load.Latency["ListLegalMoves"].Count, res.Load.Latency["Move"].Count; l < m {
-		t.Errorf("%d ListLegalMoves for %d moves with -list-moves", l, m)
+	if l, m := res.Load.Latency["ListLegalActions"].Count, res.Load.Latency["Act Move"].Count; l < m {
+		t.Errorf("%d ListLegalActions for %d moves with -list-moves", l, m)
 	}
 	if w := res.Watch; w == nil || w.Events == 0 || w.Complete != w.Watchers {
 		t.Errorf("watch: %+v", w)
@@ -79,7 +79,7 @@ func TestBenchPlay(t *testing.T) {
 	if res.Load == nil || res.Load.Moves == 0 || res.Load.Rolls == 0 {
 		t.Fatalf("load made no moves: %+v", res.Load)
 	}
-	for _, rpc := range []string{"Play Roll", "Play Move"} {
+	for _, rpc := range []string{"Play Act Roll", "Play Act Move"} {
 		if res.Load.Latency[rpc].Count == 0 {
 			t.Errorf("no %s latencies: %v", rpc, res.Load.Latency)
 		}
@@ -98,10 +98,10 @@ func TestBenchPlay(t *testing.T) {
 		t.Errorf("server Ps %d in the report, GOMAXPROCS %d", p, runtime.GOMAXPROCS(0))
 	}
 	// A move takes the legal moves its roll answered with.
-	if n := res.Load.Latency["Play ListLegalMoves"].Count; n != 0 {
-		t.Errorf("%d Play ListLegalMoves for %d moves", n, res.Load.Latency["Play Move"].Count)
+	if n := res.Load.Latency["Play ListLegalActions"].Count; n != 0 {
+		t.Errorf("%d Play ListLegalActions for %d moves", n, res.Load.Latency["Play Act Move"].Count)
 	}
-	for _, rpc := range []string{"Roll", "ListLegalMoves", "Move"} {
+	for _, rpc := range []string{"Act Roll", "ListLegalActions", "Act Move"} {
 		if res.Load.Latency[rpc].Count != 0 {
 			t.Errorf("unary %s calls with -play: %v", rpc, res.Load.Latency)
 		}
@@ -127,7 +127,7 @@ func TestBenchWarmup(t *testing.T) {
 	}
 	// A seat has at most one command in flight when the window opens and
 	// when it closes.
-	if n := l.Latency["Play Roll"].Count + l.Latency["Play Move"].Count; int64(n) > l.Commands+2*4 {
+	if n := l.Latency["Play Act Roll"].Count + l.Latency["Play Act Move"].Count; int64(n) > l.Commands+2*4 {
 		t.Errorf("%d command latencies for the window's %d commands: the warm-up's were kept", n, l.Commands)
 	}
 	if st := l.Usage.Store; st == nil || st.Appends > 2*l.Commands+20 {
@@ -166,29 +166,29 @@ func TestBenchAutoRoll(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			args := []string{"-server", "inproc", "-data-dir", t.TempDir(), "-matches", "2", "-seats", "2",
 				"-duration", "3s", "-moves", "150", "-auto-roll"}
-			rpc := "Move"
+			rpc := "Act Move"
 			if mode == "play" {
-				args, rpc = append(args, "-play"), "Play Move"
+				args, rpc = append(args, "-play"), "Play Act Move"
 			}
 			cfg, res := runBench(t, args)
 			l := res.Load
 			if l == nil || l.Moves == 0 || l.Rolls != 0 || l.Commands != l.Moves {
 				t.Fatalf("load: %+v, want moves and no rolls", l)
 			}
-			if n := l.Latency["Roll"].Count + l.Latency["Play Roll"].Count; n != 0 {
+			if n := l.Latency["Act Roll"].Count + l.Latency["Play Act Roll"].Count; n != 0 {
 				t.Errorf("%d rolls sent in auto_roll matches", n)
 			}
 			moves := l.Latency[rpc].Count
-			switch listed := l.Latency["ListLegalMoves"].Count + l.Latency["Play ListLegalMoves"].Count; {
+			switch listed := l.Latency["ListLegalActions"].Count + l.Latency["Play ListLegalActions"].Count; {
 			case moves == 0:
 				t.Errorf("no %s latencies: %v", rpc, l.Latency)
 			case mode == "play" && int64(listed) > int64(cfg.Matches)+l.MatchesFinished:
 				// A match's first seat to move lists its moves once: its
 				// stream opens at the start's version, with no event to
 				// offer them with.
-				t.Errorf("%d Play ListLegalMoves for %d moves in %d matches: the stream offers them", listed, moves, int64(cfg.Matches)+l.MatchesFinished)
+				t.Errorf("%d Play ListLegalActions for %d moves in %d matches: the stream offers them", listed, moves, int64(cfg.Matches)+l.MatchesFinished)
 			case mode == "unary" && listed < moves:
-				t.Errorf("%d ListLegalMoves for %d moves", listed, moves)
+				t.Errorf("%d ListLegalActions for %d moves", listed, moves)
 			}
 		})
 	}

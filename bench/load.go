@@ -185,7 +185,7 @@ func (b *bench) idle(ctx context.Context) (*IdleResult, error) {
 					_, err = b.newMatch(ps[2*i:2*i+2], " (idle)")
 				} else {
 					_, err = timed(b, ps[i].ctx, "CreateMatch (idle)", func(ctx context.Context) (*hangarv1.CreateMatchResponse, error) {
-						return ps[i].matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+						return ps[i].matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: gameName,
 							SeatCount: 4, RequestId: b.reqID()})
 					})
 				}

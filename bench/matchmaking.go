@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/seed"
 )
@@ -51,6 +52,9 @@ type MMConfig struct {
 	DatabaseURL string        `json:"-"`
 	ScratchDB   bool          `json:"scratch_db"`
 	RPCTimeout  time.Duration `json:"-"`
+	// AutoRoll queues for auto_roll matches (-auto-roll): the tickets'
+	// options have it on.
+	AutoRoll bool `json:"auto_roll,omitempty"`
 
 	BotsAfterS float64 `json:"bots_after_s"`
 
@@ -202,6 +206,9 @@ func RunMatchmaking(ctx context.Context, cfg MMConfig) (*MMResult, error) {
 		}
 	}()
 	b := &bench{cfg: Config{RPCTimeout: cfg.RPCTimeout}, rec: rec}
+	// Every ticket has the game's options, spelled out: the pool a ticket
+	// waits in is its options'.
+	opts := pack(&aeroplanev1.Options{AutoRoll: cfg.AutoRoll})
 	for i := range cfg.Players {
 		if cfg.Rate > 0 {
 			if d := time.Until(start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))); d > 0 {
@@ -223,7 +230,7 @@ func RunMatchmaking(ctx context.Context, cfg MMConfig) (*MMResult, error) {
 			pctx := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+seed.Token(i))
 			sent := time.Now()
 			r, err := timed(b, pctx, "Enqueue", func(ctx context.Context) (*hangarv1.EnqueueResponse, error) {
-				return c.Enqueue(ctx, &hangarv1.EnqueueRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: int32(cfg.Seats),
+				return c.Enqueue(ctx, &hangarv1.EnqueueRequest{Game: gameName, Options: opts, SeatCount: int32(cfg.Seats),
 					Rated: cfg.Rated, BotsAfter: durationpb.New(cfg.BotsAfter), RequestId: fmt.Sprint("bench-mm-", i)})
 			})
 			if n := enqueued.Add(1); n == int64(cfg.Players) {

@@ -11,10 +11,91 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
+
+// gameName is the game the bench plays.
+const gameName = "aeroplane"
+
+// The Aeroplane messages the seats send and read, in the Any the API
+// carries them in. An action is built once and sent as it is: a roll is
+// always the same Roll, and a move is one of the legal actions the server
+// listed, sent back without decoding it.
+var (
+	rollAction      = pack(&aeroplanev1.Roll{})
+	autoRollOptions = pack(&aeroplanev1.Options{AutoRoll: true})
+	eventURL        = typeURL(&aeroplanev1.Event{})
+	stateURL        = typeURL(&aeroplanev1.State{})
+)
+
+func typeURL(m proto.Message) string {
+	return "type.googleapis.com/" + string(m.ProtoReflect().Descriptor().FullName())
+}
+
+func pack(m proto.Message) *anypb.Any {
+	a, err := anypb.New(m)
+	if err != nil {
+		panic(err) // the bench's own message
+	}
+	return a
+}
+
+// options are the options of the matches the bench creates: nil for the
+// game's defaults, or auto_roll on (Config.AutoRoll).
+func (c *Config) options() *anypb.Any {
+	if c.AutoRoll {
+		return autoRollOptions
+	}
+	return nil
+}
+
+// The fields of an Aeroplane event the tracker follows.
+var (
+	eventFields   = (&aeroplanev1.Event{}).ProtoReflect().Descriptor().Fields()
+	eventKind     = eventFields.ByName("kind").Number()
+	eventSeat     = eventFields.ByName("seat").Number()
+	eventNextSeat = eventFields.ByName("next_seat").Number()
+)
+
+// aeroplaneEvent reads the kind, seat and next seat of an Aeroplane event
+// from its wire form, skipping the rest: a seat folds every event of its
+// match, and needs no more of them. ok is false for bytes that do not
+// parse.
+func aeroplaneEvent(b []byte) (kind aeroplanev1.EventKind, seat, next int32, ok bool) {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return 0, 0, 0, false
+		}
+		b = b[n:]
+		if typ == protowire.VarintType && (num == eventKind || num == eventSeat || num == eventNextSeat) {
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return 0, 0, 0, false
+			}
+			switch num {
+			case eventKind:
+				kind = aeroplanev1.EventKind(v)
+			case eventSeat:
+				seat = int32(v)
+			default:
+				next = int32(v)
+			}
+			b = b[n:]
+			continue
+		}
+		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+			return 0, 0, 0, false
+		}
+		b = b[n:]
+	}
+	return kind, seat, next, true
+}
 
 // tracker follows whose turn it is in a match from its events, as a client
 // that renders the board would, so a seat knows when to act without asking
@@ -30,13 +111,19 @@ type tracker struct {
 }
 
 func (t *tracker) reset(m *hangarv1.Match) {
-	*t = tracker{version: m.GetVersion(), turn: m.GetTurnSeat(), phase: m.GetState().GetAeroplane().GetPhase()}
+	*t = tracker{version: m.GetVersion(), turn: m.GetTurnSeat()}
+	if a := m.GetState(); a != nil {
+		st := &aeroplanev1.State{}
+		if a.GetTypeUrl() != stateURL || st.UnmarshalVT(a.GetValue()) != nil {
+			t.stale = true
+		}
+		t.phase = st.GetPhase()
+	}
 	t.over = m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE || t.phase == aeroplanev1.Phase_PHASE_OVER
 }
 
 // apply folds the next event; events already folded are ignored.
 func (t *tracker) apply(ev *hangarv1.Event) {
-
 	switch {
 	case ev.GetSeq() <= t.version:
 		return
@@ -48,21 +135,25 @@ func (t *tracker) apply(ev *hangarv1.Event) {
 	switch b := ev.GetBody().(type) {
 	case *hangarv1.Event_MatchEnded:
 		t.over = true
-	case *hangarv1.Event_Aeroplane:
-		e := b.Aeroplane
-		switch e.GetKind() {
+	case *hangarv1.Event_Game:
+		kind, seat, next, ok := aeroplaneEvent(b.Game.GetValue())
+		if !ok || b.Game.GetTypeUrl() != eventURL {
+			t.stale = true
+			return
+		}
+		switch kind {
 		case aeroplanev1.EventKind_EVENT_KIND_ROLLED:
-			t.turn = e.GetSeat()
+			t.turn = seat
 			if t.phase != aeroplanev1.Phase_PHASE_START_ROLL {
 				t.phase = aeroplanev1.Phase_PHASE_MOVE
 			}
 		case aeroplanev1.EventKind_EVENT_KIND_TURN_PASSED:
-			t.turn = e.GetNextSeat()
+			t.turn = next
 			if t.phase != aeroplanev1.Phase_PHASE_START_ROLL {
 				t.phase = aeroplanev1.Phase_PHASE_ROLL
 			}
 		case aeroplanev1.EventKind_EVENT_KIND_FIRST_PLAYER:
-			t.turn, t.phase = e.GetSeat(), aeroplanev1.Phase_PHASE_ROLL
+			t.turn, t.phase = seat, aeroplanev1.Phase_PHASE_ROLL
 		case aeroplanev1.EventKind_EVENT_KIND_START_TIE:
 			// The tied seats roll again; a TURN_PASSED names the next
 			// roller unless it is the one who rolled last.
@@ -77,7 +168,7 @@ func (t *tracker) apply(ev *hangarv1.Event) {
 			// The outcome of a move or an unused roll: the mover rolls
 			// again (a bonus) unless a TURN_PASSED follows in the same
 			// command.
-			t.turn, t.phase = e.GetSeat(), aeroplanev1.Phase_PHASE_ROLL
+			t.turn, t.phase = seat, aeroplanev1.Phase_PHASE_ROLL
 		}
 	default:
 		t.stale = true
@@ -129,32 +220,44 @@ type seat struct {
 	counted bool
 	pace    time.Duration
 	acks    *ackLog
-	// legal are the moves the seat's last roll allowed, at version
-	// legalAt (include_legal_moves, or a Play stream's legal_moves).
-	legal   []*hangarv1.GameMove
+	// legal are the actions the seat may take at version legalAt, as the
+	// answer to its roll listed them (include_legal_actions) or a Play
+	// stream offered them (legal_actions).
+	legal   []*anypb.Any
 	legalAt int64
 }
 
-// rolledMoves returns the moves the seat's roll listed, if they are for
+// knownMoves returns the legal moves the seat was given, if they are for
 // the version the seat is at.
-func (s *seat) rolledMoves() []*hangarv1.GameMove {
+func (s *seat) knownMoves() []*anypb.Any {
 	if s.b.cfg.ListMoves || s.legalAt != s.tr.version {
 		return nil
 	}
 	return s.legal
 }
 
-// rolled keeps the legal moves a roll answered with.
-func (s *seat) rolled(r *hangarv1.RollResponse) {
-	s.legal, s.legalAt = r.GetLegalMoves(), r.GetVersion()
+// rolled keeps the legal actions a roll answered with.
+func (s *seat) rolled(r *hangarv1.ActResponse) {
+	s.legal, s.legalAt = r.GetLegalActions(), r.GetVersion()
 }
 
-// offered keeps the legal moves a Play stream offered (legal_moves), if
-// any: after a roll of the server's (-auto-roll), or the seat's own.
+// offered keeps the legal actions a Play stream offered (legal_actions),
+// if any: after a roll of the server's (-auto-roll), or the seat's own.
 func (s *seat) offered(r *hangarv1.PlayResponse) {
-	if lm := r.GetLegalMoves(); lm != nil {
-		s.legal, s.legalAt = lm.GetMoves(), lm.GetVersion()
+	if la := r.GetLegalActions(); la != nil {
+		s.legal, s.legalAt = la.GetActions(), la.GetVersion()
 	}
+}
+
+// listed checks the legal actions the server listed for a move: they are
+// for the version the seat is at, and moves (the seat's view is behind
+// when they are a Roll, or none).
+func (s *seat) listed(la *hangarv1.ListLegalActionsResponse) ([]*anypb.Any, error) {
+	acts := la.GetActions()
+	if la.GetVersion() != s.tr.version || len(acts) == 0 || acts[0].GetTypeUrl() == rollAction.GetTypeUrl() {
+		return nil, errStale
+	}
+	return acts, nil
 }
 
 // myTurn reports whether the seat is to act now. In an auto_roll match it
@@ -254,8 +357,6 @@ func (s *seat) resync() error {
 	return nil
 }
 
-// act plays the seat's turn: a roll, or a listing of its legal moves and
-// one of them.
 // acted takes the outcome err of the seat's command: after a success it
 // waits out the pace; a stale or refused command (the seat's view of the
 // match was behind) marks the view stale for the seat to catch up and try
@@ -285,43 +386,40 @@ func (s *seat) acted(ctx context.Context, err error, failures *int) error {
 	return err
 }
 
+// act plays the seat's turn: a roll (asking for the moves it allows), or
+// one of its legal moves, listed first when the roll's answer did not give
+// them.
 func (s *seat) act() error {
-	var evs []*hangarv1.Event
 	move := s.tr.phase == aeroplanev1.Phase_PHASE_MOVE
+	req := &hangarv1.ActRequest{MatchId: s.matchID, ExpectedVersion: s.tr.version, RequestId: s.b.reqID()}
+	rpc := "Act Roll"
 	if move {
-		moves := s.rolledMoves()
+		moves := s.knownMoves()
 		if len(moves) == 0 {
-			lm, err := timed(s.b, s.p.ctx, "ListLegalMoves", func(ctx context.Context) (*hangarv1.ListLegalMovesResponse, error) {
-				return s.p.moves.ListLegalMoves(ctx, &hangarv1.ListLegalMovesRequest{MatchId: s.matchID})
+			la, err := timed(s.b, s.p.ctx, "ListLegalActions", func(ctx context.Context) (*hangarv1.ListLegalActionsResponse, error) {
+				return s.p.moves.ListLegalActions(ctx, &hangarv1.ListLegalActionsRequest{MatchId: s.matchID})
 			})
 			if err != nil {
 				return err
 			}
-			if lm.GetVersion() != s.tr.version || len(lm.GetMoves()) == 0 {
-				return errStale
+			if moves, err = s.listed(la); err != nil {
+				return err
 			}
-			moves = lm.GetMoves()
 		}
-		mv := moves[s.rng.IntN(len(moves))]
-		r, err := timed(s.b, s.p.ctx, "Move", func(ctx context.Context) (*hangarv1.MoveResponse, error) {
-			return s.p.moves.Move(ctx, &hangarv1.MoveRequest{MatchId: s.matchID, ExpectedVersion: s.tr.version,
-				RequestId: s.b.reqID(), Move: mv})
-		})
-		if err != nil {
-			return err
-		}
-		evs = r.GetEvents()
+		req.Action, rpc = moves[s.rng.IntN(len(moves))], "Act Move"
 	} else {
-		r, err := timed(s.b, s.p.ctx, "Roll", func(ctx context.Context) (*hangarv1.RollResponse, error) {
-			return s.p.moves.Roll(ctx, &hangarv1.RollRequest{MatchId: s.matchID, ExpectedVersion: s.tr.version,
-				RequestId: s.b.reqID(), IncludeLegalMoves: !s.b.cfg.ListMoves})
-		})
-		if err != nil {
-			return err
-		}
-		s.rolled(r)
-		evs = r.GetEvents()
+		req.Action, req.IncludeLegalActions = rollAction, !s.b.cfg.ListMoves
 	}
+	r, err := timed(s.b, s.p.ctx, rpc, func(ctx context.Context) (*hangarv1.ActResponse, error) {
+		return s.p.moves.Act(ctx, req)
+	})
+	if err != nil {
+		return err
+	}
+	if !move {
+		s.rolled(r)
+	}
+	evs := r.GetEvents()
 	if s.acks != nil {
 		s.acks.record(evs, time.Now())
 	}
@@ -338,8 +436,8 @@ func (s *seat) act() error {
 // others; the last join starts it. It returns the started match.
 func (b *bench) newMatch(ps []*player, rpcSuffix string) (*hangarv1.Match, error) {
 	cr, err := timed(b, ps[0].ctx, "CreateMatch"+rpcSuffix, func(ctx context.Context) (*hangarv1.CreateMatchResponse, error) {
-		return ps[0].matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
-			SeatCount: int32(len(ps)), RequestId: b.reqID(), AutoRoll: b.cfg.AutoRoll})
+		return ps[0].matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: gameName, Options: b.cfg.options(),
+			SeatCount: int32(len(ps)), RequestId: b.reqID()})
 	})
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 
 // The -play mode: each seat plays over one MoveService.Play stream, which
 // brings the match's events and carries the seat's commands (the same
-// Roll, ListLegalMoves and Move as the unary mode, each with the expected
+// Act and ListLegalActions as the unary mode, each Act with the expected
 // version and a request id) and their results. A result comes after the
 // events up to its version, so a seat that has its result has seen its
 // events.
@@ -82,7 +82,7 @@ func (s *seat) see(ev *hangarv1.Event) {
 }
 
 // seeAll folds the events of a Play response (one, or several at once),
-// keeping the legal moves it offers.
+// keeping the legal actions it offers.
 func (s *seat) seeAll(r *hangarv1.PlayResponse) {
 	if ev := r.GetEvent(); ev != nil {
 		s.see(ev.GetEvent())
@@ -206,43 +206,40 @@ func (s *seat) command(pc *playConn, rpc string, cmd *hangarv1.PlayCommand) (*ha
 }
 
 // actStream is act over the Play stream. The stream delivers every event
-// once, before a result or inside it (see): a result's roll or move holds
-// no events, and the seat's view is up to date when the result comes.
+// once, before a result or inside it (see): a result's Act holds no
+// events, and the seat's view is up to date when the result comes.
 func (s *seat) actStream(pc *playConn) error {
 	from := s.tr.version
 	var to int64
 	move := s.tr.phase == aeroplanev1.Phase_PHASE_MOVE
+	act := &hangarv1.ActRequest{RequestId: s.b.reqID()}
+	rpc := "Play Act Roll"
 	if move {
-		moves := s.rolledMoves()
+		moves := s.knownMoves()
 		if len(moves) == 0 {
-			res, err := s.command(pc, "Play ListLegalMoves", &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_ListLegalMoves{
-				ListLegalMoves: &hangarv1.ListLegalMovesRequest{}}})
+			res, err := s.command(pc, "Play ListLegalActions", &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_ListLegalActions{
+				ListLegalActions: &hangarv1.ListLegalActionsRequest{}}})
 			if err != nil {
 				return err
 			}
-			lm := res.GetListLegalMoves()
-			if lm.GetVersion() != s.tr.version || len(lm.GetMoves()) == 0 {
-				return errStale
+			if moves, err = s.listed(res.GetListLegalActions()); err != nil {
+				return err
 			}
-			moves = lm.GetMoves()
 		}
 		from = s.tr.version
-		mv := moves[s.rng.IntN(len(moves))]
-		res, err := s.command(pc, "Play Move", &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Move{Move: &hangarv1.MoveRequest{
-			ExpectedVersion: from, RequestId: s.b.reqID(), Move: mv}}})
-		if err != nil {
-			return err
-		}
-		to = res.GetMove().GetVersion()
+		act.Action, rpc = moves[s.rng.IntN(len(moves))], "Play Act Move"
 	} else {
-		res, err := s.command(pc, "Play Roll", &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Roll{Roll: &hangarv1.RollRequest{
-			ExpectedVersion: from, RequestId: s.b.reqID(), IncludeLegalMoves: !s.b.cfg.ListMoves}}})
-		if err != nil {
-			return err
-		}
-		s.rolled(res.GetRoll())
-		to = res.GetRoll().GetVersion()
+		act.Action, act.IncludeLegalActions = rollAction, !s.b.cfg.ListMoves
 	}
+	act.ExpectedVersion = from
+	res, err := s.command(pc, rpc, &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Act{Act: act}})
+	if err != nil {
+		return err
+	}
+	if !move {
+		s.rolled(res.GetAct())
+	}
+	to = res.GetAct().GetVersion()
 	if s.tr.version < to {
 		return fmt.Errorf("the result names version %d, the stream delivered %d", to, s.tr.version)
 	}

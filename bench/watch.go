@@ -58,7 +58,7 @@ func (b *bench) setupWatch(ctx context.Context) (*watchRun, error) {
 		// Three bots wait in a four-seat lobby until the watchers are in;
 		// StartMatch then drops the empty seat.
 		cr, err := timed(b, w.creator.ctx, "CreateMatch", func(ctx context.Context) (*hangarv1.CreateMatchResponse, error) {
-			return w.creator.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+			return w.creator.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: gameName,
 				SeatCount: 4, BotSeats: 3, ObserveOnly: true, RequestId: b.reqID()})
 		})
 		if err != nil {
