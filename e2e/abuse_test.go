@@ -88,7 +88,7 @@ func TestBanClosesAFlood(t *testing.T) {
 // mustCreateLobby creates an open two-seat match of c's and returns its id.
 func mustCreateLobby(t *testing.T, c *client) string {
 	t.Helper()
-	r, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+	r, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func TestAdminMetricsAndAccessLog(t *testing.T) {
 	admin := "http://" + n.AdminAddr()
 
 	ada := newClient(t, n.Addr(), "Ada")
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 		SeatCount: 2, BotSeats: 1, RequestId: "create-1"})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestAdminMetricsAndAccessLog(t *testing.T) {
 	}
 
 	// A watch of an open lobby stays open: the gauge counts it, then not.
-	lobby, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4})
+	lobby, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,9 +174,9 @@ func TestAdminMetricsAndAccessLog(t *testing.T) {
 	}
 
 	// A turn clock that fires is timed.
-	if _, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+	if _, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 		SeatCount: 2, BotSeats: 1, TurnTime: durationpb.New(time.Second),
-		Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}}); err != nil {
+		Options: aeroOptions(&aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})}); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; {

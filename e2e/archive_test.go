@@ -72,15 +72,15 @@ func pastState(t *testing.T, ada, bob *client) []proto.Message {
 	var out []proto.Message
 	for _, c := range []*client{ada, bob} {
 		out = append(out, c.playerMatches(t, &hangarv1.ListPlayerMatchesRequest{}))
-		st, err := c.history().GetPlayerStats(c.ctx(), &hangarv1.GetPlayerStatsRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+		st, err := c.history().GetPlayerStats(c.ctx(), &hangarv1.GetPlayerStatsRequest{Game: "aeroplane"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rh, err := c.history().GetRatingHistory(c.ctx(), &hangarv1.GetRatingHistoryRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+		rh, err := c.history().GetRatingHistory(c.ctx(), &hangarv1.GetRatingHistoryRequest{Game: "aeroplane"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		lb, err := c.history().ListLeaderboard(c.ctx(), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+		lb, err := c.history().ListLeaderboard(c.ctx(), &hangarv1.ListLeaderboardRequest{Game: "aeroplane"})
 		if err != nil {
 			t.Fatal(err)
 		}

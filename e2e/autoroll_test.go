@@ -23,7 +23,7 @@ import (
 // autoRollSeat plays seat of an auto_roll match through a Play stream with
 // Moves alone: whenever the latest event leaves the seat to act, the seat
 // must have its die (phase "move") and the message must have offered its
-// legal moves (legal_moves), one of which it plays. With retry, the seat
+// legal moves (legal_actions), one of which it plays. With retry, the seat
 // sends its first Move again through the unary call, with the same request
 // id, and checks that it gets the same outcome: the die rolled for the next
 // seat in that commit is not rolled again. It returns every event the
@@ -44,26 +44,26 @@ func autoRollSeat(c *client, match string, seat int32, seed uint64, retry bool) 
 				return pc.events, results, fmt.Errorf("seat %d to act at %d in phase %q: its die was not rolled", seat, version, last.GetPhase())
 			}
 			if pc.legal == nil {
-				return pc.events, results, fmt.Errorf("seat %d to move at %d: the stream offered no legal_moves", seat, version)
+				return pc.events, results, fmt.Errorf("seat %d to move at %d: the stream offered no legal_actions", seat, version)
 			}
-			moves := pc.legal.GetMoves()
-			req := &hangarv1.MoveRequest{ExpectedVersion: version, RequestId: reqID(), Move: moves[r.IntN(len(moves))]}
-			res, err := pc.do(&hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Move{Move: req}})
+			moves := pc.legal.GetActions()
+			req := &hangarv1.ActRequest{ExpectedVersion: version, RequestId: reqID(), Action: moves[r.IntN(len(moves))]}
+			res, err := pc.do(&hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Act{Act: req}})
 			if err != nil {
 				return pc.events, results, fmt.Errorf("seat %d Move at %d: %w", seat, version, err)
 			}
 			results = append(results, res)
 			if retry {
 				retry = false
-				again := proto.Clone(req).(*hangarv1.MoveRequest)
+				again := proto.Clone(req).(*hangarv1.ActRequest)
 				again.MatchId = match
-				mr, err := c.moves.Move(c.ctx(), again)
+				mr, err := c.moves.Act(c.ctx(), again)
 				if err != nil {
 					return pc.events, results, fmt.Errorf("seat %d: the retried Move: %w", seat, err)
 				}
-				if mr.GetVersion() != res.GetMove().GetVersion() || len(mr.GetEvents()) != len(res.GetEvents()) {
+				if mr.GetVersion() != res.GetAct().GetVersion() || len(mr.GetEvents()) != len(res.GetEvents()) {
 					return pc.events, results, fmt.Errorf("seat %d: the retried Move came back at %d with %d events, the first at %d with %d",
-						seat, mr.GetVersion(), len(mr.GetEvents()), res.GetMove().GetVersion(), len(res.GetEvents()))
+						seat, mr.GetVersion(), len(mr.GetEvents()), res.GetAct().GetVersion(), len(res.GetEvents()))
 				}
 				for i, ev := range mr.GetEvents() {
 					if !proto.Equal(ev, res.GetEvents()[i].GetEvent()) {
@@ -88,6 +88,11 @@ func autoRollSeat(c *client, match string, seat int32, seed uint64, retry bool) 
 	}
 }
 
+// matchAutoRoll says whether an Aeroplane Chess match has the server roll.
+func matchAutoRoll(m *hangarv1.Match) bool {
+	return unpack[*aeroplanev1.Options](m.GetOptions()).GetAutoRoll()
+}
+
 // TestAutoRollPlaysAMatch: in an auto_roll match the server rolls each
 // seat's die in the commit that gives it the turn (the start, the other
 // seat's move, a bonus roll's move), so two players play a whole match
@@ -101,14 +106,14 @@ func TestAutoRollPlaysAMatch(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, AutoRoll: true,
-			Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-				FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}})
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2,
+			Options: aeroOptions(&aeroplanev1.Options{AutoRoll: true,
+				FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})})
 		if err != nil {
 			t.Fatal(err)
 		}
 		id := cr.GetMatch().GetMatchId()
-		if !cr.GetMatch().GetAutoRoll() {
+		if !matchAutoRoll(cr.GetMatch()) {
 			t.Fatal("the created match does not say auto_roll")
 		}
 		jr, err := bob.matches.JoinMatch(bob.ctx(), &hangarv1.JoinMatchRequest{MatchId: id})
@@ -120,12 +125,12 @@ func TestAutoRollPlaysAMatch(t *testing.T) {
 		// when it allowed no move, the next seat's).
 		turn := m.GetTurnSeat()
 		if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE ||
-			m.GetState().GetAeroplane().GetPhase() != aeroplanev1.Phase_PHASE_MOVE || !m.GetAutoRoll() {
+			aeroState(m).GetPhase() != aeroplanev1.Phase_PHASE_MOVE || !matchAutoRoll(m) {
 			t.Fatalf("after the start: %v, seat %d to act in phase %v, auto_roll %v", m.GetStatus(), m.GetTurnSeat(),
-				m.GetState().GetAeroplane().GetPhase(), m.GetAutoRoll())
+				aeroState(m).GetPhase(), matchAutoRoll(m))
 		}
 		start := ada.events(t, id)
-		if e := start[len(start)-1].GetAeroplane(); e.GetKind() != aeroplanev1.EventKind_EVENT_KIND_ROLLED || e.GetSeat() != turn || e.GetDie() < 1 || e.GetDie() > 6 {
+		if e := aeroEvent(start[len(start)-1]); e.GetKind() != aeroplanev1.EventKind_EVENT_KIND_ROLLED || e.GetSeat() != turn || e.GetDie() < 1 || e.GetDie() > 6 {
 			t.Fatalf("the start's last event is %v, want seat %d's roll", start[len(start)-1], turn)
 		}
 		// The seat to act has its die: a Roll is refused and writes nothing.
@@ -133,7 +138,7 @@ func TestAutoRollPlaysAMatch(t *testing.T) {
 		if turn != 0 {
 			roller = bob
 		}
-		_, err = roller.moves.Roll(roller.ctx(), &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: "roll-again"})
+		_, err = roller.moves.Act(roller.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: "roll-again"})
 		if status.Code(err) != codes.FailedPrecondition {
 			t.Fatalf("a Roll with the die rolled: %v, want FailedPrecondition", err)
 		}
@@ -167,7 +172,7 @@ func TestAutoRollPlaysAMatch(t *testing.T) {
 		// a Move (or of the start), never of a command of its own.
 		moves, rolls := len(runs[0].results)+len(runs[1].results), 0
 		for _, ev := range log {
-			if ev.GetAeroplane().GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED {
+			if aeroEvent(ev).GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED {
 				rolls++
 			}
 		}
@@ -191,8 +196,8 @@ func TestAutoRollWithTurnClocks(t *testing.T) {
 		n := node(t, cfg)
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
 		const day = 24 * time.Hour
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
-			TurnTime: durationpb.New(day), TimeoutsBeforeBot: 2, AutoRoll: true, RequestId: reqID()})
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2,
+			TurnTime: durationpb.New(day), TimeoutsBeforeBot: 2, Options: autoRoll(), RequestId: reqID()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +214,7 @@ func TestAutoRollWithTurnClocks(t *testing.T) {
 			// match's latest event.
 			w.waitUntil(t, deadline, "player's die", func(evs []*hangarv1.Event) bool {
 				ev := evs[len(evs)-1]
-				last := ev.GetAeroplane()
+				last := aeroEvent(ev)
 				if last.GetKind() != aeroplanev1.EventKind_EVENT_KIND_ROLLED {
 					return false
 				}
@@ -248,7 +253,7 @@ func TestAutoRollWithTurnClocks(t *testing.T) {
 				continue
 			}
 			timedOut++
-			prev := log[i-1].GetAeroplane()
+			prev := aeroEvent(log[i-1])
 			if prev.GetKind() != aeroplanev1.EventKind_EVENT_KIND_ROLLED || prev.GetSeat() != to.GetSeat() {
 				t.Fatalf("seat %d timed out at event %d after %v, not holding its die", to.GetSeat(), ev.GetSeq(), log[i-1])
 			}

@@ -47,7 +47,7 @@ func TestNodeStartsWithoutNATS(t *testing.T) {
 	srv.Kill()
 	n := node(t, server.Config{DatabaseURL: pgtest.Database(t), CrossNode: true, Bus: srv.URL})
 	ada := newClient(t, n.Addr(), "Ada")
-	if _, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2}); err != nil {
+	if _, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2}); err != nil {
 		t.Fatalf("CreateMatch without NATS: %v", err)
 	}
 	if err := srv.Start(); err != nil {

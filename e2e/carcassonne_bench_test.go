@@ -31,7 +31,7 @@ func BenchmarkCarcassonneMove(b *testing.B) {
 			turn := int32(0)
 			newMatch := func() {
 				cr, err := players[0].matches.CreateMatch(players[0].ctx(), &hangarv1.CreateMatchRequest{
-					Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 2, RequestId: reqID()})
+					Game: "carcassonne", SeatCount: 2, RequestId: reqID()})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -53,17 +53,17 @@ func BenchmarkCarcassonneMove(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				p := bySeat[turn]
-				lm, err := p.moves.ListLegalMoves(p.ctx(), &hangarv1.ListLegalMovesRequest{MatchId: id})
-				if err != nil || len(lm.GetMoves()) == 0 {
-					b.Fatalf("legal moves: %v (%d)", err, len(lm.GetMoves()))
+				lm, err := p.moves.ListLegalActions(p.ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id})
+				if err != nil || len(lm.GetActions()) == 0 {
+					b.Fatalf("legal moves: %v (%d)", err, len(lm.GetActions()))
 				}
-				r, err := p.moves.Move(p.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: version, RequestId: reqID(), Move: lm.GetMoves()[0]})
+				r, err := p.moves.Act(p.ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: version, RequestId: reqID(), Action: lm.GetActions()[0]})
 				if err != nil {
 					b.Fatal(err)
 				}
 				version = r.GetVersion()
 				for _, ev := range r.GetEvents() {
-					if c := ev.GetCarcassonne(); c != nil && c.GetKind().String() == "EVENT_KIND_NEXT_TURN" {
+					if c := carcEvent(ev); c != nil && c.GetKind().String() == "EVENT_KIND_NEXT_TURN" {
 						turn = c.GetSeat()
 					}
 					if ev.GetMatchEnded() != nil {

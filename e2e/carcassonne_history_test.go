@@ -30,7 +30,7 @@ func TestCarcassonneHistory(t *testing.T) {
 		// play starts a three-seat match of the people and plays it; when
 		// leaveAt > 0, Cy leaves after that many moves.
 		play := func(leaveAt int) *hangarv1.Match {
-			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE,
+			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne",
 				SeatCount: 3, RequestId: reqID()})
 			if err != nil {
 				t.Fatal(err)
@@ -69,12 +69,12 @@ func TestCarcassonneHistory(t *testing.T) {
 					w.waitFor(t, m.GetVersion()+1, deadline)
 					continue
 				}
-				lm, err := c.moves.ListLegalMoves(c.ctx(), &hangarv1.ListLegalMovesRequest{MatchId: id})
-				if err != nil || len(lm.GetMoves()) == 0 {
-					t.Fatalf("legal moves at %d: %v (%d)", m.GetVersion(), err, len(lm.GetMoves()))
+				lm, err := c.moves.ListLegalActions(c.ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id})
+				if err != nil || len(lm.GetActions()) == 0 {
+					t.Fatalf("legal moves at %d: %v (%d)", m.GetVersion(), err, len(lm.GetActions()))
 				}
-				if _, err := c.moves.Move(c.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: reqID(),
-					Move: lm.GetMoves()[r.IntN(len(lm.GetMoves()))]}); err != nil {
+				if _, err := c.moves.Act(c.ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: reqID(),
+					Action: lm.GetActions()[r.IntN(len(lm.GetActions()))]}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -117,7 +117,7 @@ func TestCarcassonneHistory(t *testing.T) {
 				if c == nil {
 					continue // Cy's seat after the forfeit: the bot
 				}
-				h, err := c.history().ListPlayerMatches(c.ctx(), &hangarv1.ListPlayerMatchesRequest{Game: hangarv1.Game_GAME_CARCASSONNE})
+				h, err := c.history().ListPlayerMatches(c.ctx(), &hangarv1.ListPlayerMatchesRequest{Game: "carcassonne"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -151,24 +151,24 @@ func TestCarcassonneHistory(t *testing.T) {
 			}
 		}
 		for _, c := range people {
-			st, err := c.history().GetPlayerStats(c.ctx(), &hangarv1.GetPlayerStatsRequest{Game: hangarv1.Game_GAME_CARCASSONNE})
+			st, err := c.history().GetPlayerStats(c.ctx(), &hangarv1.GetPlayerStatsRequest{Game: "carcassonne"})
 			if err != nil || st.GetStats().GetMatchesPlayed() != 2 || len(st.GetStats().GetCounters()) == 0 || st.GetStats().GetRating().GetRatedMatches() != 2 {
 				t.Errorf("%s's Carcassonne stats: %v, %v", c.id, st, err)
 			}
-			aero, err := c.history().GetPlayerStats(c.ctx(), &hangarv1.GetPlayerStatsRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+			aero, err := c.history().GetPlayerStats(c.ctx(), &hangarv1.GetPlayerStatsRequest{Game: "aeroplane"})
 			if err != nil || aero.GetStats().GetMatchesPlayed() != 0 {
 				t.Errorf("%s's Aeroplane stats after Carcassonne only: %v, %v", c.id, aero, err)
 			}
-			rh, err := c.history().GetRatingHistory(c.ctx(), &hangarv1.GetRatingHistoryRequest{Game: hangarv1.Game_GAME_CARCASSONNE})
+			rh, err := c.history().GetRatingHistory(c.ctx(), &hangarv1.GetRatingHistoryRequest{Game: "carcassonne"})
 			if err != nil || len(rh.GetChanges()) != 2 {
 				t.Errorf("%s's Carcassonne rating history: %v, %v", c.id, rh, err)
 			}
 		}
-		board, err := ada.history().ListLeaderboard(ada.ctx(), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_CARCASSONNE})
+		board, err := ada.history().ListLeaderboard(ada.ctx(), &hangarv1.ListLeaderboardRequest{Game: "carcassonne"})
 		if err != nil || len(board.GetEntries()) != 3 {
 			t.Fatalf("Carcassonne leaderboard: %v, %v", board, err)
 		}
-		if aero, err := ada.history().ListLeaderboard(ada.ctx(), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); err != nil || len(aero.GetEntries()) != 0 {
+		if aero, err := ada.history().ListLeaderboard(ada.ctx(), &hangarv1.ListLeaderboardRequest{Game: "aeroplane"}); err != nil || len(aero.GetEntries()) != 0 {
 			t.Fatalf("Aeroplane leaderboard after Carcassonne only: %v, %v", aero, err)
 		}
 		ex, err := ada.history().ExportMatch(ada.ctx(), &hangarv1.ExportMatchRequest{MatchId: m1.GetMatchId()})

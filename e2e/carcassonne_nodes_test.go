@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/server"
 )
@@ -21,7 +22,7 @@ import (
 func carcPeopleMatch(t *testing.T, addr string) (*hangarv1.Match, map[int32]*client) {
 	t.Helper()
 	cs := carcClients(t, addr, "P", 2)
-	cr, err := cs[0].matches.CreateMatch(cs[0].ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 2, RequestId: reqID()})
+	cr, err := cs[0].matches.CreateMatch(cs[0].ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne", SeatCount: 2, RequestId: reqID()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,12 +55,12 @@ func carcStep(t *testing.T, seats map[int32]*client, id string, limit int, r *ra
 			return m
 		}
 		c := seats[m.GetTurnSeat()]
-		lm, err := c.moves.ListLegalMoves(c.ctx(), &hangarv1.ListLegalMovesRequest{MatchId: id})
-		if err != nil || lm.GetVersion() != m.GetVersion() || len(lm.GetMoves()) == 0 {
+		lm, err := c.moves.ListLegalActions(c.ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id})
+		if err != nil || lm.GetVersion() != m.GetVersion() || len(lm.GetActions()) == 0 {
 			t.Fatalf("ListLegalMoves at %d = %v, %v", m.GetVersion(), lm, err)
 		}
-		mv := lm.GetMoves()[r.IntN(len(lm.GetMoves()))]
-		if _, err := c.moves.Move(c.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: reqID(), Move: mv}); err != nil {
+		mv := lm.GetActions()[r.IntN(len(lm.GetActions()))]
+		if _, err := c.moves.Act(c.ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: reqID(), Action: mv}); err != nil {
 			t.Fatalf("Move %v at %d: %v", mv, m.GetVersion(), err)
 		}
 	}
@@ -80,7 +81,7 @@ func checkCarcFinal(t *testing.T, c *client, id string, watched ...[]*hangarv1.E
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := states[len(evs)].View(-1).GetCarcassonne().GetNotation(), p.final.GetState().GetCarcassonne().GetNotation(); got != want {
+		if got, want := states[len(evs)].View(-1).(*carcassonnev1.State).GetNotation(), carcState(p.final).GetNotation(); got != want {
 			t.Fatalf("the events fold to\n%s\nthe server reports\n%s", got, want)
 		}
 	}
@@ -96,7 +97,7 @@ func TestCarcassonneRestartMidGame(t *testing.T) {
 		before := carcStep(t, seats, id, 50, r)
 		// Stop with a tile in hand (a flight's landing can leave the turn
 		// at its follower step after an even number of moves).
-		for k := 0; before.GetState().GetCarcassonne().GetTile() == nil && k < 5; k++ {
+		for k := 0; carcState(before).GetTile() == nil && k < 5; k++ {
 			before = carcStep(t, seats, id, 1, r)
 		}
 		if before.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE || before.GetVersion() < 100 {
@@ -108,13 +109,13 @@ func TestCarcassonneRestartMidGame(t *testing.T) {
 		n2 := node(t, cfg)
 		seats2 := map[int32]*client{0: seats[0].reconnect(t, n2.Addr()), 1: seats[1].reconnect(t, n2.Addr())}
 		if after := seats2[0].get(t, id); !proto.Equal(after, before) {
-			t.Fatalf("after the restart the match is\n%v\nbefore it was\n%v", after.GetState().GetCarcassonne().GetNotation(), before.GetState().GetCarcassonne().GetNotation())
+			t.Fatalf("after the restart the match is\n%v\nbefore it was\n%v", carcState(after).GetNotation(), carcState(before).GetNotation())
 		}
 		if log2 := seats2[0].events(t, id); len(log2) != len(log1) {
 			t.Fatalf("log has %d events after the restart, %d before", len(log2), len(log1))
 		}
 		// The tile in hand is the one drawn before the restart: no redraw.
-		if before.GetState().GetCarcassonne().GetTile() == nil {
+		if carcState(before).GetTile() == nil {
 			t.Fatalf("no tile in hand at %d", before.GetVersion())
 		}
 		final := carcStep(t, seats2, id, 100000, r)
@@ -126,7 +127,7 @@ func TestCarcassonneRestartMidGame(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := h.GetMatch().GetState().GetCarcassonne().GetNotation(), before.GetState().GetCarcassonne().GetNotation(); got != want {
+		if got, want := carcState(h.GetMatch()).GetNotation(), carcState(before).GetNotation(); got != want {
 			t.Fatalf("history at %d = %s, was %s", before.GetVersion(), got, want)
 		}
 	})
@@ -159,7 +160,7 @@ func testCarcassonneAcrossTwoNodes(t *testing.T, cfg server.Config) {
 	// The seat to play sends the same legal move through both nodes at once
 	// for the same version: exactly one goes through.
 	c := onAB[mid.GetTurnSeat()]
-	lm, err := c.moves.ListLegalMoves(c.ctx(), &hangarv1.ListLegalMovesRequest{MatchId: id})
+	lm, err := c.moves.ListLegalActions(c.ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,8 +168,8 @@ func testCarcassonneAcrossTwoNodes(t *testing.T, cfg server.Config) {
 	got := make(chan codes.Code, 2)
 	for i := range via {
 		go func() {
-			_, err := via[i].moves.Move(via[i].ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: mid.GetVersion(),
-				RequestId: reqID(), Move: lm.GetMoves()[0]})
+			_, err := via[i].moves.Act(via[i].ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: mid.GetVersion(),
+				RequestId: reqID(), Action: lm.GetActions()[0]})
 			got <- status.Code(err)
 		}()
 	}

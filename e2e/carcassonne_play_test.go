@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
@@ -34,21 +35,22 @@ type recipient struct {
 	name    string
 	seat    int32 // -1: a spectator
 	gets    []*hangarv1.Match
-	legal   []*hangarv1.ListLegalMovesResponse
-	moves   []*hangarv1.MoveResponse
+	legal   []*hangarv1.ListLegalActionsResponse
+	moves   []*hangarv1.ActResponse
 	watched []*hangarv1.Event
+	// games and boards are what ListGames and GetBoard told the recipient.
+	games  []*hangarv1.ListGamesResponse
+	boards []*hangarv1.GetBoardResponse
 	// byNotation and byFields count the moves sent each way.
 	byNotation, byFields int
 }
 
-func carcMove(m *carcassonnev1.Move) *hangarv1.GameMove {
-	return &hangarv1.GameMove{Game: &hangarv1.GameMove_Carcassonne{Carcassonne: m}}
-}
+func carcMove(m *carcassonnev1.Move) *anypb.Any { return packed(m) }
 
 // carcWakes reports whether ev may hand the turn to seat: every turn starts
 // with the server's draw for the seat.
 func carcWakes(ev *hangarv1.Event, seat int32) bool {
-	e := ev.GetCarcassonne()
+	e := carcEvent(ev)
 	return ev.GetMatchStarted() != nil || e.GetKind() == carcassonnev1.EventKind_EVENT_KIND_DREW && e.GetSeat() == seat
 }
 
@@ -67,25 +69,26 @@ func (c *client) carcTurn(ctx context.Context, id string, rec *recipient, r *ran
 		if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE || m.GetTurnSeat() != rec.seat {
 			return nil
 		}
-		lm, err := c.moves.ListLegalMoves(ctx, &hangarv1.ListLegalMovesRequest{MatchId: id})
+		lm, err := c.moves.ListLegalActions(ctx, &hangarv1.ListLegalActionsRequest{MatchId: id})
 		if err != nil {
-			return fmt.Errorf("ListLegalMoves: %w", err)
+			return fmt.Errorf("ListLegalActions: %w", err)
 		}
 		rec.legal = append(rec.legal, lm)
 		if lm.GetVersion() != m.GetVersion() {
 			continue // moved on between the two reads
 		}
-		if len(lm.GetMoves()) == 0 {
-			return fmt.Errorf("seat %d to play at %d has no legal moves", rec.seat, m.GetVersion())
+		moves := carcMoves(lm.GetActions())
+		if len(moves) == 0 || len(moves) != len(lm.GetActions()) {
+			return fmt.Errorf("seat %d to play at %d has legal actions %v", rec.seat, m.GetVersion(), lm.GetActions())
 		}
-		mv := proto.Clone(lm.GetMoves()[r.IntN(len(lm.GetMoves()))].GetCarcassonne()).(*carcassonnev1.Move)
+		mv := proto.Clone(moves[r.IntN(len(moves))]).(*carcassonnev1.Move)
 		byNotation := r.IntN(2) == 0
 		if byNotation {
 			mv = &carcassonnev1.Move{Notation: mv.GetNotation()}
 		} else {
 			mv.Notation = ""
 		}
-		resp, err := c.moves.Move(ctx, &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: reqID(), Move: carcMove(mv)})
+		resp, err := c.move(ctx, id, m.GetVersion(), mv)
 		if status.Code(err) == codes.Aborted {
 			continue
 		}
@@ -106,6 +109,17 @@ func (c *client) carcTurn(ctx context.Context, id string, rec *recipient, r *ran
 // random moments (about one event in every) and once at the end.
 func (c *client) carcFollow(ctx context.Context, id string, rec *recipient, seed uint64, every int) error {
 	r := rand.New(rand.NewPCG(seed, 2))
+	// A client that knows no game learns them first.
+	lg, err := hangarv1.NewGameServiceClient(c.conn).ListGames(ctx, &hangarv1.ListGamesRequest{})
+	if err != nil {
+		return fmt.Errorf("%s: ListGames: %w", rec.name, err)
+	}
+	rec.games = append(rec.games, lg)
+	gb, err := c.matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: "carcassonne"})
+	if err != nil {
+		return fmt.Errorf("%s: GetBoard: %w", rec.name, err)
+	}
+	rec.boards = append(rec.boards, gb)
 	stream, err := c.matches.WatchMatch(ctx, &hangarv1.WatchMatchRequest{MatchId: id})
 	if err != nil {
 		return err
@@ -150,7 +164,7 @@ type carcSpec struct {
 	spectators  []*client
 	seed        uint64
 	every       int // a recipient reads the match about once in every events
-	createdWith *hangarv1.GameOptions
+	createdWith *anypb.Any
 }
 
 // carcPlayed is a played match: its id, final match, full log and what each
@@ -172,7 +186,7 @@ func playCarc(ctx context.Context, s carcSpec) (*carcPlayed, error) {
 		creator = s.spectators
 	}
 	c0 := creator[0]
-	cr, err := c0.matches.CreateMatch(withToken(ctx, c0.token), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE,
+	cr, err := c0.matches.CreateMatch(withToken(ctx, c0.token), &hangarv1.CreateMatchRequest{Game: "carcassonne",
 		SeatCount: s.seats, BotSeats: bots, ObserveOnly: observe, RequestId: reqID(), Options: s.createdWith})
 	if err != nil {
 		return nil, fmt.Errorf("CreateMatch: %w", err)
@@ -270,7 +284,7 @@ func checkCarcLog(p *carcPlayed) error {
 		return fmt.Errorf("final match %v at %d, log of %d", p.final.GetStatus(), p.final.GetVersion(), len(p.log))
 	}
 	end := p.log[len(p.log)-1].GetMatchEnded()
-	st := p.final.GetState().GetCarcassonne()
+	st := carcState(p.final)
 	if st.GetPhase() != carcassonnev1.Phase_PHASE_OVER {
 		return fmt.Errorf("final phase %v", st.GetPhase())
 	}
@@ -310,24 +324,24 @@ func checkCarcLog(p *carcPlayed) error {
 
 // foldCarc folds a match's stored events with the adapter: the state after
 // each version (nil before the start).
-func foldCarc(opts *hangarv1.GameOptions, log []*hangarv1.Event) ([]game.State, error) {
+func foldCarc(opts *anypb.Any, log []*hangarv1.Event) ([]game.State, error) {
 	states := make([]game.State, len(log)+1)
 	var s game.State
 	for i, ev := range log {
 		switch {
 		case ev.GetMatchStarted() != nil:
-			st, err := carcassonne.Game{}.Start(opts, ev.GetMatchStarted().GetSeats())
+			st, err := carcassonne.Game{}.Start(unpack[*carcassonnev1.Options](opts), ev.GetMatchStarted().GetSeats())
 			if err != nil {
 				return nil, err
 			}
 			s = st
-		case ev.GetCarcassonne() != nil:
+		case carcEvent(ev) != nil:
 			if s == nil {
 				return nil, fmt.Errorf("event %d: a game event before the start", ev.GetSeq())
 			}
-			next, err := s.Apply(ev)
+			next, err := s.Apply(carcEvent(ev))
 			if err != nil {
-				return nil, fmt.Errorf("event %d %s: %w", ev.GetSeq(), ev.GetCarcassonne().GetNotation(), err)
+				return nil, fmt.Errorf("event %d %s: %w", ev.GetSeq(), carcEvent(ev).GetNotation(), err)
 			}
 			s = next
 		}
@@ -405,7 +419,7 @@ func TestCarcassonneBadMovesGetTheirStatusAndWriteNothing(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		cs := carcClients(t, n.Addr(), "P", 2)
-		cr, err := cs[0].matches.CreateMatch(cs[0].ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 2, RequestId: reqID()})
+		cr, err := cs[0].matches.CreateMatch(cs[0].ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne", SeatCount: 2, RequestId: reqID()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -424,34 +438,30 @@ func TestCarcassonneBadMovesGetTheirStatusAndWriteNothing(t *testing.T) {
 		// Check in the place phase, then in the follower phase of the same turn.
 		for _, phase := range []carcassonnev1.Phase{carcassonnev1.Phase_PHASE_PLACE, carcassonnev1.Phase_PHASE_FOLLOWER} {
 			m := cs[0].get(t, id)
-			if m.GetState().GetCarcassonne().GetPhase() != phase {
-				t.Fatalf("phase %v, want %v", m.GetState().GetCarcassonne().GetPhase(), phase)
+			if carcState(m).GetPhase() != phase {
+				t.Fatalf("phase %v, want %v", carcState(m).GetPhase(), phase)
 			}
 			v, turn := m.GetVersion(), m.GetTurnSeat()
 			me, other := bySeat[turn], bySeat[1-turn]
-			lm, err := me.moves.ListLegalMoves(me.ctx(), &hangarv1.ListLegalMovesRequest{MatchId: id})
-			if err != nil || lm.GetVersion() != v || len(lm.GetMoves()) == 0 {
-				t.Fatalf("ListLegalMoves = %v, %v", lm, err)
+			lm, err := me.moves.ListLegalActions(me.ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id})
+			if err != nil || lm.GetVersion() != v || len(carcMoves(lm.GetActions())) == 0 {
+				t.Fatalf("ListLegalActions = %v, %v", lm, err)
 			}
-			legal := lm.GetMoves()[0].GetCarcassonne()
-			move := func(c *client, v int64, mv *hangarv1.GameMove) error {
-				_, err := c.moves.Move(c.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: v, RequestId: reqID(), Move: mv})
+			legal := carcMoves(lm.GetActions())[0]
+			move := func(c *client, v int64, mv *anypb.Any) error {
+				_, err := c.moves.Act(c.ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: v, RequestId: reqID(), Action: mv})
 				return err
 			}
-			notation := func(s string) *hangarv1.GameMove { return carcMove(&carcassonnev1.Move{Notation: s}) }
+			notation := func(s string) *anypb.Any { return carcMove(&carcassonnev1.Move{Notation: s}) }
 			cases := []struct {
 				name string
 				call func() error
 				want codes.Code
 			}{
-				{"roll", func() error {
-					_, err := me.moves.Roll(me.ctx(), &hangarv1.RollRequest{MatchId: id, ExpectedVersion: v, RequestId: reqID()})
-					return err
-				}, codes.FailedPrecondition},
-				{"another game's move", func() error {
-					return move(me, v, &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: "T0"}}})
-				}, codes.InvalidArgument},
-				{"no move", func() error { return move(me, v, &hangarv1.GameMove{}) }, codes.InvalidArgument},
+				{"another game's roll", func() error { return move(me, v, rollAction) }, codes.InvalidArgument},
+				{"another game's move", func() error { return move(me, v, packed(&aeroplanev1.Move{Notation: "T0"})) }, codes.InvalidArgument},
+				{"no action", func() error { return move(me, v, nil) }, codes.InvalidArgument},
+				{"an action of no type", func() error { return move(me, v, &anypb.Any{}) }, codes.InvalidArgument},
 				{"illegal placement", func() error {
 					return move(me, v, carcMove(&carcassonnev1.Move{Kind: carcassonnev1.MoveKind_MOVE_KIND_PLACE, X: 40, Y: -40}))
 				}, codes.FailedPrecondition},

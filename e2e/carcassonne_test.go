@@ -22,7 +22,7 @@ func TestCarcassonneBotsPlayToTheEnd(t *testing.T) {
 			if seats%2 == 1 {
 				level = hangarv1.BotLevel_BOT_LEVEL_RANDOM
 			}
-			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE,
+			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne",
 				SeatCount: seats, BotSeats: seats, ObserveOnly: true, RequestId: reqID(), BotLevel: level})
 			if err != nil {
 				t.Fatal(err)
@@ -40,7 +40,7 @@ func TestCarcassonneBotsPlayToTheEnd(t *testing.T) {
 			if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
 				t.Fatalf("%d seats: status %v", seats, final.GetStatus())
 			}
-			st := final.GetState().GetCarcassonne()
+			st := carcState(final)
 			t.Logf("%d seats: %d events, scores %v, places %v", seats, final.GetVersion(), st.GetScores(), w.evs[len(w.evs)-1].GetMatchEnded().GetPlaces())
 		}
 	})
@@ -53,28 +53,27 @@ func TestCarcassonneREADME(t *testing.T) {
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	ada := newClient(t, n.Addr(), "Ada")
 	yes := true
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 2,
-		BotSeats: 1, RequestId: "carc-1", Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Carcassonne{
-			Carcassonne: &carcassonnev1.Options{Farmers: &yes}}}})
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne", SeatCount: 2,
+		BotSeats: 1, RequestId: "carc-1", Options: carcOptions(&carcassonnev1.Options{Farmers: &yes})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := cr.GetMatch()
-	if m.GetVersion() != 5 || m.GetTurnSeat() != 0 || m.GetState().GetCarcassonne().GetTile() == nil {
-		t.Fatalf("created: version %d, turn %d, tile %v", m.GetVersion(), m.GetTurnSeat(), m.GetState().GetCarcassonne().GetTile())
+	if m.GetVersion() != 5 || m.GetTurnSeat() != 0 || carcState(m).GetTile() == nil {
+		t.Fatalf("created: version %d, turn %d, tile %v", m.GetVersion(), m.GetTurnSeat(), carcState(m).GetTile())
 	}
-	lm, err := ada.moves.ListLegalMoves(ada.ctx(), &hangarv1.ListLegalMovesRequest{MatchId: m.GetMatchId()})
-	if err != nil || len(lm.GetMoves()) == 0 {
+	lm, err := ada.moves.ListLegalActions(ada.ctx(), &hangarv1.ListLegalActionsRequest{MatchId: m.GetMatchId()})
+	if err != nil || len(lm.GetActions()) == 0 {
 		t.Fatalf("legal moves: %v, %v", lm, err)
 	}
-	place := lm.GetMoves()[0].GetCarcassonne().GetNotation()
-	r, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: m.GetMatchId(), ExpectedVersion: 5, RequestId: "c1",
-		Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Carcassonne{Carcassonne: &carcassonnev1.Move{Notation: place}}}})
+	place := carcMoves(lm.GetActions())[0].GetNotation()
+	r, err := ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{MatchId: m.GetMatchId(), ExpectedVersion: 5, RequestId: "c1",
+		Action: packed(&carcassonnev1.Move{Notation: place})})
 	if err != nil || r.GetVersion() != 6 {
 		t.Fatalf("%s: version %d, %v", place, r.GetVersion(), err)
 	}
-	r, err = ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: m.GetMatchId(), ExpectedVersion: 6, RequestId: "c2",
-		Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Carcassonne{Carcassonne: &carcassonnev1.Move{Kind: carcassonnev1.MoveKind_MOVE_KIND_PASS}}}})
+	r, err = ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{MatchId: m.GetMatchId(), ExpectedVersion: 6, RequestId: "c2",
+		Action: packed(&carcassonnev1.Move{Kind: carcassonnev1.MoveKind_MOVE_KIND_PASS})})
 	if err != nil || r.GetVersion() <= 6 {
 		t.Fatalf("pass: version %d, %v", r.GetVersion(), err)
 	}

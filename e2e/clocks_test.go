@@ -20,8 +20,8 @@ import (
 // hold the game's counters of the seat.
 func TestCorrespondenceClocks(t *testing.T) {
 	t.Parallel()
-	for _, g := range []hangarv1.Game{hangarv1.Game_GAME_AEROPLANE, hangarv1.Game_GAME_CARCASSONNE} {
-		t.Run(g.String(), func(t *testing.T) {
+	for _, g := range []string{"aeroplane", "carcassonne"} {
+		t.Run(g, func(t *testing.T) {
 			eachBackend(t, func(t *testing.T, cfg server.Config) {
 				clock := testclock.At(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 				cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond

@@ -62,7 +62,7 @@ func testCrossNodeDelivery(t *testing.T, cfg server.Config) {
 	b := node(t, cfg)
 	ada := newClient(t, a.Addr(), "Ada")
 	bob := newClient(t, b.Addr(), "Bob")
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestDeliveryDoesNotDependOnNotifications(t *testing.T) {
 // duelBot creates a two-seat match of c's with a bot in the other seat.
 func duelBot(t *testing.T, c *client) string {
 	t.Helper()
-	cr, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1})
+	cr, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, BotSeats: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func testTwoNodesNeverFork(t *testing.T, cfg server.Config) {
 		for {
 			cur = ada.get(t, m.GetMatchId())
 			if cur.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE ||
-				cur.GetTurnSeat() == 0 && cur.GetState().GetAeroplane().GetPhase() == aeroplanev1.Phase_PHASE_ROLL {
+				cur.GetTurnSeat() == 0 && aeroState(cur).GetPhase() == aeroplanev1.Phase_PHASE_ROLL {
 				break
 			}
 			c := map[int32]*client{0: ada, 2: bob}[cur.GetTurnSeat()]
@@ -328,7 +328,7 @@ func testTwoNodesNeverFork(t *testing.T, cfg server.Config) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := c.moves.Roll(c.ctx(), &hangarv1.RollRequest{MatchId: m.GetMatchId(),
+				_, err := c.moves.Act(c.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: m.GetMatchId(),
 					ExpectedVersion: cur.GetVersion(), RequestId: reqID()})
 				codesSeen[i] = status.Code(err)
 			}()
@@ -365,7 +365,7 @@ func TestTurnClocks(t *testing.T) {
 		n := node(t, cfg)
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
 		const turn = time.Second
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 			SeatCount: 2, TurnTime: durationpb.New(turn), TimeoutsBeforeBot: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -428,7 +428,7 @@ func TestTurnClockSurvivesRestart(t *testing.T) {
 		cfg.Service.ClockTick = 50 * time.Millisecond
 		n1 := node(t, cfg)
 		ada, bob := newClient(t, n1.Addr(), "Ada"), newClient(t, n1.Addr(), "Bob")
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 			SeatCount: 2, TurnTime: durationpb.New(time.Second)})
 		if err != nil {
 			t.Fatal(err)

@@ -24,7 +24,7 @@ func TestManyConcurrentMatches(t *testing.T) {
 		var first *client
 		for i := range matches {
 			a, b := newClient(t, n.Addr(), fmt.Sprint("A", i)), newClient(t, n.Addr(), fmt.Sprint("B", i))
-			cr, err := a.matches.CreateMatch(a.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+			cr, err := a.matches.CreateMatch(a.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

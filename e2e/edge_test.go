@@ -631,7 +631,7 @@ func TestSlowFirstMessageIsCutOff(t *testing.T) {
 func TestLargeResponsesPassTheFront(t *testing.T) {
 	n := node(t, server.Config{DataDir: t.TempDir(), Conn: server.ConnLimits{MaxRecvMsgSize: 1 << 10}})
 	ada := newClient(t, n.Addr(), "Ada")
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 		SeatCount: 2, BotSeats: 2, ObserveOnly: true, RequestId: reqID()})
 	if err != nil {
 		t.Fatal(err)

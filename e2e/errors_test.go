@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
@@ -34,9 +35,9 @@ type newClientFunc func(t testing.TB, addr, name string) *client
 func startedMatchOver(t *testing.T, addr string, newClient newClientFunc) (m *hangarv1.Match, first, second *client) {
 	t.Helper()
 	ada, bob := newClient(t, addr, "Ada"), newClient(t, addr, "Bob")
-	opts := &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-		FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, Options: opts})
+	opts := aeroOptions(&aeroplanev1.Options{
+		FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,38 +75,41 @@ func badCommands(t *testing.T, cfg server.Config, transport string, newClient ne
 		if m.GetTurnSeat() != 0 {
 			t.Fatalf("turn seat %d, want 0 (FIRST_PLAYER_SEAT0)", m.GetTurnSeat())
 		}
-		roll := func(v int64, req string) *hangarv1.RollRequest {
-			return &hangarv1.RollRequest{MatchId: id, ExpectedVersion: v, RequestId: req}
+		roll := func(v int64, req string) *hangarv1.ActRequest {
+			return &hangarv1.ActRequest{MatchId: id, ExpectedVersion: v, RequestId: req, Action: rollAction}
+		}
+		act := func(v int64, req string, a *anypb.Any) *hangarv1.ActRequest {
+			return &hangarv1.ActRequest{MatchId: id, ExpectedVersion: v, RequestId: req, Action: a}
 		}
 		cases := []struct {
 			name string
 			call func() error
 			want codes.Code
 		}{
-			{"wrong turn", func() error { _, err := bob.moves.Roll(bob.ctx(), roll(v, "b1")); return err }, codes.FailedPrecondition},
-			{"not seated", func() error { _, err := eve.moves.Roll(eve.ctx(), roll(v, "e1")); return err }, codes.PermissionDenied},
-			{"stale version", func() error { _, err := ada.moves.Roll(ada.ctx(), roll(v-1, "a1")); return err }, codes.Aborted},
-			{"future version", func() error { _, err := ada.moves.Roll(ada.ctx(), roll(v+5, "a2")); return err }, codes.Aborted},
-			{"no version", func() error { _, err := ada.moves.Roll(ada.ctx(), roll(0, "a3")); return err }, codes.InvalidArgument},
-			{"no request id", func() error { _, err := ada.moves.Roll(ada.ctx(), roll(v, "")); return err }, codes.InvalidArgument},
+			{"wrong turn", func() error { _, err := bob.moves.Act(bob.ctx(), roll(v, "b1")); return err }, codes.FailedPrecondition},
+			{"not seated", func() error { _, err := eve.moves.Act(eve.ctx(), roll(v, "e1")); return err }, codes.PermissionDenied},
+			{"stale version", func() error { _, err := ada.moves.Act(ada.ctx(), roll(v-1, "a1")); return err }, codes.Aborted},
+			{"future version", func() error { _, err := ada.moves.Act(ada.ctx(), roll(v+5, "a2")); return err }, codes.Aborted},
+			{"no version", func() error { _, err := ada.moves.Act(ada.ctx(), roll(0, "a3")); return err }, codes.InvalidArgument},
+			{"no request id", func() error { _, err := ada.moves.Act(ada.ctx(), roll(v, "")); return err }, codes.InvalidArgument},
 			{"move before roll", func() error {
-				_, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: v, RequestId: "a4",
-					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: "T0"}}}})
+				_, err := ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: v, RequestId: "a4",
+					Action: packed(&aeroplanev1.Move{Notation: "T0"})})
 				return err
 			}, codes.FailedPrecondition},
 			{"malformed move", func() error {
-				_, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: v, RequestId: "a5",
-					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: "Z9"}}}})
+				_, err := ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: v, RequestId: "a5",
+					Action: packed(&aeroplanev1.Move{Notation: "Z9"})})
 				return err
 			}, codes.InvalidArgument},
-			{"no token", func() error { _, err := ada.moves.Roll(context.Background(), roll(v, "a6")); return err }, codes.Unauthenticated},
+			{"no token", func() error { _, err := ada.moves.Act(context.Background(), roll(v, "a6")); return err }, codes.Unauthenticated},
 			{"bad token", func() error {
 				ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer hgr_notatoken")
-				_, err := ada.moves.Roll(ctx, roll(v, "a7"))
+				_, err := ada.moves.Act(ctx, roll(v, "a7"))
 				return err
 			}, codes.Unauthenticated},
 			{"unknown match", func() error {
-				_, err := ada.moves.Roll(ada.ctx(), &hangarv1.RollRequest{MatchId: "m_nope", ExpectedVersion: 1, RequestId: "a8"})
+				_, err := ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: "m_nope", ExpectedVersion: 1, RequestId: "a8"})
 				return err
 			}, codes.NotFound},
 			{"join a running match", func() error {
@@ -121,33 +125,46 @@ func badCommands(t *testing.T, cfg server.Config, transport string, newClient ne
 				return err
 			}, codes.PermissionDenied},
 			{"unknown game", func() error {
-				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: 99, SeatCount: 2})
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "chess", SeatCount: 2})
+				return err
+			}, codes.InvalidArgument},
+			{"no game", func() error {
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{SeatCount: 2})
+				return err
+			}, codes.InvalidArgument},
+			{"another game's action", func() error {
+				_, err := ada.moves.Act(ada.ctx(), act(v, "a11", packed(&carcassonnev1.Move{Notation: "pass"})))
+				return err
+			}, codes.InvalidArgument},
+			{"no action", func() error { _, err := ada.moves.Act(ada.ctx(), act(v, "a12", nil)); return err }, codes.InvalidArgument},
+			{"an action that does not decode", func() error {
+				_, err := ada.moves.Act(ada.ctx(), act(v, "a13", &anypb.Any{TypeUrl: rollAction.GetTypeUrl(), Value: []byte{0x0a, 0x09}}))
 				return err
 			}, codes.InvalidArgument},
 			{"unknown bot level", func() error {
-				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotLevel: 7})
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, BotLevel: 7})
 				return err
 			}, codes.InvalidArgument},
 			{"carcassonne options for aeroplane", func() error {
-				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
-					Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Carcassonne{Carcassonne: &carcassonnev1.Options{}}}})
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2,
+					Options: carcOptions(&carcassonnev1.Options{})})
 				return err
 			}, codes.InvalidArgument},
 			{"six Carcassonne seats", func() error {
-				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 6})
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne", SeatCount: 6})
 				return err
 			}, codes.InvalidArgument},
 			{"auto_roll in a game without dice", func() error {
-				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 2, AutoRoll: true})
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne", SeatCount: 2, Options: autoRoll()})
 				return err
 			}, codes.InvalidArgument},
 			{"too many seats", func() error {
-				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 5})
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 5})
 				return err
 			}, codes.InvalidArgument},
 			{"impossible options", func() error {
-				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
-					Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{LaunchAreaSafe: proto.Bool(false)}}}})
+				_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2,
+					Options: aeroOptions(&aeroplanev1.Options{LaunchAreaSafe: proto.Bool(false)})})
 				return err
 			}, codes.InvalidArgument},
 			{"get at a future version", func() error {
@@ -165,13 +182,13 @@ func badCommands(t *testing.T, cfg server.Config, transport string, newClient ne
 				return err
 			}, codes.OutOfRange},
 			{"32 KiB of notation", func() error {
-				_, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: v, RequestId: "a9",
-					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: strings.Repeat("T", 32<<10)}}}})
+				_, err := ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: v, RequestId: "a9",
+					Action: packed(&aeroplanev1.Move{Notation: strings.Repeat("T", 32<<10)})})
 				return err
 			}, codes.InvalidArgument},
 			{"a megabyte of notation (past the message limit)", func() error {
-				_, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: v, RequestId: "a10",
-					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: strings.Repeat("T", 1<<20)}}}})
+				_, err := ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: v, RequestId: "a10",
+					Action: packed(&aeroplanev1.Move{Notation: strings.Repeat("T", 1<<20)})})
 				return err
 			}, codes.ResourceExhausted},
 		}
@@ -187,7 +204,7 @@ func badCommands(t *testing.T, cfg server.Config, transport string, newClient ne
 					new(rawMessage), grpc.ForceCodecV2(rawCodec{}))
 			}, codes.InvalidArgument},
 				{"truncated request", func() error {
-					return ada.conn.Invoke(ada.ctx(), hangarv1.MoveService_Roll_FullMethodName, &rawMessage{0x0a, 0x09, 'm'},
+					return ada.conn.Invoke(ada.ctx(), hangarv1.MoveService_Act_FullMethodName, &rawMessage{0x0a, 0x09, 'm'},
 						new(rawMessage), grpc.ForceCodecV2(rawCodec{}))
 				}, codes.InvalidArgument}}...)
 		}
@@ -198,6 +215,8 @@ func badCommands(t *testing.T, cfg server.Config, transport string, newClient ne
 			"no token": "UNAUTHENTICATED", "unknown match": "NOT_FOUND", "join a running match": "MATCH_NOT_OPEN",
 			"start by non-creator": "NOT_CREATOR", "leave a match not joined": "NOT_SEATED",
 			"get at a future version": "OUT_OF_RANGE", "watch from a future version": "OUT_OF_RANGE",
+			"unknown game": "UNKNOWN_GAME", "no game": "UNKNOWN_GAME", "another game's action": "UNKNOWN_TYPE",
+			"carcassonne options for aeroplane": "UNKNOWN_TYPE", "auto_roll in a game without dice": "UNKNOWN_TYPE",
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -261,14 +280,14 @@ func TestRetriedCommandIsAppliedOnce(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		m, ada, _ := startedMatch(t, n.Addr())
-		req := &hangarv1.RollRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: "roll-1"}
-		first, err := ada.moves.Roll(ada.ctx(), req)
+		req := &hangarv1.ActRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: "roll-1", Action: rollAction}
+		first, err := ada.moves.Act(ada.ctx(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		after := ada.get(t, m.GetMatchId()).GetVersion()
 		for range 3 {
-			again, err := ada.moves.Roll(ada.ctx(), req)
+			again, err := ada.moves.Act(ada.ctx(), req)
 			if err != nil {
 				t.Fatalf("retry: %v", err)
 			}
@@ -280,49 +299,54 @@ func TestRetriedCommandIsAppliedOnce(t *testing.T) {
 			t.Fatalf("retries moved the version from %d to %d", after, v)
 		}
 		// The same id for a different command is refused.
-		other := proto.Clone(req).(*hangarv1.RollRequest)
+		other := proto.Clone(req).(*hangarv1.ActRequest)
 		other.ExpectedVersion = after
-		if _, err := ada.moves.Roll(ada.ctx(), other); status.Code(err) != codes.AlreadyExists && status.Code(err) != codes.FailedPrecondition {
+		if _, err := ada.moves.Act(ada.ctx(), other); status.Code(err) != codes.AlreadyExists && status.Code(err) != codes.FailedPrecondition {
 			t.Fatalf("reused request id: %v", err)
 		}
 		if v := ada.get(t, m.GetMatchId()).GetVersion(); v != after {
 			t.Fatalf("a reused request id moved the version from %d to %d", after, v)
 		}
 		// A retried create returns the same match.
-		c1, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 3, RequestId: "lobby"})
+		c1, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 3, RequestId: "lobby"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		c2, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 3, RequestId: "lobby"})
+		c2, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 3, RequestId: "lobby"})
 		if err != nil || c2.GetMatch().GetMatchId() != c1.GetMatch().GetMatchId() || c2.GetMatch().GetVersion() != c1.GetMatch().GetVersion() {
 			t.Fatalf("retried create = %v, %v; first %v", c2.GetMatch(), err, c1.GetMatch())
 		}
 	})
 }
 
-// TestListLegalMovesSaysWhy: an empty list of legal moves says why.
-func TestListLegalMovesSaysWhy(t *testing.T) {
+// TestListLegalActionsSaysWhy: an empty list of legal actions says why;
+// a seat that must roll has the Roll to list.
+func TestListLegalActionsSaysWhy(t *testing.T) {
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	m, ada, bob := startedMatch(t, n.Addr())
 	id := m.GetMatchId()
 	why := func(c *client, id string) hangarv1.EmptyReason {
 		t.Helper()
-		r, err := c.moves.ListLegalMoves(c.ctx(), &hangarv1.ListLegalMovesRequest{MatchId: id})
+		r, err := c.moves.ListLegalActions(c.ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(r.GetMoves()) > 0 {
+		if len(r.GetActions()) > 0 {
+			if r.GetEmptyReason() != hangarv1.EmptyReason_EMPTY_REASON_UNSPECIFIED {
+				t.Errorf("actions %v with the reason %v", r.GetActions(), r.GetEmptyReason())
+			}
 			return hangarv1.EmptyReason_EMPTY_REASON_UNSPECIFIED
 		}
 		return r.GetEmptyReason()
 	}
-	if got := why(ada, id); got != hangarv1.EmptyReason_EMPTY_REASON_ROLL_FIRST {
-		t.Errorf("Ada, to roll: %v", got)
+	if r, err := ada.moves.ListLegalActions(ada.ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id}); err != nil ||
+		len(r.GetActions()) != 1 || !isRoll(r.GetActions()[0]) {
+		t.Errorf("Ada, to roll: %v, %v", r, err)
 	}
 	if got := why(bob, id); got != hangarv1.EmptyReason_EMPTY_REASON_NOT_YOUR_TURN {
 		t.Errorf("Bob, not to act: %v", got)
 	}
-	lobby, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 3})
+	lobby, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne", SeatCount: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func BenchmarkWatchFanOut(b *testing.B) {
 				b.StopTimer()
 				// Three bots wait in a four-seat lobby; StartMatch drops
 				// the empty seat.
-				cr, err := host.matches.CreateMatch(host.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+				cr, err := host.matches.CreateMatch(host.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 					SeatCount: 4, BotSeats: 3, ObserveOnly: true, RequestId: reqID()})
 				if err != nil {
 					b.Fatal(err)

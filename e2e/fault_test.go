@@ -216,19 +216,19 @@ func (p *faultPlayer) maybeAct(ctx context.Context, c *client) error {
 		return nil
 	}
 	var req proto.Message
-	ph := m.GetState().GetAeroplane().GetPhase()
-	if m.GetState().GetAeroplane() != nil && (ph == aeroplanev1.Phase_PHASE_ROLL || ph == aeroplanev1.Phase_PHASE_START_ROLL) {
-		req = &hangarv1.RollRequest{MatchId: p.match, ExpectedVersion: m.GetVersion(), RequestId: reqID()}
+	ph := aeroState(m).GetPhase()
+	if aeroState(m) != nil && (ph == aeroplanev1.Phase_PHASE_ROLL || ph == aeroplanev1.Phase_PHASE_START_ROLL) {
+		req = &hangarv1.ActRequest{MatchId: p.match, ExpectedVersion: m.GetVersion(), RequestId: reqID(), Action: rollAction}
 	} else {
-		lm, err := c.moves.ListLegalMoves(ctx, &hangarv1.ListLegalMovesRequest{MatchId: p.match})
+		lm, err := c.moves.ListLegalActions(ctx, &hangarv1.ListLegalActionsRequest{MatchId: p.match})
 		if err != nil {
 			return err
 		}
-		if lm.GetVersion() != m.GetVersion() || len(lm.GetMoves()) == 0 {
+		if lm.GetVersion() != m.GetVersion() || len(lm.GetActions()) == 0 {
 			return nil
 		}
-		req = &hangarv1.MoveRequest{MatchId: p.match, ExpectedVersion: m.GetVersion(), RequestId: reqID(),
-			Move: lm.GetMoves()[p.rng.IntN(len(lm.GetMoves()))]}
+		req = &hangarv1.ActRequest{MatchId: p.match, ExpectedVersion: m.GetVersion(), RequestId: reqID(),
+			Action: lm.GetActions()[p.rng.IntN(len(lm.GetActions()))]}
 	}
 	return p.send(ctx, c, req)
 }
@@ -238,17 +238,10 @@ func (p *faultPlayer) send(ctx context.Context, c *client, req proto.Message) er
 	var evs []*hangarv1.Event
 	var id string
 	var err error
-	switch r := req.(type) {
-	case *hangarv1.RollRequest:
+	if r, ok := req.(*hangarv1.ActRequest); ok {
 		id = r.GetRequestId()
-		var resp *hangarv1.RollResponse
-		if resp, err = c.moves.Roll(ctx, r); err == nil {
-			evs = resp.GetEvents()
-		}
-	case *hangarv1.MoveRequest:
-		id = r.GetRequestId()
-		var resp *hangarv1.MoveResponse
-		if resp, err = c.moves.Move(ctx, r); err == nil {
+		var resp *hangarv1.ActResponse
+		if resp, err = c.moves.Act(ctx, r); err == nil {
 			evs = resp.GetEvents()
 		}
 	}
@@ -358,10 +351,10 @@ func runFaults(t *testing.T, bin string, plan faultPlan, nats *natstest.Server) 
 	for i := range plan.matches {
 		a := newClient(t, addrs[(2*i)%3], fmt.Sprint("A", i))
 		b := newClient(t, addrs[(2*i+1)%3], fmt.Sprint("B", i))
-		req := &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2}
+		req := &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2}
 		seatStep := int32(2) // Aeroplane Chess seats two players on 0 and 2
 		if i >= plan.matches-plan.carc {
-			req.Game, seatStep = hangarv1.Game_GAME_CARCASSONNE, 1
+			req.Game, seatStep = "carcassonne", 1
 		}
 		if i < plan.clocked {
 			req.TurnTime, req.TimeoutsBeforeBot = durationpb.New(time.Second), 2
@@ -474,7 +467,7 @@ func runFaults(t *testing.T, bin string, plan faultPlan, nats *natstest.Server) 
 			m, err := aud.matches.GetMatch(aud.ctx(), &hangarv1.GetMatchRequest{MatchId: p.match})
 			t.Logf("%s: seen %d, node %d, reconnects %d (last %v), pending %v; match %v v%d turn %d phase %v (%v)", p.name, len(p.seen), p.node,
 				p.reconn, p.last, p.pending != nil, m.GetMatch().GetStatus(), m.GetMatch().GetVersion(), m.GetMatch().GetTurnSeat(),
-				m.GetMatch().GetState().GetAeroplane().GetPhase(), err)
+				aeroState(m.GetMatch()).GetPhase(), err)
 		}
 		return
 	}

@@ -13,9 +13,11 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/server"
 	"github.com/hangarhq/hangar/service"
@@ -93,10 +95,10 @@ func (c *chaos) step() {
 	switch c.r.IntN(28) {
 	case 0:
 		var r *hangarv1.CreateMatchResponse
-		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game(c.r.IntN(3)),
+		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: c.game(),
 			SeatCount: int32(c.num()%6 + int64(c.r.IntN(3))), BotSeats: int32(c.r.IntN(3)), RequestId: req,
-			Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-				ThirdSix: aeroplanev1.ThirdSix(c.r.IntN(7)), Seats: []int32{int32(c.num() % 5)}[:c.r.IntN(2)]}}}})
+			Options: aeroOptions(&aeroplanev1.Options{
+				ThirdSix: aeroplanev1.ThirdSix(c.r.IntN(7)), Seats: []int32{int32(c.num() % 5)}[:c.r.IntN(2)]})})
 		if err == nil {
 			c.matches = append(c.matches, r.GetMatch().GetMatchId())
 			before[r.GetMatch().GetMatchId()] = -1 // new
@@ -110,23 +112,29 @@ func (c *chaos) step() {
 	case 3:
 		_, err = cl.matches.StartMatch(ctx, &hangarv1.StartMatchRequest{MatchId: match, ExpectedVersion: version, RequestId: req})
 	case 4, 5, 6:
-		_, err = cl.moves.Roll(ctx, &hangarv1.RollRequest{MatchId: match, ExpectedVersion: version, RequestId: req,
-			IncludeLegalMoves: c.r.IntN(2) == 0})
+		_, err = cl.moves.Act(ctx, &hangarv1.ActRequest{Action: rollAction, MatchId: match, ExpectedVersion: version, RequestId: req,
+			IncludeLegalActions: c.r.IntN(2) == 0})
 	case 7, 8:
 		mv := &aeroplanev1.Move{Kind: aeroplanev1.MoveKind(c.r.IntN(5)), Plane: int32(c.num() % 6), Fly: c.r.IntN(2) == 0, Stack: c.r.IntN(2) == 0}
 		if c.r.IntN(2) == 0 {
 			mv = &aeroplanev1.Move{Notation: c.str()}
 		}
+		var gm *anypb.Any
+		switch c.r.IntN(8) {
+		case 0: // none
+		case 1: // of no known type
+			gm = &anypb.Any{TypeUrl: "type.googleapis.com/" + c.str(), Value: []byte(c.str())}
+		case 2: // Carcassonne's
+			gm = packed(&carcassonnev1.Move{Notation: c.str()})
+		default:
+			gm = packed(mv)
+		}
 		if c.r.IntN(3) == 0 {
-			if lm, e := cl.moves.ListLegalMoves(ctx, &hangarv1.ListLegalMovesRequest{MatchId: match}); e == nil && len(lm.GetMoves()) > 0 {
-				mv = lm.GetMoves()[c.r.IntN(len(lm.GetMoves()))].GetAeroplane()
+			if lm, e := cl.moves.ListLegalActions(ctx, &hangarv1.ListLegalActionsRequest{MatchId: match}); e == nil && len(lm.GetActions()) > 0 {
+				gm = lm.GetActions()[c.r.IntN(len(lm.GetActions()))]
 			}
 		}
-		var gm *hangarv1.GameMove
-		if c.r.IntN(8) > 0 {
-			gm = &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: mv}}
-		}
-		_, err = cl.moves.Move(ctx, &hangarv1.MoveRequest{MatchId: match, ExpectedVersion: version, RequestId: req, Move: gm})
+		_, err = cl.moves.Act(ctx, &hangarv1.ActRequest{MatchId: match, ExpectedVersion: version, RequestId: req, Action: gm})
 	case 9:
 		command = false
 		_, err = cl.matches.GetMatch(ctx, &hangarv1.GetMatchRequest{MatchId: match, AtVersion: c.num()})
@@ -137,11 +145,11 @@ func (c *chaos) step() {
 	case 11:
 		command = false
 		_, err = cl.matches.ListMatches(ctx, &hangarv1.ListMatchesRequest{Filter: hangarv1.MatchFilter(c.r.IntN(4)),
-			Game: hangarv1.Game(c.r.IntN(3)), PageSize: int32(c.num()), PageToken: c.str()})
+			Game: c.game(), PageSize: int32(c.num()), PageToken: c.str()})
 	case 12:
 		command = false
 		_, err = hangarv1.NewHistoryServiceClient(cl.conn).ListPlayerMatches(ctx, &hangarv1.ListPlayerMatchesRequest{
-			PlayerId: []string{"", cl.id, c.str()}[c.r.IntN(3)], Game: hangarv1.Game(c.r.IntN(3)),
+			PlayerId: []string{"", cl.id, c.str()}[c.r.IntN(3)], Game: c.game(),
 			Status: hangarv1.MatchStatus(c.r.IntN(6)), Result: hangarv1.MatchResult(c.r.IntN(6)), OpponentId: c.str(),
 			PageSize: int32(c.num()), PageToken: c.str()})
 	case 13:
@@ -150,18 +158,18 @@ func (c *chaos) step() {
 	case 14:
 		command = false
 		_, err = hangarv1.NewHistoryServiceClient(cl.conn).ListLeaderboard(ctx, &hangarv1.ListLeaderboardRequest{
-			Game: hangarv1.Game(c.r.IntN(3)), PageSize: int32(c.num()), PageToken: c.str()})
+			Game: c.game(), PageSize: int32(c.num()), PageToken: c.str()})
 	case 15:
 		command = false
 		_, err = hangarv1.NewHistoryServiceClient(cl.conn).GetPlayerStats(ctx, &hangarv1.GetPlayerStatsRequest{
-			PlayerId: []string{"", cl.id, c.str()}[c.r.IntN(3)], Game: hangarv1.Game(c.r.IntN(3))})
+			PlayerId: []string{"", cl.id, c.str()}[c.r.IntN(3)], Game: c.game()})
 	case 16:
 		ids := []string{c.clients[c.r.IntN(len(c.clients))].id, c.str(), cl.id}[:c.r.IntN(4)]
 		_, err = cl.matches.InviteToMatch(ctx, &hangarv1.InviteToMatchRequest{MatchId: match, PlayerIds: ids,
 			ExpectedVersion: version, RequestId: req})
 	case 17:
 		var r *hangarv1.CreateMatchResponse
-		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: "aeroplane",
 			SeatCount: int32(2 + c.r.IntN(3)), Private: c.r.IntN(4) > 0, RequestId: req,
 			InvitedPlayerIds: []string{c.clients[c.r.IntN(len(c.clients))].id, c.str()}[:c.r.IntN(3)]})
 		if err == nil {
@@ -204,14 +212,14 @@ func (c *chaos) step() {
 		other := []string{"", "", match, c.str()}[c.r.IntN(4)]
 		switch c.r.IntN(4) {
 		case 0:
-			cmd.Command = &hangarv1.PlayCommand_Roll{Roll: &hangarv1.RollRequest{MatchId: other, ExpectedVersion: version,
-				RequestId: rid, IncludeLegalMoves: c.r.IntN(2) == 0}}
+			cmd.Command = &hangarv1.PlayCommand_Act{Act: &hangarv1.ActRequest{Action: rollAction, MatchId: other, ExpectedVersion: version,
+				RequestId: rid, IncludeLegalActions: c.r.IntN(2) == 0}}
 		case 1:
-			mv := &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: c.str()}}}
-			cmd.Command = &hangarv1.PlayCommand_Move{Move: &hangarv1.MoveRequest{MatchId: other, ExpectedVersion: version,
-				RequestId: rid, Move: []*hangarv1.GameMove{nil, mv}[c.r.IntN(2)]}}
+			mv := packed(&aeroplanev1.Move{Notation: c.str()})
+			cmd.Command = &hangarv1.PlayCommand_Act{Act: &hangarv1.ActRequest{MatchId: other, ExpectedVersion: version,
+				RequestId: rid, Action: []*anypb.Any{nil, mv}[c.r.IntN(2)]}}
 		case 2:
-			cmd.Command = &hangarv1.PlayCommand_ListLegalMoves{ListLegalMoves: &hangarv1.ListLegalMovesRequest{MatchId: other}}
+			cmd.Command = &hangarv1.PlayCommand_ListLegalActions{ListLegalActions: &hangarv1.ListLegalActionsRequest{MatchId: other}}
 		}
 		err = c.play(ctx, cl, match, c.num(), cmd)
 	case 20:
@@ -242,6 +250,11 @@ func (c *chaos) step() {
 	}
 }
 
+// game is a game's name, hosted or not, or none.
+func (c *chaos) game() string {
+	return []string{"", "aeroplane", "carcassonne", c.str()}[c.r.IntN(4)]
+}
+
 // matchmaking throws a random matchmaking call. A refused call changes
 // no ticket of the caller's.
 func (c *chaos) matchmaking(ctx context.Context, cl *client, req string) error {
@@ -262,10 +275,10 @@ func (c *chaos) matchmaking(ctx context.Context, cl *client, req string) error {
 		if c.r.IntN(2) == 0 {
 			ba = &durationpb.Duration{Seconds: c.num(), Nanos: int32(c.num())}
 		}
-		r, err = mm.Enqueue(ctx, &hangarv1.EnqueueRequest{Game: hangarv1.Game(c.r.IntN(3)), SeatCount: int32(c.num()%6 + int64(c.r.IntN(3))),
+		r, err = mm.Enqueue(ctx, &hangarv1.EnqueueRequest{Game: c.game(), SeatCount: int32(c.num()%6 + int64(c.r.IntN(3))),
 			Rated: c.r.IntN(2) == 0, BotsAfter: ba, KeepWaiting: c.r.IntN(2) == 0, RequestId: req,
-			Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-				ThirdSix: aeroplanev1.ThirdSix(c.r.IntN(7))}}}})
+			Options: aeroOptions(&aeroplanev1.Options{
+				ThirdSix: aeroplanev1.ThirdSix(c.r.IntN(7))})})
 		if err == nil && !slices.Contains(c.tickets[cl], r.GetTicket().GetTicketId()) {
 			c.tickets[cl] = append(c.tickets[cl], r.GetTicket().GetTicketId())
 			return nil

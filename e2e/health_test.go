@@ -62,7 +62,7 @@ func TestHealthFollowsTheDatabase(t *testing.T) {
 	if r, err := h.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil || r.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Errorf("overall health during the outage: %v, %v", r, err)
 	}
-	_, err = ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1})
+	_, err = ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, BotSeats: 1})
 	if status.Code(err) != codes.Unavailable {
 		t.Fatalf("CreateMatch during the outage: %v", err)
 	}
@@ -77,7 +77,7 @@ func TestHealthFollowsTheDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	next(healthpb.HealthCheckResponse_SERVING)
-	if _, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1}); err != nil {
+	if _, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, BotSeats: 1}); err != nil {
 		t.Fatalf("CreateMatch after the outage: %v", err)
 	}
 }

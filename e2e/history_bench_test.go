@@ -107,15 +107,15 @@ func BenchmarkHistory(b *testing.B) {
 			return err
 		}},
 		{"Leaderboard", func(p int) error {
-			_, err := hist.ListLeaderboard(as(p), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+			_, err := hist.ListLeaderboard(as(p), &hangarv1.ListLeaderboardRequest{Game: "aeroplane"})
 			return err
 		}},
 		{"PlayerStats", func(p int) error {
-			_, err := hist.GetPlayerStats(as(p), &hangarv1.GetPlayerStatsRequest{PlayerId: seed.PlayerID(p), Game: hangarv1.Game_GAME_AEROPLANE})
+			_, err := hist.GetPlayerStats(as(p), &hangarv1.GetPlayerStatsRequest{PlayerId: seed.PlayerID(p), Game: "aeroplane"})
 			return err
 		}},
 		{"RatingHistory", func(p int) error {
-			_, err := hist.GetRatingHistory(as(p), &hangarv1.GetRatingHistoryRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+			_, err := hist.GetRatingHistory(as(p), &hangarv1.GetRatingHistoryRequest{Game: "aeroplane"})
 			return err
 		}},
 		{"GetMatchAtVersion", func(p int) error {

@@ -46,9 +46,9 @@ func matchIDs(pms []*hangarv1.PlayerMatch) []string {
 // creator, seats the joiners and returns it as it then stands.
 func newMatch(t *testing.T, creator *client, seats, botSeats int32, joiners ...*client) *hangarv1.Match {
 	t.Helper()
-	opts := &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-		FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}
-	cr, err := creator.matches.CreateMatch(creator.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+	opts := aeroOptions(&aeroplanev1.Options{
+		FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})
+	cr, err := creator.matches.CreateMatch(creator.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 		SeatCount: seats, BotSeats: botSeats, Options: opts})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func countEvents(log []*hangarv1.Event) map[int32]*counts {
 		return out[s]
 	}
 	for _, ev := range log {
-		e := ev.GetAeroplane()
+		e := aeroEvent(ev)
 		switch e.GetKind() {
 		case aeroplanev1.EventKind_EVENT_KIND_CAPTURED:
 			for _, p := range e.GetPlanes() {
@@ -135,9 +135,10 @@ func countEvents(log []*hangarv1.Event) map[int32]*counts {
 // match id of game g, and the player's statistics in g (the player's only
 // match of it), list the counters the game's Count makes of the seat's
 // events in log, sorted by name, no zero.
-func checkCounters(t *testing.T, g hangarv1.Game, id string, log []*hangarv1.Event, players ...*client) {
+func checkCounters(t *testing.T, g string, id string, log []*hangarv1.Event, players ...*client) {
 	t.Helper()
-	gm := registry()[g]
+	reg := registry()
+	gm := reg.Get(g)
 	for _, p := range players {
 		r, err := p.history().ListPlayerMatches(p.ctx(), &hangarv1.ListPlayerMatchesRequest{Game: g})
 		if err != nil || len(r.GetMatches()) != 1 || r.GetMatches()[0].GetMatch().GetMatchId() != id {
@@ -146,7 +147,14 @@ func checkCounters(t *testing.T, g hangarv1.Game, id string, log []*hangarv1.Eve
 		pm := r.GetMatches()[0]
 		sums := map[string]int64{}
 		for _, ev := range log {
-			gm.Count(ev, func(seat int32, counter string, n int64) {
+			if ev.GetGame() == nil {
+				continue
+			}
+			gev, err := reg.Event(gm, ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gm.Count(gev, func(seat int32, counter string, n int64) {
 				if seat == pm.GetSeat() {
 					sums[counter] += n
 				}
@@ -169,7 +177,7 @@ func checkCounters(t *testing.T, g hangarv1.Game, id string, log []*hangarv1.Eve
 		if got := counterList(st.GetStats().GetCounters()); err != nil || !slices.Equal(got, want) {
 			t.Errorf("%s's counters in %v = %v, %v; the log says %v", p.id, g, got, err, want)
 		}
-		if g == hangarv1.Game_GAME_CARCASSONNE && len(want) == 0 {
+		if g == "carcassonne" && len(want) == 0 {
 			t.Errorf("%s's seat counted nothing in a whole Carcassonne match", p.id)
 		}
 	}
@@ -277,7 +285,7 @@ func TestHistory(t *testing.T) {
 			{ada, &hangarv1.ListPlayerMatchesRequest{OpponentId: bob.id}, []string{m3.GetMatchId(), m1.GetMatchId()}},
 			{ada, &hangarv1.ListPlayerMatchesRequest{OpponentId: cy.id}, []string{m3.GetMatchId()}},
 			{cy, &hangarv1.ListPlayerMatchesRequest{OpponentId: ada.id}, []string{m3.GetMatchId()}},
-			{ada, &hangarv1.ListPlayerMatchesRequest{Game: hangarv1.Game_GAME_AEROPLANE}, want},
+			{ada, &hangarv1.ListPlayerMatchesRequest{Game: "aeroplane"}, want},
 			{ada, &hangarv1.ListPlayerMatchesRequest{Status: hangarv1.MatchStatus_MATCH_STATUS_FINISHED}, want},
 			{cy, &hangarv1.ListPlayerMatchesRequest{Result: hangarv1.MatchResult_MATCH_RESULT_ABANDONED}, []string{m3.GetMatchId()}},
 			{cy, &hangarv1.ListPlayerMatchesRequest{Result: hangarv1.MatchResult_MATCH_RESULT_WON}, nil},
@@ -309,7 +317,7 @@ func TestHistory(t *testing.T) {
 		}
 
 		// Statistics agree with the history and the logs.
-		st, err := ada.history().GetPlayerStats(ada.ctx(), &hangarv1.GetPlayerStatsRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+		st, err := ada.history().GetPlayerStats(ada.ctx(), &hangarv1.GetPlayerStatsRequest{Game: "aeroplane"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,18 +338,18 @@ func TestHistory(t *testing.T) {
 			s.GetLongestWinStreak() > int32(len(won)) {
 			t.Errorf("Ada's stats = %v\nplaces %v, counts %+v", s, places, stats)
 		}
-		cst, err := ada.history().GetPlayerStats(ada.ctx(), &hangarv1.GetPlayerStatsRequest{PlayerId: cy.id, Game: hangarv1.Game_GAME_AEROPLANE})
+		cst, err := ada.history().GetPlayerStats(ada.ctx(), &hangarv1.GetPlayerStatsRequest{PlayerId: cy.id, Game: "aeroplane"})
 		if err != nil || cst.GetStats().GetForfeits() != 1 || cst.GetStats().GetMatchesPlayed() != 1 || cst.GetStats().GetMatchesWon() != 0 {
 			t.Errorf("Cy's stats = %v, %v", cst, err)
 		}
 
 		// Ratings: Ada and Bob from m1 and m3, Cy from m3 (tied last for
 		// leaving). Each change starts where the one before ended.
-		rh, err := ada.history().GetRatingHistory(ada.ctx(), &hangarv1.GetRatingHistoryRequest{Game: hangarv1.Game_GAME_AEROPLANE, PageSize: 1})
+		rh, err := ada.history().GetRatingHistory(ada.ctx(), &hangarv1.GetRatingHistoryRequest{Game: "aeroplane", PageSize: 1})
 		if err != nil || len(rh.GetChanges()) != 1 || rh.GetNextPageToken() == "" {
 			t.Fatalf("Ada's rating history page 1 = %v, %v", rh, err)
 		}
-		rh2, err := ada.history().GetRatingHistory(ada.ctx(), &hangarv1.GetRatingHistoryRequest{Game: hangarv1.Game_GAME_AEROPLANE, PageSize: 1, PageToken: rh.GetNextPageToken()})
+		rh2, err := ada.history().GetRatingHistory(ada.ctx(), &hangarv1.GetRatingHistoryRequest{Game: "aeroplane", PageSize: 1, PageToken: rh.GetNextPageToken()})
 		if err != nil || len(rh2.GetChanges()) != 1 {
 			t.Fatalf("Ada's rating history page 2 = %v, %v", rh2, err)
 		}
@@ -377,7 +385,7 @@ func TestHistory(t *testing.T) {
 			}
 		}
 		for _, c := range []*client{ada, bob, cy} {
-			r, err := c.history().ListLeaderboard(c.ctx(), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+			r, err := c.history().ListLeaderboard(c.ctx(), &hangarv1.ListLeaderboardRequest{Game: "aeroplane"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -388,7 +396,7 @@ func TestHistory(t *testing.T) {
 			}
 		}
 		dee := newClient(t, addr, "Dee")
-		if r, err := dee.history().ListLeaderboard(dee.ctx(), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); err != nil || r.GetCallerEntry() != nil {
+		if r, err := dee.history().ListLeaderboard(dee.ctx(), &hangarv1.ListLeaderboardRequest{Game: "aeroplane"}); err != nil || r.GetCallerEntry() != nil {
 			t.Errorf("an unrated caller's entry = %v, %v", r.GetCallerEntry(), err)
 		}
 
@@ -430,7 +438,7 @@ func TestHistory(t *testing.T) {
 				return err
 			}, codes.InvalidArgument},
 			{"leaderboard token in history", func() error {
-				r, err := ada.history().ListLeaderboard(ada.ctx(), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_AEROPLANE, PageSize: 1})
+				r, err := ada.history().ListLeaderboard(ada.ctx(), &hangarv1.ListLeaderboardRequest{Game: "aeroplane", PageSize: 1})
 				if err != nil {
 					return err
 				}
@@ -446,7 +454,7 @@ func TestHistory(t *testing.T) {
 				return err
 			}, codes.InvalidArgument},
 			{"stats of nobody", func() error {
-				_, err := ada.history().GetPlayerStats(ada.ctx(), &hangarv1.GetPlayerStatsRequest{PlayerId: "p_nobody", Game: hangarv1.Game_GAME_AEROPLANE})
+				_, err := ada.history().GetPlayerStats(ada.ctx(), &hangarv1.GetPlayerStatsRequest{PlayerId: "p_nobody", Game: "aeroplane"})
 				return err
 			}, codes.NotFound},
 			{"export of nothing", func() error {
@@ -454,7 +462,7 @@ func TestHistory(t *testing.T) {
 				return err
 			}, codes.NotFound},
 			{"no token", func() error {
-				_, err := ada.history().ListLeaderboard(context.Background(), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+				_, err := ada.history().ListLeaderboard(context.Background(), &hangarv1.ListLeaderboardRequest{Game: "aeroplane"})
 				return err
 			}, codes.Unauthenticated},
 		} {
@@ -468,7 +476,7 @@ func TestHistory(t *testing.T) {
 // ratingChanges returns a player's rating changes by match.
 func ratingChanges(t *testing.T, c *client) map[string]*hangarv1.RatingChange {
 	t.Helper()
-	r, err := c.history().GetRatingHistory(c.ctx(), &hangarv1.GetRatingHistoryRequest{Game: hangarv1.Game_GAME_AEROPLANE, PageSize: 100})
+	r, err := c.history().GetRatingHistory(c.ctx(), &hangarv1.GetRatingHistoryRequest{Game: "aeroplane", PageSize: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +495,7 @@ func leaderboard(t *testing.T, c *client, size int32) []*hangarv1.LeaderboardEnt
 	seen := map[string]bool{}
 	tok := ""
 	for {
-		r, err := c.history().ListLeaderboard(c.ctx(), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_AEROPLANE, PageSize: size, PageToken: tok})
+		r, err := c.history().ListLeaderboard(c.ctx(), &hangarv1.ListLeaderboardRequest{Game: "aeroplane", PageSize: size, PageToken: tok})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -530,8 +538,8 @@ func checkExport(t *testing.T, c *client, m *hangarv1.Match, log []*hangarv1.Eve
 	for i, line := range lines[2:] {
 		ev := log[i]
 		switch {
-		case ev.GetAeroplane() != nil:
-			if line != ev.GetAeroplane().GetNotation() {
+		case aeroEvent(ev) != nil:
+			if line != aeroEvent(ev).GetNotation() {
 				t.Fatalf("export line %d = %q, event %v", i+3, line, ev)
 			}
 			e, err := aeroplane.ParseEvent(line)
@@ -554,7 +562,7 @@ func checkExport(t *testing.T, c *client, m *hangarv1.Match, log []*hangarv1.Eve
 			}
 		}
 	}
-	if got, want := st.String(), m.GetState().GetAeroplane().GetNotation(); got != want {
+	if got, want := st.String(), aeroState(m).GetNotation(); got != want {
 		t.Errorf("the export of %s replays to\n%s\nthe match is\n%s", m.GetMatchId(), got, want)
 	}
 }

@@ -84,12 +84,12 @@ func TestPlayOverHTTP(t *testing.T) {
 			n := node(t, server.Config{DataDir: t.TempDir()})
 			ada, bob := httpClient(t, n.Addr(), tr, "Ada"), httpClient(t, n.Addr(), tr, "Bob")
 			// The lobby: create, join, leave, join again, start.
-			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4, RequestId: "c1"})
+			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 4, RequestId: "c1"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			id := cr.GetMatch().GetMatchId()
-			again, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4, RequestId: "c1"})
+			again, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 4, RequestId: "c1"})
 			if err != nil || again.GetMatch().GetMatchId() != id {
 				t.Fatalf("retried CreateMatch: %v, %v", again.GetMatch().GetMatchId(), err)
 			}
@@ -133,7 +133,7 @@ func TestPlayOverHTTP(t *testing.T) {
 				t.Fatalf("GetMatch at 10: %v, %v", at.GetMatch().GetVersion(), err)
 			}
 			h := ada.history()
-			pm, err := h.ListPlayerMatches(ada.ctx(), &hangarv1.ListPlayerMatchesRequest{PlayerId: ada.id, Game: hangarv1.Game_GAME_AEROPLANE})
+			pm, err := h.ListPlayerMatches(ada.ctx(), &hangarv1.ListPlayerMatchesRequest{PlayerId: ada.id, Game: "aeroplane"})
 			if err != nil || len(pm.GetMatches()) != 1 {
 				t.Fatalf("ListPlayerMatches: %v, %v", pm, err)
 			}
@@ -141,15 +141,15 @@ func TestPlayOverHTTP(t *testing.T) {
 			if err != nil || strings.Count(ex.GetText(), "\n") != len(log)+2 {
 				t.Fatalf("ExportMatch: %d lines, %v", strings.Count(ex.GetText(), "\n"), err)
 			}
-			st, err := h.GetPlayerStats(ada.ctx(), &hangarv1.GetPlayerStatsRequest{PlayerId: bob.id, Game: hangarv1.Game_GAME_AEROPLANE})
+			st, err := h.GetPlayerStats(ada.ctx(), &hangarv1.GetPlayerStatsRequest{PlayerId: bob.id, Game: "aeroplane"})
 			if err != nil || st.GetStats().GetMatchesPlayed() != 1 {
 				t.Fatalf("GetPlayerStats: %v, %v", st, err)
 			}
-			rh, err := h.GetRatingHistory(ada.ctx(), &hangarv1.GetRatingHistoryRequest{PlayerId: ada.id, Game: hangarv1.Game_GAME_AEROPLANE})
+			rh, err := h.GetRatingHistory(ada.ctx(), &hangarv1.GetRatingHistoryRequest{PlayerId: ada.id, Game: "aeroplane"})
 			if err != nil || len(rh.GetChanges()) != 1 {
 				t.Fatalf("GetRatingHistory: %v, %v", rh, err)
 			}
-			lb, err := h.ListLeaderboard(ada.ctx(), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_AEROPLANE})
+			lb, err := h.ListLeaderboard(ada.ctx(), &hangarv1.ListLeaderboardRequest{Game: "aeroplane"})
 			if err != nil || len(lb.GetEntries()) != 2 {
 				t.Fatalf("ListLeaderboard: %v, %v", lb, err)
 			}
@@ -200,9 +200,9 @@ func TestRESTStatusesAndStreams(t *testing.T) {
 		{"no token", "GET", "/v1/matches/" + id, "", "", 401, 16},
 		{"unknown match", "GET", "/v1/matches/m_nope", ada.token, "", 404, 5},
 		{"malformed id", "GET", "/v1/matches/" + strings.Repeat("x", 300), ada.token, "", 400, 3},
-		{"stale version", "POST", "/v1/matches/" + id + ":roll", ada.token, `{"expectedVersion":"1","requestId":"r1"}`, 409, 10},
-		{"malformed JSON", "POST", "/v1/matches/" + id + ":roll", ada.token, `{"expectedVersion":`, 400, 3},
-		{"unknown field", "POST", "/v1/matches", ada.token, `{"game":"GAME_AEROPLANE","seatz":2}`, 400, 3},
+		{"stale version", "POST", "/v1/matches/" + id + ":act", ada.token, `{"expectedVersion":"1","requestId":"r1","action":{"@type":"type.googleapis.com/hangar.aeroplane.v1.Roll"}}`, 409, 10},
+		{"malformed JSON", "POST", "/v1/matches/" + id + ":act", ada.token, `{"expectedVersion":`, 400, 3},
+		{"unknown field", "POST", "/v1/matches", ada.token, `{"game":"aeroplane","seatz":2}`, 400, 3},
 		{"not a number", "GET", "/v1/matches/" + id + "?atVersion=ten", ada.token, "", 400, 3},
 		{"no such route", "GET", "/v1/nothing", ada.token, "", 404, 0},
 		{"watch an unknown match", "GET", "/v1/matches/m_nope:watch", ada.token, "", 404, 5},
@@ -233,7 +233,7 @@ func TestRESTStatusesAndStreams(t *testing.T) {
 	}
 
 	// Play a bot match to its end, then watch it three ways.
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 2, BotSeats: 2,
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne", SeatCount: 2, BotSeats: 2,
 		ObserveOnly: true, RequestId: reqID()})
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +304,7 @@ func TestRESTWatchIsLive(t *testing.T) {
 		t.Fatalf("HTTP %d", resp.StatusCode)
 	}
 	// The headers came before any event; now make one and read it.
-	if _, err := ada.moves.Roll(ada.ctx(), &hangarv1.RollRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID()}); err != nil {
+	if _, err := ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID()}); err != nil {
 		t.Fatal(err)
 	}
 	line, err := bufio.NewReader(resp.Body).ReadBytes('\n')
@@ -312,7 +312,7 @@ func TestRESTWatchIsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r hangarv1.WatchMatchResponse
-	if err := protojson.Unmarshal(line, &r); err != nil || r.GetEvent().GetSeq() != m.GetVersion()+1 || r.GetEvent().GetAeroplane() == nil {
+	if err := protojson.Unmarshal(line, &r); err != nil || r.GetEvent().GetSeq() != m.GetVersion()+1 || aeroEvent(r.GetEvent()) == nil {
 		t.Fatalf("first live line %s: %v", line, err)
 	}
 }

@@ -39,7 +39,7 @@ func TestMobileKeepalive(t *testing.T) {
 		t.Fatalf("the watch ended while idle: %v", err)
 	case <-time.After(55 * time.Second): // five pings: the default policy closes the connection at the fourth
 	}
-	if _, err := ada.moves.Roll(ada.ctx(), &hangarv1.RollRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID()}); err != nil {
+	if _, err := ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID()}); err != nil {
 		t.Fatal(err)
 	}
 	w.waitFor(t, m.GetVersion()+1, time.After(10*time.Second))

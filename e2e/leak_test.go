@@ -1,15 +1,20 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -33,7 +38,13 @@ import (
 //     version, and each ListLegalMoves equals the legal moves there;
 //   - each watch stream is the log, and folded from the start it gives the
 //     final state the server reports to that recipient;
-//   - a spectator never has legal moves, a seat only on its turn.
+//   - a spectator never has legal moves, a seat only on its turn;
+//   - ListGames says Carcassonne hides information and names its message
+//     types, and every google.protobuf.Any a recipient was sent (options,
+//     states, events, legal actions, the board) holds a type ListGames
+//     names for its place, and nothing else: its bytes are exactly that
+//     message's, no field the type does not declare (a client decoding it
+//     by the type it was told sees all there is).
 
 // leakTally counts what was checked.
 type leakTally struct {
@@ -63,8 +74,9 @@ var tileIndex = func() map[string]int {
 }()
 
 // box is the tiles of a game under o, by name (the start tile D included).
-func box(o *hangarv1.GameOptions) map[string]int {
-	flier := o.GetCarcassonne().FlyingMachines == nil || o.GetCarcassonne().GetFlyingMachines()
+func box(o *anypb.Any) map[string]int {
+	co := unpack[*carcassonnev1.Options](o)
+	flier := co.FlyingMachines == nil || co.GetFlyingMachines()
 	m := map[string]int{}
 	for _, t := range carcassonne.TileTypes() {
 		if len(t.GetName()) == 2 && !flier {
@@ -87,7 +99,7 @@ func ledger(log []*hangarv1.Event) (*drawLedger, error) {
 	drawn, discarded, last := map[string]int{}, map[string]int{}, ""
 	l.drawn[0], l.discarded[0] = drawn, discarded
 	for i, ev := range log {
-		e := ev.GetCarcassonne()
+		e := carcEvent(ev)
 		switch e.GetKind() {
 		case carcassonnev1.EventKind_EVENT_KIND_DREW:
 			if _, ok := tileIndex[e.GetTile()]; !ok {
@@ -211,7 +223,7 @@ func checkCarcRecipients(p *carcPlayed, tally *leakTally) error {
 		if fin.GetVersion() != last {
 			return fmt.Errorf("%s's last GetMatch is at %d, the log ends at %d", rec.name, fin.GetVersion(), last)
 		}
-		if got, want := folded[last].View(rec.seat).GetCarcassonne().GetNotation(), fin.GetState().GetCarcassonne().GetNotation(); got != want {
+		if got, want := folded[last].View(rec.seat).(*carcassonnev1.State).GetNotation(), carcState(fin).GetNotation(); got != want {
 			return fmt.Errorf("%s: the watch stream folds to\n%s\nthe server reports\n%s", rec.name, got, want)
 		}
 		watched += len(rec.watched)
@@ -221,14 +233,14 @@ func checkCarcRecipients(p *carcPlayed, tally *leakTally) error {
 			if v < 0 || v > last {
 				return fmt.Errorf("%s: GetMatch at version %d of %d", rec.name, v, last)
 			}
-			st := m.GetState().GetCarcassonne()
+			st := carcState(m)
 			if states[v] == nil {
 				if st != nil {
 					return fmt.Errorf("%s: a state at %d, before the start", rec.name, v)
 				}
 				continue
 			}
-			want := states[v].View(rec.seat).GetCarcassonne()
+			want := states[v].View(rec.seat).(*carcassonnev1.State)
 			if !proto.Equal(st, want) {
 				return fmt.Errorf("%s: GetMatch at %d:\n%v\nthe log folds to\n%v", rec.name, v, st, want)
 			}
@@ -242,37 +254,136 @@ func checkCarcRecipients(p *carcPlayed, tally *leakTally) error {
 		for _, lm := range rec.legal {
 			v := lm.GetVersion()
 			if v < 1 || v > last || states[v] == nil {
-				return fmt.Errorf("%s: ListLegalMoves at %d", rec.name, v)
+				return fmt.Errorf("%s: ListLegalActions at %d", rec.name, v)
 			}
-			want := states[v].Legal(rec.seat).Moves
-			if len(want) != len(lm.GetMoves()) {
-				return fmt.Errorf("%s: ListLegalMoves at %d has %d moves, the log's state %d", rec.name, v, len(lm.GetMoves()), len(want))
+			want := states[v].Legal(rec.seat)
+			got := carcMoves(lm.GetActions())
+			if len(want) != len(lm.GetActions()) || len(got) != len(want) {
+				return fmt.Errorf("%s: ListLegalActions at %d has %d actions, the log's state %d moves", rec.name, v, len(lm.GetActions()), len(want))
 			}
 			for i := range want {
-				if !proto.Equal(want[i], lm.GetMoves()[i]) {
-					return fmt.Errorf("%s: ListLegalMoves at %d: move %d = %v, want %v", rec.name, v, i, lm.GetMoves()[i], want[i])
+				if !proto.Equal(want[i], got[i]) {
+					return fmt.Errorf("%s: ListLegalActions at %d: move %d = %v, want %v", rec.name, v, i, got[i], want[i])
 				}
 			}
-			if err := legalOnlyOnTurn(rec.seat, states[v], len(lm.GetMoves())); err != nil {
-				return fmt.Errorf("%s: ListLegalMoves at %d: %w", rec.name, v, err)
+			if err := legalOnlyOnTurn(rec.seat, states[v], len(lm.GetActions())); err != nil {
+				return fmt.Errorf("%s: ListLegalActions at %d: %w", rec.name, v, err)
 			}
+		}
+		if err := checkPayloads(rec); err != nil {
+			return fmt.Errorf("%s: %w", rec.name, err)
 		}
 		for _, mr := range rec.moves {
 			evs := mr.GetEvents()
 			if len(evs) == 0 || evs[len(evs)-1].GetSeq() != mr.GetVersion() || mr.GetVersion() > last {
-				return fmt.Errorf("%s: Move response at %d with %d events", rec.name, mr.GetVersion(), len(evs))
+				return fmt.Errorf("%s: Act response at %d with %d events", rec.name, mr.GetVersion(), len(evs))
 			}
 			for _, ev := range evs {
 				if !proto.Equal(ev, p.log[ev.GetSeq()-1]) {
-					return fmt.Errorf("%s: Move response event %v, log has %v", rec.name, ev, p.log[ev.GetSeq()-1])
+					return fmt.Errorf("%s: Act response event %v, log has %v", rec.name, ev, p.log[ev.GetSeq()-1])
 				}
 			}
 		}
-		responses += len(rec.gets) + len(rec.legal) + len(rec.moves)
+		responses += len(rec.gets) + len(rec.legal) + len(rec.moves) + len(rec.games) + len(rec.boards)
 		byNotation += rec.byNotation
 		byFields += rec.byFields
 	}
 	tally.add(1, len(p.log), responses, watched, byNotation, byFields)
+	return nil
+}
+
+// checkPayloads checks what ListGames told rec, and every Any rec was sent
+// against it: the type ListGames names for its place, and bytes that are
+// exactly that message's (re-marshalled, the same bytes: no unknown field,
+// nothing a client decoding the type would not see).
+func checkPayloads(rec *recipient) error {
+	if len(rec.games) == 0 {
+		return fmt.Errorf("no ListGames")
+	}
+	var info *hangarv1.GameInfo
+	for _, lg := range rec.games {
+		for _, g := range lg.GetGames() {
+			if g.GetName() == "carcassonne" {
+				info = g
+			}
+		}
+		if !proto.Equal(lg, rec.games[0]) {
+			return fmt.Errorf("ListGames answered %v, then %v", rec.games[0], lg)
+		}
+	}
+	if info == nil || !info.GetHiddenInformation() || info.GetMinSeats() != 2 || info.GetMaxSeats() != 5 ||
+		info.GetStateType() != "hangar.carcassonne.v1.State" || info.GetEventType() != "hangar.carcassonne.v1.Event" ||
+		info.GetOptionsType() != "hangar.carcassonne.v1.Options" || info.GetBoardType() != "hangar.carcassonne.v1.Board" ||
+		strings.Join(info.GetActionTypes(), ",") != "hangar.carcassonne.v1.Move" {
+		return fmt.Errorf("ListGames describes Carcassonne as %v", info)
+	}
+	check := func(where string, a *anypb.Any, types ...string) error {
+		if a == nil {
+			return nil
+		}
+		name := strings.TrimPrefix(a.GetTypeUrl(), "type.googleapis.com/")
+		if !slices.Contains(types, name) {
+			return fmt.Errorf("%s holds %q; ListGames names %v there", where, a.GetTypeUrl(), types)
+		}
+		mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(name))
+		if err != nil {
+			return err
+		}
+		m := mt.New().Interface()
+		if err := proto.Unmarshal(a.GetValue(), m); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if len(m.ProtoReflect().GetUnknown()) > 0 {
+			return fmt.Errorf("%s: %s has bytes its type does not declare: %x", where, name, m.ProtoReflect().GetUnknown())
+		}
+		again, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil || !bytes.Equal(again, a.GetValue()) {
+			return fmt.Errorf("%s: %s re-marshals to %x, was sent as %x", where, name, again, a.GetValue())
+		}
+		return nil
+	}
+	checkEvents := func(where string, evs []*hangarv1.Event) error {
+		for _, ev := range evs {
+			if err := check(where+" event", ev.GetGame(), info.GetEventType()); err != nil {
+				return err
+			}
+			if err := check(where+" match_created options", ev.GetMatchCreated().GetOptions(), info.GetOptionsType()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, m := range rec.gets {
+		if m.GetGame() != "carcassonne" {
+			return fmt.Errorf("GetMatch names game %q", m.GetGame())
+		}
+		if err := check("GetMatch state", m.GetState(), info.GetStateType()); err != nil {
+			return err
+		}
+		if err := check("GetMatch options", m.GetOptions(), info.GetOptionsType()); err != nil {
+			return err
+		}
+	}
+	for _, lm := range rec.legal {
+		for _, a := range lm.GetActions() {
+			if err := check("ListLegalActions", a, info.GetActionTypes()...); err != nil {
+				return err
+			}
+		}
+	}
+	for _, mr := range rec.moves {
+		if err := checkEvents("Act", mr.GetEvents()); err != nil {
+			return err
+		}
+	}
+	if err := checkEvents("WatchMatch", rec.watched); err != nil {
+		return err
+	}
+	for _, b := range rec.boards {
+		if err := check("GetBoard", b.GetBoard(), info.GetBoardType()); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -333,9 +444,9 @@ func TestCarcassonneLeaksNoTile(t *testing.T) {
 			if people == 0 {
 				spectators = 2 // the observe-only creator and one more
 			}
-			var opts *hangarv1.GameOptions
+			var opts *anypb.Any
 			if i%10 == 9 {
-				opts = &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Carcassonne{Carcassonne: &carcassonnev1.Options{FlyingMachines: proto.Bool(false)}}}
+				opts = carcOptions(&carcassonnev1.Options{FlyingMachines: proto.Bool(false)})
 			}
 			s := carcSpec{seats: seats, people: cs[:people], spectators: cs[people : people+spectators], seed: uint64(i), every: 6, createdWith: opts}
 			wg.Add(1)

@@ -183,13 +183,13 @@ func TestRateLimits(t *testing.T) {
 	for range 3 {
 		ada.get(t, m.GetMatchId())
 	}
-	_, err := ada.moves.Roll(ada.ctx(), &hangarv1.RollRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID()})
+	_, err := ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID()})
 	_, retry := exhausted(t, err, "RATE_LIMITED")
 	if got := bob.get(t, m.GetMatchId()).GetVersion(); got != m.GetVersion() {
 		t.Fatalf("a refused Roll moved the match from %d to %d", m.GetVersion(), got)
 	}
 	clock.Advance(retry.GetRetryDelay().AsDuration())
-	if _, err := ada.moves.Roll(ada.ctx(), &hangarv1.RollRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID()}); err != nil {
+	if _, err := ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID()}); err != nil {
 		t.Fatalf("Roll after the retry delay: %v", err)
 	}
 }
@@ -263,10 +263,10 @@ func TestMatchQuotas(t *testing.T) {
 	t.Cleanup(gate.release) // before the nodes stop: their bots finish
 	ada := newClient(t, a.Addr(), "Ada")
 	adaB := ada.reconnect(t, b.Addr())
-	seat0 := &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-		FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}
+	seat0 := aeroOptions(&aeroplanev1.Options{
+		FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})
 	lobby := func(c *client, rid string) (*hangarv1.CreateMatchResponse, error) {
-		return c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, RequestId: rid})
+		return c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, RequestId: rid})
 	}
 	open := func() int {
 		r, err := ada.matches.ListMatches(ada.ctx(), &hangarv1.ListMatchesRequest{Filter: hangarv1.MatchFilter_MATCH_FILTER_OPEN})
@@ -306,7 +306,7 @@ func TestMatchQuotas(t *testing.T) {
 	// Bot-only matches: the bots wait at their first roll (the gate), so
 	// the first match stays in play.
 	botOnly := func(c *client) (*hangarv1.CreateMatchResponse, error) {
-		return c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
+		return c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2,
 			ObserveOnly: true, BotSeats: 2, Options: seat0, RequestId: reqID()})
 	}
 	cr, err := botOnly(ada)
@@ -329,7 +329,7 @@ func TestMatchQuotas(t *testing.T) {
 	}
 	// A third lobby is refused; after leaving one, a lobby of bots may be
 	// created, but starting it would make a second bot-only match.
-	_, err = adaB.matches.CreateMatch(adaB.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 3,
+	_, err = adaB.matches.CreateMatch(adaB.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 3,
 		ObserveOnly: true, BotSeats: 2, Options: seat0, RequestId: reqID()})
 	exhausted(t, err, "OPEN_MATCH_QUOTA")
 	for _, pm := range r.GetMatches() {
@@ -340,7 +340,7 @@ func TestMatchQuotas(t *testing.T) {
 			break
 		}
 	}
-	bl, err := adaB.matches.CreateMatch(adaB.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 3,
+	bl, err := adaB.matches.CreateMatch(adaB.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 3,
 		ObserveOnly: true, BotSeats: 2, Options: seat0, RequestId: reqID()})
 	if err != nil {
 		t.Fatal(err)
@@ -379,7 +379,7 @@ func TestOpenMatchQuotaRace(t *testing.T) {
 			defer wg.Done()
 			c := clients[i%2]
 			<-start
-			_, errs[i] = c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, RequestId: reqID()})
+			_, errs[i] = c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, RequestId: reqID()})
 		}()
 	}
 	close(start)
@@ -481,18 +481,18 @@ func TestMaxMessageSize(t *testing.T) {
 	if status.Code(err) != codes.ResourceExhausted {
 		t.Fatalf("gRPC: %v, want RESOURCE_EXHAUSTED", err)
 	}
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, RequestId: big})
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, RequestId: big})
 	if status.Code(err) != codes.ResourceExhausted {
 		t.Fatalf("gRPC CreateMatch: %v %v, want RESOURCE_EXHAUSTED", cr, err)
 	}
 	code, _, body := restDo(t, http.MethodPost, "http://"+n.Addr()+"/v1/matches", ada.token, "application/json",
-		`{"game":"GAME_AEROPLANE","seat_count":2,"request_id":"`+big+`"}`)
+		`{"game":"aeroplane","seat_count":2,"request_id":"`+big+`"}`)
 	if code != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "REQUEST_TOO_LARGE") {
 		t.Fatalf("REST: %d %s", code, body)
 	}
 	cc := connect.NewClient[hangarv1.CreateMatchRequest, hangarv1.CreateMatchResponse](http.DefaultClient,
 		"http://"+n.Addr()+hangarv1.MatchService_CreateMatch_FullMethodName)
-	creq := connect.NewRequest(&hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, RequestId: big})
+	creq := connect.NewRequest(&hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, RequestId: big})
 	creq.Header().Set("Authorization", "Bearer "+ada.token)
 	if _, err := cc.CallUnary(context.Background(), creq); connect.CodeOf(err) != connect.CodeResourceExhausted {
 		t.Fatalf("Connect: %v, want resource_exhausted", err)
@@ -584,7 +584,7 @@ func TestSlowWatcherIsCutOff(t *testing.T) {
 func longBotMatch(t *testing.T, host *client) (string, []*hangarv1.Event) {
 	t.Helper()
 	for range 20 {
-		cr, err := host.matches.CreateMatch(host.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4,
+		cr, err := host.matches.CreateMatch(host.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 4,
 			ObserveOnly: true, BotSeats: 4, RequestId: reqID()})
 		if err != nil {
 			t.Fatal(err)
@@ -795,7 +795,7 @@ func TestConnectionIdleAndAge(t *testing.T) {
 			matches := hangarv1.NewMatchServiceClient(conn)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			if _, err := matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); err != nil {
+			if _, err := matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: "aeroplane"}); err != nil {
 				t.Fatal(err)
 			}
 			if s := conn.GetState(); s != connectivity.Ready {
@@ -805,7 +805,7 @@ func TestConnectionIdleAndAge(t *testing.T) {
 				t.Fatal("the server never closed the connection")
 			}
 			// A new call reconnects.
-			if _, err := matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); err != nil {
+			if _, err := matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: "aeroplane"}); err != nil {
 				t.Fatalf("after the close: %v", err)
 			}
 		})
@@ -814,7 +814,7 @@ func TestConnectionIdleAndAge(t *testing.T) {
 	// a context rather than a sleep.
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	conn := dial(t, n.Addr())
-	if _, err := hangarv1.NewMatchServiceClient(conn).GetBoard(context.Background(), &hangarv1.GetBoardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); err != nil {
+	if _, err := hangarv1.NewMatchServiceClient(conn).GetBoard(context.Background(), &hangarv1.GetBoardRequest{Game: "aeroplane"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -24,7 +24,7 @@ func TestLobbyLeaveJoinStart(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		ada, bob, cy := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob"), newClient(t, n.Addr(), "Cy")
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4})
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,11 +50,11 @@ func TestLobbyLeaveJoinStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		if sr.GetMatch().GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE || len(sr.GetMatch().GetSeats()) != 2 ||
-			len(sr.GetMatch().GetState().GetAeroplane().GetSeats()) != 2 {
+			len(aeroState(sr.GetMatch()).GetSeats()) != 2 {
 			t.Fatalf("started early: %v", sr.GetMatch())
 		}
 		// A lobby whose only player leaves is abandoned.
-		lone, err := bob.matches.CreateMatch(bob.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+		lone, err := bob.matches.CreateMatch(bob.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestLeavingAGameForfeits(t *testing.T) {
 		var left, resigned bool
 		for _, ev := range log {
 			left = left || ev.GetPlayerLeft().GetForfeited()
-			resigned = resigned || ev.GetAeroplane().GetKind() == aeroplanev1.EventKind_EVENT_KIND_RESIGNED
+			resigned = resigned || aeroEvent(ev).GetKind() == aeroplanev1.EventKind_EVENT_KIND_RESIGNED
 		}
 		if !left || !resigned {
 			t.Fatalf("log lacks the forfeit (left %v, resigned %v)", left, resigned)
@@ -108,7 +108,7 @@ func TestListMatchesPages(t *testing.T) {
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
 		var created []string
 		for range 5 {
-			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 3})
+			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 3})
 			if err != nil {
 				t.Fatal(err)
 			}

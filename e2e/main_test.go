@@ -53,7 +53,7 @@ func eachBackend(t *testing.T, fn func(t *testing.T, cfg server.Config)) {
 func hosted() []game.Game { return nodetest.Games() }
 
 // registry is hosted as a game.Registry.
-func registry() game.Registry { return game.NewRegistry(hosted()...) }
+func registry() *game.Registry { return game.NewRegistry(hosted()...) }
 
 // unstarted returns a node of cfg hosting both games (nodetest.Unstarted).
 func unstarted(t testing.TB, cfg server.Config, opts ...server.Option) *server.Server {
@@ -158,36 +158,35 @@ func (c *client) act(ctx context.Context, m *hangarv1.Match, seat int32, r *rand
 	if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE || m.GetTurnSeat() != seat {
 		return false, nil
 	}
-	ph := m.GetState().GetAeroplane().GetPhase()
+	ph := aeroState(m).GetPhase()
 	if ph == aeroplanev1.Phase_PHASE_ROLL || ph == aeroplanev1.Phase_PHASE_START_ROLL {
-		_, err := c.moves.Roll(ctx, &hangarv1.RollRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID()})
+		_, err := c.roll(ctx, m.GetMatchId(), m.GetVersion())
 		return err == nil, err
 	}
-	lm, err := c.moves.ListLegalMoves(ctx, &hangarv1.ListLegalMovesRequest{MatchId: m.GetMatchId()})
+	lm, err := c.moves.ListLegalActions(ctx, &hangarv1.ListLegalActionsRequest{MatchId: m.GetMatchId()})
 	if err != nil {
 		return false, err
 	}
-	if lm.GetVersion() != m.GetVersion() || len(lm.GetMoves()) == 0 {
+	moves := aeroMoves(lm.GetActions())
+	if lm.GetVersion() != m.GetVersion() || len(moves) == 0 {
 		return false, status.Error(codes.Aborted, "moved on")
 	}
-	if err := checkPreviews(m, lm.GetMoves()); err != nil {
+	if err := checkPreviews(m, moves); err != nil {
 		return false, err
 	}
-	mv := lm.GetMoves()[r.IntN(len(lm.GetMoves()))]
-	_, err = c.moves.Move(ctx, &hangarv1.MoveRequest{MatchId: m.GetMatchId(), ExpectedVersion: m.GetVersion(), RequestId: reqID(), Move: mv})
+	_, err = c.move(ctx, m.GetMatchId(), m.GetVersion(), moves[r.IntN(len(moves))])
 	return err == nil, err
 }
 
 // checkPreviews checks that every Aeroplane move but a pass carries a
 // preview of the mover's planes that stand at its from in m.
-func checkPreviews(m *hangarv1.Match, moves []*hangarv1.GameMove) error {
+func checkPreviews(m *hangarv1.Match, moves []*aeroplanev1.Move) error {
 	at := map[[2]int32]int32{}
-	for _, p := range m.GetState().GetAeroplane().GetPlanes() {
+	for _, p := range aeroState(m).GetPlanes() {
 		at[[2]int32{p.GetSeat(), p.GetIndex()}] = p.GetPosition()
 	}
-	for _, gm := range moves {
-		mv := gm.GetAeroplane()
-		if mv == nil || mv.GetKind() == aeroplanev1.MoveKind_MOVE_KIND_PASS {
+	for _, mv := range moves {
+		if mv.GetKind() == aeroplanev1.MoveKind_MOVE_KIND_PASS {
 			continue
 		}
 		p := mv.GetPreview()
@@ -265,7 +264,7 @@ func TestTwoPlayersPlayToTheEnd(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, RequestId: "new"})
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, RequestId: "new"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,7 +350,7 @@ func TestFourPlayersWithBots(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4, BotSeats: 2})
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 4, BotSeats: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,7 +379,7 @@ func TestBotsOnlyMatchEnds(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		ada := newClient(t, n.Addr(), "Ada")
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 			SeatCount: 3, BotSeats: 3, ObserveOnly: true})
 		if err != nil {
 			t.Fatal(err)

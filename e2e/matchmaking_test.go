@@ -18,10 +18,12 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/testclock"
 	"github.com/hangarhq/hangar/server"
 	"github.com/hangarhq/hangar/service"
@@ -38,8 +40,8 @@ func (c *client) mm() hangarv1.MatchmakingServiceClient {
 // enqueue enqueues c in the Aeroplane Chess queue of seats seats.
 func (c *client) enqueue(t testing.TB, req *hangarv1.EnqueueRequest) *hangarv1.Ticket {
 	t.Helper()
-	if req.Game == hangarv1.Game_GAME_UNSPECIFIED {
-		req.Game = hangarv1.Game_GAME_AEROPLANE
+	if req.Game == "" {
+		req.Game = "aeroplane"
 	}
 	r, err := c.mm().Enqueue(c.ctx(), req)
 	if err != nil {
@@ -197,7 +199,7 @@ func TestMatchmaking(t *testing.T) {
 		for i := range 3 {
 			c := newClient(t, n.Addr(), fmt.Sprint("Tiles ", i))
 			cc = append(cc, c)
-			tk := c.enqueue(t, &hangarv1.EnqueueRequest{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 3, KeepWaiting: true, Rated: true})
+			tk := c.enqueue(t, &hangarv1.EnqueueRequest{Game: "carcassonne", SeatCount: 3, KeepWaiting: true, Rated: true})
 			ct = append(ct, tk)
 			watches = append(watches, watchTicket(c.ctx(), c, tk.GetTicketId()))
 		}
@@ -246,16 +248,16 @@ func TestMatchmaking(t *testing.T) {
 		if again.GetTicketId() != first.GetTicketId() {
 			t.Fatalf("a retried Enqueue made ticket %s, then %s", first.GetTicketId(), again.GetTicketId())
 		}
-		if old, err := ada.mm().Enqueue(ada.ctx(), &hangarv1.EnqueueRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4, RequestId: "e1", KeepWaiting: true, Rated: true}); err != nil ||
+		if old, err := ada.mm().Enqueue(ada.ctx(), &hangarv1.EnqueueRequest{Game: "aeroplane", SeatCount: 4, RequestId: "e1", KeepWaiting: true, Rated: true}); err != nil ||
 			old.GetTicket().GetTicketId() != fourT[0].GetTicketId() || old.GetTicket().GetStatus() != hangarv1.TicketStatus_TICKET_STATUS_MATCHED {
 			t.Fatalf("Enqueue retried after the match = %v, %v", old.GetTicket(), err)
 		}
-		_, err := ada.mm().Enqueue(ada.ctx(), &hangarv1.EnqueueRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+		_, err := ada.mm().Enqueue(ada.ctx(), &hangarv1.EnqueueRequest{Game: "aeroplane", SeatCount: 2})
 		wantErr(t, "a second open ticket", err, codes.AlreadyExists, "TICKET_OPEN")
 		if id := errorMetadata(err)["ticket_id"]; id != first.GetTicketId() {
 			t.Fatalf("TICKET_OPEN names ticket %q, want %s", id, first.GetTicketId())
 		}
-		_, err = ada.mm().Enqueue(ada.ctx(), &hangarv1.EnqueueRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4, RequestId: "e2"})
+		_, err = ada.mm().Enqueue(ada.ctx(), &hangarv1.EnqueueRequest{Game: "aeroplane", SeatCount: 4, RequestId: "e2"})
 		wantErr(t, "a request id reused", err, codes.AlreadyExists, "REQUEST_ID_REUSED")
 
 		// Cancelling: only one's own ticket, only while it is queued; a
@@ -301,7 +303,7 @@ func seedRating(t *testing.T, cfg server.Config, mus map[string]float64) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	game := registry()[hangarv1.Game_GAME_AEROPLANE].Name()
+	game := registry().Get("aeroplane").Name()
 	at := time.Now().UTC().Truncate(time.Microsecond)
 	for p, mu := range mus {
 		m := store.Match{ID: "m_seed_" + p, Game: game, Status: store.StatusFinished, Version: 1, Players: []string{p},
@@ -456,15 +458,16 @@ func TestMatchmakingRestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts, err := registry()[hangarv1.Game_GAME_AEROPLANE].Options(nil, 2)
+		g := registry().Get("aeroplane")
+		opts, err := g.Options(nil, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ob, _ := proto.MarshalOptions{Deterministic: true}.Marshal(opts)
+		ob, _ := game.EncodeOptions(g, opts)
 		now := time.Now().UTC().Truncate(time.Microsecond)
 		for i, c := range []*client{eve, fay} {
 			if _, _, err := st.Enqueue(ctx, store.Ticket{ID: fmt.Sprint("t_crash", i), Player: c.id, PlayerName: []string{"Eve", "Fay"}[i], RequestID: "r", Fingerprint: []byte("f"),
-				Game: registry()[hangarv1.Game_GAME_AEROPLANE].Name(), Pool: "crash-pool", Options: ob, Seats: 2, Rated: true, KeepWaiting: true, Rating: 25, Created: now}); err != nil {
+				Game: g.Name(), Pool: "crash-pool", Options: ob, Seats: 2, Rated: true, KeepWaiting: true, Rating: 25, Created: now}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -549,7 +552,7 @@ func TestMatchmakingTwoNodes(t *testing.T) {
 			}
 			home, other := nodes[i%2], nodes[1-i%2]
 			e.c = newClient(t, home.Addr(), fmt.Sprint("P", i))
-			r, err := e.c.mm().Enqueue(e.c.ctx(), &hangarv1.EnqueueRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: int32(e.seats),
+			r, err := e.c.mm().Enqueue(e.c.ctx(), &hangarv1.EnqueueRequest{Game: "aeroplane", SeatCount: int32(e.seats),
 				Rated: e.seats == 4, KeepWaiting: true})
 			if err != nil {
 				errs <- err
@@ -607,6 +610,12 @@ func TestMatchmakingTwoNodes(t *testing.T) {
 	}
 }
 
+// ticketAutoRoll says whether an Aeroplane Chess ticket's options have the
+// server roll.
+func ticketAutoRoll(tk *hangarv1.Ticket) bool {
+	return unpack[*aeroplanev1.Options](tk.GetOptions()).GetAutoRoll()
+}
+
 // TestMatchmakingAutoRoll: tickets asking for auto_roll are matched with
 // each other only, and their match has the server roll: its two players
 // play it to the end with Moves alone (autoRollSeat). The oldest two
@@ -621,8 +630,8 @@ func TestMatchmakingAutoRoll(t *testing.T) {
 		var watches []*ticketWatch
 		for i, auto := range []bool{true, false, true, false} {
 			c := newClient(t, n.Addr(), fmt.Sprint("Player ", i))
-			tk := c.enqueue(t, &hangarv1.EnqueueRequest{SeatCount: 2, KeepWaiting: true, AutoRoll: auto})
-			if tk.GetAutoRoll() != auto {
+			tk := c.enqueue(t, &hangarv1.EnqueueRequest{SeatCount: 2, KeepWaiting: true, Options: aeroOptions(&aeroplanev1.Options{AutoRoll: auto})})
+			if ticketAutoRoll(tk) != auto {
 				t.Fatalf("Enqueue(auto_roll=%t) = %v", auto, tk)
 			}
 			cs, ts = append(cs, c), append(ts, tk)
@@ -637,15 +646,15 @@ func TestMatchmakingAutoRoll(t *testing.T) {
 			t.Fatalf("matches of the tickets (auto_roll, plain, auto_roll, plain): %v", matchOf)
 		}
 		for i, c := range cs {
-			if tk := c.ticket(t, ts[i].GetTicketId()); tk.GetAutoRoll() != ts[i].GetAutoRoll() {
+			if tk := c.ticket(t, ts[i].GetTicketId()); ticketAutoRoll(tk) != ticketAutoRoll(ts[i]) {
 				t.Fatalf("matched ticket %v", tk)
 			}
 		}
-		if m := cs[1].get(t, matchOf[1]); m.GetAutoRoll() {
+		if m := cs[1].get(t, matchOf[1]); matchAutoRoll(m) {
 			t.Fatalf("the plain tickets' match has auto_roll: %v", m)
 		}
 		m := cs[0].get(t, matchOf[0])
-		if !m.GetAutoRoll() || m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+		if !matchAutoRoll(m) || m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
 			t.Fatalf("the auto_roll tickets' match: %v", m)
 		}
 		seats := seatsOfMatch(m)
@@ -675,11 +684,11 @@ func TestMatchmakingBadInput(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, quickMatcher(cfg))
 		ada := newClient(t, n.Addr(), "Ada")
-		aero := hangarv1.Game_GAME_AEROPLANE
-		badOpts := &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{ThirdSix: 99}}}
+		aero := "aeroplane"
+		badOpts := aeroOptions(&aeroplanev1.Options{ThirdSix: 99})
 		for _, req := range []*hangarv1.EnqueueRequest{
 			{SeatCount: 4},
-			{Game: 99, SeatCount: 4},
+			{Game: "chess", SeatCount: 4},
 			{Game: aero, SeatCount: 1},
 			{Game: aero, SeatCount: 7},
 			{Game: aero, SeatCount: 4, Options: badOpts},
@@ -690,7 +699,8 @@ func TestMatchmakingBadInput(t *testing.T) {
 			{Game: aero, SeatCount: 4, BotsAfter: durationpb.New(time.Minute), KeepWaiting: true},
 			{Game: aero, SeatCount: 4, RequestId: string(make([]byte, 129))},
 			{Game: aero, SeatCount: 4, RequestId: "bad\x00id"},
-			{Game: hangarv1.Game_GAME_CARCASSONNE, SeatCount: 2, AutoRoll: true}, // no dice to roll
+			{Game: "carcassonne", SeatCount: 2, Options: autoRoll()}, // another game's options
+			{Game: aero, SeatCount: 2, Options: &anypb.Any{TypeUrl: "type.googleapis.com/hangar.chess.v1.Options"}},
 		} {
 			_, err := ada.mm().Enqueue(ada.ctx(), req)
 			if status.Code(err) != codes.InvalidArgument {
@@ -757,7 +767,7 @@ func TestMatchmakingLimits(t *testing.T) {
 		}
 	}
 	wantErr(t, "GetTicket beyond the rate", err, codes.ResourceExhausted, "RATE_LIMITED")
-	_, err = ada.mm().Enqueue(ada.ctx(), &hangarv1.EnqueueRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+	_, err = ada.mm().Enqueue(ada.ctx(), &hangarv1.EnqueueRequest{Game: "aeroplane", SeatCount: 2})
 	wantErr(t, "Enqueue beyond the rate", err, codes.ResourceExhausted, "RATE_LIMITED")
 }
 
@@ -786,13 +796,13 @@ func TestMatchmakingREST(t *testing.T) {
 		}
 		return resp.StatusCode, out
 	}
-	code, out := call("POST", "/v1/tickets", `{"game":"GAME_AEROPLANE","seatCount":4,"keepWaiting":true,"requestId":"rest-1"}`)
+	code, out := call("POST", "/v1/tickets", `{"game":"aeroplane","seatCount":4,"keepWaiting":true,"requestId":"rest-1"}`)
 	tk, _ := out["ticket"].(map[string]any)
 	id, _ := tk["ticketId"].(string)
 	if code != 200 || id == "" || tk["status"] != "TICKET_STATUS_QUEUED" {
 		t.Fatalf("POST /v1/tickets: %d %v", code, out)
 	}
-	if code, out := call("POST", "/v1/tickets", `{"game":"GAME_AEROPLANE","seatCount":2}`); code != 409 {
+	if code, out := call("POST", "/v1/tickets", `{"game":"aeroplane","seatCount":2}`); code != 409 {
 		t.Fatalf("a second ticket: %d %v", code, out)
 	}
 	if code, out := call("GET", "/v1/tickets/"+id, ""); code != 200 || out["ticket"].(map[string]any)["ticketId"] != id {

@@ -116,7 +116,7 @@ func invitingMatches(t *testing.T, from, to *client, n int) []string {
 		go func() {
 			defer wg.Done()
 			for i := w; i < n; i += 8 {
-				cr, err := from.matches.CreateMatch(from.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+				cr, err := from.matches.CreateMatch(from.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 					SeatCount: 2, Private: true, InvitedPlayerIds: []string{to.id}})
 				if err != nil {
 					errs <- err
@@ -165,7 +165,7 @@ func TestWatchPlayerPagesResumesAndLists(t *testing.T) {
 				t.Fatalf("notice %d: %v", i, nt)
 			}
 			inv := nt.GetInvited()
-			if inv == nil || inv.GetInviterId() != bob.id || inv.GetGame() != hangarv1.Game_GAME_AEROPLANE || nt.GetTime() == nil {
+			if inv == nil || inv.GetInviterId() != bob.id || inv.GetGame() != "aeroplane" || nt.GetTime() == nil {
 				t.Fatalf("notice %d is not Bob's invitation: %v", i, nt)
 			}
 			matches = append(matches, nt.GetMatchId())
@@ -357,9 +357,9 @@ func TestTurnNoticesFollowTheTurns(t *testing.T) {
 		t.Run("bots", func(t *testing.T) {
 			ada := newClient(t, n.Addr(), "Ada")
 			w := watchNotices(t, ada, 0)
-			opts := &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-				FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}
-			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+			opts := aeroOptions(&aeroplanev1.Options{
+				FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})
+			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 				SeatCount: 4, BotSeats: 3, Options: opts, BotLevel: hangarv1.BotLevel_BOT_LEVEL_RANDOM})
 			if err != nil {
 				t.Fatal(err)
@@ -428,10 +428,10 @@ func testWatchPlayerAcrossNodes(t *testing.T, cfg server.Config) {
 		seen = append(seen, nt)
 		return nt
 	}
-	cr, err := bob.matches.CreateMatch(bob.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+	cr, err := bob.matches.CreateMatch(bob.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 		SeatCount: 2, Private: true, InvitedPlayerIds: []string{ada.id},
-		Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-			FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}})
+		Options: aeroOptions(&aeroplanev1.Options{
+			FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,10 +498,10 @@ func TestInvitationNoticesAndCodes(t *testing.T) {
 		for _, c := range []*client{ada, bob, cyd, dan, eve} {
 			ws[c] = watchNotices(t, c, 0)
 		}
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 			SeatCount: 4, Private: true, InvitedPlayerIds: []string{bob.id},
-			Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-				FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}})
+			Options: aeroOptions(&aeroplanev1.Options{
+				FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -524,7 +524,7 @@ func TestInvitationNoticesAndCodes(t *testing.T) {
 		// Invite codes: the creator's only, for private matches.
 		_, err = bob.matches.CreateInviteCode(bob.ctx(), &hangarv1.CreateInviteCodeRequest{MatchId: id})
 		wantCode(t, "a code by an invited player", err, codes.PermissionDenied, "NOT_CREATOR")
-		pub, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+		pub, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

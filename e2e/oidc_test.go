@@ -221,7 +221,7 @@ func TestOIDCSignIn(t *testing.T) {
 		}
 		id := p.GetPlayerId()
 		// A command acts as the player.
-		cr, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+		cr, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2})
 		if err != nil || cr.GetMatch().GetSeats()[0].GetPlayerId() != id {
 			t.Fatalf("CreateMatch with a provider's token = %v, %v", cr, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
@@ -41,8 +42,8 @@ type playConn struct {
 	// latest event's response.
 	events []*hangarv1.Event
 	last   *hangarv1.WatchMatchResponse
-	// legal is the latest message's legal_moves (nil: it had none).
-	legal *hangarv1.ListLegalMovesResponse
+	// legal is the latest message's legal_actions (nil: it had none).
+	legal *hangarv1.ListLegalActionsResponse
 }
 
 // openPlay opens c's Play stream on match after seq after.
@@ -108,9 +109,9 @@ func (pc *playConn) see(r *hangarv1.PlayResponse) (*hangarv1.PlayResult, error) 
 	case res != nil:
 		evs = res.GetEvents()
 		// A result's events are its command's, the last of them (those
-		// the stream had not sent), up to its version; its roll or move
+		// the stream had not sent), up to its version; its Act's response
 		// repeats none of them.
-		if n := len(res.GetRoll().GetEvents()) + len(res.GetMove().GetEvents()); n > 0 {
+		if n := len(res.GetAct().GetEvents()); n > 0 {
 			return nil, fmt.Errorf("the result of command %d repeats %d events in its response", res.GetCommandId(), n)
 		}
 		if n := len(evs); n > 0 && evs[n-1].GetEvent().GetSeq() != resultVersion(res) {
@@ -128,11 +129,21 @@ func (pc *playConn) see(r *hangarv1.PlayResponse) (*hangarv1.PlayResult, error) 
 		pc.responses = append(pc.responses, ev)
 		pc.last = ev
 	}
-	// The legal moves a message offers are for the version of its last
-	// event, which leaves the stream's player to move.
-	if pc.legal = r.GetLegalMoves(); pc.legal != nil {
-		if len(evs) == 0 || pc.legal.GetVersion() != pc.seen() || pc.last.GetPhase() != "move" || len(pc.legal.GetMoves()) == 0 {
-			return nil, fmt.Errorf("legal_moves %v after event %d in phase %q", pc.legal, pc.seen(), pc.last.GetPhase())
+	// The legal actions a message offers are for the version of its last
+	// event, which leaves the stream's player to act: a Roll while it must
+	// roll, else its moves.
+	if pc.legal = r.GetLegalActions(); pc.legal != nil {
+		acts := pc.legal.GetActions()
+		rolls := len(acts) == 1 && isRoll(acts[0])
+		wrong := false
+		switch pc.last.GetPhase() { // Aeroplane Chess's
+		case "roll", "start":
+			wrong = !rolls
+		case "move":
+			wrong = rolls || len(aeroMoves(acts)) != len(acts)
+		}
+		if len(evs) == 0 || pc.legal.GetVersion() != pc.seen() || pc.last.TurnSeat == nil || len(acts) == 0 || wrong {
+			return nil, fmt.Errorf("legal_actions %v after event %d in phase %q", pc.legal, pc.seen(), pc.last.GetPhase())
 		}
 	}
 	if res == nil {
@@ -155,12 +166,10 @@ func (pc *playConn) seen() int64 {
 // resultVersion is the version a result names (0: none).
 func resultVersion(r *hangarv1.PlayResult) int64 {
 	switch {
-	case r.GetRoll() != nil:
-		return r.GetRoll().GetVersion()
-	case r.GetMove() != nil:
-		return r.GetMove().GetVersion()
-	case r.GetListLegalMoves() != nil:
-		return r.GetListLegalMoves().GetVersion()
+	case r.GetAct() != nil:
+		return r.GetAct().GetVersion()
+	case r.GetListLegalActions() != nil:
+		return r.GetListLegalActions().GetVersion()
 	}
 	for _, d := range status.FromProto(r.GetError()).Details() {
 		if info, ok := d.(*errdetails.ErrorInfo); ok {
@@ -225,22 +234,22 @@ func (pc *playConn) do(cmd *hangarv1.PlayCommand) (*hangarv1.PlayResult, error) 
 }
 
 func rollCmd(version int64, rid string, legal bool) *hangarv1.PlayCommand {
-	return &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Roll{Roll: &hangarv1.RollRequest{
-		ExpectedVersion: version, RequestId: rid, IncludeLegalMoves: legal}}}
+	return &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Act{Act: &hangarv1.ActRequest{Action: rollAction,
+		ExpectedVersion: version, RequestId: rid, IncludeLegalActions: legal}}}
 }
 
-func moveCmd(version int64, rid string, mv *hangarv1.GameMove) *hangarv1.PlayCommand {
-	return &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Move{Move: &hangarv1.MoveRequest{
-		ExpectedVersion: version, RequestId: rid, Move: mv}}}
+func moveCmd(version int64, rid string, mv *anypb.Any) *hangarv1.PlayCommand {
+	return &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Act{Act: &hangarv1.ActRequest{
+		ExpectedVersion: version, RequestId: rid, Action: mv}}}
 }
 
 func listCmd() *hangarv1.PlayCommand {
-	return &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_ListLegalMoves{ListLegalMoves: &hangarv1.ListLegalMovesRequest{}}}
+	return &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_ListLegalActions{ListLegalActions: &hangarv1.ListLegalActionsRequest{}}}
 }
 
 // playStreamSeat plays seat of the client's match through Play streams
 // only, to the end: it acts when the latest event says the seat is to act
-// (a Roll with the legal moves, then a Move; a ListLegalMoves, then a
+// (a Roll with the legal actions, then a Move; a ListLegalActions, then a
 // Move). Every reconnect commands it drops its stream and opens another
 // from the last seq it saw. It returns every event it received, every
 // command result and the version each result's command expected.
@@ -259,7 +268,7 @@ func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect 
 		res, err := pc.do(cmd)
 		if res != nil {
 			results = append(results, res)
-			expected = append(expected, cmd.GetRoll().GetExpectedVersion()+cmd.GetMove().GetExpectedVersion())
+			expected = append(expected, cmd.GetAct().GetExpectedVersion())
 		}
 		if status.Code(err) == codes.Aborted {
 			// Acting on an event a command of the other seat left behind
@@ -282,12 +291,12 @@ func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect 
 				pc.events, pc.last = evs, last
 			}
 			commands++
-			var mv *hangarv1.GameMove
+			var mv *anypb.Any
 			version := last.GetVersion()
 			switch last.GetPhase() {
 			case "start", "roll":
 				// Every other roll asks for its moves in its answer; the
-				// others find them in the stream's legal_moves.
+				// others find them in the stream's legal_actions.
 				include := commands%2 == 0
 				res, err := do(rollCmd(version, reqID(), include))
 				if err != nil || res == nil {
@@ -296,28 +305,28 @@ func playStreamSeat(c *client, match string, seat int32, seed uint64, reconnect 
 					}
 					continue
 				}
-				moves := res.GetRoll().GetLegalMoves()
+				moves := res.GetAct().GetLegalActions()
 				switch {
 				case include && pc.legal != nil:
-					return pc.events, results, expected, fmt.Errorf("seat %d: the roll's answer and legal_moves both list the moves", seat)
+					return pc.events, results, expected, fmt.Errorf("seat %d: the roll's answer and legal_actions both list the moves", seat)
 				case !include && len(moves) > 0:
-					return pc.events, results, expected, fmt.Errorf("seat %d: a roll without include_legal_moves listed them", seat)
+					return pc.events, results, expected, fmt.Errorf("seat %d: a roll without include_legal_actions listed them", seat)
 				case !include && pc.last.GetPhase() == "move" && pc.last.GetTurnSeat() == seat && pc.legal == nil:
-					return pc.events, results, expected, fmt.Errorf("seat %d: its roll left it to move at %d without legal_moves", seat, pc.seen())
+					return pc.events, results, expected, fmt.Errorf("seat %d: its roll left it to move at %d without legal_actions", seat, pc.seen())
 				case !include:
-					moves = pc.legal.GetMoves()
+					moves = pc.legal.GetActions()
 				}
 				if len(moves) == 0 {
 					continue
 				}
-				mv, version = moves[r.IntN(len(moves))], res.GetRoll().GetVersion()
+				mv, version = moves[r.IntN(len(moves))], res.GetAct().GetVersion()
 			case "move":
 				res, err := do(listCmd())
 				if err != nil {
-					return pc.events, results, expected, fmt.Errorf("seat %d ListLegalMoves at %d: %w", seat, version, err)
+					return pc.events, results, expected, fmt.Errorf("seat %d ListLegalActions at %d: %w", seat, version, err)
 				}
-				moves := res.GetListLegalMoves().GetMoves()
-				if len(moves) == 0 || res.GetListLegalMoves().GetVersion() != version {
+				moves := res.GetListLegalActions().GetActions()
+				if len(moves) == 0 || res.GetListLegalActions().GetVersion() != version {
 					continue
 				}
 				mv = moves[r.IntN(len(moves))]

@@ -69,7 +69,7 @@ func TestPlayStreamPlaysAMatch(t *testing.T) {
 		for _, r := range runs {
 			for j, res := range r.results {
 				switch {
-				case res.GetRoll() != nil, res.GetMove() != nil:
+				case res.GetAct() != nil:
 				case res.GetError() != nil:
 					conflicts++
 					continue
@@ -123,18 +123,14 @@ func seatsOfMatch(m *hangarv1.Match) map[string]int32 {
 // unaryOf calls the unary RPC of a Play command, on match.
 func unaryOf(c *client, match string, cmd *hangarv1.PlayCommand) (proto.Message, error) {
 	switch x := cmd.GetCommand().(type) {
-	case *hangarv1.PlayCommand_Roll:
-		r := proto.Clone(x.Roll).(*hangarv1.RollRequest)
+	case *hangarv1.PlayCommand_Act:
+		r := proto.Clone(x.Act).(*hangarv1.ActRequest)
 		r.MatchId = match
-		return c.moves.Roll(c.ctx(), r)
-	case *hangarv1.PlayCommand_Move:
-		r := proto.Clone(x.Move).(*hangarv1.MoveRequest)
+		return c.moves.Act(c.ctx(), r)
+	case *hangarv1.PlayCommand_ListLegalActions:
+		r := proto.Clone(x.ListLegalActions).(*hangarv1.ListLegalActionsRequest)
 		r.MatchId = match
-		return c.moves.Move(c.ctx(), r)
-	case *hangarv1.PlayCommand_ListLegalMoves:
-		r := proto.Clone(x.ListLegalMoves).(*hangarv1.ListLegalMovesRequest)
-		r.MatchId = match
-		return c.moves.ListLegalMoves(c.ctx(), r)
+		return c.moves.ListLegalActions(c.ctx(), r)
 	}
 	return nil, fmt.Errorf("no unary call for %v", cmd)
 }
@@ -162,7 +158,7 @@ func TestPlayStreamCommandErrors(t *testing.T) {
 		cy := newClient(t, n.Addr(), "Cy") // a spectator
 		play := map[*client]*playConn{ada: mustPlay(t, ada, id, v), bob: mustPlay(t, bob, id, v), cy: mustPlay(t, cy, id, v)}
 		other, _, _ := startedMatch(t, n.Addr())
-		t0 := &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: "T0"}}}
+		t0 := packed(&aeroplanev1.Move{Notation: "T0"})
 		roll := func(version int64, rid string) *hangarv1.PlayCommand { return rollCmd(version, rid, false) }
 		cases := []struct {
 			name   string
@@ -199,7 +195,7 @@ func TestPlayStreamCommandErrors(t *testing.T) {
 		}
 		// No unary call is like these.
 		for name, cmd := range map[string]*hangarv1.PlayCommand{
-			"another match's id": {Command: &hangarv1.PlayCommand_Roll{Roll: &hangarv1.RollRequest{MatchId: other.GetMatchId(), ExpectedVersion: v, RequestId: reqID()}}},
+			"another match's id": {Command: &hangarv1.PlayCommand_Act{Act: &hangarv1.ActRequest{Action: rollAction, MatchId: other.GetMatchId(), ExpectedVersion: v, RequestId: reqID()}}},
 			"no command":         {},
 		} {
 			if _, err := play[ada].do(cmd); status.Code(err) != codes.InvalidArgument {
@@ -214,17 +210,17 @@ func TestPlayStreamCommandErrors(t *testing.T) {
 		// same request id; the retry answers the original result, on the
 		// stream and through the unary call, and writes nothing.
 		lm, err := play[ada].do(listCmd())
-		if err != nil || lm.GetListLegalMoves().GetEmptyReason() != hangarv1.EmptyReason_EMPTY_REASON_ROLL_FIRST {
-			t.Fatalf("ListLegalMoves after the errors: %v, %v", lm, err)
+		if acts := lm.GetListLegalActions().GetActions(); err != nil || len(acts) != 1 || !isRoll(acts[0]) {
+			t.Fatalf("ListLegalActions after the errors: %v, %v", lm, err)
 		}
 		rid := reqID()
 		first, err := play[ada].do(rollCmd(v, rid, false))
 		if err != nil {
 			t.Fatalf("Roll after the errors: %v", err)
 		}
-		after := first.GetRoll().GetVersion()
+		after := first.GetAct().GetVersion()
 		again, err := play[ada].do(rollCmd(v, rid, false))
-		if err != nil || !proto.Equal(again.GetRoll(), first.GetRoll()) {
+		if err != nil || !proto.Equal(again.GetAct(), first.GetAct()) {
 			t.Fatalf("the retried Roll: %v, %v; first %v", again, err, first)
 		}
 		// The roll's events came inside its result; the retry's result
@@ -234,7 +230,7 @@ func TestPlayStreamCommandErrors(t *testing.T) {
 				after-v, len(again.GetEvents()))
 		}
 		ur, err := unaryOf(ada, id, rollCmd(v, rid, false))
-		if err != nil || ur.(*hangarv1.RollResponse).GetVersion() != after || !proto.Equal(ur.(*hangarv1.RollResponse).GetEvents()[0], first.GetEvents()[0].GetEvent()) {
+		if err != nil || ur.(*hangarv1.ActResponse).GetVersion() != after || !proto.Equal(ur.(*hangarv1.ActResponse).GetEvents()[0], first.GetEvents()[0].GetEvent()) {
 			t.Fatalf("the unary retry of the stream's Roll: %v, %v", ur, err)
 		}
 		if got := bob.get(t, id).GetVersion(); got != after {
@@ -255,7 +251,7 @@ func TestPlayStreamCommandErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		mover, cmd := ada, rollCmd(after, reqID(), false)
-		if lms := next.(*hangarv1.ListLegalMovesResponse).GetMoves(); len(lms) > 0 {
+		if lms := next.(*hangarv1.ListLegalActionsResponse).GetActions(); len(lms) > 0 {
 			cmd = moveCmd(after, reqID(), lms[0])
 		} else if seatsOfMatch(bob.get(t, id))[bob.id] == bob.get(t, id).GetTurnSeat() {
 			mover = bob
@@ -286,7 +282,7 @@ func TestPlayStreamCommandErrors(t *testing.T) {
 		// Refused streams: a private match of someone else's, a beyond
 		// after_seq, a command first, an open twice.
 		dee := newClient(t, n.Addr(), "Dee")
-		pr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, Private: true})
+		pr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, Private: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -476,11 +472,11 @@ func TestPlayStreamOverConnect(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := stream.Send(&hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{Command: &hangarv1.PlayCommand{CommandId: 9,
-			Command: &hangarv1.PlayCommand_ListLegalMoves{ListLegalMoves: &hangarv1.ListLegalMovesRequest{}}}}}); err != nil {
+			Command: &hangarv1.PlayCommand_ListLegalActions{ListLegalActions: &hangarv1.ListLegalActionsRequest{}}}}}); err != nil {
 			t.Fatal(err)
 		}
 		r, err := stream.Receive()
-		if err != nil || r.GetResult().GetCommandId() != 9 || r.GetResult().GetListLegalMoves().GetVersion() != v {
+		if err != nil || r.GetResult().GetCommandId() != 9 || r.GetResult().GetListLegalActions().GetVersion() != v {
 			t.Fatalf("Play over Connect (%d options): %v, %v", len(opts), r, err)
 		}
 		// A command's error is a result; the stream goes on.
@@ -505,7 +501,7 @@ func TestPlayStreamOverConnect(t *testing.T) {
 func TestWatchersShareResponses(t *testing.T) {
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	host := newClient(t, n.Addr(), "Host")
-	for _, g := range []hangarv1.Game{hangarv1.Game_GAME_AEROPLANE, hangarv1.Game_GAME_CARCASSONNE} {
+	for _, g := range []string{"aeroplane", "carcassonne"} {
 		cr, err := host.matches.CreateMatch(host.ctx(), &hangarv1.CreateMatchRequest{Game: g, SeatCount: 4, BotSeats: 3,
 			ObserveOnly: true, RequestId: reqID()})
 		if err != nil {
@@ -590,8 +586,8 @@ func TestPlayStreamWithAProviderToken(t *testing.T) {
 		Sessions: service.SessionOptions{Recheck: time.Hour}}}
 	n := node(t, cfg)
 	c := tokenClient(dial(t, n.Addr()), is.token(t, is.claims("alice", clock.Now())))
-	cr, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1,
-		Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}})
+	cr, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, BotSeats: 1,
+		Options: aeroOptions(&aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})})
 	if err != nil {
 		t.Fatal(err)
 	}

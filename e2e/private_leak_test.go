@@ -40,9 +40,8 @@ func newPrivateFixture(t *testing.T, cfg server.Config) *privateFixture {
 	addr := f.n.Addr()
 	f.ada, f.bob, f.dan, f.eve = newClient(t, addr, "Ada"), newClient(t, addr, "Bob"), newClient(t, addr, "Dan"), newClient(t, addr, "Eve")
 	start := func(invited ...string) *hangarv1.Match {
-		cr, err := f.ada.matches.CreateMatch(f.ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2,
-			Private: true, InvitedPlayerIds: invited, Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{
-				Aeroplane: &aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}})
+		cr, err := f.ada.matches.CreateMatch(f.ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2,
+			Private: true, InvitedPlayerIds: invited, Options: aeroOptions(&aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +57,7 @@ func newPrivateFixture(t *testing.T, cfg server.Config) *privateFixture {
 	}
 	done := start(f.bob.id)
 	f.done = done.GetMatchId()
-	if _, err := f.ada.moves.Roll(f.ada.ctx(), &hangarv1.RollRequest{MatchId: f.done, ExpectedVersion: done.GetVersion(), RequestId: reqID()}); err != nil {
+	if _, err := f.ada.moves.Act(f.ada.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: f.done, ExpectedVersion: done.GetVersion(), RequestId: reqID()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.ada.matches.LeaveMatch(f.ada.ctx(), &hangarv1.LeaveMatchRequest{MatchId: f.done, RequestId: reqID()}); err != nil {
@@ -69,7 +68,7 @@ func newPrivateFixture(t *testing.T, cfg server.Config) *privateFixture {
 	}
 	live := start(f.bob.id, f.dan.id)
 	f.live = live.GetMatchId()
-	if _, err := f.ada.moves.Roll(f.ada.ctx(), &hangarv1.RollRequest{MatchId: f.live, ExpectedVersion: live.GetVersion(), RequestId: reqID()}); err != nil {
+	if _, err := f.ada.moves.Act(f.ada.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: f.live, ExpectedVersion: live.GetVersion(), RequestId: reqID()}); err != nil {
 		t.Fatal(err)
 	}
 	// Ada's own rating history names the finished private match: a
@@ -268,7 +267,7 @@ func TestStrangersRatingHistory(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		f := newPrivateFixture(t, cfg)
 		for _, c := range []*client{f.eve, f.dan} {
-			r, err := c.history().GetRatingHistory(c.ctx(), &hangarv1.GetRatingHistoryRequest{PlayerId: f.ada.id, Game: hangarv1.Game_GAME_AEROPLANE})
+			r, err := c.history().GetRatingHistory(c.ctx(), &hangarv1.GetRatingHistoryRequest{PlayerId: f.ada.id, Game: "aeroplane"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -278,11 +277,11 @@ func TestStrangersRatingHistory(t *testing.T) {
 				}
 			}
 		}
-		r, err := f.bob.history().GetRatingHistory(f.bob.ctx(), &hangarv1.GetRatingHistoryRequest{PlayerId: f.ada.id, Game: hangarv1.Game_GAME_AEROPLANE})
+		r, err := f.bob.history().GetRatingHistory(f.bob.ctx(), &hangarv1.GetRatingHistoryRequest{PlayerId: f.ada.id, Game: "aeroplane"})
 		if err != nil || len(r.GetChanges()) != 1 || r.GetChanges()[0].GetMatchId() != f.done {
 			t.Errorf("Bob, seated in it, sees Ada's rating history as %v, %v", r.GetChanges(), err)
 		}
-		url := fmt.Sprintf("http://%s/v1/players/%s/ratings?game=GAME_AEROPLANE", f.n.Addr(), f.ada.id)
+		url := fmt.Sprintf("http://%s/v1/players/%s/ratings?game=aeroplane", f.n.Addr(), f.ada.id)
 		code, _, body := restDo(t, http.MethodGet, url, f.eve.token, "", "")
 		if code != http.StatusOK || strings.Contains(string(body), f.done) {
 			t.Errorf("REST ratings of Ada by a stranger: %d %s", code, body)
@@ -290,7 +289,7 @@ func TestStrangersRatingHistory(t *testing.T) {
 		if code, _, body := restDo(t, http.MethodGet, url, f.ada.token, "", ""); code != http.StatusOK || !strings.Contains(string(body), f.done) {
 			t.Errorf("REST ratings of Ada by Ada: %d %s", code, body)
 		}
-		st, err := f.eve.history().GetPlayerStats(f.eve.ctx(), &hangarv1.GetPlayerStatsRequest{PlayerId: f.ada.id, Game: hangarv1.Game_GAME_AEROPLANE})
+		st, err := f.eve.history().GetPlayerStats(f.eve.ctx(), &hangarv1.GetPlayerStatsRequest{PlayerId: f.ada.id, Game: "aeroplane"})
 		if err != nil || st.GetStats().GetMatchesPlayed() != 1 || st.GetStats().GetLastMatchEndTime() != nil {
 			t.Errorf("Ada's statistics seen by a stranger: %v, %v (want the count, and no end time of a private match)", st, err)
 		}
@@ -306,12 +305,12 @@ func TestStrangerCommandsWithAVersion(t *testing.T) {
 		e := f.eve
 		calls := map[string]func(id string) error{
 			"Roll": func(id string) error {
-				_, err := e.moves.Roll(e.ctx(), &hangarv1.RollRequest{MatchId: id, ExpectedVersion: 1, RequestId: reqID()})
+				_, err := e.moves.Act(e.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: id, ExpectedVersion: 1, RequestId: reqID()})
 				return err
 			},
 			"Move": func(id string) error {
-				_, err := e.moves.Move(e.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: 1, RequestId: reqID(),
-					Move: &hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{Aeroplane: &aeroplanev1.Move{Notation: "T0"}}}})
+				_, err := e.moves.Act(e.ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: 1, RequestId: reqID(),
+					Action: packed(&aeroplanev1.Move{Notation: "T0"})})
 				return err
 			},
 			"JoinMatch": func(id string) error {
@@ -384,7 +383,7 @@ func TestDeclinedViewerLosesOpenStreams(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Another event after the decline: none may reach Dan.
-		if _, err := f.bob.moves.Roll(f.bob.ctx(), &hangarv1.RollRequest{MatchId: f.live, ExpectedVersion: v + 1, RequestId: reqID()}); err != nil &&
+		if _, err := f.bob.moves.Act(f.bob.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: f.live, ExpectedVersion: v + 1, RequestId: reqID()}); err != nil &&
 			status.Code(err) != codes.FailedPrecondition {
 			t.Fatal(err)
 		}

@@ -106,10 +106,10 @@ func TestPrivateMatches(t *testing.T) {
 		n := node(t, cfg)
 		ada, bob, cy, eve := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob"),
 			newClient(t, n.Addr(), "Cy"), newClient(t, n.Addr(), "Eve")
-		opts := &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-			FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}
+		opts := aeroOptions(&aeroplanev1.Options{
+			FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})
 		create := func(req *hangarv1.CreateMatchRequest) (*hangarv1.CreateMatchResponse, error) {
-			req.Game, req.Options = hangarv1.Game_GAME_AEROPLANE, opts
+			req.Game, req.Options = "aeroplane", opts
 			return ada.matches.CreateMatch(ada.ctx(), req)
 		}
 
@@ -265,7 +265,7 @@ func TestPrivateMatches(t *testing.T) {
 		if inHistory(t, eve, ada.id, hangarv1.MatchStatus_MATCH_STATUS_UNSPECIFIED, id) || inHistory(t, eve, bob.id, hangarv1.MatchStatus_MATCH_STATUS_UNSPECIFIED, id) {
 			t.Error("a stranger finds the private match in its players' history")
 		}
-		if st, err := eve.history().GetPlayerStats(eve.ctx(), &hangarv1.GetPlayerStatsRequest{PlayerId: ada.id, Game: hangarv1.Game_GAME_AEROPLANE}); err != nil ||
+		if st, err := eve.history().GetPlayerStats(eve.ctx(), &hangarv1.GetPlayerStatsRequest{PlayerId: ada.id, Game: "aeroplane"}); err != nil ||
 			st.GetStats().GetMatchesPlayed() != 1 {
 			t.Errorf("Ada's statistics: %v, %v", st, err)
 		}
@@ -301,7 +301,7 @@ func TestPrivateMatches(t *testing.T) {
 		if code, _, body := restDo(t, http.MethodGet, base+"/v1/matches/"+id+":watch", cy.token, "", ""); code != http.StatusOK {
 			t.Errorf("REST watch by the invited: %d %s", code, body)
 		}
-		lobby, err := ada2.matches.CreateMatch(ada2.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, Private: true})
+		lobby, err := ada2.matches.CreateMatch(ada2.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, Private: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,7 +329,7 @@ func testPrivateMatchAcrossNodes(t *testing.T, cfg server.Config) {
 	b := node(t, cfg)
 	ada, cy, dan := newClient(t, a.Addr(), "Ada"), newClient(t, a.Addr(), "Cy"), newClient(t, a.Addr(), "Dan")
 	cyB, danB := cy.reconnect(t, b.Addr()), dan.reconnect(t, b.Addr())
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, Private: true})
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, Private: true})
 	if err != nil {
 		t.Fatal(err)
 	}

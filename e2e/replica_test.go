@@ -72,11 +72,11 @@ func TestReadReplicaNode(t *testing.T) {
 	if got := matchIDs(ada.playerMatches(t, &hangarv1.ListPlayerMatchesRequest{}).GetMatches()); !slices.Equal(got, []string{m1.GetMatchId()}) {
 		t.Fatalf("Ada's history = %v", got)
 	}
-	if st, err := ada.history().GetPlayerStats(ada.ctx(), &hangarv1.GetPlayerStatsRequest{Game: hangarv1.Game_GAME_AEROPLANE}); err != nil ||
+	if st, err := ada.history().GetPlayerStats(ada.ctx(), &hangarv1.GetPlayerStatsRequest{Game: "aeroplane"}); err != nil ||
 		st.GetStats().GetMatchesPlayed() != 1 {
 		t.Fatalf("Ada's statistics: %v, %v", st, err)
 	}
-	if lb, err := ada.history().ListLeaderboard(ada.ctx(), &hangarv1.ListLeaderboardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); err != nil ||
+	if lb, err := ada.history().ListLeaderboard(ada.ctx(), &hangarv1.ListLeaderboardRequest{Game: "aeroplane"}); err != nil ||
 		len(lb.GetEntries()) != 2 {
 		t.Fatalf("the leaderboard: %v, %v", lb, err)
 	}

@@ -68,9 +68,9 @@ func TestRestartMidGameLosesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h.GetMatch().GetState().GetAeroplane().GetNotation() != before.GetState().GetAeroplane().GetNotation() {
-			t.Fatalf("history at %d = %s, was %s", before.GetVersion(), h.GetMatch().GetState().GetAeroplane().GetNotation(),
-				before.GetState().GetAeroplane().GetNotation())
+		if aeroState(h.GetMatch()).GetNotation() != aeroState(before).GetNotation() {
+			t.Fatalf("history at %d = %s, was %s", before.GetVersion(), aeroState(h.GetMatch()).GetNotation(),
+				aeroState(before).GetNotation())
 		}
 	})
 }
@@ -80,7 +80,7 @@ func TestBotsResumeAfterRestart(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n1 := node(t, cfg)
 		ada := newClient(t, n1.Addr(), "Ada")
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 			SeatCount: 4, BotSeats: 4, ObserveOnly: true})
 		if err != nil {
 			t.Fatal(err)

@@ -21,56 +21,57 @@ import (
 func TestRollAnswersWithLegalMoves(t *testing.T) {
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	ada := newClient(t, n.Addr(), "Ada")
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1,
-		Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}})
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, BotSeats: 1,
+		Options: aeroOptions(&aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := cr.GetMatch().GetMatchId()
 	withMoves, passed := 0, 0
-	var first *hangarv1.RollRequest
+	var first *hangarv1.ActRequest
 	for i := 0; i < 200 && withMoves < 5; i++ {
 		m := ada.get(t, id)
 		if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
 			break
 		}
-		if m.GetTurnSeat() != 0 || m.GetState().GetAeroplane().GetPhase() != aeroplanev1.Phase_PHASE_ROLL {
-			t.Fatalf("the match waits for seat %d in %v after Ada's command", m.GetTurnSeat(), m.GetState().GetAeroplane().GetPhase())
+		if m.GetTurnSeat() != 0 || aeroState(m).GetPhase() != aeroplanev1.Phase_PHASE_ROLL {
+			t.Fatalf("the match waits for seat %d in %v after Ada's command", m.GetTurnSeat(), aeroState(m).GetPhase())
 		}
-		req := &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: fmt.Sprint("roll-", i), IncludeLegalMoves: true}
+		req := &hangarv1.ActRequest{MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: fmt.Sprint("roll-", i), Action: rollAction,
+			IncludeLegalActions: true}
 		if first == nil {
 			first = req
 		}
-		r, err := ada.moves.Roll(ada.ctx(), req)
+		r, err := ada.moves.Act(ada.ctx(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lm, err := ada.moves.ListLegalMoves(ada.ctx(), &hangarv1.ListLegalMovesRequest{MatchId: id})
+		lm, err := ada.moves.ListLegalActions(ada.ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if lm.GetVersion() != r.GetVersion() || lm.GetEmptyReason() == hangarv1.EmptyReason_EMPTY_REASON_NOT_YOUR_TURN {
 			// The roll passed (the bot may have moved since): it listed nothing.
-			if len(r.GetLegalMoves()) != 0 {
-				t.Fatalf("a roll the turn moved on from listed %d moves", len(r.GetLegalMoves()))
+			if len(r.GetLegalActions()) != 0 {
+				t.Fatalf("a roll the turn moved on from listed %d actions", len(r.GetLegalActions()))
 			}
 			passed++
 			waitRoll(t, ada, id)
 			continue
 		}
-		if len(r.GetLegalMoves()) != len(lm.GetMoves()) {
-			t.Fatalf("Roll listed %d moves, ListLegalMoves %d", len(r.GetLegalMoves()), len(lm.GetMoves()))
+		if len(r.GetLegalActions()) != len(lm.GetActions()) {
+			t.Fatalf("Roll listed %d actions, ListLegalActions %d", len(r.GetLegalActions()), len(lm.GetActions()))
 		}
-		for k := range lm.GetMoves() {
-			if !proto.Equal(r.GetLegalMoves()[k], lm.GetMoves()[k]) {
-				t.Fatalf("move %d: Roll %v, ListLegalMoves %v", k, r.GetLegalMoves()[k], lm.GetMoves()[k])
+		for k := range lm.GetActions() {
+			if !proto.Equal(r.GetLegalActions()[k], lm.GetActions()[k]) {
+				t.Fatalf("action %d: Roll %v, ListLegalActions %v", k, r.GetLegalActions()[k], lm.GetActions()[k])
 			}
 		}
-		if len(lm.GetMoves()) == 0 {
-			continue
+		if len(aeroMoves(lm.GetActions())) == 0 {
+			continue // a roll again (or none)
 		}
 		withMoves++
-		if _, err := ada.moves.Move(ada.ctx(), &hangarv1.MoveRequest{MatchId: id, ExpectedVersion: r.GetVersion(), RequestId: fmt.Sprint("move-", i), Move: lm.GetMoves()[0]}); err != nil {
+		if _, err := ada.moves.Act(ada.ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: r.GetVersion(), RequestId: fmt.Sprint("move-", i), Action: lm.GetActions()[0]}); err != nil {
 			t.Fatal(err)
 		}
 		waitRoll(t, ada, id)
@@ -78,9 +79,9 @@ func TestRollAnswersWithLegalMoves(t *testing.T) {
 	if withMoves < 5 {
 		t.Fatalf("only %d rolls with moves (%d passed)", withMoves, passed)
 	}
-	again, err := ada.moves.Roll(ada.ctx(), first)
-	if err != nil || len(again.GetLegalMoves()) != 0 {
-		t.Fatalf("a retried first roll: %d moves, %v", len(again.GetLegalMoves()), err)
+	again, err := ada.moves.Act(ada.ctx(), first)
+	if err != nil || len(again.GetLegalActions()) != 0 {
+		t.Fatalf("a retried first roll: %d actions, %v", len(again.GetLegalActions()), err)
 	}
 }
 
@@ -90,7 +91,7 @@ func waitRoll(t *testing.T, c *client, id string) {
 	t.Helper()
 	m := c.get(t, id)
 	if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE ||
-		(m.GetTurnSeat() == 0 && m.GetState().GetAeroplane().GetPhase() == aeroplanev1.Phase_PHASE_ROLL) {
+		(m.GetTurnSeat() == 0 && aeroState(m).GetPhase() == aeroplanev1.Phase_PHASE_ROLL) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(c.ctx(), time.Minute)

@@ -56,12 +56,12 @@ func hangarRPCs(t *testing.T) []rpc {
 // request is a well-formed request of r aimed at match (and player, and
 // matchmaking ticket), filled by field name, so that a refusal is the
 // credentials', not the request's. Play's is the command its stream sends
-// after opening on match: a Roll.
+// after opening on match: an Act.
 func (r rpc) request(t *testing.T, match, player, ticket string, version int64) proto.Message {
 	if r.bidi {
-		roll := rpc{desc: hangarv1.File_hangar_v1_move_proto.Services().ByName("MoveService").Methods().ByName("Roll")}
+		act := rpc{desc: hangarv1.File_hangar_v1_move_proto.Services().ByName("MoveService").Methods().ByName("Act")}
 		return &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Command{Command: &hangarv1.PlayCommand{
-			Command: &hangarv1.PlayCommand_Roll{Roll: roll.request(t, match, player, ticket, version).(*hangarv1.RollRequest)}}}}
+			Command: &hangarv1.PlayCommand_Act{Act: act.request(t, match, player, ticket, version).(*hangarv1.ActRequest)}}}}
 	}
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(r.desc.Input().FullName())
 	if err != nil {
@@ -82,16 +82,13 @@ func (r rpc) request(t *testing.T, match, player, ticket string, version int64) 
 	set("display_name", protoreflect.ValueOfString("Mallory"))
 	set("external_id", protoreflect.ValueOfString("user-1"))
 	set("seat_count", protoreflect.ValueOfInt32(2))
-	if f := fields.ByName("game"); f != nil && f.Kind() == protoreflect.EnumKind {
-		msg.Set(f, protoreflect.ValueOfEnum(protoreflect.EnumNumber(hangarv1.Game_GAME_AEROPLANE)))
-	}
+	set("game", protoreflect.ValueOfString("aeroplane"))
 	if f := fields.ByName("player_ids"); f != nil {
 		l := msg.Mutable(f).List()
 		l.Append(protoreflect.ValueOfString(player))
 	}
-	if f := fields.ByName("move"); f != nil {
-		msg.Set(f, protoreflect.ValueOfMessage((&hangarv1.GameMove{Game: &hangarv1.GameMove_Aeroplane{
-			Aeroplane: &aeroplanev1.Move{Notation: "T0"}}}).ProtoReflect()))
+	if f := fields.ByName("action"); f != nil {
+		msg.Set(f, protoreflect.ValueOfMessage(rollAction.ProtoReflect()))
 	}
 	return msg.Interface()
 }
@@ -135,7 +132,7 @@ func playOnce(ctx context.Context, conn grpc.ClientConnInterface, cmd *hangarv1.
 		return err
 	}
 	open := &hangarv1.PlayRequest{Kind: &hangarv1.PlayRequest_Open{Open: &hangarv1.WatchMatchRequest{
-		MatchId: cmd.GetCommand().GetRoll().GetMatchId() + cmd.GetCommand().GetMove().GetMatchId() + cmd.GetCommand().GetListLegalMoves().GetMatchId()}}}
+		MatchId: cmd.GetCommand().GetAct().GetMatchId() + cmd.GetCommand().GetListLegalActions().GetMatchId()}}}
 	for _, m := range []*hangarv1.PlayRequest{open, cmd} {
 		if err := s.Send(m); errors.Is(err, io.EOF) {
 			break // refused: the status comes with the receive
@@ -158,7 +155,7 @@ func playOnce(ctx context.Context, conn grpc.ClientConnInterface, cmd *hangarv1.
 }
 
 // noToken are the methods anyone may call without a player's token.
-var noToken = map[string]bool{"CreatePlayer": true, "GetBoard": true, "SignInExternalPlayer": true}
+var noToken = map[string]bool{"CreatePlayer": true, "GetBoard": true, "ListGames": true, "SignInExternalPlayer": true}
 
 // TestEveryRPCRefusesBadCredentials calls every RPC of the API with no
 // token, malformed ones, an expired one, a revoked one and another player's,
@@ -182,8 +179,8 @@ func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 		if _, err := revoked.players.SignOut(revoked.ctx(), &hangarv1.SignOutRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1,
-			Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}})
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, BotSeats: 1,
+			Options: aeroOptions(&aeroplanev1.Options{FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})})
 		if err != nil {
 			t.Fatal(err)
 		}

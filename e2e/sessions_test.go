@@ -39,7 +39,7 @@ func wantErr(t *testing.T, what string, err error, code codes.Code, why string) 
 // open (and the stream with it) until something ends it.
 func openWatch(t *testing.T, c *client) *lateWatcher {
 	t.Helper()
-	cr, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+	cr, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestRevokeToken(t *testing.T) {
 			t.Fatalf("Ada's other token after revoking one: %v", err)
 		}
 		// A command with the revoked token is refused and writes nothing.
-		_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+		_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2})
 		wantErr(t, "CreateMatch with a revoked token", err, codes.Unauthenticated, "TOKEN_REVOKED")
 		mine, err := phone.matches.ListMatches(phone.ctx(), &hangarv1.ListMatchesRequest{Filter: hangarv1.MatchFilter_MATCH_FILTER_MINE})
 		if err != nil || len(mine.GetMatches()) != 2 {

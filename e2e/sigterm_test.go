@@ -27,7 +27,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	serve := func() *exec.Cmd { return startProc(t, bin, "--listen", addr, "--data-dir", data).cmd }
 	srv := serve()
 	ada := newClient(t, addr, "Ada")
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2})
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func TestTLS(t *testing.T) {
 		t.Fatalf("CreatePlayer over TLS: %v", err)
 	}
 	ada.token, ada.id = resp.GetToken(), resp.GetPlayer().GetPlayerId()
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 		SeatCount: 2, BotSeats: 2, ObserveOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestTLS(t *testing.T) {
 			t.Fatalf("REST watch (h2 %v): %d lines of %d events", h2, lines, final.GetVersion())
 		}
 		// Connect: a unary POST with a JSON body.
-		req, _ := http.NewRequest("POST", "https://"+n.Addr()+"/hangar.v1.MatchService/GetBoard", strings.NewReader(`{"game":"GAME_AEROPLANE"}`))
+		req, _ := http.NewRequest("POST", "https://"+n.Addr()+"/hangar.v1.MatchService/GetBoard", strings.NewReader(`{"game":"aeroplane"}`))
 		req.Header.Set("Content-Type", "application/json")
 		if r, err := hc.Do(req); err != nil || r.StatusCode != http.StatusOK {
 			t.Fatalf("Connect over TLS (h2 %v): %v %v", h2, r, err)
@@ -112,7 +112,7 @@ func TestTLS(t *testing.T) {
 	plain := hangarv1.NewMatchServiceClient(dial(t, n.Addr()))
 	cctx, ccancel := context.WithTimeout(ctx, 5*time.Second)
 	defer ccancel()
-	if _, err := plain.GetBoard(cctx, &hangarv1.GetBoardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); status.Code(err) != codes.Unavailable {
+	if _, err := plain.GetBoard(cctx, &hangarv1.GetBoardRequest{Game: "aeroplane"}); status.Code(err) != codes.Unavailable {
 		t.Fatalf("cleartext gRPC against TLS: %v", err)
 	}
 }
@@ -123,15 +123,15 @@ func TestMutualTLS(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	with := dialTLS(t, n.Addr(), pki.ClientTLS(true))
-	if _, err := with.matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); err != nil {
+	if _, err := with.matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: "aeroplane"}); err != nil {
 		t.Fatalf("with a client certificate: %v", err)
 	}
 	without := dialTLS(t, n.Addr(), pki.ClientTLS(false))
-	if _, err := without.matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); status.Code(err) != codes.Unavailable {
+	if _, err := without.matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: "aeroplane"}); status.Code(err) != codes.Unavailable {
 		t.Fatalf("without a client certificate: %v", err)
 	}
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: pki.ClientTLS(false)}, Timeout: 30 * time.Second}
-	if r, err := hc.Get("https://" + n.Addr() + "/v1/games/GAME_AEROPLANE/board"); err == nil {
+	if r, err := hc.Get("https://" + n.Addr() + "/v1/games/aeroplane/board"); err == nil {
 		r.Body.Close()
 		t.Fatalf("HTTPS without a client certificate: %v", r.Status)
 	}
@@ -141,7 +141,7 @@ func TestMutualTLS(t *testing.T) {
 	other := server.Config{DataDir: t.TempDir(), TLSCert: pki.CertFile, TLSKey: pki.KeyFile, TLSClientCA: pki.OtherCAFile}
 	n2 := node(t, other)
 	c2 := dialTLS(t, n2.Addr(), pki.ClientTLS(true))
-	if _, err := c2.matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: hangarv1.Game_GAME_AEROPLANE}); status.Code(err) != codes.Unavailable {
+	if _, err := c2.matches.GetBoard(ctx, &hangarv1.GetBoardRequest{Game: "aeroplane"}); status.Code(err) != codes.Unavailable {
 		t.Fatalf("a certificate of another CA: %v", err)
 	}
 	for _, bad := range []server.Config{

@@ -32,11 +32,11 @@ func TestTracing(t *testing.T) {
 	ada := newClient(t, n.Addr(), "Ada")
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 	ctx := metadata.AppendToOutgoingContext(ada.ctx(), "traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
-	if _, err := ada.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 2, BotSeats: 1}); err != nil {
+	if _, err := ada.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, BotSeats: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, body := restDo(t, "POST", "http://"+n.Addr()+"/v1/matches", ada.token, "application/json",
-		`{"game":"GAME_AEROPLANE","seatCount":4}`); code != http.StatusOK {
+		`{"game":"aeroplane","seatCount":4}`); code != http.StatusOK {
 		t.Fatalf("REST CreateMatch: %d %s", code, body)
 	}
 	var spans tracetest.SpanStubs
@@ -145,7 +145,7 @@ func TestOTLPExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	ada := newClient(t, n.Addr(), "Ada")
-	if _, err := ada.matches.GetBoard(ada.ctx(), &hangarv1.GetBoardRequest{Game: hangarv1.Game_GAME_CARCASSONNE}); err != nil {
+	if _, err := ada.matches.GetBoard(ada.ctx(), &hangarv1.GetBoardRequest{Game: "carcassonne"}); err != nil {
 		t.Fatal(err)
 	}
 	n.Shutdown(ctx)

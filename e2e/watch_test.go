@@ -198,7 +198,7 @@ func TestLateWatchersOfLongMatches(t *testing.T) {
 				players[i] = newClient(t, n.Addr(), fmt.Sprint("P", i))
 			}
 			cr, err := players[0].matches.CreateMatch(players[0].ctx(), &hangarv1.CreateMatchRequest{
-				Game: hangarv1.Game_GAME_AEROPLANE, SeatCount: 4, RequestId: reqID()})
+				Game: "aeroplane", SeatCount: 4, RequestId: reqID()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +225,7 @@ func TestLateWatchersOfLongMatches(t *testing.T) {
 						return
 					}
 					p := seatOf[m.GetTurnSeat()]
-					if _, err := p.moves.Roll(p.ctx(), &hangarv1.RollRequest{MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: reqID()}); err != nil {
+					if _, err := p.moves.Act(p.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: reqID()}); err != nil {
 						t.Fatalf("roll at %d: %v", m.GetVersion(), err)
 					}
 				}
@@ -299,7 +299,7 @@ func TestLateWatcherOfBotMatch(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			n := node(t, b.config(t))
 			ada := newClient(t, n.Addr(), "Ada")
-			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 				SeatCount: 4, BotSeats: 4, ObserveOnly: true, RequestId: reqID()})
 			if err != nil {
 				t.Fatal(err)
@@ -386,7 +386,7 @@ func (r stallingRand) IntN(n int) int {
 func TestWatchSaysWhereTheMatchStands(t *testing.T) {
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	ada := newClient(t, n.Addr(), "Ada")
-	for _, g := range []hangarv1.Game{hangarv1.Game_GAME_AEROPLANE, hangarv1.Game_GAME_CARCASSONNE} {
+	for _, g := range []string{"aeroplane", "carcassonne"} {
 		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: g, SeatCount: 2, BotSeats: 2,
 			ObserveOnly: true, RequestId: reqID()})
 		if err != nil {
@@ -423,7 +423,7 @@ func TestWatchSaysWhereTheMatchStands(t *testing.T) {
 					t.Fatalf("%v from %d, at %d: status %v turn %v; GetMatch: status %v turn %d", g, after, r.GetVersion(),
 						r.GetStatus(), r.TurnSeat, st.GetStatus(), st.GetTurnSeat())
 				}
-				phase := st.GetState().GetAeroplane().GetPhase().String() + st.GetState().GetCarcassonne().GetPhase().String()
+				phase := aeroState(st).GetPhase().String() + carcState(st).GetPhase().String()
 				phase = strings.ToLower(strings.ReplaceAll(phase, "PHASE_UNSPECIFIED", ""))
 				if st.GetState() != nil && !strings.Contains(phase, r.GetPhase()) || (st.GetState() != nil) != (r.GetPhase() != "") {
 					t.Fatalf("%v at %d: phase %q; the state's %q", g, r.GetVersion(), r.GetPhase(), phase)

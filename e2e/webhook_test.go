@@ -184,10 +184,10 @@ func playBots(t *testing.T, ada *client, id string, actions int, r *rand.Rand) *
 // botMatch creates a match of Ada (seat 0, first) against three bots.
 func botMatch(t *testing.T, ada *client) string {
 	t.Helper()
-	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 		SeatCount: 4, BotSeats: 3, BotLevel: hangarv1.BotLevel_BOT_LEVEL_RANDOM,
-		Options: &hangarv1.GameOptions{Game: &hangarv1.GameOptions_Aeroplane{Aeroplane: &aeroplanev1.Options{
-			FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0}}}})
+		Options: aeroOptions(&aeroplanev1.Options{
+			FirstPlayer: aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func invitingMatchesB(b *testing.B, from, to *client, n int) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < n; i += 8 {
-				if _, err := from.matches.CreateMatch(from.ctx(), &hangarv1.CreateMatchRequest{Game: hangarv1.Game_GAME_AEROPLANE,
+				if _, err := from.matches.CreateMatch(from.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
 					SeatCount: 2, Private: true, InvitedPlayerIds: []string{to.id}}); err != nil {
 					b.Error(err)
 					return

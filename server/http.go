@@ -117,21 +117,57 @@ func asConnectError(st *status.Status) *connect.Error {
 }
 
 // jsonCodec is vanguard's JSON codec whose decoding errors are the
-// client's: INVALID_ARGUMENT (HTTP 400), not UNKNOWN (500).
+// client's: INVALID_ARGUMENT (HTTP 400), not UNKNOWN (500), with the
+// ErrorInfo a handler's refusal has: reason UNKNOWN_TYPE when an Any's
+// "@type" is no hosted game's (the gRPC call answers the same), else
+// MALFORMED_REQUEST.
 type jsonCodec struct{ *vanguard.JSONCodec }
 
 func (c jsonCodec) Unmarshal(b []byte, msg proto.Message) error {
-	if err := c.JSONCodec.Unmarshal(b, msg); err != nil {
-		return connect.NewError(connect.CodeInvalidArgument, err)
+	codec, r := c.recording()
+	if err := codec.Unmarshal(b, msg); err != nil {
+		return decodeError(err, r)
 	}
 	return nil
 }
 
 func (c jsonCodec) UnmarshalField(b []byte, msg proto.Message, f protoreflect.FieldDescriptor) error {
-	if err := c.JSONCodec.UnmarshalField(b, msg, f); err != nil {
-		return connect.NewError(connect.CodeInvalidArgument, err)
+	codec, r := c.recording()
+	if err := codec.UnmarshalField(b, msg, f); err != nil {
+		return decodeError(err, r)
 	}
 	return nil
+}
+
+// recording is the codec with a resolver that remembers the types it
+// could not resolve.
+func (c jsonCodec) recording() (*vanguard.JSONCodec, *missedTypes) {
+	r := &missedTypes{TypeResolver: c.UnmarshalOptions.Resolver}
+	codec := *c.JSONCodec
+	codec.UnmarshalOptions.Resolver = r
+	return &codec, r
+}
+
+// missedTypes is a resolver that remembers whether a look-up failed.
+type missedTypes struct {
+	vanguard.TypeResolver
+	missed bool
+}
+
+func (r *missedTypes) FindMessageByURL(url string) (protoreflect.MessageType, error) {
+	mt, err := r.TypeResolver.FindMessageByURL(url)
+	r.missed = r.missed || err != nil
+	return mt, err
+}
+
+// decodeError is the client's error for a request body that does not
+// decode, r having resolved its types.
+func decodeError(err error, r *missedTypes) error {
+	reason := service.ReasonMalformedRequest
+	if r.missed {
+		reason = service.ReasonUnknownType
+	}
+	return asConnectError(status.Convert(service.EdgeError(codes.InvalidArgument, reason, err.Error(), false)))
 }
 
 // corsFor lets pages from the given origins ("*" for any) call every

@@ -35,6 +35,9 @@ const (
 	ReasonMethodNotAllowed = "METHOD_NOT_ALLOWED"
 	// ReasonRequestTimeout: the body did not arrive in time (HTTP 408).
 	ReasonRequestTimeout = "REQUEST_TIMEOUT"
+	// ReasonUnknownType: a google.protobuf.Any holds a type no hosted game
+	// has (INVALID_ARGUMENT), as the service says of an Any it is sent.
+	ReasonUnknownType = "UNKNOWN_TYPE"
 )
 
 // EdgeError is a refusal made at the node's edge: code with an ErrorInfo of

@@ -49,7 +49,7 @@ var reasons = []struct {
 	{game.ErrIllegalMove, "ILLEGAL_MOVE"},
 	{game.ErrGameOver, "GAME_OVER"},
 	{game.ErrUnknownGame, "UNKNOWN_GAME"},
-	{game.ErrUnknownType, "UNKNOWN_TYPE"},
+	{game.ErrUnknownType, ReasonUnknownType},
 	{match.ErrMatchNotOpen, "MATCH_NOT_OPEN"},
 	{match.ErrMatchFull, "MATCH_FULL"},
 	{match.ErrSeatTaken, "SEAT_TAKEN"},
