@@ -144,11 +144,11 @@ func apiPlanes(m *hangarv1.Match) []string {
 	return out
 }
 
-// TestWebPlayAeroplane signs up, creates a 2-seat match against a bot and
+// TestLongWebPlayAeroplane signs up, creates a 2-seat match against a bot and
 // plays it to the end through the page, clicking Roll or a legal move
 // whenever the page offers one. With "server rolls" ticked (auto_roll) the
 // page never offers Roll: each turn comes with its die.
-func TestWebPlayAeroplane(t *testing.T) {
+func TestLongWebPlayAeroplane(t *testing.T) {
 	nodetest.Long(t)
 	for _, autoRoll := range []bool{false, true} {
 		t.Run(fmt.Sprintf("auto_roll=%v", autoRoll), func(t *testing.T) { webPlayAeroplane(t, autoRoll) })
@@ -244,10 +244,10 @@ func webPlayAeroplane(t *testing.T, autoRoll bool) {
 	}
 }
 
-// TestWebReplay replays a finished all-bot match: at each version the
+// TestLongWebReplay replays a finished all-bot match: at each version the
 // slider is moved to, the board shows the planes GetMatch at_version
 // returns, and the state's notation.
-func TestWebReplay(t *testing.T) {
+func TestLongWebReplay(t *testing.T) {
 	nodetest.Long(t)
 	ctx := browser(t, 3*time.Minute)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
@@ -341,11 +341,11 @@ func apiTiles(m *hangarv1.Match) []string {
 	return out
 }
 
-// TestWebCarcassonne plays a 2-seat Carcassonne match against a bot to the
+// TestLongWebCarcassonne plays a 2-seat Carcassonne match against a bot to the
 // end through the page, clicking a legal move whenever the page lists
 // some, then replays it: the tiles and followers drawn at several versions
 // are those of GetMatch at_version.
-func TestWebCarcassonne(t *testing.T) {
+func TestLongWebCarcassonne(t *testing.T) {
 	nodetest.Long(t)
 	ctx := browser(t, 5*time.Minute)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
@@ -420,10 +420,10 @@ func TestWebCarcassonne(t *testing.T) {
 	}
 }
 
-// TestWebLobby joins another player's open match from the lobby, then
+// TestLongWebLobby joins another player's open match from the lobby, then
 // creates a 3-seat match, lets another player join it over the API and
 // starts it from the page with a seat still empty.
-func TestWebLobby(t *testing.T) {
+func TestLongWebLobby(t *testing.T) {
 	nodetest.Long(t)
 	ctx := browser(t, 2*time.Minute)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
