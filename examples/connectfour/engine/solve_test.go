@@ -150,7 +150,8 @@ func TestSolveMatchesBruteForce(t *testing.T) {
 }
 
 // TestSolveEmptyBoard solves the start: the first player wins with the last disc of the board
-// (score 1; Allis and Allen, 1988). It takes minutes, so it runs only with HANGAR_TEST_LONG=1.
+// (score 1; Allis and Allen, 1988). It takes far longer than the default tests may, so it runs
+// only with HANGAR_TEST_LONG=1.
 func TestSolveEmptyBoard(t *testing.T) {
 	if !long() {
 		t.Skip("set HANGAR_TEST_LONG=1")
