@@ -1,0 +1,3 @@
+module github.com/hangarhq/hangar/examples/connectfour
+
+go 1.26.8
