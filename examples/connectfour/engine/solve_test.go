@@ -149,22 +149,6 @@ func TestSolveMatchesBruteForce(t *testing.T) {
 	}
 }
 
-// TestSolveEmptyBoard solves the start: the first player wins with the last disc of the board
-// (score 1; Allis and Allen, 1988). It takes far longer than the default tests may, so it runs
-// only with HANGAR_TEST_LONG=1.
-func TestSolveEmptyBoard(t *testing.T) {
-	if !long() {
-		t.Skip("set HANGAR_TEST_LONG=1")
-	}
-	sv := NewSolver()
-	start := time.Now()
-	got, ok := sv.Solve(New())
-	t.Logf("empty board: %d, %d nodes, %v", got, sv.Nodes(), time.Since(start))
-	if !ok || got != 1 {
-		t.Errorf("Solve(empty) = %d (ok %v), want 1", got, ok)
-	}
-}
-
 func TestSolveMaxNodes(t *testing.T) {
 	sv := NewSolver()
 	sv.MaxNodes = 100
