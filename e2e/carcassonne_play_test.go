@@ -360,12 +360,12 @@ func carcClients(t *testing.T, addr, prefix string, n int) []*client {
 	return out
 }
 
-// TestCarcassonnePeoplePlayToTheEnd: matches of 2 to 5 seats played by
+// TestLongCarcassonnePeoplePlayToTheEnd: matches of 2 to 5 seats played by
 // people over gRPC, some with bot seats, watched by a spectator, finish;
 // the log is gap-free, MatchEnded's places agree with the final scores, and
 // every response and watched event checks against the log (as in the leak
 // test).
-func TestCarcassonnePeoplePlayToTheEnd(t *testing.T) {
+func TestLongCarcassonnePeoplePlayToTheEnd(t *testing.T) {
 	longTest(t)
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)

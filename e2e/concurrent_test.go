@@ -9,10 +9,10 @@ import (
 	"github.com/hangarhq/hangar/server"
 )
 
-// TestManyConcurrentMatches plays many matches at once through one node:
+// TestLongManyConcurrentMatches plays many matches at once through one node:
 // on SQLite every append funnels through its single writer, and no client
 // may see a "database is locked" (or any other) error for it.
-func TestManyConcurrentMatches(t *testing.T) {
+func TestLongManyConcurrentMatches(t *testing.T) {
 	longTest(t)
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)

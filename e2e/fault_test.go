@@ -283,7 +283,7 @@ func throwawayCluster(t *testing.T) *pgtest.Cluster {
 	return cluster
 }
 
-func TestFaultsManyNodesNoLostMoves(t *testing.T) {
+func TestLongFaultsManyNodesNoLostMoves(t *testing.T) {
 	longTest(t)
 	if os.Getenv(pgtest.EnvURL) == "" && testing.Short() {
 		t.Skip("short")

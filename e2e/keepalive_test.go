@@ -12,13 +12,13 @@ import (
 	"github.com/hangarhq/hangar/server"
 )
 
-// TestMobileKeepalive: a client pinging every 10 s (the least grpc-go
+// TestLongMobileKeepalive: a client pinging every 10 s (the least grpc-go
 // allows, what mobile clients use) keeps its watch stream open across
 // several pings; grpc-go's default policy (pings at most every 5 minutes)
 // closes the connection with "too many pings" at the fourth. The test
 // waits out five pings (55 s, in parallel with the other tests), then the
 // watch must still deliver the next event.
-func TestMobileKeepalive(t *testing.T) {
+func TestLongMobileKeepalive(t *testing.T) {
 	longTest(t)
 	if testing.Short() {
 		t.Skip("waits 55 s for keepalive pings")

@@ -398,15 +398,17 @@ func legalOnlyOnTurn(seat int32, s game.State, n int) error {
 	return nil
 }
 
-// TestCarcassonneLeaksNoTile plays 200 seeded matches with the long tests
-// (HANGAR_TEST_LONG=1), else 20 (and 20 under -short and under the race
-// detector, whose run repeats what the plain run proves with all 200), half
-// on each store, concurrently on one node per store.
-func TestCarcassonneLeaksNoTile(t *testing.T) {
-	perStore := 100
-	if !long() || testing.Short() || raceDetector {
-		perStore = 10
-	}
+// TestCarcassonneLeaksNoTile plays 20 seeded matches, half on each store,
+// concurrently on one node per store; TestLongCarcassonneLeaksNoTile plays
+// 200 with the long tests (HANGAR_TEST_LONG=1).
+func TestCarcassonneLeaksNoTile(t *testing.T) { carcassonneLeaksNoTile(t, 10) }
+
+func TestLongCarcassonneLeaksNoTile(t *testing.T) {
+	longTest(t)
+	carcassonneLeaksNoTile(t, 100)
+}
+
+func carcassonneLeaksNoTile(t *testing.T, perStore int) {
 	var total leakTally
 	t.Cleanup(func() {
 		t.Logf("leak test: %d games, %d events, %d responses and %d watched events checked; %d moves sent by notation, %d by fields",

@@ -11,6 +11,3 @@ func longTest(t testing.TB) {
 	t.Helper()
 	nodetest.Long(t)
 }
-
-// long reports whether the long tests run.
-func long() bool { return nodetest.IsLong() }

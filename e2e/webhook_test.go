@@ -249,11 +249,11 @@ func TestWebhookDeliversEveryNotice(t *testing.T) {
 	})
 }
 
-// TestWebhookSurvivesKill9 runs hangar as a process, plays a match against
+// TestLongWebhookSurvivesKill9 runs hangar as a process, plays a match against
 // bots while a slow receiver that fails some deliveries lags behind, kills
 // the process with SIGKILL, restarts it on the same store and plays to the
 // end: the receiver gets every notice, exactly as stored.
-func TestWebhookSurvivesKill9(t *testing.T) {
+func TestLongWebhookSurvivesKill9(t *testing.T) {
 	longTest(t)
 	bin := buildBinary(t)
 	eachBackend(t, func(t *testing.T, cfg server.Config) {

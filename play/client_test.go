@@ -455,9 +455,9 @@ func readFile(t *testing.T, path string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// TestPlayInTmux runs `hangar play` in a real terminal: a detached tmux
+// TestLongPlayInTmux runs `hangar play` in a real terminal: a detached tmux
 // session, keys sent to it, the pane captured with its colours.
-func TestPlayInTmux(t *testing.T) {
+func TestLongPlayInTmux(t *testing.T) {
 	nodetest.Long(t)
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {

@@ -91,9 +91,11 @@ func (f *front) serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 		f.refused(w, r, p, status.Convert(err), httpCode, start)
 	}
 	if r.ContentLength > f.maxBody {
-		// The body is not read: the connection closes after the refusal.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
-		w.Header().Set("Connection", "close")
+		// The body is not kept. After the refusal net/http discards up to
+		// 256 KiB of it (for at most a second) so that a client still
+		// writing its body reads the refusal rather than a reset
+		// connection; a larger body closes the connection unread.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(time.Second))
 		refuse(service.RequestTooLarge(int(f.maxBody)), http.StatusRequestEntityTooLarge)
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/hangarhq/hangar/service"
+	"github.com/hangarhq/hangar/tracing"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -25,15 +26,17 @@ import (
 // runs the stream interceptors of the node's gRPC server (access log,
 // limits, authentication, metrics) with the HTTP client's address as its
 // peer and its Authorization and X-Forwarded-For as its metadata, so a
-// REST watcher is limited and logged as a gRPC one is.
+// REST watcher is limited and logged as a gRPC one is; with tracing on,
+// the call is a span as a gRPC call is.
 type local struct {
 	impls   map[string]any             // service name -> implementation
 	streams map[string]grpc.StreamDesc // full method -> its description
 	ics     []grpc.StreamServerInterceptor
+	tracer  *tracing.Tracer // nil: no spans
 }
 
-func newLocal(ics ...grpc.StreamServerInterceptor) *local {
-	return &local{impls: map[string]any{}, streams: map[string]grpc.StreamDesc{}, ics: ics}
+func newLocal(tracer *tracing.Tracer, ics ...grpc.StreamServerInterceptor) *local {
+	return &local{impls: map[string]any{}, streams: map[string]grpc.StreamDesc{}, ics: ics, tracer: tracer}
 }
 
 // registrar records the services registered on it for l, and registers
@@ -67,8 +70,10 @@ func (l *local) serve(r *http.Request, method string, req proto.Message, out *re
 		ic, next := l.ics[i], h
 		h = func(srv any, ss grpc.ServerStream) error { return ic(srv, ss, info, next) }
 	}
-	ss := &localStream{ctx: localContext(r), req: req, out: out}
-	out.end(h(l.impls[svc], ss))
+	ctx, endSpan := l.tracer.Local(localContext(r), r.Header, method)
+	err := h(l.impls[svc], &localStream{ctx: ctx, req: req, out: out})
+	endSpan(err)
+	out.end(err)
 }
 
 // localContext is the context of a local call for r: its peer is the HTTP

@@ -335,7 +335,7 @@ func (m *Server) buildGRPC(conn ConnLimits, opts service.Options, lim service.Li
 	m.edge = &grpcEdge{budget: m.budget, size: int64(conn.MaxRecvMsgSize), addrKey: m.svc.ConnKey,
 		firstMessage: conn.BodyTimeout, stats: m.stats, access: opts.AccessLog}
 	m.grpc = grpc.NewServer(slices.Concat(m.edge.serverOptions(), m.tracer.ServerOptions(), m.stats.ServerOptions(), m.svc.ServerOptions(), keepalivePolicy(conn))...)
-	m.local = newLocal(slices.Concat(m.stats.StreamInterceptors(), m.svc.StreamInterceptors())...)
+	m.local = newLocal(m.tracer, slices.Concat(m.stats.StreamInterceptors(), m.svc.StreamInterceptors())...)
 	m.svc.Register(registrar{next: m.grpc, l: m.local})
 	m.health = health.NewServer()
 	healthpb.RegisterHealthServer(m.grpc, m.health)

@@ -108,7 +108,7 @@ func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (
 	if !match.Ended(m.Status) || m.Version != row.Version {
 		return 0, false, fmt.Errorf("the events fold to %s at version %d, the row says %s at %d", m.Status, m.Version, row.Status, row.Version)
 	}
-	text, err := s.exportText(ctx, m, s.store.Events)
+	text, err := s.hist.Export(ctx, m, s.store.Events)
 	if err != nil {
 		return 0, false, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/match"
+	"github.com/hangarhq/hangar/internal/page"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -81,7 +82,7 @@ func (s *matchServer) GetMatch(ctx context.Context, req *hangarv1.GetMatchReques
 // ListMatches implements hangarv1.MatchServiceServer.
 func (s *matchServer) ListMatches(ctx context.Context, req *hangarv1.ListMatchesRequest) (*hangarv1.ListMatchesResponse, error) {
 	me, _ := auth.Caller(ctx)
-	size, err := pageSize(req.GetPageSize(), 20, 100)
+	size, err := page.Size(req.GetPageSize(), 20, 100)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -105,11 +106,11 @@ func (s *matchServer) ListMatches(ctx context.Context, req *hangarv1.ListMatches
 		q.Game = g.Name()
 	}
 	if t := req.GetPageToken(); t != "" {
-		pos, id, err := decodeToken(t, tokenCreated)
+		pos, id, err := page.Parse(t, page.Created)
 		if err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
-		q.After = &store.Cursor{Created: timeOfToken(pos), ID: id}
+		q.After = &store.Cursor{Created: page.Time(pos), ID: id}
 	}
 	rows, err := s.store.Matches(ctx, q)
 	if err != nil {
@@ -119,7 +120,7 @@ func (s *matchServer) ListMatches(ctx context.Context, req *hangarv1.ListMatches
 	if len(rows) > size {
 		rows = rows[:size]
 		last := rows[size-1]
-		resp.NextPageToken = encodeToken(tokenCreated, uint64(last.Created.UnixNano()), last.ID)
+		resp.NextPageToken = page.Token(page.Created, uint64(last.Created.UnixNano()), last.ID)
 	}
 	for _, r := range rows {
 		pm, err := match.DecodeSummary(s.games, r.Summary)
@@ -131,22 +132,12 @@ func (s *matchServer) ListMatches(ctx context.Context, req *hangarv1.ListMatches
 	return resp, nil
 }
 
-func pageSize(n, def, max int32) (int, error) {
-	switch {
-	case n == 0:
-		return int(def), nil
-	case n < 0 || n > max:
-		return 0, fmt.Errorf("%w: page_size must be 1 to %d", errInvalid, max)
-	}
-	return int(n), nil
-}
-
 // ListMatchEvents implements hangarv1.MatchServiceServer.
 func (s *matchServer) ListMatchEvents(ctx context.Context, req *hangarv1.ListMatchEventsRequest) (*hangarv1.ListMatchEventsResponse, error) {
 	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	size, err := pageSize(req.GetPageSize(), 100, 1000)
+	size, err := page.Size(req.GetPageSize(), 100, 1000)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}

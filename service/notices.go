@@ -5,6 +5,7 @@ import (
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/page"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -43,7 +44,7 @@ func (s *noticeServer) ListNotices(ctx context.Context, req *hangarv1.ListNotice
 	if me.ID == "" {
 		return nil, toStatus(ctx, s.log, errUnauthenticated)
 	}
-	size, err := pageSize(req.GetPageSize(), 100, store.NoticePage)
+	size, err := page.Size(req.GetPageSize(), 100, store.NoticePage)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}

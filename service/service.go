@@ -2,10 +2,11 @@
 // MatchService, MoveService, HistoryService, MatchmakingService,
 // NoticeService), one handler type each (servers.go), over the packages
 // that do one job each: match (the write path), watch (the watch hub and
-// the relay between nodes), auth, limit, notice and matchmaker. Handlers
-// decode and validate protobuf, call those packages, and encode the
-// result; toStatus (errors.go) is the one place that maps errors to gRPC
-// codes. Service builds the packages' objects and wires them together.
+// the relay between nodes), history (the history's reads), auth, limit,
+// notice and matchmaker. Handlers decode and validate protobuf, call those
+// packages, and encode the result; toStatus (errors.go) is the one place
+// that maps errors to gRPC codes. Service builds the packages' objects and
+// wires them together.
 //
 // service may import every job package under internal/, game, store and
 // api; only package server imports it.
@@ -24,6 +25,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/history"
 	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/internal/match"
@@ -46,6 +48,8 @@ type Service struct {
 	players *notice.Hub
 	// cmds runs the players' commands of matches (commands.go).
 	cmds *match.Commands
+	// hist answers the history's reads (package history).
+	hist *history.History
 	// notices reads the players' notice logs.
 	notices *notice.Log
 	// webhook delivers notices to an app backend (nil: none; package notice).
@@ -177,6 +181,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		Options: o.Matchmaking, Published: s.relay.Published, SingleNode: o.SingleNode, HasFeed: o.Feed != nil,
 		PollEvery: o.PollEvery, Closing: s.closing, Ctx: ctx, Bots: &s.bots})
 	s.cmds = &match.Commands{Writer: s.w, Store: st, Games: s.games, Rand: s.rand, Limits: s.limits}
+	s.hist = &history.History{Writer: s.w, Store: st, Games: s.games}
 	s.notices = &notice.Log{Games: s.games, Store: st, Hub: s.players, Limits: s.limits, Closing: s.closing}
 	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits}
 	return s

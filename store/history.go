@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -38,10 +40,6 @@ func OutcomeOf(place, last int, forfeited bool) Outcome {
 	}
 	return OutcomePlaced
 }
-
-// MaxPlaces is how many places PlayerStats counts (Hangar's games seat at
-// most six).
-const MaxPlaces = 6
 
 // SeatResult is how a match ended for one seat.
 type SeatResult struct {
@@ -87,6 +85,53 @@ type MatchResult struct {
 // nothing counted has nil Counters.
 type Counters map[string]int64
 
+// placePrefix begins the names of the place counters (PlaceCounter).
+const placePrefix = "place:"
+
+// PlaceCounter names the player counter that counts the matches a player
+// finished in place (1 = first): "place:1", "place:2", and so on, for any
+// number of places. A store keeps these counters among a player's counters
+// in the game; PlayerStats returns them as Places, never in Counters. The
+// colon keeps them apart from a game's own names, which are
+// lower_snake_case: MatchResult.Check refuses a seat counter with a colon.
+func PlaceCounter(place int) string { return placePrefix + strconv.Itoa(place) }
+
+// placeOf is the place a PlaceCounter name counts, or 0 when name is not
+// one.
+func placeOf(name string) int {
+	digits, ok := strings.CutPrefix(name, placePrefix)
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 1 || PlaceCounter(n) != name {
+		return 0
+	}
+	return n
+}
+
+// SplitPlaces splits a player's counters in a game, as a store keeps them,
+// into the place counts (places[i] counts place i+1, up to the last place
+// counted; nil when none) and the game's own counters (nil when none).
+// Zero counters are left out.
+func SplitPlaces(all Counters) (places []int, game Counters) {
+	for name, v := range all {
+		if v == 0 {
+			continue
+		}
+		n := placeOf(name)
+		if n == 0 {
+			game.add(name, v)
+			continue
+		}
+		if n > len(places) {
+			places = append(places, make([]int, n-len(places))...)
+		}
+		places[n-1] += int(v)
+	}
+	return places, game
+}
+
 // add adds n to the counter name, dropping it when it comes to zero.
 func (c *Counters) add(name string, n int64) {
 	if n == 0 {
@@ -107,14 +152,16 @@ func (c *Counters) add(name string, n int64) {
 type PlayerStats struct {
 	Player, Game string
 	Played, Won  int
-	// Places[i] counts the matches finished in place i+1.
-	Places [MaxPlaces]int
+	// Places[i] counts the matches finished in place i+1, up to the last
+	// place the player finished in (nil before any match). Stores keep
+	// them as the player's PlaceCounter counters.
+	Places []int
 	// PlaceSum is the sum of the places: the average place is
 	// PlaceSum/Played.
 	PlaceSum int
 	Forfeits int
 	// Counters sums the counters of the player's seats in the game's
-	// matches.
+	// matches: the game's own, without the place counters.
 	Counters Counters
 	// WinStreak is the current run of wins, LongestWinStreak the longest.
 	WinStreak, LongestWinStreak int
@@ -135,7 +182,10 @@ func (s *PlayerStats) Add(r SeatResult, ended time.Time) {
 	} else {
 		s.WinStreak = 0
 	}
-	if r.Place >= 1 && r.Place <= MaxPlaces {
+	if r.Place >= 1 {
+		if r.Place > len(s.Places) {
+			s.Places = append(s.Places, make([]int, r.Place-len(s.Places))...)
+		}
 		s.Places[r.Place-1]++
 	}
 	s.PlaceSum += r.Place
@@ -271,6 +321,12 @@ func (r *MatchResult) Check() error {
 			return fmt.Errorf("store: seat %d: place %d of %d", s.Seat, s.Place, s.Seats)
 		case s.Counters[""] != 0:
 			return fmt.Errorf("store: seat %d: a counter without a name", s.Seat)
+		}
+		for name := range s.Counters {
+			if strings.Contains(name, ":") {
+				// The store's own names (PlaceCounter) hold a colon.
+				return fmt.Errorf("store: seat %d: counter %q: a game's counter names hold no colon", s.Seat, name)
+			}
 		}
 		if s.Rated {
 			rated++

@@ -1,14 +1,15 @@
 // Package tracing is the node's OpenTelemetry tracing: a span per RPC
 // (otelgrpc's stats handler on the gRPC server, which the REST, Connect and
-// gRPC-Web calls reach too; the REST watches, which the node calls on
-// itself without a connection, get none) with the store's calls as its children, sent to
-// an OTLP/gRPC collector. It is off unless an endpoint is configured, and
+// gRPC-Web calls reach too, and Local for the REST watches, which the node
+// calls on itself without a connection) with the store's calls as its
+// children, sent to an OTLP/gRPC collector. It is off unless an endpoint is configured, and
 // it is the only importer of the OpenTelemetry SDK and exporter.
 package tracing
 
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
@@ -20,6 +21,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
 
 	"github.com/hangarhq/hangar/store"
 )
@@ -70,6 +72,9 @@ func (t *Tracer) Shutdown(ctx context.Context) error {
 	return t.stop(ctx)
 }
 
+// propagator reads a trace the client propagated (W3C trace context).
+var propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+
 // ServerOptions put a span around every RPC, continuing a trace the
 // client propagated (W3C trace context).
 func (t *Tracer) ServerOptions() []grpc.ServerOption {
@@ -77,8 +82,31 @@ func (t *Tracer) ServerOptions() []grpc.ServerOption {
 		return nil
 	}
 	return []grpc.ServerOption{grpc.StatsHandler(otelgrpc.NewServerHandler(
-		otelgrpc.WithTracerProvider(t.tp),
-		otelgrpc.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))))}
+		otelgrpc.WithTracerProvider(t.tp), otelgrpc.WithPropagators(propagator)))}
+}
+
+// Local starts the span of a call the node makes on itself from its HTTP
+// side (a REST watch), named and described as otelgrpc describes a gRPC
+// call's ("hangar.v1.MatchService/WatchMatch", rpc.system grpc, the
+// status code), continuing a trace the HTTP request propagated in header.
+// The returned function ends it with the call's error.
+func (t *Tracer) Local(ctx context.Context, header http.Header, fullMethod string) (context.Context, func(error)) {
+	if t == nil {
+		return ctx, func(error) {}
+	}
+	name := strings.TrimPrefix(fullMethod, "/")
+	svc, method, _ := strings.Cut(name, "/")
+	ctx = propagator.Extract(ctx, propagation.HeaderCarrier(header))
+	ctx, sp := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
+		attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", svc), attribute.String("rpc.method", method)))
+	return ctx, func(err error) {
+		st := status.Convert(err)
+		sp.SetAttributes(attribute.Int("rpc.grpc.status_code", int(st.Code())))
+		if err != nil {
+			sp.SetStatus(codes.Error, st.Message())
+		}
+		sp.End()
+	}
 }
 
 // Store wraps st so that its calls on the write and read paths are spans

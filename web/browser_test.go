@@ -165,11 +165,11 @@ func apiPlanes(t *testing.T, m *hangarv1.Match) []string {
 	return out
 }
 
-// TestWebPlayAeroplane signs up, creates a 2-seat match against a bot and
+// TestLongWebPlayAeroplane signs up, creates a 2-seat match against a bot and
 // plays it to the end through the page, clicking Roll or a legal move
 // whenever the page offers one. With "server rolls" ticked (auto_roll) the
 // page never offers Roll: each turn comes with its die.
-func TestWebPlayAeroplane(t *testing.T) {
+func TestLongWebPlayAeroplane(t *testing.T) {
 	nodetest.Long(t)
 	for _, autoRoll := range []bool{false, true} {
 		t.Run(fmt.Sprintf("auto_roll=%v", autoRoll), func(t *testing.T) { webPlayAeroplane(t, autoRoll) })
@@ -265,10 +265,10 @@ func webPlayAeroplane(t *testing.T, autoRoll bool) {
 	}
 }
 
-// TestWebReplay replays a finished all-bot match: at each version the
+// TestLongWebReplay replays a finished all-bot match: at each version the
 // slider is moved to, the board shows the planes GetMatch at_version
 // returns, and the state's notation.
-func TestWebReplay(t *testing.T) {
+func TestLongWebReplay(t *testing.T) {
 	nodetest.Long(t)
 	ctx := browser(t, 3*time.Minute)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
@@ -370,11 +370,11 @@ func apiTiles(t *testing.T, m *hangarv1.Match) []string {
 	return out
 }
 
-// TestWebCarcassonne plays a 2-seat Carcassonne match against a bot to the
+// TestLongWebCarcassonne plays a 2-seat Carcassonne match against a bot to the
 // end through the page, clicking a legal move whenever the page lists
 // some, then replays it: the tiles and followers drawn at several versions
 // are those of GetMatch at_version.
-func TestWebCarcassonne(t *testing.T) {
+func TestLongWebCarcassonne(t *testing.T) {
 	nodetest.Long(t)
 	ctx := browser(t, 5*time.Minute)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
@@ -449,10 +449,10 @@ func TestWebCarcassonne(t *testing.T) {
 	}
 }
 
-// TestWebLobby joins another player's open match from the lobby, then
+// TestLongWebLobby joins another player's open match from the lobby, then
 // creates a 3-seat match, lets another player join it over the API and
 // starts it from the page with a seat still empty.
-func TestWebLobby(t *testing.T) {
+func TestLongWebLobby(t *testing.T) {
 	nodetest.Long(t)
 	ctx := browser(t, 2*time.Minute)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
@@ -562,13 +562,13 @@ func pageJSON(ctx context.Context, t *testing.T, what, js string) any {
 	return v
 }
 
-// TestWebGeneric plays Aeroplane Chess in the generic view, the view of a
+// TestLongWebGeneric plays Aeroplane Chess in the generic view, the view of a
 // game the page does not draw (?generic=1 hides its drawings): the title
 // is ListGames', the options are typed as JSON, the state shown is the
 // API's state as JSON, the buttons are the API's legal actions and each
 // sends its action back through Act (Roll and Move alike), the log shows
 // the game's events as JSON, and the replay shows the state at a version.
-func TestWebGeneric(t *testing.T) {
+func TestLongWebGeneric(t *testing.T) {
 	nodetest.Long(t)
 	ctx := browser(t, 5*time.Minute)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})

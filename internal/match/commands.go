@@ -152,17 +152,15 @@ func (s *Commands) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchReq
 // JoinMatch runs the JoinMatch command of the caller.
 func (s *Commands) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest) (*hangarv1.JoinMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
-	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
-	if err != nil {
-		return nil, err
-	}
 	code := req.GetInviteCode()
-	if len(code) > maxCodeLen {
-		return nil, fmt.Errorf("%w: invite_code is at most %d bytes", fault.ErrInvalid, maxCodeLen)
-	}
-	s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return m.MayJoin(me.ID) || m.CodeID(code) != "" })
-	c.Admit = func(m *Match) bool { return m.CodeID(code) != "" }
-	c.Decide = func(m *Match) (Step, error) {
+	view, err := s.run(ctx, req, req.GetRequestId(), func(c *Command) error {
+		if len(code) > maxCodeLen {
+			return fmt.Errorf("%w: invite_code is at most %d bytes", fault.ErrInvalid, maxCodeLen)
+		}
+		s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return m.MayJoin(me.ID) || m.CodeID(code) != "" })
+		c.Admit = func(m *Match) bool { return m.CodeID(code) != "" }
+		return nil
+	}, func(m *Match) (Step, error) {
 		codeID := ""
 		if !m.MayJoin(me.ID) {
 			if codeID = m.CodeID(code); codeID == "" {
@@ -175,22 +173,17 @@ func (s *Commands) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest
 		}
 		evs[0].GetPlayerJoined().InviteCodeId = codeID
 		return Events(evs...), nil
-	}
-	out, err := s.Writer.Exec(ctx, c)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &hangarv1.JoinMatchResponse{Match: out.Match.View(me.ID)}, nil
+	return &hangarv1.JoinMatchResponse{Match: view}, nil
 }
 
 // LeaveMatch runs the LeaveMatch command of the caller.
 func (s *Commands) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchRequest) (*hangarv1.LeaveMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
-	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
-	if err != nil {
-		return nil, err
-	}
-	c.Decide = func(m *Match) (Step, error) {
+	view, err := s.run(ctx, req, req.GetRequestId(), nil, func(m *Match) (Step, error) {
 		i := m.SeatOf(me.ID)
 		if i < 0 {
 			return Step{}, ErrNotSeated
@@ -220,22 +213,17 @@ func (s *Commands) LeaveMatch(ctx context.Context, req *hangarv1.LeaveMatchReque
 			return st, st.AddGame(m, gevs)
 		}
 		return Step{}, fmt.Errorf("%w: the match is over", ErrNotInPlay)
-	}
-	out, err := s.Writer.Exec(ctx, c)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &hangarv1.LeaveMatchResponse{Match: out.Match.View(me.ID)}, nil
+	return &hangarv1.LeaveMatchResponse{Match: view}, nil
 }
 
 // StartMatch runs the StartMatch command of the caller.
 func (s *Commands) StartMatch(ctx context.Context, req *hangarv1.StartMatchRequest) (*hangarv1.StartMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
-	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
-	if err != nil {
-		return nil, err
-	}
-	c.Decide = func(m *Match) (Step, error) {
+	view, err := s.run(ctx, req, req.GetRequestId(), nil, func(m *Match) (Step, error) {
 		if m.Creator != me.ID {
 			return Step{}, fmt.Errorf("%w: only the creator starts a match", ErrNotCreator)
 		}
@@ -253,12 +241,11 @@ func (s *Commands) StartMatch(ctx context.Context, req *hangarv1.StartMatchReque
 			st.Quota = s.Limits.MatchQuota(me.ID, false, true)
 		}
 		return st, nil
-	}
-	out, err := s.Writer.Exec(ctx, c)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &hangarv1.StartMatchResponse{Match: out.Match.View(me.ID)}, nil
+	return &hangarv1.StartMatchResponse{Match: view}, nil
 }
 
 // occupied returns the seats taken in m.
@@ -288,6 +275,37 @@ func matchCommand(ctx context.Context, matchID string, expected int64, reqID str
 		reqID = ident.New("r_")
 	}
 	return Command{MatchID: matchID, Expected: expected, Author: me.ID, ReqID: reqID, Req: req}, nil
+}
+
+// matchRequest is the request of a match command.
+type matchRequest interface {
+	proto.Message
+	GetMatchId() string
+	GetExpectedVersion() int64
+}
+
+// run is the path of the match commands that answer with the match: it
+// validates what every match command carries (matchCommand; reqID is the
+// request's id), has prepare (when not nil) check the rest of the request
+// and ready the command (catch the cached match up, set Admit), executes
+// the command as decide decides it, and returns the match after it as the
+// caller sees it.
+func (s *Commands) run(ctx context.Context, req matchRequest, reqID string, prepare func(c *Command) error, decide func(m *Match) (Step, error)) (*hangarv1.Match, error) {
+	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), reqID, req)
+	if err != nil {
+		return nil, err
+	}
+	if prepare != nil {
+		if err := prepare(&c); err != nil {
+			return nil, err
+		}
+	}
+	c.Decide = decide
+	out, err := s.Writer.Exec(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return out.Match.View(c.Author), nil
 }
 
 // joinEvents seats player p in m, in seat (nil: the first free one): its
@@ -327,15 +345,11 @@ func joinEvents(m *Match, p store.Player, seatNo *int32) ([]*hangarv1.Event, err
 // CreateInviteCode runs the CreateInviteCode command of the caller.
 func (s *Commands) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInviteCodeRequest) (*hangarv1.CreateInviteCodeResponse, error) {
 	me, _ := auth.Caller(ctx)
-	// No request id: a retry makes another code (see the proto).
-	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), "", req)
-	if err != nil {
-		return nil, err
-	}
 	code, _ := ident.Secret(codePrefix)
 	h := sha256.Sum256([]byte(code))
 	id := ident.New("ic_")
-	c.Decide = func(m *Match) (Step, error) {
+	// No request id: a retry makes another code (see the proto).
+	view, err := s.run(ctx, req, "", nil, func(m *Match) (Step, error) {
 		switch {
 		case !m.CanSee(me.ID):
 			return Step{}, Hidden(m.ID)
@@ -350,28 +364,25 @@ func (s *Commands) CreateInviteCode(ctx context.Context, req *hangarv1.CreateInv
 		}
 		return Events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeCreated{InviteCodeCreated: &hangarv1.InviteCodeCreated{
 			CodeId: id, CodeSha256: h[:]}}}), nil
-	}
-	out, err := s.Writer.Exec(ctx, c)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &hangarv1.CreateInviteCodeResponse{Code: code, CodeId: id, Match: out.Match.View(me.ID)}, nil
+	return &hangarv1.CreateInviteCodeResponse{Code: code, CodeId: id, Match: view}, nil
 }
 
 // RevokeInviteCode runs the RevokeInviteCode command of the caller.
 func (s *Commands) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInviteCodeRequest) (*hangarv1.RevokeInviteCodeResponse, error) {
 	me, _ := auth.Caller(ctx)
-	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
-	if err != nil {
-		return nil, err
-	}
-	if err := ident.Check("code_id", req.GetCodeId()); err != nil {
-		return nil, err
-	}
-	s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool {
-		return slices.ContainsFunc(m.Codes, func(k InviteCode) bool { return k.ID == req.GetCodeId() })
-	})
-	c.Decide = func(m *Match) (Step, error) {
+	view, err := s.run(ctx, req, req.GetRequestId(), func(c *Command) error {
+		if err := ident.Check("code_id", req.GetCodeId()); err != nil {
+			return err
+		}
+		s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool {
+			return slices.ContainsFunc(m.Codes, func(k InviteCode) bool { return k.ID == req.GetCodeId() })
+		})
+		return nil
+	}, func(m *Match) (Step, error) {
 		switch {
 		case !m.CanSee(me.ID):
 			return Step{}, Hidden(m.ID)
@@ -382,23 +393,20 @@ func (s *Commands) RevokeInviteCode(ctx context.Context, req *hangarv1.RevokeInv
 		}
 		return Events(&hangarv1.Event{Body: &hangarv1.Event_InviteCodeRevoked{InviteCodeRevoked: &hangarv1.InviteCodeRevoked{
 			CodeId: req.GetCodeId()}}}), nil
-	}
-	out, err := s.Writer.Exec(ctx, c)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &hangarv1.RevokeInviteCodeResponse{Match: out.Match.View(me.ID)}, nil
+	return &hangarv1.RevokeInviteCodeResponse{Match: view}, nil
 }
 
 // AcceptInvitation runs the AcceptInvitation command of the caller.
 func (s *Commands) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInvitationRequest) (*hangarv1.AcceptInvitationResponse, error) {
 	me, _ := auth.Caller(ctx)
-	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
-	if err != nil {
-		return nil, err
-	}
-	s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return slices.Contains(m.Invited, me.ID) })
-	c.Decide = func(m *Match) (Step, error) {
+	view, err := s.run(ctx, req, req.GetRequestId(), func(c *Command) error {
+		s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return slices.Contains(m.Invited, me.ID) })
+		return nil
+	}, func(m *Match) (Step, error) {
 		if !slices.Contains(m.Invited, me.ID) {
 			return Step{}, ErrNotInvited
 		}
@@ -408,12 +416,11 @@ func (s *Commands) AcceptInvitation(ctx context.Context, req *hangarv1.AcceptInv
 		}
 		accepted := &hangarv1.Event{Body: &hangarv1.Event_InvitationAccepted{InvitationAccepted: &hangarv1.InvitationAccepted{PlayerId: me.ID}}}
 		return Events(append([]*hangarv1.Event{accepted}, evs...)...), nil
-	}
-	out, err := s.Writer.Exec(ctx, c)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &hangarv1.AcceptInvitationResponse{Match: out.Match.View(me.ID)}, nil
+	return &hangarv1.AcceptInvitationResponse{Match: view}, nil
 }
 
 // DeclineInvitation runs the DeclineInvitation command of the caller.
@@ -454,19 +461,18 @@ func (s *Commands) DeclineInvitation(ctx context.Context, req *hangarv1.DeclineI
 // InviteToMatch runs the InviteToMatch command of the caller.
 func (s *Commands) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatchRequest) (*hangarv1.InviteToMatchResponse, error) {
 	me, _ := auth.Caller(ctx)
-	c, err := matchCommand(ctx, req.GetMatchId(), req.GetExpectedVersion(), req.GetRequestId(), req)
-	if err != nil {
-		return nil, err
-	}
-	if len(req.GetPlayerIds()) == 0 {
-		return nil, fmt.Errorf("%w: player_ids is required", fault.ErrInvalid)
-	}
-	ids, err := s.invitees(ctx, "player_ids", req.GetPlayerIds(), me.ID)
-	if err != nil {
-		return nil, err
-	}
-	s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return m.Creator == me.ID || m.SeatOf(me.ID) >= 0 })
-	c.Decide = func(m *Match) (Step, error) {
+	var ids []string // the players invited, checked before the decision
+	view, err := s.run(ctx, req, req.GetRequestId(), func(c *Command) error {
+		if len(req.GetPlayerIds()) == 0 {
+			return fmt.Errorf("%w: player_ids is required", fault.ErrInvalid)
+		}
+		var err error
+		if ids, err = s.invitees(ctx, "player_ids", req.GetPlayerIds(), me.ID); err != nil {
+			return err
+		}
+		s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return m.Creator == me.ID || m.SeatOf(me.ID) >= 0 })
+		return nil
+	}, func(m *Match) (Step, error) {
 		switch {
 		case !m.CanSee(me.ID):
 			return Step{}, Hidden(m.ID)
@@ -491,12 +497,11 @@ func (s *Commands) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatc
 		}
 		return Events(&hangarv1.Event{Body: &hangarv1.Event_PlayersInvited{PlayersInvited: &hangarv1.PlayersInvited{
 			PlayerIds: fresh}}}), nil
-	}
-	out, err := s.Writer.Exec(ctx, c)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &hangarv1.InviteToMatchResponse{Match: out.Match.View(me.ID)}, nil
+	return &hangarv1.InviteToMatchResponse{Match: view}, nil
 }
 
 // invitees validates the player ids a request invites (field names them):

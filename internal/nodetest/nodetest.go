@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -30,9 +31,17 @@ import (
 // more. `go test ./...` skips them; .ci/run sets it, so CI runs them all.
 const EnvLong = "HANGAR_TEST_LONG"
 
-// Long skips t unless HANGAR_TEST_LONG=1.
+// LongPrefix begins the name of every long test, so that one pattern
+// (`go test -run '^TestLong' ./...`) runs them all and nothing else.
+const LongPrefix = "TestLong"
+
+// Long skips t unless HANGAR_TEST_LONG=1. It fails a test whose name does
+// not begin with LongPrefix.
 func Long(t testing.TB) {
 	t.Helper()
+	if !strings.HasPrefix(t.Name(), LongPrefix) {
+		t.Fatalf("%s calls nodetest.Long: a long test's name begins with %s", t.Name(), LongPrefix)
+	}
 	if !IsLong() {
 		t.Skip("long test: set " + EnvLong + "=1 (CI sets it)")
 	}

@@ -134,25 +134,17 @@ INSERT INTO match_opponents (player_id, opponent_id, ended_at, match_id)
 SELECT a, b, $2, $1 FROM unnest($3::text[]) AS a, unnest($3::text[]) AS b WHERE a <> b`
 
 // upsertStatsSQL is store.PlayerStats.Add in SQL, one row per player in
-// player order.
+// player order; the place counts are counters (upsertCountersSQL).
 const upsertStatsSQL = `
-INSERT INTO player_stats AS s (player_id, game, played, won, place_1, place_2, place_3, place_4,
-	place_5, place_6, place_sum, forfeits, win_streak, longest_win_streak, played_us, last_ended_at)
-SELECT r.p, $1, 1, r.won, (r.place = 1)::int, (r.place = 2)::int, (r.place = 3)::int,
-	(r.place = 4)::int, (r.place = 5)::int, (r.place = 6)::int, r.place, r.forfeited,
-	r.won, r.won, r.played, $2
+INSERT INTO player_stats AS s (player_id, game, played, won, place_sum, forfeits, win_streak,
+	longest_win_streak, played_us, last_ended_at)
+SELECT r.p, $1, 1, r.won, r.place, r.forfeited, r.won, r.won, r.played, $2
 FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::bigint[])
 	AS r(p, won, place, forfeited, played)
 ORDER BY r.p
 ON CONFLICT (player_id, game) DO UPDATE SET
 	played = s.played + 1,
 	won = s.won + excluded.won,
-	place_1 = s.place_1 + excluded.place_1,
-	place_2 = s.place_2 + excluded.place_2,
-	place_3 = s.place_3 + excluded.place_3,
-	place_4 = s.place_4 + excluded.place_4,
-	place_5 = s.place_5 + excluded.place_5,
-	place_6 = s.place_6 + excluded.place_6,
 	place_sum = s.place_sum + excluded.place_sum,
 	forfeits = s.forfeits + excluded.forfeits,
 	win_streak = CASE WHEN excluded.won = 1 THEN s.win_streak + 1 ELSE 0 END,
@@ -160,8 +152,9 @@ ON CONFLICT (player_id, game) DO UPDATE SET
 	played_us = s.played_us + excluded.played_us,
 	last_ended_at = GREATEST(s.last_ended_at, excluded.last_ended_at)`
 
-// upsertCountersSQL adds the seats' counters to their players' in the game,
-// in (player, counter) order. The rows it locks belong to players whose
+// upsertCountersSQL adds the seats' counters, and a count of one for each
+// seat's place (store.PlaceCounter), to their players' in the game, in
+// (player, counter) order. The rows it locks belong to players whose
 // player_stats rows upsertStatsSQL has locked before it in the same order,
 // so two ends that share players take these locks one after the other.
 const upsertCountersSQL = `
@@ -255,6 +248,10 @@ func queueEnd(b *pgx.Batch, a store.Append) *endWrites {
 		// order.
 		cPlayers, cNames []string
 		cValues          []int64
+		// The players' counters to add: the seats' counters and their
+		// place counters.
+		pPlayers, pNames []string
+		pValues          []int64
 	)
 	for i, r := range humans {
 		ids[i], results[i] = r.Player, string(r.Outcome)
@@ -265,6 +262,7 @@ func queueEnd(b *pgx.Batch, a store.Append) *endWrites {
 				cPlayers, cNames, cValues = append(cPlayers, r.Player), append(cNames, name), append(cValues, v)
 			}
 		}
+		pPlayers, pNames, pValues = append(pPlayers, r.Player), append(pNames, store.PlaceCounter(r.Place)), append(pValues, 1)
 		if r.Outcome == store.OutcomeWon {
 			won[i] = 1
 		}
@@ -283,8 +281,9 @@ func queueEnd(b *pgx.Batch, a store.Append) *endWrites {
 	b.Queue(upsertStatsSQL, m.Game, ended, ids, won, place, forfeits, played)
 	if len(cNames) > 0 {
 		b.Queue(insertResultCountersSQL, m.ID, cPlayers, cNames, cValues)
-		b.Queue(upsertCountersSQL, m.Game, cPlayers, cNames, cValues)
 	}
+	pPlayers, pNames, pValues = append(pPlayers, cPlayers...), append(pNames, cNames...), append(pValues, cValues...)
+	b.Queue(upsertCountersSQL, m.Game, pPlayers, pNames, pValues)
 	if len(ratedIDs) > 0 {
 		b.Queue(lockRatingsSQL, int32(ratingLockClass), m.Game, ratedIDs)
 		end.current = make(map[string]store.Rating, len(ratedIDs))
@@ -462,9 +461,10 @@ func playerMatches(ctx context.Context, db querier, q store.HistoryQuery) ([]sto
 }
 
 // statsSQL reads a player's statistics row and, in the same statement (one
-// snapshot), the player's counters in the game.
-const statsSQL = `SELECT s.played, s.won, s.place_1, s.place_2, s.place_3, s.place_4, s.place_5, s.place_6,
-	s.place_sum, s.forfeits, s.win_streak, s.longest_win_streak, s.played_us, s.last_ended_at, cs.counters
+// snapshot), the player's counters in the game, the place counters among
+// them.
+const statsSQL = `SELECT s.played, s.won, s.place_sum, s.forfeits, s.win_streak, s.longest_win_streak,
+	s.played_us, s.last_ended_at, cs.counters
 	FROM player_stats s
 	CROSS JOIN LATERAL (` + countersSQL + `player_counters c
 		WHERE c.player_id = s.player_id AND c.game = s.game AND c.value <> 0) cs
@@ -479,9 +479,9 @@ func (s *Store) PlayerStats(ctx context.Context, player, game string) (store.Pla
 func playerStats(ctx context.Context, db querier, player, game string) (store.PlayerStats, error) {
 	st := store.PlayerStats{Player: player, Game: game}
 	var played int64
-	p := &st.Places
-	err := db.QueryRow(ctx, statsSQL, player, game).Scan(&st.Played, &st.Won, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5],
-		&st.PlaceSum, &st.Forfeits, &st.WinStreak, &st.LongestWinStreak, &played, &st.LastEnded, &st.Counters)
+	var counters store.Counters
+	err := db.QueryRow(ctx, statsSQL, player, game).Scan(&st.Played, &st.Won,
+		&st.PlaceSum, &st.Forfeits, &st.WinStreak, &st.LongestWinStreak, &played, &st.LastEnded, &counters)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.PlayerStats{Player: player, Game: game}, nil
@@ -489,6 +489,7 @@ func playerStats(ctx context.Context, db querier, player, game string) (store.Pl
 		return st, wrapErr("player stats", err)
 	}
 	st.TimePlayed = time.Duration(played) * time.Microsecond
+	st.Places, st.Counters = store.SplitPlaces(counters)
 	return st, nil
 }
 

@@ -153,21 +153,24 @@ func (s *Store) LoadEnded(ctx context.Context, ms []Ended) error {
 	return nil
 }
 
-// LoadSummaries inserts players' statistics (with their counters) and
-// current ratings with COPY.
+// LoadSummaries inserts players' statistics (with their counters, the
+// place counts among them) and current ratings with COPY.
 func (s *Store) LoadSummaries(ctx context.Context, stats []store.PlayerStats, ratings []store.Rating) error {
 	_, err := s.pool.CopyFrom(ctx, pgx.Identifier{"player_stats"}, []string{"player_id", "game", "played", "won",
-		"place_1", "place_2", "place_3", "place_4", "place_5", "place_6", "place_sum", "forfeits",
-		"win_streak", "longest_win_streak", "played_us", "last_ended_at"},
+		"place_sum", "forfeits", "win_streak", "longest_win_streak", "played_us", "last_ended_at"},
 		pgx.CopyFromSlice(len(stats), func(i int) ([]any, error) {
 			st := stats[i]
-			p := st.Places
-			return []any{st.Player, st.Game, st.Played, st.Won, p[0], p[1], p[2], p[3], p[4], p[5], st.PlaceSum,
+			return []any{st.Player, st.Game, st.Played, st.Won, st.PlaceSum,
 				st.Forfeits, st.WinStreak, st.LongestWinStreak, st.TimePlayed.Microseconds(), st.LastEnded}, nil
 		}))
 	if err == nil {
 		var rows [][]any
 		for _, st := range stats {
+			for i, n := range st.Places {
+				if n != 0 {
+					rows = append(rows, []any{st.Player, st.Game, store.PlaceCounter(i + 1), int64(n)})
+				}
+			}
 			for name, v := range st.Counters {
 				if v != 0 {
 					rows = append(rows, []any{st.Player, st.Game, name, v})

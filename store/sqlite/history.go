@@ -25,26 +25,21 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insertResultCounterSQL = `INSERT INTO match_result_counters (match_id, player_id, counter, value)
 		VALUES (?, ?, ?, ?)`
-	// upsertCounterSQL adds a seat's counter to its player's in the game.
+	// upsertCounterSQL adds a seat's counter, or a count of its place
+	// (store.PlaceCounter), to its player's in the game.
 	upsertCounterSQL = `INSERT INTO player_counters AS s (player_id, game, counter, value)
 		VALUES (?, ?, ?, ?)
 		ON CONFLICT (player_id, game, counter) DO UPDATE SET value = s.value + excluded.value`
 	insertOpponentSQL = `INSERT INTO match_opponents (player_id, opponent_id, ended_at, match_id)
 		VALUES (?, ?, ?, ?)`
-	// upsertStatsSQL is store.PlayerStats.Add in SQL.
-	upsertStatsSQL = `INSERT INTO player_stats AS s (player_id, game, played, won, place_1, place_2,
-		place_3, place_4, place_5, place_6, place_sum, forfeits, win_streak, longest_win_streak,
-		played_us, last_ended_at)
-		VALUES (?1, ?2, 1, ?3, ?4 = 1, ?4 = 2, ?4 = 3, ?4 = 4, ?4 = 5, ?4 = 6, ?4, ?5, ?3, ?3, ?6, ?7)
+	// upsertStatsSQL is store.PlayerStats.Add in SQL; the place counts are
+	// counters (upsertCounterSQL).
+	upsertStatsSQL = `INSERT INTO player_stats AS s (player_id, game, played, won, place_sum,
+		forfeits, win_streak, longest_win_streak, played_us, last_ended_at)
+		VALUES (?1, ?2, 1, ?3, ?4, ?5, ?3, ?3, ?6, ?7)
 		ON CONFLICT (player_id, game) DO UPDATE SET
 			played = s.played + 1,
 			won = s.won + excluded.won,
-			place_1 = s.place_1 + excluded.place_1,
-			place_2 = s.place_2 + excluded.place_2,
-			place_3 = s.place_3 + excluded.place_3,
-			place_4 = s.place_4 + excluded.place_4,
-			place_5 = s.place_5 + excluded.place_5,
-			place_6 = s.place_6 + excluded.place_6,
 			place_sum = s.place_sum + excluded.place_sum,
 			forfeits = s.forfeits + excluded.forfeits,
 			win_streak = CASE WHEN excluded.won = 1 THEN s.win_streak + 1 ELSE 0 END,
@@ -87,6 +82,9 @@ func writeEnd(ctx context.Context, tx *sql.Tx, a store.Append) error {
 		if err == nil {
 			_, err = tx.ExecContext(ctx, upsertStatsSQL, r.Player, m.Game, won, r.Place, r.Forfeited,
 				r.Played.Microseconds(), ended)
+		}
+		if err == nil {
+			_, err = tx.ExecContext(ctx, upsertCounterSQL, r.Player, m.Game, store.PlaceCounter(r.Place), 1)
 		}
 		if err != nil {
 			return err
@@ -271,9 +269,9 @@ func (s *Store) PlayerMatches(ctx context.Context, q store.HistoryQuery) ([]stor
 }
 
 // statsSQL reads a player's statistics row and, in the same statement (one
-// snapshot), the player's counters in the game.
-const statsSQL = `SELECT s.played, s.won, s.place_1, s.place_2, s.place_3, s.place_4, s.place_5, s.place_6,
-	s.place_sum, s.forfeits, s.win_streak, s.longest_win_streak, s.played_us, s.last_ended_at,
+// snapshot), the player's counters in the game, the place counters among
+// them.
+const statsSQL = `SELECT s.played, s.won, s.place_sum, s.forfeits, s.win_streak, s.longest_win_streak, s.played_us, s.last_ended_at,
 	(` + countersSQL + `player_counters c WHERE c.player_id = s.player_id AND c.game = s.game AND c.value <> 0)
 	FROM player_stats s WHERE s.player_id = ? AND s.game = ?`
 
@@ -294,8 +292,7 @@ func (s *Store) PlayerStats(ctx context.Context, player, game string) (store.Pla
 	st := store.PlayerStats{Player: player, Game: game}
 	var played, last int64
 	var counters string
-	p := &st.Places
-	err := s.r.QueryRowContext(ctx, statsSQL, player, game).Scan(&st.Played, &st.Won, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5],
+	err := s.r.QueryRowContext(ctx, statsSQL, player, game).Scan(&st.Played, &st.Won,
 		&st.PlaceSum, &st.Forfeits, &st.WinStreak, &st.LongestWinStreak, &played, &last, &counters)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -304,9 +301,11 @@ func (s *Store) PlayerStats(ctx context.Context, player, game string) (store.Pla
 		return st, fmt.Errorf("sqlite: player stats: %w", err)
 	}
 	st.TimePlayed, st.LastEnded = time.Duration(played)*time.Microsecond, fromMicros(last)
-	if st.Counters, err = countersOf(counters); err != nil {
+	all, err := countersOf(counters)
+	if err != nil {
 		return st, fmt.Errorf("sqlite: player stats: %w", err)
 	}
+	st.Places, st.Counters = store.SplitPlaces(all)
 	return st, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -177,7 +178,7 @@ func testEndWritesResults(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	// Ada's "beta" is zero: it has no row and is absent.
-	wantStats := store.PlayerStats{Player: "ada", Game: "game-a", Played: 1, Won: 1, Places: [store.MaxPlaces]int{1},
+	wantStats := store.PlayerStats{Player: "ada", Game: "game-a", Played: 1, Won: 1, Places: []int{1},
 		PlaceSum: 1, Counters: store.Counters{"alpha": 1, "gamma": 3}, WinStreak: 1, LongestWinStreak: 1,
 		TimePlayed: 10 * time.Minute, LastEnded: ended}
 	if !sameStats(st, wantStats) {
@@ -376,14 +377,56 @@ func testStatsAccumulate(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	if want.Played != 7 || want.Won != 5 || want.LongestWinStreak != 3 || want.WinStreak != 1 || want.Forfeits != 1 ||
-		want.Places != [store.MaxPlaces]int{5, 1, 1} || want.PlaceSum != 10 {
+		!slices.Equal(want.Places, []int{5, 1, 1}) || want.PlaceSum != 10 {
 		t.Fatalf("the test's own sums are off: %+v", want)
 	}
 	if !sameStats(got, want) {
 		t.Errorf("stats = %+v\nwant    %+v", got, want)
 	}
-	if c, _ := s.PlayerStats(context.Background(), "ada", "game-b"); c.Played != 1 || c.Won != 0 || c.WinStreak != 0 {
+	if c, _ := s.PlayerStats(context.Background(), "ada", "game-b"); c.Played != 1 || c.Won != 0 || c.WinStreak != 0 ||
+		!slices.Equal(c.Places, []int{0, 1}) {
 		t.Errorf("game-b stats = %+v", c)
+	}
+}
+
+// testStatsManyPlaces: places are counted however many seats a game has,
+// apart from the game's counters, and a game's counter may not pass for a
+// place count.
+func testStatsManyPlaces(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	var seats []seatOf
+	for i := range 12 {
+		seats = append(seats, seatOf{"", i + 1, false})
+	}
+	seats[9].player, seats[11].player = "ada", "bob"
+	endMatch(t, s, "m1", "game-big", t0, seats, true)
+	seats[9].player, seats[11].player, seats[6].player = "", "", "ada"
+	endMatch(t, s, "m2", "game-big", t0.Add(time.Hour), seats, false)
+	want := map[string]store.PlayerStats{
+		"ada": {Player: "ada", Game: "game-big", Played: 2, Places: []int{0, 0, 0, 0, 0, 0, 1, 0, 0, 1}, PlaceSum: 17,
+			Counters: store.Counters{"alpha": 17, "beta": 30, "gamma": -9}, TimePlayed: 35 * time.Minute, LastEnded: t0.Add(time.Hour)},
+		"bob": {Player: "bob", Game: "game-big", Played: 1, Places: []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, PlaceSum: 12,
+			Counters: store.Counters{"alpha": 12, "beta": 22, "gamma": -8}, TimePlayed: 21 * time.Minute, LastEnded: t0},
+	}
+	for p, w := range want {
+		st, err := s.PlayerStats(ctx, p, "game-big")
+		if err != nil || !sameStats(st, w) {
+			t.Errorf("%s's stats = %+v, %v\nwant %+v", p, st, err, w)
+		}
+		for k := range st.Counters {
+			if strings.Contains(k, ":") {
+				t.Errorf("%s's counters hold %q", p, k)
+			}
+		}
+	}
+	// The store's own counter names hold a colon; a game's never do.
+	forged := result([]seatOf{{"ada", 1, false}, {"bob", 2, false}}, false)
+	forged.Seats[1].Counters = store.Counters{store.PlaceCounter(1): 1}
+	if err := tryEnd(s, "m3", "game-big", t0.Add(2*time.Hour), nil, forged); err == nil {
+		t.Error("an end with a counter named like a place count succeeded")
+	}
+	if st, _ := s.PlayerStats(ctx, "bob", "game-big"); st.Played != 1 || len(st.Places) != 12 {
+		t.Errorf("after a refused end: bob's stats %+v", st)
 	}
 }
 
@@ -473,7 +516,11 @@ func testConcurrentEnds(t *testing.T, s store.Store) {
 		if st.Played != n*3/4 || r.Matches != st.Played || r.Sigma != 8-float64(st.Played) {
 			t.Errorf("%s: played %d, rated %d times, sigma %v", p, st.Played, r.Matches, r.Sigma)
 		}
-		want := 25.0 + float64(st.Won*2+st.Places[1])
+		seconds := 0
+		if len(st.Places) > 1 {
+			seconds = st.Places[1]
+		}
+		want := 25.0 + float64(st.Won*2+seconds)
 		if r.Mu != want {
 			t.Errorf("%s: mu %v, want %v", p, r.Mu, want)
 		}

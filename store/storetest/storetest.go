@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"HistoryFilters", testHistoryFilters},
 		{"HistoryPagingWhileMatchesEnd", testHistoryPagingWhileMatchesEnd},
 		{"StatsAccumulate", testStatsAccumulate},
+		{"StatsManyPlaces", testStatsManyPlaces},
 		{"Counters", testCounters},
 		{"Leaderboard", testLeaderboard},
 		{"ConcurrentEnds", testConcurrentEnds},
