@@ -57,20 +57,22 @@ func carcState(m *hangarv1.Match) *carcassonnev1.State {
 
 // aeroEvent and carcEvent are a game's event (nil for a platform event or
 // the other game's).
-func aeroEvent(ev *hangarv1.Event) *aeroplanev1.Event { return unpack[*aeroplanev1.Event](ev.GetGame()) }
+func aeroEvent(ev *hangarv1.Event) *aeroplanev1.Event {
+	return unpack[*aeroplanev1.Event](ev.GetGame())
+}
 func carcEvent(ev *hangarv1.Event) *carcassonnev1.Event {
 	return unpack[*carcassonnev1.Event](ev.GetGame())
 }
 
 // aeroOptions and carcOptions are options for CreateMatch and Enqueue.
-func aeroOptions(o *aeroplanev1.Options) *anypb.Any    { return packed(o) }
+func aeroOptions(o *aeroplanev1.Options) *anypb.Any   { return packed(o) }
 func carcOptions(o *carcassonnev1.Options) *anypb.Any { return packed(o) }
 
 // autoRoll are Aeroplane Chess options with auto_roll on.
 func autoRoll() *anypb.Any { return aeroOptions(&aeroplanev1.Options{AutoRoll: true}) }
 
 // aeroMoves and carcMoves are the moves among legal actions.
-func aeroMoves(as []*anypb.Any) []*aeroplanev1.Move    { return unpackAll[*aeroplanev1.Move](as) }
+func aeroMoves(as []*anypb.Any) []*aeroplanev1.Move   { return unpackAll[*aeroplanev1.Move](as) }
 func carcMoves(as []*anypb.Any) []*carcassonnev1.Move { return unpackAll[*carcassonnev1.Move](as) }
 
 // isRoll reports whether a is Aeroplane Chess's Roll.

@@ -83,7 +83,7 @@ type storedFixture struct {
 type storedExpect struct {
 	Match, Note, Status, Game, Notation, Export string
 	Version                                     int64
-	AutoRoll                                    bool `json:"auto_roll"`
+	AutoRoll                                    bool  `json:"auto_roll"`
 	TurnSeat                                    int32 `json:"turn_seat"`
 }
 
