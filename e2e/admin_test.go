@@ -92,7 +92,7 @@ func TestAdminMetricsAndAccessLog(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("/metrics: %d", code)
 	}
-	for _, m := range []string{"Roll", "Move"} {
+	for _, m := range []string{"Act", "ListLegalActions"} {
 		if v := metric(body, "grpc_server_handled_total", "grpc_code", "OK", "grpc_method", m,
 			"grpc_service", "hangar.v1.MoveService", "grpc_type", "unary"); v < 1 {
 			t.Errorf("%s OK calls: %v", m, v)
@@ -102,9 +102,9 @@ func TestAdminMetricsAndAccessLog(t *testing.T) {
 		"grpc_service", "hangar.v1.MatchService", "grpc_type", "unary"); v != 1 {
 		t.Errorf("unauthenticated GetMatch calls: %v", v)
 	}
-	if v := metric(body, "grpc_server_handling_seconds_count", "grpc_method", "Move",
+	if v := metric(body, "grpc_server_handling_seconds_count", "grpc_method", "Act",
 		"grpc_service", "hangar.v1.MoveService", "grpc_type", "unary"); v < 1 {
-		t.Errorf("Move latency samples: %v", v)
+		t.Errorf("Act latency samples: %v", v)
 	}
 	// Every event of the match was written by a counted append.
 	if v := metric(body, "hangar_store_append_events_sum"); v != float64(final.GetVersion()) {
@@ -127,7 +127,7 @@ func TestAdminMetricsAndAccessLog(t *testing.T) {
 			t.Errorf("matches %s: %v, want %v", st, v, want)
 		}
 	}
-	if v := metric(body, "hangar_events_total", "game", "aeroplane", "type", "aeroplane"); v < 1 {
+	if v := metric(body, "hangar_events_total", "game", "aeroplane", "type", "game"); v < 1 {
 		t.Errorf("game events counted: %v", v)
 	}
 	// Every event of the match counted once, under its type.
@@ -229,9 +229,9 @@ func TestAdminMetricsAndAccessLog(t *testing.T) {
 		t.Error("no access line for CreateMatch with its caller and request id")
 	}
 	if !has(func(l line) bool {
-		return l.Method == "/hangar.v1.MoveService/Roll" && l.Code == "OK" && l.Player == ada.id && l.Match == id && l.RequestID != ""
+		return l.Method == "/hangar.v1.MoveService/Act" && l.Code == "OK" && l.Player == ada.id && l.Match == id && l.RequestID != ""
 	}) {
-		t.Error("no access line for a Roll with its caller, match and request id")
+		t.Error("no access line for an Act with its caller, match and request id")
 	}
 	if !has(func(l line) bool {
 		return l.Method == "/hangar.v1.MatchService/WatchMatch" && l.Player == ada.id && l.Match == lobby.GetMatch().GetMatchId() && l.Code == "Canceled"

@@ -11,7 +11,7 @@ import (
 // BenchmarkCarcassonneMove measures one Carcassonne command through the
 // service over gRPC, durable before it is answered: two human seats take
 // turns playing the first legal move (a placement, then a follower step);
-// each op is one Move (with the ListLegalMoves that chose it, and the tile
+// each op is one Move (with the ListLegalActions that chose it, and the tile
 // drawn for the next turn in the same command when the turn ends).
 func BenchmarkCarcassonneMove(b *testing.B) {
 	stores := []struct {

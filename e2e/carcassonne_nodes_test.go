@@ -45,7 +45,7 @@ func carcPeopleMatch(t *testing.T, addr string) (*hangarv1.Match, map[int32]*cli
 }
 
 // carcStep plays up to limit Carcassonne moves for the seat to play, each
-// through that seat's client (GetMatch, ListLegalMoves, a random move), and
+// through that seat's client (GetMatch, ListLegalActions, a random move), and
 // returns the match as it then stands.
 func carcStep(t *testing.T, seats map[int32]*client, id string, limit int, r *rand.Rand) *hangarv1.Match {
 	t.Helper()
@@ -57,7 +57,7 @@ func carcStep(t *testing.T, seats map[int32]*client, id string, limit int, r *ra
 		c := seats[m.GetTurnSeat()]
 		lm, err := c.moves.ListLegalActions(c.ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id})
 		if err != nil || lm.GetVersion() != m.GetVersion() || len(lm.GetActions()) == 0 {
-			t.Fatalf("ListLegalMoves at %d = %v, %v", m.GetVersion(), lm, err)
+			t.Fatalf("ListLegalActions at %d = %v, %v", m.GetVersion(), lm, err)
 		}
 		mv := lm.GetActions()[r.IntN(len(lm.GetActions()))]
 		if _, err := c.moves.Act(c.ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: m.GetVersion(), RequestId: reqID(), Action: mv}); err != nil {

@@ -25,7 +25,7 @@ import (
 )
 
 // Carcassonne played by people over gRPC: each seat its own client, driven
-// by the test (GetMatch, ListLegalMoves, a seeded random pick, Move with the
+// by the test (GetMatch, ListLegalActions, a seeded random pick, Move with the
 // expected version and a request id), beside bot seats and spectators. Each
 // recipient records everything it is sent, so the leak test can check every
 // response against the log.
@@ -55,7 +55,7 @@ func carcWakes(ev *hangarv1.Event, seat int32) bool {
 }
 
 // carcTurn plays the seat's whole turn if it is the seat's to play in the
-// match's latest version: GetMatch, ListLegalMoves, a random move, again
+// match's latest version: GetMatch, ListLegalActions, a random move, again
 // until the turn passes on. Half the moves are sent by notation, half by
 // fields.
 func (c *client) carcTurn(ctx context.Context, id string, rec *recipient, r *rand.Rand) error {

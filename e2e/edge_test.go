@@ -109,7 +109,7 @@ func TestHTTPClientMistakesAre4xx(t *testing.T) {
 		{"unknown path", "GET", "/v1/nothing/here", "", "", nil, 404, "NO_ROUTE"},
 		{"wrong method", "DELETE", "/v1/matches", "", "", nil, 405, "METHOD_NOT_ALLOWED"},
 		{"form body", "POST", "/v1/matches", "application/x-www-form-urlencoded", "a=b", nil, 415, "UNSUPPORTED_MEDIA_TYPE"},
-		{"misspelt enum", "POST", "/v1/matches", "application/json", `{"game":"GAME_AEROPLAIN"}`, nil, 400, "MALFORMED_REQUEST"},
+		{"misspelt enum", "POST", "/v1/matches", "application/json", `{"game":"aeroplane","botLevel":"BOT_LEVEL_GREEDDY"}`, nil, 400, "MALFORMED_REQUEST"},
 		{"unknown field", "POST", "/v1/matches", "application/json", `{"seats":2}`, nil, 400, "MALFORMED_REQUEST"},
 		{"truncated JSON", "POST", "/v1/matches", "application/json", `{"seat`, nil, 400, "MALFORMED_REQUEST"},
 		{"gzip bomb", "POST", "/v1/matches", "application/json", bomb.String(), []string{"Content-Encoding", "gzip"}, 413, "REQUEST_TOO_LARGE"},

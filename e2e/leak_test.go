@@ -35,7 +35,7 @@ import (
 //     events up to v account for, and the remaining counts come in table
 //     order and add up with the board and hand to the box;
 //   - each GetMatch state equals the view folded from the log up to its
-//     version, and each ListLegalMoves equals the legal moves there;
+//     version, and each ListLegalActions equals the legal moves there;
 //   - each watch stream is the log, and folded from the start it gives the
 //     final state the server reports to that recipient;
 //   - a spectator never has legal moves, a seat only on its turn;

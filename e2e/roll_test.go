@@ -16,7 +16,7 @@ import (
 )
 
 // TestRollAnswersWithLegalMoves: a Roll that asks for them answers with the
-// moves ListLegalMoves lists at the version it reached (none when the roll
+// moves ListLegalActions lists at the version it reached (none when the roll
 // passed), and a retry of an old Roll lists none.
 func TestRollAnswersWithLegalMoves(t *testing.T) {
 	n := node(t, server.Config{DataDir: t.TempDir()})

@@ -19,7 +19,10 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/service"
@@ -118,56 +121,85 @@ func asConnectError(st *status.Status) *connect.Error {
 
 // jsonCodec is vanguard's JSON codec whose decoding errors are the
 // client's: INVALID_ARGUMENT (HTTP 400), not UNKNOWN (500), with the
-// ErrorInfo a handler's refusal has: reason UNKNOWN_TYPE when an Any's
-// "@type" is no hosted game's (the gRPC call answers the same), else
-// MALFORMED_REQUEST.
+// reason MALFORMED_REQUEST.
+//
+// An Any whose "@type" no hosted game has is not a decoding error: the
+// request is read again with the Any's type URL kept and its fields left
+// out, and goes to the service, which refuses it as it refuses such an
+// Any over gRPC (INVALID_ARGUMENT, reason UNKNOWN_TYPE).
 type jsonCodec struct{ *vanguard.JSONCodec }
 
 func (c jsonCodec) Unmarshal(b []byte, msg proto.Message) error {
-	codec, r := c.recording()
-	if err := codec.Unmarshal(b, msg); err != nil {
-		return decodeError(err, r)
+	r := &missedTypes{TypeResolver: c.UnmarshalOptions.Resolver}
+	err := c.with(r, false).Unmarshal(b, msg)
+	if err != nil && r.missed {
+		proto.Reset(msg)
+		if again := c.with(r, true).Unmarshal(b, msg); again == nil {
+			return nil
+		}
 	}
-	return nil
+	return decodeError(err)
 }
 
 func (c jsonCodec) UnmarshalField(b []byte, msg proto.Message, f protoreflect.FieldDescriptor) error {
-	codec, r := c.recording()
-	if err := codec.UnmarshalField(b, msg, f); err != nil {
-		return decodeError(err, r)
-	}
-	return nil
-}
-
-// recording is the codec with a resolver that remembers the types it
-// could not resolve.
-func (c jsonCodec) recording() (*vanguard.JSONCodec, *missedTypes) {
 	r := &missedTypes{TypeResolver: c.UnmarshalOptions.Resolver}
-	codec := *c.JSONCodec
-	codec.UnmarshalOptions.Resolver = r
-	return &codec, r
+	err := c.with(r, false).UnmarshalField(b, msg, f)
+	if err != nil && r.missed {
+		msg.ProtoReflect().Clear(f)
+		if again := c.with(r, true).UnmarshalField(b, msg, f); again == nil {
+			return nil
+		}
+	}
+	return decodeError(err)
 }
 
-// missedTypes is a resolver that remembers whether a look-up failed.
+// with is the codec reading through r; standIn makes r resolve a type
+// URL it does not know to an empty message, and the codec skip the fields
+// it does not know.
+func (c jsonCodec) with(r *missedTypes, standIn bool) *vanguard.JSONCodec {
+	codec := *c.JSONCodec
+	r.standIn = standIn
+	codec.UnmarshalOptions.Resolver = r
+	codec.UnmarshalOptions.DiscardUnknown = standIn
+	return &codec
+}
+
+// missedTypes is a resolver that remembers whether a look-up failed, and
+// may stand an empty message in for a type it does not know.
 type missedTypes struct {
 	vanguard.TypeResolver
-	missed bool
+	missed, standIn bool
 }
 
 func (r *missedTypes) FindMessageByURL(url string) (protoreflect.MessageType, error) {
 	mt, err := r.TypeResolver.FindMessageByURL(url)
+	if err != nil && r.standIn {
+		return unknownType, nil
+	}
 	r.missed = r.missed || err != nil
 	return mt, err
 }
 
-// decodeError is the client's error for a request body that does not
-// decode, r having resolved its types.
-func decodeError(err error, r *missedTypes) error {
-	reason := service.ReasonMalformedRequest
-	if r.missed {
-		reason = service.ReasonUnknownType
+// unknownType is the empty message a type URL no hosted game has stands
+// for while a request is read (its Any keeps the URL it was sent).
+var unknownType = func() protoreflect.MessageType {
+	fd, err := protodesc.NewFile(&descriptorpb.FileDescriptorProto{
+		Name: proto.String("hangar/server/unknown.proto"), Package: proto.String("hangar.server"), Syntax: proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Unknown")}},
+	}, nil)
+	if err != nil {
+		panic(err)
 	}
-	return asConnectError(status.Convert(service.EdgeError(codes.InvalidArgument, reason, err.Error(), false)))
+	return dynamicpb.NewMessageType(fd.Messages().Get(0))
+}()
+
+// decodeError is the client's error for a request body that does not
+// decode (nil for nil).
+func decodeError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return asConnectError(status.Convert(service.EdgeError(codes.InvalidArgument, service.ReasonMalformedRequest, err.Error(), false)))
 }
 
 // corsFor lets pages from the given origins ("*" for any) call every

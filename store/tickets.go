@@ -65,7 +65,9 @@ type Ticket struct {
 	Options []byte
 	Seats   int
 	Rated   bool
-	// AutoRoll: the ticket's match has the server roll its seats' dice.
+	// AutoRoll is the retired platform auto_roll of a ticket stored before
+	// it was a game's option (issue 51): the service folds it into the
+	// ticket's options when it reads one. The service never sets it now.
 	AutoRoll bool
 	// BotsAfter is how long the ticket waits before bots fill the seats no
 	// player took; KeepWaiting tickets never get bots.

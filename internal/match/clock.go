@@ -101,8 +101,13 @@ func (s *Writer) timeout(ctx context.Context, m *Match) error {
 			if g, more, err = g.Act(seatNo, g.Bot(m.botLevel, rng), s.rand); err != nil {
 				return Step{}, err
 			}
-			if g, drawn, err = g.Prepare(s.rand); err != nil {
-				return Step{}, err
+			// The seat's turn ends with the action that passes it on: the
+			// chance of the seats after it is the commit's to draw (Prepare
+			// may roll a die of theirs, whose turn this is not).
+			if turn, ok := g.Turn(); ok && turn == seatNo {
+				if g, drawn, err = g.Prepare(s.rand); err != nil {
+					return Step{}, err
+				}
 			}
 			if err := st.AddGame(m, append(more, drawn...)); err != nil {
 				return Step{}, err
