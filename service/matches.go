@@ -117,11 +117,9 @@ func (s *matchServer) ListMatches(ctx context.Context, req *hangarv1.ListMatches
 		return nil, toStatus(ctx, s.log, err)
 	}
 	resp := &hangarv1.ListMatchesResponse{}
-	if len(rows) > size {
-		rows = rows[:size]
-		last := rows[size-1]
-		resp.NextPageToken = page.Token(page.Created, uint64(last.Created.UnixNano()), last.ID)
-	}
+	rows, resp.NextPageToken = page.Cut(rows, size, func(last store.Match) string {
+		return page.Token(page.Created, uint64(last.Created.UnixNano()), last.ID)
+	})
 	for _, r := range rows {
 		pm, err := match.DecodeSummary(s.games, r.Summary)
 		if err != nil {

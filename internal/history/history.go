@@ -149,11 +149,9 @@ func (s *History) ListPlayerMatches(ctx context.Context, req *hangarv1.ListPlaye
 		return nil, err
 	}
 	resp := &hangarv1.ListPlayerMatchesResponse{}
-	if len(rows) > size {
-		rows = rows[:size]
-		last := rows[size-1].Match
-		resp.NextPageToken = page.Token(page.Ended, uint64(last.Ended.UnixNano()), last.ID)
-	}
+	rows, resp.NextPageToken = page.Cut(rows, size, func(last store.PlayerMatch) string {
+		return page.Token(page.Ended, uint64(last.Match.Ended.UnixNano()), last.Match.ID)
+	})
 	for _, r := range rows {
 		pm, err := playerMatchProto(s.Games, r)
 		if err != nil {
@@ -189,11 +187,9 @@ func (s *History) listLiveMatches(ctx context.Context, req *hangarv1.ListPlayerM
 		return nil, err
 	}
 	resp := &hangarv1.ListPlayerMatchesResponse{}
-	if len(rows) > size {
-		rows = rows[:size]
-		last := rows[size-1]
-		resp.NextPageToken = page.Token(page.Created, uint64(last.Created.UnixNano()), last.ID)
-	}
+	rows, resp.NextPageToken = page.Cut(rows, size, func(last store.Match) string {
+		return page.Token(page.Created, uint64(last.Created.UnixNano()), last.ID)
+	})
 	for _, r := range rows {
 		pm, err := match.DecodeSummary(s.Games, r.Summary)
 		if err != nil {
@@ -340,11 +336,9 @@ func (s *History) GetRatingHistory(ctx context.Context, req *hangarv1.GetRatingH
 		return nil, err
 	}
 	resp := &hangarv1.GetRatingHistoryResponse{}
-	if len(cs) > size {
-		cs = cs[:size]
-		last := cs[size-1]
-		resp.NextPageToken = page.Token(page.Ended, uint64(last.Ended.UnixNano()), last.MatchID)
-	}
+	cs, resp.NextPageToken = page.Cut(cs, size, func(last store.RatingChange) string {
+		return page.Token(page.Ended, uint64(last.Ended.UnixNano()), last.MatchID)
+	})
 	for _, c := range cs {
 		resp.Changes = append(resp.Changes, &hangarv1.RatingChange{MatchId: c.MatchID, EndTime: timestamppb.New(c.Ended),
 			Before: ratingProto(c.Before), After: ratingProto(c.After), Place: int32(c.Place), SeatCount: int32(c.Seats)})
@@ -380,11 +374,9 @@ func (s *History) ListLeaderboard(ctx context.Context, req *hangarv1.ListLeaderb
 		return nil, err
 	}
 	resp := &hangarv1.ListLeaderboardResponse{}
-	if len(sts) > size {
-		sts = sts[:size]
-		last := sts[size-1]
-		resp.NextPageToken = page.Token(page.Score, math.Float64bits(last.Score), last.Player)
-	}
+	sts, resp.NextPageToken = page.Cut(sts, size, func(last store.Standing) string {
+		return page.Token(page.Score, math.Float64bits(last.Score), last.Player)
+	})
 	for _, st := range sts {
 		resp.Entries = append(resp.Entries, entryProto(st))
 	}

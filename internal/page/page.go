@@ -53,3 +53,14 @@ func Parse(t string, kind byte) (uint64, string, error) {
 
 // Time is the time at position pos of an Ended or Created token.
 func Time(pos uint64) time.Time { return time.Unix(0, int64(pos)).UTC() }
+
+// Cut trims rows, read with a limit of size+1, to one page of size rows,
+// and returns the next page's token, made by token from the page's last
+// row: "" when rows was the last page.
+func Cut[T any](rows []T, size int, token func(last T) string) ([]T, string) {
+	if len(rows) <= size {
+		return rows, ""
+	}
+	rows = rows[:size]
+	return rows, token(rows[size-1])
+}
