@@ -205,6 +205,25 @@ type Place struct {
 	Score       int64
 }
 
+// maxLegalNow is how many legal actions LegalNow names; a refusal's
+// message stays short.
+const maxLegalNow = 8
+
+// LegalNow is a rule's refusal err with what the seat may do now, in the
+// game's notation: "illegal move: A3 with 6; legal now: A0, A1". It names
+// at most maxLegalNow actions and counts the rest; err is returned as it
+// is when legal is empty. It keeps err in the chain.
+func LegalNow(err error, legal []string) error {
+	if err == nil || len(legal) == 0 {
+		return err
+	}
+	list := strings.Join(legal[:min(len(legal), maxLegalNow)], ", ")
+	if n := len(legal) - maxLegalNow; n > 0 {
+		list += fmt.Sprintf(" and %d more", n)
+	}
+	return fmt.Errorf("%w; legal now: %s", err, list)
+}
+
 // Classify puts an engine's error under the contract's umbrellas: the
 // reason reasons maps it to (keys are the engine's errors), else ErrInvalid
 // when err wraps the engine's invalid umbrella and ErrIllegal when it wraps

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -121,9 +122,9 @@ func (r *Registry) Lookup(name string) (Game, error) {
 		return g, nil
 	}
 	if name == "" {
-		return nil, fmt.Errorf("%w: game is required", ErrUnknownGame)
+		return nil, fmt.Errorf("%w: game is required; hosted: %s", ErrUnknownGame, strings.Join(r.names, ", "))
 	}
-	return nil, fmt.Errorf("%w: %.40q is not a game this server hosts", ErrUnknownGame, name)
+	return nil, fmt.Errorf("%w: %.40q is not a game this server hosts; hosted: %s", ErrUnknownGame, name, strings.Join(r.names, ", "))
 }
 
 // Games returns the hosted games, ordered by name.
@@ -302,7 +303,12 @@ func (r *Registry) NewAction(g Game, u string) (proto.Message, error) {
 		}
 	}
 	if !ok {
-		return nil, fmt.Errorf("%w: %.100q is not an action of %s", ErrUnknownType, u, g.Name())
+		var types []string
+		for au := range e.actions {
+			types = append(types, au[strings.LastIndexByte(au, '/')+1:])
+		}
+		slices.Sort(types)
+		return nil, fmt.Errorf("%w: %.100q is not an action of %s; its actions: %s", ErrUnknownType, u, g.Name(), strings.Join(types, ", "))
 	}
 	return zero.ProtoReflect().New().Interface(), nil
 }

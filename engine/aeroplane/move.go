@@ -65,7 +65,9 @@ func (m Move) String() string {
 // ParseMove parses the notation of Move.String. It returns an error wrapping ErrSyntax when s
 // is not a move.
 func ParseMove(s string) (Move, error) {
-	bad := func() (Move, error) { return Move{}, fmt.Errorf("%w: move %q", ErrSyntax, s) }
+	bad := func() (Move, error) {
+		return Move{}, fmt.Errorf("%w: move %.40q; expected T<plane> (take off), A<plane> (advance) with any of +fly, +nojump, +stack, +split in that order, or pass; a plane is 0 to 3", ErrSyntax, s)
+	}
 	if s == "pass" {
 		return Move{Kind: Pass}, nil
 	}

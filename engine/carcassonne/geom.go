@@ -116,12 +116,12 @@ func (p Pos) String() string { return strconv.Itoa(p.X) + "," + strconv.Itoa(p.Y
 func ParsePos(s string) (Pos, error) {
 	a, b, ok := strings.Cut(s, ",")
 	if !ok {
-		return Pos{}, fmt.Errorf("%w: position %q", ErrSyntax, s)
+		return Pos{}, fmt.Errorf("%w: position %q; expected <x>,<y> (integers)", ErrSyntax, s)
 	}
 	x, err1 := strconv.Atoi(a)
 	y, err2 := strconv.Atoi(b)
 	if err1 != nil || err2 != nil || x < -1000 || x > 1000 || y < -1000 || y > 1000 {
-		return Pos{}, fmt.Errorf("%w: position %q", ErrSyntax, s)
+		return Pos{}, fmt.Errorf("%w: position %q; expected <x>,<y> (integers)", ErrSyntax, s)
 	}
 	return Pos{x, y}, nil
 }
@@ -130,12 +130,12 @@ func parseRotation(s string) (Rotation, error) {
 	if len(s) == 2 && s[0] == 'r' && s[1] >= '0' && s[1] <= '3' {
 		return Rotation(s[1] - '0'), nil
 	}
-	return 0, fmt.Errorf("%w: rotation %q", ErrSyntax, s)
+	return 0, fmt.Errorf("%w: rotation %q; expected r0, r1, r2 or r3 (quarter turns clockwise)", ErrSyntax, s)
 }
 
 func parseFeatureIndex(s string) (int, error) {
 	if len(s) == 2 && s[0] == 'f' && s[1] >= '0' && s[1] <= '7' {
 		return int(s[1] - '0'), nil
 	}
-	return 0, fmt.Errorf("%w: feature %q", ErrSyntax, s)
+	return 0, fmt.Errorf("%w: feature %q; expected f0 to f7 (the tile's feature)", ErrSyntax, s)
 }

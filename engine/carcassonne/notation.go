@@ -302,7 +302,7 @@ func (m Move) String() string {
 // ParseMove parses the notation of Move.String. Errors wrap ErrSyntax or ErrUnknownTile.
 func ParseMove(text string) (Move, error) {
 	f := strings.Fields(text)
-	bad := fmt.Errorf("%w: move %q", ErrSyntax, text)
+	bad := fmt.Errorf("%w: move %.40q; expected one of: place <x>,<y> r<0-3>; deploy f<0-7>; land f<0-7>; pass; fly <roll>", ErrSyntax, text)
 	if len(f) == 0 {
 		return Move{}, bad
 	}

@@ -10,6 +10,7 @@
 package aeroplane
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -262,15 +263,37 @@ func (g State) Act(seat int32, a proto.Message, r game.Rand) (game.State, []prot
 	var buf [16]engine.Event // more than an action makes
 	switch a := a.(type) {
 	case *aeroplanev1.Roll:
-		return g.next(g.s.AppendRoll(buf[:0], int(seat), 1+r.IntN(6)))
+		s, evs, err := g.s.AppendRoll(buf[:0], int(seat), 1+r.IntN(6))
+		return g.next(s, evs, g.teach(seat, err))
 	case *aeroplanev1.Move:
 		mv, err := engineMove(a)
 		if err != nil {
 			return nil, nil, wrap(err)
 		}
-		return g.next(g.s.AppendMove(buf[:0], int(seat), mv))
+		s, evs, err := g.s.AppendMove(buf[:0], int(seat), mv)
+		return g.next(s, evs, g.teach(seat, err))
 	}
 	return nil, nil, fmt.Errorf("%w: the action is not an Aeroplane Chess Roll or Move", game.ErrInvalid)
+}
+
+// teach adds to a rule's refusal of seat's action (an illegal move, a
+// move when a roll is due or a roll when a move is) what the seat may do
+// now: "illegal move: A3 with 6; legal now: A0, A1".
+func (g State) teach(seat int32, err error) error {
+	if err == nil || g.s.Over() || g.s.Turn() != int(seat) ||
+		!errors.Is(err, engine.ErrIllegalMove) && !errors.Is(err, engine.ErrWrongPhase) {
+		return err
+	}
+	if g.needsRoll() {
+		return game.LegalNow(err, []string{"Roll"})
+	}
+	var buf [64]engine.Move
+	ms := g.s.AppendLegalMoves(buf[:0])
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.String()
+	}
+	return game.LegalNow(err, names)
 }
 
 // Resign implements game.State.

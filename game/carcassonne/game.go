@@ -1,6 +1,7 @@
 package carcassonne
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -279,7 +280,19 @@ func (g State) Act(seat int32, a proto.Message, r game.Rand) (game.State, []prot
 	if m.Kind == engine.MoveFollower && m.Follower.Kind == engine.Fly {
 		m = engine.Move{Kind: engine.MoveFly, Roll: 1 + r.IntN(3)}
 	}
-	return g.next(g.s.Play(p, m))
+	next, evs, err := g.s.Play(p, m)
+	if errors.Is(err, engine.ErrIllegal) && !errors.Is(err, engine.ErrNotYourTurn) && !errors.Is(err, engine.ErrGameOver) {
+		// What the seat may do now, in the notation.
+		var legal []string
+		for _, pl := range g.s.LegalPlacements() {
+			legal = append(legal, engine.Move{Kind: engine.MovePlace, Placement: pl}.String())
+		}
+		for _, f := range g.s.LegalFollowerMoves() {
+			legal = append(legal, engine.Move{Kind: engine.MoveFollower, Follower: f}.String())
+		}
+		err = game.LegalNow(err, legal)
+	}
+	return g.next(next, evs, err)
 }
 
 // Resign implements game.State: the seat stays in the game (a bot plays it
