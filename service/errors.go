@@ -95,6 +95,23 @@ var reasons = []struct {
 	{store.ErrUnavailable, "UNAVAILABLE"},
 }
 
+// credentialsFault tells apart the refusals whose reason is plain
+// UNAUTHENTICATED (clients re-authenticate on it, and rely on it): no
+// token ("missing"), an Authorization header that is not "Bearer <token>"
+// ("malformed"), a token no session has ("unknown"). It is the value of
+// the ErrorInfo's metadata key "credentials"; "" for other errors.
+func credentialsFault(err error) string {
+	switch {
+	case errors.Is(err, auth.ErrNoCredentials):
+		return "missing"
+	case errors.Is(err, auth.ErrMalformedAuthorization):
+		return "malformed"
+	case errors.Is(err, auth.ErrUnknownToken):
+		return "unknown"
+	}
+	return ""
+}
+
 // maxMessage bounds a status message: a client's input is never echoed
 // back whole.
 const maxMessage = 200
@@ -157,6 +174,9 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 	}
 	if vc := (*match.VersionConflict)(nil); errors.As(err, &vc) && vc.Current > 0 {
 		info.Metadata = map[string]string{"current_version": strconv.FormatInt(vc.Current, 10)}
+	}
+	if c := credentialsFault(err); c != "" {
+		info.Metadata = map[string]string{"credentials": c}
 	}
 	if q := (*limit.QuotaError)(nil); errors.As(err, &q) {
 		info.Metadata = map[string]string{"limit": strconv.Itoa(q.Limit)}

@@ -34,6 +34,15 @@ var (
 	ErrAPIKeyRequired  = fmt.Errorf("%w: this call needs an API key, not a player token", fault.ErrPermission)
 
 	ErrHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", fault.ErrPermission)
+
+	// ErrNoCredentials: the call carries no Authorization header.
+	ErrNoCredentials = fmt.Errorf("%w: no token: send the header \"Authorization: Bearer <token>\" (CreatePlayer gives a token)", fault.ErrUnauthenticated)
+	// ErrMalformedAuthorization: the Authorization header is not one
+	// "Bearer <token>".
+	ErrMalformedAuthorization = fmt.Errorf("%w: malformed Authorization header", fault.ErrUnauthenticated)
+	// ErrUnknownToken: no session or API key has the token: it was never
+	// given, or was deleted after it expired or was revoked.
+	ErrUnknownToken = fmt.Errorf("%w: unknown token: no session has it (never given, or deleted after it ended); sign in again", fault.ErrUnauthenticated)
 )
 
 // Authenticator resolves bearer tokens to sessions and API keys to keys.
@@ -106,12 +115,18 @@ func (a *Authenticator) Authenticate(ctx context.Context, method string) (contex
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
 	vals := md.Get("authorization")
-	if len(vals) != 1 {
-		return ctx, fault.ErrUnauthenticated
+	switch {
+	case len(vals) == 0:
+		return ctx, ErrNoCredentials
+	case len(vals) > 1:
+		return ctx, fmt.Errorf("%w: %d Authorization headers; send one, \"Bearer <token>\"", ErrMalformedAuthorization, len(vals))
 	}
 	scheme, tok, ok := strings.Cut(vals[0], " ")
 	if !ok || !strings.EqualFold(scheme, "bearer") {
-		return ctx, fault.ErrUnauthenticated
+		return ctx, malformed(vals[0])
+	}
+	if tok = strings.TrimSpace(tok); tok == "" {
+		return ctx, fmt.Errorf("%w: no token after \"Bearer \"", ErrMalformedAuthorization)
 	}
 	switch {
 	case strings.HasPrefix(tok, APIKeyPrefix):
@@ -121,7 +136,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, method string) (contex
 		}
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return ctx, fault.ErrUnauthenticated
+			return ctx, ErrUnknownToken
 		case err != nil:
 			return ctx, fmt.Errorf("authenticate: %w", err)
 		case !k.Revoked.IsZero():
@@ -133,7 +148,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, method string) (contex
 	case a.oidc != nil && looksLikeJWT(tok):
 		return a.authenticateJWT(ctx, method, tok)
 	case !strings.HasPrefix(tok, TokenPrefix):
-		return ctx, fault.ErrUnauthenticated
+		return ctx, fmt.Errorf("%w (a Hangar token begins with %s, an API key with %s)", ErrUnknownToken, TokenPrefix, APIKeyPrefix)
 	case a.keyOnly[method]:
 		return ctx, ErrAPIKeyRequired
 	}
@@ -145,6 +160,20 @@ func (a *Authenticator) Authenticate(ctx context.Context, method string) (contex
 	noteCaller(ctx, ss.Player)
 	ctx = context.WithValue(ctx, tokenKey{}, h)
 	return context.WithValue(ctx, playerKey{}, ss.Player), nil
+}
+
+// malformed is the refusal of an Authorization header that is not
+// "Bearer <token>": it says what the header lacks, and never echoes the
+// header (it may be a secret).
+func malformed(h string) error {
+	scheme, _, hasSpace := strings.Cut(strings.TrimSpace(h), " ")
+	switch {
+	case strings.HasPrefix(h, TokenPrefix) || strings.HasPrefix(h, APIKeyPrefix) || !hasSpace && !strings.EqualFold(scheme, "bearer"):
+		return fmt.Errorf("%w: it has no scheme; send \"Authorization: Bearer <token>\"", ErrMalformedAuthorization)
+	case strings.EqualFold(scheme, "bearer"):
+		return fmt.Errorf("%w: no token after \"Bearer \"", ErrMalformedAuthorization)
+	}
+	return fmt.Errorf("%w: the scheme is %.20q, not Bearer; send \"Authorization: Bearer <token>\"", ErrMalformedAuthorization, scheme)
 }
 
 // authenticateJWT authenticates a call made with a token of the identity
@@ -181,7 +210,7 @@ func (a *Authenticator) session(ctx context.Context, h []byte) (store.Session, e
 		var err error
 		ss, err = a.st.Session(ctx, h)
 		if errors.Is(err, store.ErrNotFound) {
-			return ss, fault.ErrUnauthenticated
+			return ss, ErrUnknownToken
 		}
 		if err != nil {
 			return ss, fmt.Errorf("authenticate: %w", err)
