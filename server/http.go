@@ -78,6 +78,7 @@ func (m *Server) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, 
 		return nil, fmt.Errorf("transcoder: %w", err)
 	}
 	f := m.front
+	f.routes = newRoutes(gs)
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id, ok := watchPath(r.URL.Path); ok {
 			f.serve(w, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.restWatch(w, r, id) }), true)
@@ -138,7 +139,7 @@ func (c jsonCodec) Unmarshal(b []byte, msg proto.Message) error {
 			return nil
 		}
 	}
-	return decodeError(err)
+	return decodeError(err, b, msg.ProtoReflect().Descriptor())
 }
 
 func (c jsonCodec) UnmarshalField(b []byte, msg proto.Message, f protoreflect.FieldDescriptor) error {
@@ -150,7 +151,7 @@ func (c jsonCodec) UnmarshalField(b []byte, msg proto.Message, f protoreflect.Fi
 			return nil
 		}
 	}
-	return decodeError(err)
+	return decodeError(err, b, f.Message())
 }
 
 // with is the codec reading through r; standIn makes r resolve a type
@@ -193,13 +194,22 @@ var unknownType = func() protoreflect.MessageType {
 	return dynamicpb.NewMessageType(fd.Messages().Get(0))
 }()
 
-// decodeError is the client's error for a request body that does not
-// decode (nil for nil).
-func decodeError(err error) error {
+// decodeError is the client's error for a request body b, a message of md
+// (nil: not a message), that does not decode (nil for nil): what is wrong
+// and what would be right (explainJSON), else the decoder's own words.
+func decodeError(err error, b []byte, md protoreflect.MessageDescriptor) error {
 	if err == nil {
 		return nil
 	}
-	return asConnectError(status.Convert(service.EdgeError(codes.InvalidArgument, service.ReasonMalformedRequest, err.Error(), false)))
+	msg := ""
+	if md != nil {
+		msg = explainJSON(b, md)
+	}
+	if msg == "" {
+		// protojson's words, with its prefix off and its spaces plain.
+		msg = strings.TrimPrefix(strings.ReplaceAll(err.Error(), "\u00a0", " "), "proto: ")
+	}
+	return asConnectError(status.Convert(service.EdgeError(codes.InvalidArgument, service.ReasonMalformedRequest, msg, false)))
 }
 
 // corsFor lets pages from the given origins ("*" for any) call every

@@ -41,7 +41,11 @@ import (
 //   - answers every refusal made before the call is reached (by the
 //     transcoder, the router or itself) as a google.rpc.Status with an
 //     ErrorInfo reason and a 4xx status, in the request's protocol, and
-//     counts and logs it: a client's mistake is never a 5xx.
+//     counts and logs it: a client's mistake is never a 5xx;
+//   - says in each such refusal what would be right: the nearest route to
+//     a path no call answers, the methods a path takes (and Allow), the
+//     content type to send, the nearest field name, an enum's values, a
+//     field's type (explain.go, routes.go).
 type front struct {
 	maxBody     int64
 	bodyTimeout time.Duration
@@ -50,6 +54,9 @@ type front struct {
 	stats       *metrics.Metrics
 	// access takes a line per refused request (the access log); nil: none.
 	access *slog.Logger
+	// routes are the calls the HTTP side answers (set with the handler):
+	// a refusal for a path no call answers names the nearest.
+	routes *routes
 }
 
 // reachedKey marks, in an HTTP request's context, that its call reached
@@ -123,6 +130,12 @@ func (f *front) serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 	switch {
 	case watch:
 	case p == protoREST || p == protoConnectUnary:
+		if p == protoREST && f.routes != nil {
+			if msg := f.routes.checkQuery(r); msg != "" {
+				refuse(service.EdgeError(codes.InvalidArgument, service.ReasonMalformedRequest, msg, false), http.StatusBadRequest)
+				return
+			}
+		}
 		body, code, err := f.readBody(r)
 		if err != nil {
 			// What is left of the body is not read: the connection
@@ -167,7 +180,7 @@ func (f *front) serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 		"Connect-Protocol-Version": r.Header.Values("Connect-Protocol-Version"),
 	}}
 	next.ServeHTTP(fw, r)
-	if st, code, ok := fw.refusal(); ok {
+	if st, code, ok := fw.refusal(asked, f.routes); ok {
 		f.refused(w, asked, p, st, code, start)
 	}
 }
@@ -356,7 +369,7 @@ func (w *frontWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // refusal returns the status to answer for a held response that is a
 // refusal, normalised: a client's mistake is a 4xx with an ErrorInfo
 // reason. ok is false (and the held response sent as it was) otherwise.
-func (w *frontWriter) refusal() (st *status.Status, httpCode int, ok bool) {
+func (w *frontWriter) refusal(r *http.Request, rs *routes) (st *status.Status, httpCode int, ok bool) {
 	if !w.hold {
 		return nil, 0, false
 	}
@@ -376,7 +389,12 @@ func (w *frontWriter) refusal() (st *status.Status, httpCode int, ok bool) {
 	if w.keepCodes {
 		return withReason(st), w.code, true
 	}
-	st, httpCode = normalizeRefusal(st, w.code)
+	st, httpCode, allow := normalizeRefusal(st, w.code, r, w.protocol, rs)
+	if allow != "" {
+		w.ResponseWriter.Header().Set("Allow", allow)
+	} else if httpCode != http.StatusMethodNotAllowed {
+		w.ResponseWriter.Header().Del("Allow") // the page's, for a path that is no page
+	}
 	return st, httpCode, true
 }
 
@@ -386,6 +404,15 @@ func (w *frontWriter) refusal() (st *status.Status, httpCode int, ok bool) {
 func (w *frontWriter) heldStatus() (*status.Status, bool) {
 	h := w.snap
 	body := w.held.Bytes()
+	// A REST or Connect unary refusal is a JSON body; it wins over a
+	// status the gRPC server sets afterwards (the transcoder refused a
+	// body it could not read: the server then found no message and says
+	// so in its own words, which are not the client's fault).
+	if w.code >= 400 && w.protocol != protoStream && strings.HasPrefix(h.Get("Content-Type"), "application/json") && h.Get("Grpc-Status") == "" {
+		if st, ok := jsonStatus(body); ok {
+			return st, true
+		}
+	}
 	// The status in the headers (trailers-only), or in trailers set
 	// after them.
 	for _, hh := range []http.Header{h, w.after} {
@@ -425,16 +452,25 @@ func (w *frontWriter) heldStatus() (*status.Status, bool) {
 		return nil, false
 	}
 	if strings.HasPrefix(h.Get("Content-Type"), "application/json") {
-		var sp spb.Status
-		if protojson.Unmarshal(body, &sp) == nil && (sp.GetCode() != 0 || sp.GetMessage() != "") {
-			return status.FromProto(&sp), true
-		}
-		var ce connectErrorJSON
-		if json.Unmarshal(body, &ce) == nil && ce.Code != "" {
-			return ce.status(), true
+		if st, ok := jsonStatus(body); ok {
+			return st, true
 		}
 	}
 	return status.New(codeForHTTP(w.code), strings.TrimSpace(string(body))), true
+}
+
+// jsonStatus reads a refusal's JSON body: a google.rpc.Status (REST) or a
+// Connect error.
+func jsonStatus(body []byte) (*status.Status, bool) {
+	var sp spb.Status
+	if protojson.Unmarshal(body, &sp) == nil && (sp.GetCode() != 0 || sp.GetMessage() != "") {
+		return status.FromProto(&sp), true
+	}
+	var ce connectErrorJSON
+	if json.Unmarshal(body, &ce) == nil && ce.Code != "" {
+		return ce.status(), true
+	}
+	return nil, false
 }
 
 // connectErrorJSON is a Connect error as JSON (its details are left out:
@@ -514,15 +550,21 @@ func withReason(st *status.Status) *status.Status {
 	return status.Convert(service.EdgeError(st.Code(), st.Code().String(), st.Message(), false))
 }
 
-// normalizeRefusal makes a refusal made before the call a client's: an
-// UNKNOWN or INTERNAL from the transcoder is the request's fault
-// (INVALID_ARGUMENT), and every refusal carries an ErrorInfo reason. It
-// returns the HTTP status to answer.
-func normalizeRefusal(st *status.Status, httpCode int) (*status.Status, int) {
+// normalizeRefusal makes a refusal made before the call (of r, in
+// protocol p) a client's: an UNKNOWN or INTERNAL from the transcoder is
+// the request's fault (INVALID_ARGUMENT), every refusal carries an
+// ErrorInfo reason, and says what would be right: the nearest route to a
+// path no call answers, the methods a path takes (allow, for the Allow
+// header), the content type to send. It returns the HTTP status to answer.
+func normalizeRefusal(st *status.Status, httpCode int, r *http.Request, p httpProtocol, rs *routes) (_ *status.Status, _ int, allow string) {
 	for _, d := range st.Details() {
 		if _, ok := d.(*errdetails.ErrorInfo); ok {
-			return st, httpCode // the service's own refusal
+			return st, httpCode, "" // the service's own refusal
 		}
+	}
+	if (httpCode == http.StatusNotFound || httpCode == http.StatusMethodNotAllowed) && p != protoOther && rs != nil && r != nil {
+		code, allow, err := rs.noRoute(r, p)
+		return status.Convert(err), code, allow
 	}
 	code, msg := st.Code(), st.Message()
 	reason := ""
@@ -535,7 +577,7 @@ func normalizeRefusal(st *status.Status, httpCode int) (*status.Status, int) {
 		msg = "this path does not take this HTTP method; see /openapi.yaml"
 	case httpCode == http.StatusUnsupportedMediaType:
 		code, reason = codes.InvalidArgument, service.ReasonUnsupportedMediaType
-		msg = "unsupported content type; send application/json (or application/proto, application/connect+json, application/grpc-web)"
+		msg = unsupportedMediaType(r, p)
 	case code == codes.Unknown || code == codes.Internal || code == codes.InvalidArgument:
 		code, reason = codes.InvalidArgument, service.ReasonMalformedRequest
 	case code == codes.ResourceExhausted:
@@ -550,5 +592,25 @@ func normalizeRefusal(st *status.Status, httpCode int) (*status.Status, int) {
 	default:
 		httpCode = httpStatus(code)
 	}
-	return status.Convert(service.EdgeError(code, reason, msg, false)), httpCode
+	return status.Convert(service.EdgeError(code, reason, msg, false)), httpCode, ""
+}
+
+// unsupportedMediaType says which content type r (in protocol p) should
+// have sent.
+func unsupportedMediaType(r *http.Request, p httpProtocol) string {
+	ct := ""
+	if r != nil {
+		ct = r.Header.Get("Content-Type")
+	}
+	sent := "this request has no Content-Type"
+	if ct != "" {
+		sent = "not Content-Type " + quoteInput(ct)
+	}
+	switch p {
+	case protoREST:
+		return "this route reads JSON, " + sent + "; send Content-Type: application/json"
+	case protoStream:
+		return "a stream takes Connect or gRPC-Web messages, " + sent + "; send Content-Type: application/connect+json, application/connect+proto or application/grpc-web+proto"
+	}
+	return "a call takes JSON or protobuf, " + sent + "; send Content-Type: application/json (or application/proto)"
 }

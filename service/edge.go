@@ -40,10 +40,17 @@ const (
 	ReasonUnknownType = "UNKNOWN_TYPE"
 )
 
+// maxEdgeMessage bounds the message of a refusal at the edge. It is longer
+// than a service's (maxMessage): the edge composes its messages itself,
+// quoting at most a few dozen bytes of the request, and a message that
+// lists the values an enum takes or the methods a path takes needs the room.
+const maxEdgeMessage = 400
+
 // EdgeError is a refusal made at the node's edge: code with an ErrorInfo of
-// reason and, when retry is set, a RetryInfo of a second.
+// reason and, when retry is set, a RetryInfo of a second. The message is
+// at most maxEdgeMessage bytes.
 func EdgeError(code codes.Code, reason, msg string, retry bool) error {
-	st := status.New(code, clientMessage(msg))
+	st := status.New(code, boundMessage(msg, maxEdgeMessage))
 	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Domain: errorDomain, Reason: reason}}
 	if retry {
 		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(time.Second)})

@@ -197,11 +197,15 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 
 // clientMessage is msg as a client may see it: without the store's package
 // prefix, valid UTF-8, at most maxMessage bytes.
-func clientMessage(msg string) string {
+func clientMessage(msg string) string { return boundMessage(msg, maxMessage) }
+
+// boundMessage is msg without the store's package prefix, valid UTF-8, at
+// most limit bytes.
+func boundMessage(msg string, limit int) string {
 	msg = strings.ReplaceAll(msg, "store: ", "")
 	msg = strings.ToValidUTF8(msg, "?")
-	if len(msg) > maxMessage {
-		cut := maxMessage
+	if len(msg) > limit {
+		cut := limit
 		for cut > 0 && !utf8.RuneStart(msg[cut]) {
 			cut--
 		}
