@@ -183,7 +183,7 @@ func (rs *routes) noRoute(r *http.Request, p httpProtocol) (httpCode int, allow 
 		}
 		return http.StatusNotFound, "", service.EdgeError(codes.NotFound, service.ReasonNoRoute, msg+" (every call: /openapi.yaml)", false)
 	}
-	if same := rs.restMethods(r.URL.Path); len(same) > 0 {
+	if same := rs.restMethods(r.URL.Path); len(same) > 0 && !slices.ContainsFunc(same, func(s *restRoute) bool { return s.verb == r.Method }) {
 		var verbs []string
 		for _, s := range same {
 			if !slices.Contains(verbs, s.verb) {
