@@ -23,8 +23,9 @@ import (
 
 // explainJSON says what is wrong with b as the JSON of a message of md,
 // and what would be right; "" when it finds no fault (the decoder's error
-// then stands).
-func explainJSON(b []byte, md protoreflect.MessageDescriptor) string {
+// then stands). resolve finds the message an Any's "@type" names (nil: an
+// Any is not looked into).
+func explainJSON(b []byte, md protoreflect.MessageDescriptor, resolve func(url string) protoreflect.MessageDescriptor) string {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any
@@ -42,7 +43,12 @@ func explainJSON(b []byte, md protoreflect.MessageDescriptor) string {
 	if d.More() {
 		return fmt.Sprintf("the body holds more than one JSON value; send one JSON object of %s's fields", md.Name())
 	}
-	return explainMessage(v, md, "")
+	return explainer{resolve}.message(v, md, "")
+}
+
+// explainer explains the faults of a decoded JSON value.
+type explainer struct {
+	resolve func(url string) protoreflect.MessageDescriptor // nil: none
 }
 
 func firstField(md protoreflect.MessageDescriptor) string {
@@ -52,9 +58,9 @@ func firstField(md protoreflect.MessageDescriptor) string {
 	return string(md.Fields().Get(0).Name())
 }
 
-// explainMessage checks v, a decoded JSON value, as a message of md at
+// message checks v, a decoded JSON value, as a message of md at
 // path (a field path such as "options.", empty at the top).
-func explainMessage(v any, md protoreflect.MessageDescriptor, path string) string {
+func (e explainer) message(v any, md protoreflect.MessageDescriptor, path string) string {
 	if wk := wellKnownJSON(md); wk != "" {
 		return ""
 	}
@@ -75,7 +81,7 @@ func explainMessage(v any, md protoreflect.MessageDescriptor, path string) strin
 		if fd == nil {
 			return unknownField(k, md, path)
 		}
-		if msg := explainField(obj[k], fd, path+string(fd.Name())); msg != "" {
+		if msg := e.field(obj[k], fd, path+string(fd.Name())); msg != "" {
 			return msg
 		}
 	}
@@ -119,8 +125,8 @@ func unknownField(name string, md protoreflect.MessageDescriptor, path string) s
 	return msg + "; its fields are " + strings.Join(names, ", ")
 }
 
-// explainField checks v as the value of field fd, named path.
-func explainField(v any, fd protoreflect.FieldDescriptor, path string) string {
+// field checks v as the value of field fd, named path.
+func (e explainer) field(v any, fd protoreflect.FieldDescriptor, path string) string {
 	if v == nil {
 		return ""
 	}
@@ -130,8 +136,8 @@ func explainField(v any, fd protoreflect.FieldDescriptor, path string) string {
 		if !ok {
 			return fmt.Sprintf("field %q takes a JSON object (a map), not %s", path, jsonKind(v))
 		}
-		for k, e := range obj {
-			if msg := explainValue(e, fd.MapValue(), path+"["+strconv.Quote(k)+"]"); msg != "" {
+		for k, mv := range obj {
+			if msg := e.value(mv, fd.MapValue(), path+"["+strconv.Quote(k)+"]"); msg != "" {
 				return msg
 			}
 		}
@@ -141,18 +147,18 @@ func explainField(v any, fd protoreflect.FieldDescriptor, path string) string {
 		if !ok {
 			return fmt.Sprintf("field %q takes a JSON array, not %s", path, jsonKind(v))
 		}
-		for i, e := range arr {
-			if msg := explainValue(e, fd, fmt.Sprintf("%s[%d]", path, i)); msg != "" {
+		for i, ev := range arr {
+			if msg := e.value(ev, fd, fmt.Sprintf("%s[%d]", path, i)); msg != "" {
 				return msg
 			}
 		}
 		return ""
 	}
-	return explainValue(v, fd, path)
+	return e.value(v, fd, path)
 }
 
-// explainValue checks one value (not a list or a map) of field fd.
-func explainValue(v any, fd protoreflect.FieldDescriptor, path string) string {
+// value checks one value (not a list or a map) of field fd.
+func (e explainer) value(v any, fd protoreflect.FieldDescriptor, path string) string {
 	switch fd.Kind() {
 	case protoreflect.EnumKind:
 		return explainEnum(v, fd.Enum(), path)
@@ -173,16 +179,43 @@ func explainValue(v any, fd protoreflect.FieldDescriptor, path string) string {
 			return fmt.Sprintf("field %q takes a number, not %s", path, jsonKind(v))
 		}
 	case protoreflect.MessageKind, protoreflect.GroupKind:
+		if fd.Message().FullName() == "google.protobuf.Any" {
+			return e.any(v, path)
+		}
 		if wk := wellKnownJSON(fd.Message()); wk != "" {
 			return explainWellKnown(v, wk, path)
 		}
-		return explainMessage(v, fd.Message(), path+".")
+		return e.message(v, fd.Message(), path+".")
 	default: // the integer kinds
 		if !isNumber(v, true) {
 			return fmt.Sprintf("field %q takes an integer (%s), not %s", path, fd.Kind(), jsonKind(v))
 		}
 	}
 	return ""
+}
+
+// any checks v as an Any: the fields of the message its "@type" names (a
+// type no game hosts is the service's to refuse, as over gRPC).
+func (e explainer) any(v any, path string) string {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Sprintf("field %q takes a JSON object with \"@type\", not %s", path, jsonKind(v))
+	}
+	url, _ := obj["@type"].(string)
+	if e.resolve == nil || url == "" {
+		return ""
+	}
+	md := e.resolve(url)
+	if md == nil || wellKnownJSON(md) != "" {
+		return ""
+	}
+	rest := make(map[string]any, len(obj))
+	for k, fv := range obj {
+		if k != "@type" {
+			rest[k] = fv
+		}
+	}
+	return e.message(rest, md, path+".")
 }
 
 // explainEnum checks v as a value of enum ed: one of its names, or a

@@ -58,7 +58,7 @@ func TestExplainJSON(t *testing.T) {
 		{`{"invitedPlayerIds":[1]}`, `field "invited_player_ids[0]" takes a string`},
 		{`{"` + strings.Repeat("z", 100) + `":1}`, `unknown field "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"… in CreateMatchRequest; its fields are game,`},
 	} {
-		got := explainJSON([]byte(tc.body), md)
+		got := explainJSON([]byte(tc.body), md, nil)
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("explainJSON(%s) = %q, want %q", tc.body, got, tc.want)
 		}

@@ -139,7 +139,7 @@ func (c jsonCodec) Unmarshal(b []byte, msg proto.Message) error {
 			return nil
 		}
 	}
-	return decodeError(err, b, msg.ProtoReflect().Descriptor())
+	return decodeError(err, b, msg.ProtoReflect().Descriptor(), c.UnmarshalOptions.Resolver)
 }
 
 func (c jsonCodec) UnmarshalField(b []byte, msg proto.Message, f protoreflect.FieldDescriptor) error {
@@ -151,7 +151,7 @@ func (c jsonCodec) UnmarshalField(b []byte, msg proto.Message, f protoreflect.Fi
 			return nil
 		}
 	}
-	return decodeError(err, b, f.Message())
+	return decodeError(err, b, f.Message(), c.UnmarshalOptions.Resolver)
 }
 
 // with is the codec reading through r; standIn makes r resolve a type
@@ -196,14 +196,24 @@ var unknownType = func() protoreflect.MessageType {
 
 // decodeError is the client's error for a request body b, a message of md
 // (nil: not a message), that does not decode (nil for nil): what is wrong
-// and what would be right (explainJSON), else the decoder's own words.
-func decodeError(err error, b []byte, md protoreflect.MessageDescriptor) error {
+// and what would be right (explainJSON; types resolves the type URLs of
+// Anys), else the decoder's own words.
+func decodeError(err error, b []byte, md protoreflect.MessageDescriptor, types vanguard.TypeResolver) error {
 	if err == nil {
 		return nil
 	}
 	msg := ""
 	if md != nil {
-		msg = explainJSON(b, md)
+		msg = explainJSON(b, md, func(url string) protoreflect.MessageDescriptor {
+			if types == nil {
+				return nil
+			}
+			mt, err := types.FindMessageByURL(url)
+			if err != nil {
+				return nil
+			}
+			return mt.Descriptor()
+		})
 	}
 	if msg == "" {
 		// protojson's words, with its prefix off and its spaces plain.

@@ -279,5 +279,5 @@ func explainQueryValue(v string, fd protoreflect.FieldDescriptor, name string) s
 	case protoreflect.StringKind, protoreflect.BytesKind:
 		return ""
 	}
-	return explainValue(jv, fd, name)
+	return explainer{}.value(jv, fd, name)
 }
