@@ -101,6 +101,7 @@ func TestHTTPMistakesTeach(t *testing.T) {
 		{"another game's action", "POST", "/v1/matches/" + id + ":act", js, bearer, act(`{"@type":"type.googleapis.com/hangar.carcassonne.v1.Move","notation":"pass"}`), 400, "UNKNOWN_TYPE", "its actions: hangar.aeroplane.v1.Move, hangar.aeroplane.v1.Roll", ""},
 		{"Connect: unknown method", "POST", "/hangar.v1.MatchService/CreateMatc", js, bearer, `{}`, 404, "NO_ROUTE", "did you mean /hangar.v1.MatchService/CreateMatch?", ""},
 		{"Connect: wrong content type", "POST", "/hangar.v1.MatchService/CreateMatch", "text/plain", bearer, `{}`, 415, "UNSUPPORTED_MEDIA_TYPE", "send Content-Type: application/json", ""},
+		{"Connect: no content type", "POST", "/hangar.v1.MatchService/CreateMatch", "", bearer, `{}`, 415, "UNSUPPORTED_MEDIA_TYPE", "this request has no Content-Type; send Content-Type: application/json", ""},
 		{"Connect: GET of a call", "GET", "/hangar.v1.MatchService/CreateMatch", "", bearer, "", 400, "METHOD_NOT_ALLOWED", "takes POST, not GET", "POST"},
 		{"Connect: unknown field", "POST", "/hangar.v1.MatchService/CreateMatch", js, bearer, `{"game":"aeroplane","seatz":2}`, 400, "MALFORMED_REQUEST", `did you mean "seat_count"?`, ""},
 	}
