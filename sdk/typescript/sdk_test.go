@@ -45,6 +45,7 @@ func TestSDK(t *testing.T) {
 	hangar := nodetest.Binary(t)
 
 	stable := &server{bin: hangar, dir: filepath.Join(t.TempDir(), "stable")}
+	apiKey := createAPIKey(t, hangar, stable.dir)
 	stable.start(t, "127.0.0.1:0")
 	t.Cleanup(stable.kill)
 	restartable := &server{bin: hangar, dir: filepath.Join(t.TempDir(), "restartable")}
@@ -88,6 +89,7 @@ func TestSDK(t *testing.T) {
 		"HANGAR_RESTART_URL=http://"+restartable.addr,
 		"HANGAR_CONTROL_URL="+control.URL,
 		"HANGAR_TOKEN_TTL="+tokenTTL,
+		"HANGAR_API_KEY="+apiKey,
 	)
 	out, err := cmd.CombinedOutput()
 	t.Logf("node --test (%v):\n%s", time.Since(start).Round(time.Millisecond), out)
@@ -96,6 +98,21 @@ func TestSDK(t *testing.T) {
 		t.Logf("stable server's log:\n%s", stable.logs())
 		t.Logf("restarted server's log:\n%s", restartable.logs())
 	}
+}
+
+// createAPIKey makes an API key in the store in dir (before a server
+// opens it), for a backend's sign-in of its users.
+func createAPIKey(t *testing.T, hangar, dir string) string {
+	t.Helper()
+	out, err := exec.Command(hangar, "apikey", "create", "--name", "sdk-test", "--data-dir", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("hangar apikey create: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`(?m)^key: (\S+)$`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("hangar apikey create printed no key:\n%s", out)
+	}
+	return string(m[1])
 }
 
 // lookPath returns the path of a command the test needs, or skips the test

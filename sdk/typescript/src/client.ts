@@ -1,4 +1,4 @@
-import type { DescMessage, DescService, Message, Registry } from "@bufbuild/protobuf";
+import type { DescService, Message, Registry } from "@bufbuild/protobuf";
 import { timestampDate, type Any, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Code, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import { HangarError, Reasons } from "./errors.js";
@@ -10,8 +10,8 @@ import { MatchmakingService } from "./gen/hangar/v1/matchmaking_pb.js";
 import { MoveService, type ActResponse } from "./gen/hangar/v1/move_pb.js";
 import { NoticeService } from "./gen/hangar/v1/notice_pb.js";
 import { PlayerService, type Player } from "./gen/hangar/v1/player_pb.js";
-import { watch, type WatchOptions } from "./watch.js";
 import type { WatchMatchResponse } from "./gen/hangar/v1/match_pb.js";
+import { watch, type WatchOptions } from "./watch.js";
 
 /**
  * TransportOptions are the options the SDK gives a transport factory: the
@@ -374,9 +374,17 @@ export class Session {
   }
 }
 
-/** newRequestId returns a random request id (a UUIDv4) for a command. */
+/**
+ * newRequestId returns a random request id (a UUIDv4) for a command. It
+ * uses crypto.getRandomValues, which browsers give plain-HTTP pages too
+ * (crypto.randomUUID needs a secure context).
+ */
 export function newRequestId(): string {
-  return globalThis.crypto.randomUUID();
+  const b = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40; // version 4
+  b[8] = (b[8] & 0x3f) | 0x80; // the RFC 9562 variant
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 // Auth gives a wrapped client its token and says whether a failed call may
@@ -451,5 +459,3 @@ async function* stream(auth: Auth, open: (token: string | undefined) => unknown)
     throw HangarError.from(e);
   }
 }
-
-export type { DescMessage };

@@ -5,6 +5,8 @@ import { describe, test } from "node:test";
 import { Code, HangarError, v1 } from "../dist/index.js";
 import { client, contiguous, noServer, seqs, sleep, tokenTTL } from "./helpers.mjs";
 
+const apiKey = process.env.HANGAR_API_KEY;
+
 describe("sessions", { skip: noServer, concurrency: true }, () => {
   test("createPlayer signs in; the session refreshes its token before it expires", async () => {
     const hangar = client();
@@ -99,6 +101,24 @@ describe("sessions", { skip: noServer, concurrency: true }, () => {
     for (const s of [host, guest, spectator]) {
       s.close();
     }
+  });
+
+  test("a backend signs in its user with its API key: one player per external id", { skip: !apiKey && "HANGAR_API_KEY is not set" }, async () => {
+    const hangar = client();
+    const first = await hangar.signInExternal(apiKey, "user-42", "Ada");
+    const again = await hangar.signInExternal(apiKey, "user-42", "Ada");
+    const p1 = await first.player();
+    const p2 = await again.player();
+    assert.equal(p1.displayName, "Ada");
+    assert.equal(p1.playerId, p2.playerId);
+    assert.notEqual(first.token.token, again.token.token);
+    // The key is not a player's token.
+    await assert.rejects(hangar.resume({ token: apiKey, expireTime: new Date(Date.now() + 3600_000) }).players.getPlayer({}), {
+      code: Code.PermissionDenied,
+      reason: "API_KEY_NOT_A_PLAYER",
+    });
+    first.close();
+    again.close();
   });
 
   test("a revoked session's token is refused with TOKEN_REVOKED", async () => {
