@@ -201,7 +201,7 @@ export class Session {
         await this.#fresh();
         return this.#token.token;
       },
-      recover: (used, err) => this.#recover(used, err),
+      recover: (used, err) => this.#recover(err, used),
     };
     this.players = wrap(PlayerService, client.transport, auth);
     this.matches = wrap(MatchService, client.transport, auth);
@@ -256,7 +256,7 @@ export class Session {
    * reason); so does a break out of a for-await loop.
    */
   watch(matchId: string, options: WatchOptions = {}): AsyncGenerator<WatchMatchResponse, void, undefined> {
-    return watch(this.matches, matchId, options, (err) => this.#recoverWatch(err));
+    return watch(this.matches, matchId, options, (err) => this.#recover(err));
   }
 
   /**
@@ -336,34 +336,19 @@ export class Session {
     }
   }
 
-  // recoverWatch says whether a watch that ended with err may reconnect
-  // with the session's token: it was refreshed since the stream opened
-  // (the old one expires a minute after its refresh, and its streams end),
-  // or renew gave a new one.
-  async #recoverWatch(err: HangarError): Promise<boolean> {
+  // recover says whether a call or a watch that failed with err may be
+  // made again with the session's token: the server said TOKEN_EXPIRED,
+  // and the session has a newer token (the call's, used, was replaced; a
+  // watch, which does not know its stream's, has one that has not expired:
+  // an old token expires a minute after its refresh, and its streams end),
+  // or renew gives one.
+  async #recover(err: HangarError, used?: string): Promise<boolean> {
     if (err.code !== Code.Unauthenticated || err.reason !== Reasons.tokenExpired) {
       return false;
     }
     await this.#refreshing?.catch(() => {});
-    if (this.#token.expireTime.getTime() > Date.now()) {
-      return true;
-    }
-    if (!this.#options.renew) {
-      return false;
-    }
-    this.#set(await this.#options.renew());
-    return true;
-  }
-
-  // recover says whether a call that failed with err, made with the token
-  // used, may be made again: another call refreshed the token meanwhile,
-  // or renew gave a new one.
-  async #recover(used: string, err: HangarError): Promise<boolean> {
-    if (err.code !== Code.Unauthenticated || err.reason !== Reasons.tokenExpired) {
-      return false;
-    }
-    await this.#refreshing?.catch(() => {});
-    if (this.#token.token !== used) {
+    const newer = used !== undefined ? this.#token.token !== used : this.#token.expireTime.getTime() > Date.now();
+    if (newer) {
       return true;
     }
     if (!this.#options.renew) {
