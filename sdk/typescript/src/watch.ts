@@ -101,6 +101,10 @@ async function resumable(err: HangarError, recover: (err: HangarError) => Promis
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
     const done = () => {
       clearTimeout(t);
       reject(signal?.reason);
