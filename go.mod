@@ -71,5 +71,9 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-// node_modules of the Node.js example is npm's, not Go packages.
-ignore ./examples/node/node_modules
+// The node_modules of the Node.js example and of the TypeScript SDK are
+// npm's, not Go packages.
+ignore (
+	./examples/node/node_modules
+	./sdk/typescript/node_modules
+)
