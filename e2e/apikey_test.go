@@ -132,7 +132,7 @@ func TestAPIKeys(t *testing.T) {
 		_, err = players.SignInExternalPlayer(withToken(context.Background(), first.GetToken()), &hangarv1.SignInExternalPlayerRequest{ExternalId: "u3", DisplayName: "Cy"})
 		wantErr(t, "a player token signing in a user", err, codes.PermissionDenied, "API_KEY_REQUIRED")
 		_, err = signIn("hk_nope", "u3", "Cy")
-		wantErr(t, "an unknown key", err, codes.Unauthenticated, "UNAUTHENTICATED")
+		wantErr(t, "an unknown key", err, codes.Unauthenticated, "TOKEN_UNKNOWN")
 		// Over REST too.
 		code, _, body := restDo(t, "POST", "http://"+n.Addr()+"/v1/externalPlayers:signIn", key, "application/json", `{"externalId":"u1","displayName":"Ada"}`)
 		var rr struct {

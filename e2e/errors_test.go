@@ -214,7 +214,7 @@ func badCommands(t *testing.T, cfg server.Config, transport string, newClient ne
 		reasons := map[string]string{
 			"wrong turn": "NOT_YOUR_TURN", "not seated": "NOT_SEATED", "stale version": "VERSION_CONFLICT",
 			"future version": "VERSION_CONFLICT", "move before roll": "WRONG_PHASE", "malformed move": "INVALID_ARGUMENT",
-			"no token": "UNAUTHENTICATED", "unknown match": "NOT_FOUND", "join a running match": "MATCH_NOT_OPEN",
+			"no token": "TOKEN_MISSING", "unknown match": "NOT_FOUND", "join a running match": "MATCH_NOT_OPEN",
 			"start by non-creator": "NOT_CREATOR", "leave a match not joined": "NOT_SEATED",
 			"get at a future version": "OUT_OF_RANGE", "watch from a future version": "OUT_OF_RANGE",
 			"unknown game": "UNKNOWN_GAME", "no game": "UNKNOWN_GAME", "another game's action": "UNKNOWN_TYPE",

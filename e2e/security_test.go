@@ -195,12 +195,12 @@ func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 			reason string // the reason an authenticated method answers
 		}
 		bad := []creds{
-			{"no token", "", "UNAUTHENTICATED"},
-			{"no scheme", expired.token, "UNAUTHENTICATED"},
-			{"basic", "Basic YWRhOmFkYQ==", "UNAUTHENTICATED"},
-			{"empty bearer", "Bearer ", "UNAUTHENTICATED"},
-			{"unknown token", "Bearer hgr_" + "0123456789abcdefghijklmnopqrstuv", "UNAUTHENTICATED"},
-			{"truncated token", "Bearer " + ada.token[:len(ada.token)-3], "UNAUTHENTICATED"},
+			{"no token", "", "TOKEN_MISSING"},
+			{"no scheme", expired.token, "AUTHORIZATION_MALFORMED"},
+			{"basic", "Basic YWRhOmFkYQ==", "AUTHORIZATION_MALFORMED"},
+			{"empty bearer", "Bearer ", "AUTHORIZATION_MALFORMED"},
+			{"unknown token", "Bearer hgr_" + "0123456789abcdefghijklmnopqrstuv", "TOKEN_UNKNOWN"},
+			{"truncated token", "Bearer " + ada.token[:len(ada.token)-3], "TOKEN_UNKNOWN"},
 			{"expired token", "Bearer " + expired.token, "TOKEN_EXPIRED"},
 			{"revoked token", "Bearer " + revoked.token, "TOKEN_REVOKED"},
 			{"expired JWT", "Bearer " + is.token(t, is.claims("mallory", clock.Now().Add(-2*time.Hour))), "TOKEN_EXPIRED"},

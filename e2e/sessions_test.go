@@ -169,8 +169,8 @@ func TestRevokeToken(t *testing.T) {
 			t.Fatalf("another player's watch ended: %v", err)
 		default:
 		}
-		// An unknown token is plain UNAUTHENTICATED.
-		wantErr(t, "an unknown token", me(bob, "hgr_nope"), codes.Unauthenticated, "UNAUTHENTICATED")
+		// An unknown token is TOKEN_UNKNOWN.
+		wantErr(t, "an unknown token", me(bob, "hgr_nope"), codes.Unauthenticated, "TOKEN_UNKNOWN")
 	})
 }
 
@@ -250,7 +250,7 @@ func TestRevocationWithoutNotice(t *testing.T) {
 // TestEndedTokensAreSwept runs on a fake clock: the row of a revoked or
 // expired token is kept for the retention, its token answered
 // TOKEN_REVOKED or TOKEN_EXPIRED meanwhile, and then the node's sweep
-// deletes it: the token is unknown (UNAUTHENTICATED, no finer reason). A
+// deletes it: the token is unknown (TOKEN_UNKNOWN). A
 // live token is never touched.
 func TestEndedTokensAreSwept(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
@@ -287,11 +287,11 @@ func TestEndedTokensAreSwept(t *testing.T) {
 		time.Sleep(100 * time.Millisecond) // sweeps run, and keep the row
 		wantErr(t, "the revoked token within the retention", me(ada, phone.token), codes.Unauthenticated, "TOKEN_REVOKED")
 		clock.Advance(30*time.Minute + 30*time.Second) // revoked 1h0m30s ago; ada's first token expired 59m30s ago
-		eventually("the revoked token after the retention", phone.token, "UNAUTHENTICATED")
+		eventually("the revoked token after the retention", phone.token, "TOKEN_UNKNOWN")
 		wantErr(t, "the expired token within the retention", me(ada, ada.token), codes.Unauthenticated, "TOKEN_EXPIRED")
 		bob := newClient(t, n.Addr(), "Bob")
 		clock.Advance(30 * time.Minute)
-		eventually("the expired token after the retention", ada.token, "UNAUTHENTICATED")
+		eventually("the expired token after the retention", ada.token, "TOKEN_UNKNOWN")
 		if err := me(bob, bob.token); err != nil {
 			t.Fatalf("a live token after the sweeps: %v", err)
 		}

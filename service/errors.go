@@ -80,6 +80,9 @@ var reasons = []struct {
 	{errNotFound, "NOT_FOUND"},
 	{store.ErrNotFound, "NOT_FOUND"},
 	{errOutOfRange, "OUT_OF_RANGE"},
+	{auth.ErrNoCredentials, "TOKEN_MISSING"},
+	{auth.ErrMalformedAuthorization, "AUTHORIZATION_MALFORMED"},
+	{auth.ErrUnknownToken, "TOKEN_UNKNOWN"},
 	{errUnauthenticated, "UNAUTHENTICATED"},
 	{errPermission, "PERMISSION_DENIED"},
 	{errInvalid, "INVALID_ARGUMENT"},
@@ -93,23 +96,6 @@ var reasons = []struct {
 	{errExhausted, "RESOURCE_EXHAUSTED"},
 	{errUnavailable, "UNAVAILABLE"},
 	{store.ErrUnavailable, "UNAVAILABLE"},
-}
-
-// credentialsFault tells apart the refusals whose reason is plain
-// UNAUTHENTICATED (clients re-authenticate on it, and rely on it): no
-// token ("missing"), an Authorization header that is not "Bearer <token>"
-// ("malformed"), a token no session has ("unknown"). It is the value of
-// the ErrorInfo's metadata key "credentials"; "" for other errors.
-func credentialsFault(err error) string {
-	switch {
-	case errors.Is(err, auth.ErrNoCredentials):
-		return "missing"
-	case errors.Is(err, auth.ErrMalformedAuthorization):
-		return "malformed"
-	case errors.Is(err, auth.ErrUnknownToken):
-		return "unknown"
-	}
-	return ""
 }
 
 // maxMessage bounds a status message: a client's input is never echoed
@@ -174,9 +160,6 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 	}
 	if vc := (*match.VersionConflict)(nil); errors.As(err, &vc) && vc.Current > 0 {
 		info.Metadata = map[string]string{"current_version": strconv.FormatInt(vc.Current, 10)}
-	}
-	if c := credentialsFault(err); c != "" {
-		info.Metadata = map[string]string{"credentials": c}
 	}
 	if q := (*limit.QuotaError)(nil); errors.As(err, &q) {
 		info.Metadata = map[string]string{"limit": strconv.Itoa(q.Limit)}

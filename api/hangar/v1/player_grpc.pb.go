@@ -38,7 +38,7 @@ const (
 // issued, 30 days by default), RefreshToken trades it for a new one, and
 // RevokeToken or SignOut end it. A call with an expired or revoked token
 // is UNAUTHENTICATED with ErrorInfo reason TOKEN_EXPIRED or TOKEN_REVOKED
-// (an unknown token: UNAUTHENTICATED), on every node at once; an open
+// (an unknown token: TOKEN_UNKNOWN), on every node at once; an open
 // WatchMatch stream ends the same way when its token expires or is revoked.
 type PlayerServiceClient interface {
 	// CreatePlayer registers a player and returns its bearer token. It is the
@@ -151,7 +151,7 @@ func (c *playerServiceClient) SignInExternalPlayer(ctx context.Context, in *Sign
 // issued, 30 days by default), RefreshToken trades it for a new one, and
 // RevokeToken or SignOut end it. A call with an expired or revoked token
 // is UNAUTHENTICATED with ErrorInfo reason TOKEN_EXPIRED or TOKEN_REVOKED
-// (an unknown token: UNAUTHENTICATED), on every node at once; an open
+// (an unknown token: TOKEN_UNKNOWN), on every node at once; an open
 // WatchMatch stream ends the same way when its token expires or is revoked.
 type PlayerServiceServer interface {
 	// CreatePlayer registers a player and returns its bearer token. It is the

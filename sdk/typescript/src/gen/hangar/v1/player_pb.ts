@@ -314,7 +314,7 @@ export const SignInExternalPlayerResponseSchema: GenMessage<SignInExternalPlayer
  * issued, 30 days by default), RefreshToken trades it for a new one, and
  * RevokeToken or SignOut end it. A call with an expired or revoked token
  * is UNAUTHENTICATED with ErrorInfo reason TOKEN_EXPIRED or TOKEN_REVOKED
- * (an unknown token: UNAUTHENTICATED), on every node at once; an open
+ * (an unknown token: TOKEN_UNKNOWN), on every node at once; an open
  * WatchMatch stream ends the same way when its token expires or is revoked.
  *
  * @generated from service hangar.v1.PlayerService
