@@ -19,6 +19,7 @@ import (
 // sequential scan, no sort, nothing read of the matches archived or in
 // play.
 func TestEndedMatchesPlan(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("loads 20,000 matches")
 	}

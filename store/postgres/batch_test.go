@@ -22,6 +22,7 @@ import (
 // TestConformanceUncombined runs the suite with every append committed
 // alone (the combiner off).
 func TestConformanceUncombined(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store {
 		s, err := postgres.OpenWith(context.Background(), pgtest.Database(t),
 			postgres.Options{Combine: store.CombineOptions{MaxBatch: 1}})
@@ -101,6 +102,7 @@ func (r *batchTrace) TraceBatchEnd(ctx context.Context, _ *pgx.Conn, d pgx.Trace
 // pgx's back), the batch's appends are committed alone, and the next
 // batch, on a fresh connection, prepares it anew.
 func TestBatchStalePrepared(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	trace := &batchTrace{}
 	s := openOneConn(t, postgres.Options{Tracer: trace, Combine: store.CombineOptions{MaxBatch: 1}})
@@ -133,6 +135,7 @@ func TestBatchStalePrepared(t *testing.T) {
 // TestBatchPoison: a statement the server refuses rolls its batch back;
 // the others are then committed alone, and only it fails.
 func TestBatchPoison(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	s, err := postgres.Open(context.Background(), url)
 	if err != nil {
@@ -162,6 +165,7 @@ FOR EACH ROW WHEN (NEW.match_id = 'poison') EXECUTE FUNCTION refuse_poison();`)
 // (storetest.BatchRace): the batches lock match rows in id order, so the
 // server counts no deadlock.
 func TestBatchRaceAcrossNodes(t *testing.T) {
+	t.Parallel()
 	raceTwoNodes(t, "between the batches", func(a, b store.Store) { storetest.BatchRace(t, a, b) })
 }
 
@@ -232,6 +236,7 @@ func deadlocks(t *testing.T, url string) int64 {
 // would roll back and commit each append alone, with the same results,
 // which the conformance suite cannot tell from the batch.
 func TestBatchOneTransaction(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{open: map[*pgx.Conn]int{}}
 	ctx := context.Background()
 	s, err := postgres.OpenWith(ctx, pgtest.Database(t), postgres.Options{Tracer: rec, Combine: store.CombineOptions{MaxBatch: 1}})
@@ -404,6 +409,7 @@ func TestBatchOneTransaction(t *testing.T) {
 // head that another transaction holds, the create after it commits. A
 // match's second append still commits after its first.
 func TestBatchApartAtOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.Database(t)
 	s, err := postgres.OpenWith(ctx, url, postgres.Options{Combine: store.CombineOptions{MaxBatch: 1}})
@@ -487,7 +493,7 @@ func TestBatchApartAtOnce(t *testing.T) {
 // TestPagesAcrossCommandsLargePlan reads pages across commands' events
 // (storetest.PagesAcrossCommands) written by batches of the statement for
 // large batches (appendManySQL), which the conformance suite's small
-// batches do not reach.
+// batches do not reach. Not parallel: it sets the package-wide smallBatch.
 func TestPagesAcrossCommandsLargePlan(t *testing.T) {
 	defer postgres.SetSmallBatch(postgres.SetSmallBatch(0))
 	s := open(t)
@@ -500,7 +506,8 @@ func TestPagesAcrossCommandsLargePlan(t *testing.T) {
 // plans a prepared statement anew for its first five executions, and for
 // every execution once its generic plan's estimate comes out dearer, as it
 // does for these on tables of a million events, where planning costs more
-// than running them (BENCHMARKS.md, nineteenth round).
+// than running them (BENCHMARKS.md, nineteenth round). Not parallel: it
+// sets the package-wide smallBatch.
 func TestBatchGenericPlans(t *testing.T) {
 	ctx := context.Background()
 	defer postgres.SetSmallBatch(postgres.SetSmallBatch(16))
@@ -554,6 +561,7 @@ func oneEvent(id string, expected int64) store.Append {
 // up by a lock on the match results it writes), rather than after it,
 // and the end commits once that lock goes.
 func TestBatchEndCommitsBeside(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.Database(t)
 	committed := make(chan struct{})

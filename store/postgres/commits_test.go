@@ -33,6 +33,9 @@ func TestCommitsForTheRoundTrip(t *testing.T) {
 // A store measures the round trip to its database at Open and commits
 // several batches at once only when the database is far: here, behind a
 // proxy that delays each way by 2 ms. Its appends still all commit.
+//
+// Not parallel: the store times its round trip at Open, and tests beside
+// it could make the near database look far.
 func TestCommitsFollowTheDatabasesDistance(t *testing.T) {
 	dbURL := pgtest.Database(t)
 	ctx := context.Background()

@@ -62,6 +62,7 @@ func (r *tripTrace) count() int {
 // with the append and the history, then the ratings with COMMIT; one that
 // does not apply (a stale version, a retry) rolls back what it sent.
 func TestEndTwoRoundTrips(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tr := &tripTrace{}
 	s, err := postgres.OpenWith(ctx, pgtest.Database(t), postgres.Options{Tracer: tr, Combine: store.CombineOptions{MaxBatch: 1}})

@@ -17,6 +17,7 @@ import (
 // TestFeedConformance runs the feed suite on LISTEN/NOTIFY: two stores on
 // one database; the cut terminates the database's listening connections.
 func TestFeedConformance(t *testing.T) {
+	t.Parallel()
 	var url string
 	storetest.RunFeed(t, func(t *testing.T) (a, b storetest.FeedNode) {
 		url = pgtest.Database(t)
@@ -49,6 +50,7 @@ func TestFeedConformance(t *testing.T) {
 }
 
 func TestFeedCarriesChangesBetweenStores(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

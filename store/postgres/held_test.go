@@ -100,6 +100,7 @@ func batch(s *postgres.Store, ids []string, vs []int64) []error {
 // Batches go to one backend even while other work takes the connection
 // the pool would hand out next.
 func TestBatchesKeepTheirConnection(t *testing.T) {
+	t.Parallel()
 	s, rec, ids, vs := heldStore(t)
 	ctx := context.Background()
 	from := rec.count()
@@ -140,6 +141,7 @@ func TestBatchesKeepTheirConnection(t *testing.T) {
 // and the next batch commits on another backend. No append is lost or
 // applied twice.
 func TestHeldConnectionReplacedWhenBroken(t *testing.T) {
+	t.Parallel()
 	s, rec, ids, vs := heldStore(t)
 	ctx := context.Background()
 	if errs := batch(s, ids, vs); errs[0] != nil || errs[1] != nil {
@@ -187,6 +189,7 @@ func TestHeldConnectionReplacedWhenBroken(t *testing.T) {
 // A held connection goes back to the pool when it has been idle or held
 // too long, and batches go on.
 func TestHeldConnectionGoesBack(t *testing.T) {
+	t.Parallel()
 	s, _, ids, vs := heldStore(t)
 	var mu sync.Mutex
 	now := time.Now()
@@ -243,6 +246,7 @@ func TestHeldConnectionGoesBack(t *testing.T) {
 // The batches hold no connection a small pool needs for everything else:
 // with one connection in all, a read after a batch gets it.
 func TestHeldLeavesThePoolRoom(t *testing.T) {
+	t.Parallel()
 	s := openOneConn(t, postgres.Options{})
 	if n := s.HeldMax(); n != 0 {
 		t.Fatalf("a pool of one connection: the batches hold %d", n)

@@ -21,6 +21,7 @@ import (
 // ones appended at 13 included, one row each; up again, they read the
 // same.
 func TestMigrateEventRuns(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.EmptyDatabase(t)
 	if err := postgres.MigrateTo(url, 12); err != nil {

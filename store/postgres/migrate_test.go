@@ -39,6 +39,7 @@ func (f figures) counters() store.Counters {
 // figures again, those of the match ended at 4 included; up again, the
 // counters are as before.
 func TestMigrateCounters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.EmptyDatabase(t)
 	if err := postgres.MigrateTo(url, 3); err != nil {

@@ -16,12 +16,14 @@ import (
 // heads' lock order keeps the batches free of deadlocks (the server counts
 // none).
 func TestNoticesAcrossNodes(t *testing.T) {
+	t.Parallel()
 	raceTwoNodes(t, "while writing notices", func(a, b store.Store) { storetest.NoticeRace(t, a, b) })
 }
 
 // TestOutboxAcrossNodes races the outbox claimants of two stores on one
 // database: no notice is claimed twice within a lease.
 func TestOutboxAcrossNodes(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	a, err := postgres.Open(context.Background(), url)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // queued appends (match id and expected version, in id order) and the
 // statements, {…} for appendManySQL and […] for a single one.
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		appends, want string
 	}{
@@ -67,6 +68,7 @@ func TestPlan(t *testing.T) {
 // appendManySQL and of appendManySmallSQL alike, so the two must number
 // the same parameters the same way.
 func TestAppendManyParameters(t *testing.T) {
+	t.Parallel()
 	if !slices.Equal(appendManyQ.names, appendManySmallQ.names) {
 		t.Errorf("appendManySQL numbers %q, appendManySmallSQL %q", appendManyQ.names, appendManySmallQ.names)
 	}

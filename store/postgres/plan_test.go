@@ -26,6 +26,7 @@ import (
 // a player with a handful of matches Postgres may rightly prefer a bitmap
 // scan and a sort of those few rows.)
 func TestHistoryQueryPlans(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("loads 20,000 matches")
 	}
@@ -163,6 +164,7 @@ func TestHistoryQueryPlans(t *testing.T) {
 // the token sweep finds the ended sessions along their index, not by
 // reading every token.
 func TestQuotaAndSweepPlans(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("loads 20,000 matches")
 	}
@@ -250,6 +252,7 @@ func TestQuotaAndSweepPlans(t *testing.T) {
 // or of the notice heads, and the locking of the rows (LockRows) reads
 // them by key too.
 func TestAppendManyPlan(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("loads 20,000 matches")
 	}
@@ -318,6 +321,7 @@ func TestAppendManyPlan(t *testing.T) {
 // with the batch's transaction: the connection's next statements plan as
 // Postgres would.
 func TestAppendManyPlanSmallTable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		matches  int
 		analyzed bool

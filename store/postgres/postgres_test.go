@@ -11,7 +11,12 @@ import (
 	"github.com/hangarhq/hangar/store/storetest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// TestMain runs up to eight parallel tests at once: each owns a database
+// and waits on Postgres far more than it computes.
+func TestMain(m *testing.M) {
+	pgtest.Parallel(8)
+	pgtest.Main(m)
+}
 
 func open(t *testing.T) store.Store {
 	s, err := postgres.Open(context.Background(), pgtest.Database(t))
@@ -21,9 +26,13 @@ func open(t *testing.T) store.Store {
 	return s
 }
 
-func TestConformance(t *testing.T) { storetest.Run(t, open) }
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, open)
+}
 
 func TestMigrateTwice(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	if err := postgres.Migrate(url); err != nil {
 		t.Fatalf("second migrate: %v", err)
@@ -31,6 +40,7 @@ func TestMigrateTwice(t *testing.T) {
 }
 
 func TestPoolParametersInTheURL(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	sep := "?"
 	if strings.Contains(url, "?") {
@@ -51,6 +61,7 @@ func TestPoolParametersInTheURL(t *testing.T) {
 // stores on one database, each with its own pool (two nodes): the count
 // and the append are serialised by the database, not by a process.
 func TestQuotaAcrossNodes(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	a, err := postgres.Open(context.Background(), url)
 	if err != nil {

@@ -53,7 +53,8 @@ func played(t *testing.T, s store.Store) int {
 // standby serves: with the standby's replay paused, history reads answer
 // from the standby (stale), reads of past events wait for it and then fall
 // back to the primary (fresh), and once replay resumes the standby serves
-// them again. The lag it reports moves with the pause.
+// them again. The lag it reports moves with the pause. Not parallel: it
+// starts a cluster pair of its own and times the standby's replay.
 func TestReadReplica(t *testing.T) {
 	pair := pgtest.Standby(t)
 	primaryURL, standbyURL := pair.Database(t, "hangar_replica")
@@ -213,6 +214,7 @@ func TestReadReplica(t *testing.T) {
 // TestReadReplicaWithoutReplica: without a read URL everything reads from
 // the primary and nothing is counted.
 func TestReadReplicaWithoutReplica(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, err := postgres.Open(ctx, pgtest.Database(t))
 	if err != nil {
@@ -238,6 +240,7 @@ func TestReadReplicaWithoutReplica(t *testing.T) {
 // (storetest.PagesAcrossCommands) through the replica's statement
 // (eventsSeenSQL), with the primary's database as the "replica".
 func TestReplicaPagesAcrossCommands(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	s, err := postgres.OpenWith(context.Background(), url, postgres.Options{ReadURL: url, ReplicaWait: time.Second})
 	if err != nil {

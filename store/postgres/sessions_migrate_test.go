@@ -15,6 +15,7 @@ import (
 // expiry) expires 30 days after the migration, and is otherwise a live
 // session.
 func TestMigrateSessions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.EmptyDatabase(t)
 	if err := postgres.MigrateTo(url, 4); err != nil {

@@ -125,6 +125,7 @@ var (
 // multi-shard one (the page says what to choose). Every other statement
 // still names one match.
 func TestWritePathIsShardable(t *testing.T) {
+	t.Parallel()
 	for _, combined := range []bool{false, true} {
 		t.Run(fmt.Sprintf("combined=%v", combined), func(t *testing.T) {
 			rec := &recorder{open: map[*pgx.Conn]int{}}

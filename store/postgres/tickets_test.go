@@ -14,6 +14,7 @@ import (
 // dropped, the pool decided again without the ticket, and the ticket stays
 // cancelled.
 func TestFormRacesCancel(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := open(t)
 	defer s.Close()

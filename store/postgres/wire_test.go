@@ -13,6 +13,7 @@ import (
 // nil slices, NULL elements, int and bigint parameters from either Go
 // integer type, times before 2000 and with nanoseconds.
 func TestWireIsPgxsBinary(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 12, 2, 6, 7, 8, 123456789, time.FixedZone("x", 3600))
 	old := time.Date(1969, 7, 20, 20, 17, 40, 999, time.UTC)
 	for _, tc := range []struct {
@@ -56,6 +57,7 @@ func TestWireIsPgxsBinary(t *testing.T) {
 // TestWireRefuses checks that an argument wire cannot write as its
 // parameter's type is an error, not a value the server would misread.
 func TestWireRefuses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		oid  uint32
