@@ -72,9 +72,11 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-// The node_modules of the Node.js example and of the TypeScript SDK are
-// npm's, not Go packages.
+// The node_modules of the Node.js examples, of the TypeScript SDK and of
+// the OpenAPI tools are npm's, not Go packages.
 ignore (
 	./examples/node/node_modules
+	./examples/openapi-ts/node_modules
 	./sdk/typescript/node_modules
+	./tools/openapi/node_modules
 )
