@@ -23,6 +23,7 @@ require (
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0
 	go.opentelemetry.io/proto/otlp v1.11.0
+	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/net v0.60.0
 	golang.org/x/time v0.15.0
 	google.golang.org/genproto/googleapis/api v0.0.0-20261110000943-09e21b237f2c
@@ -71,9 +72,11 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-// The node_modules of the Node.js example and of the TypeScript SDK are
-// npm's, not Go packages.
+// The node_modules of the Node.js examples, of the TypeScript SDK and of
+// the OpenAPI tools are npm's, not Go packages.
 ignore (
 	./examples/node/node_modules
+	./examples/openapi-ts/node_modules
 	./sdk/typescript/node_modules
+	./tools/openapi/node_modules
 )

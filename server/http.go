@@ -25,6 +25,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/openapi"
 	"github.com/hangarhq/hangar/service"
 )
 
@@ -48,7 +49,7 @@ import (
 var jsonOptions = protojson.MarshalOptions{EmitUnpopulated: true}
 
 // httpHandler serves REST, Connect, gRPC-Web, the REST watch stream, the
-// OpenAPI document and the web page, behind CORS when origins are allowed.
+// OpenAPI document and its rendered reference (/docs/api), and the web page, behind CORS when origins are allowed.
 func (m *Server) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, error) {
 	if page == nil {
 		page = http.NotFoundHandler()
@@ -58,6 +59,8 @@ func (m *Server) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, 
 		w.Header().Set("Content-Type", "application/yaml")
 		_, _ = w.Write(m.openapi)
 	})
+	mux.Handle("GET "+openapi.ReferencePath, openapi.Reference())
+	mux.Handle("GET "+openapi.ReferencePath+"/", openapi.Reference())
 	mux.Handle("/", page)
 	maxBody := m.front.maxBody
 	tc, err := vanguardgrpc.NewTranscoder(gs,

@@ -29,6 +29,7 @@ import (
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/budget"
 	"github.com/hangarhq/hangar/metrics"
+	"github.com/hangarhq/hangar/openapi"
 	"github.com/hangarhq/hangar/service"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/natsbus"
@@ -174,7 +175,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.json = protojson.MarshalOptions{EmitUnpopulated: true, Resolver: s.types}
-	s.openapi = openAPIDocument(s.games)
+	s.openapi = openapi.WithGames(openapi.YAML, s.games)
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}

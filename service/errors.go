@@ -196,3 +196,27 @@ func boundMessage(msg string, limit int) string {
 	}
 	return msg
 }
+
+// Reason is an ErrorInfo reason of the service's refusals and the code of
+// the status that carries it.
+type Reason struct {
+	Reason string
+	Code   codes.Code
+}
+
+// Reasons lists the ErrorInfo reasons toStatus gives, each once, most
+// specific first, with their codes: what the OpenAPI document tells
+// clients to expect. (The edge's own reasons are in edge.go.)
+func Reasons() []Reason {
+	log := slog.New(slog.DiscardHandler)
+	seen := map[string]bool{}
+	var out []Reason
+	for _, r := range reasons {
+		if seen[r.reason] {
+			continue
+		}
+		seen[r.reason] = true
+		out = append(out, Reason{Reason: r.reason, Code: status.Code(toStatus(context.Background(), log, r.err))})
+	}
+	return out
+}

@@ -89,22 +89,37 @@ type cachedSession struct {
 
 func newAuthenticator(st store.Store, now func() time.Time, recheck time.Duration) *Authenticator {
 	return &Authenticator{st: st, now: now, recheck: recheck,
-		open: map[string]bool{
-			hangarv1.PlayerService_CreatePlayer_FullMethodName: true,
-			hangarv1.MatchService_GetBoard_FullMethodName:      true,
-			hangarv1.GameService_ListGames_FullMethodName:      true,
-		},
-		keyOnly: map[string]bool{
-			hangarv1.PlayerService_SignInExternalPlayer_FullMethodName: true,
-		},
-		sessionOnly: map[string]bool{
-			hangarv1.PlayerService_RefreshToken_FullMethodName: true,
-			hangarv1.PlayerService_RevokeToken_FullMethodName:  true,
-		},
+		open: openMethods, keyOnly: keyOnlyMethods, sessionOnly: sessionOnlyMethods,
 		cache:   make(map[string]cachedSession),
 		streams: make(map[*authedStream]struct{}),
 	}
 }
+
+// The methods whose credentials differ from a player's token. They are
+// read, never written.
+var (
+	openMethods = map[string]bool{
+		hangarv1.PlayerService_CreatePlayer_FullMethodName: true,
+		hangarv1.MatchService_GetBoard_FullMethodName:      true,
+		hangarv1.GameService_ListGames_FullMethodName:      true,
+	}
+	keyOnlyMethods = map[string]bool{
+		hangarv1.PlayerService_SignInExternalPlayer_FullMethodName: true,
+	}
+	sessionOnlyMethods = map[string]bool{
+		hangarv1.PlayerService_RefreshToken_FullMethodName: true,
+		hangarv1.PlayerService_RevokeToken_FullMethodName:  true,
+	}
+)
+
+// Open says whether method ("/hangar.v1.GameService/ListGames") takes no
+// credentials. The platform's other methods take a bearer token; methods
+// outside the platform (gRPC health, reflection) take none.
+func Open(method string) bool { return openMethods[method] || !strings.HasPrefix(method, "/hangar.") }
+
+// KeyOnly says whether method takes an API key, and only an API key: a
+// player's token is refused (PERMISSION_DENIED, API_KEY_REQUIRED).
+func KeyOnly(method string) bool { return keyOnlyMethods[method] }
 
 // Authenticate resolves the credentials of a call of method: it returns
 // ctx with the caller (see Caller, CallerKey), or an error wrapping

@@ -1,4 +1,4 @@
-package server
+package openapi
 
 import (
 	"bytes"
@@ -9,20 +9,21 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/hangarhq/hangar/game"
-	"github.com/hangarhq/hangar/openapi"
 )
 
-// The node's OpenAPI document is the platform's (openapi.YAML, generated
-// from proto/ by scripts/gen) with the hosted games' messages added: a
+// A node's OpenAPI document is the platform's (YAML) with the hosted
+// games' messages added: a
 // schema for every message a game's types reach, under its full name, an
 // enum of the type URLs an Any may hold here, and x-hangar-games, which
 // lists each game with the schemas of its options, state, board, actions
 // and event. The platform's document names no game: a game is described by
 // the node that hosts it.
 
-// openAPIDocument is the OpenAPI document of a node hosting games.
-func openAPIDocument(games *game.Registry) []byte {
-	doc := string(openapi.YAML)
+// WithGames is the OpenAPI document of a node hosting games: platform (YAML,
+// or a platform document scripts/gen has just written) with the games'
+// messages added.
+func WithGames(platform []byte, games *game.Registry) []byte {
+	doc := string(platform)
 	var schemas strings.Builder
 	seen := map[protoreflect.FullName]bool{}
 	var queue []protoreflect.MessageDescriptor
