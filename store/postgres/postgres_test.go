@@ -14,7 +14,7 @@ import (
 // TestMain runs up to eight parallel tests at once: each owns a database
 // and waits on Postgres far more than it computes.
 func TestMain(m *testing.M) {
-	pgtest.Parallel(8)
+	storetest.Parallel(8)
 	pgtest.Main(m)
 }
 

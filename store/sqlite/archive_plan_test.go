@@ -13,6 +13,7 @@ import (
 // partial index of the ended matches not archived yet, in order: never
 // the matches in play, the archived ones, or a sort.
 func TestEndedMatchesPlan(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := Migrate(dir); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // TestConformanceUncombined runs the suite with every append committed
 // alone (the combiner off).
 func TestConformanceUncombined(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store {
 		dir := t.TempDir()
 		if err := sqlite.Migrate(dir); err != nil {
@@ -30,6 +31,7 @@ func TestConformanceUncombined(t *testing.T) {
 // TestBatchPoison: an append the database refuses is rolled back to its
 // savepoint; the others in its transaction are committed.
 func TestBatchPoison(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := open(t, dir)
 	defer s.Close()

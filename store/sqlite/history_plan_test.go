@@ -14,6 +14,7 @@ import (
 // sorts (TEMP B-TREE) or scans a whole table, the counters' correlated
 // subqueries included.
 func TestHistoryQueryPlans(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := Migrate(dir); err != nil {
 		t.Fatal(err)

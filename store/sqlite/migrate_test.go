@@ -43,6 +43,7 @@ func (f figures) counters() store.Counters {
 // figures again, those of the match ended at 4 included; up again, the
 // counters are as before. (The Postgres store's test is the same.)
 func TestMigrateCounters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	if err := migrateTo(dir, 3); err != nil {

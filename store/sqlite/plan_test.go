@@ -11,6 +11,7 @@ import (
 // TestQueryPlans pins that the listings the service runs most read an index
 // in order, never the whole table nor a sort.
 func TestQueryPlans(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := Migrate(dir); err != nil {
 		t.Fatal(err)

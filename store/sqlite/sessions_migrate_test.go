@@ -10,6 +10,7 @@ import (
 // expiry) expires 30 days after the migration, and is otherwise a live
 // session. (The Postgres store's test is the same.)
 func TestMigrateSessions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	if err := migrateTo(dir, 4); err != nil {

@@ -31,11 +31,20 @@ func open(tb testing.TB, dir string) *sqlite.Store {
 	return s
 }
 
+// TestMain runs up to eight parallel tests at once: each owns a database
+// file and waits on the disk's syncs far more than it computes.
+func TestMain(m *testing.M) {
+	storetest.Parallel(8)
+	os.Exit(m.Run())
+}
+
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store { return open(t, t.TempDir()) })
 }
 
 func TestMigrateTwice(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i := range 2 {
 		if err := sqlite.Migrate(dir); err != nil {
@@ -45,6 +54,7 @@ func TestMigrateTwice(t *testing.T) {
 }
 
 func TestOpenUnmigrated(t *testing.T) {
+	t.Parallel()
 	s, err := sqlite.Open(context.Background(), t.TempDir())
 	if err == nil {
 		s.Close()
@@ -77,6 +87,7 @@ func appendOne(ctx context.Context, s store.Store, id string, v int64, req strin
 // TestDurableAcrossReopen: what was acknowledged is there after Close and
 // Open, and the store goes on from it.
 func TestDurableAcrossReopen(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := open(t, dir)
@@ -139,6 +150,7 @@ func TestCrashChild(t *testing.T) {
 // TestDurableAcrossCrash kills a process that is appending and checks that
 // every append it acknowledged is in the database.
 func TestDurableAcrossCrash(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a process")
 	}
@@ -195,6 +207,7 @@ func TestDurableAcrossCrash(t *testing.T) {
 // TestConcurrentWriters: many goroutines appending to their own matches,
 // and readers alongside, never see an error (SQLITE_BUSY above all).
 func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	const writers, appends = 32, 25
 	ctx := context.Background()
 	s := open(t, t.TempDir())
@@ -244,6 +257,7 @@ func TestConcurrentWriters(t *testing.T) {
 // TestTwoStoresOneFile: two stores on one file (as two processes would be)
 // take turns through SQLite's lock and the busy timeout, without errors.
 func TestTwoStoresOneFile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	a, b := open(t, dir), open(t, dir)
@@ -273,6 +287,7 @@ func TestTwoStoresOneFile(t *testing.T) {
 
 // TestTimes: stored times come back equal, in UTC, at microsecond precision.
 func TestTimes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := open(t, t.TempDir())
 	defer s.Close()
@@ -316,6 +331,7 @@ func TestTimes(t *testing.T) {
 // TestAppendAfterDeadline: an append whose context has ended writes nothing
 // and says why.
 func TestAppendAfterDeadline(t *testing.T) {
+	t.Parallel()
 	s := open(t, t.TempDir())
 	defer s.Close()
 	if _, err := appendOne(context.Background(), s, "m1", 0, "c"); err != nil {

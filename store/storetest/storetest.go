@@ -4,7 +4,9 @@ package storetest
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -701,4 +703,22 @@ func matchIDs(t *testing.T, ctx context.Context, s store.Store, q store.Query) s
 		out = append(out, m.ID)
 	}
 	return fmt.Sprint(out)
+}
+
+// Parallel sets how many of a test binary's parallel tests run at once
+// (go test's -parallel, whose default is GOMAXPROCS) to n, unless the
+// command line gave -parallel. Call it from TestMain in a package whose
+// tests each own a store and spend their time waiting on the disk or on
+// Postgres, not on the CPU: with two CPUs, two at once leave both mostly
+// idle. Mind Postgres's max_connections (100 by default): each store holds
+// a pool.
+func Parallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }

@@ -12,7 +12,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -57,23 +56,6 @@ func Main(m *testing.M, after ...func()) {
 		f()
 	}
 	os.Exit(code)
-}
-
-// Parallel sets how many of a test binary's parallel tests run at once
-// (go test's -parallel, whose default is GOMAXPROCS) to n, unless the
-// command line gave -parallel. Call it from TestMain in a package whose
-// tests each own a database and spend their time waiting on Postgres, not
-// on the CPU: with two CPUs, two at once leave both mostly idle. Mind the
-// server's max_connections (100 by default): each store holds a pool.
-func Parallel(n int) {
-	if !flag.Parsed() {
-		flag.Parse()
-	}
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		_ = flag.Set("test.parallel", strconv.Itoa(n))
-	}
 }
 
 // Server returns the URL of a Postgres server for tests, starting a
