@@ -71,9 +71,10 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-// The node_modules of the Node.js example and of the TypeScript SDK are
-// npm's, not Go packages.
+// The node_modules of the Node.js example, of the TypeScript SDK and of
+// the web client are npm's, not Go packages.
 ignore (
 	./examples/node/node_modules
 	./sdk/typescript/node_modules
+	./web/app/node_modules
 )
