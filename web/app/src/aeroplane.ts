@@ -65,7 +65,9 @@ export class Board {
     this.#drawSquares();
     this.#marks = s("g", { class: "marks" });
     this.#top = s("g", { class: "planes" });
-    this.svg.append(this.#marks, this.#top);
+    // The marks lie above the planes: a destination wins over the big hit
+    // circle of a plane beside it.
+    this.svg.append(this.#top, this.#marks);
   }
 
   #drawSquares(): void {
@@ -142,20 +144,26 @@ export class Board {
             s("circle", { class: "ring", r: 0.62 * S }),
             s("circle", { class: "body", r: 0.42 * S, fill: colourOf(b, p.seat) }),
             s("path", { class: "glyph", d: plane(0, -3, 0.22 * S) }),
-            s("text", { class: "num", y: 0.3 * S }, String(p.index + 1)),
+            s("text", { class: "num", y: 0.3 * S }, String(p.index)),
           );
           this.#top.append(g);
+          this.#planes.set(key, g);
         }
         const m = movable.has(key) && (chosen === undefined || chosen === p.index);
         const shrink = hangar ? 1 : planes.length > 1 ? 0.8 : 1;
         g.style.transform = `translate(${X(sq) + dx * S}px, ${Y(sq) + dy * S}px) scale(${shrink})`;
         g.dataset.position = String(p.position);
         g.dataset.square = String(i);
+        // A movable plane's hit circle is a finger wide at a phone's scale,
+        // and it lies above the others (moved there once: a node moved
+        // under the pointer loses its click).
+        if (m && !g.classList.contains("movable")) this.#top.append(g);
         g.classList.toggle("movable", m);
+        g.querySelector(".hit")!.setAttribute("r", String((m ? 1.15 : 0.6) * S));
         g.classList.toggle("stacked", p.stacked);
         g.classList.toggle("chosen", chosen === p.index && p.seat === pick?.seat);
         const where = position(p.position, (k, a) => (k.endsWith("hangar") ? "in the hangar" : k.endsWith("centre") ? "home" : k.endsWith("home") ? `home column ${a?.n}` : k.endsWith("launch") ? "on the launch square" : k));
-        g.setAttribute("aria-label", `${colourName(b, p.seat)} plane ${p.index + 1}, ${/^\d+$/.test(where) ? "on square " + where : where}${m ? ": movable" : ""}`);
+        g.setAttribute("aria-label", `${colourName(b, p.seat)} plane ${p.index}, ${/^\d+$/.test(where) ? "on square " + where : where}${m ? ": movable" : ""}`);
         if (m) {
           g.setAttribute("role", "button");
           g.setAttribute("tabindex", "0");
@@ -184,7 +192,7 @@ export class Board {
     }
     for (const [i, idx] of targets) {
       const sq = b.squares[i];
-      this.#marks.append(s("circle", { class: "target", cx: X(sq), cy: Y(sq), r: 0.55 * S, "data-moves": idx.join(" ") }));
+      this.#marks.append(s("circle", { class: "target", cx: X(sq), cy: Y(sq), r: 0.75 * S, "data-moves": idx.join(" ") }));
     }
     const pv = pick?.preview?.preview;
     if (pv && pick) {

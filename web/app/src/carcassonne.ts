@@ -128,6 +128,9 @@ export function draw(svg: SVGSVGElement, state: cc.State | undefined, pick?: Pic
   const w = cols * T;
   const hgt = rows * T;
   svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
+  // A tile is never drawn narrower than 48 px, so each cell is a finger
+  // wide: a big board scrolls inside its frame, never the page.
+  svg.style.minWidth = `${cols * 48}px`;
   svg.append(s("rect", { x: 0, y: 0, width: w, height: hgt, class: "table carc" }));
   const at = (x: number, y: number): P => [(x - x0) * T, (y - y0) * T];
   const byCell = new Map<string, cc.PlacedTile>();

@@ -319,7 +319,7 @@ function matchView(id: string, replay: boolean): void {
   const turn = h("div", { id: "turn", class: "turn-bar", "aria-live": "polite" });
   const controls = h("div", { id: "controls", class: "controls" });
   const seatsEl = h("ul", { id: "seats", class: "seats" });
-  const log = h("ol", { id: "log", class: "log", "aria-label": "What happened" });
+  const log = h("ol", { id: "log", class: "log", "aria-label": "What happened", tabindex: 0 });
   const root = h("div", { id: replay ? "replay" : "match", class: "match", "data-ui": "loading" },
     h("div", { class: "main" }, turn, boardWrap),
     h("div", { class: "side" }, controls, errorBox(), h("h2", { class: "small" }, "Players"), seatsEl, h("h2", { class: "small" }, "What happened"), log));
@@ -450,6 +450,7 @@ function matchView(id: string, replay: boolean): void {
           h("div", { class: "hand-buttons" },
             state === "place" ? h("button", { id: "rotate", disabled: here.length < 2, onclick: rotate }, "Rotate (R)") : null,
             state === "place" ? h("button", { id: "place", class: "primary", disabled: !here.length, onclick: placeChosen }, "Place tile") : null,
+            ...(state === "follower" ? followerButtons(st) : []),
             state === "follower" ? h("button", { id: "no-follower", onclick: () => { const p = ccMoves().find((x) => x.m.kind === cc.MoveKind.PASS); if (p) play(p.i); } }, "No follower") : null,
             ...ccMoves().filter((x) => x.m.kind === cc.MoveKind.FLY).map((x) => h("button", { class: "fly", onclick: () => play(x.i) }, "Fly a follower from the flying machine")),
             h("p", { class: "small" }, `${st.tilesLeft} tiles left`))));
@@ -490,6 +491,17 @@ function matchView(id: string, replay: boolean): void {
           kind === "carcassonne" && st ? ` · ${st.scores[x.seat] ?? 0} points, ${st.supply[x.seat] ?? 0} followers` : "",
           x.place ? ` · ${ordinal(x.place)}` : ""));
     }));
+  }
+
+  // followerButtons are the features a follower may go on, as buttons
+  // beside the board (the board's circles are small on a phone).
+  function followerButtons(st: cc.State): Node[] {
+    const board = st.board;
+    const last = st.phase === cc.Phase.LANDING && st.target ? board.find((t) => t.x === st.target!.x && t.y === st.target!.y) : board[board.length - 1];
+    return ccMoves().filter((x) => x.m.kind === cc.MoveKind.DEPLOY || x.m.kind === cc.MoveKind.LAND).map((x) => {
+      const f = last?.features.find((y) => y.index === x.m.feature);
+      return h("button", { class: "deploy", "data-feature": x.m.feature, onclick: () => play(x.i) }, `Follower on the ${f ? say(carc.featureKey(f.kind)) : "feature"} (f${x.m.feature})`);
+    });
   }
 
   const seatColour = (seat: number) => (kind === "aeroplane" ? aero.colourOf(ctx.board, seat) : carc.colourOf(seat));
