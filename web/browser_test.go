@@ -318,13 +318,17 @@ func finished(ctx context.Context, t *testing.T, n *server.Server, tok, id strin
 
 // TestLongWebAeroplane plays Aeroplane Chess against a bot at both sizes,
 // with the server rolling (auto_roll, the lobby's quick start), by clicking
-// a glowing plane or, when a plane has a choice, where it goes. Then it
+// a glowing plane or, when a plane has a choice, where it goes (and once
+// by the keyboard). Then it
 // opens the replay one step back, the lobby's finished list, and the
 // player's page.
 func TestLongWebAeroplane(t *testing.T) {
 	nodetest.Long(t)
 	for _, sz := range sizes {
-		t.Run(sz.name, func(t *testing.T) { webAeroplane(t, sz) })
+		t.Run(sz.name, func(t *testing.T) {
+			t.Parallel() // two browsers at once: the tests mostly wait on the page and the bot
+			webAeroplane(t, sz)
+		})
 	}
 }
 
@@ -368,6 +372,11 @@ func webAeroplane(t *testing.T, sz size) {
 				fits(ctx, t, "a turn")
 				axe(ctx, t, "a turn")
 				screenshot(ctx, t, "web-"+sz.name+"-aeroplane-turn.png")
+			}
+			if clicks == 3 {
+				// Keyboard play: 1 plays the first move the list shows.
+				do(ctx, t, "press 1", chromedp.KeyEvent("1"))
+				continue
 			}
 			k := rng.IntN(count)
 			do(ctx, t, "click a plane", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .plane.movable:nth-child(%d of .movable)`, k+1))))
@@ -416,7 +425,10 @@ func webAeroplane(t *testing.T, sz size) {
 func TestLongWebCarcassonne(t *testing.T) {
 	nodetest.Long(t)
 	for _, sz := range sizes {
-		t.Run(sz.name, func(t *testing.T) { webCarcassonne(t, sz) })
+		t.Run(sz.name, func(t *testing.T) {
+			t.Parallel() // two browsers at once: the tests mostly wait on the page and the bot
+			webCarcassonne(t, sz)
+		})
 	}
 }
 
