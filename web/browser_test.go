@@ -417,6 +417,9 @@ func webAeroplane(t *testing.T, sz size) {
 	fits(ctx, t, "the player's page")
 	axe(ctx, t, "the player's page")
 	screenshot(ctx, t, "web-"+sz.name+"-player.png")
+	do(ctx, t, "the leaderboard", chromedp.Click(chromedp.CSS(`#nav a[href="#/leaders"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#leaders table, #leaders .empty`)))
+	axe(ctx, t, "the leaderboard")
 }
 
 // TestLongWebCarcassonne plays Carcassonne against a bot at both sizes by

@@ -58,10 +58,11 @@ export class Board {
 
   constructor(board: ap.Board, label: string) {
     this.#board = board;
-    const w = (board.width / 4) * S + 2 * S;
+    // The hangars stand out from the layout's corners by half a square.
+    const w = (board.width / 4) * S + 3 * S;
     const hgt = board.height * S + S;
-    this.svg = s("svg", { id: "board", class: "board aeroplane", viewBox: `0 0 ${w} ${hgt}`, role: "group", "aria-label": label }) as SVGSVGElement;
-    this.svg.append(s("rect", { x: 0, y: 0, width: w, height: hgt, rx: 16, class: "table" }));
+    this.svg = s("svg", { id: "board", class: "board aeroplane", viewBox: `${-S / 2} 0 ${w} ${hgt}`, role: "group", "aria-label": label }) as SVGSVGElement;
+    this.svg.append(s("rect", { x: -S / 2, y: 0, width: w, height: hgt, rx: 16, class: "table" }));
     this.#drawSquares();
     this.#marks = s("g", { class: "marks" });
     this.#top = s("g", { class: "planes" });
@@ -159,7 +160,7 @@ export class Board {
         // under the pointer loses its click).
         if (m && !g.classList.contains("movable")) this.#top.append(g);
         g.classList.toggle("movable", m);
-        g.querySelector(".hit")!.setAttribute("r", String((m ? 1.15 : 0.6) * S));
+        g.querySelector(".hit")!.setAttribute("r", String((m ? 1.25 : 0.6) * S));
         g.classList.toggle("stacked", p.stacked);
         g.classList.toggle("chosen", chosen === p.index && p.seat === pick?.seat);
         const where = position(p.position, (k, a) => (k.endsWith("hangar") ? "in the hangar" : k.endsWith("centre") ? "home" : k.endsWith("home") ? `home column ${a?.n}` : k.endsWith("launch") ? "on the launch square" : k));
