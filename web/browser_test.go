@@ -373,6 +373,16 @@ func webAeroplane(t *testing.T, sz size) {
 				axe(ctx, t, "a turn")
 				screenshot(ctx, t, "web-"+sz.name+"-aeroplane-turn.png")
 			}
+			if clicks == 10 {
+				// The lobby marks the match: it is the player's turn.
+				do(ctx, t, "the lobby mid-match", chromedp.Navigate(base+"#/"),
+					chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#live .your-turn[data-match=%q] .badge.turn`, id))))
+				screenshot(ctx, t, "web-"+sz.name+"-lobby-your-turn.png")
+				do(ctx, t, "back to the match", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#live [data-match=%q] a.button`, id))),
+					chromedp.WaitVisible(chromedp.CSS(`#match[data-view="aeroplane"]`)))
+				last = 0
+				continue
+			}
 			if clicks == 3 {
 				// Keyboard play: 1 plays the first move the list shows.
 				do(ctx, t, "press 1", chromedp.KeyEvent("1"))
@@ -460,7 +470,11 @@ func webCarcassonne(t *testing.T, sz size) {
 		case "chosen":
 			tiles++
 			if rng.IntN(2) == 0 && get(ctx, t, "can it turn", chromedp.Evaluate[bool](`!document.getElementById('rotate').disabled`)) {
-				do(ctx, t, "rotate", chromedp.Click(chromedp.ID("rotate")))
+				if tiles%2 == 0 {
+					do(ctx, t, "rotate", chromedp.Click(chromedp.ID("rotate")))
+				} else {
+					do(ctx, t, "press R", chromedp.KeyEvent("r"))
+				}
 			}
 			if tiles == 5 {
 				fits(ctx, t, "a placement")
