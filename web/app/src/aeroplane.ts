@@ -43,6 +43,7 @@ export interface Pick {
   seat: number;
   chosen?: number; // a plane index whose moves alone are shown
   preview?: ap.Move; // a move whose path is drawn
+  moved?: ap.PlaneRef[]; // the planes the last move moved, marked
 }
 
 /**
@@ -162,6 +163,7 @@ export class Board {
         g.classList.toggle("movable", m);
         g.querySelector(".hit")!.setAttribute("r", String((m ? 1.25 : 0.6) * S));
         g.classList.toggle("stacked", p.stacked);
+        g.classList.toggle("moved", !!pick?.moved?.some((r) => r.seat === p.seat && r.index === p.index));
         g.classList.toggle("chosen", chosen === p.index && p.seat === pick?.seat);
         const where = position(p.position, (k, a) => (k.endsWith("hangar") ? "in the hangar" : k.endsWith("centre") ? "home" : k.endsWith("home") ? `home column ${a?.n}` : k.endsWith("launch") ? "on the launch square" : k));
         g.setAttribute("aria-label", `${colourName(b, p.seat)} plane ${p.index}, ${/^\d+$/.test(where) ? "on square " + where : where}${m ? ": movable" : ""}`);

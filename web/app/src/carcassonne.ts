@@ -147,6 +147,12 @@ export function draw(svg: SVGSVGElement, state: cc.State | undefined, pick?: Pic
     const [sx, sy] = feat ? spot(feat) : C;
     svg.append(s("circle", { class: "follower", cx: ox + sx * T, cy: oy + sy * T, r: 8, fill: colourOf(f.seat), "data-seat": f.seat, "aria-hidden": "true" }));
   }
+  // The tile placed last, outlined.
+  const lastTile = board[board.length - 1];
+  if (lastTile && !(pick?.moves ?? []).some((m) => m.kind === cc.MoveKind.DEPLOY || m.kind === cc.MoveKind.LAND)) {
+    const [ox, oy] = at(lastTile.x, lastTile.y);
+    svg.append(s("rect", { class: "last", x: ox, y: oy, width: T, height: T, "aria-hidden": "true" }));
+  }
   // The cells where the tile fits: a dashed outline each, to click.
   const cells = new Map<string, number[]>();
   for (const m of places) {

@@ -11,6 +11,7 @@ import {
   carcassonne as cc,
   Code,
   createHangarClient,
+  gameEvent,
   HangarError,
   pack,
   unpack,
@@ -314,6 +315,7 @@ function matchView(id: string, replay: boolean): void {
   const events: v1.Event[] = [];
   let at = 0; // the replay's version
   let lastShown = "";
+  let moved: ap.PlaneRef[] = []; // the planes the last Aeroplane move moved
 
   const boardWrap = h("div", { class: "board-wrap" });
   const turn = h("div", { id: "turn", class: "turn-bar", "aria-live": "polite" });
@@ -408,7 +410,7 @@ function matchView(id: string, replay: boolean): void {
     // The board.
     if (kind === "aeroplane" && apView) {
       const moves = state === "move" ? apMoves().map((x) => x.m) : [];
-      apView.draw(apState(), { moves, seat: mine, chosen: chosenPlane, preview });
+      apView.draw(apState(), { moves, seat: mine, chosen: chosenPlane, preview, moved: replay ? movedAt(at) : moved });
       if (apView.svg.parentNode !== boardWrap) boardWrap.replaceChildren(apView.svg);
       apView.svg.dataset.version = root.dataset.version;
     } else if (kind === "carcassonne") {
@@ -659,8 +661,26 @@ function matchView(id: string, replay: boolean): void {
     return refreshing;
   }
 
+  // movedOf is the planes an Aeroplane event moved, if it moved any.
+  function movedOf(ev: v1.Event | undefined): ap.PlaneRef[] | undefined {
+    const e = gameEvent(ev);
+    if (e?.$typeName !== "hangar.aeroplane.v1.Event") return undefined;
+    const a = e as ap.Event;
+    const k = ap.EventKind;
+    return [k.TOOK_OFF, k.MOVED, k.JUMPED, k.FLEW, k.FINISHED, k.STACKED].includes(a.kind) ? a.planes : undefined;
+  }
+  // movedAt is what the last move up to event n moved (for a replay).
+  function movedAt(n: number): ap.PlaneRef[] {
+    for (let i = Math.min(n, events.length) - 1; i >= 0; i--) {
+      const m = movedOf(events[i]);
+      if (m) return m;
+    }
+    return [];
+  }
+
   function addLog(ev: v1.Event): void {
     events.push(ev);
+    moved = movedOf(ev) ?? moved;
     const li = h("li", { "data-seq": String(ev.seq) }, sentence(describe(ev, ctx, statusName)));
     if (replay) {
       li.tabIndex = 0;
