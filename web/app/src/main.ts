@@ -519,7 +519,7 @@ function matchView(id: string, replay: boolean): void {
     if (pv.stacks) parts.push("stacks");
     if (pv.finishes) parts.push("reaches the centre");
     if (pv.captures.length) parts.push(`captures ${pv.captures.map((c) => `${seatName(ctx, c.seat)} ${c.index}`).join(", ")}`);
-    return `${unit} ${parts.join(", ")}`;
+    return m.kind === ap.MoveKind.TAKE_OFF ? `${unit} ${parts.join(", ")}` : `${unit}: ${parts.join(", ")}`;
   }
 
   async function call(f: () => Promise<unknown>): Promise<void> {
