@@ -336,6 +336,10 @@ func webAeroplane(t *testing.T, sz size) {
 	ctx := browser(t, 3*time.Minute, sz)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
 	base := "http://" + n.Addr() + "/"
+	do(ctx, t, "open the page", chromedp.Navigate(base), chromedp.WaitVisible(chromedp.ID("name")))
+	fits(ctx, t, "the sign-in")
+	axe(ctx, t, "the sign-in")
+	screenshot(ctx, t, "web-"+sz.name+"-sign-in.png")
 	signIn(ctx, t, base, "Ada")
 	fits(ctx, t, "the lobby")
 	axe(ctx, t, "the lobby")
