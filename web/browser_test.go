@@ -420,6 +420,11 @@ func webAeroplane(t *testing.T, sz size) {
 		t.Fatalf("replay at %d: page planes %v, API planes %v", end-1, got, want)
 	}
 	axe(ctx, t, "the replay")
+	do(ctx, t, "step the replay forward", chromedp.Click(chromedp.ID("next")),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"] #board[data-version="%d"]`, end, end))))
+	if got, want := pagePlanes(ctx, t), apiPlanes(t, m); !slices.Equal(got, want) {
+		t.Fatalf("replay at %d: page planes %v, API planes %v", end, got, want)
+	}
 	screenshot(ctx, t, "web-"+sz.name+"-aeroplane-replay.png")
 
 	// The lobby lists it as finished, with its replay; the player's page

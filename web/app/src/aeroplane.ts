@@ -161,7 +161,7 @@ export class Board {
         // under the pointer loses its click).
         if (m && !g.classList.contains("movable")) this.#top.append(g);
         g.classList.toggle("movable", m);
-        g.querySelector(".hit")!.setAttribute("r", String((m ? 1.25 : 0.6) * S));
+        g.querySelector(".hit")!.setAttribute("r", String(((m ? 1.25 : 0.6) * S) / shrink));
         g.classList.toggle("stacked", p.stacked);
         g.classList.toggle("moved", !!pick?.moved?.some((r) => r.seat === p.seat && r.index === p.index));
         g.classList.toggle("chosen", chosen === p.index && p.seat === pick?.seat);

@@ -387,7 +387,7 @@ function matchView(id: string, replay: boolean): void {
       case "place": return cell ? "Turn the tile (R) until it fits as you like, then click it again or press Place." : "Your turn: click a dashed square to put the tile there.";
       case "follower": return "Put a follower on a feature of your tile (click a circle), or play none.";
       case "act": return "Your turn: choose an action.";
-      case "replay": return `Replay: after event ${at} of ${match?.version ?? 0n}`;
+      case "replay": return `Replay: after event ${at} of ${total}`;
     }
     return "";
   }
@@ -693,16 +693,11 @@ function matchView(id: string, replay: boolean): void {
   // The replay: a slider over the versions, the log to jump.
   let playing = 0;
   function seek(n: number): void {
-    const max = Number(match?.version ?? 0);
-    at = Math.max(1, Math.min(n, max || n));
-    const fin = match;
-    match = undefined;
+    at = Math.max(1, Math.min(n, total));
     refresh().then(() => {
-      if (!match) match = fin;
       for (const li of log.children) li.classList.toggle("current", (li as HTMLElement).dataset.seq === String(at));
       render();
     });
-    match = fin;
   }
   let total = 0;
   function replayControls(): Node {
