@@ -400,7 +400,8 @@ function matchView(id: string, replay: boolean): void {
     root.dataset.status = statusName(match.status);
     root.dataset.view = kind;
     const mine = mySeat(match);
-    const last = events.length ? sentence(describe(events[events.length - 1], ctx, statusName)) : "";
+    const lastEvent = replay ? events[at - 1] : events[events.length - 1];
+    const last = lastEvent ? sentence(describe(lastEvent, ctx, statusName)) : "";
     turn.replaceChildren(
       h("p", { id: "prompt", class: "prompt" + (["roll", "move", "place", "follower", "act"].includes(state) ? " yours" : "") },
         mine >= 0 && match.status === v1.MatchStatus.ACTIVE ? h("span", { class: "swatch", style: `background:${seatColour(mine)}` }) : null,
