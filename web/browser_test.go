@@ -517,3 +517,31 @@ func webCarcassonne(t *testing.T, sz size) {
 	axe(ctx, t, "the result")
 	screenshot(ctx, t, "web-"+sz.name+"-carcassonne-finished.png")
 }
+
+// TestLongWebJoin joins a match another player opened, from the lobby's
+// open matches, and sees it start with the opener to play or itself.
+func TestLongWebJoin(t *testing.T) {
+	nodetest.Long(t)
+	t.Parallel()
+	ctx := browser(t, 2*time.Minute, sizes[1])
+	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
+	c := nodetest.NewPlayer(t, n.Addr(), "Cy")
+	cr, err := c.Matches.CreateMatch(c.Ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne", SeatCount: 2, RequestId: "join-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.GetMatch().GetMatchId()
+	signIn(ctx, t, "http://"+n.Addr()+"/", "Dee")
+	do(ctx, t, "join from the lobby",
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#open [data-match=%q] button.join`, id))),
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`#open [data-match=%q] button.join`, id))),
+		chromedp.WaitVisible(chromedp.CSS(`#match[data-status="live"]`)))
+	ui := get(ctx, t, "read the state", chromedp.Evaluate[string](`document.getElementById('match').dataset.ui`))
+	if ui != "wait" && ui != "place" {
+		t.Fatalf("after joining, the page is in state %q", ui)
+	}
+	prompt := get(ctx, t, "read the prompt", chromedp.Text(chromedp.ID("prompt")))
+	t.Logf("the page says: %s", prompt)
+	axe(ctx, t, "a match against a person")
+	screenshot(ctx, t, "web-phone-joined.png")
+}
