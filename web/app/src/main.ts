@@ -811,6 +811,9 @@ async function playerView(id: string): Promise<void> {
     ]);
     const list = [...(games?.values() ?? [])];
     const stats = await Promise.all(list.map((g) => session!.history.getPlayerStats({ playerId: id, game: g.name }).then((r) => r.stats).catch(() => undefined)));
+    const ratings = await Promise.all(list.map((g, i) => (stats[i]?.rating?.ratedMatches
+      ? session!.history.getRatingHistory({ playerId: id, game: g.name, pageSize: 30 }).then((r) => r.changes).catch(() => [])
+      : Promise.resolve([]))));
     body.replaceChildren(
       h("h1", {}, p.player?.displayName ?? "Player"),
       h("h2", {}, "Statistics"),
@@ -821,6 +824,7 @@ async function playerView(id: string): Promise<void> {
           return h("tr", {}, h("td", {}, g.title || g.name), h("td", {}, st?.matchesPlayed ?? 0), h("td", {}, st?.matchesWon ?? 0),
             h("td", {}, st?.averagePlace ? st.averagePlace.toFixed(2) : "–"), h("td", {}, st?.rating ? Math.round(st.rating.score) : "–"), h("td", {}, st?.leaderboardRank || "–"));
         }))),
+      ...list.flatMap((g, i) => ratings[i].length ? [h("h2", {}, `Rating in ${g.title || g.name}`), ratingLine(ratings[i])] : []),
       h("h2", {}, "Recent matches"),
       hist.matches.length
         ? h("ul", { class: "matches" }, hist.matches.map((pm) => h("li", { class: "match-row" },
@@ -832,6 +836,29 @@ async function playerView(id: string): Promise<void> {
   } catch (err) {
     showError(err);
   }
+}
+
+// ratingLine draws a player's rating over their rated matches, oldest
+// first, with the figures in words for a screen reader.
+function ratingLine(changes: v1.RatingChange[]): Node {
+  const pts = [...changes].reverse().map((c) => c.after?.score ?? 0);
+  const first = changes[changes.length - 1]?.before?.score;
+  if (first !== undefined) pts.unshift(first);
+  const lo = Math.min(...pts);
+  const hi = Math.max(...pts);
+  const w = 300;
+  const ht = 60;
+  const x = (i: number) => (pts.length > 1 ? (i / (pts.length - 1)) * w : w / 2);
+  const y = (v: number) => (hi > lo ? ht - ((v - lo) / (hi - lo)) * ht : ht / 2);
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", `-4 -4 ${w + 8} ${ht + 8}`);
+  svg.setAttribute("class", "rating-line");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `Rating from ${Math.round(pts[0])} to ${Math.round(pts[pts.length - 1])} over ${changes.length} rated matches`);
+  const line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+  line.setAttribute("points", pts.map((v, i) => `${x(i)},${y(v)}`).join(" "));
+  svg.append(line);
+  return h("div", {}, svg, h("p", { class: "small" }, `${Math.round(pts[0])} → ${Math.round(pts[pts.length - 1])} over ${changes.length} rated matches`));
 }
 
 window.addEventListener("hashchange", () => route());
