@@ -546,3 +546,54 @@ func TestLongWebJoin(t *testing.T) {
 	axe(ctx, t, "a match against a person")
 	screenshot(ctx, t, "web-phone-joined.png")
 }
+
+// TestLongWebRatings has two players play a rated Aeroplane match through
+// the API, then opens the winner's page and the leaderboard in the page:
+// the rating's line, and both players ranked.
+func TestLongWebRatings(t *testing.T) {
+	nodetest.Long(t)
+	t.Parallel()
+	ctx := browser(t, 2*time.Minute, sizes[0])
+	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
+	a, b := nodetest.NewPlayer(t, n.Addr(), "Eve"), nodetest.NewPlayer(t, n.Addr(), "Fay")
+	opts, err := anypb.New(&aeroplanev1.Options{AutoRoll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := a.Matches.CreateMatch(a.Ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", Options: opts, SeatCount: 2, RequestId: "rated-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.GetMatch().GetMatchId()
+	if _, err := b.Matches.JoinMatch(b.Ctx(), &hangarv1.JoinMatchRequest{MatchId: id, ExpectedVersion: cr.GetMatch().GetVersion(), RequestId: "rated-2"}); err != nil {
+		t.Fatal(err)
+	}
+	// Each plays its first legal action whenever it has one.
+	for i := 0; ; i++ {
+		if i > 5000 {
+			t.Fatal("no end after 5000 rounds")
+		}
+		if a.Match(t, id).GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			break
+		}
+		for _, p := range []*nodetest.Player{a, b} {
+			l, err := p.Moves.ListLegalActions(p.Ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id})
+			if err != nil || len(l.GetActions()) == 0 {
+				continue
+			}
+			// A conflict (the other moved meanwhile) is tried again next round.
+			p.Moves.Act(p.Ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: l.GetVersion(), Action: l.GetActions()[0], RequestId: fmt.Sprintf("%s-%d", p.ID, i)})
+		}
+	}
+	do(ctx, t, "sign in as Eve",
+		chromedp.Navigate("http://"+n.Addr()+"/"),
+		chromedp.WaitVisible(chromedp.ID("name")),
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem('hangar.session', JSON.stringify({token: %q, expireTime: new Date(Date.now() + 3600e3).toISOString()})); location.hash = '#/player/%s'`, a.Token, a.ID)),
+		chromedp.WaitVisible(chromedp.CSS(`#player .rating-line`)))
+	axe(ctx, t, "a rated player's page")
+	screenshot(ctx, t, "web-desktop-player-rated.png")
+	do(ctx, t, "the leaderboard", chromedp.Navigate("http://"+n.Addr()+"/#/leaders/aeroplane"),
+		chromedp.WaitVisible(chromedp.CSS(`#leaders tbody tr:nth-child(2)`)))
+	axe(ctx, t, "the leaderboard")
+	screenshot(ctx, t, "web-desktop-leaderboard.png")
+}

@@ -854,11 +854,11 @@ function ratingLine(changes: v1.RatingChange[]): Node {
   svg.setAttribute("viewBox", `-4 -4 ${w + 8} ${ht + 8}`);
   svg.setAttribute("class", "rating-line");
   svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `Rating from ${Math.round(pts[0])} to ${Math.round(pts[pts.length - 1])} over ${changes.length} rated matches`);
+  svg.setAttribute("aria-label", `Rating from ${Math.round(pts[0])} to ${Math.round(pts[pts.length - 1])} over ${changes.length} rated match${changes.length === 1 ? "" : "es"}`);
   const line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
   line.setAttribute("points", pts.map((v, i) => `${x(i)},${y(v)}`).join(" "));
   svg.append(line);
-  return h("div", {}, svg, h("p", { class: "small" }, `${Math.round(pts[0])} → ${Math.round(pts[pts.length - 1])} over ${changes.length} rated matches`));
+  return h("div", {}, svg, h("p", { class: "small" }, `${Math.round(pts[0])} → ${Math.round(pts[pts.length - 1])} over ${changes.length} rated match${changes.length === 1 ? "" : "es"}`));
 }
 
 window.addEventListener("hashchange", () => route());
