@@ -72,11 +72,12 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-// The node_modules of the Node.js examples, of the TypeScript SDK and of
-// the OpenAPI tools are npm's, not Go packages.
+// The node_modules of the Node.js examples, of the TypeScript SDK, of the
+// OpenAPI tools and of the web client are npm's, not Go packages.
 ignore (
 	./examples/node/node_modules
 	./examples/openapi-ts/node_modules
 	./sdk/typescript/node_modules
 	./tools/openapi/node_modules
+	./web/app/node_modules
 )

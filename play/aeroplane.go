@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	"github.com/hangarhq/hangar/phrase"
 )
 
 // drawAeroplane draws the board with the planes on it, then a line per
@@ -44,13 +45,13 @@ func (s *session) drawAeroplane(b *strings.Builder, st *aeroplanev1.State) {
 func position(p int32) string {
 	switch {
 	case p < 0:
-		return "hangar"
+		return phrase.Say("aeroplane.position.hangar")
 	case p == 0:
-		return "launch"
+		return phrase.Say("aeroplane.position.launch")
 	case p >= 56:
-		return "centre"
+		return phrase.Say("aeroplane.position.centre")
 	case p > 50:
-		return fmt.Sprintf("home%d", p-50)
+		return phrase.Say("aeroplane.position.home", "n", strconv.Itoa(int(p-50)))
 	}
 	return strconv.Itoa(int(p))
 }
@@ -163,58 +164,67 @@ func (s *session) squareText(sq *aeroplanev1.Square, planes []*aeroplanev1.Plane
 	return s.p.paint(glyph, fg(c))
 }
 
-// aeroplaneEvent is one game event in words.
+// aeroplaneEvent is one game event in words, from the phrasebook the web
+// client shares.
 func (s *session) aeroplaneEvent(e *aeroplanev1.Event) string {
-	who := s.seatName(e.GetSeat())
-	planes := s.planeList(e.GetPlanes())
+	names := func(seats []int32) string {
+		var out []string
+		for _, seat := range seats {
+			out = append(out, s.seatName(seat))
+		}
+		return strings.Join(out, ", ")
+	}
+	say := func(key string) string {
+		return phrase.Say(key,
+			"who", s.seatName(e.GetSeat()),
+			"planes", s.planeList(e.GetPlanes()),
+			"die", s.p.paint(strconv.Itoa(int(e.GetDie())), "1"),
+			"from", position(e.GetFrom()),
+			"to", position(e.GetTo()),
+			"place", strconv.Itoa(int(e.GetPlace())),
+			"next", s.seatName(e.GetNextSeat()),
+			"ranking", names(e.GetRanking()),
+			"seats", names(e.GetSeats()))
+	}
 	switch e.GetKind() {
 	case aeroplanev1.EventKind_EVENT_KIND_ROLLED:
 		if s.last.GetPhase() == "start" || strings.Contains(e.GetNotation(), "start") {
-			return fmt.Sprintf("%s rolls %d to start", who, e.GetDie())
+			return say("aeroplane.rolled.start")
 		}
-		return fmt.Sprintf("%s rolls %s", who, s.p.paint(strconv.Itoa(int(e.GetDie())), "1"))
+		return say("aeroplane.rolled")
 	case aeroplanev1.EventKind_EVENT_KIND_PASSED:
-		return fmt.Sprintf("%s cannot use the %d", who, e.GetDie())
+		return say("aeroplane.passed")
 	case aeroplanev1.EventKind_EVENT_KIND_TOOK_OFF:
-		return fmt.Sprintf("%s takes off", planes)
+		return say("aeroplane.took_off")
 	case aeroplanev1.EventKind_EVENT_KIND_MOVED:
-		return fmt.Sprintf("%s: %s -> %s", planes, position(e.GetFrom()), position(e.GetTo()))
+		return say("aeroplane.moved")
 	case aeroplanev1.EventKind_EVENT_KIND_JUMPED:
-		return fmt.Sprintf("%s jumps %s -> %s", planes, position(e.GetFrom()), position(e.GetTo()))
+		return say("aeroplane.jumped")
 	case aeroplanev1.EventKind_EVENT_KIND_FLEW:
-		return fmt.Sprintf("%s flies the shortcut %s -> %s", planes, position(e.GetFrom()), position(e.GetTo()))
+		return say("aeroplane.flew")
 	case aeroplanev1.EventKind_EVENT_KIND_CAPTURED:
-		where := "at " + position(e.GetTo())
 		if e.GetCrossing() {
-			where = "crossing"
+			return say("aeroplane.captured.crossing")
 		}
-		return fmt.Sprintf("%s captures %s %s: back to the hangar", who, planes, where)
+		return say("aeroplane.captured")
 	case aeroplanev1.EventKind_EVENT_KIND_STACKED:
-		return fmt.Sprintf("%s stack at %s", planes, position(e.GetTo()))
+		return say("aeroplane.stacked")
 	case aeroplanev1.EventKind_EVENT_KIND_FINISHED:
-		return fmt.Sprintf("%s reaches the centre", planes)
+		return say("aeroplane.finished")
 	case aeroplanev1.EventKind_EVENT_KIND_PLACED:
-		return fmt.Sprintf("%s takes place %d", who, e.GetPlace())
+		return say("aeroplane.placed")
 	case aeroplanev1.EventKind_EVENT_KIND_PENALTY:
-		return fmt.Sprintf("%s rolls a third 6: %s back to the hangar", who, planes)
+		return say("aeroplane.penalty")
 	case aeroplanev1.EventKind_EVENT_KIND_TURN_PASSED:
-		return fmt.Sprintf("%s to play", s.seatName(e.GetNextSeat()))
+		return say("aeroplane.turn_passed")
 	case aeroplanev1.EventKind_EVENT_KIND_GAME_OVER:
-		var names []string
-		for _, seat := range e.GetRanking() {
-			names = append(names, s.seatName(seat))
-		}
-		return "game over: " + strings.Join(names, ", ")
+		return say("aeroplane.game_over")
 	case aeroplanev1.EventKind_EVENT_KIND_RESIGNED:
-		return fmt.Sprintf("%s resigns", who)
+		return say("aeroplane.resigned")
 	case aeroplanev1.EventKind_EVENT_KIND_START_TIE:
-		var names []string
-		for _, seat := range e.GetSeats() {
-			names = append(names, s.seatName(seat))
-		}
-		return "tie: " + strings.Join(names, ", ") + " roll again"
+		return say("aeroplane.start_tie")
 	case aeroplanev1.EventKind_EVENT_KIND_FIRST_PLAYER:
-		return fmt.Sprintf("%s starts", who)
+		return say("aeroplane.first_player")
 	}
 	return e.GetNotation()
 }

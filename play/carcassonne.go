@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
+	"github.com/hangarhq/hangar/phrase"
 )
 
 // drawCarcassonne draws the map of the tiles laid (each tile three rows of
@@ -131,37 +132,46 @@ func (s *session) carcassonneMap(st *carcassonnev1.State) string {
 	return b.String()
 }
 
-// carcassonneEvent is one game event in words.
+// carcassonneEvent is one game event in words, from the phrasebook the
+// web client shares.
 func (s *session) carcassonneEvent(e *carcassonnev1.Event) string {
-	who := s.seatName(e.GetSeat())
-	at := fmt.Sprintf("%d,%d", e.GetX(), e.GetY())
+	say := func(key string) string {
+		return phrase.Say(key,
+			"who", s.seatName(e.GetSeat()),
+			"tile", e.GetTile(),
+			"at", fmt.Sprintf("%d,%d", e.GetX(), e.GetY()),
+			"rotation", strconv.Itoa(int(e.GetRotation())),
+			"feature", strconv.Itoa(int(e.GetFeature())),
+			"roll", strconv.Itoa(int(e.GetRoll())),
+			"points", strconv.Itoa(int(e.GetPoints())),
+			"kind", phrase.Say("carcassonne.feature."+kindName(e.GetFeatureKind())))
+	}
 	switch e.GetKind() {
 	case carcassonnev1.EventKind_EVENT_KIND_DREW:
-		return fmt.Sprintf("%s draws %s", who, e.GetTile())
+		return say("carcassonne.drew")
 	case carcassonnev1.EventKind_EVENT_KIND_DISCARDED:
-		return fmt.Sprintf("%s fits nowhere: discarded", e.GetTile())
+		return say("carcassonne.discarded")
 	case carcassonnev1.EventKind_EVENT_KIND_PLACED:
-		return fmt.Sprintf("%s places %s at %s turned %d", who, e.GetTile(), at, e.GetRotation())
+		return say("carcassonne.placed")
 	case carcassonnev1.EventKind_EVENT_KIND_DEPLOYED:
-		return fmt.Sprintf("%s puts a follower on f%d at %s", who, e.GetFeature(), at)
+		return say("carcassonne.deployed")
 	case carcassonnev1.EventKind_EVENT_KIND_PASSED:
-		return fmt.Sprintf("%s places no follower", who)
+		return say("carcassonne.passed")
 	case carcassonnev1.EventKind_EVENT_KIND_FLEW:
-		return fmt.Sprintf("%s's follower flies %d to %s", who, e.GetRoll(), at)
+		return say("carcassonne.flew")
 	case carcassonnev1.EventKind_EVENT_KIND_LANDED:
-		return fmt.Sprintf("%s's follower lands on f%d at %s", who, e.GetFeature(), at)
+		return say("carcassonne.landed")
 	case carcassonnev1.EventKind_EVENT_KIND_SCORED:
-		final := ""
 		if e.GetFinal() {
-			final = " (final scoring)"
+			return say("carcassonne.scored.final")
 		}
-		return fmt.Sprintf("%s scores %d for the %s at %s%s", who, e.GetPoints(), kindName(e.GetFeatureKind()), at, final)
+		return say("carcassonne.scored")
 	case carcassonnev1.EventKind_EVENT_KIND_RETURNED:
-		return fmt.Sprintf("%s's follower on f%d at %s returns to supply", who, e.GetFeature(), at)
+		return say("carcassonne.returned")
 	case carcassonnev1.EventKind_EVENT_KIND_NEXT_TURN:
-		return fmt.Sprintf("%s to play", who)
+		return say("carcassonne.next_turn")
 	case carcassonnev1.EventKind_EVENT_KIND_ENDED:
-		return "game over"
+		return say("carcassonne.ended")
 	}
 	return e.GetNotation()
 }

@@ -39,6 +39,7 @@ import (
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/phrase"
 )
 
 // Config says what to play and where.
@@ -546,33 +547,35 @@ func (s *session) show(r *hangarv1.WatchMatchResponse) {
 func (s *session) eventLine(ev *hangarv1.Event) string {
 	switch b := ev.GetBody().(type) {
 	case *hangarv1.Event_MatchCreated:
-		return fmt.Sprintf("match created: %s, %d seats", s.gameTitle(), b.MatchCreated.GetSeatCount())
+		return phrase.Say("match.created", "game", s.gameTitle(), "seats", strconv.Itoa(int(b.MatchCreated.GetSeatCount())))
 	case *hangarv1.Event_PlayerJoined:
-		who := b.PlayerJoined.GetDisplayName()
+		key := "match.joined"
 		if b.PlayerJoined.GetBot() {
-			who = "a bot"
+			key = "match.joined.bot"
 		}
-		return fmt.Sprintf("%s takes seat %d as %s", who, b.PlayerJoined.GetSeat(), s.seatName(b.PlayerJoined.GetSeat()))
+		seat := b.PlayerJoined.GetSeat()
+		return phrase.Say(key, "who", b.PlayerJoined.GetDisplayName(), "seat", strconv.Itoa(int(seat)), "seatName", s.seatName(seat))
 	case *hangarv1.Event_PlayerLeft:
+		seat := b.PlayerLeft.GetSeat()
 		if b.PlayerLeft.GetForfeited() {
-			return fmt.Sprintf("%s forfeits: a bot plays the seat on", s.seatName(b.PlayerLeft.GetSeat()))
+			return phrase.Say("match.forfeited", "seatName", s.seatName(seat))
 		}
-		return fmt.Sprintf("seat %d is free again", b.PlayerLeft.GetSeat())
+		return phrase.Say("match.left", "seat", strconv.Itoa(int(seat)))
 	case *hangarv1.Event_MatchStarted:
 		var names []string
 		for _, st := range b.MatchStarted.GetSeats() {
 			names = append(names, s.seatName(st))
 		}
-		return "match started: " + strings.Join(names, ", ")
+		return phrase.Say("match.started", "seats", strings.Join(names, ", "))
 	case *hangarv1.Event_MatchEnded:
 		if b.MatchEnded.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
-			return "match ended: " + statusName(b.MatchEnded.GetStatus())
+			return phrase.Say("match.ended", "status", statusName(b.MatchEnded.GetStatus()))
 		}
-		return "match over"
+		return phrase.Say("match.over")
 	case *hangarv1.Event_TurnTimedOut:
-		return fmt.Sprintf("%s ran out of time: the server plays the turn (%d in a row)", s.seatName(b.TurnTimedOut.GetSeat()), b.TurnTimedOut.GetConsecutive())
+		return phrase.Say("match.timed_out", "seatName", s.seatName(b.TurnTimedOut.GetSeat()), "count", strconv.Itoa(int(b.TurnTimedOut.GetConsecutive())))
 	case *hangarv1.Event_SeatHandedToBot:
-		return fmt.Sprintf("%s is handed to a bot for good", s.seatName(b.SeatHandedToBot.GetSeat()))
+		return phrase.Say("match.handed_to_bot", "seatName", s.seatName(b.SeatHandedToBot.GetSeat()))
 	case *hangarv1.Event_Game:
 		switch e := s.gameEvent(ev).(type) {
 		case *aeroplanev1.Event:
@@ -582,7 +585,7 @@ func (s *session) eventLine(ev *hangarv1.Event) string {
 		}
 		return s.types.anyText(b.Game)
 	}
-	return "(an event this client does not know)"
+	return phrase.Say("match.unknown")
 }
 
 // gameEvent is the game's event an event carries, decoded when the client

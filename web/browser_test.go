@@ -2,15 +2,13 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -32,10 +30,20 @@ import (
 // shows against the API. They wait on DOM conditions the page sets
 // (#match[data-ui], data-version), never on time.
 
-// browser starts a headless Chromium for t and returns a context of its
-// tab bounded by timeout; the browser ends with t. Without Chromium the
-// test skips (under CI=true it fails).
-func browser(t *testing.T, timeout time.Duration) context.Context {
+// size is a screen the tests play on: a laptop's, and a phone's (with
+// touch, as Chromium emulates it).
+type size struct {
+	name   string
+	w, h   int64
+	mobile bool
+}
+
+var sizes = []size{{"desktop", 1280, 900, false}, {"phone", 390, 844, true}}
+
+// browser starts a headless Chromium for t with a screen of size sz and
+// returns a context of its tab bounded by timeout; the browser ends with
+// t. Without Chromium the test skips (under CI=true it fails).
+func browser(t *testing.T, timeout time.Duration, sz size) context.Context {
 	t.Helper()
 	var path string
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -54,7 +62,7 @@ func browser(t *testing.T, timeout time.Duration) context.Context {
 		chromedp.ExecPath(path),
 		chromedp.NoSandbox, // tests run as root in CI containers
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1400, 1000),
+		chromedp.WindowSize(int(sz.w), int(sz.h)),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	tab, cancelTab := chromedp.NewContext(actx)
@@ -68,6 +76,13 @@ func browser(t *testing.T, timeout time.Duration) context.Context {
 	// context of that call: tab, not the deadline below.
 	if err := chromedp.Do(tab); err != nil {
 		t.Fatalf("start Chromium: %v", err)
+	}
+	opts2 := []chromedp.EmulateViewportOption{}
+	if sz.mobile {
+		opts2 = append(opts2, chromedp.EmulateMobile)
+	}
+	if _, err := chromedp.Run(tab, chromedp.EmulateViewport(sz.w, sz.h, opts2...)); err != nil {
+		t.Fatalf("emulate %s: %v", sz.name, err)
 	}
 	// The page's console errors and uncaught exceptions go to the test log.
 	console := chromedp.Console(tab)
@@ -120,9 +135,12 @@ func do(ctx context.Context, t *testing.T, what string, steps ...chromedp.Action
 // get runs one browser action and returns its value, failing t with what
 // the page shows. One action may take a minute (a step of the page, not a
 // whole game).
+// actionTimeout bounds one action of the page.
+var actionTimeout = 15 * time.Second
+
 func get[T any](ctx context.Context, t *testing.T, what string, a chromedp.Action[T]) T {
 	t.Helper()
-	actx, cancelAction := context.WithTimeout(ctx, time.Minute)
+	actx, cancelAction := context.WithTimeout(ctx, actionTimeout)
 	defer cancelAction()
 	v, err := chromedp.Run(actx, a)
 	if err != nil {
@@ -130,6 +148,12 @@ func get[T any](ctx context.Context, t *testing.T, what string, a chromedp.Actio
 		defer cancel()
 		page, _ := chromedp.Run(c, chromedp.Evaluate[string](`(document.getElementById('match')||document.getElementById('replay')||document.body).outerHTML.slice(0, 3000)`))
 		errText, _ := chromedp.Run(c, chromedp.Evaluate[string](`(document.getElementById('error')||{}).textContent||''`))
+		if png, err := chromedp.Run(c, chromedp.CaptureScreenshot()); err == nil {
+			p := filepath.Join(artifacts(t), "failed-"+strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())+".png")
+			if os.WriteFile(p, png, 0o644) == nil {
+				t.Logf("screenshot: %s", p)
+			}
+		}
 		t.Fatalf("%s: %v\npage error: %q\npage: %s", what, err, errText, page)
 	}
 	return v
@@ -165,535 +189,411 @@ func apiPlanes(t *testing.T, m *hangarv1.Match) []string {
 	return out
 }
 
-// TestLongWebPlayAeroplane signs up, creates a 2-seat match against a bot and
-// plays it to the end through the page, clicking Roll or a legal move
-// whenever the page offers one. With "server rolls" ticked (auto_roll) the
-// page never offers Roll: each turn comes with its die.
-func TestLongWebPlayAeroplane(t *testing.T) {
-	nodetest.Long(t)
-	for _, autoRoll := range []bool{false, true} {
-		t.Run(fmt.Sprintf("auto_roll=%v", autoRoll), func(t *testing.T) { webPlayAeroplane(t, autoRoll) })
+// The page at both sizes plays full matches of both games against a bot,
+// through clicks on the board (a plane or where it goes; a cell, the
+// rotation, a follower), and checks what a player relies on: no sideways
+// scroll, controls a finger can hit (44 px), and no serious or critical
+// axe-core violation. Screenshots go to $HANGAR_TEST_ARTIFACTS.
+
+// signIn opens the page, signs up as name and waits for the lobby.
+func signIn(ctx context.Context, t *testing.T, base, name string) {
+	t.Helper()
+	do(ctx, t, "sign up",
+		chromedp.Navigate(base),
+		chromedp.WaitVisible(chromedp.ID("name")),
+		chromedp.SendKeys(chromedp.ID("name"), name),
+		chromedp.Click(chromedp.ID("create-player")),
+		chromedp.WaitVisible(chromedp.ID("quick-aeroplane")),
+	)
+}
+
+// token is the page's bearer token, from localStorage.
+func token(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	return get(ctx, t, "read the token", chromedp.Evaluate[string](`JSON.parse(localStorage.getItem('hangar.session')).token`))
+}
+
+// matchID is the match the page shows, from its address.
+func matchID(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	return get(ctx, t, "read the match id", chromedp.Evaluate[string](`decodeURIComponent(location.hash.split('/')[2] || '')`))
+}
+
+// fits checks that the page does not scroll sideways and that every
+// visible control is at least 44 px each way: buttons, links styled as
+// buttons, form fields, and the board's movable planes.
+func fits(ctx context.Context, t *testing.T, where string) {
+	t.Helper()
+	bad := get(ctx, t, "measure "+where, chromedp.Evaluate[[]string](`(() => {
+		const out = [];
+		const w = document.documentElement.scrollWidth, vw = window.innerWidth;
+		if (w > vw) out.push('the page is ' + w + ' px wide in a ' + vw + ' px window');
+		for (const e of document.querySelectorAll('button, a.button, select, input:not([type=checkbox]), #board .plane.movable')) {
+			const r = e.getBoundingClientRect();
+			if (r.width === 0 && r.height === 0) continue; // hidden
+			if (r.width < 43.5 || r.height < 43.5) out.push((e.id || e.className.baseVal || e.className || e.tagName) + ' "' + (e.textContent || '').trim().slice(0, 30) + '" is ' + Math.round(r.width) + 'x' + Math.round(r.height));
+		}
+		return out;
+	})()`))
+	for _, b := range bad {
+		t.Errorf("%s: %s", where, b)
 	}
 }
 
-func webPlayAeroplane(t *testing.T, autoRoll bool) {
-	ctx := browser(t, 5*time.Minute)
-	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
-	base := "http://" + n.Addr() + "/"
-	var tick []chromedp.Action[chromedp.Void]
-	if autoRoll {
-		tick = append(tick, chromedp.Click(chromedp.ID("auto-roll")))
+// axeSource is axe-core's script, from web/app's node_modules (npm ci
+// there, as scripts/gen does), or "" without it.
+var axeSource = sync.OnceValue(func() string {
+	b, err := os.ReadFile(filepath.Join("app", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		return ""
 	}
-	token, id := signUpAndCreate(ctx, t, base, "aeroplane", tick...)
-	if !strings.HasPrefix(token, "hgr_") || !strings.HasPrefix(id, "m_") {
-		t.Fatalf("token %q, match %q", token, id)
+	return string(b)
+})
+
+// axe runs axe-core on the page and fails t on each serious or critical
+// violation. Without axe-core installed it says so and skips the check
+// (under CI=true it fails).
+func axe(ctx context.Context, t *testing.T, where string) {
+	t.Helper()
+	src := axeSource()
+	if src == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no web/app/node_modules/axe-core: run npm ci in web/app (scripts/gen does)")
+		}
+		t.Logf("%s: no axe-core (npm ci in web/app): accessibility not checked", where)
+		return
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	last, rolls, moves, previewShot := 0, 0, 0, false
-	for {
-		// The next state the page offers an action in (or the end): a
-		// version after the one of the last click, nothing in flight.
-		ui := get(ctx, t, fmt.Sprintf("wait for a turn after version %d", last), chromedp.Poll[string](fmt.Sprintf(`(() => {
-			const m = document.getElementById('match');
-			if (!m) return false;
-			const u = m.dataset.ui;
-			if (u === 'over') return u;
-			if ((u === 'roll' || u === 'move') && Number(m.dataset.version) > %d) return u;
-			return false;
-		})()`, last), chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0)))
-		if ui == "over" {
-			break
-		}
-		last = get(ctx, t, "read the version", chromedp.Evaluate[int](`Number(document.getElementById('match').dataset.version)`))
-		if rolls+moves > 2000 {
-			t.Fatalf("no end after %d rolls and %d moves", rolls, moves)
-		}
-		if ui == "roll" {
-			rolls++
-			do(ctx, t, "roll", chromedp.Click(chromedp.ID("roll")))
-			continue
-		}
-		count := get(ctx, t, "count moves", chromedp.Evaluate[int](`document.querySelectorAll('#moves button.move').length`))
-		if count == 0 {
-			t.Fatal("the page is in the move state with no move listed")
-		}
-		sel := chromedp.CSS(fmt.Sprintf(`#moves button.move[data-index="%d"]`, rng.IntN(count)))
-		if !previewShot && !autoRoll && get(ctx, t, "look for an advance", chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector('%s').textContent.includes('→')`, sel))) {
-			// Show one advance's preview on the board (its path and where it
-			// ends) and screenshot it.
-			previewShot = true
-			do(ctx, t, "preview a move", chromedp.Focus(sel), chromedp.WaitVisible(chromedp.CSS("#board .highlight .hl-to")))
-			screenshot(ctx, t, "web-aeroplane-preview.png")
-		}
-		moves++
-		do(ctx, t, "move", chromedp.Click(sel))
+	do(ctx, t, "load axe-core", chromedp.Evaluate[chromedp.Void](`window.axe ? undefined : (0, eval)(`+strconv.Quote(src)+`)`))
+	found := get(ctx, t, "run axe-core on "+where, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ['violations']}).then(r =>
+		r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+			.map(v => v.impact + ' ' + v.id + ': ' + v.help + ' at ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')))`,
+		chromedp.EvalAwaitPromise))
+	for _, f := range found {
+		t.Errorf("axe-core on %s: %s", where, f)
 	}
+}
+
+// waitUI waits until the match page is in one of the states of want at a
+// version after last, or in the state over, and returns the state.
+func waitUI(ctx context.Context, t *testing.T, last int, extra string, want ...string) string {
+	t.Helper()
+	js := fmt.Sprintf(`(() => {
+		const m = document.getElementById('match');
+		if (!m) return false;
+		const u = m.dataset.ui;
+		if (u === 'over') return u;
+		%s
+		if (%q.split(' ').includes(u) && Number(m.dataset.version) > %d) return u;
+		return false;
+	})()`, extra, strings.Join(want, " "), last)
+	return get(ctx, t, fmt.Sprintf("wait for %v after version %d", want, last), chromedp.Poll[string](js,
+		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0)))
+}
+
+func version(ctx context.Context, t *testing.T) int {
+	t.Helper()
+	return get(ctx, t, "read the version", chromedp.Evaluate[int](`Number(document.getElementById('match').dataset.version)`))
+}
+
+// finished checks the page's result against the API: the match is over at
+// the version the page shows, each seat at its place.
+func finished(ctx context.Context, t *testing.T, n *server.Server, tok, id string) *hangarv1.Match {
+	t.Helper()
 	do(ctx, t, "wait for the result", chromedp.WaitVisible(chromedp.ID("result")))
 	result := get(ctx, t, "read the result", chromedp.Text(chromedp.ID("result")))
-	version := get(ctx, t, "read the version", chromedp.AttributeValue(chromedp.ID("match"), "data-version")).Value
-	if !autoRoll {
-		screenshot(ctx, t, "web-aeroplane-finished.png")
-	}
-	t.Logf("%d rolls and %d moves through the page; %s", rolls, moves, result)
-
-	// The API agrees: the match is finished at the version the page shows,
-	// with its planes where the page draws them.
-	c := nodetest.AsPlayer(nodetest.Dial(t, n.Addr()), token)
+	ver := version(ctx, t)
+	c := nodetest.AsPlayer(nodetest.Dial(t, n.Addr()), tok)
 	m := c.Match(t, id)
-	if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED || fmt.Sprint(m.GetVersion()) != version {
-		t.Fatalf("API: %v at version %d; page: version %s", m.GetStatus(), m.GetVersion(), version)
-	}
-	if !strings.HasPrefix(result, "Finished") {
-		t.Fatalf("page result %q", result)
+	if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED || m.GetVersion() != int64(ver) {
+		t.Fatalf("API: %v at version %d; page: version %d", m.GetStatus(), m.GetVersion(), ver)
 	}
 	for _, s := range m.GetSeats() {
 		if s.GetPlace() == 0 || !strings.Contains(result, fmt.Sprintf("%d. %s", s.GetPlace(), s.GetDisplayName())) {
 			t.Errorf("seat %d (%s) place %d: page says %q", s.GetSeat(), s.GetDisplayName(), s.GetPlace(), result)
 		}
 	}
-	if got, want := pagePlanes(ctx, t), apiPlanes(t, m); !slices.Equal(got, want) {
-		t.Fatalf("page planes %v, API planes %v", got, want)
-	}
-	switch {
-	case autoRoll && (rolls != 0 || moves == 0):
-		t.Fatalf("%d rolls, %d moves in an auto_roll match: the page offered a roll, or no move", rolls, moves)
-	case !autoRoll && (rolls == 0 || moves == 0):
-		t.Fatalf("%d rolls, %d moves: the page never offered both", rolls, moves)
-	}
-	if got := unpack(t, m.GetOptions(), new(aeroplanev1.Options)).GetAutoRoll(); got != autoRoll {
-		t.Fatalf("the match's auto_roll is %v, the page ticked %v", got, autoRoll)
+	t.Logf("result: %s", result)
+	return m
+}
+
+// TestLongWebAeroplane plays Aeroplane Chess against a bot at both sizes,
+// with the server rolling (auto_roll, the lobby's quick start), by clicking
+// a glowing plane or, when a plane has a choice, where it goes (and once
+// by the keyboard). Then it
+// opens the replay one step back, the lobby's finished list, and the
+// player's page.
+func TestLongWebAeroplane(t *testing.T) {
+	nodetest.Long(t)
+	for _, sz := range sizes {
+		t.Run(sz.name, func(t *testing.T) {
+			t.Parallel() // two browsers at once: the tests mostly wait on the page and the bot
+			webAeroplane(t, sz)
+		})
 	}
 }
 
-// TestLongWebReplay replays a finished all-bot match: at each version the
-// slider is moved to, the board shows the planes GetMatch at_version
-// returns, and the state's notation.
-func TestLongWebReplay(t *testing.T) {
-	nodetest.Long(t)
-	ctx := browser(t, 3*time.Minute)
+func webAeroplane(t *testing.T, sz size) {
+	ctx := browser(t, 3*time.Minute, sz)
 	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
-	c := nodetest.NewPlayer(t, n.Addr(), "Viewer")
-	cr, err := c.Matches.CreateMatch(c.Ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
-		SeatCount: 2, BotSeats: 2, ObserveOnly: true, RequestId: "replay-1"})
+	base := "http://" + n.Addr() + "/"
+	do(ctx, t, "open the page", chromedp.Navigate(base), chromedp.WaitVisible(chromedp.ID("name")))
+	fits(ctx, t, "the sign-in")
+	axe(ctx, t, "the sign-in")
+	screenshot(ctx, t, "web-"+sz.name+"-sign-in.png")
+	signIn(ctx, t, base, "Ada")
+	fits(ctx, t, "the lobby")
+	axe(ctx, t, "the lobby")
+	screenshot(ctx, t, "web-"+sz.name+"-lobby.png")
+	do(ctx, t, "start a match", chromedp.Click(chromedp.ID("quick-aeroplane")), chromedp.WaitVisible(chromedp.CSS(`#match[data-view="aeroplane"]`)))
+	tok, id := token(ctx, t), matchID(ctx, t)
+	rng := rand.New(rand.NewPCG(1, uint64(len(sz.name))))
+	last, clicks, targets, lobbyChecked := 0, 0, 0, false
+	for {
+		ui := waitUI(ctx, t, last, `if (u === 'move' && document.querySelector('#board .plane.chosen')) return 'chosen';`, "roll", "move")
+		if ui == "over" {
+			break
+		}
+		if clicks > 1000 {
+			t.Fatalf("no end after %d clicks", clicks)
+		}
+		clicks++
+		switch ui {
+		case "roll": // not with auto_roll, but the page may offer it
+			last = version(ctx, t)
+			do(ctx, t, "roll", chromedp.Click(chromedp.ID("roll")))
+		case "chosen":
+			targets++
+			do(ctx, t, "click where the plane goes", chromedp.Click(chromedp.CSS(`#board .target`)))
+		case "move":
+			last = version(ctx, t)
+			count := get(ctx, t, "count movable planes", chromedp.Evaluate[int](`document.querySelectorAll('#board .plane.movable').length`))
+			if count == 0 {
+				// Only a pass: the move list has it.
+				do(ctx, t, "pass", chromedp.Click(chromedp.CSS(`#moves button.move`)))
+				continue
+			}
+			if clicks == 6 {
+				fits(ctx, t, "a turn")
+				axe(ctx, t, "a turn")
+				screenshot(ctx, t, "web-"+sz.name+"-aeroplane-turn.png")
+			}
+			if clicks >= 10 && !lobbyChecked {
+				lobbyChecked = true
+				// The lobby marks the match: it is the player's turn.
+				do(ctx, t, "the lobby mid-match", chromedp.Navigate(base+"#/"),
+					chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#live .your-turn[data-match=%q] .badge.turn`, id))))
+				screenshot(ctx, t, "web-"+sz.name+"-lobby-your-turn.png")
+				do(ctx, t, "back to the match", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#live [data-match=%q] a.button`, id))),
+					chromedp.WaitVisible(chromedp.CSS(`#match[data-view="aeroplane"]`)))
+				last = 0
+				continue
+			}
+			if clicks == 3 {
+				// Keyboard play: 1 plays the first move the list shows.
+				do(ctx, t, "press 1", chromedp.KeyEvent("1"))
+				continue
+			}
+			k := rng.IntN(count)
+			do(ctx, t, "click a plane", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .plane.movable:nth-child(%d of .movable)`, k+1))))
+		}
+	}
+	m := finished(ctx, t, n, tok, id)
+	if got, want := pagePlanes(ctx, t), apiPlanes(t, m); !slices.Equal(got, want) {
+		t.Fatalf("page planes %v, API planes %v", got, want)
+	}
+	t.Logf("%d clicks on the board (%d on a destination)", clicks, targets)
+	fits(ctx, t, "the result")
+	axe(ctx, t, "the result")
+	screenshot(ctx, t, "web-"+sz.name+"-aeroplane-finished.png")
+
+	// The replay, one event back: the planes GetMatch at_version shows.
+	end := m.GetVersion()
+	do(ctx, t, "open the replay", chromedp.Click(chromedp.ID("to-replay")),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"] #board`, end))),
+		chromedp.Click(chromedp.ID("prev")),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"][data-ui="replay"]`, end-1))))
+	c := nodetest.AsPlayer(nodetest.Dial(t, n.Addr()), tok)
+	r, err := c.Matches.GetMatch(c.Ctx(), &hangarv1.GetMatchRequest{MatchId: id, AtVersion: end - 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := pagePlanes(ctx, t), apiPlanes(t, r.GetMatch()); !slices.Equal(got, want) {
+		t.Fatalf("replay at %d: page planes %v, API planes %v", end-1, got, want)
+	}
+	axe(ctx, t, "the replay")
+	do(ctx, t, "step the replay forward", chromedp.Click(chromedp.ID("next")),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"] #board[data-version="%d"]`, end, end))))
+	if got, want := pagePlanes(ctx, t), apiPlanes(t, m); !slices.Equal(got, want) {
+		t.Fatalf("replay at %d: page planes %v, API planes %v", end, got, want)
+	}
+	screenshot(ctx, t, "web-"+sz.name+"-aeroplane-replay.png")
+
+	// The lobby lists it as finished, with its replay; the player's page
+	// has it too.
+	do(ctx, t, "the lobby", chromedp.Navigate(base+"#/"),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#finished [data-match=%q] a.replay`, id))))
+	do(ctx, t, "the player's page", chromedp.Click(chromedp.ID("me")),
+		chromedp.WaitVisible(chromedp.CSS(`#player .matches a.replay`)))
+	fits(ctx, t, "the player's page")
+	axe(ctx, t, "the player's page")
+	screenshot(ctx, t, "web-"+sz.name+"-player.png")
+	do(ctx, t, "the leaderboard", chromedp.Click(chromedp.CSS(`#nav a[href="#/leaders"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#leaders table, #leaders .empty`)))
+	axe(ctx, t, "the leaderboard")
+}
+
+// TestLongWebCarcassonne plays Carcassonne against a bot at both sizes by
+// clicking a highlighted cell, sometimes turning the tile, placing it,
+// and then a follower's spot on the board, a follower button, or none.
+func TestLongWebCarcassonne(t *testing.T) {
+	nodetest.Long(t)
+	for _, sz := range sizes {
+		t.Run(sz.name, func(t *testing.T) {
+			t.Parallel() // two browsers at once: the tests mostly wait on the page and the bot
+			webCarcassonne(t, sz)
+		})
+	}
+}
+
+func webCarcassonne(t *testing.T, sz size) {
+	ctx := browser(t, 3*time.Minute, sz)
+	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
+	signIn(ctx, t, "http://"+n.Addr()+"/", "Bea")
+	do(ctx, t, "start a match", chromedp.Click(chromedp.ID("quick-carcassonne")), chromedp.WaitVisible(chromedp.CSS(`#match[data-view="carcassonne"]`)))
+	tok, id := token(ctx, t), matchID(ctx, t)
+	rng := rand.New(rand.NewPCG(5, uint64(len(sz.name))))
+	last, tiles, followers, turns := 0, 0, 0, 0
+	for {
+		ui := waitUI(ctx, t, last, `if (u === 'place' && document.querySelector('#board .spot.chosen')) return 'chosen';`, "place", "follower")
+		if ui == "over" {
+			break
+		}
+		if tiles > 200 {
+			t.Fatalf("no end after %d tiles", tiles)
+		}
+		switch ui {
+		case "place":
+			last = version(ctx, t)
+			count := get(ctx, t, "count cells", chromedp.Evaluate[int](`document.querySelectorAll('#board .spot').length`))
+			k := rng.IntN(count)
+			do(ctx, t, "click a cell", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .spot:nth-child(%d of .spot)`, k+1))))
+		case "chosen":
+			tiles++
+			if rng.IntN(2) == 0 && get(ctx, t, "can it turn", chromedp.Evaluate[bool](`!document.getElementById('rotate').disabled`)) {
+				if tiles%2 == 0 {
+					do(ctx, t, "rotate", chromedp.Click(chromedp.ID("rotate")))
+				} else {
+					do(ctx, t, "press R", chromedp.KeyEvent("r"))
+				}
+			}
+			if tiles == 5 {
+				fits(ctx, t, "a placement")
+				axe(ctx, t, "a placement")
+				screenshot(ctx, t, "web-"+sz.name+"-carcassonne-place.png")
+			}
+			do(ctx, t, "place the tile", chromedp.Click(chromedp.ID("place")))
+		case "follower":
+			last = version(ctx, t)
+			turns++
+			spots := get(ctx, t, "count follower spots", chromedp.Evaluate[int](`document.querySelectorAll('#board .follower-spot').length`))
+			switch k := rng.IntN(3); {
+			case spots > 0 && k == 0 && !sz.mobile:
+				followers++
+				do(ctx, t, "click a follower spot", chromedp.Click(chromedp.CSS(`#board .follower-spot`)))
+			case spots > 0 && k == 1:
+				followers++
+				do(ctx, t, "a follower button", chromedp.Click(chromedp.CSS(`#controls button.deploy`)))
+			default:
+				do(ctx, t, "no follower", chromedp.Click(chromedp.ID("no-follower")))
+			}
+		}
+	}
+	m := finished(ctx, t, n, tok, id)
+	st := unpack(t, m.GetState(), new(carcassonnev1.State))
+	if got := get(ctx, t, "count tiles", chromedp.Evaluate[int](`document.querySelectorAll('#board .tile[data-tile]').length`)); got != len(st.GetBoard()) {
+		t.Fatalf("page shows %d tiles, API %d", got, len(st.GetBoard()))
+	}
+	t.Logf("%d tiles placed through the page, %d followers, %d turns", tiles, followers, turns)
+	fits(ctx, t, "the result")
+	axe(ctx, t, "the result")
+	screenshot(ctx, t, "web-"+sz.name+"-carcassonne-finished.png")
+}
+
+// TestLongWebJoin joins a match another player opened, from the lobby's
+// open matches, and sees it start with the opener to play or itself.
+func TestLongWebJoin(t *testing.T) {
+	nodetest.Long(t)
+	t.Parallel()
+	ctx := browser(t, 2*time.Minute, sizes[1])
+	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
+	c := nodetest.NewPlayer(t, n.Addr(), "Cy")
+	cr, err := c.Matches.CreateMatch(c.Ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne", SeatCount: 2, RequestId: "join-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := cr.GetMatch().GetMatchId()
-	c.WatchToEnd(t, id) // ends with the match
-	final := c.Match(t, id)
-	if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
-		t.Fatalf("status %v", final.GetStatus())
+	signIn(ctx, t, "http://"+n.Addr()+"/", "Dee")
+	do(ctx, t, "join from the lobby",
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#open [data-match=%q] button.join`, id))),
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`#open [data-match=%q] button.join`, id))),
+		chromedp.WaitVisible(chromedp.CSS(`#match[data-status="live"]`)))
+	ui := get(ctx, t, "read the state", chromedp.Evaluate[string](`document.getElementById('match').dataset.ui`))
+	if ui != "wait" && ui != "place" {
+		t.Fatalf("after joining, the page is in state %q", ui)
 	}
-	last := final.GetVersion()
+	prompt := get(ctx, t, "read the prompt", chromedp.Text(chromedp.ID("prompt")))
+	t.Logf("the page says: %s", prompt)
+	axe(ctx, t, "a match against a person")
+	screenshot(ctx, t, "web-phone-joined.png")
+}
 
-	do(ctx, t, "open the replay",
+// TestLongWebRatings has two players play a rated Aeroplane match through
+// the API, then opens the winner's page and the leaderboard in the page:
+// the rating's line, and both players ranked.
+func TestLongWebRatings(t *testing.T) {
+	nodetest.Long(t)
+	t.Parallel()
+	ctx := browser(t, 2*time.Minute, sizes[0])
+	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
+	a, b := nodetest.NewPlayer(t, n.Addr(), "Eve"), nodetest.NewPlayer(t, n.Addr(), "Fay")
+	opts, err := anypb.New(&aeroplanev1.Options{AutoRoll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := a.Matches.CreateMatch(a.Ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", Options: opts, SeatCount: 2, RequestId: "rated-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.GetMatch().GetMatchId()
+	if _, err := b.Matches.JoinMatch(b.Ctx(), &hangarv1.JoinMatchRequest{MatchId: id, ExpectedVersion: cr.GetMatch().GetVersion(), RequestId: "rated-2"}); err != nil {
+		t.Fatal(err)
+	}
+	// Each plays its first legal action whenever it has one.
+	for i := 0; ; i++ {
+		if i > 5000 {
+			t.Fatal("no end after 5000 rounds")
+		}
+		if a.Match(t, id).GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			break
+		}
+		for _, p := range []*nodetest.Player{a, b} {
+			l, err := p.Moves.ListLegalActions(p.Ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id})
+			if err != nil || len(l.GetActions()) == 0 {
+				continue
+			}
+			// A conflict (the other moved meanwhile) is tried again next round.
+			p.Moves.Act(p.Ctx(), &hangarv1.ActRequest{MatchId: id, ExpectedVersion: l.GetVersion(), Action: l.GetActions()[0], RequestId: fmt.Sprintf("%s-%d", p.ID, i)})
+		}
+	}
+	do(ctx, t, "sign in as Eve",
 		chromedp.Navigate("http://"+n.Addr()+"/"),
 		chromedp.WaitVisible(chromedp.ID("name")),
-		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem('hangar.token', %q); location.hash = '#/replay/%s'`, c.Token, id)),
-		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"]`, last))),
-	)
-	if sliderMax := get(ctx, t, "read the slider", chromedp.AttributeValue(chromedp.ID("slider"), "max")).Value; sliderMax != fmt.Sprint(last) {
-		t.Fatalf("slider max %s, match version %d", sliderMax, last)
-	}
-	check := func(v int64, how string) {
-		t.Helper()
-		do(ctx, t, fmt.Sprintf("show version %d", v),
-			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"] #board[data-version="%d"]`, v, v))))
-		r, err := c.Matches.GetMatch(c.Ctx(), &hangarv1.GetMatchRequest{MatchId: id, AtVersion: v})
-		if err != nil {
-			t.Fatal(err)
-		}
-		at := r.GetMatch()
-		if got, want := pagePlanes(ctx, t), apiPlanes(t, at); !slices.Equal(got, want) {
-			t.Fatalf("version %d (%s): page planes %v, API planes %v", v, how, got, want)
-		}
-		if at.GetState() != nil {
-			st := unpack(t, at.GetState(), new(aeroplanev1.State))
-			if got := get(ctx, t, "read the notation", chromedp.Text(chromedp.ID("notation"))); got != st.GetNotation() {
-				t.Fatalf("version %d (%s): page notation %q, API %q", v, how, got, st.GetNotation())
-			}
-		}
-	}
-	check(last, "at the end")
-	versions := []int64{1, 4, 5, last / 3, last / 2, last - 1, last}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 5 {
-		versions = append(versions, 1+rng.Int64N(last))
-	}
-	for _, v := range versions {
-		do(ctx, t, fmt.Sprintf("move the slider to %d", v), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
-			`(() => { const s = document.getElementById('slider'); s.value = %d; s.dispatchEvent(new Event('input')); })()`, v)))
-		check(v, "slider")
-		if v == last/2 {
-			screenshot(ctx, t, "web-aeroplane-replay.png")
-		}
-	}
-	// Watching the finished match live: every event in the log, nothing
-	// to play.
-	do(ctx, t, "watch it", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`location.hash = '#/match/%s'`, id)),
-		chromedp.WaitVisible(chromedp.CSS(`#match[data-ui="over"] #result`)),
-		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll('#log li').length === %d`, last)))
-	if got, want := pagePlanes(ctx, t), apiPlanes(t, final); !slices.Equal(got, want) {
-		t.Fatalf("watching: page planes %v, API planes %v", got, want)
-	}
-	do(ctx, t, "back to the replay", chromedp.Click(chromedp.ID("to-replay")),
-		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"]`, last))))
-
-	// The step buttons move one event at a time.
-	v := last
-	do(ctx, t, "step back", chromedp.Click(chromedp.ID("prev")))
-	check(max(1, v-1), "prev")
-	do(ctx, t, "step forward", chromedp.Click(chromedp.ID("next")))
-	check(max(1, v-1)+1, "next")
-}
-
-// pageTiles are the Carcassonne tiles the board shows, as "x,y tile rR".
-func pageTiles(ctx context.Context, t *testing.T) []string {
-	t.Helper()
-	return get(ctx, t, "read tiles", chromedp.Evaluate[[]string](`[...document.querySelectorAll('#board .tile[data-tile]')].map(g => g.dataset.x + ',' + g.dataset.y + ' ' + g.dataset.tile + ' r' + g.dataset.rotation).sort()`))
-}
-
-// carcassonneState is a Carcassonne match's state.
-func carcassonneState(t *testing.T, m *hangarv1.Match) *carcassonnev1.State {
-	t.Helper()
-	return unpack(t, m.GetState(), new(carcassonnev1.State))
-}
-
-// apiTiles are a Carcassonne match's tiles in pageTiles' form.
-func apiTiles(t *testing.T, m *hangarv1.Match) []string {
-	t.Helper()
-	out := []string{}
-	for _, p := range carcassonneState(t, m).GetBoard() {
-		out = append(out, fmt.Sprintf("%d,%d %s r%d", p.GetX(), p.GetY(), p.GetTile(), p.GetRotation()))
-	}
-	slices.Sort(out)
-	return out
-}
-
-// TestLongWebCarcassonne plays a 2-seat Carcassonne match against a bot to the
-// end through the page, clicking a legal move whenever the page lists
-// some, then replays it: the tiles and followers drawn at several versions
-// are those of GetMatch at_version.
-func TestLongWebCarcassonne(t *testing.T) {
-	nodetest.Long(t)
-	ctx := browser(t, 5*time.Minute)
-	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
-	token, id := signUpAndCreate(ctx, t, "http://"+n.Addr()+"/", "carcassonne")
-	c := nodetest.AsPlayer(nodetest.Dial(t, n.Addr()), token)
-	rng := rand.New(rand.NewPCG(5, 6))
-	last, moves, shot := 0, 0, false
-	for {
-		ui := get(ctx, t, fmt.Sprintf("wait for a turn after version %d", last), chromedp.Poll[string](fmt.Sprintf(`(() => {
-			const m = document.getElementById('match');
-			if (!m) return false;
-			const u = m.dataset.ui;
-			if (u === 'over') return u;
-			if (u === 'move' && Number(m.dataset.version) > %d) return u;
-			return false;
-		})()`, last), chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0)))
-		if ui == "over" {
-			break
-		}
-		last = get(ctx, t, "read the version", chromedp.Evaluate[int](`Number(document.getElementById('match').dataset.version)`))
-		if moves > 500 {
-			t.Fatalf("no end after %d moves", moves)
-		}
-		if moves == 30 {
-			// Mid-game: the board drawn is the API's.
-			if got, want := pageTiles(ctx, t), apiTiles(t, c.Match(t, id)); !slices.Equal(got, want) {
-				t.Fatalf("version %d: page tiles %v, API tiles %v", last, got, want)
-			}
-		}
-		count := get(ctx, t, "count moves", chromedp.Evaluate[int](`document.querySelectorAll('#moves button.move').length`))
-		sel := chromedp.CSS(fmt.Sprintf(`#moves button.move[data-index="%d"]`, rng.IntN(count)))
-		if !shot && moves > 20 && get(ctx, t, "look for a placement", chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector('%s').dataset.notation.startsWith('place')`, sel))) {
-			shot = true
-			do(ctx, t, "preview a placement", chromedp.Focus(sel), chromedp.WaitVisible(chromedp.CSS("#board .hl-cell")))
-			screenshot(ctx, t, "web-carcassonne-preview.png")
-		}
-		moves++
-		do(ctx, t, "move", chromedp.Click(sel))
-	}
-	do(ctx, t, "wait for the result", chromedp.WaitVisible(chromedp.ID("result")))
-	screenshot(ctx, t, "web-carcassonne-finished.png")
-	final := c.Match(t, id)
-	if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
-		t.Fatalf("API status %v", final.GetStatus())
-	}
-	if got, want := pageTiles(ctx, t), apiTiles(t, final); !slices.Equal(got, want) {
-		t.Fatalf("final: page tiles %v, API tiles %v", got, want)
-	}
-	t.Logf("%d moves through the page, %d tiles placed", moves, len(carcassonneState(t, final).GetBoard()))
-
-	// The replay of the same match.
-	do(ctx, t, "open the replay", chromedp.Click(chromedp.ID("to-replay")),
-		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"]`, final.GetVersion()))))
-	for _, v := range []int64{5, final.GetVersion() / 2, final.GetVersion() - 1} {
-		do(ctx, t, fmt.Sprintf("move the slider to %d", v), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
-			`(() => { const s = document.getElementById('slider'); s.value = %d; s.dispatchEvent(new Event('input')); })()`, v)),
-			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"] #board[data-version="%d"]`, v, v))))
-		r, err := c.Matches.GetMatch(c.Ctx(), &hangarv1.GetMatchRequest{MatchId: id, AtVersion: v})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := pageTiles(ctx, t), apiTiles(t, r.GetMatch()); !slices.Equal(got, want) {
-			t.Fatalf("replay at %d: page tiles %v, API tiles %v", v, got, want)
-		}
-		followers := get(ctx, t, "count followers", chromedp.Evaluate[int](`document.querySelectorAll('#board .follower').length`))
-		if want := len(carcassonneState(t, r.GetMatch()).GetFollowers()); followers != want {
-			t.Fatalf("replay at %d: %d followers drawn, %d in the state", v, followers, want)
-		}
-		if v == final.GetVersion()/2 {
-			screenshot(ctx, t, "web-carcassonne-replay.png")
-		}
-	}
-}
-
-// TestLongWebLobby joins another player's open match from the lobby, then
-// creates a 3-seat match, lets another player join it over the API and
-// starts it from the page with a seat still empty.
-func TestLongWebLobby(t *testing.T) {
-	nodetest.Long(t)
-	ctx := browser(t, 2*time.Minute)
-	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
-	bob := nodetest.NewPlayer(t, n.Addr(), "Bob")
-	cr, err := bob.Matches.CreateMatch(bob.Ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, RequestId: "lobby-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	open := cr.GetMatch().GetMatchId()
-	do(ctx, t, "sign up and join Bob's match",
-		chromedp.Navigate("http://"+n.Addr()+"/"),
-		chromedp.WaitVisible(chromedp.ID("name")),
-		chromedp.SendKeys(chromedp.ID("name"), "Ada"),
-		chromedp.Click(chromedp.ID("create-player")),
-		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#open-matches tr[data-match=%q] button.join`, open))),
-	)
-	screenshot(ctx, t, "web-lobby.png")
-	do(ctx, t, "join", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#open-matches tr[data-match=%q] button.join`, open))),
-		chromedp.WaitVisible(chromedp.CSS(`#match[data-status="active"] #board .plane`)))
-	me := get(ctx, t, "read the player", chromedp.Evaluate[string](`JSON.parse(localStorage.getItem('hangar.player')).playerId`))
-	m := bob.Match(t, open)
-	if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE || m.GetSeats()[1].GetPlayerId() != me {
-		t.Fatalf("after the page joined: %v, seats %v", m.GetStatus(), m.GetSeats())
-	}
-
-	do(ctx, t, "create a 3-seat match",
-		chromedp.Click(chromedp.CSS("header a.brand")),
-		chromedp.WaitVisible(chromedp.ID("create-match")),
-		chromedp.SetValue(chromedp.ID("seats"), "3"),
-		chromedp.SetValue(chromedp.ID("bots"), "0"),
-		chromedp.Click(chromedp.ID("create-match")),
-		chromedp.WaitVisible(chromedp.CSS(`#match[data-status="open"] #start`)),
-	)
-	id := get(ctx, t, "read the match", chromedp.Evaluate[string](`location.hash.split('/')[2]`))
-	if _, err := bob.Matches.JoinMatch(bob.Ctx(), &hangarv1.JoinMatchRequest{MatchId: id, RequestId: "lobby-2"}); err != nil {
-		t.Fatal(err)
-	}
-	// The page learns of the join from its watch stream.
-	do(ctx, t, "see Bob join", chromedp.Poll[chromedp.Void](`document.querySelector('#seats').textContent.includes('Bob')`))
-	do(ctx, t, "start", chromedp.Click(chromedp.ID("start")),
-		chromedp.WaitVisible(chromedp.CSS(`#match[data-status="active"] #board .plane`)))
-	if m := bob.Match(t, id); m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
-		t.Fatalf("after the page started it: %v", m.GetStatus())
-	}
-	// Resigning (the page asks first: the test says yes) forfeits the seat.
-	do(ctx, t, "resign", chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
-		chromedp.Click(chromedp.ID("resign")),
-		chromedp.Poll[chromedp.Void](`document.querySelector('#seats').textContent.includes('(forfeited)')`))
-	for _, s := range bob.Match(t, id).GetSeats() {
-		if s.GetPlayerId() == me && s.GetStatus() != hangarv1.SeatStatus_SEAT_STATUS_FORFEITED {
-			t.Fatalf("after resigning, Ada's seat is %v", s.GetStatus())
-		}
-	}
-}
-
-// signUpAndCreate signs Ada up on the page at base and creates a 2-seat
-// match of game with a bot through it (after the extra actions on the
-// form); it returns her token and the match.
-func signUpAndCreate(ctx context.Context, t *testing.T, base, game string, extra ...chromedp.Action[chromedp.Void]) (token, id string) {
-	t.Helper()
-	actions := []chromedp.Action[chromedp.Void]{
-		chromedp.Navigate(base),
-		chromedp.WaitVisible(chromedp.ID("name")),
-		chromedp.SendKeys(chromedp.ID("name"), "Ada"),
-		chromedp.Click(chromedp.ID("create-player")),
-		chromedp.WaitVisible(chromedp.ID("create-match")),
-		chromedp.SetValue(chromedp.ID("game"), game),
-		chromedp.SetValue(chromedp.ID("seats"), "2"),
-		chromedp.SetValue(chromedp.ID("bots"), "1"),
-	}
-	actions = append(append(actions, extra...), chromedp.Click(chromedp.ID("create-match")), chromedp.WaitVisible(chromedp.CSS("#match[data-version]")))
-	do(ctx, t, "sign up and create a match", actions...)
-	token = get(ctx, t, "read the token", chromedp.Evaluate[string](`localStorage.getItem('hangar.token')`))
-	id = get(ctx, t, "read the match", chromedp.Evaluate[string](`location.hash.split('/')[2]`))
-	return token, id
-}
-
-// restJSON is the REST/JSON answer of GET path on the node at addr, as
-// the page reads it.
-func restJSON(t *testing.T, addr, token, path string) map[string]any {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s, %v", path, resp.Status, err)
-	}
-	return out
-}
-
-// pageJSON is JSON the page shows, decoded.
-func pageJSON(ctx context.Context, t *testing.T, what, js string) any {
-	t.Helper()
-	text := get(ctx, t, what, chromedp.Evaluate[string](js))
-	var v any
-	if err := json.Unmarshal([]byte(text), &v); err != nil {
-		t.Fatalf("%s: %v in %q", what, err, text)
-	}
-	return v
-}
-
-// TestLongWebGeneric plays Aeroplane Chess in the generic view, the view of a
-// game the page does not draw (?generic=1 hides its drawings): the title
-// is ListGames', the options are typed as JSON, the state shown is the
-// API's state as JSON, the buttons are the API's legal actions and each
-// sends its action back through Act (Roll and Move alike), the log shows
-// the game's events as JSON, and the replay shows the state at a version.
-func TestLongWebGeneric(t *testing.T) {
-	nodetest.Long(t)
-	ctx := browser(t, 5*time.Minute)
-	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
-	gr, err := hangarv1.NewGameServiceClient(nodetest.Dial(t, n.Addr())).ListGames(context.Background(), &hangarv1.ListGamesRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var info *hangarv1.GameInfo
-	for _, g := range gr.GetGames() {
-		if g.GetName() == "aeroplane" {
-			info = g
-		}
-	}
-	if info == nil {
-		t.Fatalf("ListGames has no aeroplane: %v", gr.GetGames())
-	}
-	token, id := signUpAndCreate(ctx, t, "http://"+n.Addr()+"/?generic=1", "aeroplane",
-		chromedp.SetValue(chromedp.ID("options"), `{"firstPlayer": "FIRST_PLAYER_SEAT0"}`))
-	do(ctx, t, "open the generic view", chromedp.WaitVisible(chromedp.CSS(`#match[data-view="generic"] #state-json`)))
-	if title := get(ctx, t, "read the title", chromedp.Text(chromedp.ID("title"))); !strings.HasPrefix(title, info.GetTitle()+" ") {
-		t.Fatalf("title %q, ListGames says %q", title, info.GetTitle())
-	}
-	if boards := get(ctx, t, "look for a board", chromedp.Evaluate[int](`document.querySelectorAll('#board, #roll, #moves').length`)); boards != 0 {
-		t.Fatalf("the generic view draws %d board elements", boards)
-	}
-	c := nodetest.AsPlayer(nodetest.Dial(t, n.Addr()), token)
-	if fp := unpack(t, c.Match(t, id).GetOptions(), new(aeroplanev1.Options)).GetFirstPlayer(); fp != aeroplanev1.FirstPlayer_FIRST_PLAYER_SEAT0 {
-		t.Fatalf("the match's first_player is %v, the page's options said FIRST_PLAYER_SEAT0", fp)
-	}
-
-	rng := rand.New(rand.NewPCG(7, 8))
-	last, turns := 0, 0
-	played := map[string]int{} // by action type
-	for {
-		ui := get(ctx, t, fmt.Sprintf("wait for a turn after version %d", last), chromedp.Poll[string](fmt.Sprintf(`(() => {
-			const m = document.getElementById('match');
-			if (!m) return false;
-			const u = m.dataset.ui;
-			if (u === 'over') return u;
-			if (u === 'act' && Number(m.dataset.version) > %d) return u;
-			return false;
-		})()`, last), chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0)))
-		if ui == "over" {
-			break
-		}
-		last = get(ctx, t, "read the version", chromedp.Evaluate[int](`Number(document.getElementById('match').dataset.version)`))
-		if turns > 2000 {
-			t.Fatalf("no end after %d actions", turns)
-		}
-		if turns < 3 || turns%25 == 0 {
-			// The page shows the API's state and legal actions (the seat is
-			// to act: nothing changes until it does).
-			want := restJSON(t, n.Addr(), token, "/v1/matches/"+id)["match"].(map[string]any)["state"]
-			if got := pageJSON(ctx, t, "read the state", `document.getElementById('state-json').textContent`); !reflect.DeepEqual(got, want) {
-				t.Fatalf("version %d: the page's state %v, the API's %v", last, got, want)
-			}
-			want = restJSON(t, n.Addr(), token, "/v1/matches/"+id+"/legalActions")["actions"]
-			if got := pageJSON(ctx, t, "read the actions", `'[' + [...document.querySelectorAll('#actions button.action')].map(b => b.title).join(',') + ']'`); !reflect.DeepEqual(got, want) {
-				t.Fatalf("version %d: the page's actions %v, the API's %v", last, got, want)
-			}
-		}
-		count := get(ctx, t, "count actions", chromedp.Evaluate[int](`document.querySelectorAll('#actions button.action').length`))
-		if count == 0 {
-			t.Fatal("the page is in the act state with no action listed")
-		}
-		sel := fmt.Sprintf(`#actions button.action[data-index="%d"]`, rng.IntN(count))
-		typ := get(ctx, t, "read the action's type", chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector('%s').dataset.type`, sel)))
-		if !slices.Contains(info.GetActionTypes(), typ) {
-			t.Fatalf("a button of type %q; the game's action types are %v", typ, info.GetActionTypes())
-		}
-		if turns == 40 {
-			screenshot(ctx, t, "web-generic.png")
-		}
-		played[typ]++
-		turns++
-		do(ctx, t, "act", chromedp.Click(chromedp.CSS(sel)))
-	}
-	do(ctx, t, "wait for the result", chromedp.WaitVisible(chromedp.ID("result")))
-	t.Logf("%d actions through the generic view: %v", turns, played)
-	if played["hangar.aeroplane.v1.Roll"] == 0 || played["hangar.aeroplane.v1.Move"] == 0 {
-		t.Fatalf("actions played %v: want Rolls and Moves", played)
-	}
-	final := c.Match(t, id)
-	version := get(ctx, t, "read the version", chromedp.AttributeValue(chromedp.ID("match"), "data-version")).Value
-	if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED || fmt.Sprint(final.GetVersion()) != version {
-		t.Fatalf("API: %v at version %d; page: version %s", final.GetStatus(), final.GetVersion(), version)
-	}
-
-	// The log holds every event; the game's as JSON of its event type.
-	do(ctx, t, "wait for the whole log", chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll('#log li').length === %d`, final.GetVersion())))
-	var gameEvents []*hangarv1.Event
-	for page := ""; ; {
-		er, err := c.Matches.ListMatchEvents(c.Ctx(), &hangarv1.ListMatchEventsRequest{MatchId: id, PageSize: 1000, PageToken: page})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range er.GetEvents() {
-			if ev.GetGame() != nil {
-				gameEvents = append(gameEvents, ev)
-			}
-		}
-		if page = er.GetNextPageToken(); page == "" {
-			break
-		}
-	}
-	if got := get(ctx, t, "count the game's events", chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll('#log li[data-type=%q] details pre').length`, info.GetEventType()))); got != len(gameEvents) || got == 0 {
-		t.Fatalf("the log shows %d events of type %s, the match has %d game events", got, info.GetEventType(), len(gameEvents))
-	}
-	lastGame := gameEvents[len(gameEvents)-1]
-	got := pageJSON(ctx, t, "read an event", fmt.Sprintf(`document.querySelector('#log li[data-seq="%d"] details pre').textContent`, lastGame.GetSeq()))
-	want := unpack(t, lastGame.GetGame(), new(aeroplanev1.Event)).GetNotation()
-	if got.(map[string]any)["notation"] != want || got.(map[string]any)["@type"] != "type.googleapis.com/"+info.GetEventType() {
-		t.Fatalf("event %d on the page: %v; the API's notation %q", lastGame.GetSeq(), got, want)
-	}
-
-	// The replay shows the state at each version as JSON.
-	do(ctx, t, "open the replay", chromedp.Click(chromedp.ID("to-replay")),
-		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"] #state-json[data-version="%d"]`, final.GetVersion(), final.GetVersion()))))
-	for _, v := range []int64{final.GetVersion() / 2, final.GetVersion() - 1} {
-		do(ctx, t, fmt.Sprintf("move the slider to %d", v), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
-			`(() => { const s = document.getElementById('slider'); s.value = %d; s.dispatchEvent(new Event('input')); })()`, v)),
-			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#replay[data-version="%d"] #state-json[data-version="%d"]`, v, v))))
-		want := restJSON(t, n.Addr(), token, fmt.Sprintf("/v1/matches/%s?at_version=%d", id, v))["match"].(map[string]any)["state"]
-		if got := pageJSON(ctx, t, "read the state", `document.getElementById('state-json').textContent`); !reflect.DeepEqual(got, want) {
-			t.Fatalf("replay at %d: the page's state %v, the API's %v", v, got, want)
-		}
-	}
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem('hangar.session', JSON.stringify({token: %q, expireTime: new Date(Date.now() + 3600e3).toISOString()})); location.hash = '#/player/%s'`, a.Token, a.ID)),
+		chromedp.WaitVisible(chromedp.CSS(`#player .rating-line`)))
+	axe(ctx, t, "a rated player's page")
+	screenshot(ctx, t, "web-desktop-player-rated.png")
+	do(ctx, t, "the leaderboard", chromedp.Navigate("http://"+n.Addr()+"/#/leaders/aeroplane"),
+		chromedp.WaitVisible(chromedp.CSS(`#leaders tbody tr:nth-child(2)`)))
+	axe(ctx, t, "the leaderboard")
+	screenshot(ctx, t, "web-desktop-leaderboard.png")
 }

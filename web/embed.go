@@ -1,6 +1,8 @@
-// Package web is Hangar's browser client: one page (static HTML, CSS and
-// plain ES modules, no build step) that plays and watches matches through
-// the server's REST/JSON API, served by `hangar serve` at "/".
+// Package web is Hangar's browser client: one page (index.html, style.css
+// and hangar.js, the bundle web/app builds from TypeScript on the SDK, see
+// web/app/package.json) that plays and watches matches through the
+// server's Connect API, served by `hangar serve` at "/". The bundle is
+// committed, so serving the page needs no Node.js.
 package web
 
 import (

@@ -15,13 +15,8 @@ func TestHandler(t *testing.T) {
 		contentType  string
 		body         string
 	}{
-		{"GET", "/", 200, "text/html", `<script type="module" src="app.js">`},
-		{"GET", "/app.js", 200, "text/javascript", "import * as api"},
-		{"GET", "/api.js", 200, "text/javascript", "export async function watch"},
-		{"GET", "/api.js", 200, "text/javascript", "/v1/games"},
-		{"GET", "/app.js", 200, "text/javascript", `get("generic") === "1"`},
-		{"GET", "/aeroplane.js", 200, "text/javascript", "export function draw"},
-		{"GET", "/carcassonne.js", 200, "text/javascript", "export function draw"},
+		{"GET", "/", 200, "text/html", `<script type="module" src="hangar.js">`},
+		{"GET", "/hangar.js", 200, "text/javascript", "aeroplane.position.hangar"},
 		{"GET", "/style.css", 200, "text/css", "body"},
 		{"HEAD", "/", 200, "text/html", ""},
 		{"GET", "/nothing.js", 404, "", ""},

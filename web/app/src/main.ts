@@ -1,0 +1,865 @@
+// Hangar's web client: sign-in, a lobby, matches played by clicking the
+// board, replays, leaderboards and players' pages, all through the
+// TypeScript SDK (sdk/typescript) over Connect. The page keeps no game
+// rules: the server lists the legal actions and the board's geometry.
+
+import type { Message } from "@bufbuild/protobuf";
+import type { Any } from "@bufbuild/protobuf/wkt";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import {
+  aeroplane as ap,
+  carcassonne as cc,
+  Code,
+  createHangarClient,
+  gameEvent,
+  HangarError,
+  pack,
+  unpack,
+  unpackAs,
+  v1,
+  type Session,
+  type Token,
+} from "../../../sdk/typescript/src/index.js";
+import * as aero from "./aeroplane.js";
+import * as carc from "./carcassonne.js";
+import { h } from "./dom.js";
+import { describe, seatName, type Context } from "./events.js";
+import { say, sentence } from "./phrase.js";
+
+const hangar = createHangarClient({ baseUrl: location.origin, transport: createConnectTransport });
+const app = document.getElementById("app")!;
+const KEY = "hangar.session";
+
+// ---- the session -------------------------------------------------------------
+
+let session: Session | undefined;
+let me: v1.Player | undefined;
+
+function keep(t: Token): void {
+  localStorage.setItem(KEY, JSON.stringify({ token: t.token, expireTime: t.expireTime.toISOString() }));
+}
+
+function resume(): Session | undefined {
+  const raw = localStorage.getItem(KEY);
+  if (!raw) return undefined;
+  try {
+    const t = JSON.parse(raw) as { token: string; expireTime: string };
+    const expireTime = new Date(t.expireTime);
+    if (!(expireTime.getTime() > Date.now())) return undefined;
+    return hangar.resume({ token: t.token, expireTime }, { onToken: keep });
+  } catch {
+    return undefined;
+  }
+}
+
+function signOut(): void {
+  session?.close();
+  session = undefined;
+  me = undefined;
+  localStorage.removeItem(KEY);
+  location.hash = "#/";
+  route();
+}
+
+// ---- games -------------------------------------------------------------------
+
+type Kind = "aeroplane" | "carcassonne" | "other";
+let games: Map<string, v1.GameInfo> | undefined;
+async function loadGames(): Promise<Map<string, v1.GameInfo>> {
+  games ??= new Map((await hangar.listGames()).map((g) => [g.name, g]));
+  return games;
+}
+const kindOf = (game: string): Kind => {
+  const t = games?.get(game)?.stateType;
+  return t === "hangar.aeroplane.v1.State" ? "aeroplane" : t === "hangar.carcassonne.v1.State" ? "carcassonne" : "other";
+};
+const titleOf = (game: string) => games?.get(game)?.title || game;
+let apBoard: Promise<ap.Board | undefined> | undefined;
+const aeroplaneBoard = (game: string) => (apBoard ??= hangar.board(game).then((b) => b as ap.Board | undefined));
+
+const STATUS: Record<number, string> = { 1: "open", 2: "live", 3: "finished", 4: "abandoned" };
+const statusName = (st: v1.MatchStatus) => STATUS[st] ?? "unknown";
+
+// ---- views -------------------------------------------------------------------
+
+let leave: () => void = () => {};
+function setView(f: () => void = () => {}): void {
+  leave();
+  leave = f;
+}
+
+function errorText(err: unknown): string {
+  const e = HangarError.from(err);
+  if (e.code === Code.Unavailable || e.code === Code.Unknown) return "The server cannot be reached. Check the connection and try again.";
+  return e.rawMessage || e.message;
+}
+
+function showError(err: unknown): void {
+  const box = document.getElementById("error");
+  if (box) box.textContent = err ? errorText(err) : "";
+  if (err) console.error(err);
+}
+const errorBox = () => h("p", { id: "error", class: "error", role: "alert" });
+
+function header(): void {
+  const nav = document.getElementById("nav")!;
+  nav.replaceChildren();
+  if (me) {
+    nav.append(
+      h("a", { href: "#/leaders", class: "navlink" }, "Leaderboards"),
+      h("a", { href: `#/player/${me.playerId}`, class: "navlink", id: "me" }, me.displayName),
+      h("button", { class: "link", id: "logout", onclick: signOut }, "Sign out"),
+    );
+  }
+}
+
+async function route(): Promise<void> {
+  session ??= resume();
+  const [what, id] = location.hash.replace(/^#\/?/, "").split("/");
+  if (!session) {
+    setView();
+    header();
+    return signIn();
+  }
+  if (!me) {
+    try {
+      me = await session.player();
+    } catch (err) {
+      if (HangarError.from(err).code === Code.Unauthenticated) return signOut();
+      setView();
+      app.replaceChildren(h("p", { class: "error", role: "alert" }, errorText(err)));
+      return;
+    }
+  }
+  header();
+  await loadGames().catch(showError);
+  const arg = decodeURIComponent(id ?? "");
+  if (what === "match" && arg) return matchView(arg, false);
+  if (what === "replay" && arg) return matchView(arg, true);
+  if (what === "player" && arg) return playerView(arg);
+  if (what === "leaders") return leadersView(arg);
+  return lobby();
+}
+
+// ---- sign-in -------------------------------------------------------------------
+
+function signIn(): void {
+  const name = h("input", { id: "name", name: "name", required: true, maxlength: 64, autocomplete: "nickname" });
+  app.replaceChildren(
+    h("form", {
+      id: "signup", class: "card narrow",
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        try {
+          session = await hangar.createPlayer(name.value.trim(), { onToken: keep });
+          keep(session.token);
+          me = await session.player();
+          route();
+        } catch (err) {
+          showError(err);
+        }
+      },
+    },
+    h("h1", {}, "Welcome to Hangar"),
+    h("p", {}, "Play Aeroplane Chess and Carcassonne against friends or bots. Choose a name to start: no password, and this browser remembers you."),
+    h("label", { for: "name" }, "Your name"),
+    name,
+    h("button", { id: "create-player", type: "submit", class: "primary" }, "Play"),
+    errorBox()),
+  );
+  name.focus();
+}
+
+// ---- lobby -----------------------------------------------------------------------
+
+function mySeat(m: v1.Match): number {
+  const s = m.seats.find((x) => x.playerId === me?.playerId && x.status === v1.SeatStatus.PLAYER);
+  return s ? s.seat : -1;
+}
+const myTurn = (m: v1.Match) => m.status === v1.MatchStatus.ACTIVE && mySeat(m) >= 0 && m.turnSeat === mySeat(m);
+const players = (m: v1.Match) => m.seats.map((x) => (x.status === v1.SeatStatus.EMPTY ? "empty seat" : x.status === v1.SeatStatus.BOT ? `${x.displayName || "bot"} (bot)` : x.displayName)).join(", ");
+
+async function createMatch(game: string, bots: number, seats: number, autoRoll: boolean): Promise<void> {
+  const kind = kindOf(game);
+  const r = await session!.matches.createMatch({
+    game,
+    seatCount: seats,
+    botSeats: bots,
+    options: kind === "aeroplane" ? pack(ap.OptionsSchema, { autoRoll }) : undefined,
+  });
+  location.hash = `#/match/${r.match!.matchId}`;
+}
+
+function lobby(): void {
+  let timer = 0;
+  setView(() => clearInterval(timer));
+  const list = [...(games?.values() ?? [])];
+  const quick = h("div", { class: "quick" },
+    list.map((g) => h("button", {
+      class: "primary big", "data-game": g.name, id: `quick-${g.name}`,
+      onclick: () => createMatch(g.name, 1, 2, true).catch(showError),
+    }, `Play ${g.title || g.name} against a bot`)));
+  const game = h("select", { id: "game" }, list.map((g) => h("option", { value: g.name }, g.title || g.name)));
+  const seats = h("select", { id: "seats" }, [2, 3, 4].map((n) => h("option", { value: n }, `${n} players`)));
+  const bots = h("select", { id: "bots" }, [0, 1, 2, 3].map((n) => h("option", { value: n, selected: n === 1 }, n === 0 ? "no bots: wait for people" : `${n} bot${n > 1 ? "s" : ""}`)));
+  const autoRoll = h("input", { id: "auto-roll", type: "checkbox", checked: true });
+  const autoRollLabel = h("label", { class: "check" }, autoRoll, " The server rolls my die");
+  const sync = () => (autoRollLabel.hidden = kindOf(game.value) !== "aeroplane");
+  game.addEventListener("change", sync);
+  sync();
+  const form = h("form", {
+    id: "new-match", class: "card",
+    onsubmit: (e: Event) => {
+      e.preventDefault();
+      createMatch(game.value, Number(bots.value), Number(seats.value), autoRoll.checked).catch(showError);
+    },
+  },
+  h("h2", {}, "New match"),
+  h("label", { for: "game" }, "Game"), game,
+  h("label", { for: "seats" }, "Players"), seats,
+  h("label", { for: "bots" }, "Bots"), bots,
+  autoRollLabel,
+  h("button", { id: "create-match", type: "submit" }, "Create match"));
+
+  const live = h("div", { id: "live" }, h("p", { class: "empty" }, "Loading…"));
+  const open = h("div", { id: "open" }, h("p", { class: "empty" }, "Loading…"));
+  const done = h("div", { id: "finished" }, h("p", { class: "empty" }, "Loading…"));
+  app.replaceChildren(h("div", { class: "lobby" },
+    h("section", { class: "card", "aria-labelledby": "h-play" }, h("h1", { id: "h-play" }, "Play now"), quick, errorBox()),
+    h("section", { class: "card", "aria-labelledby": "h-live" }, h("h2", { id: "h-live" }, "Your live matches"), live),
+    h("section", { class: "card", "aria-labelledby": "h-open" }, h("h2", { id: "h-open" }, "Open matches"), open),
+    h("section", { class: "card", "aria-labelledby": "h-fin" }, h("h2", { id: "h-fin" }, "Finished matches"), done),
+    form,
+    h("section", { class: "card" }, h("h2", {}, "Leaderboards"),
+      h("ul", { class: "plain" }, list.map((g) => h("li", {}, h("a", { href: `#/leaders/${g.name}` }, g.title || g.name)))))));
+
+  const row = (m: v1.Match, extra: Node[]) =>
+    h("li", { class: "match-row" + (myTurn(m) ? " your-turn" : ""), "data-match": m.matchId, "data-status": statusName(m.status) },
+      h("a", { href: `#/match/${m.matchId}`, class: "row-main" },
+        h("strong", {}, titleOf(m.game)), " ",
+        myTurn(m) ? h("span", { class: "badge turn" }, "Your turn") : m.status === v1.MatchStatus.OPEN ? h("span", { class: "badge" }, "Waiting for players") : null,
+        h("span", { class: "who" }, players(m))),
+      ...extra);
+  async function load(): Promise<void> {
+    try {
+      const [mine, lobbies, ended] = await Promise.all([
+        session!.matches.listMatches({ filter: v1.MatchFilter.MINE, pageSize: 50 }),
+        session!.matches.listMatches({ filter: v1.MatchFilter.OPEN, pageSize: 50 }),
+        session!.history.listPlayerMatches({ pageSize: 20 }),
+      ]);
+      const active = mine.matches.filter((m) => m.status === v1.MatchStatus.ACTIVE || m.status === v1.MatchStatus.OPEN);
+      active.sort((a, b) => Number(myTurn(b)) - Number(myTurn(a)));
+      live.replaceChildren(active.length
+        ? h("ul", { class: "matches" }, active.map((m) => row(m, [h("a", { class: "button", href: `#/match/${m.matchId}` }, myTurn(m) ? "Play" : "Open")])))
+        : h("p", { class: "empty" }, "None yet: start one above."));
+      const joinable = lobbies.matches.filter((m) => mySeat(m) < 0);
+      open.replaceChildren(joinable.length
+        ? h("ul", { class: "matches" }, joinable.map((m) => row(m, [h("button", {
+          class: "join", onclick: async () => {
+            try {
+              await session!.matches.joinMatch({ matchId: m.matchId, expectedVersion: m.version });
+              location.hash = `#/match/${m.matchId}`;
+            } catch (err) {
+              showError(err);
+            }
+          },
+        }, "Join")])))
+        : h("p", { class: "empty" }, "No one is waiting for players."));
+      done.replaceChildren(ended.matches.length
+        ? h("ul", { class: "matches" }, ended.matches.map((pm) => row(pm.match!, [
+          h("span", { class: "result" }, pm.place ? `${ordinal(pm.place)} place` : ""),
+          h("a", { class: "button replay", href: `#/replay/${pm.match!.matchId}` }, "Replay"),
+        ])))
+        : h("p", { class: "empty" }, "Finished matches show here, each with its replay."));
+    } catch (err) {
+      showError(err);
+    }
+  }
+  load();
+  timer = window.setInterval(load, 5000);
+}
+
+const ordinal = (n: number) => n + (["th", "st", "nd", "rd"][n % 100 >> 3 ^ 1 && n % 10] || "th");
+
+// ---- a match: play, watch or replay -------------------------------------------------
+
+interface Legal {
+  version: bigint;
+  anys: Any[];
+  msgs: (Message | undefined)[];
+}
+
+function matchView(id: string, replay: boolean): void {
+  const abort = new AbortController();
+  let timer = 0;
+  setView(() => {
+    abort.abort();
+    clearInterval(timer);
+    document.removeEventListener("keydown", onKey);
+  });
+  let match: v1.Match | undefined;
+  let legal: Legal | undefined;
+  let kind: Kind = "other";
+  let ctx: Context = { kind, title: "" };
+  let apView: aero.Board | undefined;
+  const carcSvg = h("div").ownerDocument.createElementNS("http://www.w3.org/2000/svg", "svg") as SVGSVGElement;
+  carcSvg.id = "board";
+  carcSvg.setAttribute("class", "board carcassonne");
+  carcSvg.setAttribute("role", "group");
+  carcSvg.setAttribute("aria-label", "The Carcassonne board");
+  let busy = false;
+  let chosenPlane: number | undefined;
+  let preview: ap.Move | undefined;
+  let cell: [number, number] | undefined;
+  let rotation: number | undefined;
+  const events: v1.Event[] = [];
+  let at = 0; // the replay's version
+  let lastShown = "";
+  let moved: ap.PlaneRef[] = []; // the planes the last Aeroplane move moved
+
+  const boardWrap = h("div", { class: "board-wrap" });
+  const turn = h("div", { id: "turn", class: "turn-bar", "aria-live": "polite" });
+  const controls = h("div", { id: "controls", class: "controls" });
+  const seatsEl = h("ul", { id: "seats", class: "seats" });
+  const log = h("ol", { id: "log", class: "log", "aria-label": "What happened", tabindex: 0 });
+  const root = h("div", { id: replay ? "replay" : "match", class: "match", "data-ui": "loading" },
+    h("div", { class: "main" }, turn, boardWrap),
+    h("div", { class: "side" }, controls, errorBox(), h("h2", { class: "small" }, "Players"), seatsEl, h("h2", { class: "small" }, "What happened"), log));
+  app.replaceChildren(root);
+
+  const game = () => (match ? unpack(match.state) : undefined);
+  const apState = () => (match ? unpackAs(match.state, ap.StateSchema) : undefined);
+  const ccState = () => (match ? unpackAs(match.state, cc.StateSchema) : undefined);
+  const of = <T extends Message>(name: string) => (legal?.msgs ?? []).map((m, i) => ({ m: m as T, i })).filter((x) => x.m?.$typeName === name);
+  const apMoves = () => of<ap.Move>("hangar.aeroplane.v1.Move");
+  const ccMoves = () => of<cc.Move>("hangar.carcassonne.v1.Move");
+  const rolls = () => of<ap.Roll>("hangar.aeroplane.v1.Roll");
+
+  function ui(): string {
+    if (!match) return "loading";
+    if (replay) return "replay";
+    if (busy) return "busy";
+    if (match.status === v1.MatchStatus.OPEN) return "open";
+    if (match.status !== v1.MatchStatus.ACTIVE) return "over";
+    if (mySeat(match) < 0) return "watch";
+    if (!legal || !legal.anys.length) return "wait";
+    if (kind === "aeroplane") return rolls().length ? "roll" : "move";
+    if (kind === "carcassonne") {
+      const ks = ccMoves().map((x) => x.m.kind);
+      if (ks.includes(cc.MoveKind.PLACE)) return "place";
+      if (ks.includes(cc.MoveKind.DEPLOY) || ks.includes(cc.MoveKind.LAND) || ks.includes(cc.MoveKind.PASS)) return "follower";
+    }
+    return "act";
+  }
+
+  async function play(i: number): Promise<void> {
+    if (busy || !legal) return;
+    busy = true;
+    render();
+    try {
+      await session!.act(id, legal.version, legal.anys[i]);
+      chosenPlane = undefined;
+      preview = undefined;
+      cell = undefined;
+      rotation = undefined;
+      showError(undefined);
+    } catch (err) {
+      showError(err);
+    }
+    busy = false;
+    await refresh();
+  }
+
+  function prompt(state: string): string {
+    const m = match!;
+    const turnName = seatName(ctx, m.turnSeat);
+    switch (state) {
+      case "loading": return "Loading…";
+      case "busy": return "Sending your move…";
+      case "open": return "Waiting for players to join.";
+      case "over": return resultText(m);
+      case "watch": return `${turnName} to play. You are watching.`;
+      case "wait": return `${turnName} to play (${m.seats[m.turnSeat]?.displayName || "bot"}). You play ${seatName(ctx, mySeat(m))}.`;
+      case "roll": return "Your turn: roll the die (click it, or press R).";
+      case "move": return chosenPlane === undefined
+        ? "Your turn: click a glowing plane, or where it would go (or press 1–9)."
+        : `Plane ${chosenPlane} chosen: click where it goes, or another plane.`;
+      case "place": return cell ? "Turn the tile (R) until it fits as you like, then click it again or press Place." : "Your turn: click a dashed square to put the tile there.";
+      case "follower": return "Put a follower on a feature of your tile (click a circle), or play none.";
+      case "act": return "Your turn: choose an action.";
+      case "replay": return `Replay: after event ${at} of ${total}`;
+    }
+    return "";
+  }
+
+  function render(): void {
+    if (!match) return;
+    const state = ui();
+    root.dataset.ui = state;
+    root.dataset.version = String(replay ? at : match.version);
+    root.dataset.status = statusName(match.status);
+    root.dataset.view = kind;
+    const mine = mySeat(match);
+    const lastEvent = replay ? events[at - 1] : events[events.length - 1];
+    const last = lastEvent ? sentence(describe(lastEvent, ctx, statusName)) : "";
+    turn.replaceChildren(
+      h("p", { id: "prompt", class: "prompt" + (["roll", "move", "place", "follower", "act"].includes(state) ? " yours" : "") },
+        mine >= 0 && match.status === v1.MatchStatus.ACTIVE ? h("span", { class: "swatch", style: `background:${seatColour(mine)}` }) : null,
+        prompt(state)),
+      h("p", { id: "last", class: "last" }, last));
+
+    // The board.
+    if (kind === "aeroplane" && apView) {
+      const moves = state === "move" ? apMoves().map((x) => x.m) : [];
+      apView.draw(apState(), { moves, seat: mine, chosen: chosenPlane, preview, moved: replay ? movedAt(at) : moved });
+      if (apView.svg.parentNode !== boardWrap) boardWrap.replaceChildren(apView.svg);
+      apView.svg.dataset.version = root.dataset.version;
+    } else if (kind === "carcassonne") {
+      const moves = state === "place" || state === "follower" ? ccMoves().map((x) => x.m) : [];
+      carc.draw(carcSvg, ccState(), { moves, cell, rotation });
+      if (carcSvg.parentNode !== boardWrap) boardWrap.replaceChildren(carcSvg);
+      carcSvg.dataset.version = root.dataset.version;
+    } else if (boardWrap.firstChild?.nodeName !== "PRE") {
+      boardWrap.replaceChildren(h("pre", { id: "state-json", class: "state-json" }));
+    }
+    if (kind === "other") (boardWrap.firstChild as HTMLElement).textContent = match.state ? JSON.stringify(game() ?? {}, (_, v) => (typeof v === "bigint" ? String(v) : v), 2) : "";
+
+    // The controls beside it.
+    const c: Node[] = [];
+    if (replay) c.push(replayControls());
+    if (kind === "aeroplane" && !replay && match.status === v1.MatchStatus.ACTIVE) {
+      const st = apState();
+      c.push(h("div", { class: "dice" },
+        h("button", { id: "roll", class: "die" + (state === "roll" ? " ready" : ""), disabled: state !== "roll", "aria-label": state === "roll" ? "Roll the die" : `The die shows ${st?.die || "nothing"}`, "data-die": st?.die ?? 0,
+          onclick: () => { const r = rolls()[0]; if (r) play(r.i); } }, aero.dieFace(st?.die ?? 0)),
+        h("span", { class: "die-label" }, st?.die ? `${seatName(ctx, st.turnSeat)} rolled ${st.die}` : "")));
+      if (state === "move") {
+        c.push(h("ul", { id: "moves", class: "moves" }, apMoves().map(({ m, i }, n) =>
+          h("li", {}, h("button", {
+            class: "move", "data-index": i, "data-plane": m.plane,
+            onclick: () => play(i),
+            onmouseenter: () => { preview = m; render(); },
+            onfocus: () => { preview = m; render(); },
+          }, `${n + 1}. ${moveText(m)}`)))));
+      }
+    }
+    if (kind === "carcassonne" && !replay) {
+      const st = ccState();
+      if (st && match.status === v1.MatchStatus.ACTIVE) {
+        const places = ccMoves().filter((x) => x.m.kind === cc.MoveKind.PLACE);
+        const here = cell ? places.filter((x) => x.m.x === cell![0] && x.m.y === cell![1]) : [];
+        c.push(h("div", { class: "hand-box" },
+          h("div", {}, h("p", { class: "small" }, "Tile in hand"), carc.hand(st.tile, rotation ?? here[0]?.m.rotation ?? 0)),
+          h("div", { class: "hand-buttons" },
+            state === "place" ? h("button", { id: "rotate", disabled: here.length < 2, onclick: rotate }, "Rotate (R)") : null,
+            state === "place" ? h("button", { id: "place", class: "primary", disabled: !here.length, onclick: placeChosen }, "Place tile") : null,
+            ...(state === "follower" ? followerButtons(st) : []),
+            state === "follower" ? h("button", { id: "no-follower", onclick: () => { const p = ccMoves().find((x) => x.m.kind === cc.MoveKind.PASS); if (p) play(p.i); } }, "No follower") : null,
+            ...ccMoves().filter((x) => x.m.kind === cc.MoveKind.FLY).map((x) => h("button", { class: "fly", onclick: () => play(x.i) }, "Fly a follower from the flying machine")),
+            h("p", { class: "small" }, `${st.tilesLeft} tiles left`))));
+      }
+    }
+    if (kind === "other" && state === "act") {
+      c.push(h("ul", { id: "actions", class: "moves" }, (legal?.anys ?? []).map((a, i) =>
+        h("li", {}, h("button", { class: "action", "data-index": i, onclick: () => play(i) }, (legal!.msgs[i] as { notation?: string } | undefined)?.notation || a.typeUrl.split("/").pop() || "action")))));
+    }
+    if (match.status === v1.MatchStatus.OPEN && !replay) {
+      if (mine < 0 && match.seats.some((x) => x.status === v1.SeatStatus.EMPTY)) c.push(h("button", { id: "join", class: "primary", onclick: () => call(() => session!.matches.joinMatch({ matchId: id, expectedVersion: match!.version })) }, "Join"));
+      if (match.creatorId === me?.playerId) c.push(h("button", { id: "start", onclick: () => call(() => session!.matches.startMatch({ matchId: id, expectedVersion: match!.version })) }, "Start now (bots fill the seats)"));
+    }
+    if (!replay && (match.status === v1.MatchStatus.FINISHED || match.status === v1.MatchStatus.ABANDONED)) {
+      c.push(h("p", { id: "result", class: "result" }, resultText(match)),
+        h("div", { class: "row" },
+          h("a", { class: "button", id: "to-replay", href: `#/replay/${id}` }, "Watch the replay"),
+          h("button", { class: "primary", id: "again", onclick: () => createMatch(match!.game, match!.seats.filter((x) => x.status === v1.SeatStatus.BOT).length || 1, match!.seats.length, true).catch(showError) }, "Play again"),
+          h("a", { class: "button", href: "#/" }, "Lobby")));
+    }
+    if (!replay && match.status === v1.MatchStatus.ACTIVE && mine >= 0) {
+      c.push(h("button", { id: "resign", class: "link", onclick: () => { if (confirm("Resign? A bot plays your seat to the end, and you are ranked last.")) call(() => session!.matches.leaveMatch({ matchId: id, expectedVersion: match!.version })); } }, "Resign"));
+    }
+    const key = JSON.stringify([state, String(match.version), at, chosenPlane, cell, rotation, legal ? String(legal.version) : "", document.activeElement?.id ?? ""]);
+    if (key !== lastShown) {
+      lastShown = key;
+      const focused = document.activeElement as HTMLElement | null;
+      const focusId = focused && controls.contains(focused) ? focused.id || focused.dataset.index : undefined;
+      controls.replaceChildren(...c);
+      if (focusId) (controls.querySelector<HTMLElement>(`#${CSS.escape(focusId)}`) ?? controls.querySelector<HTMLElement>(`[data-index="${focusId}"]`))?.focus();
+    }
+    seatsEl.replaceChildren(...match.seats.map((x) => {
+      const st = ccState();
+      return h("li", { class: x.seat === match!.turnSeat && match!.status === v1.MatchStatus.ACTIVE ? "turn" : "", "data-seat": x.seat },
+        h("span", { class: "swatch", style: `background:${seatColour(x.seat)}` }),
+        h("span", {}, `${seatName(ctx, x.seat)}: `, x.playerId ? h("a", { href: `#/player/${x.playerId}` }, x.displayName) : x.displayName || "bot",
+          x.status === v1.SeatStatus.BOT ? " (bot)" : "", x.seat === mine ? " (you)" : "",
+          kind === "carcassonne" && st ? ` · ${st.scores[x.seat] ?? 0} points, ${st.supply[x.seat] ?? 0} followers` : "",
+          x.place ? ` · ${ordinal(x.place)}` : ""));
+    }));
+  }
+
+  // followerButtons are the features a follower may go on, as buttons
+  // beside the board (the board's circles are small on a phone).
+  function followerButtons(st: cc.State): Node[] {
+    const board = st.board;
+    const last = st.phase === cc.Phase.LANDING && st.target ? board.find((t) => t.x === st.target!.x && t.y === st.target!.y) : board[board.length - 1];
+    return ccMoves().filter((x) => x.m.kind === cc.MoveKind.DEPLOY || x.m.kind === cc.MoveKind.LAND).map((x) => {
+      const f = last?.features.find((y) => y.index === x.m.feature);
+      return h("button", { class: "deploy", "data-feature": x.m.feature, onclick: () => play(x.i) }, `Follower on the ${f ? say(carc.featureKey(f.kind)) : "feature"} (f${x.m.feature})`);
+    });
+  }
+
+  const seatColour = (seat: number) => (kind === "aeroplane" ? aero.colourOf(ctx.board, seat) : carc.colourOf(seat));
+
+  function moveText(m: ap.Move): string {
+    if (m.kind === ap.MoveKind.PASS) return "Pass (leave the roll unused)";
+    const pv = m.preview;
+    const unit = pv && pv.planes.length > 1 ? `Planes ${pv.planes.map((p) => p.index).join("+")}` : `Plane ${m.plane}`;
+    if (!pv) return `${unit}: ${m.notation}`;
+    const parts = [m.kind === ap.MoveKind.TAKE_OFF ? "takes off" : `${aero.position(pv.from, say)} → ${aero.position(pv.to, say)}`];
+    if (pv.jump) parts.push("jumps");
+    if (pv.flight) parts.push("flies the shortcut");
+    if (pv.stacks) parts.push("stacks");
+    if (pv.finishes) parts.push("reaches the centre");
+    if (pv.captures.length) parts.push(`captures ${pv.captures.map((c) => `${seatName(ctx, c.seat)} ${c.index}`).join(", ")}`);
+    return m.kind === ap.MoveKind.TAKE_OFF ? `${unit} ${parts.join(", ")}` : `${unit}: ${parts.join(", ")}`;
+  }
+
+  async function call(f: () => Promise<unknown>): Promise<void> {
+    try {
+      await f();
+      showError(undefined);
+    } catch (err) {
+      showError(err);
+    }
+    await refresh();
+  }
+
+  // Carcassonne: a cell, then its rotations, then place.
+  function rotate(): void {
+    if (!cell) return;
+    const rots = ccMoves().filter((x) => x.m.kind === cc.MoveKind.PLACE && x.m.x === cell![0] && x.m.y === cell![1]).map((x) => x.m.rotation);
+    if (!rots.length) return;
+    const k = rots.indexOf(rotation ?? rots[0]);
+    rotation = rots[(k + 1) % rots.length];
+    render();
+  }
+  function placeChosen(): void {
+    if (!cell) return;
+    const mv = ccMoves().find((x) => x.m.kind === cc.MoveKind.PLACE && x.m.x === cell![0] && x.m.y === cell![1] && x.m.rotation === (rotation ?? x.m.rotation));
+    if (mv) play(mv.i);
+  }
+
+  function onBoard(target: Element | null): void {
+    if (!target || !match) return;
+    const state = ui();
+    if (kind === "aeroplane" && state === "move") {
+      const plane = target.closest<SVGGElement>(".plane.movable");
+      const moves = apMoves();
+      if (plane) {
+        const index = Number(plane.dataset.index);
+        const its = moves.filter((x) => x.m.plane === index && x.m.kind !== ap.MoveKind.PASS);
+        if (its.length === 1) return void play(its[0].i);
+        chosenPlane = index;
+        preview = its[0]?.m;
+        return render();
+      }
+      const t = target.closest<SVGElement>(".target");
+      if (t) {
+        const idx = (t.dataset.moves ?? "").split(" ").map(Number);
+        if (idx.length) return void play(moves[idx[0]].i);
+      }
+    }
+    if (kind === "carcassonne" && state === "place") {
+      const spot = target.closest<SVGElement>(".spot");
+      if (spot) {
+        const c: [number, number] = [Number(spot.dataset.x), Number(spot.dataset.y)];
+        if (cell && cell[0] === c[0] && cell[1] === c[1]) return placeChosen();
+        cell = c;
+        rotation = undefined;
+        return render();
+      }
+    }
+    if (kind === "carcassonne" && state === "follower") {
+      const f = target.closest<SVGElement>(".follower-spot");
+      if (f) {
+        const mv = ccMoves().find((x) => (x.m.kind === cc.MoveKind.DEPLOY || x.m.kind === cc.MoveKind.LAND) && x.m.feature === Number(f.dataset.feature));
+        if (mv) play(mv.i);
+      }
+    }
+  }
+  boardWrap.addEventListener("click", (e) => onBoard(e.target as Element));
+  boardWrap.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      onBoard(e.target as Element);
+    }
+  });
+  boardWrap.addEventListener("mouseover", (e) => {
+    if (kind !== "aeroplane" || ui() !== "move") return;
+    const plane = (e.target as Element).closest<SVGGElement>(".plane.movable");
+    const mv = plane ? apMoves().find((x) => x.m.plane === Number(plane.dataset.index))?.m : undefined;
+    if (mv && mv !== preview) {
+      preview = mv;
+      render();
+    }
+  });
+
+  function onKey(e: KeyboardEvent): void {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.ctrlKey || e.metaKey || e.altKey) return;
+    const state = ui();
+    if ((e.key === "r" || e.key === "R") && state === "roll") return void document.getElementById("roll")?.click();
+    if ((e.key === "r" || e.key === "R") && state === "place") return rotate();
+    if (e.key === "Escape") {
+      chosenPlane = undefined;
+      cell = undefined;
+      return render();
+    }
+    if (/^[1-9]$/.test(e.key) && state === "move") {
+      const mv = apMoves()[Number(e.key) - 1];
+      if (mv) play(mv.i);
+    }
+  }
+  document.addEventListener("keydown", onKey);
+
+  // refresh reads the match (at the replay's version) and the caller's
+  // legal actions; calls made while one runs make it read once more.
+  let refreshing: Promise<void> | undefined;
+  let again = false;
+  function refresh(): Promise<void> {
+    if (refreshing) {
+      again = true;
+      return refreshing;
+    }
+    refreshing = (async () => {
+      try {
+        for (let n = 0; n < 10; n++) {
+          again = false;
+          const m = (await session!.matches.getMatch({ matchId: id, atVersion: replay ? BigInt(at) : 0n })).match!;
+          if (!match) {
+            kind = kindOf(m.game);
+            ctx = { kind, title: titleOf(m.game) };
+            if (kind === "aeroplane") {
+              ctx.board = await aeroplaneBoard(m.game);
+              if (ctx.board) apView = new aero.Board(ctx.board, `The Aeroplane Chess board`);
+            }
+          }
+          let l: Legal | undefined;
+          if (!replay && m.status === v1.MatchStatus.ACTIVE && mySeat(m) >= 0) {
+            const r = await session!.moves.listLegalActions({ matchId: id });
+            l = { version: r.version, anys: r.actions, msgs: r.actions.map((a) => unpack(a)) };
+            if (r.version !== m.version) again = true;
+          }
+          match = m;
+          legal = l;
+          if (!again) break;
+        }
+      } catch (err) {
+        showError(err);
+      } finally {
+        refreshing = undefined;
+      }
+      render();
+    })();
+    return refreshing;
+  }
+
+  // movedOf is the planes an Aeroplane event moved, if it moved any.
+  function movedOf(ev: v1.Event | undefined): ap.PlaneRef[] | undefined {
+    const e = gameEvent(ev);
+    if (e?.$typeName !== "hangar.aeroplane.v1.Event") return undefined;
+    const a = e as ap.Event;
+    const k = ap.EventKind;
+    return [k.TOOK_OFF, k.MOVED, k.JUMPED, k.FLEW, k.FINISHED, k.STACKED].includes(a.kind) ? a.planes : undefined;
+  }
+  // movedAt is what the last move up to event n moved (for a replay).
+  function movedAt(n: number): ap.PlaneRef[] {
+    for (let i = Math.min(n, events.length) - 1; i >= 0; i--) {
+      const m = movedOf(events[i]);
+      if (m) return m;
+    }
+    return [];
+  }
+
+  function addLog(ev: v1.Event): void {
+    events.push(ev);
+    moved = movedOf(ev) ?? moved;
+    const li = h("li", { "data-seq": String(ev.seq) }, sentence(describe(ev, ctx, statusName)));
+    if (replay) {
+      li.tabIndex = 0;
+      li.addEventListener("click", () => seek(Number(ev.seq)));
+      li.addEventListener("keydown", (e) => { if (e.key === "Enter") seek(Number(ev.seq)); });
+    }
+    log.prepend(li);
+  }
+
+  // The replay: a slider over the versions, the log to jump.
+  let playing = 0;
+  function seek(n: number): void {
+    at = Math.max(1, Math.min(n, total));
+    refresh().then(() => {
+      for (const li of log.children) li.classList.toggle("current", (li as HTMLElement).dataset.seq === String(at));
+      render();
+    });
+  }
+  let total = 0;
+  function replayControls(): Node {
+    const slider = h("input", { id: "slider", type: "range", min: 1, max: total, value: at, step: 1, "aria-label": "Event number" });
+    slider.addEventListener("input", () => seek(Number(slider.value)));
+    const toggle = () => {
+      if (playing) {
+        clearInterval(playing);
+        playing = 0;
+        render();
+        return;
+      }
+      if (at >= total) seek(1);
+      playing = window.setInterval(() => {
+        if (at >= total) {
+          clearInterval(playing);
+          playing = 0;
+          return render();
+        }
+        seek(at + 1);
+      }, 500);
+      render();
+    };
+    return h("div", { class: "scrub" },
+      h("button", { id: "prev", "aria-label": "Previous event", onclick: () => seek(at - 1) }, "◀"),
+      slider,
+      h("button", { id: "next", "aria-label": "Next event", onclick: () => seek(at + 1) }, "▶"),
+      h("button", { id: "play", onclick: toggle }, playing ? "Pause" : "Play"),
+      h("a", { href: `#/match/${id}`, class: "button" }, "Live view"));
+  }
+
+  (async () => {
+    if (replay) {
+      const all: v1.Event[] = [];
+      let page = "";
+      try {
+        do {
+          const r = await session!.matches.listMatchEvents({ matchId: id, pageToken: page, pageSize: 1000 });
+          all.push(...r.events);
+          page = r.nextPageToken;
+        } while (page);
+      } catch (err) {
+        showError(err);
+      }
+      total = all.length;
+      at = total;
+      timer = 0;
+      await refresh();
+      for (const ev of all) addLog(ev);
+      seek(total);
+      return;
+    }
+    await refresh();
+    try {
+      for await (const r of session!.watch(id, { signal: abort.signal, maxRetries: Infinity })) {
+        ctx.startPhase = r.phase === "start";
+        if (r.event) addLog(r.event);
+        if (!match || r.version > match.version) refresh();
+        else render();
+      }
+      refresh();
+    } catch (err) {
+      if (!abort.signal.aborted) showError(err);
+    }
+  })();
+}
+
+function resultText(m: v1.Match): string {
+  if (m.status === v1.MatchStatus.ABANDONED) return "Abandoned.";
+  const ranked = m.seats.filter((x) => x.place).sort((a, b) => a.place - b.place);
+  const mine = mySeat(m);
+  const me1 = ranked.find((x) => x.seat === mine);
+  const head = me1 ? (me1.place === 1 ? "You won! " : `You came ${ordinal(me1.place)}. `) : "";
+  return `${head}Finished: ${ranked.map((x) => `${x.place}. ${x.displayName || "bot"}`).join(", ")}`;
+}
+
+// ---- leaderboards and players ------------------------------------------------------
+
+async function leadersView(game: string): Promise<void> {
+  setView();
+  const list = [...(games?.values() ?? [])];
+  game ||= list[0]?.name ?? "";
+  const body = h("div", {}, h("p", {}, "Loading…"));
+  app.replaceChildren(h("section", { class: "card", id: "leaders" },
+    h("h1", {}, `Leaderboard: ${titleOf(game)}`),
+    h("nav", { class: "tabs", "aria-label": "Games" }, list.map((g) => h("a", { href: `#/leaders/${g.name}`, class: "button" + (g.name === game ? " primary" : ""), "aria-current": g.name === game ? "page" : undefined }, g.title || g.name))),
+    body, errorBox()));
+  try {
+    const r = await session!.history.listLeaderboard({ game, pageSize: 50 });
+    body.replaceChildren(r.entries.length
+      ? h("table", { class: "table" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col" }, "Rated matches"))),
+        h("tbody", {}, r.entries.map((e) => h("tr", { class: e.playerId === me?.playerId ? "me" : "" },
+          h("td", {}, e.rank), h("td", {}, h("a", { href: `#/player/${e.playerId}` }, e.displayName)),
+          h("td", {}, Math.round(e.rating?.score ?? 0)), h("td", {}, e.rating?.ratedMatches ?? 0)))))
+      : h("p", { class: "empty" }, "No rated matches yet: finish one against people to appear here."));
+  } catch (err) {
+    showError(err);
+  }
+}
+
+async function playerView(id: string): Promise<void> {
+  setView();
+  const body = h("div", {}, h("p", {}, "Loading…"));
+  app.replaceChildren(h("section", { class: "card", id: "player" }, body, errorBox()));
+  try {
+    const [p, hist] = await Promise.all([
+      session!.players.getPlayer({ playerId: id }),
+      session!.history.listPlayerMatches({ playerId: id, pageSize: 20 }),
+    ]);
+    const list = [...(games?.values() ?? [])];
+    const stats = await Promise.all(list.map((g) => session!.history.getPlayerStats({ playerId: id, game: g.name }).then((r) => r.stats).catch(() => undefined)));
+    const ratings = await Promise.all(list.map((g, i) => (stats[i]?.rating?.ratedMatches
+      ? session!.history.getRatingHistory({ playerId: id, game: g.name, pageSize: 30 }).then((r) => r.changes).catch(() => [])
+      : Promise.resolve([]))));
+    body.replaceChildren(
+      h("h1", {}, p.player?.displayName ?? "Player"),
+      h("h2", {}, "Statistics"),
+      h("table", { class: "table" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Played"), h("th", { scope: "col" }, "Won"), h("th", { scope: "col" }, "Average place"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col" }, "Rank"))),
+        h("tbody", {}, list.map((g, i) => {
+          const st = stats[i];
+          return h("tr", {}, h("td", {}, g.title || g.name), h("td", {}, st?.matchesPlayed ?? 0), h("td", {}, st?.matchesWon ?? 0),
+            h("td", {}, st?.averagePlace ? st.averagePlace.toFixed(2) : "–"), h("td", {}, st?.rating ? Math.round(st.rating.score) : "–"), h("td", {}, st?.leaderboardRank || "–"));
+        }))),
+      ...list.flatMap((g, i) => ratings[i].length ? [h("h2", {}, `Rating in ${g.title || g.name}`), ratingLine(ratings[i])] : []),
+      h("h2", {}, "Recent matches"),
+      hist.matches.length
+        ? h("ul", { class: "matches" }, hist.matches.map((pm) => h("li", { class: "match-row" },
+          h("span", { class: "row-main" }, h("strong", {}, titleOf(pm.match!.game)), " ", pm.place ? `${ordinal(pm.place)} place` : "", " ",
+            h("span", { class: "who" }, players(pm.match!)),
+            pm.ratingBefore && pm.ratingAfter ? h("span", { class: "who" }, ` rating ${Math.round(pm.ratingBefore.score)} → ${Math.round(pm.ratingAfter.score)}`) : null),
+          h("a", { class: "button replay", href: `#/replay/${pm.match!.matchId}` }, "Replay"))))
+        : h("p", { class: "empty" }, "No finished matches yet."));
+  } catch (err) {
+    showError(err);
+  }
+}
+
+// ratingLine draws a player's rating over their rated matches, oldest
+// first, with the figures in words for a screen reader.
+function ratingLine(changes: v1.RatingChange[]): Node {
+  const pts = [...changes].reverse().map((c) => c.after?.score ?? 0);
+  const first = changes[changes.length - 1]?.before?.score;
+  if (first !== undefined) pts.unshift(first);
+  const lo = Math.min(...pts);
+  const hi = Math.max(...pts);
+  const w = 300;
+  const ht = 60;
+  const x = (i: number) => (pts.length > 1 ? (i / (pts.length - 1)) * w : w / 2);
+  const y = (v: number) => (hi > lo ? ht - ((v - lo) / (hi - lo)) * ht : ht / 2);
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", `-4 -4 ${w + 8} ${ht + 8}`);
+  svg.setAttribute("class", "rating-line");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `Rating from ${Math.round(pts[0])} to ${Math.round(pts[pts.length - 1])} over ${changes.length} rated match${changes.length === 1 ? "" : "es"}`);
+  const line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+  line.setAttribute("points", pts.map((v, i) => `${x(i)},${y(v)}`).join(" "));
+  svg.append(line);
+  return h("div", {}, svg, h("p", { class: "small" }, `${Math.round(pts[0])} → ${Math.round(pts[pts.length - 1])} over ${changes.length} rated match${changes.length === 1 ? "" : "es"}`));
+}
+
+window.addEventListener("hashchange", () => route());
+route();
