@@ -220,7 +220,9 @@ func serveFlags(name string) (fs *flag.FlagSet, finish func() (server.Config, er
 	fs.DurationVar(&cfg.Conn.MaxConnectionIdle, "max-conn-idle", d.MaxConnectionIdle, "close a connection without a call for this long (0: never)")
 	fs.DurationVar(&cfg.Conn.MaxConnectionAge, "max-conn-age", d.MaxConnectionAge, "send a connection away (GOAWAY) after this long; clients reconnect (0: never)")
 	fs.DurationVar(&cfg.Conn.MaxConnectionAgeGrace, "max-conn-age-grace", d.MaxConnectionAgeGrace, "time the calls of a connection sent away have to finish (0: no limit)")
-	return fs, func() (server.Config, error) { return finishConfig(name, fs, cfg, lim, mm, limitsOn, refl, cors, proxies) }
+	return fs, func() (server.Config, error) {
+		return finishConfig(name, fs, cfg, lim, mm, limitsOn, refl, cors, proxies)
+	}
 }
 
 // finishConfig checks the parsed flags and completes the Config from them.
