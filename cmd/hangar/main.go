@@ -181,7 +181,7 @@ func serveFlags(name string) (fs *flag.FlagSet, finish func() (server.Config, er
 	refl := fs.Bool("reflection", true, "serve the gRPC reflection service, which lets tools such as grpcurl list and call the API without proto files")
 	cors := fs.String("cors-origins", "", "comma-separated origins whose pages may call the HTTP API, e.g. https://app.example; * allows any; empty: CORS off")
 	lim := service.DefaultLimits()
-	limitsOn := fs.Bool("limits", true, "apply the rate limits, bans, match quotas and watch caps and per-address bounds (--rate-*, --ban-*, --max-open-matches, --max-bot-matches, --max-watches, --max-conns-per-addr, --request-memory-per-addr); false lifts them all (load tests)")
+	limitsOn := fs.Bool("limits", true, "apply the rate limits, bans, match quotas, watch caps and per-address bounds (--rate-*, --ban-*, --max-open-matches, --max-bot-matches, --max-watches, --max-conns-per-addr, --request-memory-per-addr); false lifts them all (load tests)")
 	fs.Float64Var(&lim.PlayerRate, "rate-player", lim.PlayerRate, "requests per second one player may make, sustained (0: no limit)")
 	fs.IntVar(&lim.PlayerBurst, "rate-player-burst", lim.PlayerBurst, "requests one player may make at once")
 	fs.Float64Var(&lim.AddrRate, "rate-addr", lim.AddrRate, "requests per second from one client address (IPv6: one /64), sustained (0: no limit)")
