@@ -46,7 +46,7 @@ func TestCarcassonneBotsPlayToTheEnd(t *testing.T) {
 	})
 }
 
-// TestCarcassonneREADME follows the README's Carcassonne session: a match
+// TestCarcassonneREADME follows the Carcassonne session of docs/matches.md: a match
 // against a bot is at version 5 with Ada's tile in hand, placing is one
 // event (version 6), and passing the follower step ends her turn.
 func TestCarcassonneREADME(t *testing.T) {

@@ -37,7 +37,7 @@ func grpcCreateFrom(t *testing.T, addr, ip string) createPlayerFunc {
 	}
 }
 
-// restCreateFrom calls POST /v1/players, as the README's curl example
+// restCreateFrom calls POST /v1/players, as docs/clients.md's curl example
 // does, on connections from ip.
 func restCreateFrom(t *testing.T, addr, ip string) createPlayerFunc {
 	t.Helper()

@@ -431,7 +431,7 @@ func TestOIDCTokenExpiry(t *testing.T) {
 }
 
 // TestOIDCClockLeeway: exp, nbf and iat are checked with five minutes of
-// leeway for clock skew (the README's promise): a token expired two
+// leeway for clock skew (docs/auth.md's promise): a token expired two
 // minutes ago is accepted (and stays so, cached, until five minutes after
 // its exp), one expired ten minutes ago is TOKEN_EXPIRED; a token valid
 // from two minutes from now is accepted, one from ten minutes from now is

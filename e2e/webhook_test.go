@@ -53,7 +53,7 @@ func newReceiver(t testing.TB, fail func(key string, n int) (int, time.Duration)
 	return r
 }
 
-// verify checks a Hangar-Signature header as the README tells receivers
+// verify checks a Hangar-Signature header as docs/notices.md tells receivers
 // to: the HMAC-SHA256 of "<t>.<body>" with the secret, and a recent t.
 func verify(secret, header string, body []byte, now time.Time) error {
 	var ts, sig string

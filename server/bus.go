@@ -56,6 +56,16 @@ func busName(bus string) string {
 	return BusPostgres
 }
 
+// busLabel is what the start line says carries the cross-node
+// notifications: "none" on a node that delivers none (the embedded store,
+// or --cross-node=false), else the bus's name.
+func busLabel(crossNode bool, bus string) string {
+	if !crossNode {
+		return "none"
+	}
+	return busName(bus)
+}
+
 // busHosts is the bus's servers without credentials, for the start line.
 func busHosts(bus string) string {
 	if !IsNATS(bus) {

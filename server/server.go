@@ -256,7 +256,7 @@ func (m *Server) Start(ctx context.Context) (err error) {
 	m.log.Info("hangar serving", "addr", m.lis.Addr().String(), "store", m.name, "tls", tlsCfg != nil,
 		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
 		"reflection", !m.cfg.NoReflection, "cors_origins", m.cfg.CORSOrigins,
-		"cross_node", opts.Feed != nil, "read_replica", m.cfg.ReadDatabaseURL != "", "archive_dir", m.cfg.ArchiveDir, "bus", busName(m.cfg.Bus), "bus_servers", busHosts(m.cfg.Bus), "access_log", opts.AccessLog != nil, "otlp", m.cfg.OTLPEndpoint, "games", opts.Games.Len(),
+		"cross_node", opts.Feed != nil, "read_replica", m.cfg.ReadDatabaseURL != "", "archive_dir", m.cfg.ArchiveDir, "bus", busLabel(opts.Feed != nil, m.cfg.Bus), "bus_servers", busHosts(m.cfg.Bus), "access_log", opts.AccessLog != nil, "otlp", m.cfg.OTLPEndpoint, "games", opts.Games.Len(),
 		"oidc_issuer", opts.OIDC.Issuer, "oidc_audience", opts.OIDC.Audience, "webhook", opts.Webhook.URL != "",
 		"rate_player", lim.PlayerRate, "rate_addr", lim.AddrRate, "rate_create_player", lim.CreatePlayerRate, "ban_refusals", lim.BanRefusals, "ban_for", lim.BanFor,
 		"token_retention", opts.Sessions.Retention, "max_open_matches", lim.OpenMatches, "max_bot_matches", lim.BotMatches, "max_watches", lim.Watches,

@@ -112,6 +112,9 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		return seedHistoryMain(args[1:], stdout)
 	case "archive":
 		return archiveMain(args[1:], stdout, log)
+	case "config-doc":
+		// Hidden: prints docs/configuration.md (scripts/gen writes it).
+		return configDoc(stdout)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -132,7 +135,22 @@ func hosted() []game.Game {
 // with its default, that the environment variable HANGAR_<FLAG> sets too
 // (--max-conns: HANGAR_MAX_CONNS); a flag on the command line wins.
 func parseConfig(name string, args []string) (server.Config, error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs, finish := serveFlags(name)
+	if err := ff.Parse(fs, args, ff.WithEnvVarPrefix(envPrefix)); err != nil {
+		return server.Config{}, err
+	}
+	return finish()
+}
+
+// envPrefix is the prefix of the environment variable of each of serve's
+// flags: HANGAR_ and the flag's name in upper case, dashes as underscores.
+const envPrefix = "HANGAR"
+
+// serveFlags declares serve's (and migrate's) settings, each once, on a new
+// flag set. finish turns the parsed flags into a Config and checks it.
+// docs/configuration.md is generated from the same flag set (config-doc).
+func serveFlags(name string) (fs *flag.FlagSet, finish func() (server.Config, error)) {
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
 	cfg := server.Config{}
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:7350", "address to serve on: gRPC, and REST, Connect, gRPC-Web and the web page over HTTP/1.1")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "Postgres URL, postgres://…; empty: the embedded store")
@@ -148,7 +166,7 @@ func parseConfig(name string, args []string) (server.Config, error) {
 	fs.DurationVar(&cfg.ArchiveEvery, "archive-every", server.DefaultArchiveEvery, "with --archive-dir, how often the node archives")
 	fs.DurationVar(&cfg.AppendWait, "append-wait", server.DefaultAppendWait, "under load (the previous batch held several commands), the most a batch that holds fewer waits for as many before its commit, and never more than a sixth of the previous commit's time; 0: it takes what queued while the previous batch committed")
 	fs.IntVar(&cfg.AppendBatch, "append-batch", 128, "most commands the store commits at once: commands of different matches that arrive together share one commit; 1 commits each alone")
-	fs.IntVar(&cfg.AppendCommits, "append-commits", 0, "with Postgres, how many batches of commands may commit at once; 0: chosen at start from the database's round trip, 1 when it is near (under 1ms), 4 when it is far; more than 1 only pays with a database far away: each batch is one statement and one commit, and more of them at once make them smaller")
+	fs.IntVar(&cfg.AppendCommits, "append-commits", 0, "with Postgres, how many batches of commands may commit at once; 0: chosen at start from the database's round trip, 1 when it is under 1ms, else 4 (more only pays with a database far away)")
 	fs.DurationVar(&cfg.DrainGrace, "drain-grace", 0, "on SIGTERM, report NOT_SERVING to health checks for this long before draining (let load balancers notice)")
 	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate chain: serve TLS only, gRPC and HTTP alike")
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key of --tls-cert")
@@ -158,12 +176,12 @@ func parseConfig(name string, args []string) (server.Config, error) {
 	fs.DurationVar(&cfg.TokenTTL, "token-ttl", service.DefaultTokenTTL, "how long a player token is valid after it is issued; clients refresh it before")
 	fs.DurationVar(&cfg.TokenRetention, "token-retention", service.DefaultTokenRetention, "how long the stored hash of an expired or revoked token is kept before the node deletes it: until then a call with that token is answered TOKEN_EXPIRED or TOKEN_REVOKED, which tells a client to sign in again, rather than as an unknown token")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log lines as text or json")
-	fs.StringVar(&cfg.OTLPEndpoint, "otlp-endpoint", os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), "OTLP/gRPC collector for trace spans, host:port or http://host:port for cleartext; empty: no tracing")
+	fs.StringVar(&cfg.OTLPEndpoint, "otlp-endpoint", "", "OTLP/gRPC collector for trace spans, host:port or http://host:port for cleartext; empty: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else no tracing")
 	fs.Float64Var(&cfg.TraceRatio, "trace-ratio", 1, "share of new traces sampled, 0 to 1 (a client's propagated decision is kept)")
 	refl := fs.Bool("reflection", true, "serve the gRPC reflection service, which lets tools such as grpcurl list and call the API without proto files")
 	cors := fs.String("cors-origins", "", "comma-separated origins whose pages may call the HTTP API, e.g. https://app.example; * allows any; empty: CORS off")
 	lim := service.DefaultLimits()
-	limitsOn := fs.Bool("limits", true, "apply the rate limits, match quotas and watch caps below; false lifts them all (load tests)")
+	limitsOn := fs.Bool("limits", true, "apply the rate limits, bans, match quotas, watch caps and per-address bounds (--rate-*, --ban-*, --max-open-matches, --max-bot-matches, --max-watches, --max-conns-per-addr, --request-memory-per-addr); false lifts them all (load tests)")
 	fs.Float64Var(&lim.PlayerRate, "rate-player", lim.PlayerRate, "requests per second one player may make, sustained (0: no limit)")
 	fs.IntVar(&lim.PlayerBurst, "rate-player-burst", lim.PlayerBurst, "requests one player may make at once")
 	fs.Float64Var(&lim.AddrRate, "rate-addr", lim.AddrRate, "requests per second from one client address (IPv6: one /64), sustained (0: no limit)")
@@ -202,8 +220,16 @@ func parseConfig(name string, args []string) (server.Config, error) {
 	fs.DurationVar(&cfg.Conn.MaxConnectionIdle, "max-conn-idle", d.MaxConnectionIdle, "close a connection without a call for this long (0: never)")
 	fs.DurationVar(&cfg.Conn.MaxConnectionAge, "max-conn-age", d.MaxConnectionAge, "send a connection away (GOAWAY) after this long; clients reconnect (0: never)")
 	fs.DurationVar(&cfg.Conn.MaxConnectionAgeGrace, "max-conn-age-grace", d.MaxConnectionAgeGrace, "time the calls of a connection sent away have to finish (0: no limit)")
-	if err := ff.Parse(fs, args, ff.WithEnvVarPrefix("HANGAR")); err != nil {
-		return cfg, err
+	return fs, func() (server.Config, error) {
+		return finishConfig(name, fs, cfg, lim, mm, limitsOn, refl, cors, proxies)
+	}
+}
+
+// finishConfig checks the parsed flags and completes the Config from them.
+func finishConfig(name string, fs *flag.FlagSet, cfg server.Config, lim service.Limits, mm *service.MatchmakingOptions,
+	limitsOn, refl *bool, cors, proxies *string) (server.Config, error) {
+	if cfg.OTLPEndpoint == "" {
+		cfg.OTLPEndpoint = os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 	}
 	if lim.PlayerRate < 0 || lim.AddrRate < 0 || lim.CreatePlayerRate < 0 || lim.OpenMatches < 0 || lim.BotMatches < 0 ||
 		lim.Watches < 0 || lim.WatchBuffer < 1 || lim.WatchStall <= 0 || cfg.Conn.MaxRecvMsgSize < 1 || cfg.Conn.MaxConcurrentStreams < 1 ||

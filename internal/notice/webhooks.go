@@ -38,7 +38,7 @@ import (
 //	Hangar-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>
 //
 // lets the receiver check that the body came from Hangar and is recent
-// (see the README).
+// (see docs/notices.md).
 
 // Webhook headers.
 const (
