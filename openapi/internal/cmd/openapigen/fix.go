@@ -42,6 +42,7 @@ func fix(root *yaml.Node) error {
 	undent(root)
 	info := get(root, "info")
 	set(info, "description", str(infoDescription), "title")
+	set(info, "license", obj("name", "Apache-2.0", "url", "https://www.apache.org/licenses/LICENSE-2.0"), "version")
 
 	set(root, "servers", seq(obj(
 		"url", "{scheme}://{host}",
