@@ -367,6 +367,7 @@ func carcClients(t *testing.T, addr, prefix string, n int) []*client {
 // test).
 func TestLongCarcassonnePeoplePlayToTheEnd(t *testing.T) {
 	longTest(t)
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		cs := carcClients(t, n.Addr(), "P", 6)

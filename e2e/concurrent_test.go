@@ -14,6 +14,7 @@ import (
 // may see a "database is locked" (or any other) error for it.
 func TestLongManyConcurrentMatches(t *testing.T) {
 	longTest(t)
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		const matches = 16

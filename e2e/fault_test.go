@@ -285,12 +285,19 @@ func throwawayCluster(t *testing.T) *pgtest.Cluster {
 
 func TestLongFaultsManyNodesNoLostMoves(t *testing.T) {
 	longTest(t)
+	t.Parallel()
 	if os.Getenv(pgtest.EnvURL) == "" && testing.Short() {
 		t.Skip("short")
 	}
 	bin := buildBinary(t)
-	t.Run("postgres", func(t *testing.T) { runFaults(t, bin, faultsOnPostgres, nil) })
-	t.Run("nats", func(t *testing.T) { runFaults(t, bin, faultsOnNATS, natstest.StartServerT(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		runFaults(t, bin, faultsOnPostgres, nil)
+	})
+	t.Run("nats", func(t *testing.T) {
+		t.Parallel()
+		runFaults(t, bin, faultsOnNATS, natstest.StartServerT(t))
+	})
 }
 
 // runFaults runs plan on three nodes of bin, over LISTEN/NOTIFY or, with
