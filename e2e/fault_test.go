@@ -285,19 +285,14 @@ func throwawayCluster(t *testing.T) *pgtest.Cluster {
 
 func TestLongFaultsManyNodesNoLostMoves(t *testing.T) {
 	longTest(t)
-	t.Parallel()
+	// Serial, and its two runs in turn: three hangar processes and a
+	// Postgres of its own each, CPU-bound, with a 2-minute deadline.
 	if os.Getenv(pgtest.EnvURL) == "" && testing.Short() {
 		t.Skip("short")
 	}
 	bin := buildBinary(t)
-	t.Run("postgres", func(t *testing.T) {
-		t.Parallel()
-		runFaults(t, bin, faultsOnPostgres, nil)
-	})
-	t.Run("nats", func(t *testing.T) {
-		t.Parallel()
-		runFaults(t, bin, faultsOnNATS, natstest.StartServerT(t))
-	})
+	t.Run("postgres", func(t *testing.T) { runFaults(t, bin, faultsOnPostgres, nil) })
+	t.Run("nats", func(t *testing.T) { runFaults(t, bin, faultsOnNATS, natstest.StartServerT(t)) })
 }
 
 // runFaults runs plan on three nodes of bin, over LISTEN/NOTIFY or, with

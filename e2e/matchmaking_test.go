@@ -741,7 +741,8 @@ func (w *ticketWatch) wait2() error {
 // TestMatchmakingLimits: the player's rate limit applies to the
 // matchmaking calls, and ticket watches count against the watch cap.
 func TestMatchmakingLimits(t *testing.T) {
-	t.Parallel()
+	// Serial: its rate limit runs on the real clock (1 a second): slowed by
+	// other tests, its calls earned new tokens (seen under -race).
 	lim := service.DefaultLimits()
 	lim.PlayerRate, lim.PlayerBurst, lim.Watches = 1, 6, 1
 	cfg := quickMatcher(server.Config{DataDir: t.TempDir()})
