@@ -23,6 +23,7 @@ import (
 // client behind a trusted proxy is banned from calling but the proxy's
 // connection stays open for its other clients; the ban ends after BanFor.
 func TestBanClosesAFlood(t *testing.T) {
+	t.Parallel()
 	clock := testclock.At(time.Unix(1_000_000_000, 0))
 	lim := service.Limits{CreatePlayerRate: 1, CreatePlayerBurst: 1, BanRefusals: 5, BanFor: time.Minute,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.4/32")}}

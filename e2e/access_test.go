@@ -44,6 +44,7 @@ func accessLines(t *testing.T, text string) []accessLine {
 // a call with a Hangar token or an unknown key names neither. No line holds
 // a key or a token.
 func TestAccessLogNamesKeyAndIssuer(t *testing.T) {
+	t.Parallel()
 	logs := &syncBuffer{}
 	is := newIssuer(t)
 	cfg := server.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), AccessLog: true}

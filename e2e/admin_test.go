@@ -66,6 +66,7 @@ func metric(body, name string, labels ...string) float64 {
 // public port. The access log has one JSON line per RPC with its method,
 // code, caller, match and request id, and never a token.
 func TestAdminMetricsAndAccessLog(t *testing.T) {
+	t.Parallel()
 	logs := &syncBuffer{}
 	n := unstarted(t, server.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), AdminListen: "127.0.0.1:0", AccessLog: true},
 		server.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))

@@ -259,6 +259,7 @@ func mapKeys(m map[string]string) func(func(string) bool) {
 // ended long enough ago by itself, and forgets them: its own GetMatch then
 // answers MATCH_ARCHIVED.
 func TestArchiveNode(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		dir := t.TempDir()
 		cfg.ArchiveDir, cfg.ArchiveOlderThan, cfg.ArchiveEvery = dir, time.Millisecond, 50*time.Millisecond

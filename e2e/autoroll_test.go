@@ -190,6 +190,7 @@ func TestAutoRollPlaysAMatch(t *testing.T) {
 // row bots take the seats and finish the match, the dice still the
 // server's.
 func TestAutoRollWithTurnClocks(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		clock := testclock.At(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 		cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond

@@ -20,6 +20,7 @@ import (
 // REST (the same message both ways); a game Hangar does not host is
 // INVALID_ARGUMENT (reason UNKNOWN_GAME).
 func TestGetBoard(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	matches := hangarv1.NewMatchServiceClient(dial(t, n.Addr()))
 	for _, g := range []string{"aeroplane", "carcassonne"} {

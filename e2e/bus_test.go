@@ -33,16 +33,21 @@ var buses = []bus{
 	}},
 }
 
-// eachBus runs fn as a subtest per bus.
+// eachBus runs fn as a parallel subtest per bus (each has a database and
+// a stream prefix of its own).
 func eachBus(t *testing.T, fn func(t *testing.T, cfg server.Config)) {
 	for _, b := range buses {
-		t.Run(b.name, func(t *testing.T) { fn(t, b.config(t)) })
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, b.config(t))
+		})
 	}
 }
 
 // TestNodeStartsWithoutNATS: a node whose NATS does not answer starts and
 // serves; its bus connects when the server comes.
 func TestNodeStartsWithoutNATS(t *testing.T) {
+	t.Parallel()
 	srv := natstest.StartServerT(t)
 	srv.Kill()
 	n := node(t, server.Config{DatabaseURL: pgtest.Database(t), CrossNode: true, Bus: srv.URL})
@@ -75,6 +80,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // down, node b's poll and its reads by sequence number deliver), and once
 // NATS is back node b hears of changes over it again.
 func TestNATSKilledMidMatch(t *testing.T) {
+	t.Parallel()
 	srv := natstest.StartServerT(t)
 	cfg := server.Config{DatabaseURL: pgtest.Database(t), CrossNode: true, Bus: srv.URL,
 		Service: service.Options{PollEvery: 300 * time.Millisecond}}

@@ -367,7 +367,9 @@ func carcClients(t *testing.T, addr, prefix string, n int) []*client {
 // test).
 func TestLongCarcassonnePeoplePlayToTheEnd(t *testing.T) {
 	longTest(t)
-	eachBackend(t, func(t *testing.T, cfg server.Config) {
+	// Serial, one store after the other: 8 matches at once, CPU-bound,
+	// under a 2-minute deadline.
+	eachBackendInTurn(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		cs := carcClients(t, n.Addr(), "P", 6)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -50,6 +50,7 @@ func TestCarcassonneBotsPlayToTheEnd(t *testing.T) {
 // against a bot is at version 5 with Ada's tile in hand, placing is one
 // event (version 6), and passing the follower step ends her turn.
 func TestCarcassonneREADME(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	ada := newClient(t, n.Addr(), "Ada")
 	yes := true

@@ -22,6 +22,7 @@ func TestCorrespondenceClocks(t *testing.T) {
 	t.Parallel()
 	for _, g := range []string{"aeroplane", "carcassonne"} {
 		t.Run(g, func(t *testing.T) {
+			t.Parallel()
 			eachBackend(t, func(t *testing.T, cfg server.Config) {
 				clock := testclock.At(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 				cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond

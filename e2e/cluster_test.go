@@ -360,6 +360,7 @@ func testTwoNodesNeverFork(t *testing.T, cfg server.Config) {
 // turn time and the server plays it; after two timeouts in a row a seat goes
 // to a bot, and the bots finish the game.
 func TestTurnClocks(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		cfg.Service.ClockTick = 50 * time.Millisecond
 		n := node(t, cfg)
@@ -424,6 +425,7 @@ func checkClocks(t *testing.T, evs []*hangarv1.Event, turn time.Duration, botAft
 }
 
 func TestTurnClockSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		cfg.Service.ClockTick = 50 * time.Millisecond
 		n1 := node(t, cfg)

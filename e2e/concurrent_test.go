@@ -14,7 +14,9 @@ import (
 // may see a "database is locked" (or any other) error for it.
 func TestLongManyConcurrentMatches(t *testing.T) {
 	longTest(t)
-	eachBackend(t, func(t *testing.T, cfg server.Config) {
+	// Serial, one store after the other: a load test (16 matches at once),
+	// CPU-bound, each match with playAll's 2-minute deadline.
+	eachBackendInTurn(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		const matches = 16
 		var wg sync.WaitGroup

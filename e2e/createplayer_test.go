@@ -71,6 +71,7 @@ func restCreateFrom(t *testing.T, addr, ip string) createPlayerFunc {
 // player of its own, and no token of the first one's. Over gRPC and over
 // REST.
 func TestCreatePlayerRequestIDIsTheCallersAlone(t *testing.T) {
+	t.Parallel()
 	if l, err := net.Listen("tcp", "127.0.0.2:0"); err != nil {
 		t.Skipf("no second loopback address to call from: %v", err)
 	} else {
@@ -90,6 +91,7 @@ func TestCreatePlayerRequestIDIsTheCallersAlone(t *testing.T) {
 		from      func(t *testing.T, addr, ip string) createPlayerFunc
 	}{{"grpc", grpcCreateFrom}, {"rest", restCreateFrom}} {
 		t.Run(tc.transport, func(t *testing.T) {
+			t.Parallel()
 			genuine, stranger := tc.from(t, n.Addr(), "127.0.0.1"), tc.from(t, n.Addr(), "127.0.0.2")
 			rid := rand.Text()
 			id, tok, err := genuine("Ada", rid)

@@ -65,8 +65,10 @@ func flood(t *testing.T, addr string, n int) []net.Conn {
 // backs off; with the default bound (the limit less a reserve) the node
 // closes the excess connections as it accepts them and never runs out.
 func TestAcceptSurvivesDescriptorExhaustion(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	t.Run("no bound: EMFILE", func(t *testing.T) {
+		t.Parallel()
 		addr, admin := freeAddr(t), freeAddr(t)
 		p := serveLimited(t, bin, 200, "--listen", addr, "--admin-listen", admin, "--data-dir", t.TempDir(),
 			"--max-conns", "-1", "--max-conns-per-addr", "0")
@@ -81,6 +83,7 @@ func TestAcceptSurvivesDescriptorExhaustion(t *testing.T) {
 		}
 	})
 	t.Run("default bound", func(t *testing.T) {
+		t.Parallel()
 		addr, admin := freeAddr(t), freeAddr(t)
 		p := serveLimited(t, bin, 200, "--listen", addr, "--admin-listen", admin, "--data-dir", t.TempDir(),
 			"--max-conns-per-addr", "0")
@@ -126,6 +129,7 @@ func rss(t *testing.T, pid int) (now, peak int64) {
 // the node's peak resident set grows by far less than one of them would
 // take inflated.
 func TestDecompressionBombs(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	addr := freeAddr(t)
 	p := startProc(t, bin, "--listen", addr, "--data-dir", t.TempDir())

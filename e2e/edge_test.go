@@ -91,6 +91,7 @@ func nodeWithAccessLog(t *testing.T) (*server.Server, *syncBuffer) {
 // empty body is the empty message: POST /v1/me:signOut with a token and
 // no body signs the player out.
 func TestHTTPClientMistakesAre4xx(t *testing.T) {
+	t.Parallel()
 	n, access := nodeWithAccessLog(t)
 	ada := newClient(t, n.Addr(), "Ada")
 	base := "http://" + n.Addr()
@@ -200,6 +201,7 @@ func TestHTTPClientMistakesAre4xx(t *testing.T) {
 // read, and counted; other addresses are not affected, and the address may
 // connect again once one of its connections closes.
 func TestConnectionsPerAddress(t *testing.T) {
+	t.Parallel()
 	lim := service.DefaultLimits()
 	lim.AddrConns = 4
 	n := node(t, server.Config{DataDir: t.TempDir(), AdminListen: "127.0.0.1:0", Service: service.Options{Limits: &lim}})
@@ -265,6 +267,7 @@ func isTimeout(err error) bool {
 // that opens HTTP/2 and then idles, an idle HTTP/1.1 keep-alive and a body
 // that never finishes are each closed by the node after their bound.
 func TestSlowAndIdleConnectionsAreClosed(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir(), Conn: server.ConnLimits{HandshakeTimeout: 300 * time.Millisecond,
 		BodyTimeout: 300 * time.Millisecond, MaxConnectionIdle: 300 * time.Millisecond}})
 	closedByNode := func(t *testing.T, c net.Conn) []byte {
@@ -277,6 +280,7 @@ func TestSlowAndIdleConnectionsAreClosed(t *testing.T) {
 		return b
 	}
 	t.Run("silent", func(t *testing.T) {
+		t.Parallel()
 		c, err := net.Dial("tcp", n.Addr())
 		if err != nil {
 			t.Fatal(err)
@@ -287,6 +291,7 @@ func TestSlowAndIdleConnectionsAreClosed(t *testing.T) {
 		}
 	})
 	t.Run("HTTP/2 preface then idle", func(t *testing.T) {
+		t.Parallel()
 		c, err := net.Dial("tcp", n.Addr())
 		if err != nil {
 			t.Fatal(err)
@@ -298,6 +303,7 @@ func TestSlowAndIdleConnectionsAreClosed(t *testing.T) {
 		closedByNode(t, c)
 	})
 	t.Run("HTTP/2 preface without settings", func(t *testing.T) {
+		t.Parallel()
 		c, err := net.Dial("tcp", n.Addr())
 		if err != nil {
 			t.Fatal(err)
@@ -307,6 +313,7 @@ func TestSlowAndIdleConnectionsAreClosed(t *testing.T) {
 		closedByNode(t, c)
 	})
 	t.Run("HTTP/1.1 keep-alive idle", func(t *testing.T) {
+		t.Parallel()
 		c, err := net.Dial("tcp", n.Addr())
 		if err != nil {
 			t.Fatal(err)
@@ -326,6 +333,7 @@ func TestSlowAndIdleConnectionsAreClosed(t *testing.T) {
 		}
 	})
 	t.Run("slow body", func(t *testing.T) {
+		t.Parallel()
 		c, err := net.Dial("tcp", n.Addr())
 		if err != nil {
 			t.Fatal(err)
@@ -393,6 +401,7 @@ func holdStreamFrom(t *testing.T, local, addr, method, token string) net.Conn {
 // rest; once the whole budget is spent, everyone is refused; it all comes
 // back as the held calls end.
 func TestRequestMemoryBudget(t *testing.T) {
+	t.Parallel()
 	// 16 KiB messages, a budget of 8 of them: the anonymous share is one.
 	const msg = 16 << 10
 	n := node(t, server.Config{DataDir: t.TempDir(), Conn: server.ConnLimits{MaxRecvMsgSize: msg, RequestMemory: 8 * msg}})
@@ -460,6 +469,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // ENHANCE_YOUR_CALM, counted in hangar_http2_reset_floods_total, and the
 // node serves others.
 func TestRapidResetThroughTheNode(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir(), AdminListen: "127.0.0.1:0"})
 	c, err := net.Dial("tcp", n.Addr())
 	if err != nil {
@@ -524,6 +534,7 @@ func TestRapidResetThroughTheNode(t *testing.T) {
 // an unknown method, refused by grpc-go before any interceptor runs, are
 // counted in hangar_grpc_refused_total and written to the access log.
 func TestGRPCRefusalsBeforeTheService(t *testing.T) {
+	t.Parallel()
 	n, access := nodeWithAccessLog(t)
 	conn := dial(t, n.Addr())
 	players := hangarv1.NewPlayerServiceClient(conn)
@@ -554,6 +565,7 @@ func TestGRPCRefusalsBeforeTheService(t *testing.T) {
 // sends one keeps the anonymous share spent, a call without credentials is
 // refused with REQUEST_MEMORY, and an unknown method is refused.
 func TestRequestMemoryBudgetOverTLS(t *testing.T) {
+	t.Parallel()
 	const msg = 16 << 10
 	pki := nodetest.NewPKI(t)
 	n := node(t, server.Config{DataDir: t.TempDir(), TLSCert: pki.CertFile, TLSKey: pki.KeyFile,
@@ -591,6 +603,7 @@ func TestRequestMemoryBudgetOverTLS(t *testing.T) {
 // anonymous share at most: a stranger holding calls open cannot keep
 // strangers at other addresses from signing up.
 func TestRequestMemoryPerAddress(t *testing.T) {
+	t.Parallel()
 	const msg = 16 << 10
 	// 64 messages: the anonymous share is 8 of them, an address's 1.
 	lim := service.DefaultLimits()
@@ -615,6 +628,7 @@ func TestRequestMemoryPerAddress(t *testing.T) {
 // within --body-timeout of its headers is ended, and its reservation comes
 // back while its connection stays open.
 func TestSlowFirstMessageIsCutOff(t *testing.T) {
+	// Serial: it must catch a reservation that lives 200 ms, polling every 5 ms.
 	n := node(t, server.Config{DataDir: t.TempDir(), Conn: server.ConnLimits{BodyTimeout: 200 * time.Millisecond}})
 	held := holdStream(t, n.Addr(), hangarv1.PlayerService_CreatePlayer_FullMethodName, "")
 	waitFor(t, "the call's reservation", func() bool { return n.Stats().RequestMemory > 0 })
@@ -629,6 +643,7 @@ func TestSlowFirstMessageIsCutOff(t *testing.T) {
 // responses: a finished match's events, far larger than the limit, come
 // whole over REST and Connect.
 func TestLargeResponsesPassTheFront(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir(), Conn: server.ConnLimits{MaxRecvMsgSize: 1 << 10}})
 	ada := newClient(t, n.Addr(), "Ada")
 	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",

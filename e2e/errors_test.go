@@ -59,6 +59,7 @@ func TestBadCommandsOverHTTP(t *testing.T) {
 	t.Parallel()
 	for _, tr := range []string{"rest", "connect"} {
 		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
 			badCommands(t, server.Config{DataDir: t.TempDir()}, tr, func(t testing.TB, addr, name string) *client {
 				return httpClient(t, addr, tr, name)
 			})
@@ -324,6 +325,7 @@ func TestRetriedCommandIsAppliedOnce(t *testing.T) {
 // TestListLegalActionsSaysWhy: an empty list of legal actions says why;
 // a seat that must roll has the Roll to list.
 func TestListLegalActionsSaysWhy(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	m, ada, bob := startedMatch(t, n.Addr())
 	id := m.GetMatchId()

@@ -285,6 +285,8 @@ func throwawayCluster(t *testing.T) *pgtest.Cluster {
 
 func TestLongFaultsManyNodesNoLostMoves(t *testing.T) {
 	longTest(t)
+	// Serial, and its two runs in turn: three hangar processes and a
+	// Postgres of its own each, CPU-bound, with a 2-minute deadline.
 	if os.Getenv(pgtest.EnvURL) == "" && testing.Short() {
 		t.Skip("short")
 	}

@@ -23,6 +23,7 @@ import (
 // alive) and calls fail with UNAVAILABLE whose message names no database,
 // user, host or port; when it is back, SERVING again and calls work.
 func TestHealthFollowsTheDatabase(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(pgtest.EnvURL) == "" && testing.Short() {
 		t.Skip("short")
 	}

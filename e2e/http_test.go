@@ -35,6 +35,7 @@ import (
 // with the hosted games' schemas added (every line of it, in its order),
 // and it documents every rule's path.
 func TestEveryRPCHasARESTRoute(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	resp, err := http.Get("http://" + n.Addr() + "/openapi.yaml")
 	if err != nil {
@@ -90,6 +91,7 @@ func TestPlayOverHTTP(t *testing.T) {
 	t.Parallel()
 	for _, tr := range []string{"rest", "connect"} {
 		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
 			n := node(t, server.Config{DataDir: t.TempDir()})
 			ada, bob := httpClient(t, n.Addr(), tr, "Ada"), httpClient(t, n.Addr(), tr, "Bob")
 			// The lobby: create, join, leave, join again, start.
@@ -196,6 +198,7 @@ func restDo(t *testing.T, method, url, token, contentType, body string, hdr ...s
 // stream speaks NDJSON and server-sent events (resuming from Last-Event-ID)
 // and refuses before its first byte with the same statuses.
 func TestRESTStatusesAndStreams(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	base := "http://" + n.Addr()
 	m, ada, _ := startedMatch(t, n.Addr())
@@ -298,6 +301,7 @@ func TestRESTStatusesAndStreams(t *testing.T) {
 // TestRESTWatchIsLive: a REST watcher of a match in play gets each event as
 // it happens, not when the response ends.
 func TestRESTWatchIsLive(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	m, ada, _ := startedMatch(t, n.Addr())
 	ctx, cancel := context.WithTimeout(ada.ctx(), time.Minute)
@@ -329,6 +333,7 @@ func TestRESTWatchIsLive(t *testing.T) {
 // TestConnectAndGRPCWebClients: a real Connect client (connect-go) and a
 // gRPC-Web request reach the same handlers.
 func TestConnectAndGRPCWebClients(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	m, ada, _ := startedMatch(t, n.Addr())
 	base := "http://" + n.Addr()
@@ -391,6 +396,7 @@ func TestConnectAndGRPCWebClients(t *testing.T) {
 // TestCORS: off by default; with allowed origins, a preflight from one of
 // them is answered and the bearer header allowed, another origin is not.
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	off := node(t, server.Config{DataDir: t.TempDir()})
 	preflight := func(addr, origin string) http.Header {
 		_, hdr, _ := restDo(t, "OPTIONS", "http://"+addr+"/v1/matches", "", "", "",
@@ -419,8 +425,10 @@ func TestCORS(t *testing.T) {
 // name, a short request_id or a retry past the window is refused; without
 // a request_id every call makes a new player.
 func TestCreatePlayerIsIdempotent(t *testing.T) {
+	t.Parallel()
 	for _, tr := range []string{"grpc", "rest"} {
 		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
 			clock := testclock.At(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 			n := node(t, server.Config{DataDir: t.TempDir(), Service: service.Options{Now: clock.Now}})
 			var cc grpc.ClientConnInterface = dial(t, n.Addr())

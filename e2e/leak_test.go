@@ -401,10 +401,15 @@ func legalOnlyOnTurn(seat int32, s game.State, n int) error {
 // TestCarcassonneLeaksNoTile plays 20 seeded matches, half on each store,
 // concurrently on one node per store; TestLongCarcassonneLeaksNoTile plays
 // 200 with the long tests (HANGAR_TEST_LONG=1).
-func TestCarcassonneLeaksNoTile(t *testing.T) { carcassonneLeaksNoTile(t, 10) }
+func TestCarcassonneLeaksNoTile(t *testing.T) {
+	t.Parallel()
+	carcassonneLeaksNoTile(t, 10)
+}
 
 func TestLongCarcassonneLeaksNoTile(t *testing.T) {
 	longTest(t)
+	// Serial: 200 games, CPU-bound (about one a second on 2 CPUs, whatever
+	// the concurrency), under a 6-minute deadline.
 	carcassonneLeaksNoTile(t, 100)
 }
 
@@ -415,7 +420,6 @@ func carcassonneLeaksNoTile(t *testing.T, perStore int) {
 			total.games, total.events, total.responses, total.watched, total.byNotation, total.byFields)
 	})
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
-		t.Parallel()
 		n := node(t, cfg)
 		pool := carcClients(t, n.Addr(), "L", 12)
 		// On a 2-CPU machine the 200 games take about 2.5 minutes (the node

@@ -131,6 +131,7 @@ func createPlayerOverHTTP(t *testing.T, addr, local, xff string) (int, string) {
 // beyond its rate is refused and nothing changes, until its retry delay
 // has passed. The clock is the test's: buckets refill only when it moves.
 func TestRateLimits(t *testing.T) {
+	t.Parallel()
 	clock := testclock.At(time.Unix(1_000_000_000, 0))
 	lim := service.Limits{PlayerRate: 1, PlayerBurst: 4, CreatePlayerRate: 1, CreatePlayerBurst: 3,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.4/32")}}
@@ -198,6 +199,7 @@ func TestRateLimits(t *testing.T) {
 // service over the node's in-process connection, yet its calls count
 // against the HTTP client's address.
 func TestRESTWatchCountsTheHTTPClient(t *testing.T) {
+	t.Parallel()
 	clock := testclock.At(time.Unix(1_000_000_000, 0))
 	lim := service.Limits{AddrRate: 1, AddrBurst: 2}
 	n := node(t, server.Config{DataDir: t.TempDir(), Service: service.Options{Now: clock.Now, Limits: &lim}})
@@ -254,6 +256,7 @@ func (g *gatedRand) release() { g.once.Do(func() { close(g.open) }) }
 // retried create of a match that exists is answered as before; leaving a
 // lobby frees its place.
 func TestMatchQuotas(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	gate := &gatedRand{open: make(chan struct{})}
 	lim := service.DefaultLimits()
@@ -357,6 +360,7 @@ func TestMatchQuotas(t *testing.T) {
 // The store counts in the append's transaction, so exactly the quota's
 // worth succeed; the others are OPEN_MATCH_QUOTA and wrote nothing.
 func TestOpenMatchQuotaRace(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	lim := service.DefaultLimits()
 	lim.OpenMatches = 3
@@ -412,6 +416,7 @@ func TestOpenMatchQuotaRace(t *testing.T) {
 // HTTP/2 connection carries at most MaxConcurrentStreams calls at once
 // (the next waits in the client: here until its deadline).
 func TestWatchCaps(t *testing.T) {
+	t.Parallel()
 	lim := service.DefaultLimits()
 	lim.Watches = 2
 	n := node(t, server.Config{DataDir: t.TempDir(), Service: service.Options{Limits: &lim}})
@@ -457,6 +462,7 @@ func TestWatchCaps(t *testing.T) {
 // the connection: a unary call on it waits (here until its deadline),
 // while the same call on another connection is answered.
 func TestMaxConcurrentStreams(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir(), Conn: server.ConnLimits{MaxConcurrentStreams: 1}})
 	m, ada, _ := startedMatch(t, n.Addr())
 	w := startWatcher(ada.ctx(), ada, m.GetMatchId(), m.GetVersion()-1)
@@ -474,6 +480,7 @@ func TestMaxConcurrentStreams(t *testing.T) {
 // RESOURCE_EXHAUSTED over gRPC and Connect and 413 over REST, and writes
 // nothing.
 func TestMaxMessageSize(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir(), Conn: server.ConnLimits{MaxRecvMsgSize: 16 << 10}})
 	ada := newClient(t, n.Addr(), "Ada")
 	big := strings.Repeat("x", 32<<10)
@@ -515,6 +522,7 @@ func TestMaxMessageSize(t *testing.T) {
 // least 64 KiB more.) The match must hold more than that: bot matches are
 // played until one does.
 func TestSlowWatcherIsCutOff(t *testing.T) {
+	// Serial: the reading watcher must never stall a second, or it is cut off too.
 	lim := service.DefaultLimits()
 	lim.WatchBuffer, lim.WatchStall = 8, time.Second
 	n := node(t, server.Config{DataDir: t.TempDir(), AdminListen: "127.0.0.1:0", Service: service.Options{Limits: &lim}})
@@ -782,6 +790,7 @@ func watchToEnd(t *testing.T, c *client, id string, after int64) []*hangarv1.Eve
 // get the grace to finish): the client sees its connection leave READY,
 // the signal the server's GOAWAY gives.
 func TestConnectionIdleAndAge(t *testing.T) {
+	// Serial: a pause of 300 ms between the call and its READY check would fail it.
 	for _, tc := range []struct {
 		name string
 		conn server.ConnLimits

@@ -21,6 +21,7 @@ func seatOf(m *hangarv1.Match, player string) *hangarv1.Seat {
 // player; the creator starts early with the seats taken; the last human
 // leaving a lobby abandons it.
 func TestLobbyLeaveJoinStart(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		ada, bob, cy := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob"), newClient(t, n.Addr(), "Cy")
@@ -72,6 +73,7 @@ func TestLobbyLeaveJoinStart(t *testing.T) {
 // TestLeavingAGameForfeits: a player who leaves a game in play forfeits:
 // ranked last, skipped, and with two players the other wins at once.
 func TestLeavingAGameForfeits(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		m, ada, bob := startedMatch(t, n.Addr())
@@ -103,6 +105,7 @@ func TestLeavingAGameForfeits(t *testing.T) {
 }
 
 func TestListMatchesPages(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")

@@ -3,10 +3,13 @@ package e2e
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -27,7 +30,25 @@ import (
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m, natstest.Stop, nodetest.Cleanup) }
+func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given && !raceEnabled {
+		// The node tests mostly wait: on the network, on Postgres's commits
+		// and on its CREATE DATABASE, on timers. Run more of them at once
+		// than there are CPUs (go test's default, -parallel GOMAXPROCS), so
+		// that one test's wait is another's turn. 4×: the Postgres
+		// connections of that many tests' nodes stay well under a server's
+		// max_connections of 100 (each node's pool holds at most 4, plus
+		// two listeners). Under -race the tests are CPU-bound (the detector
+		// costs several times the work): there, 8 at once on 2 CPUs ran
+		// whole matches past playAll's 2-minute deadline, so the race run
+		// keeps go test's default.
+		_ = flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
+	pgtest.Main(m, natstest.Stop, nodetest.Cleanup)
+}
 
 // backend is one store a node can run on; every service test runs on each.
 type backend struct {
@@ -42,8 +63,20 @@ var backends = []backend{
 	{"sqlite", func(t *testing.T) server.Config { return server.Config{DataDir: t.TempDir()} }},
 }
 
-// eachBackend runs fn as a subtest per store.
+// eachBackend runs fn as a parallel subtest per store (each has a store
+// of its own).
 func eachBackend(t *testing.T, fn func(t *testing.T, cfg server.Config)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, b.config(t))
+		})
+	}
+}
+
+// eachBackendInTurn is eachBackend one store after the other, for the
+// CPU-bound long tests, whose deadlines assume the CPUs to themselves.
+func eachBackendInTurn(t *testing.T, fn func(t *testing.T, cfg server.Config)) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) { fn(t, b.config(t)) })
 	}
@@ -406,6 +439,7 @@ func TestBotsOnlyMatchEnds(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestHealthAndReflection(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		h := healthpb.NewHealthClient(dial(t, n.Addr()))

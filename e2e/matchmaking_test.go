@@ -174,6 +174,7 @@ func quickMatcher(cfg server.Config) server.Config {
 // ordinary started matches with the players seated; and covers one open
 // ticket per player, retried enqueues and cancelling.
 func TestMatchmaking(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, quickMatcher(cfg))
 		var four, two []*client
@@ -432,6 +433,7 @@ func TestMatchmakingBots(t *testing.T) {
 // before making its match (left in the store as such a node leaves it) is
 // made into that match, with the seats the group chose.
 func TestMatchmakingRestart(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		cfg = quickMatcher(cfg)
 		cfg.Service.Matchmaking.Lease = 200 * time.Millisecond
@@ -516,6 +518,7 @@ func TestMatchmakingRestart(t *testing.T) {
 // count of distinct players, no player is in two matches and no ticket is
 // left waiting.
 func TestMatchmakingTwoNodes(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	lim := service.DefaultLimits()
 	lim.CreatePlayerBurst = 100000
@@ -738,6 +741,8 @@ func (w *ticketWatch) wait2() error {
 // TestMatchmakingLimits: the player's rate limit applies to the
 // matchmaking calls, and ticket watches count against the watch cap.
 func TestMatchmakingLimits(t *testing.T) {
+	// Serial: its rate limit runs on the real clock (1 a second): slowed by
+	// other tests, its calls earned new tokens (seen under -race).
 	lim := service.DefaultLimits()
 	lim.PlayerRate, lim.PlayerBurst, lim.Watches = 1, 6, 1
 	cfg := quickMatcher(server.Config{DataDir: t.TempDir()})
@@ -774,6 +779,7 @@ func TestMatchmakingLimits(t *testing.T) {
 // TestMatchmakingREST enqueues, reads, watches (newline-delimited JSON and
 // server-sent events) and cancels a ticket over REST.
 func TestMatchmakingREST(t *testing.T) {
+	t.Parallel()
 	n := node(t, quickMatcher(server.Config{DataDir: t.TempDir()}))
 	ada := newClient(t, n.Addr(), "Ada")
 	base := "http://" + n.Addr()

@@ -321,6 +321,7 @@ func TestTurnNoticesFollowTheTurns(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		t.Run("human", func(t *testing.T) {
+			t.Parallel()
 			m, ada, bob := startedMatch(t, n.Addr())
 			id := m.GetMatchId()
 			wa, wb := watchNotices(t, ada, 0), watchNotices(t, bob, 0)
@@ -355,6 +356,7 @@ func TestTurnNoticesFollowTheTurns(t *testing.T) {
 			}
 		})
 		t.Run("bots", func(t *testing.T) {
+			t.Parallel()
 			ada := newClient(t, n.Addr(), "Ada")
 			w := watchNotices(t, ada, 0)
 			opts := aeroOptions(&aeroplanev1.Options{
@@ -628,6 +630,7 @@ func TestInvitationNoticesAndCodes(t *testing.T) {
 // TestWatchPlayerLimits: WatchPlayer counts against the player's watch cap
 // with WatchMatch, and ends when its token is revoked.
 func TestWatchPlayerLimits(t *testing.T) {
+	t.Parallel()
 	lim := service.DefaultLimits()
 	lim.Watches = 2
 	n := node(t, server.Config{DataDir: t.TempDir(), Service: service.Options{Limits: &lim}})

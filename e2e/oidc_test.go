@@ -347,6 +347,7 @@ func TestOIDCSignIn(t *testing.T) {
 // TestOIDCAcrossNodes: two nodes sharing Postgres map a user to one
 // player, its first calls racing on both nodes included.
 func TestOIDCAcrossNodes(t *testing.T) {
+	t.Parallel()
 	is := newIssuer(t)
 	cfg := server.Config{DatabaseURL: pgtest.Database(t), CrossNode: true}
 	cfg.Service.OIDC = is.oidcOptions()
@@ -389,6 +390,7 @@ func TestOIDCAcrossNodes(t *testing.T) {
 // watch stream opened with it ends with TOKEN_EXPIRED. Signing out does not
 // end that stream: the token is the provider's, not a Hangar session.
 func TestOIDCTokenExpiry(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		clock := testclock.At(time.Now().UTC())
 		cfg.Service.Now = clock.Now
@@ -437,6 +439,7 @@ func TestOIDCTokenExpiry(t *testing.T) {
 // from two minutes from now is accepted, one from ten minutes from now is
 // not; nor is one that says it was issued ten minutes from now.
 func TestOIDCClockLeeway(t *testing.T) {
+	t.Parallel()
 	clock := testclock.At(time.Now().UTC().Truncate(time.Second))
 	is := newIssuer(t)
 	cfg := server.Config{DataDir: t.TempDir()}
@@ -482,6 +485,7 @@ func TestOIDCClockLeeway(t *testing.T) {
 // has passed on the fake clock, a token of the new key fetches the keys
 // and is accepted.
 func TestOIDCUnknownKeysFetchOncePerInterval(t *testing.T) {
+	t.Parallel()
 	clock := testclock.At(time.Now().UTC())
 	is := newIssuer(t)
 	cfg := server.Config{DataDir: t.TempDir()}
@@ -542,6 +546,7 @@ func TestOIDCUnknownKeysFetchOncePerInterval(t *testing.T) {
 // answers, then succeed. A provider that names another issuer keeps the
 // node from starting.
 func TestOIDCIssuerUnreachableAtStart(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

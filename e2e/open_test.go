@@ -31,6 +31,7 @@ import (
 // hidden information and the full names of its message types; gRPC
 // reflection resolves every one of those names, and lists GameService.
 func TestListGames(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	conn := dial(t, n.Addr())
 	r, err := hangarv1.NewGameServiceClient(conn).ListGames(context.Background(), &hangarv1.ListGamesRequest{})
@@ -120,10 +121,12 @@ func restAct(t *testing.T, base, token, id string, version int64, action string,
 // JSON by its fields and by its notation. Each answer holds the events as
 // the game's own, and the match moves as the events say.
 func TestActWithRollAndMove(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	base := "http://" + n.Addr()
 	for _, transport := range []string{"grpc", "rest"} {
 		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
 			ada := newClient(t, n.Addr(), "Ada")
 			var id string
 			if transport == "rest" {
@@ -207,6 +210,7 @@ func TestActWithRollAndMove(t *testing.T) {
 // INVALID_ARGUMENT with the reason UNKNOWN_GAME or UNKNOWN_TYPE, over gRPC
 // and over REST alike, and change nothing.
 func TestUnknownTypesAreRefused(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	base := "http://" + n.Addr()
 	m, ada, _ := startedMatch(t, n.Addr())

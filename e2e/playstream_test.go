@@ -151,6 +151,7 @@ func errorInfo(err error) *errdetails.ErrorInfo {
 // stream and through the unary call alike. A stream on a private match, a
 // stream that does not open first or opens twice, are refused.
 func TestPlayStreamCommandErrors(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		m, ada, bob := startedMatch(t, n.Addr()) // Ada (seat 0) rolls first
@@ -340,6 +341,7 @@ func checkEvents(t *testing.T, want []*hangarv1.Event, got ...[]*hangarv1.Event)
 // cut off as a watcher is, with RESOURCE_EXHAUSTED SLOW_WATCHER once its
 // queue has stayed full, and resumes from the last seq it saw.
 func TestPlayStreamSlowClientIsCutOff(t *testing.T) {
+	t.Parallel()
 	lim := service.DefaultLimits()
 	lim.WatchBuffer, lim.WatchStall = 8, time.Second
 	n := node(t, server.Config{DataDir: t.TempDir(), Service: service.Options{Limits: &lim}})
@@ -389,6 +391,7 @@ func TestPlayStreamSlowClientIsCutOff(t *testing.T) {
 // expires (here at its next command: the node's re-check is an hour away)
 // or is revoked (at once), as a watch does.
 func TestPlayStreamEndsWithTheSession(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		clock := testclock.At(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 		cfg.Service.Now = clock.Now
@@ -424,6 +427,7 @@ func TestPlayStreamEndsWithTheSession(t *testing.T) {
 // command is RESOURCE_EXHAUSTED RATE_LIMITED with a RetryInfo, writes
 // nothing, and the stream goes on.
 func TestPlayStreamRateLimitsEachCommand(t *testing.T) {
+	t.Parallel()
 	clock := testclock.At(time.Unix(1_000_000_000, 0))
 	lim := service.Limits{PlayerRate: 1, PlayerBurst: 4}
 	n := node(t, server.Config{DataDir: t.TempDir(), Service: service.Options{Now: clock.Now, Limits: &lim}})
@@ -499,6 +503,7 @@ func TestPlayStreamOverConnect(t *testing.T) {
 // those of a watch made alone after the end (its own fold), for both
 // games.
 func TestWatchersShareResponses(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	host := newClient(t, n.Addr(), "Host")
 	for _, g := range []string{"aeroplane", "carcassonne"} {
@@ -580,6 +585,7 @@ func TestWatchersShareResponses(t *testing.T) {
 // the five minutes of clock leeway ends the stream with TOKEN_EXPIRED (the
 // node's re-check is an hour away).
 func TestPlayStreamWithAProviderToken(t *testing.T) {
+	t.Parallel()
 	clock := testclock.At(time.Now().UTC())
 	is := newIssuer(t)
 	cfg := server.Config{DataDir: t.TempDir(), Service: service.Options{Now: clock.Now, OIDC: is.oidcOptions(),

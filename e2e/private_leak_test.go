@@ -264,6 +264,7 @@ func TestStrangerLearnsNothingOfPrivateMatches(t *testing.T) {
 // REST) of a player who finished a private match names it nowhere; the
 // player and the other seated player see it.
 func TestStrangersRatingHistory(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		f := newPrivateFixture(t, cfg)
 		for _, c := range []*client{f.eve, f.dan} {
@@ -300,6 +301,7 @@ func TestStrangersRatingHistory(t *testing.T) {
 // expected_version 1 on a private match are refused as on an unknown match,
 // with no current_version.
 func TestStrangerCommandsWithAVersion(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		f := newPrivateFixture(t, cfg)
 		e := f.eve

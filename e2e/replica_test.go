@@ -25,6 +25,7 @@ import (
 // hangar.replica health turns NOT_SERVING. Once replay resumes, all of it
 // is served by the standby again.
 func TestReadReplicaNode(t *testing.T) {
+	t.Parallel()
 	pair := pgtest.Standby(t)
 	primary, standby := pair.Database(t, "hangar_node")
 	const wait = 300 * time.Millisecond

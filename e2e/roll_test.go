@@ -19,6 +19,7 @@ import (
 // moves ListLegalActions lists at the version it reached (none when the roll
 // passed), and a retry of an old Roll lists none.
 func TestRollAnswersWithLegalMoves(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	ada := newClient(t, n.Addr(), "Ada")
 	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, BotSeats: 1,

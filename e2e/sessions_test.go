@@ -75,6 +75,7 @@ func me(c *client, token string) error {
 // minute more, and at expiry calls are TOKEN_EXPIRED and the open watch
 // stream ends with it.
 func TestTokenExpiryAndRefresh(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		clock := testclock.At(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 		cfg.Service.Now = clock.Now
@@ -123,6 +124,7 @@ func TestTokenExpiryAndRefresh(t *testing.T) {
 // no other token of the player; signing out ends every token and watch of
 // the player, over gRPC and the REST watch alike, and no other player's.
 func TestRevokeToken(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		cfg.Service.Sessions.Recheck = time.Hour // no re-check: revocation alone must act
 		n := node(t, cfg)
@@ -230,6 +232,7 @@ func (deafRevocations) ListenRevocations(ctx context.Context, _ func(store.Revoc
 // (a lost notification) still refuses the token, and ends its watch,
 // within its re-check interval.
 func TestRevocationWithoutNotice(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	a := node(t, server.Config{DatabaseURL: url, CrossNode: true})
 	b := node(t, server.Config{DatabaseURL: url, CrossNode: true, Service: service.Options{
@@ -253,6 +256,7 @@ func TestRevocationWithoutNotice(t *testing.T) {
 // deletes it: the token is unknown (TOKEN_UNKNOWN). A
 // live token is never touched.
 func TestEndedTokensAreSwept(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		clock := testclock.At(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 		cfg.Service.Now = clock.Now

@@ -21,6 +21,7 @@ import (
 // ends with UNAVAILABLE (the client's cue to reconnect), the process exits
 // cleanly, and a restarted server still has the match.
 func TestSIGTERMDrains(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	data := t.TempDir()
 	addr := freeAddr(t)
@@ -59,6 +60,7 @@ func TestSIGTERMDrains(t *testing.T) {
 // TestDrainReportsNotServing: during the drain grace a load balancer's
 // health check sees NOT_SERVING while calls are still answered.
 func TestDrainReportsNotServing(t *testing.T) {
+	t.Parallel()
 	m := unstarted(t, server.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), DrainGrace: 2 * time.Second})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)

@@ -118,6 +118,7 @@ func TestTLS(t *testing.T) {
 }
 
 func TestMutualTLS(t *testing.T) {
+	t.Parallel()
 	pki := nodetest.NewPKI(t)
 	n := node(t, server.Config{DataDir: t.TempDir(), TLSCert: pki.CertFile, TLSKey: pki.KeyFile, TLSClientCA: pki.CAFile})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

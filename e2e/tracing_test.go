@@ -25,6 +25,7 @@ import (
 // calls under it in the same trace; a trace the client started (W3C
 // traceparent) is continued.
 func TestTracing(t *testing.T) {
+	t.Parallel()
 	exp := tracetest.NewInMemoryExporter()
 	ended := &endSignal{c: make(chan struct{}, 1)}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSpanProcessor(ended))
@@ -128,6 +129,7 @@ func (c *collector) Export(_ context.Context, req *coltracepb.ExportTraceService
 // TestOTLPExport: with --otlp-endpoint the node sends its spans to the
 // collector, at the latest when it shuts down.
 func TestOTLPExport(t *testing.T) {
+	t.Parallel()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -186,6 +186,7 @@ func TestLateWatchersOfLongMatches(t *testing.T) {
 	t.Parallel()
 	for _, b := range watchBackends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			cfg := b.config(t)
 			// While stalled is set every roll is a 1: no plane takes off
 			// and each roll is passed, so the match grows without ending.
@@ -297,6 +298,7 @@ func TestLateWatcherOfBotMatch(t *testing.T) {
 	t.Parallel()
 	for _, b := range watchBackends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			n := node(t, b.config(t))
 			ada := newClient(t, n.Addr(), "Ada")
 			cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane",
@@ -384,6 +386,7 @@ func (r stallingRand) IntN(n int) int {
 // phase after its event, for both games, from the start and from the
 // middle; checked against GetMatch at that version.
 func TestWatchSaysWhereTheMatchStands(t *testing.T) {
+	t.Parallel()
 	n := node(t, server.Config{DataDir: t.TempDir()})
 	ada := newClient(t, n.Addr(), "Ada")
 	for _, g := range []string{"aeroplane", "carcassonne"} {

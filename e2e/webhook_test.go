@@ -199,6 +199,7 @@ func botMatch(t *testing.T, ada *client) string {
 // full match and of invitations, exactly as stored, deduplicated by its
 // key; the signature verifies; the metrics count deliveries and failures.
 func TestWebhookDeliversEveryNotice(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		rcv := newReceiver(t, func(key string, n int) (int, time.Duration) {
 			h := keyHash(key)
@@ -255,6 +256,7 @@ func TestWebhookDeliversEveryNotice(t *testing.T) {
 // end: the receiver gets every notice, exactly as stored.
 func TestLongWebhookSurvivesKill9(t *testing.T) {
 	longTest(t)
+	t.Parallel()
 	bin := buildBinary(t)
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		rcv := newReceiver(t, func(key string, n int) (int, time.Duration) {
