@@ -367,8 +367,9 @@ func carcClients(t *testing.T, addr, prefix string, n int) []*client {
 // test).
 func TestLongCarcassonnePeoplePlayToTheEnd(t *testing.T) {
 	longTest(t)
-	// Serial, one store after the other: 8 matches at once, CPU-bound,
-	// under a 2-minute deadline.
+	// One store after the other: 8 matches at once, CPU-bound, under a
+	// 2-minute deadline.
+	oneCPUBound(t)
 	eachBackendInTurn(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		cs := carcClients(t, n.Addr(), "P", 6)

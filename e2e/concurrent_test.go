@@ -14,8 +14,9 @@ import (
 // may see a "database is locked" (or any other) error for it.
 func TestLongManyConcurrentMatches(t *testing.T) {
 	longTest(t)
-	// Serial, one store after the other: a load test (16 matches at once),
+	// One store after the other: a load test (16 matches at once),
 	// CPU-bound, each match with playAll's 2-minute deadline.
+	oneCPUBound(t)
 	eachBackendInTurn(t, func(t *testing.T, cfg server.Config) {
 		n := node(t, cfg)
 		const matches = 16

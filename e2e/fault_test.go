@@ -285,11 +285,12 @@ func throwawayCluster(t *testing.T) *pgtest.Cluster {
 
 func TestLongFaultsManyNodesNoLostMoves(t *testing.T) {
 	longTest(t)
-	// Serial, and its two runs in turn: three hangar processes and a
-	// Postgres of its own each, CPU-bound, with a 2-minute deadline.
+	// Its two runs in turn: three hangar processes and a Postgres of its
+	// own each, CPU-bound, with a 2-minute deadline.
 	if os.Getenv(pgtest.EnvURL) == "" && testing.Short() {
 		t.Skip("short")
 	}
+	oneCPUBound(t)
 	bin := buildBinary(t)
 	t.Run("postgres", func(t *testing.T) { runFaults(t, bin, faultsOnPostgres, nil) })
 	t.Run("nats", func(t *testing.T) { runFaults(t, bin, faultsOnNATS, natstest.StartServerT(t)) })

@@ -408,8 +408,9 @@ func TestCarcassonneLeaksNoTile(t *testing.T) {
 
 func TestLongCarcassonneLeaksNoTile(t *testing.T) {
 	longTest(t)
-	// Serial: 200 games, CPU-bound (about one a second on 2 CPUs, whatever
-	// the concurrency), under a 6-minute deadline.
+	// 200 games, CPU-bound (about one a second on 2 CPUs, whatever the
+	// concurrency), under a 6-minute deadline.
+	oneCPUBound(t)
 	carcassonneLeaksNoTile(t, 100)
 }
 
