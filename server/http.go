@@ -321,7 +321,7 @@ func restAfterSeq(r *http.Request, what string) (int64, error) {
 // writeStatus writes a gRPC status as REST does: the HTTP status for its
 // code and the google.rpc.Status as JSON.
 func writeStatus(w http.ResponseWriter, st *status.Status) {
-	writeStatusAs(w, st, httpStatus(st.Code()))
+	writeStatusAs(w, st, HTTPStatus(st.Code()))
 }
 
 // writeStatusAs writes st with the given HTTP status.
@@ -335,9 +335,10 @@ func writeStatusAs(w http.ResponseWriter, st *status.Status, code int) {
 	_, _ = w.Write(b)
 }
 
-// httpStatus is the HTTP status REST answers for a gRPC code (the mapping
-// of google.rpc.Code's documentation, as the transcoder uses).
-func httpStatus(c codes.Code) int {
+// HTTPStatus is the HTTP status REST answers for a gRPC code (the mapping
+// of google.rpc.Code's documentation, as the transcoder uses). The OpenAPI
+// document's error responses use it too.
+func HTTPStatus(c codes.Code) int {
 	switch c {
 	case codes.OK:
 		return http.StatusOK

@@ -590,7 +590,7 @@ func normalizeRefusal(st *status.Status, httpCode int, r *http.Request, p httpPr
 	switch httpCode {
 	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusUnsupportedMediaType, http.StatusRequestEntityTooLarge:
 	default:
-		httpCode = httpStatus(code)
+		httpCode = HTTPStatus(code)
 	}
 	return status.Convert(service.EdgeError(code, reason, msg, false)), httpCode, ""
 }

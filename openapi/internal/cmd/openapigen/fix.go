@@ -9,13 +9,13 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/genproto/googleapis/api/annotations"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	_ "github.com/hangarhq/hangar/api/hangar/v1" // the services' descriptors
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/server"
 	"github.com/hangarhq/hangar/service"
 )
 
@@ -394,7 +394,7 @@ type reasonAt struct {
 func allReasons() []reasonAt {
 	var out []reasonAt
 	for _, r := range service.Reasons() {
-		out = append(out, reasonAt{r.Reason, httpStatus(r.Code)})
+		out = append(out, reasonAt{r.Reason, server.HTTPStatus(r.Code)})
 	}
 	return append(out,
 		reasonAt{service.ReasonMalformedRequest, http.StatusBadRequest},
@@ -405,28 +405,6 @@ func allReasons() []reasonAt {
 		reasonAt{service.ReasonUnsupportedMediaType, http.StatusUnsupportedMediaType},
 		reasonAt{service.ReasonRequestMemory, http.StatusTooManyRequests},
 	)
-}
-
-// httpStatus is the HTTP status of a gRPC code over REST (google.rpc.Code's
-// documented mapping, as server/http.go's httpStatus).
-func httpStatus(c codes.Code) int {
-	switch c {
-	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange:
-		return http.StatusBadRequest
-	case codes.NotFound:
-		return http.StatusNotFound
-	case codes.AlreadyExists, codes.Aborted:
-		return http.StatusConflict
-	case codes.PermissionDenied:
-		return http.StatusForbidden
-	case codes.ResourceExhausted:
-		return http.StatusTooManyRequests
-	case codes.Unavailable:
-		return http.StatusServiceUnavailable
-	case codes.Unauthenticated:
-		return http.StatusUnauthorized
-	}
-	return http.StatusInternalServerError
 }
 
 // errorResponses are the shared error responses, each naming its gRPC
