@@ -263,6 +263,10 @@ func storedCreated(g Game, c *hangarv1.MatchCreated) (*storagev1.MatchCreated, e
 	if c.GetTurnTime() != nil {
 		s.TurnTime = c.GetTurnTime()
 	}
+	if tc := c.GetTimeControl(); tc != nil {
+		s.TimeControl = &storagev1.TimeControl{Kind: int32(tc.GetKind()), PerMove: tc.GetPerMove(), Initial: tc.GetInitial(),
+			Increment: tc.GetIncrement(), TimeoutPolicy: int32(tc.GetTimeoutPolicy())}
+	}
 	if o := c.GetOptions(); o != nil {
 		s.Options = wrapOptions(g, o.GetValue())
 	}
@@ -283,6 +287,10 @@ func (r *Registry) apiCreated(s *storagev1.MatchCreated) (*hangarv1.MatchCreated
 	c := &hangarv1.MatchCreated{Game: e.g.Name(), SeatCount: s.GetSeatCount(), CreatorId: s.GetCreatorId(),
 		TurnTime: s.GetTurnTime(), TimeoutsBeforeBot: s.GetTimeoutsBeforeBot(), BotLevel: hangarv1.BotLevel(s.GetBotLevel()),
 		Private: s.GetPrivate(), InvitedPlayerIds: s.GetInvitedPlayerIds(), Unrated: s.GetUnrated()}
+	if tc := s.GetTimeControl(); tc != nil {
+		c.TimeControl = &hangarv1.TimeControl{Kind: hangarv1.TimeControlKind(tc.GetKind()), PerMove: tc.GetPerMove(), Initial: tc.GetInitial(),
+			Increment: tc.GetIncrement(), TimeoutPolicy: hangarv1.TimeoutPolicy(tc.GetTimeoutPolicy())}
+	}
 	v, err := optionsBytes(s.GetOptions())
 	if err != nil {
 		return nil, err

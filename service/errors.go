@@ -74,6 +74,7 @@ var reasons = []struct {
 	{matchmaker.ErrTicketOpen, "TICKET_OPEN"},
 	{match.ErrNotInvited, "NOT_INVITED"},
 	{match.ErrTooManyCodes, "TOO_MANY_INVITE_CODES"},
+	{match.ErrBadTimeControl, "BAD_TIME_CONTROL"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},

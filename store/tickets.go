@@ -73,6 +73,9 @@ type Ticket struct {
 	// player took; KeepWaiting tickets never get bots.
 	BotsAfter   time.Duration
 	KeepWaiting bool
+	// Clock is the match's clock and bot settings the ticket chose, as the
+	// service encodes them (nil: none chosen; the server's defaults apply).
+	Clock []byte
 	// Rating is what the ticket is matched by.
 	Rating float64
 	Status TicketStatus

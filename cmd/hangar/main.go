@@ -204,6 +204,8 @@ func serveFlags(name string) (fs *flag.FlagSet, finish func() (server.Config, er
 	fs.Float64Var(&mm.Widen, "match-widen", 0.5, "matchmaking: how much a ticket's rating window widens for each second it waits")
 	fs.DurationVar(&mm.BotsAfter, "match-bots-after", time.Minute, "matchmaking: how long a ticket waits for players before bots fill the remaining seats, unless it says (bots_after) or keeps waiting")
 	fs.DurationVar(&mm.TicketTTL, "ticket-ttl", time.Hour, "matchmaking: how long a ticket may wait before it expires (only tickets that keep waiting get that old)")
+	fs.DurationVar(&mm.TurnTime, "match-turn-time", 24*time.Hour, "matchmaking: the turn clock of a matchmade match whose tickets choose no clock (turn_time, time_control), 1s to 30 days; 0: no clock")
+	timeouts := fs.Int("match-timeouts-before-bot", 3, "matchmaking: with --match-turn-time, how many timeouts in a row hand a seat of a matchmade match to a bot for good, 0 to 1000 (0: never)")
 	fs.StringVar(&cfg.Service.Webhook.URL, "webhook-url", "", "post every player notice (turn, start, end, invitation) as signed JSON to this URL of the game's backend, at least once; empty: off")
 	fs.StringVar(&cfg.Service.Webhook.Secret, "webhook-secret", "", "the key of the webhooks' HMAC-SHA256 signature (header Hangar-Signature); required with --webhook-url")
 	proxies := fs.String("trusted-proxies", "", "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client; empty: trust none")
@@ -221,6 +223,12 @@ func serveFlags(name string) (fs *flag.FlagSet, finish func() (server.Config, er
 	fs.DurationVar(&cfg.Conn.MaxConnectionAge, "max-conn-age", d.MaxConnectionAge, "send a connection away (GOAWAY) after this long; clients reconnect (0: never)")
 	fs.DurationVar(&cfg.Conn.MaxConnectionAgeGrace, "max-conn-age-grace", d.MaxConnectionAgeGrace, "time the calls of a connection sent away have to finish (0: no limit)")
 	return fs, func() (server.Config, error) {
+		if *timeouts < 0 || *timeouts > 1000 || mm.TurnTime < 0 || (mm.TurnTime > 0 && mm.TurnTime < time.Second) || mm.TurnTime > 30*24*time.Hour {
+			return cfg, errors.New("--match-turn-time must be 0 or 1s to 30 days, and --match-timeouts-before-bot 0 to 1000")
+		}
+		if mm.TurnTime > 0 {
+			mm.TimeoutsBeforeBot = int32(*timeouts)
+		}
 		return finishConfig(name, fs, cfg, lim, mm, limitsOn, refl, cors, proxies)
 	}
 }

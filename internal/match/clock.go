@@ -87,7 +87,13 @@ func (s *Writer) timeout(ctx context.Context, m *Match) error {
 	cmd := store.Command{RequestID: req.RequestId, Fingerprint: Fingerprint(req)}
 	_, err := s.Commit(ctx, m, cmd, func(m *Match) (Step, error) {
 		n := m.Seats[i].timeouts + 1
-		st := Events(&hangarv1.Event{Body: &hangarv1.Event_TurnTimedOut{TurnTimedOut: &hangarv1.TurnTimedOut{Seat: seatNo, Consecutive: n}}})
+		timedOut := &hangarv1.Event{Body: &hangarv1.Event_TurnTimedOut{TurnTimedOut: &hangarv1.TurnTimedOut{Seat: seatNo, Consecutive: n}}}
+		policy := m.policy()
+		switch policy {
+		case hangarv1.TimeoutPolicy_TIMEOUT_POLICY_LOSE, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_ABORT_IF_UNSTARTED:
+			return m.forfeitStep(i, timedOut)
+		}
+		st := Events(timedOut)
 		g := m.Play
 		for steps := 0; ; steps++ {
 			if turn, ok := g.Turn(); !ok || turn != seatNo {
@@ -113,7 +119,8 @@ func (s *Writer) timeout(ctx context.Context, m *Match) error {
 				return Step{}, err
 			}
 		}
-		if m.botAfter > 0 && n >= m.botAfter && !g.Over() {
+		handOver := (m.botAfter > 0 && n >= m.botAfter) || policy == hangarv1.TimeoutPolicy_TIMEOUT_POLICY_BOT
+		if handOver && !g.Over() {
 			st.Add(&hangarv1.Event{Body: &hangarv1.Event_SeatHandedToBot{SeatHandedToBot: &hangarv1.SeatHandedToBot{
 				Seat: seatNo, PlayerId: m.Seats[i].Player}}})
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -87,16 +86,8 @@ func (s *Commands) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchReq
 	if b := int(req.GetBotSeats()); b < 0 || b > humans {
 		return nil, fmt.Errorf("%w: bot_seats must be 0 to %d", fault.ErrInvalid, humans)
 	}
-	if tt := req.GetTurnTime(); tt != nil {
-		if d := tt.AsDuration(); !tt.IsValid() || d < time.Second || d > 30*24*time.Hour {
-			return nil, fmt.Errorf("%w: turn_time must be 1s to 30 days", fault.ErrInvalid)
-		}
-	}
-	if _, ok := hangarv1.BotLevel_name[int32(req.GetBotLevel())]; !ok {
-		return nil, fmt.Errorf("%w: unknown bot_level", fault.ErrInvalid)
-	}
-	if b := req.GetTimeoutsBeforeBot(); b < 0 || b > 1000 || (b > 0 && req.GetTurnTime() == nil) {
-		return nil, fmt.Errorf("%w: timeouts_before_bot must be 0 to 1000, and needs turn_time", fault.ErrInvalid)
+	if err := ClockOf(req).Check(); err != nil {
+		return nil, err
 	}
 	if len(req.GetInvitedPlayerIds()) > 0 && !req.GetPrivate() {
 		return nil, fmt.Errorf("%w: invited_player_ids need a private match", fault.ErrInvalid)
@@ -129,7 +120,7 @@ func (s *Commands) CreateMatch(ctx context.Context, req *hangarv1.CreateMatchReq
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 			Game: g.Name(), Options: packed, SeatCount: int32(n), CreatorId: me.ID,
 			TurnTime: req.GetTurnTime(), TimeoutsBeforeBot: req.GetTimeoutsBeforeBot(), BotLevel: req.GetBotLevel(),
-			Private: req.GetPrivate(), InvitedPlayerIds: invited}}}}
+			Private: req.GetPrivate(), InvitedPlayerIds: invited, TimeControl: req.GetTimeControl()}}}}
 		seats := g.Seats(opts, n)
 		if !req.GetObserveOnly() {
 			evs = append(evs, Joined(seats[0], me))

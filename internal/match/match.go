@@ -32,6 +32,11 @@ type Seat struct {
 	// leftAt is when the seat's player forfeited or was replaced by a bot
 	// (zero: the player played on to the end).
 	leftAt time.Time
+	// bank is the seat's time left under a time control that keeps banks,
+	// as of its latest turn's end (timecontrol.go); moved says its player
+	// has acted in the match.
+	bank  time.Duration
+	moved bool
 }
 
 // Match is a match folded from its events. A *match held by anyone is never
@@ -58,6 +63,14 @@ type Match struct {
 	botAfter int32
 	// botLevel is how the server plays the seats it plays.
 	botLevel hangarv1.BotLevel
+	// tc is the match's time control (nil: none, or the turn_time above),
+	// with its durations; turnSeat's turn began at turnStart (turnOn: a
+	// seat is to act), as of the latest commit but one (timecontrol.go).
+	tc                          *hangarv1.TimeControl
+	perMove, initial, increment time.Duration
+	turnSeat                    int32
+	turnOn                      bool
+	turnStart                   time.Time
 	// last is the time of the latest event: turn clocks run from it.
 	last time.Time
 	// Private: only the creator, seated and invited players see the match
@@ -115,6 +128,9 @@ func (m *Match) deadline() time.Time {
 	}
 	if m.botTurn() {
 		return m.last.Add(botGrace)
+	}
+	if m.tc != nil {
+		return m.controlDeadline()
 	}
 	if m.turnTime > 0 {
 		return m.last.Add(m.turnTime)
@@ -186,6 +202,9 @@ func (m *Match) Apply(ev *hangarv1.Event, t time.Time) error {
 // gev is the game's message a game's event holds, when the caller has it
 // (nil: it is read from the event).
 func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold bool) error {
+	if m.tc != nil && t.After(m.last) {
+		m.settle(m.last)
+	}
 	switch b := ev.Body.(type) {
 	case *hangarv1.Event_MatchCreated:
 		g := m.Games.Get(b.MatchCreated.GetGame())
@@ -201,6 +220,7 @@ func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold 
 		m.turnTime = b.MatchCreated.GetTurnTime().AsDuration()
 		m.botAfter = b.MatchCreated.GetTimeoutsBeforeBot()
 		m.botLevel = b.MatchCreated.GetBotLevel()
+		m.timeControl(b.MatchCreated.GetTimeControl())
 		m.Private = b.MatchCreated.GetPrivate()
 		m.Invited = slices.Clone(b.MatchCreated.GetInvitedPlayerIds())
 		m.unrated = b.MatchCreated.GetUnrated()
@@ -237,6 +257,11 @@ func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold 
 			return fmt.Errorf("match %s: start: %w", m.ID, err)
 		}
 		m.Play, m.Status, m.started = g, store.StatusActive, t
+		if m.banks() {
+			for i := range m.Seats {
+				m.Seats[i].bank = m.initial
+			}
+		}
 	case *hangarv1.Event_TurnTimedOut:
 		if i := m.SeatIndex(b.TurnTimedOut.GetSeat()); i >= 0 {
 			m.Seats[i].timeouts = b.TurnTimedOut.GetConsecutive()
@@ -285,6 +310,7 @@ func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold 
 		// A player acting on its own stops its run of timeouts.
 		if i := m.SeatOf(ev.GetAuthorId()); i >= 0 && ev.GetAuthorId() != "" {
 			m.Seats[i].timeouts = 0
+			m.Seats[i].moved = true
 		}
 	default:
 		return fmt.Errorf("match %s: event %d has no body", m.ID, m.Version+1)
@@ -449,6 +475,11 @@ func (m *Match) Summary() *hangarv1.Match {
 			pm.TurnDeadline = timestamppb.New(d)
 		}
 	}
+	if m.tc != nil {
+		if d := m.deadline(); !d.IsZero() && !m.botTurn() {
+			pm.TurnDeadline = timestamppb.New(d)
+		}
+	}
 	if len(m.Seats) > 0 {
 		// One block for the seats' messages.
 		pm.Seats = make([]*hangarv1.Seat, len(m.Seats))
@@ -458,6 +489,9 @@ func (m *Match) Summary() *hangarv1.Match {
 			ps.Seat, ps.Status, ps.PlayerId, ps.DisplayName, ps.Place = st.Seat, st.Status, st.Player, st.name, st.place
 			pm.Seats[i] = ps
 		}
+	}
+	if m.tc != nil {
+		m.showClock(pm)
 	}
 	return pm
 }

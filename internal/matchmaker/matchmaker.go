@@ -71,6 +71,11 @@ type Options struct {
 	// PoolLimit is the most waiting tickets of one pool a pass decides on
 	// (default 5000), oldest first.
 	PoolLimit int
+	// TurnTime and TimeoutsBeforeBot are the clock of a match made from
+	// tickets that choose no clock or bot settings (0: no clock; see
+	// CreateMatchRequest.turn_time).
+	TurnTime          time.Duration
+	TimeoutsBeforeBot int32
 }
 
 func (o Options) withDefaults() Options {
@@ -169,6 +174,10 @@ func (s *Matchmaker) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) 
 	if req.GetKeepWaiting() {
 		botsAfter = 0
 	}
+	clock, err := encodeClock(match.ClockOf(req))
+	if err != nil {
+		return nil, err
+	}
 	// The stored options of a game hosted before games were named are the
 	// bytes hangar.v1's GameOptions had: its tickets pool as they did.
 	optBytes, err := game.EncodeOptions(g, opts)
@@ -186,8 +195,8 @@ func (s *Matchmaker) Enqueue(ctx context.Context, req *hangarv1.EnqueueRequest) 
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
 	t, created, err := s.store.Enqueue(ctx, store.Ticket{ID: id, Player: me.ID, PlayerName: me.DisplayName, RequestID: reqID, Fingerprint: match.Fingerprint(req),
-		Game: g.Name(), Pool: poolKey(g.Name(), optBytes, n, req.GetRated(), false), Options: optBytes, Seats: n,
-		Rated: req.GetRated(), BotsAfter: botsAfter, KeepWaiting: req.GetKeepWaiting(), Rating: rating, Created: now})
+		Game: g.Name(), Pool: poolKey(g.Name(), optBytes, n, req.GetRated(), false, clock), Options: optBytes, Seats: n,
+		Rated: req.GetRated(), BotsAfter: botsAfter, Clock: clock, KeepWaiting: req.GetKeepWaiting(), Rating: rating, Created: now})
 	if errors.Is(err, store.ErrExists) && t.ID != "" {
 		err = &TicketOpen{ID: t.ID}
 	}
@@ -240,11 +249,14 @@ func (s *Matchmaker) ratingFor(ctx context.Context, game, player string) (float6
 // a ticket stored with it (store.Ticket.AutoRoll): such tickets pool among
 // themselves, as they did. (A ticket without it keeps the key it had
 // before tickets could ask for it.)
-func poolKey(game string, options []byte, seats int, rated, autoRoll bool) string {
+func poolKey(game string, options []byte, seats int, rated, autoRoll bool, clock []byte) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00%t\x00", game, seats, rated)
 	if autoRoll {
 		h.Write([]byte("auto_roll\x00"))
+	}
+	if clock != nil { // (only then: a ticket that chooses no clock keeps the key it had)
+		fmt.Fprintf(h, "clock\x00%x\x00", clock)
 	}
 	h.Write(options)
 	return ident.Derived("", h.Sum(nil)[:15])
@@ -692,6 +704,16 @@ func (s *Matchmaker) makeMatch(ctx context.Context, id string, ts []store.Ticket
 		fp.Write([]byte("auto_roll\x00"))
 	}
 	fp.Write(t0.Options)
+	if t0.Clock != nil {
+		fmt.Fprintf(fp, "clock\x00%x\x00", t0.Clock)
+	}
+	clock, err := decodeClock(t0.Clock)
+	if err != nil {
+		return fmt.Errorf("ticket %s: %w", t0.ID, err)
+	}
+	if t0.Clock == nil && s.mm.TurnTime > 0 {
+		clock = match.Clock{TurnTime: durationpb.New(s.mm.TurnTime), TimeoutsBeforeBot: s.mm.TimeoutsBeforeBot}
+	}
 	for _, t := range ts {
 		by[int32(t.Seat)] = store.Player{ID: t.Player, DisplayName: t.PlayerName}
 		fmt.Fprintf(fp, "%s\x00%d\x00%s\x00", t.ID, t.Seat, t.Player)
@@ -699,7 +721,8 @@ func (s *Matchmaker) makeMatch(ctx context.Context, id string, ts []store.Ticket
 	cmd := store.Command{RequestID: "matchmaking:" + id, Fingerprint: fp.Sum(nil)}
 	_, err = s.w.Commit(ctx, s.w.NewMatch(id), cmd, func(*match.Match) (match.Step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
-			Game: g.Name(), Options: packed, SeatCount: int32(t0.Seats), Unrated: !t0.Rated}}}}
+			Game: g.Name(), Options: packed, SeatCount: int32(t0.Seats), Unrated: !t0.Rated,
+			TurnTime: clock.TurnTime, TimeoutsBeforeBot: clock.TimeoutsBeforeBot, BotLevel: clock.BotLevel, TimeControl: clock.TimeControl}}}}
 		for _, sn := range seatNos {
 			if p, ok := by[sn]; ok {
 				evs = append(evs, match.Joined(sn, p))

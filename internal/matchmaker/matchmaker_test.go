@@ -64,7 +64,7 @@ func TestMatchMadeThenNodeDied(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, _, err := st.Enqueue(ctx, store.Ticket{ID: fmt.Sprint("t", i), Player: p.ID, PlayerName: p.DisplayName, RequestID: "r",
-			Fingerprint: []byte("f"), Game: g.Name(), Pool: poolKey(g.Name(), ob, 2, true, false), Options: ob, Seats: 2, Rated: true,
+			Fingerprint: []byte("f"), Game: g.Name(), Pool: poolKey(g.Name(), ob, 2, true, false, nil), Options: ob, Seats: 2, Rated: true,
 			BotsAfter: time.Minute, Rating: 25, Created: mm0}); err != nil {
 			t.Fatal(err)
 		}

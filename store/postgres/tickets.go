@@ -33,7 +33,7 @@ var (
 // finds the ticket formed.
 
 const ticketColumns = `id, player_id, player_name, request_id, fingerprint, game, pool, options, seats, rated,
-	bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at, match_id, seat, auto_roll`
+	bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at, match_id, seat, auto_roll, clock`
 
 func scanTicket(r pgx.Row) (store.Ticket, error) {
 	var t store.Ticket
@@ -42,7 +42,7 @@ func scanTicket(r pgx.Row) (store.Ticket, error) {
 	var match *string
 	var seat *int32
 	err := r.Scan(&t.ID, &t.Player, &t.PlayerName, &t.RequestID, &t.Fingerprint, &t.Game, &t.Pool, &t.Options, &t.Seats, &t.Rated,
-		&botsMS, &t.KeepWaiting, &t.Rating, &status, &t.Version, &t.Created, &t.Updated, &match, &seat, &t.AutoRoll)
+		&botsMS, &t.KeepWaiting, &t.Rating, &status, &t.Version, &t.Created, &t.Updated, &match, &seat, &t.AutoRoll, &t.Clock)
 	t.Status, t.BotsAfter = store.TicketStatus(status), time.Duration(botsMS)*time.Millisecond
 	t.Created, t.Updated = t.Created.UTC(), t.Updated.UTC()
 	if match != nil {
@@ -68,13 +68,13 @@ func (s *Store) Enqueue(ctx context.Context, t store.Ticket) (store.Ticket, bool
 	const insert = `
 		WITH p AS (INSERT INTO ticket_pools (pool) VALUES (@pool) ON CONFLICT DO NOTHING)
 		INSERT INTO tickets (id, player_id, player_name, request_id, fingerprint, game, pool, options, seats, rated,
-			bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at, auto_roll)
+			bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at, auto_roll, clock)
 		VALUES (@id, @player, @player_name, @request_id, @fingerprint, @game, @pool, @options, @seats, @rated,
-			@bots_after_ms, @keep_waiting, @rating, 'waiting', 1, @created, @created, @auto_roll)`
+			@bots_after_ms, @keep_waiting, @rating, 'waiting', 1, @created, @created, @auto_roll, @clock)`
 	args := pgx.NamedArgs{"id": t.ID, "player": t.Player, "player_name": t.PlayerName, "request_id": t.RequestID, "fingerprint": t.Fingerprint,
 		"game": t.Game, "pool": t.Pool, "options": t.Options, "seats": t.Seats, "rated": t.Rated,
 		"bots_after_ms": t.BotsAfter.Milliseconds(), "keep_waiting": t.KeepWaiting, "rating": t.Rating, "created": t.Created,
-		"auto_roll": t.AutoRoll}
+		"auto_roll": t.AutoRoll, "clock": t.Clock}
 	// An open ticket that ends between the refused insert and the read
 	// that explains it leaves nothing to explain: try again.
 	for range 3 {

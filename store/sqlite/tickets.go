@@ -23,7 +23,7 @@ var (
 // (json_each).
 
 const ticketColumns = `id, player_id, player_name, request_id, fingerprint, game, pool, options, seats, rated,
-	bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at, match_id, seat, auto_roll`
+	bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at, match_id, seat, auto_roll, clock`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -34,7 +34,7 @@ func scanTicket(r scanner) (store.Ticket, error) {
 	var match sql.NullString
 	var seat sql.NullInt64
 	err := r.Scan(&t.ID, &t.Player, &t.PlayerName, &t.RequestID, &t.Fingerprint, &t.Game, &t.Pool, &t.Options, &t.Seats, &t.Rated,
-		&botsMS, &t.KeepWaiting, &t.Rating, &status, &t.Version, &created, &updated, &match, &seat, &t.AutoRoll)
+		&botsMS, &t.KeepWaiting, &t.Rating, &status, &t.Version, &created, &updated, &match, &seat, &t.AutoRoll, &t.Clock)
 	t.Status, t.BotsAfter = store.TicketStatus(status), time.Duration(botsMS)*time.Millisecond
 	t.Created, t.Updated, t.Match, t.Seat = fromMicros(created), fromMicros(updated), match.String, int(seat.Int64)
 	return t, err
@@ -101,10 +101,10 @@ func (s *Store) Enqueue(ctx context.Context, t store.Ticket) (store.Ticket, bool
 		return store.Ticket{}, false, fmt.Errorf("sqlite: enqueue: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO tickets (id, player_id, player_name, request_id, fingerprint, game, pool,
-		options, seats, rated, bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at, auto_roll)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting', 1, ?, ?, ?)`,
+		options, seats, rated, bots_after_ms, keep_waiting, rating, status, version, created_at, updated_at, auto_roll, clock)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting', 1, ?, ?, ?, ?)`,
 		t.ID, t.Player, t.PlayerName, t.RequestID, t.Fingerprint, t.Game, t.Pool, t.Options, t.Seats, t.Rated,
-		t.BotsAfter.Milliseconds(), t.KeepWaiting, t.Rating, t.Created.UnixMicro(), t.Created.UnixMicro(), t.AutoRoll)
+		t.BotsAfter.Milliseconds(), t.KeepWaiting, t.Rating, t.Created.UnixMicro(), t.Created.UnixMicro(), t.AutoRoll, t.Clock)
 	if err == nil {
 		err = tx.Commit()
 	}

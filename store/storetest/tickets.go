@@ -57,7 +57,7 @@ func testTicketsEnqueue(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	players(t, s, 2)
 	want := ticket("t1", "p0", "pool-a", 0)
-	want.AutoRoll = true
+	want.AutoRoll, want.Clock = true, []byte("clock settings")
 	got := enqueue(t, s, want)
 	want.Status, want.Version, want.Updated = store.TicketWaiting, 1, want.Created
 	if !ticketsEqual(got, want) {
@@ -94,6 +94,11 @@ func testTicketsEnqueue(t *testing.T, s store.Store) {
 	if err != nil || len(ts) != 2 {
 		t.Fatalf("Tickets = %+v, %v", ts, err)
 	}
+	for _, tk := range ts {
+		if tk.ID == "t3" && tk.Clock != nil {
+			t.Fatalf("a ticket enqueued without clock settings reads %q", tk.Clock)
+		}
+	}
 	if ts, err := s.Tickets(ctx, nil); err != nil || len(ts) != 0 {
 		t.Fatalf("Tickets(nil) = %+v, %v", ts, err)
 	}
@@ -104,7 +109,7 @@ func ticketsEqual(a, b store.Ticket) bool {
 		a.Game == b.Game && a.Pool == b.Pool && string(a.Options) == string(b.Options) && a.Seats == b.Seats &&
 		a.Rated == b.Rated && a.BotsAfter == b.BotsAfter && a.KeepWaiting == b.KeepWaiting && a.Rating == b.Rating &&
 		a.Status == b.Status && a.Version == b.Version && a.Created.Equal(b.Created) && a.Updated.Equal(b.Updated) &&
-		a.Match == b.Match && a.Seat == b.Seat && a.AutoRoll == b.AutoRoll
+		a.Match == b.Match && a.Seat == b.Seat && a.AutoRoll == b.AutoRoll && string(a.Clock) == string(b.Clock)
 }
 
 func testTicketsCancel(t *testing.T, s store.Store) {

@@ -259,7 +259,11 @@ type Seat struct {
 	PlayerId    string `protobuf:"bytes,3,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
 	DisplayName string `protobuf:"bytes,4,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	// place is the final place (1 = winner) once known, else 0.
-	Place         int32 `protobuf:"varint,5,opt,name=place,proto3" json:"place,omitempty"`
+	Place int32 `protobuf:"varint,5,opt,name=place,proto3" json:"place,omitempty"`
+	// time_left is the seat's bank in a match whose time control keeps banks
+	// (INCREMENT, BANK), as it stood when its latest turn ended or, for the
+	// seat to act, when its turn began.
+	TimeLeft      *durationpb.Duration `protobuf:"bytes,6,opt,name=time_left,json=timeLeft,proto3" json:"time_left,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -329,6 +333,13 @@ func (x *Seat) GetPlace() int32 {
 	return 0
 }
 
+func (x *Seat) GetTimeLeft() *durationpb.Duration {
+	if x != nil {
+		return x.TimeLeft
+	}
+	return nil
+}
+
 // Match is a match's summary, seats and (where asked for) its game state.
 type Match struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -377,6 +388,9 @@ type Match struct {
 	// invite_code_ids are the ids of the match's live invite codes
 	// (CreateInviteCode), oldest first.
 	InviteCodeIds []string `protobuf:"bytes,20,rep,name=invite_code_ids,json=inviteCodeIds,proto3" json:"invite_code_ids,omitempty"`
+	// time_control is the match's clock when it was created with one (then
+	// turn_time is unset); turn_deadline is when it fires.
+	TimeControl   *TimeControl `protobuf:"bytes,25,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -547,6 +561,13 @@ func (x *Match) GetUnrated() bool {
 func (x *Match) GetInviteCodeIds() []string {
 	if x != nil {
 		return x.InviteCodeIds
+	}
+	return nil
+}
+
+func (x *Match) GetTimeControl() *TimeControl {
+	if x != nil {
+		return x.TimeControl
 	}
 	return nil
 }
@@ -861,7 +882,9 @@ type MatchCreated struct {
 	Private          bool     `protobuf:"varint,8,opt,name=private,proto3" json:"private,omitempty"`
 	InvitedPlayerIds []string `protobuf:"bytes,9,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
 	// unrated: the match changes no ratings (see Match).
-	Unrated       bool `protobuf:"varint,10,opt,name=unrated,proto3" json:"unrated,omitempty"`
+	Unrated bool `protobuf:"varint,10,opt,name=unrated,proto3" json:"unrated,omitempty"`
+	// time_control is the match's clock (see Match).
+	TimeControl   *TimeControl `protobuf:"bytes,14,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -964,6 +987,13 @@ func (x *MatchCreated) GetUnrated() bool {
 		return x.Unrated
 	}
 	return false
+}
+
+func (x *MatchCreated) GetTimeControl() *TimeControl {
+	if x != nil {
+		return x.TimeControl
+	}
+	return nil
 }
 
 // PlayersInvited: more players were invited to a private match
@@ -1601,8 +1631,11 @@ type CreateMatchRequest struct {
 	// (at most 100; duplicates and the creator are ignored). Unknown ids, or
 	// invitations to a public match, are INVALID_ARGUMENT.
 	InvitedPlayerIds []string `protobuf:"bytes,11,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// time_control chooses the match's clock (docs/time-controls.md); not
+	// with turn_time.
+	TimeControl   *TimeControl `protobuf:"bytes,15,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateMatchRequest) Reset() {
@@ -1708,6 +1741,13 @@ func (x *CreateMatchRequest) GetPrivate() bool {
 func (x *CreateMatchRequest) GetInvitedPlayerIds() []string {
 	if x != nil {
 		return x.InvitedPlayerIds
+	}
+	return nil
+}
+
+func (x *CreateMatchRequest) GetTimeControl() *TimeControl {
+	if x != nil {
+		return x.TimeControl
 	}
 	return nil
 }
@@ -3217,13 +3257,14 @@ var File_hangar_v1_match_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9f\x01\n" +
+	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/clock.proto\"\xd7\x01\n" +
 	"\x04Seat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12-\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x15.hangar.v1.SeatStatusR\x06status\x12\x1b\n" +
 	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x04 \x01(\tR\vdisplayName\x12\x14\n" +
-	"\x05place\x18\x05 \x01(\x05R\x05place\"\xeb\x06\n" +
+	"\x05place\x18\x05 \x01(\x05R\x05place\x126\n" +
+	"\ttime_left\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\btimeLeft\"\xa6\a\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04game\x18\x16 \x01(\tR\x04game\x12.\n" +
@@ -3248,7 +3289,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\aprivate\x18\x11 \x01(\bR\aprivate\x12,\n" +
 	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
 	"\aunrated\x18\x13 \x01(\bR\aunrated\x12&\n" +
-	"\x0finvite_code_ids\x18\x14 \x03(\tR\rinviteCodeIdsJ\x04\b\x02\x10\x03J\x04\b\a\x10\bJ\x04\b\b\x10\tJ\x04\b\x15\x10\x16\"\x8b\b\n" +
+	"\x0finvite_code_ids\x18\x14 \x03(\tR\rinviteCodeIds\x129\n" +
+	"\ftime_control\x18\x19 \x01(\v2\x16.hangar.v1.TimeControlR\vtimeControlJ\x04\b\x02\x10\x03J\x04\b\a\x10\bJ\x04\b\b\x10\tJ\x04\b\x15\x10\x16\"\x8b\b\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -3270,7 +3312,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x13invitation_accepted\x18  \x01(\v2\x1d.hangar.v1.InvitationAcceptedH\x00R\x12invitationAccepted\x12P\n" +
 	"\x13invitation_declined\x18! \x01(\v2\x1d.hangar.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x12*\n" +
 	"\x04game\x18\x16 \x01(\v2\x14.google.protobuf.AnyH\x00R\x04gameB\x06\n" +
-	"\x04bodyJ\x04\b\x14\x10\x15J\x04\b\x15\x10\x16\"\x9e\x03\n" +
+	"\x04bodyJ\x04\b\x14\x10\x15J\x04\b\x15\x10\x16\"\xd9\x03\n" +
 	"\fMatchCreated\x12\x12\n" +
 	"\x04game\x18\f \x01(\tR\x04game\x12.\n" +
 	"\aoptions\x18\r \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12\x1d\n" +
@@ -3284,7 +3326,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\aprivate\x18\b \x01(\bR\aprivate\x12,\n" +
 	"\x12invited_player_ids\x18\t \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
 	"\aunrated\x18\n" +
-	" \x01(\bR\aunratedJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\v\x10\f\"/\n" +
+	" \x01(\bR\aunrated\x129\n" +
+	"\ftime_control\x18\x0e \x01(\v2\x16.hangar.v1.TimeControlR\vtimeControlJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\v\x10\f\"/\n" +
 	"\x0ePlayersInvited\x12\x1d\n" +
 	"\n" +
 	"player_ids\x18\x01 \x03(\tR\tplayerIds\"M\n" +
@@ -3322,7 +3365,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x06status\x18\x01 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12\x18\n" +
 	"\aranking\x18\x02 \x03(\x05R\aranking\x12\x16\n" +
 	"\x06places\x18\x03 \x03(\x05R\x06places\x12\x16\n" +
-	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\xca\x03\n" +
+	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\x85\x04\n" +
 	"\x12CreateMatchRequest\x12\x12\n" +
 	"\x04game\x18\r \x01(\tR\x04game\x12.\n" +
 	"\aoptions\x18\x0e \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12\x1d\n" +
@@ -3337,7 +3380,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\tbot_level\x18\t \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x12\x18\n" +
 	"\aprivate\x18\n" +
 	" \x01(\bR\aprivate\x12,\n" +
-	"\x12invited_player_ids\x18\v \x03(\tR\x10invitedPlayerIdsJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\f\x10\r\"=\n" +
+	"\x12invited_player_ids\x18\v \x03(\tR\x10invitedPlayerIds\x129\n" +
+	"\ftime_control\x18\x0f \x01(\v2\x16.hangar.v1.TimeControlR\vtimeControlJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\f\x10\r\"=\n" +
 	"\x13CreateMatchResponse\x12&\n" +
 	"\x05match\x18\x01 \x01(\v2\x10.hangar.v1.MatchR\x05match\"\xba\x01\n" +
 	"\x10JoinMatchRequest\x12\x19\n" +
@@ -3548,91 +3592,96 @@ var file_hangar_v1_match_proto_goTypes = []any{
 	(*ListMatchEventsResponse)(nil),   // 44: hangar.v1.ListMatchEventsResponse
 	(*GetBoardRequest)(nil),           // 45: hangar.v1.GetBoardRequest
 	(*GetBoardResponse)(nil),          // 46: hangar.v1.GetBoardResponse
-	(*anypb.Any)(nil),                 // 47: google.protobuf.Any
-	(*timestamppb.Timestamp)(nil),     // 48: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),       // 49: google.protobuf.Duration
+	(*durationpb.Duration)(nil),       // 47: google.protobuf.Duration
+	(*anypb.Any)(nil),                 // 48: google.protobuf.Any
+	(*timestamppb.Timestamp)(nil),     // 49: google.protobuf.Timestamp
+	(*TimeControl)(nil),               // 50: hangar.v1.TimeControl
 }
 var file_hangar_v1_match_proto_depIdxs = []int32{
 	2,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
-	1,  // 1: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
-	4,  // 2: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
-	47, // 3: hangar.v1.Match.options:type_name -> google.protobuf.Any
-	47, // 4: hangar.v1.Match.state:type_name -> google.protobuf.Any
-	48, // 5: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
-	48, // 6: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
-	48, // 7: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
-	49, // 8: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
-	48, // 9: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
-	0,  // 10: hangar.v1.Match.bot_level:type_name -> hangar.v1.BotLevel
-	48, // 11: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
-	7,  // 12: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
-	15, // 13: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
-	16, // 14: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
-	17, // 15: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
-	18, // 16: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
-	13, // 17: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
-	14, // 18: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
-	8,  // 19: hangar.v1.Event.players_invited:type_name -> hangar.v1.PlayersInvited
-	9,  // 20: hangar.v1.Event.invite_code_created:type_name -> hangar.v1.InviteCodeCreated
-	10, // 21: hangar.v1.Event.invite_code_revoked:type_name -> hangar.v1.InviteCodeRevoked
-	11, // 22: hangar.v1.Event.invitation_accepted:type_name -> hangar.v1.InvitationAccepted
-	12, // 23: hangar.v1.Event.invitation_declined:type_name -> hangar.v1.InvitationDeclined
-	47, // 24: hangar.v1.Event.game:type_name -> google.protobuf.Any
-	47, // 25: hangar.v1.MatchCreated.options:type_name -> google.protobuf.Any
-	49, // 26: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	0,  // 27: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
-	1,  // 28: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
-	47, // 29: hangar.v1.CreateMatchRequest.options:type_name -> google.protobuf.Any
-	49, // 30: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
-	0,  // 31: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
-	5,  // 32: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 33: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 34: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 35: hangar.v1.CreateInviteCodeResponse.match:type_name -> hangar.v1.Match
-	5,  // 36: hangar.v1.RevokeInviteCodeResponse.match:type_name -> hangar.v1.Match
-	5,  // 37: hangar.v1.AcceptInvitationResponse.match:type_name -> hangar.v1.Match
-	5,  // 38: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 39: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 40: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
-	3,  // 41: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
-	5,  // 42: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
-	6,  // 43: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	1,  // 44: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
-	6,  // 45: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	47, // 46: hangar.v1.GetBoardResponse.board:type_name -> google.protobuf.Any
-	19, // 47: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	21, // 48: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	33, // 49: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	23, // 50: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
-	25, // 51: hangar.v1.MatchService.CreateInviteCode:input_type -> hangar.v1.CreateInviteCodeRequest
-	27, // 52: hangar.v1.MatchService.RevokeInviteCode:input_type -> hangar.v1.RevokeInviteCodeRequest
-	29, // 53: hangar.v1.MatchService.AcceptInvitation:input_type -> hangar.v1.AcceptInvitationRequest
-	31, // 54: hangar.v1.MatchService.DeclineInvitation:input_type -> hangar.v1.DeclineInvitationRequest
-	35, // 55: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	37, // 56: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	39, // 57: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	41, // 58: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	43, // 59: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	45, // 60: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
-	20, // 61: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	22, // 62: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	34, // 63: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	24, // 64: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
-	26, // 65: hangar.v1.MatchService.CreateInviteCode:output_type -> hangar.v1.CreateInviteCodeResponse
-	28, // 66: hangar.v1.MatchService.RevokeInviteCode:output_type -> hangar.v1.RevokeInviteCodeResponse
-	30, // 67: hangar.v1.MatchService.AcceptInvitation:output_type -> hangar.v1.AcceptInvitationResponse
-	32, // 68: hangar.v1.MatchService.DeclineInvitation:output_type -> hangar.v1.DeclineInvitationResponse
-	36, // 69: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	38, // 70: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	40, // 71: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	42, // 72: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	44, // 73: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	46, // 74: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
-	61, // [61:75] is the sub-list for method output_type
-	47, // [47:61] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	47, // 1: hangar.v1.Seat.time_left:type_name -> google.protobuf.Duration
+	1,  // 2: hangar.v1.Match.status:type_name -> hangar.v1.MatchStatus
+	4,  // 3: hangar.v1.Match.seats:type_name -> hangar.v1.Seat
+	48, // 4: hangar.v1.Match.options:type_name -> google.protobuf.Any
+	48, // 5: hangar.v1.Match.state:type_name -> google.protobuf.Any
+	49, // 6: hangar.v1.Match.create_time:type_name -> google.protobuf.Timestamp
+	49, // 7: hangar.v1.Match.start_time:type_name -> google.protobuf.Timestamp
+	49, // 8: hangar.v1.Match.end_time:type_name -> google.protobuf.Timestamp
+	47, // 9: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
+	49, // 10: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
+	0,  // 11: hangar.v1.Match.bot_level:type_name -> hangar.v1.BotLevel
+	50, // 12: hangar.v1.Match.time_control:type_name -> hangar.v1.TimeControl
+	49, // 13: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
+	7,  // 14: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
+	15, // 15: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
+	16, // 16: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
+	17, // 17: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
+	18, // 18: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
+	13, // 19: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
+	14, // 20: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
+	8,  // 21: hangar.v1.Event.players_invited:type_name -> hangar.v1.PlayersInvited
+	9,  // 22: hangar.v1.Event.invite_code_created:type_name -> hangar.v1.InviteCodeCreated
+	10, // 23: hangar.v1.Event.invite_code_revoked:type_name -> hangar.v1.InviteCodeRevoked
+	11, // 24: hangar.v1.Event.invitation_accepted:type_name -> hangar.v1.InvitationAccepted
+	12, // 25: hangar.v1.Event.invitation_declined:type_name -> hangar.v1.InvitationDeclined
+	48, // 26: hangar.v1.Event.game:type_name -> google.protobuf.Any
+	48, // 27: hangar.v1.MatchCreated.options:type_name -> google.protobuf.Any
+	47, // 28: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	0,  // 29: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
+	50, // 30: hangar.v1.MatchCreated.time_control:type_name -> hangar.v1.TimeControl
+	1,  // 31: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
+	48, // 32: hangar.v1.CreateMatchRequest.options:type_name -> google.protobuf.Any
+	47, // 33: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
+	0,  // 34: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
+	50, // 35: hangar.v1.CreateMatchRequest.time_control:type_name -> hangar.v1.TimeControl
+	5,  // 36: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 37: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 38: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 39: hangar.v1.CreateInviteCodeResponse.match:type_name -> hangar.v1.Match
+	5,  // 40: hangar.v1.RevokeInviteCodeResponse.match:type_name -> hangar.v1.Match
+	5,  // 41: hangar.v1.AcceptInvitationResponse.match:type_name -> hangar.v1.Match
+	5,  // 42: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 43: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 44: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
+	3,  // 45: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
+	5,  // 46: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
+	6,  // 47: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
+	1,  // 48: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
+	6,  // 49: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	48, // 50: hangar.v1.GetBoardResponse.board:type_name -> google.protobuf.Any
+	19, // 51: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	21, // 52: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	33, // 53: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	23, // 54: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
+	25, // 55: hangar.v1.MatchService.CreateInviteCode:input_type -> hangar.v1.CreateInviteCodeRequest
+	27, // 56: hangar.v1.MatchService.RevokeInviteCode:input_type -> hangar.v1.RevokeInviteCodeRequest
+	29, // 57: hangar.v1.MatchService.AcceptInvitation:input_type -> hangar.v1.AcceptInvitationRequest
+	31, // 58: hangar.v1.MatchService.DeclineInvitation:input_type -> hangar.v1.DeclineInvitationRequest
+	35, // 59: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	37, // 60: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	39, // 61: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	41, // 62: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	43, // 63: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	45, // 64: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
+	20, // 65: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	22, // 66: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	34, // 67: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	24, // 68: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
+	26, // 69: hangar.v1.MatchService.CreateInviteCode:output_type -> hangar.v1.CreateInviteCodeResponse
+	28, // 70: hangar.v1.MatchService.RevokeInviteCode:output_type -> hangar.v1.RevokeInviteCodeResponse
+	30, // 71: hangar.v1.MatchService.AcceptInvitation:output_type -> hangar.v1.AcceptInvitationResponse
+	32, // 72: hangar.v1.MatchService.DeclineInvitation:output_type -> hangar.v1.DeclineInvitationResponse
+	36, // 73: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	38, // 74: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	40, // 75: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	42, // 76: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	44, // 77: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	46, // 78: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
+	65, // [65:79] is the sub-list for method output_type
+	51, // [51:65] is the sub-list for method input_type
+	51, // [51:51] is the sub-list for extension type_name
+	51, // [51:51] is the sub-list for extension extendee
+	0,  // [0:51] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -3640,6 +3689,7 @@ func file_hangar_v1_match_proto_init() {
 	if File_hangar_v1_match_proto != nil {
 		return
 	}
+	file_hangar_v1_clock_proto_init()
 	file_hangar_v1_match_proto_msgTypes[2].OneofWrappers = []any{
 		(*Event_MatchCreated)(nil),
 		(*Event_PlayerJoined)(nil),

@@ -289,9 +289,18 @@ type EnqueueRequest struct {
 	// ticket is cancelled or expires. Not with bots_after.
 	KeepWaiting bool `protobuf:"varint,6,opt,name=keep_waiting,json=keepWaiting,proto3" json:"keep_waiting,omitempty"`
 	// request_id makes the call idempotent: a retry returns the same ticket.
-	RequestId     string `protobuf:"bytes,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	RequestId string `protobuf:"bytes,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// turn_time, timeouts_before_bot, bot_level and time_control are the
+	// clock and bot settings of the match, as in CreateMatchRequest; a ticket
+	// that sets none of them gets the server's defaults (--match-turn-time,
+	// --match-timeouts-before-bot). Tickets are matched only with tickets of
+	// equal settings.
+	TurnTime          *durationpb.Duration `protobuf:"bytes,11,opt,name=turn_time,json=turnTime,proto3" json:"turn_time,omitempty"`
+	TimeoutsBeforeBot int32                `protobuf:"varint,12,opt,name=timeouts_before_bot,json=timeoutsBeforeBot,proto3" json:"timeouts_before_bot,omitempty"`
+	BotLevel          BotLevel             `protobuf:"varint,13,opt,name=bot_level,json=botLevel,proto3,enum=hangar.v1.BotLevel" json:"bot_level,omitempty"`
+	TimeControl       *TimeControl         `protobuf:"bytes,14,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *EnqueueRequest) Reset() {
@@ -371,6 +380,34 @@ func (x *EnqueueRequest) GetRequestId() string {
 		return x.RequestId
 	}
 	return ""
+}
+
+func (x *EnqueueRequest) GetTurnTime() *durationpb.Duration {
+	if x != nil {
+		return x.TurnTime
+	}
+	return nil
+}
+
+func (x *EnqueueRequest) GetTimeoutsBeforeBot() int32 {
+	if x != nil {
+		return x.TimeoutsBeforeBot
+	}
+	return 0
+}
+
+func (x *EnqueueRequest) GetBotLevel() BotLevel {
+	if x != nil {
+		return x.BotLevel
+	}
+	return BotLevel_BOT_LEVEL_UNSPECIFIED
+}
+
+func (x *EnqueueRequest) GetTimeControl() *TimeControl {
+	if x != nil {
+		return x.TimeControl
+	}
+	return nil
 }
 
 type EnqueueResponse struct {
@@ -685,7 +722,7 @@ var File_hangar_v1_matchmaking_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_matchmaking_proto_rawDesc = "" +
 	"\n" +
-	"\x1bhangar/v1/matchmaking.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdd\x04\n" +
+	"\x1bhangar/v1/matchmaking.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/clock.proto\x1a\x15hangar/v1/match.proto\"\xdd\x04\n" +
 	"\x06Ticket\x12\x1b\n" +
 	"\tticket_id\x18\x01 \x01(\tR\bticketId\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x12\n" +
@@ -706,7 +743,7 @@ const file_hangar_v1_matchmaking_proto_rawDesc = "" +
 	"\x06rating\x18\r \x01(\x01R\x06rating\x12\x16\n" +
 	"\x06window\x18\x0e \x01(\x01R\x06window\x12\x19\n" +
 	"\bmatch_id\x18\x0f \x01(\tR\amatchId\x12\x12\n" +
-	"\x04seat\x18\x10 \x01(\x05R\x04seatJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05J\x04\b\x11\x10\x12\"\x97\x02\n" +
+	"\x04seat\x18\x10 \x01(\x05R\x04seatJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05J\x04\b\x11\x10\x12\"\xec\x03\n" +
 	"\x0eEnqueueRequest\x12\x12\n" +
 	"\x04game\x18\t \x01(\tR\x04game\x12.\n" +
 	"\aoptions\x18\n" +
@@ -718,7 +755,11 @@ const file_hangar_v1_matchmaking_proto_rawDesc = "" +
 	"bots_after\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\tbotsAfter\x12!\n" +
 	"\fkeep_waiting\x18\x06 \x01(\bR\vkeepWaiting\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\a \x01(\tR\trequestIdJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\b\x10\t\"<\n" +
+	"request_id\x18\a \x01(\tR\trequestId\x126\n" +
+	"\tturn_time\x18\v \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12.\n" +
+	"\x13timeouts_before_bot\x18\f \x01(\x05R\x11timeoutsBeforeBot\x120\n" +
+	"\tbot_level\x18\r \x01(\x0e2\x13.hangar.v1.BotLevelR\bbotLevel\x129\n" +
+	"\ftime_control\x18\x0e \x01(\v2\x16.hangar.v1.TimeControlR\vtimeControlJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\b\x10\t\"<\n" +
 	"\x0fEnqueueResponse\x12)\n" +
 	"\x06ticket\x18\x01 \x01(\v2\x11.hangar.v1.TicketR\x06ticket\"/\n" +
 	"\x10GetTicketRequest\x12\x1b\n" +
@@ -775,6 +816,8 @@ var file_hangar_v1_matchmaking_proto_goTypes = []any{
 	(*anypb.Any)(nil),             // 10: google.protobuf.Any
 	(*durationpb.Duration)(nil),   // 11: google.protobuf.Duration
 	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(BotLevel)(0),                 // 13: hangar.v1.BotLevel
+	(*TimeControl)(nil),           // 14: hangar.v1.TimeControl
 }
 var file_hangar_v1_matchmaking_proto_depIdxs = []int32{
 	10, // 0: hangar.v1.Ticket.options:type_name -> google.protobuf.Any
@@ -785,23 +828,26 @@ var file_hangar_v1_matchmaking_proto_depIdxs = []int32{
 	11, // 5: hangar.v1.Ticket.wait:type_name -> google.protobuf.Duration
 	10, // 6: hangar.v1.EnqueueRequest.options:type_name -> google.protobuf.Any
 	11, // 7: hangar.v1.EnqueueRequest.bots_after:type_name -> google.protobuf.Duration
-	1,  // 8: hangar.v1.EnqueueResponse.ticket:type_name -> hangar.v1.Ticket
-	1,  // 9: hangar.v1.GetTicketResponse.ticket:type_name -> hangar.v1.Ticket
-	1,  // 10: hangar.v1.CancelTicketResponse.ticket:type_name -> hangar.v1.Ticket
-	1,  // 11: hangar.v1.WatchTicketResponse.ticket:type_name -> hangar.v1.Ticket
-	2,  // 12: hangar.v1.MatchmakingService.Enqueue:input_type -> hangar.v1.EnqueueRequest
-	4,  // 13: hangar.v1.MatchmakingService.GetTicket:input_type -> hangar.v1.GetTicketRequest
-	6,  // 14: hangar.v1.MatchmakingService.CancelTicket:input_type -> hangar.v1.CancelTicketRequest
-	8,  // 15: hangar.v1.MatchmakingService.WatchTicket:input_type -> hangar.v1.WatchTicketRequest
-	3,  // 16: hangar.v1.MatchmakingService.Enqueue:output_type -> hangar.v1.EnqueueResponse
-	5,  // 17: hangar.v1.MatchmakingService.GetTicket:output_type -> hangar.v1.GetTicketResponse
-	7,  // 18: hangar.v1.MatchmakingService.CancelTicket:output_type -> hangar.v1.CancelTicketResponse
-	9,  // 19: hangar.v1.MatchmakingService.WatchTicket:output_type -> hangar.v1.WatchTicketResponse
-	16, // [16:20] is the sub-list for method output_type
-	12, // [12:16] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	11, // 8: hangar.v1.EnqueueRequest.turn_time:type_name -> google.protobuf.Duration
+	13, // 9: hangar.v1.EnqueueRequest.bot_level:type_name -> hangar.v1.BotLevel
+	14, // 10: hangar.v1.EnqueueRequest.time_control:type_name -> hangar.v1.TimeControl
+	1,  // 11: hangar.v1.EnqueueResponse.ticket:type_name -> hangar.v1.Ticket
+	1,  // 12: hangar.v1.GetTicketResponse.ticket:type_name -> hangar.v1.Ticket
+	1,  // 13: hangar.v1.CancelTicketResponse.ticket:type_name -> hangar.v1.Ticket
+	1,  // 14: hangar.v1.WatchTicketResponse.ticket:type_name -> hangar.v1.Ticket
+	2,  // 15: hangar.v1.MatchmakingService.Enqueue:input_type -> hangar.v1.EnqueueRequest
+	4,  // 16: hangar.v1.MatchmakingService.GetTicket:input_type -> hangar.v1.GetTicketRequest
+	6,  // 17: hangar.v1.MatchmakingService.CancelTicket:input_type -> hangar.v1.CancelTicketRequest
+	8,  // 18: hangar.v1.MatchmakingService.WatchTicket:input_type -> hangar.v1.WatchTicketRequest
+	3,  // 19: hangar.v1.MatchmakingService.Enqueue:output_type -> hangar.v1.EnqueueResponse
+	5,  // 20: hangar.v1.MatchmakingService.GetTicket:output_type -> hangar.v1.GetTicketResponse
+	7,  // 21: hangar.v1.MatchmakingService.CancelTicket:output_type -> hangar.v1.CancelTicketResponse
+	9,  // 22: hangar.v1.MatchmakingService.WatchTicket:output_type -> hangar.v1.WatchTicketResponse
+	19, // [19:23] is the sub-list for method output_type
+	15, // [15:19] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_matchmaking_proto_init() }
@@ -809,6 +855,8 @@ func file_hangar_v1_matchmaking_proto_init() {
 	if File_hangar_v1_matchmaking_proto != nil {
 		return
 	}
+	file_hangar_v1_clock_proto_init()
+	file_hangar_v1_match_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -220,6 +220,36 @@ func (m *EnqueueRequest) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if m.TimeControl != nil {
+		size, err := m.TimeControl.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x72
+	}
+	if m.BotLevel != 0 {
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.BotLevel))
+		i--
+		dAtA[i] = 0x68
+	}
+	if m.TimeoutsBeforeBot != 0 {
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.TimeoutsBeforeBot))
+		i--
+		dAtA[i] = 0x60
+	}
+	if m.TurnTime != nil {
+		size, err := (*durationpb.Duration)(m.TurnTime).MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x5a
+	}
 	if m.Options != nil {
 		size, err := (*anypb.Any)(m.Options).MarshalToSizedBufferVT(dAtA[:i])
 		if err != nil {
@@ -670,6 +700,20 @@ func (m *EnqueueRequest) SizeVT() (n int) {
 	}
 	if m.Options != nil {
 		l = (*anypb.Any)(m.Options).SizeVT()
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
+	if m.TurnTime != nil {
+		l = (*durationpb.Duration)(m.TurnTime).SizeVT()
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
+	if m.TimeoutsBeforeBot != 0 {
+		n += 1 + protohelpers.SizeOfVarint(uint64(m.TimeoutsBeforeBot))
+	}
+	if m.BotLevel != 0 {
+		n += 1 + protohelpers.SizeOfVarint(uint64(m.BotLevel))
+	}
+	if m.TimeControl != nil {
+		l = m.TimeControl.SizeVT()
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
 	n += len(m.unknownFields)
@@ -1473,6 +1517,116 @@ func (m *EnqueueRequest) UnmarshalVT(dAtA []byte) error {
 				m.Options = &anypb1.Any{}
 			}
 			if err := (*anypb.Any)(m.Options).UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 11:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field TurnTime", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.TurnTime == nil {
+				m.TurnTime = &durationpb1.Duration{}
+			}
+			if err := (*durationpb.Duration)(m.TurnTime).UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 12:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field TimeoutsBeforeBot", wireType)
+			}
+			m.TimeoutsBeforeBot = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.TimeoutsBeforeBot |= int32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 13:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field BotLevel", wireType)
+			}
+			m.BotLevel = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.BotLevel |= BotLevel(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 14:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field TimeControl", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.TimeControl == nil {
+				m.TimeControl = &TimeControl{}
+			}
+			if err := m.TimeControl.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex

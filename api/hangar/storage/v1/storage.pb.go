@@ -305,7 +305,9 @@ type MatchCreated struct {
 	// written.
 	AutoRoll bool `protobuf:"varint,11,opt,name=auto_roll,json=autoRoll,proto3" json:"auto_roll,omitempty"`
 	// game is the game's name when it has no legacy_game.
-	Game          string `protobuf:"bytes,12,opt,name=game,proto3" json:"game,omitempty"`
+	Game string `protobuf:"bytes,12,opt,name=game,proto3" json:"game,omitempty"`
+	// time_control is the match's clock when it was created with one.
+	TimeControl   *TimeControl `protobuf:"bytes,13,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -424,6 +426,92 @@ func (x *MatchCreated) GetGame() string {
 	return ""
 }
 
+func (x *MatchCreated) GetTimeControl() *TimeControl {
+	if x != nil {
+		return x.TimeControl
+	}
+	return nil
+}
+
+// TimeControl is a match's hangar.v1.TimeControl.
+type TimeControl struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// kind is a hangar.v1.TimeControlKind.
+	Kind      int32                `protobuf:"varint,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	PerMove   *durationpb.Duration `protobuf:"bytes,2,opt,name=per_move,json=perMove,proto3" json:"per_move,omitempty"`
+	Initial   *durationpb.Duration `protobuf:"bytes,3,opt,name=initial,proto3" json:"initial,omitempty"`
+	Increment *durationpb.Duration `protobuf:"bytes,4,opt,name=increment,proto3" json:"increment,omitempty"`
+	// timeout_policy is a hangar.v1.TimeoutPolicy.
+	TimeoutPolicy int32 `protobuf:"varint,5,opt,name=timeout_policy,json=timeoutPolicy,proto3" json:"timeout_policy,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TimeControl) Reset() {
+	*x = TimeControl{}
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TimeControl) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TimeControl) ProtoMessage() {}
+
+func (x *TimeControl) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TimeControl.ProtoReflect.Descriptor instead.
+func (*TimeControl) Descriptor() ([]byte, []int) {
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *TimeControl) GetKind() int32 {
+	if x != nil {
+		return x.Kind
+	}
+	return 0
+}
+
+func (x *TimeControl) GetPerMove() *durationpb.Duration {
+	if x != nil {
+		return x.PerMove
+	}
+	return nil
+}
+
+func (x *TimeControl) GetInitial() *durationpb.Duration {
+	if x != nil {
+		return x.Initial
+	}
+	return nil
+}
+
+func (x *TimeControl) GetIncrement() *durationpb.Duration {
+	if x != nil {
+		return x.Increment
+	}
+	return nil
+}
+
+func (x *TimeControl) GetTimeoutPolicy() int32 {
+	if x != nil {
+		return x.TimeoutPolicy
+	}
+	return 0
+}
+
 type PlayersInvited struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	PlayerIds     []string               `protobuf:"bytes,1,rep,name=player_ids,json=playerIds,proto3" json:"player_ids,omitempty"`
@@ -433,7 +521,7 @@ type PlayersInvited struct {
 
 func (x *PlayersInvited) Reset() {
 	*x = PlayersInvited{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[2]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -445,7 +533,7 @@ func (x *PlayersInvited) String() string {
 func (*PlayersInvited) ProtoMessage() {}
 
 func (x *PlayersInvited) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[2]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -458,7 +546,7 @@ func (x *PlayersInvited) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayersInvited.ProtoReflect.Descriptor instead.
 func (*PlayersInvited) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{2}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *PlayersInvited) GetPlayerIds() []string {
@@ -478,7 +566,7 @@ type InviteCodeCreated struct {
 
 func (x *InviteCodeCreated) Reset() {
 	*x = InviteCodeCreated{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[3]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -490,7 +578,7 @@ func (x *InviteCodeCreated) String() string {
 func (*InviteCodeCreated) ProtoMessage() {}
 
 func (x *InviteCodeCreated) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[3]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -503,7 +591,7 @@ func (x *InviteCodeCreated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InviteCodeCreated.ProtoReflect.Descriptor instead.
 func (*InviteCodeCreated) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{3}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *InviteCodeCreated) GetCodeId() string {
@@ -529,7 +617,7 @@ type InviteCodeRevoked struct {
 
 func (x *InviteCodeRevoked) Reset() {
 	*x = InviteCodeRevoked{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[4]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -541,7 +629,7 @@ func (x *InviteCodeRevoked) String() string {
 func (*InviteCodeRevoked) ProtoMessage() {}
 
 func (x *InviteCodeRevoked) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[4]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -554,7 +642,7 @@ func (x *InviteCodeRevoked) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InviteCodeRevoked.ProtoReflect.Descriptor instead.
 func (*InviteCodeRevoked) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{4}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *InviteCodeRevoked) GetCodeId() string {
@@ -573,7 +661,7 @@ type InvitationAccepted struct {
 
 func (x *InvitationAccepted) Reset() {
 	*x = InvitationAccepted{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[5]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -585,7 +673,7 @@ func (x *InvitationAccepted) String() string {
 func (*InvitationAccepted) ProtoMessage() {}
 
 func (x *InvitationAccepted) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[5]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -598,7 +686,7 @@ func (x *InvitationAccepted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvitationAccepted.ProtoReflect.Descriptor instead.
 func (*InvitationAccepted) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{5}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *InvitationAccepted) GetPlayerId() string {
@@ -617,7 +705,7 @@ type InvitationDeclined struct {
 
 func (x *InvitationDeclined) Reset() {
 	*x = InvitationDeclined{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[6]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -629,7 +717,7 @@ func (x *InvitationDeclined) String() string {
 func (*InvitationDeclined) ProtoMessage() {}
 
 func (x *InvitationDeclined) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[6]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -642,7 +730,7 @@ func (x *InvitationDeclined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvitationDeclined.ProtoReflect.Descriptor instead.
 func (*InvitationDeclined) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{6}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *InvitationDeclined) GetPlayerId() string {
@@ -662,7 +750,7 @@ type TurnTimedOut struct {
 
 func (x *TurnTimedOut) Reset() {
 	*x = TurnTimedOut{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[7]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -674,7 +762,7 @@ func (x *TurnTimedOut) String() string {
 func (*TurnTimedOut) ProtoMessage() {}
 
 func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[7]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -687,7 +775,7 @@ func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnTimedOut.ProtoReflect.Descriptor instead.
 func (*TurnTimedOut) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{7}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *TurnTimedOut) GetSeat() int32 {
@@ -714,7 +802,7 @@ type SeatHandedToBot struct {
 
 func (x *SeatHandedToBot) Reset() {
 	*x = SeatHandedToBot{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[8]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -726,7 +814,7 @@ func (x *SeatHandedToBot) String() string {
 func (*SeatHandedToBot) ProtoMessage() {}
 
 func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[8]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -739,7 +827,7 @@ func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatHandedToBot.ProtoReflect.Descriptor instead.
 func (*SeatHandedToBot) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{8}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SeatHandedToBot) GetSeat() int32 {
@@ -769,7 +857,7 @@ type PlayerJoined struct {
 
 func (x *PlayerJoined) Reset() {
 	*x = PlayerJoined{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[9]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -781,7 +869,7 @@ func (x *PlayerJoined) String() string {
 func (*PlayerJoined) ProtoMessage() {}
 
 func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[9]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -794,7 +882,7 @@ func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerJoined.ProtoReflect.Descriptor instead.
 func (*PlayerJoined) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{9}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PlayerJoined) GetSeat() int32 {
@@ -843,7 +931,7 @@ type PlayerLeft struct {
 
 func (x *PlayerLeft) Reset() {
 	*x = PlayerLeft{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[10]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -855,7 +943,7 @@ func (x *PlayerLeft) String() string {
 func (*PlayerLeft) ProtoMessage() {}
 
 func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[10]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -868,7 +956,7 @@ func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerLeft.ProtoReflect.Descriptor instead.
 func (*PlayerLeft) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{10}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PlayerLeft) GetSeat() int32 {
@@ -901,7 +989,7 @@ type MatchStarted struct {
 
 func (x *MatchStarted) Reset() {
 	*x = MatchStarted{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[11]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +1001,7 @@ func (x *MatchStarted) String() string {
 func (*MatchStarted) ProtoMessage() {}
 
 func (x *MatchStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[11]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1014,7 @@ func (x *MatchStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchStarted.ProtoReflect.Descriptor instead.
 func (*MatchStarted) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{11}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *MatchStarted) GetSeats() []int32 {
@@ -949,7 +1037,7 @@ type MatchEnded struct {
 
 func (x *MatchEnded) Reset() {
 	*x = MatchEnded{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[12]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -961,7 +1049,7 @@ func (x *MatchEnded) String() string {
 func (*MatchEnded) ProtoMessage() {}
 
 func (x *MatchEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[12]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -974,7 +1062,7 @@ func (x *MatchEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEnded.ProtoReflect.Descriptor instead.
 func (*MatchEnded) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{12}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MatchEnded) GetStatus() int32 {
@@ -1027,7 +1115,7 @@ const file_hangar_storage_v1_storage_proto_rawDesc = "" +
 	"\x13invitation_accepted\x18  \x01(\v2%.hangar.storage.v1.InvitationAcceptedH\x00R\x12invitationAccepted\x12X\n" +
 	"\x13invitation_declined\x18! \x01(\v2%.hangar.storage.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x12\x14\n" +
 	"\x04game\x18\x16 \x01(\fH\x00R\x04gameB\x06\n" +
-	"\x04body\"\x9f\x03\n" +
+	"\x04body\"\xe2\x03\n" +
 	"\fMatchCreated\x12\x1f\n" +
 	"\vlegacy_game\x18\x01 \x01(\x05R\n" +
 	"legacyGame\x12\x18\n" +
@@ -1044,7 +1132,14 @@ const file_hangar_storage_v1_storage_proto_rawDesc = "" +
 	"\aunrated\x18\n" +
 	" \x01(\bR\aunrated\x12\x1b\n" +
 	"\tauto_roll\x18\v \x01(\bR\bautoRoll\x12\x12\n" +
-	"\x04game\x18\f \x01(\tR\x04game\"/\n" +
+	"\x04game\x18\f \x01(\tR\x04game\x12A\n" +
+	"\ftime_control\x18\r \x01(\v2\x1e.hangar.storage.v1.TimeControlR\vtimeControl\"\xec\x01\n" +
+	"\vTimeControl\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\x05R\x04kind\x124\n" +
+	"\bper_move\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\aperMove\x123\n" +
+	"\ainitial\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\ainitial\x127\n" +
+	"\tincrement\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\tincrement\x12%\n" +
+	"\x0etimeout_policy\x18\x05 \x01(\x05R\rtimeoutPolicy\"/\n" +
 	"\x0ePlayersInvited\x12\x1d\n" +
 	"\n" +
 	"player_ids\x18\x01 \x03(\tR\tplayerIds\"M\n" +
@@ -1097,42 +1192,47 @@ func file_hangar_storage_v1_storage_proto_rawDescGZIP() []byte {
 	return file_hangar_storage_v1_storage_proto_rawDescData
 }
 
-var file_hangar_storage_v1_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_hangar_storage_v1_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_hangar_storage_v1_storage_proto_goTypes = []any{
 	(*Event)(nil),               // 0: hangar.storage.v1.Event
 	(*MatchCreated)(nil),        // 1: hangar.storage.v1.MatchCreated
-	(*PlayersInvited)(nil),      // 2: hangar.storage.v1.PlayersInvited
-	(*InviteCodeCreated)(nil),   // 3: hangar.storage.v1.InviteCodeCreated
-	(*InviteCodeRevoked)(nil),   // 4: hangar.storage.v1.InviteCodeRevoked
-	(*InvitationAccepted)(nil),  // 5: hangar.storage.v1.InvitationAccepted
-	(*InvitationDeclined)(nil),  // 6: hangar.storage.v1.InvitationDeclined
-	(*TurnTimedOut)(nil),        // 7: hangar.storage.v1.TurnTimedOut
-	(*SeatHandedToBot)(nil),     // 8: hangar.storage.v1.SeatHandedToBot
-	(*PlayerJoined)(nil),        // 9: hangar.storage.v1.PlayerJoined
-	(*PlayerLeft)(nil),          // 10: hangar.storage.v1.PlayerLeft
-	(*MatchStarted)(nil),        // 11: hangar.storage.v1.MatchStarted
-	(*MatchEnded)(nil),          // 12: hangar.storage.v1.MatchEnded
-	(*durationpb.Duration)(nil), // 13: google.protobuf.Duration
+	(*TimeControl)(nil),         // 2: hangar.storage.v1.TimeControl
+	(*PlayersInvited)(nil),      // 3: hangar.storage.v1.PlayersInvited
+	(*InviteCodeCreated)(nil),   // 4: hangar.storage.v1.InviteCodeCreated
+	(*InviteCodeRevoked)(nil),   // 5: hangar.storage.v1.InviteCodeRevoked
+	(*InvitationAccepted)(nil),  // 6: hangar.storage.v1.InvitationAccepted
+	(*InvitationDeclined)(nil),  // 7: hangar.storage.v1.InvitationDeclined
+	(*TurnTimedOut)(nil),        // 8: hangar.storage.v1.TurnTimedOut
+	(*SeatHandedToBot)(nil),     // 9: hangar.storage.v1.SeatHandedToBot
+	(*PlayerJoined)(nil),        // 10: hangar.storage.v1.PlayerJoined
+	(*PlayerLeft)(nil),          // 11: hangar.storage.v1.PlayerLeft
+	(*MatchStarted)(nil),        // 12: hangar.storage.v1.MatchStarted
+	(*MatchEnded)(nil),          // 13: hangar.storage.v1.MatchEnded
+	(*durationpb.Duration)(nil), // 14: google.protobuf.Duration
 }
 var file_hangar_storage_v1_storage_proto_depIdxs = []int32{
 	1,  // 0: hangar.storage.v1.Event.match_created:type_name -> hangar.storage.v1.MatchCreated
-	9,  // 1: hangar.storage.v1.Event.player_joined:type_name -> hangar.storage.v1.PlayerJoined
-	10, // 2: hangar.storage.v1.Event.player_left:type_name -> hangar.storage.v1.PlayerLeft
-	11, // 3: hangar.storage.v1.Event.match_started:type_name -> hangar.storage.v1.MatchStarted
-	12, // 4: hangar.storage.v1.Event.match_ended:type_name -> hangar.storage.v1.MatchEnded
-	7,  // 5: hangar.storage.v1.Event.turn_timed_out:type_name -> hangar.storage.v1.TurnTimedOut
-	8,  // 6: hangar.storage.v1.Event.seat_handed_to_bot:type_name -> hangar.storage.v1.SeatHandedToBot
-	2,  // 7: hangar.storage.v1.Event.players_invited:type_name -> hangar.storage.v1.PlayersInvited
-	3,  // 8: hangar.storage.v1.Event.invite_code_created:type_name -> hangar.storage.v1.InviteCodeCreated
-	4,  // 9: hangar.storage.v1.Event.invite_code_revoked:type_name -> hangar.storage.v1.InviteCodeRevoked
-	5,  // 10: hangar.storage.v1.Event.invitation_accepted:type_name -> hangar.storage.v1.InvitationAccepted
-	6,  // 11: hangar.storage.v1.Event.invitation_declined:type_name -> hangar.storage.v1.InvitationDeclined
-	13, // 12: hangar.storage.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	10, // 1: hangar.storage.v1.Event.player_joined:type_name -> hangar.storage.v1.PlayerJoined
+	11, // 2: hangar.storage.v1.Event.player_left:type_name -> hangar.storage.v1.PlayerLeft
+	12, // 3: hangar.storage.v1.Event.match_started:type_name -> hangar.storage.v1.MatchStarted
+	13, // 4: hangar.storage.v1.Event.match_ended:type_name -> hangar.storage.v1.MatchEnded
+	8,  // 5: hangar.storage.v1.Event.turn_timed_out:type_name -> hangar.storage.v1.TurnTimedOut
+	9,  // 6: hangar.storage.v1.Event.seat_handed_to_bot:type_name -> hangar.storage.v1.SeatHandedToBot
+	3,  // 7: hangar.storage.v1.Event.players_invited:type_name -> hangar.storage.v1.PlayersInvited
+	4,  // 8: hangar.storage.v1.Event.invite_code_created:type_name -> hangar.storage.v1.InviteCodeCreated
+	5,  // 9: hangar.storage.v1.Event.invite_code_revoked:type_name -> hangar.storage.v1.InviteCodeRevoked
+	6,  // 10: hangar.storage.v1.Event.invitation_accepted:type_name -> hangar.storage.v1.InvitationAccepted
+	7,  // 11: hangar.storage.v1.Event.invitation_declined:type_name -> hangar.storage.v1.InvitationDeclined
+	14, // 12: hangar.storage.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	2,  // 13: hangar.storage.v1.MatchCreated.time_control:type_name -> hangar.storage.v1.TimeControl
+	14, // 14: hangar.storage.v1.TimeControl.per_move:type_name -> google.protobuf.Duration
+	14, // 15: hangar.storage.v1.TimeControl.initial:type_name -> google.protobuf.Duration
+	14, // 16: hangar.storage.v1.TimeControl.increment:type_name -> google.protobuf.Duration
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_hangar_storage_v1_storage_proto_init() }
@@ -1161,7 +1261,7 @@ func file_hangar_storage_v1_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_storage_v1_storage_proto_rawDesc), len(file_hangar_storage_v1_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

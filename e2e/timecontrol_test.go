@@ -1,0 +1,394 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/testclock"
+	"github.com/hangarhq/hangar/server"
+)
+
+// reasonOf is the ErrorInfo reason of a gRPC error ("" when none).
+func reasonOf(err error) string {
+	st, _ := status.FromError(err)
+	for _, d := range st.Details() {
+		if e, ok := d.(*errdetails.ErrorInfo); ok {
+			return e.GetReason()
+		}
+	}
+	return ""
+}
+
+func perMove(d time.Duration, p hangarv1.TimeoutPolicy) *hangarv1.TimeControl {
+	return &hangarv1.TimeControl{Kind: hangarv1.TimeControlKind_TIME_CONTROL_KIND_PER_MOVE, PerMove: durationpb.New(d), TimeoutPolicy: p}
+}
+
+// TestTimeControlRefusals: each bad clock setting, on CreateMatch and on
+// Enqueue, is INVALID_ARGUMENT with reason BAD_TIME_CONTROL and makes
+// nothing: the player's next valid Enqueue is not refused as a second
+// ticket, and the player has created no match.
+func TestTimeControlRefusals(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		n := node(t, cfg)
+		ada := newClient(t, n.Addr(), "Ada")
+		d := durationpb.New
+		const (
+			perMoveKind = hangarv1.TimeControlKind_TIME_CONTROL_KIND_PER_MOVE
+			incKind     = hangarv1.TimeControlKind_TIME_CONTROL_KIND_INCREMENT
+			bankKind    = hangarv1.TimeControlKind_TIME_CONTROL_KIND_BANK
+		)
+		bad := []struct {
+			name string
+			c    clockFields
+		}{
+			{"negative turn_time", clockFields{turnTime: d(-time.Minute)}},
+			{"turn_time over 30 days", clockFields{turnTime: d(31 * 24 * time.Hour)}},
+			{"negative timeouts_before_bot", clockFields{turnTime: d(time.Hour), timeouts: -1}},
+			{"timeouts_before_bot without a clock", clockFields{timeouts: 2}},
+			{"unknown bot_level", clockFields{botLevel: 99}},
+			{"no kind", clockFields{tc: &hangarv1.TimeControl{PerMove: d(time.Hour)}}},
+			{"unknown kind", clockFields{tc: &hangarv1.TimeControl{Kind: 42, PerMove: d(time.Hour)}}},
+			{"negative per_move", clockFields{tc: &hangarv1.TimeControl{Kind: perMoveKind, PerMove: d(-time.Hour)}}},
+			{"per_move missing", clockFields{tc: &hangarv1.TimeControl{Kind: perMoveKind}}},
+			{"per_move with initial", clockFields{tc: &hangarv1.TimeControl{Kind: perMoveKind, PerMove: d(time.Hour), Initial: d(time.Hour)}}},
+			{"negative initial", clockFields{tc: &hangarv1.TimeControl{Kind: bankKind, Initial: d(-time.Hour)}}},
+			{"negative increment", clockFields{tc: &hangarv1.TimeControl{Kind: incKind, Initial: d(time.Hour), Increment: d(-time.Second)}}},
+			{"increment over a day", clockFields{tc: &hangarv1.TimeControl{Kind: incKind, Initial: d(time.Hour), Increment: d(25 * time.Hour)}}},
+			{"bank with increment", clockFields{tc: &hangarv1.TimeControl{Kind: bankKind, Initial: d(time.Hour), Increment: d(time.Second)}}},
+			{"unknown policy", clockFields{tc: &hangarv1.TimeControl{Kind: bankKind, Initial: d(time.Hour), TimeoutPolicy: 17}}},
+			{"turn_time and time_control", clockFields{turnTime: d(time.Hour), tc: perMove(time.Hour, 0)}},
+		}
+		for _, b := range bad {
+			_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2,
+				TurnTime: b.c.turnTime, TimeoutsBeforeBot: b.c.timeouts, BotLevel: b.c.botLevel, TimeControl: b.c.tc})
+			if status.Code(err) != codes.InvalidArgument || reasonOf(err) != "BAD_TIME_CONTROL" {
+				t.Errorf("CreateMatch with %s: %v (reason %q), want INVALID_ARGUMENT BAD_TIME_CONTROL", b.name, err, reasonOf(err))
+			}
+			_, err = ada.mm().Enqueue(ada.ctx(), &hangarv1.EnqueueRequest{Game: "aeroplane", SeatCount: 2, KeepWaiting: true,
+				TurnTime: b.c.turnTime, TimeoutsBeforeBot: b.c.timeouts, BotLevel: b.c.botLevel, TimeControl: b.c.tc})
+			if status.Code(err) != codes.InvalidArgument || reasonOf(err) != "BAD_TIME_CONTROL" {
+				t.Errorf("Enqueue with %s: %v (reason %q), want INVALID_ARGUMENT BAD_TIME_CONTROL", b.name, err, reasonOf(err))
+			}
+		}
+		lr, err := ada.matches.ListMatches(ada.ctx(), &hangarv1.ListMatchesRequest{Filter: hangarv1.MatchFilter_MATCH_FILTER_MINE})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range lr.GetMatches() {
+			if m.GetCreatorId() == ada.id {
+				t.Fatalf("a refused CreateMatch made match %s", m.GetMatchId())
+			}
+		}
+		// Nothing was enqueued: a valid ticket is not the player's second.
+		ada.enqueue(t, &hangarv1.EnqueueRequest{SeatCount: 2, KeepWaiting: true, TimeControl: perMove(time.Hour, 0)})
+	})
+}
+
+type clockFields struct {
+	turnTime *durationpb.Duration
+	timeouts int32
+	botLevel hangarv1.BotLevel
+	tc       *hangarv1.TimeControl
+}
+
+// clockedPair starts a two-seat Aeroplane Chess match of ada and bob with
+// time control tc, and returns it as it started.
+func clockedPair(t *testing.T, ada, bob *client, tc *hangarv1.TimeControl) *hangarv1.Match {
+	t.Helper()
+	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, TimeControl: tc, RequestId: reqID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jr, err := bob.matches.JoinMatch(bob.ctx(), &hangarv1.JoinMatchRequest{MatchId: cr.GetMatch().GetMatchId(), RequestId: reqID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jr.GetMatch()
+}
+
+// seatAt is the player at seat n of m.
+func seatAt(m *hangarv1.Match, n int32) *hangarv1.Seat {
+	for _, s := range m.GetSeats() {
+		if s.GetSeat() == n {
+			return s
+		}
+	}
+	return nil
+}
+
+// TestTimeoutPolicies runs each timeout policy on a fake clock, on both
+// stores: nobody acts, the clock passes the per-move time, and the seat to
+// act loses (LOSE), has its turn played and keeps its seat (SKIP), is
+// replaced by a bot for good (BOT), or ends the match abandoned because it
+// never acted (ABORT_IF_UNSTARTED). The clock fires no earlier than the
+// per-move time and exactly once.
+func TestTimeoutPolicies(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		for _, p := range []hangarv1.TimeoutPolicy{hangarv1.TimeoutPolicy_TIMEOUT_POLICY_LOSE, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_SKIP,
+			hangarv1.TimeoutPolicy_TIMEOUT_POLICY_BOT, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_ABORT_IF_UNSTARTED} {
+			t.Run(p.String(), func(t *testing.T) {
+				clock := testclock.At(time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC))
+				cfg := cfg
+				cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+				n := node(t, cfg)
+				ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+				const turn = time.Hour
+				m := clockedPair(t, ada, bob, perMove(turn, p))
+				id := m.GetMatchId()
+				if m.GetTimeControl().GetTimeoutPolicy() != p || !m.GetTurnDeadline().AsTime().Equal(clock.Now().Add(turn)) {
+					t.Fatalf("started match: time control %v, deadline %v, want %v at %v", m.GetTimeControl(), m.GetTurnDeadline().AsTime(), p, clock.Now().Add(turn))
+				}
+				timedOut := m.GetTurnSeat()
+				w := startWatcher(ada.ctx(), ada, id, m.GetVersion())
+				clock.Advance(turn + time.Second)
+				deadline := time.After(30 * time.Second)
+				w.waitUntil(t, deadline, "the timeout", func(evs []*hangarv1.Event) bool { return timeoutsIn(evs) > 0 })
+				w.mu.Lock()
+				if at := w.evs[0].GetTime().AsTime(); w.evs[0].GetTurnTimedOut() == nil || at.Before(m.GetTurnDeadline().AsTime()) {
+					w.mu.Unlock()
+					t.Fatalf("first event %v at %v, want the timeout after %v", w.evs[0], at, m.GetTurnDeadline().AsTime())
+				}
+				w.mu.Unlock()
+				switch p {
+				case hangarv1.TimeoutPolicy_TIMEOUT_POLICY_LOSE, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_ABORT_IF_UNSTARTED:
+					w.waitEnded(t, deadline)
+					final := ada.get(t, id)
+					if p == hangarv1.TimeoutPolicy_TIMEOUT_POLICY_ABORT_IF_UNSTARTED {
+						if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ABANDONED {
+							t.Fatalf("status %v, want abandoned", final.GetStatus())
+						}
+						break
+					}
+					if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED || seatAt(final, timedOut).GetStatus() != hangarv1.SeatStatus_SEAT_STATUS_FORFEITED ||
+						seatAt(final, timedOut).GetPlace() != 2 {
+						t.Fatalf("after a lost timeout: %v", final)
+					}
+				case hangarv1.TimeoutPolicy_TIMEOUT_POLICY_SKIP, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_BOT:
+					w.waitUntil(t, deadline, "the turn to pass", func(evs []*hangarv1.Event) bool {
+						return ada.get(t, id).GetTurnSeat() != timedOut
+					})
+					now := ada.get(t, id)
+					want := hangarv1.SeatStatus_SEAT_STATUS_PLAYER
+					if p == hangarv1.TimeoutPolicy_TIMEOUT_POLICY_BOT {
+						want = hangarv1.SeatStatus_SEAT_STATUS_BOT
+					}
+					if now.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE || seatAt(now, timedOut).GetStatus() != want {
+						t.Fatalf("after the timeout: status %v, seat %v, want active and %v", now.GetStatus(), seatAt(now, timedOut), want)
+					}
+					if !now.GetTurnDeadline().AsTime().Equal(clock.Now().Add(turn)) {
+						t.Fatalf("next deadline %v, want a turn after %v", now.GetTurnDeadline().AsTime(), clock.Now())
+					}
+				}
+				w.mu.Lock()
+				defer w.mu.Unlock()
+				if k := timeoutsIn(w.evs); k != 1 {
+					t.Fatalf("%d timeouts, want 1", k)
+				}
+			})
+		}
+	})
+}
+
+// TestAbortIfUnstartedAfterAMove: under ABORT_IF_UNSTARTED a seat that has
+// acted loses on its timeout rather than aborting the match.
+func TestAbortIfUnstartedAfterAMove(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		clock := testclock.At(time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC))
+		cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+		n := node(t, cfg)
+		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+		m := clockedPair(t, ada, bob, perMove(time.Hour, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_ABORT_IF_UNSTARTED))
+		id := m.GetMatchId()
+		first := bob
+		if m.GetSeats()[0].GetSeat() == m.GetTurnSeat() {
+			first = ada
+		}
+		// The seat to act acts once.
+		if _, err := first.act(first.ctx(), m, m.GetTurnSeat(), rand.New(rand.NewPCG(1, 2))); err != nil {
+			t.Fatal(err)
+		}
+		// Whoever is to act now times out: the one who moved forfeits, the
+		// other (who never acted) aborts the match.
+		cur := first.get(t, id)
+		clock.Advance(time.Hour + time.Second)
+		w := startWatcher(ada.ctx(), ada, id, cur.GetVersion())
+		w.waitEnded(t, time.After(30*time.Second))
+		final := ada.get(t, id)
+		wantStatus := hangarv1.MatchStatus_MATCH_STATUS_ABANDONED
+		if cur.GetTurnSeat() == m.GetTurnSeat() {
+			wantStatus = hangarv1.MatchStatus_MATCH_STATUS_FINISHED
+			if seatAt(final, cur.GetTurnSeat()).GetStatus() != hangarv1.SeatStatus_SEAT_STATUS_FORFEITED {
+				t.Fatalf("the seat that acted did not forfeit: %v", final.GetSeats())
+			}
+		}
+		if final.GetStatus() != wantStatus {
+			t.Fatalf("status %v, want %v (turn seat %d, first %d)", final.GetStatus(), wantStatus, cur.GetTurnSeat(), m.GetTurnSeat())
+		}
+	})
+}
+
+// TestBankAndIncrement: banks on a fake clock, on both stores. Nobody acts;
+// the first seat's bank runs out, the server plays its turn (SKIP), and its
+// bank is what was left plus the increment (INCREMENT) or nothing (BANK),
+// while the other seat's deadline is its whole bank after the timeout. A
+// second node, folding the match from the store, reads the same clocks.
+func TestBankAndIncrement(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		for _, kind := range []hangarv1.TimeControlKind{hangarv1.TimeControlKind_TIME_CONTROL_KIND_INCREMENT, hangarv1.TimeControlKind_TIME_CONTROL_KIND_BANK} {
+			t.Run(kind.String(), func(t *testing.T) {
+				clock := testclock.At(time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC))
+				cfg := cfg
+				cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+				n := node(t, cfg)
+				ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+				const initial, inc = 2 * time.Hour, 10 * time.Minute
+				tc := &hangarv1.TimeControl{Kind: kind, Initial: durationpb.New(initial)}
+				wantLeft := time.Duration(0)
+				if kind == hangarv1.TimeControlKind_TIME_CONTROL_KIND_INCREMENT {
+					tc.Increment, wantLeft = durationpb.New(inc), inc-time.Second
+				}
+				m := clockedPair(t, ada, bob, tc)
+				id, first := m.GetMatchId(), m.GetTurnSeat()
+				for _, s := range m.GetSeats() {
+					if s.GetTimeLeft().AsDuration() != initial {
+						t.Fatalf("seat %d starts with %v, want %v", s.GetSeat(), s.GetTimeLeft().AsDuration(), initial)
+					}
+				}
+				if !m.GetTurnDeadline().AsTime().Equal(clock.Now().Add(initial)) {
+					t.Fatalf("deadline %v, want the bank after %v", m.GetTurnDeadline().AsTime(), clock.Now())
+				}
+				clock.Advance(initial + time.Second)
+				waitUntil(t, "the turn to pass", func() bool { return ada.get(t, id).GetTurnSeat() != first })
+				check := func(c *client) {
+					t.Helper()
+					now := c.get(t, id)
+					if left := seatAt(now, first).GetTimeLeft().AsDuration(); left != wantLeft {
+						t.Fatalf("seat %d has %v left, want %v", first, left, wantLeft)
+					}
+					if !now.GetTurnDeadline().AsTime().Equal(clock.Now().Add(initial)) {
+						t.Fatalf("deadline %v, want the whole bank after %v", now.GetTurnDeadline().AsTime(), clock.Now())
+					}
+				}
+				check(ada)
+				if cfg.DatabaseURL != "" {
+					other := node(t, cfg)
+					check(ada.reconnect(t, other.Addr()))
+				}
+			})
+		}
+	})
+}
+
+// TestMatchmadeClocks (issue 58): tickets carry the clock and bot settings
+// onto their match, and a match made from tickets that choose none gets
+// the server's defaults. In both, a player who vanishes does not stall the
+// match: it ends.
+func TestMatchmadeClocks(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		t.Run("chosen", func(t *testing.T) {
+			clock := testclock.At(time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC))
+			cfg := cfg
+			cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+			n := node(t, cfg)
+			ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+			tc := perMove(time.Hour, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_LOSE)
+			ta := ada.enqueue(t, &hangarv1.EnqueueRequest{SeatCount: 2, KeepWaiting: true, TimeControl: tc, BotLevel: hangarv1.BotLevel_BOT_LEVEL_RANDOM})
+			// A ticket with other settings never shares a match with it.
+			eve := newClient(t, n.Addr(), "Eve")
+			te := eve.enqueue(t, &hangarv1.EnqueueRequest{SeatCount: 2, KeepWaiting: true})
+			tb := bob.enqueue(t, &hangarv1.EnqueueRequest{SeatCount: 2, KeepWaiting: true, TimeControl: tc, BotLevel: hangarv1.BotLevel_BOT_LEVEL_RANDOM})
+			id := ada.awaitTicket(t, ta.GetTicketId(), hangarv1.TicketStatus_TICKET_STATUS_MATCHED).GetMatchId()
+			if got := bob.awaitTicket(t, tb.GetTicketId(), hangarv1.TicketStatus_TICKET_STATUS_MATCHED).GetMatchId(); got != id {
+				t.Fatalf("Bob in %s, Ada in %s", got, id)
+			}
+			if st := eve.ticket(t, te.GetTicketId()).GetStatus(); st != hangarv1.TicketStatus_TICKET_STATUS_QUEUED {
+				t.Fatalf("Eve's ticket without a clock is %v", st)
+			}
+			// (The next subtest shares the store: Eve leaves the queue.)
+			if _, err := eve.mm().CancelTicket(eve.ctx(), &hangarv1.CancelTicketRequest{TicketId: te.GetTicketId()}); err != nil {
+				t.Fatal(err)
+			}
+			m := ada.get(t, id)
+			if m.GetTimeControl().GetTimeoutPolicy() != tc.GetTimeoutPolicy() || m.GetBotLevel() != hangarv1.BotLevel_BOT_LEVEL_RANDOM || m.GetTurnDeadline() == nil {
+				t.Fatalf("matchmade match: %v", m)
+			}
+			// Nobody acts: the seat to act loses and the match ends.
+			w := startWatcher(ada.ctx(), ada, id, m.GetVersion())
+			clock.Advance(time.Hour + time.Second)
+			w.waitEnded(t, time.After(30*time.Second))
+			if st := ada.get(t, id).GetStatus(); st != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+				t.Fatalf("status %v", st)
+			}
+		})
+		t.Run("defaults", func(t *testing.T) {
+			clock := testclock.At(time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC))
+			cfg := cfg
+			cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+			const turn = 24 * time.Hour
+			cfg.Service.Matchmaking.TurnTime, cfg.Service.Matchmaking.TimeoutsBeforeBot = turn, 1
+			n := node(t, cfg)
+			ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+			ta := ada.enqueue(t, &hangarv1.EnqueueRequest{SeatCount: 2, KeepWaiting: true})
+			tb := bob.enqueue(t, &hangarv1.EnqueueRequest{SeatCount: 2, KeepWaiting: true})
+			id := ada.awaitTicket(t, ta.GetTicketId(), hangarv1.TicketStatus_TICKET_STATUS_MATCHED).GetMatchId()
+			bob.awaitTicket(t, tb.GetTicketId(), hangarv1.TicketStatus_TICKET_STATUS_MATCHED)
+			m := ada.get(t, id)
+			if m.GetTurnTime().AsDuration() != turn || m.GetTimeoutsBeforeBot() != 1 {
+				t.Fatalf("matchmade match has clock %v after %d, want the defaults", m.GetTurnTime().AsDuration(), m.GetTimeoutsBeforeBot())
+			}
+			var adaSeat, bobSeat int32
+			for _, s := range m.GetSeats() {
+				if s.GetPlayerId() == ada.id {
+					adaSeat = s.GetSeat()
+				} else {
+					bobSeat = s.GetSeat()
+				}
+			}
+			// Ada plays on; Bob has vanished. When it is his turn the clock
+			// passes it: his seat goes to a bot, and the match ends.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			played := make(chan error, 1)
+			go func() {
+				_, err := ada.playSeat(withToken(ctx, ada.token), id, adaSeat, 7)
+				played <- err
+			}()
+			waitUntil(t, "Bob's turn", func() bool { return ada.get(t, id).GetTurnSeat() == bobSeat })
+			clock.Advance(turn + time.Second)
+			if err := <-played; err != nil && !errors.Is(err, context.Canceled) {
+				t.Fatal(err)
+			}
+			final := ada.get(t, id)
+			if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED || seatAt(final, bobSeat).GetStatus() != hangarv1.SeatStatus_SEAT_STATUS_BOT {
+				t.Fatalf("final: %v", final)
+			}
+		})
+	})
+}
+
+// waitEnded waits for the watched match to end (its stream to end OK).
+func (w *lateWatcher) waitEnded(t *testing.T, deadline <-chan time.Time) {
+	t.Helper()
+	select {
+	case err := <-w.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-deadline:
+		t.Fatal("the match did not end")
+	}
+}
