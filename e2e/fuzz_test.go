@@ -50,6 +50,26 @@ func (c *chaos) num() int64 {
 	return []int64{0, 1, -1, 2, 3, 7, 1 << 40, -1 << 62}[c.r.IntN(8)]
 }
 
+// dur is a random duration, valid or not, or nil.
+func (c *chaos) dur() *durationpb.Duration {
+	switch c.r.IntN(3) {
+	case 0:
+		return nil
+	case 1:
+		return durationpb.New(time.Duration(c.r.IntN(4)) * time.Hour)
+	}
+	return &durationpb.Duration{Seconds: c.num(), Nanos: int32(c.num())}
+}
+
+// timeControl is a random time control, valid or not, or nil.
+func (c *chaos) timeControl() *hangarv1.TimeControl {
+	if c.r.IntN(2) == 0 {
+		return nil
+	}
+	return &hangarv1.TimeControl{Kind: hangarv1.TimeControlKind(c.num() % 5), PerMove: c.dur(), Initial: c.dur(), Increment: c.dur(),
+		TimeoutPolicy: hangarv1.TimeoutPolicy(c.num() % 6)}
+}
+
 // versions reads every match's version, as cl or, for a private match cl
 // may not see, as its creator.
 func (c *chaos) versions(cl *client) map[string]int64 {
@@ -96,7 +116,7 @@ func (c *chaos) step() {
 	case 0:
 		var r *hangarv1.CreateMatchResponse
 		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: c.game(),
-			SeatCount: int32(c.num()%6 + int64(c.r.IntN(3))), BotSeats: int32(c.r.IntN(3)), RequestId: req,
+			SeatCount: int32(c.num()%6 + int64(c.r.IntN(3))), BotSeats: int32(c.r.IntN(3)), RequestId: req, TimeControl: c.timeControl(),
 			Options: aeroOptions(&aeroplanev1.Options{
 				ThirdSix: aeroplanev1.ThirdSix(c.r.IntN(7)), Seats: []int32{int32(c.num() % 5)}[:c.r.IntN(2)]})})
 		if err == nil {
@@ -277,6 +297,7 @@ func (c *chaos) matchmaking(ctx context.Context, cl *client, req string) error {
 		}
 		r, err = mm.Enqueue(ctx, &hangarv1.EnqueueRequest{Game: c.game(), SeatCount: int32(c.num()%6 + int64(c.r.IntN(3))),
 			Rated: c.r.IntN(2) == 0, BotsAfter: ba, KeepWaiting: c.r.IntN(2) == 0, RequestId: req,
+			TurnTime: c.dur(), TimeoutsBeforeBot: int32(c.num() % 3), BotLevel: hangarv1.BotLevel(c.num() % 4), TimeControl: c.timeControl(),
 			Options: aeroOptions(&aeroplanev1.Options{
 				ThirdSix: aeroplanev1.ThirdSix(c.r.IntN(7))})})
 		if err == nil && !slices.Contains(c.tickets[cl], r.GetTicket().GetTicketId()) {

@@ -392,3 +392,46 @@ func (w *lateWatcher) waitEnded(t *testing.T, deadline <-chan time.Time) {
 		t.Fatal("the match did not end")
 	}
 }
+
+// TestTimeControlTwoNodes: two nodes on one store and one fake clock, on
+// both buses. A match made through one and joined through the other runs
+// out its first seat's bank once (one timeout, whichever node's scheduler
+// claims it), and both nodes then read the same clocks: the one that folds
+// the match from the store and the one whose commands built it.
+func TestTimeControlTwoNodes(t *testing.T) {
+	t.Parallel()
+	eachBus(t, func(t *testing.T, cfg server.Config) {
+		clock := testclock.At(time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC))
+		cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+		a, b := node(t, cfg), node(t, cfg)
+		ada, bob := newClient(t, a.Addr(), "Ada"), newClient(t, a.Addr(), "Bob")
+		bob = bob.reconnect(t, b.Addr())
+		const initial, inc = time.Hour, time.Minute
+		m := clockedPair(t, ada, bob, &hangarv1.TimeControl{Kind: hangarv1.TimeControlKind_TIME_CONTROL_KIND_INCREMENT,
+			Initial: durationpb.New(initial), Increment: durationpb.New(inc)})
+		id, first := m.GetMatchId(), m.GetTurnSeat()
+		w := startWatcher(ada.ctx(), ada, id, m.GetVersion())
+		clock.Advance(initial + time.Second)
+		deadline := time.After(30 * time.Second)
+		w.waitUntil(t, deadline, "the turn to pass", func(evs []*hangarv1.Event) bool {
+			return timeoutsIn(evs) > 0 && ada.get(t, id).GetTurnSeat() != first
+		})
+		viaA, viaB := ada.get(t, id), bob.get(t, id)
+		for _, got := range []*hangarv1.Match{viaA, viaB} {
+			if got.GetVersion() != viaA.GetVersion() {
+				continue // (a later commit reached one node first: compare at one version only)
+			}
+			if left := seatAt(got, first).GetTimeLeft().AsDuration(); left != inc-time.Second {
+				t.Fatalf("seat %d has %v left, want %v", first, left, inc-time.Second)
+			}
+			if !got.GetTurnDeadline().AsTime().Equal(clock.Now().Add(initial)) {
+				t.Fatalf("deadline %v, want %v", got.GetTurnDeadline().AsTime(), clock.Now().Add(initial))
+			}
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if k := timeoutsIn(w.evs); k != 1 {
+			t.Fatalf("%d timeouts across two nodes, want 1", k)
+		}
+	})
+}
