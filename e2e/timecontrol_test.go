@@ -283,6 +283,21 @@ func TestBankAndIncrement(t *testing.T) {
 					}
 				}
 				check(ada)
+				// The player whose turn came was told, with its deadline.
+				next := map[string]*client{ada.id: ada, bob.id: bob}[seatAt(ada.get(t, id), ada.get(t, id).GetTurnSeat()).GetPlayerId()]
+				lr, err := next.notices().ListNotices(next.ctx(), &hangarv1.ListNoticesRequest{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var told *hangarv1.YourTurnNotice
+				for _, n := range lr.GetNotices() {
+					if yt := n.GetYourTurn(); yt != nil && n.GetMatchId() == id {
+						told = yt
+					}
+				}
+				if !told.GetTurnDeadline().AsTime().Equal(clock.Now().Add(initial)) {
+					t.Fatalf("your-turn notice %v, want the deadline %v", told, clock.Now().Add(initial))
+				}
 				if cfg.DatabaseURL != "" {
 					other := node(t, cfg)
 					check(ada.reconnect(t, other.Addr()))
