@@ -450,3 +450,39 @@ func TestTimeControlTwoNodes(t *testing.T) {
 		}
 	})
 }
+
+// TestTimeControlSurvivesRestart: a node dies (its clock scheduler with
+// it) after a bank match starts; a new node on the same store, folding the
+// match from its events, runs the bank out at the same deadline, on both
+// stores.
+func TestTimeControlSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		clock := testclock.At(time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC))
+		cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+		n1 := node(t, cfg)
+		ada, bob := newClient(t, n1.Addr(), "Ada"), newClient(t, n1.Addr(), "Bob")
+		const initial = 3 * time.Hour
+		m := clockedPair(t, ada, bob, &hangarv1.TimeControl{Kind: hangarv1.TimeControlKind_TIME_CONTROL_KIND_BANK,
+			Initial: durationpb.New(initial), TimeoutPolicy: hangarv1.TimeoutPolicy_TIMEOUT_POLICY_LOSE})
+		n1.Kill()
+		clock.Advance(initial - time.Minute)
+		n2 := node(t, cfg)
+		ada2 := ada.reconnect(t, n2.Addr())
+		if got := ada2.get(t, m.GetMatchId()); !got.GetTurnDeadline().AsTime().Equal(m.GetTurnDeadline().AsTime()) || got.GetVersion() != m.GetVersion() {
+			t.Fatalf("after the restart: version %d, deadline %v; want %d, %v", got.GetVersion(), got.GetTurnDeadline().AsTime(), m.GetVersion(), m.GetTurnDeadline().AsTime())
+		}
+		w := startWatcher(ada2.ctx(), ada2, m.GetMatchId(), m.GetVersion())
+		clock.Advance(2 * time.Minute)
+		w.waitEnded(t, time.After(30*time.Second))
+		final := ada2.get(t, m.GetMatchId())
+		if final.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED || seatAt(final, m.GetTurnSeat()).GetStatus() != hangarv1.SeatStatus_SEAT_STATUS_FORFEITED {
+			t.Fatalf("final: %v", final)
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if at := w.evs[0].GetTime().AsTime(); w.evs[0].GetTurnTimedOut() == nil || at.Before(m.GetTurnDeadline().AsTime()) {
+			t.Fatalf("first event after the restart: %v at %v, want the timeout after %v", w.evs[0], at, m.GetTurnDeadline().AsTime())
+		}
+	})
+}
