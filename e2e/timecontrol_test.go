@@ -138,9 +138,8 @@ func TestTimeoutPolicies(t *testing.T) {
 		for _, p := range []hangarv1.TimeoutPolicy{hangarv1.TimeoutPolicy_TIMEOUT_POLICY_LOSE, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_SKIP,
 			hangarv1.TimeoutPolicy_TIMEOUT_POLICY_BOT, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_ABORT_IF_UNSTARTED} {
 			t.Run(p.String(), func(t *testing.T) {
-				clock := testclock.At(time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC))
 				cfg := cfg
-				cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+				clock := fakeClock(&cfg, 2)
 				n := node(t, cfg)
 				ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
 				const turn = time.Hour
@@ -190,11 +189,7 @@ func TestTimeoutPolicies(t *testing.T) {
 						t.Fatalf("next deadline %v, want a turn after %v", now.GetTurnDeadline().AsTime(), clock.Now())
 					}
 				}
-				w.mu.Lock()
-				defer w.mu.Unlock()
-				if k := timeoutsIn(w.evs); k != 1 {
-					t.Fatalf("%d timeouts, want 1", k)
-				}
+				w.timeoutsOnce(t)
 			})
 		}
 	})
@@ -205,8 +200,7 @@ func TestTimeoutPolicies(t *testing.T) {
 func TestAbortIfUnstartedAfterAMove(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
-		clock := testclock.At(time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC))
-		cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+		clock := fakeClock(&cfg, 2)
 		n := node(t, cfg)
 		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
 		m := clockedPair(t, ada, bob, perMove(time.Hour, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_ABORT_IF_UNSTARTED))
@@ -249,9 +243,8 @@ func TestBankAndIncrement(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		for _, kind := range []hangarv1.TimeControlKind{hangarv1.TimeControlKind_TIME_CONTROL_KIND_INCREMENT, hangarv1.TimeControlKind_TIME_CONTROL_KIND_BANK} {
 			t.Run(kind.String(), func(t *testing.T) {
-				clock := testclock.At(time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC))
 				cfg := cfg
-				cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+				clock := fakeClock(&cfg, 3)
 				n := node(t, cfg)
 				ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
 				const initial, inc = 2 * time.Hour, 10 * time.Minute
@@ -315,9 +308,8 @@ func TestMatchmadeClocks(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		t.Run("chosen", func(t *testing.T) {
-			clock := testclock.At(time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC))
 			cfg := cfg
-			cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+			clock := fakeClock(&cfg, 4)
 			n := node(t, cfg)
 			ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
 			tc := perMove(time.Hour, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_LOSE)
@@ -350,9 +342,8 @@ func TestMatchmadeClocks(t *testing.T) {
 			}
 		})
 		t.Run("defaults", func(t *testing.T) {
-			clock := testclock.At(time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC))
 			cfg := cfg
-			cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+			clock := fakeClock(&cfg, 4)
 			const turn = 24 * time.Hour
 			cfg.Service.Matchmaking.TurnTime, cfg.Service.Matchmaking.TimeoutsBeforeBot = turn, 1
 			n := node(t, cfg)
@@ -416,8 +407,7 @@ func (w *lateWatcher) waitEnded(t *testing.T, deadline <-chan time.Time) {
 func TestTimeControlTwoNodes(t *testing.T) {
 	t.Parallel()
 	eachBus(t, func(t *testing.T, cfg server.Config) {
-		clock := testclock.At(time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC))
-		cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+		clock := fakeClock(&cfg, 5)
 		a, b := node(t, cfg), node(t, cfg)
 		ada, bob := newClient(t, a.Addr(), "Ada"), newClient(t, a.Addr(), "Bob")
 		bob = bob.reconnect(t, b.Addr())
@@ -443,11 +433,7 @@ func TestTimeControlTwoNodes(t *testing.T) {
 				t.Fatalf("deadline %v, want %v", got.GetTurnDeadline().AsTime(), clock.Now().Add(initial))
 			}
 		}
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if k := timeoutsIn(w.evs); k != 1 {
-			t.Fatalf("%d timeouts across two nodes, want 1", k)
-		}
+		w.timeoutsOnce(t)
 	})
 }
 
@@ -458,8 +444,7 @@ func TestTimeControlTwoNodes(t *testing.T) {
 func TestTimeControlSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
-		clock := testclock.At(time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC))
-		cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+		clock := fakeClock(&cfg, 5)
 		n1 := node(t, cfg)
 		ada, bob := newClient(t, n1.Addr(), "Ada"), newClient(t, n1.Addr(), "Bob")
 		const initial = 3 * time.Hour
@@ -485,4 +470,22 @@ func TestTimeControlSurvivesRestart(t *testing.T) {
 			t.Fatalf("first event after the restart: %v at %v, want the timeout after %v", w.evs[0], at, m.GetTurnDeadline().AsTime())
 		}
 	})
+}
+
+// fakeClock puts cfg's node on a fake clock at 09:00 UTC on the day of
+// December 2026, with a quick clock scheduler.
+func fakeClock(cfg *server.Config, day int) *testclock.Clock {
+	clock := testclock.At(time.Date(2026, 12, day, 9, 0, 0, 0, time.UTC))
+	cfg.Service.Now, cfg.Service.ClockTick = clock.Now, 20*time.Millisecond
+	return clock
+}
+
+// timeoutsOnce asserts that the watcher saw exactly one timeout.
+func (w *lateWatcher) timeoutsOnce(t *testing.T) {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if k := timeoutsIn(w.evs); k != 1 {
+		t.Fatalf("%d timeouts, want 1", k)
+	}
 }
