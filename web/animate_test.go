@@ -57,13 +57,13 @@ func flewAlong(ctx context.Context, t *testing.T, seat, index int, path []int32)
 		want[i] = strconv.Itoa(int(p))
 	}
 	sel := fmt.Sprintf(`#board .plane[data-seat="%d"][data-index="%d"]`, seat, index)
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, actionTimeout)
 	defer cancel()
 	_, err := chromedp.Run(wctx, chromedp.Poll[bool](fmt.Sprintf(`(document.querySelector(%q) || {dataset: {}}).dataset.path === %q`, sel, strings.Join(want, " ")),
 		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0)))
 	if err != nil {
-		shown := get(ctx, t, "read the plane's path", chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%q) || {dataset: {}}).dataset.path || ''`, sel)))
-		t.Fatalf("plane %d/%d flew over %q, the engine's path is %q (%v); %s", seat, index, shown, strings.Join(want, " "), err, get(ctx, t, "dbg", chromedp.Evaluate[string](`document.getElementById('match').dataset.ui + ' ERR ' + document.getElementById('error').textContent + ' LOG ' + document.getElementById('log').innerText.slice(0,300)`)))
+		shown := get(ctx, t, "read the plane's path", chromedp.Evaluate[string](fmt.Sprintf(`(() => { const p = document.querySelector(%q) || {dataset: {}}, m = document.getElementById('match').dataset; return (p.dataset.path || '') + '" at ' + p.dataset.position + ', the page ' + m.ui + ' at version ' + m.version + ', last: ' + document.getElementById('last').textContent + ' "'; })()`, sel)))
+		t.Fatalf("plane %d/%d flew over %q, the engine's path is %q (%v)", seat, index, shown, strings.Join(want, " "), err)
 	}
 }
 
@@ -86,7 +86,7 @@ func dieShows(ctx context.Context, t *testing.T, want int32) []string {
 	defer cancel()
 	if _, err := chromedp.Run(wctx, chromedp.Poll[chromedp.Void](`(() => { const d = document.getElementById('roll'); return d && !('rolling' in d.dataset); })()`,
 		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0))); err != nil {
-		t.Fatalf("the die does not stop rolling: %v; it is %s", err, get(ctx, t, "read the die", chromedp.Evaluate[string](`(document.getElementById('roll') || {outerHTML: 'gone'}).outerHTML + ' controls: ' + document.getElementById('controls').innerHTML.slice(0, 800) + ' ui ' + document.getElementById('match').dataset.ui + ' ' + location.hash`)))
+		t.Fatalf("the die does not stop rolling: %v; it is %s", err, get(ctx, t, "read the die", chromedp.Evaluate[string](`(document.getElementById('roll') || {outerHTML: 'gone'}).outerHTML`)))
 	}
 	r := get(ctx, t, "read the die", chromedp.Evaluate[[]string](`(() => { const d = document.getElementById('roll'); return [d.dataset.die, String(d.querySelectorAll('.pip').length), d.dataset.faces]; })()`))
 	faces := strings.Fields(r[2])

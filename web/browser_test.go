@@ -352,7 +352,7 @@ func webAeroplane(t *testing.T, sz size) {
 	api := nodetest.AsPlayer(nodetest.Dial(t, n.Addr()), tok)
 	rng := rand.New(rand.NewPCG(1, uint64(len(sz.name))))
 	last, clicks, targets, lobbyChecked := 0, 0, 0, false
-	paths, rolled := 0, 0
+	paths, rolled, longest := 0, 0, 0
 	for {
 		ui := waitUI(ctx, t, last, `if (u === 'move' && document.querySelector('#board .plane.chosen')) return 'chosen';`, "roll", "move")
 		if ui == "over" {
@@ -408,19 +408,20 @@ func webAeroplane(t *testing.T, sz size) {
 			sel := fmt.Sprintf(`#board .plane.movable:nth-child(%d of .movable)`, k+1)
 			sp := get(ctx, t, "read the plane", chromedp.Evaluate[[]int](fmt.Sprintf(`[Number(document.querySelector(%q).dataset.seat), Number(document.querySelector(%q).dataset.index)]`, sel, sel)))
 			path := onlyPath(t, api, id, sp[1])
-			do(ctx, t, "click a plane", chromedp.Click(chromedp.CSS(sel)))
-			if path != nil && os.Getenv("HANGAR_TEST_WEB_PATHS") == "1" {
-				// The plane flies square by square along the engine's
-				// path. Not yet on by default: the first take-off's
-				// check stalls (see the web client's README).
+			// A finger taps the plane's body: the box of its hit circle
+			// reaches past the board at a corner.
+			do(ctx, t, "click a plane", chromedp.Click(chromedp.CSS(sel+" .body")))
+			if path != nil {
+				// The plane flies square by square along the engine's path.
 				flewAlong(ctx, t, sp[0], sp[1], path)
 				paths++
+				longest = max(longest, len(path))
 			}
 		}
 	}
-	t.Logf("%d moves flown along the engine's path, %d rolls animated", paths, rolled)
-	if rolled == 0 {
-		t.Errorf("%d rolls animated: want some", rolled)
+	t.Logf("%d moves flown along the engine's path (the longest %d squares), %d rolls animated", paths, longest, rolled)
+	if paths == 0 || rolled == 0 {
+		t.Errorf("%d paths and %d rolls checked: want some of each", paths, rolled)
 	}
 	m := finished(ctx, t, n, tok, id)
 	if got, want := pagePlanes(ctx, t), apiPlanes(t, m); !slices.Equal(got, want) {

@@ -147,7 +147,7 @@ func TestLongWebPeople(t *testing.T) {
 				do(p, t, "pass", chromedp.Click(chromedp.CSS(`#moves button.move`)))
 			} else {
 				settle(p, t)
-				do(p, t, "click a plane", chromedp.Click(chromedp.CSS(`#board .plane.movable`)))
+				do(p, t, "click a plane", chromedp.Click(chromedp.CSS(`#board .plane.movable .body`)))
 				if get(p, t, "is a plane chosen", chromedp.Evaluate[bool](`!!document.querySelector('#board .plane.chosen')`)) {
 					do(p, t, "click where it goes", chromedp.Click(chromedp.CSS(`#board .target`)))
 				}

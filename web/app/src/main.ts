@@ -376,10 +376,14 @@ function matchView(id: string, replay: boolean): void {
   const ccMoves = () => of<cc.Move>("hangar.carcassonne.v1.Move");
   const rolls = () => of<ap.Roll>("hangar.aeroplane.v1.Roll");
 
+  // behind: the state read is ahead of the events the watch brought.
+  const behind = () => !replay && !!match && events.length > 0 && events[events.length - 1].seq < match.version;
+
   function ui(): string {
     if (!match) return "loading";
     if (replay) return "replay";
     if (busy) return "busy";
+    if (behind()) return "sync"; // the board is drawn once the events are here: no move on an old one
     if (match.status === v1.MatchStatus.OPEN) return "open";
     if (match.status !== v1.MatchStatus.ACTIVE) return "over";
     if (mySeat(match) < 0) return "watch";
@@ -437,7 +441,10 @@ function matchView(id: string, replay: boolean): void {
     if (!match) return;
     // A state read ahead of the watch waits for its events: a plane is
     // drawn where it went once the events that say how it went are here.
-    if (!replay && events.length && events[events.length - 1].seq < match.version) return;
+    if (behind()) {
+      root.dataset.ui = "sync";
+      return;
+    }
     const state = ui();
     root.dataset.ui = state;
     root.dataset.version = String(replay ? at : match.version);
@@ -456,6 +463,8 @@ function matchView(id: string, replay: boolean): void {
     if (kind === "aeroplane" && apView) {
       const moves = state === "move" ? apMoves().map((x) => x.m) : [];
       apView.draw(apState(), { moves, seat: mine, chosen: chosenPlane, preview, moved: replay ? movedAt(at) : moved, paths });
+      // The state drawn holds every event read: their paths are used up.
+      if (events.length && events[events.length - 1].seq === match.version) paths.clear();
       if (apView.svg.parentNode !== boardWrap) boardWrap.replaceChildren(apView.svg);
       apView.svg.dataset.version = root.dataset.version;
     } else if (kind === "carcassonne") {
@@ -648,7 +657,7 @@ function matchView(id: string, replay: boolean): void {
       }
     }
   }
-  boardWrap.addEventListener("click", (e) => onBoard(e.target as Element));
+  boardWrap.addEventListener("click", (e) => onBoard(kind === "aeroplane" && apView ? apView.nearest(e.clientX, e.clientY) ?? (e.target as Element) : (e.target as Element)));
   boardWrap.addEventListener("keydown", (e) => {
     if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
