@@ -503,7 +503,7 @@ function matchView(id: string, replay: boolean): void {
         const places = ccMoves().filter((x) => x.m.kind === cc.MoveKind.PLACE);
         const here = cell ? places.filter((x) => x.m.x === cell![0] && x.m.y === cell![1]) : [];
         c.push(h("div", { class: "hand-box" },
-          h("div", {}, h("p", { class: "small" }, "Tile in hand"), carc.hand(st.tile, rotation ?? here[0]?.m.rotation ?? 0)),
+          state === "follower" ? null : h("div", {}, h("p", { class: "small" }, "Tile in hand"), carc.hand(st.tile, rotation ?? here[0]?.m.rotation ?? 0)),
           h("div", { class: "hand-buttons" },
             state === "place" ? h("button", { id: "rotate", disabled: here.length < 2, onclick: rotate }, "Rotate (R)") : null,
             state === "place" ? h("button", { id: "place", class: "primary", disabled: !here.length, onclick: placeChosen }, "Place tile") : null,
@@ -545,7 +545,7 @@ function matchView(id: string, replay: boolean): void {
       const st = ccState();
       return h("li", { class: x.seat === match!.turnSeat && match!.status === v1.MatchStatus.ACTIVE ? "turn" : "", "data-seat": x.seat },
         h("span", { class: "swatch", style: `background:${seatColour(x.seat)}` }),
-        h("span", {}, `${seatName(ctx, x.seat)}: `, x.playerId ? h("a", { href: `#/player/${x.playerId}` }, x.displayName) : x.displayName || "bot",
+        h("span", {}, `${seatName(ctx, x.seat)}: `, x.playerId ? h("a", { href: `#/player/${x.playerId}` }, x.displayName) : x.status === v1.SeatStatus.EMPTY ? "empty seat" : x.displayName || "bot",
           x.status === v1.SeatStatus.BOT ? " (bot)" : "", x.seat === mine ? " (you)" : "",
           kind === "carcassonne" && st ? ` · ${st.scores[x.seat] ?? 0} points, ${st.supply[x.seat] ?? 0} followers` : "",
           x.place ? ` · ${ordinal(x.place)}` : ""));
