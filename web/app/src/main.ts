@@ -475,7 +475,7 @@ function matchView(id: string, replay: boolean): void {
     } else if (boardWrap.firstChild?.nodeName !== "PRE") {
       boardWrap.replaceChildren(h("pre", { id: "state-json", class: "state-json", tabindex: 0, "aria-label": "The match state as JSON" }));
     }
-    if (kind === "other") (boardWrap.firstChild as HTMLElement).textContent = match.state ? JSON.stringify(game() ?? {}, (_, v) => (typeof v === "bigint" ? String(v) : v), 2) : "";
+    if (kind === "other") (boardWrap.firstChild as HTMLElement).textContent = match.state ? JSON.stringify(game() ?? {}, jsonValue, 2) : "";
 
     // The controls beside it.
     const c: Node[] = [];
