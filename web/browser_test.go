@@ -220,18 +220,21 @@ func matchID(ctx context.Context, t *testing.T) string {
 }
 
 // fits checks that the page does not scroll sideways and that every
-// visible control is at least 44 px each way: buttons, links styled as
-// buttons, form fields, and the board's movable planes.
+// visible thing that takes a click or a tap is at least 44 px each way:
+// buttons, links, form fields (a checkbox by its label), everything with
+// a button's role or in the tab order (the board's movable planes, cells
+// and follower spots), and the targets on the board.
 func fits(ctx context.Context, t *testing.T, where string) {
 	t.Helper()
 	bad := get(ctx, t, "measure "+where, chromedp.Evaluate[[]string](`(() => {
 		const out = [];
 		const w = document.documentElement.scrollWidth, vw = window.innerWidth;
 		if (w > vw) out.push('the page is ' + w + ' px wide in a ' + vw + ' px window');
-		for (const e of document.querySelectorAll('button, a.button, select, input:not([type=checkbox]), #board .plane.movable')) {
+		for (const c of document.querySelectorAll('button, a[href], select, input, [role=button], [tabindex]:not([tabindex="-1"]), #board .target')) {
+			const e = c.matches('input[type=checkbox]') ? c.closest('label') || c : c;
 			const r = e.getBoundingClientRect();
 			if (r.width === 0 && r.height === 0) continue; // hidden
-			if (r.width < 43.5 || r.height < 43.5) out.push((e.id || e.className.baseVal || e.className || e.tagName) + ' "' + (e.textContent || '').trim().slice(0, 30) + '" is ' + Math.round(r.width) + 'x' + Math.round(r.height));
+			if (r.width < 43.5 || r.height < 43.5) out.push((e.id || e.className.baseVal || e.className || e.tagName) + ' "' + (e.textContent || e.getAttribute('aria-label') || '').trim().slice(0, 30) + '" is ' + Math.round(r.width) + 'x' + Math.round(r.height));
 		}
 		return out;
 	})()`))
@@ -346,8 +349,10 @@ func webAeroplane(t *testing.T, sz size) {
 	screenshot(ctx, t, "web-"+sz.name+"-lobby.png")
 	do(ctx, t, "start a match", chromedp.Click(chromedp.ID("quick-aeroplane")), chromedp.WaitVisible(chromedp.CSS(`#match[data-view="aeroplane"]`)))
 	tok, id := token(ctx, t), matchID(ctx, t)
+	api := nodetest.AsPlayer(nodetest.Dial(t, n.Addr()), tok)
 	rng := rand.New(rand.NewPCG(1, uint64(len(sz.name))))
 	last, clicks, targets, lobbyChecked := 0, 0, 0, false
+	paths, rolled, longest := 0, 0, 0
 	for {
 		ui := waitUI(ctx, t, last, `if (u === 'move' && document.querySelector('#board .plane.chosen')) return 'chosen';`, "roll", "move")
 		if ui == "over" {
@@ -366,6 +371,11 @@ func webAeroplane(t *testing.T, sz size) {
 			do(ctx, t, "click where the plane goes", chromedp.Click(chromedp.CSS(`#board .target`)))
 		case "move":
 			last = version(ctx, t)
+			// The die ends on the face the server rolled, after a roll
+			// of several faces.
+			if faces := dieShows(ctx, t, apiDie(t, api, id, last)); len(faces) > 1 {
+				rolled++
+			}
 			count := get(ctx, t, "count movable planes", chromedp.Evaluate[int](`document.querySelectorAll('#board .plane.movable').length`))
 			if count == 0 {
 				// Only a pass: the move list has it.
@@ -394,8 +404,24 @@ func webAeroplane(t *testing.T, sz size) {
 				continue
 			}
 			k := rng.IntN(count)
-			do(ctx, t, "click a plane", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .plane.movable:nth-child(%d of .movable)`, k+1))))
+			settle(ctx, t)
+			sel := fmt.Sprintf(`#board .plane.movable:nth-child(%d of .movable)`, k+1)
+			sp := get(ctx, t, "read the plane", chromedp.Evaluate[[]int](fmt.Sprintf(`[Number(document.querySelector(%q).dataset.seat), Number(document.querySelector(%q).dataset.index)]`, sel, sel)))
+			path := onlyPath(t, api, id, sp[1])
+			// A finger taps the plane's body: the box of its hit circle
+			// reaches past the board at a corner.
+			do(ctx, t, "click a plane", chromedp.Click(chromedp.CSS(sel+" .body")))
+			if path != nil {
+				// The plane flies square by square along the engine's path.
+				flewAlong(ctx, t, sp[0], sp[1], path)
+				paths++
+				longest = max(longest, len(path))
+			}
 		}
+	}
+	t.Logf("%d moves flown along the engine's path (the longest %d squares), %d rolls animated", paths, longest, rolled)
+	if paths == 0 || rolled == 0 {
+		t.Errorf("%d paths and %d rolls checked: want some of each", paths, rolled)
 	}
 	m := finished(ctx, t, n, tok, id)
 	if got, want := pagePlanes(ctx, t), apiPlanes(t, m); !slices.Equal(got, want) {
@@ -444,7 +470,8 @@ func webAeroplane(t *testing.T, sz size) {
 
 // TestLongWebCarcassonne plays Carcassonne against a bot at both sizes by
 // clicking a highlighted cell, sometimes turning the tile, placing it,
-// and then a follower's spot on the board, a follower button, or none.
+// and then a follower's spot on the large tile beside the board (the
+// picker), a follower button, or none.
 func TestLongWebCarcassonne(t *testing.T) {
 	nodetest.Long(t)
 	for _, sz := range sizes {
@@ -462,7 +489,7 @@ func webCarcassonne(t *testing.T, sz size) {
 	do(ctx, t, "start a match", chromedp.Click(chromedp.ID("quick-carcassonne")), chromedp.WaitVisible(chromedp.CSS(`#match[data-view="carcassonne"]`)))
 	tok, id := token(ctx, t), matchID(ctx, t)
 	rng := rand.New(rand.NewPCG(5, uint64(len(sz.name))))
-	last, tiles, followers, turns := 0, 0, 0, 0
+	last, tiles, followers, turns, pickerChecked := 0, 0, 0, 0, false
 	for {
 		ui := waitUI(ctx, t, last, `if (u === 'place' && document.querySelector('#board .spot.chosen')) return 'chosen';`, "place", "follower")
 		if ui == "over" {
@@ -495,11 +522,18 @@ func webCarcassonne(t *testing.T, sz size) {
 		case "follower":
 			last = version(ctx, t)
 			turns++
-			spots := get(ctx, t, "count follower spots", chromedp.Evaluate[int](`document.querySelectorAll('#board .follower-spot').length`))
+			spots := get(ctx, t, "count follower spots", chromedp.Evaluate[int](`document.querySelectorAll('#picker .follower-spot').length`))
+			if spots > 0 && !pickerChecked {
+				// The picker's spots are a finger wide at both sizes.
+				pickerChecked = true
+				fits(ctx, t, "a follower's choice")
+				axe(ctx, t, "a follower's choice")
+				screenshot(ctx, t, "web-"+sz.name+"-carcassonne-follower.png")
+			}
 			switch k := rng.IntN(3); {
-			case spots > 0 && k == 0 && !sz.mobile:
+			case spots > 0 && k == 0:
 				followers++
-				do(ctx, t, "click a follower spot", chromedp.Click(chromedp.CSS(`#board .follower-spot`)))
+				do(ctx, t, "click a follower spot", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#picker .follower-spot:nth-of-type(%d)`, 1+rng.IntN(spots)))))
 			case spots > 0 && k == 1:
 				followers++
 				do(ctx, t, "a follower button", chromedp.Click(chromedp.CSS(`#controls button.deploy`)))
@@ -541,7 +575,7 @@ func TestLongWebJoin(t *testing.T) {
 	if ui != "wait" && ui != "place" {
 		t.Fatalf("after joining, the page is in state %q", ui)
 	}
-	prompt := get(ctx, t, "read the prompt", chromedp.Text(chromedp.ID("prompt")))
+	prompt := get(ctx, t, "read the prompt", chromedp.Evaluate[string](`document.getElementById('prompt').textContent`))
 	t.Logf("the page says: %s", prompt)
 	axe(ctx, t, "a match against a person")
 	screenshot(ctx, t, "web-phone-joined.png")

@@ -44,6 +44,31 @@ export interface Pick {
   chosen?: number; // a plane index whose moves alone are shown
   preview?: ap.Move; // a move whose path is drawn
   moved?: ap.PlaneRef[]; // the planes the last move moved, marked
+  // paths are the path indices a plane ("seat/index") entered since it was
+  // last drawn, from the move's events; a plane that moved is flown along
+  // its path square by square.
+  paths?: Map<string, number[]>;
+}
+
+/** STEP is how long a plane takes over one square of its path, in ms. */
+const STEP = 140;
+const reduced = () => typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+/**
+ * steps lists the path indices a unit enters walking die squares from
+ * from to to, as the server's MovePreview.path does: forward, back down
+ * from the centre after a bounce, or backwards when the roll reversed it.
+ */
+export function steps(from: number, to: number, die: number): number[] {
+  const out: number[] = [];
+  if (to < from) {
+    for (let p = from - 1; p >= to; p--) out.push(p);
+    return out;
+  }
+  let p = from;
+  for (; p < 56 && p < from + die; p++) out.push(p + 1);
+  while (p > to) out.push(--p);
+  return out;
 }
 
 /**
@@ -56,6 +81,7 @@ export class Board {
   readonly #planes = new Map<string, SVGGElement>();
   readonly #top: SVGElement;
   readonly #marks: SVGElement;
+  #moving = 0;
 
   constructor(board: ap.Board, label: string) {
     this.#board = board;
@@ -115,6 +141,67 @@ export class Board {
     this.svg.append(g);
   }
 
+  /**
+   * #fly moves plane g of seat from the transform from along the path
+   * indices path to the transform to, a square a step, and records the
+   * path in data-path (the tests compare it with the engine's preview).
+   * When the path does not end where the plane stands now (it was sent
+   * home since), the flight goes on from the path's end to there. With
+   * reduced motion it goes straight there. The board's data-moving
+   * counts the flights under way.
+   */
+  #fly(g: SVGGElement, seat: number, path: number[], from: string, to: string, ends: boolean): void {
+    g.dataset.path = path.join(" ");
+    for (const a of g.getAnimations()) if (!(a instanceof CSSTransition) && !(a instanceof CSSAnimation)) a.cancel();
+    if (reduced() || !from || typeof g.animate !== "function") return;
+    const frames: Keyframe[] = [{ transform: from }];
+    for (const i of ends ? path.slice(0, -1) : path) {
+      const q = this.#board.squares[this.#board.seats[seat]?.path[i + 1] ?? -1];
+      if (q) frames.push({ transform: `translate(${X(q)}px, ${Y(q)}px)` });
+    }
+    frames.push({ transform: to });
+    g.style.transition = "none";
+    g.classList.add("flying");
+    this.#moving++;
+    this.svg.dataset.moving = String(this.#moving);
+    const done = () => {
+      g.style.transition = "";
+      g.classList.remove("flying");
+      this.#moving--;
+      if (this.#moving) this.svg.dataset.moving = String(this.#moving);
+      else delete this.svg.dataset.moving;
+    };
+    const a = g.animate(frames, { duration: STEP * (frames.length - 1), easing: "linear" });
+    a.onfinish = done;
+    a.oncancel = done;
+  }
+
+  /**
+   * nearest is the movable plane or destination whose centre is nearest
+   * to the point at client coordinates x,y, among those whose hit circle
+   * holds it. The hit circles are a finger wide, so on a phone those of
+   * planes side by side (a hangar's four) overlap: the one nearest to the
+   * finger is the one meant, not the one drawn last.
+   */
+  nearest(x: number, y: number): Element | undefined {
+    const m = this.svg.getScreenCTM();
+    if (!m) return undefined;
+    const p = new DOMPoint(x, y).matrixTransform(m.inverse());
+    let best: Element | undefined;
+    let bestD = Infinity;
+    for (const e of this.svg.querySelectorAll<SVGGraphicsElement>(".plane.movable, .marks .target")) {
+      const c = e.classList.contains("target")
+        ? { x: Number(e.getAttribute("cx")), y: Number(e.getAttribute("cy")), r: Number(e.getAttribute("r")) }
+        : { x: Number(e.dataset.x), y: Number(e.dataset.y), r: Number(e.querySelector(".hit")?.getAttribute("r")) * Number(e.dataset.scale ?? 1) };
+      const d = Math.hypot(p.x - c.x, p.y - c.y);
+      if (d <= c.r && d < bestD) {
+        best = e;
+        bestD = d;
+      }
+    }
+    return best;
+  }
+
   /** draw places the state's planes and the pick's marks. */
   draw(state: ap.State | undefined, pick?: Pick): void {
     const b = this.#board;
@@ -153,7 +240,15 @@ export class Board {
         }
         const m = movable.has(key) && (chosen === undefined || chosen === p.index);
         const shrink = hangar ? 1 : planes.length > 1 ? 0.8 : 1;
-        g.style.transform = `translate(${X(sq) + dx * S}px, ${Y(sq) + dy * S}px) scale(${shrink})`;
+        const to = `translate(${X(sq) + dx * S}px, ${Y(sq) + dy * S}px) scale(${shrink})`;
+        const path = pick?.paths?.get(key);
+        // A plane that moved flies its path; one sent home since (a
+        // capture read in the same state) flies it, then home.
+        if (path && g.dataset.position !== String(p.position)) this.#fly(g, p.seat, path, g.style.transform, to, path[path.length - 1] === p.position);
+        g.style.transform = to;
+        g.dataset.x = String(X(sq) + dx * S);
+        g.dataset.y = String(Y(sq) + dy * S);
+        g.dataset.scale = String(shrink);
         g.dataset.position = String(p.position);
         g.dataset.square = String(i);
         // A movable plane's hit circle is a finger wide at a phone's scale,
@@ -195,7 +290,10 @@ export class Board {
     }
     for (const [i, idx] of targets) {
       const sq = b.squares[i];
-      this.#marks.append(s("circle", { class: "target", cx: X(sq), cy: Y(sq), r: 0.75 * S, "data-moves": idx.join(" ") }));
+      // The ring shows the square; the target around it is a finger wide
+      // at a phone's scale.
+      this.#marks.append(s("circle", { class: "target-ring", cx: X(sq), cy: Y(sq), r: 0.75 * S, "aria-hidden": "true" }),
+        s("circle", { class: "target", cx: X(sq), cy: Y(sq), r: 1.25 * S, "data-moves": idx.join(" ") }));
     }
     const pv = pick?.preview?.preview;
     if (pv && pick) {

@@ -188,11 +188,9 @@ export function draw(svg: SVGSVGElement, state: cc.State | undefined, pick?: Pic
         const f = last.features.find((x) => x.index === m.feature);
         if (!f) continue;
         const [sx, sy] = spot(f);
-        svg.append(s("circle", {
-          class: "follower-spot", cx: ox + sx * T, cy: oy + sy * T, r: 11,
-          "data-feature": m.feature, role: "button", tabindex: 0,
-          "aria-label": `Put a follower on the ${(cc.FeatureKind[f.kind] ?? "feature").toLowerCase()} (f${f.index})`,
-        }));
+        // A mark only: the picker beside the board (picker) is what is
+        // clicked, its spots drawn a finger wide.
+        svg.append(s("circle", { class: "follower-mark", cx: ox + sx * T, cy: oy + sy * T, r: 9, "data-feature": m.feature, "aria-hidden": "true" }));
       }
     }
   }
@@ -205,6 +203,36 @@ export function hand(t: cc.TileType | undefined, rotation: number): SVGElement {
     const g = tile(t.features, 0, 0, { "data-tile": t.name });
     g.setAttribute("transform", `rotate(${90 * rotation} ${T / 2} ${T / 2})`);
     svg.append(g);
+  }
+  return svg;
+}
+
+/**
+ * picker draws the tile a follower may go on, large (CSS makes it 216 px
+ * across), with a spot a finger wide on each feature that may take one:
+ * on a phone the board's own tiles are too small to point at a feature.
+ * Each spot is a button that calls choose with its feature's index.
+ */
+export function picker(t: cc.PlacedTile, features: number[], label: (f: cc.Feature) => string, choose: (feature: number) => void): SVGElement {
+  const svg = s("svg", { id: "picker", class: "picker", viewBox: `-4 -4 ${T + 8} ${T + 8}`, role: "group", "aria-label": "Where your follower goes" });
+  svg.append(tile(t.features, 0, 0, { "aria-hidden": "true" }));
+  for (const i of features) {
+    const f = t.features.find((x) => x.index === i);
+    if (!f) continue;
+    const [sx, sy] = spot(f);
+    const c = s("circle", {
+      class: "follower-spot", cx: sx * T, cy: sy * T, r: 7.6,
+      "data-feature": i, role: "button", tabindex: 0, "aria-label": label(f),
+    });
+    c.addEventListener("click", () => choose(i));
+    c.addEventListener("keydown", (e) => {
+      const k = (e as KeyboardEvent).key;
+      if (k === "Enter" || k === " ") {
+        e.preventDefault();
+        choose(i);
+      }
+    });
+    svg.append(c);
   }
   return svg;
 }

@@ -47,6 +47,16 @@ export function describe(ev: v1.Event, ctx: Context, statusName: (s: v1.MatchSta
       return say("match.timed_out", { seatName: seatName(ctx, b.value.seat), count: b.value.consecutive });
     case "seatHandedToBot":
       return say("match.handed_to_bot", { seatName: seatName(ctx, b.value.seat) });
+    case "playersInvited":
+      return say("match.invited", { count: b.value.playerIds.length });
+    case "inviteCodeCreated":
+      return say("match.invite_code");
+    case "inviteCodeRevoked":
+      return say("match.invite_revoked");
+    case "invitationAccepted":
+      return say("match.invitation_accepted");
+    case "invitationDeclined":
+      return say("match.invitation_declined");
     case "game": {
       const m = gameEvent(ev);
       if (m?.$typeName === "hangar.aeroplane.v1.Event") return aeroplaneEvent(m as ap.Event, ctx);

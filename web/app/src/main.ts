@@ -69,7 +69,11 @@ async function loadGames(): Promise<Map<string, v1.GameInfo>> {
   games ??= new Map((await hangar.listGames()).map((g) => [g.name, g]));
   return games;
 }
+// ?generic=1 shows every game in the generic view (state and events as
+// JSON, the legal actions as buttons), as for a game the page does not draw.
+const generic = new URLSearchParams(location.search).get("generic") === "1";
 const kindOf = (game: string): Kind => {
+  if (generic) return "other";
   const t = games?.get(game)?.stateType;
   return t === "hangar.aeroplane.v1.State" ? "aeroplane" : t === "hangar.carcassonne.v1.State" ? "carcassonne" : "other";
 };
@@ -115,7 +119,7 @@ function header(): void {
 
 async function route(): Promise<void> {
   session ??= resume();
-  const [what, id] = location.hash.replace(/^#\/?/, "").split("/");
+  const [what, id, code] = location.hash.replace(/^#\/?/, "").split("/");
   if (!session) {
     setView();
     header();
@@ -134,6 +138,7 @@ async function route(): Promise<void> {
   header();
   await loadGames().catch(showError);
   const arg = decodeURIComponent(id ?? "");
+  if (what === "join" && arg && code) return joinByLink(arg, decodeURIComponent(code));
   if (what === "match" && arg) return matchView(arg, false);
   if (what === "replay" && arg) return matchView(arg, true);
   if (what === "player" && arg) return playerView(arg);
@@ -179,13 +184,14 @@ function mySeat(m: v1.Match): number {
 const myTurn = (m: v1.Match) => m.status === v1.MatchStatus.ACTIVE && mySeat(m) >= 0 && m.turnSeat === mySeat(m);
 const players = (m: v1.Match) => m.seats.map((x) => (x.status === v1.SeatStatus.EMPTY ? "empty seat" : x.status === v1.SeatStatus.BOT ? `${x.displayName || "bot"} (bot)` : x.displayName)).join(", ");
 
-async function createMatch(game: string, bots: number, seats: number, autoRoll: boolean): Promise<void> {
-  const kind = kindOf(game);
+async function createMatch(game: string, bots: number, seats: number, autoRoll: boolean, priv = false): Promise<void> {
+  const aeroplane = games?.get(game)?.stateType === "hangar.aeroplane.v1.State";
   const r = await session!.matches.createMatch({
     game,
     seatCount: seats,
     botSeats: bots,
-    options: kind === "aeroplane" ? pack(ap.OptionsSchema, { autoRoll }) : undefined,
+    private: priv,
+    options: aeroplane ? pack(ap.OptionsSchema, { autoRoll }) : undefined,
   });
   location.hash = `#/match/${r.match!.matchId}`;
 }
@@ -204,14 +210,16 @@ function lobby(): void {
   const bots = h("select", { id: "bots" }, [0, 1, 2, 3].map((n) => h("option", { value: n, selected: n === 1 }, n === 0 ? "no bots: wait for people" : `${n} bot${n > 1 ? "s" : ""}`)));
   const autoRoll = h("input", { id: "auto-roll", type: "checkbox", checked: true });
   const autoRollLabel = h("label", { class: "check" }, autoRoll, " The server rolls my die");
-  const sync = () => (autoRollLabel.hidden = kindOf(game.value) !== "aeroplane");
+  const priv = h("input", { id: "private", type: "checkbox" });
+  const privLabel = h("label", { class: "check" }, priv, " Private: only players with my invite link can join");
+  const sync = () => (autoRollLabel.hidden = games?.get(game.value)?.stateType !== "hangar.aeroplane.v1.State");
   game.addEventListener("change", sync);
   sync();
   const form = h("form", {
     id: "new-match", class: "card",
     onsubmit: (e: Event) => {
       e.preventDefault();
-      createMatch(game.value, Number(bots.value), Number(seats.value), autoRoll.checked).catch(showError);
+      createMatch(game.value, Number(bots.value), Number(seats.value), autoRoll.checked, priv.checked).catch(showError);
     },
   },
   h("h2", {}, "New match"),
@@ -219,6 +227,7 @@ function lobby(): void {
   h("label", { for: "seats" }, "Players"), seats,
   h("label", { for: "bots" }, "Bots"), bots,
   autoRollLabel,
+  privLabel,
   h("button", { id: "create-match", type: "submit" }, "Create match"));
 
   const live = h("div", { id: "live" }, h("p", { class: "empty" }, "Loading…"));
@@ -238,6 +247,7 @@ function lobby(): void {
       h("a", { href: `#/match/${m.matchId}`, class: "row-main" },
         h("strong", {}, titleOf(m.game)), " ",
         myTurn(m) ? h("span", { class: "badge turn" }, "Your turn") : m.status === v1.MatchStatus.OPEN ? h("span", { class: "badge" }, "Waiting for players") : null,
+        m.private ? h("span", { class: "badge private" }, "Private") : null,
         h("span", { class: "who" }, players(m))),
       ...extra);
   async function load(): Promise<void> {
@@ -281,6 +291,33 @@ function lobby(): void {
 
 const ordinal = (n: number) => n + (["th", "st", "nd", "rd"][n % 100 >> 3 ^ 1 && n % 10] || "th");
 
+// joinByLink takes a seat in the match of an invite link (#/join/<match>/<code>)
+// and opens it; a player already seated there just opens it.
+async function joinByLink(id: string, code: string): Promise<void> {
+  setView();
+  app.replaceChildren(h("section", { class: "card narrow", id: "joining" }, h("h1", {}, "Joining the match…"), errorBox()));
+  try {
+    await session!.matches.joinMatch({ matchId: id, inviteCode: code });
+  } catch (err) {
+    const m = await session!.matches.getMatch({ matchId: id }).then((r) => r.match).catch(() => undefined);
+    if (!m || mySeat(m) < 0) return showError(err);
+  }
+  location.replace(`#/match/${encodeURIComponent(id)}`);
+}
+
+// inviteLink is the link that lets anyone holding it join private match
+// id: made once by CreateInviteCode (the server keeps only the code's
+// hash), then kept in this browser so its creator can show it again.
+async function inviteLink(id: string): Promise<string> {
+  const key = `hangar.invite.${id}`;
+  let code = localStorage.getItem(key);
+  if (!code) {
+    code = (await session!.matches.createInviteCode({ matchId: id })).code;
+    localStorage.setItem(key, code);
+  }
+  return `${location.origin}${location.pathname}${location.search}#/join/${encodeURIComponent(id)}/${encodeURIComponent(code)}`;
+}
+
 // ---- a match: play, watch or replay -------------------------------------------------
 
 interface Legal {
@@ -316,6 +353,10 @@ function matchView(id: string, replay: boolean): void {
   let at = 0; // the replay's version
   let lastShown = "";
   let moved: ap.PlaneRef[] = []; // the planes the last Aeroplane move moved
+  const paths = new Map<string, number[]>(); // the squares planes moved over, not yet drawn
+  const die = new RollingDie();
+  const dieLabel = h("span", { class: "die-label" });
+  const diceBox = h("div", { class: "dice" }, die.button, dieLabel);
 
   const boardWrap = h("div", { class: "board-wrap" });
   const turn = h("div", { id: "turn", class: "turn-bar", "aria-live": "polite" });
@@ -335,10 +376,14 @@ function matchView(id: string, replay: boolean): void {
   const ccMoves = () => of<cc.Move>("hangar.carcassonne.v1.Move");
   const rolls = () => of<ap.Roll>("hangar.aeroplane.v1.Roll");
 
+  // behind: the state read is ahead of the events the watch brought.
+  const behind = () => !replay && !!match && events.length > 0 && events[events.length - 1].seq < match.version;
+
   function ui(): string {
     if (!match) return "loading";
     if (replay) return "replay";
     if (busy) return "busy";
+    if (behind()) return "sync"; // the board is drawn once the events are here: no move on an old one
     if (match.status === v1.MatchStatus.OPEN) return "open";
     if (match.status !== v1.MatchStatus.ACTIVE) return "over";
     if (mySeat(match) < 0) return "watch";
@@ -385,7 +430,7 @@ function matchView(id: string, replay: boolean): void {
         ? "Your turn: click a glowing plane, or where it would go (or press 1–9)."
         : `Plane ${chosenPlane} chosen: click where it goes, or another plane.`;
       case "place": return cell ? "Turn the tile (R) until it fits as you like, then click it again or press Place." : "Your turn: click a dashed square to put the tile there.";
-      case "follower": return "Put a follower on a feature of your tile (click a circle), or play none.";
+      case "follower": return "Put a follower on a feature of your tile (tap a circle on the large tile), or play none.";
       case "act": return "Your turn: choose an action.";
       case "replay": return `Replay: after event ${at} of ${total}`;
     }
@@ -394,6 +439,12 @@ function matchView(id: string, replay: boolean): void {
 
   function render(): void {
     if (!match) return;
+    // A state read ahead of the watch waits for its events: a plane is
+    // drawn where it went once the events that say how it went are here.
+    if (behind()) {
+      root.dataset.ui = "sync";
+      return;
+    }
     const state = ui();
     root.dataset.ui = state;
     root.dataset.version = String(replay ? at : match.version);
@@ -411,7 +462,9 @@ function matchView(id: string, replay: boolean): void {
     // The board.
     if (kind === "aeroplane" && apView) {
       const moves = state === "move" ? apMoves().map((x) => x.m) : [];
-      apView.draw(apState(), { moves, seat: mine, chosen: chosenPlane, preview, moved: replay ? movedAt(at) : moved });
+      apView.draw(apState(), { moves, seat: mine, chosen: chosenPlane, preview, moved: replay ? movedAt(at) : moved, paths });
+      // The state drawn holds every event read: their paths are used up.
+      if (events.length && events[events.length - 1].seq === match.version) paths.clear();
       if (apView.svg.parentNode !== boardWrap) boardWrap.replaceChildren(apView.svg);
       apView.svg.dataset.version = root.dataset.version;
     } else if (kind === "carcassonne") {
@@ -420,19 +473,20 @@ function matchView(id: string, replay: boolean): void {
       if (carcSvg.parentNode !== boardWrap) boardWrap.replaceChildren(carcSvg);
       carcSvg.dataset.version = root.dataset.version;
     } else if (boardWrap.firstChild?.nodeName !== "PRE") {
-      boardWrap.replaceChildren(h("pre", { id: "state-json", class: "state-json" }));
+      boardWrap.replaceChildren(h("pre", { id: "state-json", class: "state-json", tabindex: 0, "aria-label": "The match state as JSON" }));
     }
-    if (kind === "other") (boardWrap.firstChild as HTMLElement).textContent = match.state ? JSON.stringify(game() ?? {}, (_, v) => (typeof v === "bigint" ? String(v) : v), 2) : "";
+    if (kind === "other") (boardWrap.firstChild as HTMLElement).textContent = match.state ? JSON.stringify(game() ?? {}, jsonValue, 2) : "";
 
     // The controls beside it.
     const c: Node[] = [];
     if (replay) c.push(replayControls());
     if (kind === "aeroplane" && !replay && match.status === v1.MatchStatus.ACTIVE) {
       const st = apState();
-      c.push(h("div", { class: "dice" },
-        h("button", { id: "roll", class: "die" + (state === "roll" ? " ready" : ""), disabled: state !== "roll", "aria-label": state === "roll" ? "Roll the die" : `The die shows ${st?.die || "nothing"}`, "data-die": st?.die ?? 0,
-          onclick: () => { const r = rolls()[0]; if (r) play(r.i); } }, aero.dieFace(st?.die ?? 0)),
-        h("span", { class: "die-label" }, st?.die ? `${seatName(ctx, st.turnSeat)} rolled ${st.die}` : "")));
+      die.show(st?.die ?? 0, state === "roll", () => { const r = rolls()[0]; if (r) play(r.i); });
+      // The die's box is kept across renders (the die rolls inside it);
+      // only its words change.
+      dieLabel.textContent = st?.die ? `${seatName(ctx, st.turnSeat)} rolled ${st.die}` : "";
+      c.push(diceBox);
       if (state === "move") {
         c.push(h("ul", { id: "moves", class: "moves" }, apMoves().map(({ m, i }, n) =>
           h("li", {}, h("button", {
@@ -449,10 +503,11 @@ function matchView(id: string, replay: boolean): void {
         const places = ccMoves().filter((x) => x.m.kind === cc.MoveKind.PLACE);
         const here = cell ? places.filter((x) => x.m.x === cell![0] && x.m.y === cell![1]) : [];
         c.push(h("div", { class: "hand-box" },
-          h("div", {}, h("p", { class: "small" }, "Tile in hand"), carc.hand(st.tile, rotation ?? here[0]?.m.rotation ?? 0)),
+          state === "follower" ? null : h("div", {}, h("p", { class: "small" }, "Tile in hand"), carc.hand(st.tile, rotation ?? here[0]?.m.rotation ?? 0)),
           h("div", { class: "hand-buttons" },
             state === "place" ? h("button", { id: "rotate", disabled: here.length < 2, onclick: rotate }, "Rotate (R)") : null,
             state === "place" ? h("button", { id: "place", class: "primary", disabled: !here.length, onclick: placeChosen }, "Place tile") : null,
+            state === "follower" ? followerPicker(st) : null,
             ...(state === "follower" ? followerButtons(st) : []),
             state === "follower" ? h("button", { id: "no-follower", onclick: () => { const p = ccMoves().find((x) => x.m.kind === cc.MoveKind.PASS); if (p) play(p.i); } }, "No follower") : null,
             ...ccMoves().filter((x) => x.m.kind === cc.MoveKind.FLY).map((x) => h("button", { class: "fly", onclick: () => play(x.i) }, "Fly a follower from the flying machine")),
@@ -465,6 +520,7 @@ function matchView(id: string, replay: boolean): void {
     }
     if (match.status === v1.MatchStatus.OPEN && !replay) {
       if (mine < 0 && match.seats.some((x) => x.status === v1.SeatStatus.EMPTY)) c.push(h("button", { id: "join", class: "primary", onclick: () => call(() => session!.matches.joinMatch({ matchId: id, expectedVersion: match!.version })) }, "Join"));
+      if (match.private && match.creatorId === me?.playerId) c.push(invitePanel());
       if (match.creatorId === me?.playerId) c.push(h("button", { id: "start", onclick: () => call(() => session!.matches.startMatch({ matchId: id, expectedVersion: match!.version })) }, "Start now (bots fill the seats)"));
     }
     if (!replay && (match.status === v1.MatchStatus.FINISHED || match.status === v1.MatchStatus.ABANDONED)) {
@@ -489,11 +545,33 @@ function matchView(id: string, replay: boolean): void {
       const st = ccState();
       return h("li", { class: x.seat === match!.turnSeat && match!.status === v1.MatchStatus.ACTIVE ? "turn" : "", "data-seat": x.seat },
         h("span", { class: "swatch", style: `background:${seatColour(x.seat)}` }),
-        h("span", {}, `${seatName(ctx, x.seat)}: `, x.playerId ? h("a", { href: `#/player/${x.playerId}` }, x.displayName) : x.displayName || "bot",
+        h("span", {}, `${seatName(ctx, x.seat)}: `, x.playerId ? h("a", { href: `#/player/${x.playerId}` }, x.displayName) : x.status === v1.SeatStatus.EMPTY ? "empty seat" : x.displayName || "bot",
           x.status === v1.SeatStatus.BOT ? " (bot)" : "", x.seat === mine ? " (you)" : "",
           kind === "carcassonne" && st ? ` · ${st.scores[x.seat] ?? 0} points, ${st.supply[x.seat] ?? 0} followers` : "",
           x.place ? ` · ${ordinal(x.place)}` : ""));
     }));
+  }
+
+  // invitePanel offers the creator of a private match its invite link.
+  function invitePanel(): Node {
+    const box = h("div", { class: "invite", id: "invite" }, h("p", {}, "This match is private: send the invite link to the players you want."));
+    const field = h("input", { id: "invite-link", readonly: true, "aria-label": "Invite link", value: "" });
+    const copy = h("button", { id: "copy-invite", onclick: () => { field.select(); navigator.clipboard?.writeText(field.value).catch(() => {}); copy.textContent = "Copied"; } }, "Copy link");
+    const make = h("button", { id: "make-invite", class: "primary", onclick: () => inviteLink(id).then((link) => { field.value = link; box.replaceChildren(box.firstChild!, field, copy); }).catch(showError) }, "Make an invite link");
+    box.append(make);
+    if (localStorage.getItem(`hangar.invite.${id}`)) make.click();
+    return box;
+  }
+
+  // followerPicker is the tile a follower may go on, drawn large with a
+  // spot on each feature that may take one.
+  function followerPicker(st: cc.State): Node | null {
+    const last = st.phase === cc.Phase.LANDING && st.target ? st.board.find((t) => t.x === st.target!.x && t.y === st.target!.y) : st.board[st.board.length - 1];
+    const deploys = ccMoves().filter((x) => x.m.kind === cc.MoveKind.DEPLOY || x.m.kind === cc.MoveKind.LAND);
+    if (!last || !deploys.length) return null;
+    return h("div", { class: "picker-box" }, h("p", { class: "small" }, "Tap a circle to put a follower there"),
+      carc.picker(last, deploys.map((x) => x.m.feature), (f) => `Follower on the ${say(carc.featureKey(f.kind))} (f${f.index})`,
+        (feature) => { const mv = deploys.find((x) => x.m.feature === feature); if (mv) play(mv.i); }));
   }
 
   // followerButtons are the features a follower may go on, as buttons
@@ -578,15 +656,8 @@ function matchView(id: string, replay: boolean): void {
         return render();
       }
     }
-    if (kind === "carcassonne" && state === "follower") {
-      const f = target.closest<SVGElement>(".follower-spot");
-      if (f) {
-        const mv = ccMoves().find((x) => (x.m.kind === cc.MoveKind.DEPLOY || x.m.kind === cc.MoveKind.LAND) && x.m.feature === Number(f.dataset.feature));
-        if (mv) play(mv.i);
-      }
-    }
   }
-  boardWrap.addEventListener("click", (e) => onBoard(e.target as Element));
+  boardWrap.addEventListener("click", (e) => onBoard(kind === "aeroplane" && apView ? apView.nearest(e.clientX, e.clientY) ?? (e.target as Element) : (e.target as Element)));
   boardWrap.addEventListener("keydown", (e) => {
     if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
@@ -679,10 +750,26 @@ function matchView(id: string, replay: boolean): void {
     return [];
   }
 
+  // pathOf adds to paths the squares an Aeroplane event moved its planes
+  // over (a take-off, a walk, a jump, a flight), for the board to fly them.
+  function pathOf(ev: v1.Event): void {
+    const e = gameEvent(ev);
+    if (e?.$typeName !== "hangar.aeroplane.v1.Event") return;
+    const a = e as ap.Event;
+    const k = ap.EventKind;
+    for (const p of a.planes) {
+      const key = `${p.seat}/${p.index}`;
+      if (a.kind === k.TOOK_OFF) paths.set(key, [a.to]);
+      else if (a.kind === k.MOVED) paths.set(key, aero.steps(a.from, a.to, a.die));
+      else if (a.kind === k.JUMPED || a.kind === k.FLEW) paths.set(key, [...(paths.get(key) ?? []), a.to]);
+    }
+  }
+
   function addLog(ev: v1.Event): void {
     events.push(ev);
     moved = movedOf(ev) ?? moved;
-    const li = h("li", { "data-seq": String(ev.seq) }, sentence(describe(ev, ctx, statusName)));
+    if (!replay) pathOf(ev);
+    const li = h("li", { "data-seq": String(ev.seq) }, kind === "other" ? eventJSON(ev) : sentence(describe(ev, ctx, statusName)));
     if (replay) {
       li.tabIndex = 0;
       li.addEventListener("click", () => seek(Number(ev.seq)));
@@ -764,6 +851,72 @@ function matchView(id: string, replay: boolean): void {
       if (!abort.signal.aborted) showError(err);
     }
   })();
+}
+
+// eventJSON is an event as the generic view shows it: the game's own
+// message unpacked, everything as JSON.
+function eventJSON(ev: v1.Event): Node {
+  const body = ev.body.case === "game" ? { game: gameEvent(ev) ?? ev.body.value.typeUrl } : { [ev.body.case ?? "unknown"]: ev.body.value };
+  return h("code", { class: "event-json" }, JSON.stringify({ seq: ev.seq, ...body }, jsonValue));
+}
+const jsonValue = (k: string, v: unknown) => (typeof v === "bigint" ? String(v) : k === "$typeName" ? undefined : v);
+
+/**
+ * RollingDie is the Aeroplane die: one button kept across renders, so a
+ * new face rolls (a few random faces, then the rolled one) rather than
+ * just appearing. With reduced motion it shows the face at once. While
+ * it rolls the button has data-rolling; data-faces lists the faces the
+ * last roll showed, the rolled one last.
+ */
+class RollingDie {
+  readonly button = h("button", { id: "roll", class: "die" });
+  #face = -1;
+  #timer = 0;
+  #onclick: () => void = () => {};
+
+  constructor() {
+    this.button.addEventListener("click", () => this.#onclick());
+  }
+
+  show(face: number, ready: boolean, onclick: () => void): void {
+    this.#onclick = onclick;
+    this.button.classList.toggle("ready", ready);
+    this.button.disabled = !ready;
+    this.button.setAttribute("aria-label", ready ? "Roll the die" : `The die shows ${face || "nothing"}`);
+    if (face === this.#face) return;
+    const first = this.#face < 0;
+    this.#face = face;
+    this.button.dataset.die = String(face);
+    clearInterval(this.#timer);
+    const reduce = matchMedia("(prefers-reduced-motion: reduce)").matches;
+    if (first || !face || reduce) {
+      delete this.button.dataset.rolling;
+      this.button.dataset.faces = String(face);
+      this.button.replaceChildren(aero.dieFace(face));
+      return;
+    }
+    // Six tumbles, each a face other than the one before, then the roll.
+    const faces: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      let f = 1 + Math.floor(Math.random() * 5);
+      if (f >= (faces[i - 1] ?? 7)) f++;
+      faces.push(f);
+    }
+    faces.push(face);
+    this.button.dataset.rolling = "";
+    this.button.dataset.faces = faces.join(" ");
+    let i = 0;
+    const step = () => {
+      this.button.replaceChildren(aero.dieFace(faces[i]));
+      this.button.style.setProperty("--tumble", String(i));
+      if (++i === faces.length) {
+        clearInterval(this.#timer);
+        delete this.button.dataset.rolling;
+      }
+    };
+    step();
+    this.#timer = window.setInterval(step, 70);
+  }
 }
 
 function resultText(m: v1.Match): string {
