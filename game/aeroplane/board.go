@@ -221,16 +221,13 @@ func refs(seat int, planes uint8) []*aeroplanev1.PlaneRef {
 }
 
 // steps lists the path indices a unit enters walking die squares from from to to: forward,
-// back down from the centre after a bounce, or backwards when the roll reversed it.
+// back down from the centre after a bounce (which may end below from: p54 rolling 6 walks
+// 55, 56, 55, 54, 53, 52), or backwards when the roll reversed it (OvershootReverse).
 func steps(from, to, die int) []int32 {
 	// Room for the squares walked and for the jumps and the flight that the preview adds.
-	n := die
-	if to < from {
-		n = from - to
-	}
-	out := make([]int32, 0, n+3)
+	out := make([]int32, 0, die+3)
 	switch {
-	case to < from: // reversed by the whole roll
+	case to < from && to != 2*engine.Finish-from-die: // reversed by the whole roll
 		for p := from - 1; p >= to; p-- {
 			out = append(out, int32(p))
 		}

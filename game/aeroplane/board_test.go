@@ -223,6 +223,11 @@ func checkPreview(t *testing.T, s engine.State, seat int, m engine.Move, p *aero
 		return
 	}
 	die, leaps, flew := s.Die(), 0, false
+	if p.GetTo() < p.GetFrom() && len(p.GetPath()) < die {
+		// A unit that ends below where it stood bounced off the centre or was reversed: it
+		// walked every pip.
+		fail("a unit that ended below its start walks fewer squares than the die shows")
+	}
 	prev := p.GetFrom()
 	for i, q := range p.GetPath() {
 		if d := q - prev; i < die {
