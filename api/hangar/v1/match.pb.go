@@ -377,8 +377,14 @@ type Match struct {
 	// invite_code_ids are the ids of the match's live invite codes
 	// (CreateInviteCode), oldest first.
 	InviteCodeIds []string `protobuf:"bytes,20,rep,name=invite_code_ids,json=inviteCodeIds,proto3" json:"invite_code_ids,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// offer is the match's open offer (OfferService), if any.
+	Offer *Offer `protobuf:"bytes,25,opt,name=offer,proto3" json:"offer,omitempty"`
+	// rematch_of is the match this one is the rematch of; rematch_match_id
+	// the rematch of this one, once started.
+	RematchOf      string `protobuf:"bytes,26,opt,name=rematch_of,json=rematchOf,proto3" json:"rematch_of,omitempty"`
+	RematchMatchId string `protobuf:"bytes,27,opt,name=rematch_match_id,json=rematchMatchId,proto3" json:"rematch_match_id,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Match) Reset() {
@@ -551,6 +557,27 @@ func (x *Match) GetInviteCodeIds() []string {
 	return nil
 }
 
+func (x *Match) GetOffer() *Offer {
+	if x != nil {
+		return x.Offer
+	}
+	return nil
+}
+
+func (x *Match) GetRematchOf() string {
+	if x != nil {
+		return x.RematchOf
+	}
+	return ""
+}
+
+func (x *Match) GetRematchMatchId() string {
+	if x != nil {
+		return x.RematchMatchId
+	}
+	return ""
+}
+
 // Event is one entry of a match's event stream.
 type Event struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -575,6 +602,11 @@ type Event struct {
 	//	*Event_InviteCodeRevoked
 	//	*Event_InvitationAccepted
 	//	*Event_InvitationDeclined
+	//	*Event_OfferMade
+	//	*Event_OfferAnswered
+	//	*Event_OfferLapsed
+	//	*Event_MovesTakenBack
+	//	*Event_RematchStarted
 	//	*Event_Game
 	Body          isEvent_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
@@ -754,6 +786,51 @@ func (x *Event) GetInvitationDeclined() *InvitationDeclined {
 	return nil
 }
 
+func (x *Event) GetOfferMade() *OfferMade {
+	if x != nil {
+		if x, ok := x.Body.(*Event_OfferMade); ok {
+			return x.OfferMade
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetOfferAnswered() *OfferAnswered {
+	if x != nil {
+		if x, ok := x.Body.(*Event_OfferAnswered); ok {
+			return x.OfferAnswered
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetOfferLapsed() *OfferLapsed {
+	if x != nil {
+		if x, ok := x.Body.(*Event_OfferLapsed); ok {
+			return x.OfferLapsed
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetMovesTakenBack() *MovesTakenBack {
+	if x != nil {
+		if x, ok := x.Body.(*Event_MovesTakenBack); ok {
+			return x.MovesTakenBack
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetRematchStarted() *RematchStarted {
+	if x != nil {
+		if x, ok := x.Body.(*Event_RematchStarted); ok {
+			return x.RematchStarted
+		}
+	}
+	return nil
+}
+
 func (x *Event) GetGame() *anypb.Any {
 	if x != nil {
 		if x, ok := x.Body.(*Event_Game); ok {
@@ -815,6 +892,26 @@ type Event_InvitationDeclined struct {
 	InvitationDeclined *InvitationDeclined `protobuf:"bytes,33,opt,name=invitation_declined,json=invitationDeclined,proto3,oneof"`
 }
 
+type Event_OfferMade struct {
+	OfferMade *OfferMade `protobuf:"bytes,34,opt,name=offer_made,json=offerMade,proto3,oneof"`
+}
+
+type Event_OfferAnswered struct {
+	OfferAnswered *OfferAnswered `protobuf:"bytes,35,opt,name=offer_answered,json=offerAnswered,proto3,oneof"`
+}
+
+type Event_OfferLapsed struct {
+	OfferLapsed *OfferLapsed `protobuf:"bytes,36,opt,name=offer_lapsed,json=offerLapsed,proto3,oneof"`
+}
+
+type Event_MovesTakenBack struct {
+	MovesTakenBack *MovesTakenBack `protobuf:"bytes,37,opt,name=moves_taken_back,json=movesTakenBack,proto3,oneof"`
+}
+
+type Event_RematchStarted struct {
+	RematchStarted *RematchStarted `protobuf:"bytes,38,opt,name=rematch_started,json=rematchStarted,proto3,oneof"`
+}
+
 type Event_Game struct {
 	// game is one of the game's own events (GameInfo.event_type): what an
 	// action, a resignation or the server's chance (a die, a tile) did.
@@ -845,6 +942,16 @@ func (*Event_InvitationAccepted) isEvent_Body() {}
 
 func (*Event_InvitationDeclined) isEvent_Body() {}
 
+func (*Event_OfferMade) isEvent_Body() {}
+
+func (*Event_OfferAnswered) isEvent_Body() {}
+
+func (*Event_OfferLapsed) isEvent_Body() {}
+
+func (*Event_MovesTakenBack) isEvent_Body() {}
+
+func (*Event_RematchStarted) isEvent_Body() {}
+
 func (*Event_Game) isEvent_Body() {}
 
 type MatchCreated struct {
@@ -861,7 +968,9 @@ type MatchCreated struct {
 	Private          bool     `protobuf:"varint,8,opt,name=private,proto3" json:"private,omitempty"`
 	InvitedPlayerIds []string `protobuf:"bytes,9,rep,name=invited_player_ids,json=invitedPlayerIds,proto3" json:"invited_player_ids,omitempty"`
 	// unrated: the match changes no ratings (see Match).
-	Unrated       bool `protobuf:"varint,10,opt,name=unrated,proto3" json:"unrated,omitempty"`
+	Unrated bool `protobuf:"varint,10,opt,name=unrated,proto3" json:"unrated,omitempty"`
+	// rematch_of is the match this one is the rematch of (see Match).
+	RematchOf     string `protobuf:"bytes,14,opt,name=rematch_of,json=rematchOf,proto3" json:"rematch_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -964,6 +1073,13 @@ func (x *MatchCreated) GetUnrated() bool {
 		return x.Unrated
 	}
 	return false
+}
+
+func (x *MatchCreated) GetRematchOf() string {
+	if x != nil {
+		return x.RematchOf
+	}
+	return ""
 }
 
 // PlayersInvited: more players were invited to a private match
@@ -3217,13 +3333,13 @@ var File_hangar_v1_match_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9f\x01\n" +
+	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/offer.proto\"\x9f\x01\n" +
 	"\x04Seat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12-\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x15.hangar.v1.SeatStatusR\x06status\x12\x1b\n" +
 	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x04 \x01(\tR\vdisplayName\x12\x14\n" +
-	"\x05place\x18\x05 \x01(\x05R\x05place\"\xeb\x06\n" +
+	"\x05place\x18\x05 \x01(\x05R\x05place\"\xdc\a\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04game\x18\x16 \x01(\tR\x04game\x12.\n" +
@@ -3248,7 +3364,12 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\aprivate\x18\x11 \x01(\bR\aprivate\x12,\n" +
 	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
 	"\aunrated\x18\x13 \x01(\bR\aunrated\x12&\n" +
-	"\x0finvite_code_ids\x18\x14 \x03(\tR\rinviteCodeIdsJ\x04\b\x02\x10\x03J\x04\b\a\x10\bJ\x04\b\b\x10\tJ\x04\b\x15\x10\x16\"\x8b\b\n" +
+	"\x0finvite_code_ids\x18\x14 \x03(\tR\rinviteCodeIds\x12&\n" +
+	"\x05offer\x18\x19 \x01(\v2\x10.hangar.v1.OfferR\x05offer\x12\x1d\n" +
+	"\n" +
+	"rematch_of\x18\x1a \x01(\tR\trematchOf\x12(\n" +
+	"\x10rematch_match_id\x18\x1b \x01(\tR\x0erematchMatchIdJ\x04\b\x02\x10\x03J\x04\b\a\x10\bJ\x04\b\b\x10\tJ\x04\b\x15\x10\x16\"\xcf\n" +
+	"\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -3268,9 +3389,15 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x13invite_code_created\x18\x1e \x01(\v2\x1c.hangar.v1.InviteCodeCreatedH\x00R\x11inviteCodeCreated\x12N\n" +
 	"\x13invite_code_revoked\x18\x1f \x01(\v2\x1c.hangar.v1.InviteCodeRevokedH\x00R\x11inviteCodeRevoked\x12P\n" +
 	"\x13invitation_accepted\x18  \x01(\v2\x1d.hangar.v1.InvitationAcceptedH\x00R\x12invitationAccepted\x12P\n" +
-	"\x13invitation_declined\x18! \x01(\v2\x1d.hangar.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x12*\n" +
+	"\x13invitation_declined\x18! \x01(\v2\x1d.hangar.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x125\n" +
+	"\n" +
+	"offer_made\x18\" \x01(\v2\x14.hangar.v1.OfferMadeH\x00R\tofferMade\x12A\n" +
+	"\x0eoffer_answered\x18# \x01(\v2\x18.hangar.v1.OfferAnsweredH\x00R\rofferAnswered\x12;\n" +
+	"\foffer_lapsed\x18$ \x01(\v2\x16.hangar.v1.OfferLapsedH\x00R\vofferLapsed\x12E\n" +
+	"\x10moves_taken_back\x18% \x01(\v2\x19.hangar.v1.MovesTakenBackH\x00R\x0emovesTakenBack\x12D\n" +
+	"\x0frematch_started\x18& \x01(\v2\x19.hangar.v1.RematchStartedH\x00R\x0erematchStarted\x12*\n" +
 	"\x04game\x18\x16 \x01(\v2\x14.google.protobuf.AnyH\x00R\x04gameB\x06\n" +
-	"\x04bodyJ\x04\b\x14\x10\x15J\x04\b\x15\x10\x16\"\x9e\x03\n" +
+	"\x04bodyJ\x04\b\x14\x10\x15J\x04\b\x15\x10\x16\"\xbd\x03\n" +
 	"\fMatchCreated\x12\x12\n" +
 	"\x04game\x18\f \x01(\tR\x04game\x12.\n" +
 	"\aoptions\x18\r \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12\x1d\n" +
@@ -3284,7 +3411,9 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\aprivate\x18\b \x01(\bR\aprivate\x12,\n" +
 	"\x12invited_player_ids\x18\t \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
 	"\aunrated\x18\n" +
-	" \x01(\bR\aunratedJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\v\x10\f\"/\n" +
+	" \x01(\bR\aunrated\x12\x1d\n" +
+	"\n" +
+	"rematch_of\x18\x0e \x01(\tR\trematchOfJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\v\x10\f\"/\n" +
 	"\x0ePlayersInvited\x12\x1d\n" +
 	"\n" +
 	"player_ids\x18\x01 \x03(\tR\tplayerIds\"M\n" +
@@ -3551,6 +3680,12 @@ var file_hangar_v1_match_proto_goTypes = []any{
 	(*anypb.Any)(nil),                 // 47: google.protobuf.Any
 	(*timestamppb.Timestamp)(nil),     // 48: google.protobuf.Timestamp
 	(*durationpb.Duration)(nil),       // 49: google.protobuf.Duration
+	(*Offer)(nil),                     // 50: hangar.v1.Offer
+	(*OfferMade)(nil),                 // 51: hangar.v1.OfferMade
+	(*OfferAnswered)(nil),             // 52: hangar.v1.OfferAnswered
+	(*OfferLapsed)(nil),               // 53: hangar.v1.OfferLapsed
+	(*MovesTakenBack)(nil),            // 54: hangar.v1.MovesTakenBack
+	(*RematchStarted)(nil),            // 55: hangar.v1.RematchStarted
 }
 var file_hangar_v1_match_proto_depIdxs = []int32{
 	2,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
@@ -3564,75 +3699,81 @@ var file_hangar_v1_match_proto_depIdxs = []int32{
 	49, // 8: hangar.v1.Match.turn_time:type_name -> google.protobuf.Duration
 	48, // 9: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
 	0,  // 10: hangar.v1.Match.bot_level:type_name -> hangar.v1.BotLevel
-	48, // 11: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
-	7,  // 12: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
-	15, // 13: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
-	16, // 14: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
-	17, // 15: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
-	18, // 16: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
-	13, // 17: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
-	14, // 18: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
-	8,  // 19: hangar.v1.Event.players_invited:type_name -> hangar.v1.PlayersInvited
-	9,  // 20: hangar.v1.Event.invite_code_created:type_name -> hangar.v1.InviteCodeCreated
-	10, // 21: hangar.v1.Event.invite_code_revoked:type_name -> hangar.v1.InviteCodeRevoked
-	11, // 22: hangar.v1.Event.invitation_accepted:type_name -> hangar.v1.InvitationAccepted
-	12, // 23: hangar.v1.Event.invitation_declined:type_name -> hangar.v1.InvitationDeclined
-	47, // 24: hangar.v1.Event.game:type_name -> google.protobuf.Any
-	47, // 25: hangar.v1.MatchCreated.options:type_name -> google.protobuf.Any
-	49, // 26: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	0,  // 27: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
-	1,  // 28: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
-	47, // 29: hangar.v1.CreateMatchRequest.options:type_name -> google.protobuf.Any
-	49, // 30: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
-	0,  // 31: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
-	5,  // 32: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 33: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 34: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 35: hangar.v1.CreateInviteCodeResponse.match:type_name -> hangar.v1.Match
-	5,  // 36: hangar.v1.RevokeInviteCodeResponse.match:type_name -> hangar.v1.Match
-	5,  // 37: hangar.v1.AcceptInvitationResponse.match:type_name -> hangar.v1.Match
-	5,  // 38: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 39: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 40: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
-	3,  // 41: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
-	5,  // 42: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
-	6,  // 43: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	1,  // 44: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
-	6,  // 45: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	47, // 46: hangar.v1.GetBoardResponse.board:type_name -> google.protobuf.Any
-	19, // 47: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	21, // 48: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	33, // 49: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	23, // 50: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
-	25, // 51: hangar.v1.MatchService.CreateInviteCode:input_type -> hangar.v1.CreateInviteCodeRequest
-	27, // 52: hangar.v1.MatchService.RevokeInviteCode:input_type -> hangar.v1.RevokeInviteCodeRequest
-	29, // 53: hangar.v1.MatchService.AcceptInvitation:input_type -> hangar.v1.AcceptInvitationRequest
-	31, // 54: hangar.v1.MatchService.DeclineInvitation:input_type -> hangar.v1.DeclineInvitationRequest
-	35, // 55: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	37, // 56: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	39, // 57: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	41, // 58: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	43, // 59: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	45, // 60: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
-	20, // 61: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	22, // 62: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	34, // 63: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	24, // 64: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
-	26, // 65: hangar.v1.MatchService.CreateInviteCode:output_type -> hangar.v1.CreateInviteCodeResponse
-	28, // 66: hangar.v1.MatchService.RevokeInviteCode:output_type -> hangar.v1.RevokeInviteCodeResponse
-	30, // 67: hangar.v1.MatchService.AcceptInvitation:output_type -> hangar.v1.AcceptInvitationResponse
-	32, // 68: hangar.v1.MatchService.DeclineInvitation:output_type -> hangar.v1.DeclineInvitationResponse
-	36, // 69: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	38, // 70: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	40, // 71: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	42, // 72: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	44, // 73: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	46, // 74: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
-	61, // [61:75] is the sub-list for method output_type
-	47, // [47:61] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	50, // 11: hangar.v1.Match.offer:type_name -> hangar.v1.Offer
+	48, // 12: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
+	7,  // 13: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
+	15, // 14: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
+	16, // 15: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
+	17, // 16: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
+	18, // 17: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
+	13, // 18: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
+	14, // 19: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
+	8,  // 20: hangar.v1.Event.players_invited:type_name -> hangar.v1.PlayersInvited
+	9,  // 21: hangar.v1.Event.invite_code_created:type_name -> hangar.v1.InviteCodeCreated
+	10, // 22: hangar.v1.Event.invite_code_revoked:type_name -> hangar.v1.InviteCodeRevoked
+	11, // 23: hangar.v1.Event.invitation_accepted:type_name -> hangar.v1.InvitationAccepted
+	12, // 24: hangar.v1.Event.invitation_declined:type_name -> hangar.v1.InvitationDeclined
+	51, // 25: hangar.v1.Event.offer_made:type_name -> hangar.v1.OfferMade
+	52, // 26: hangar.v1.Event.offer_answered:type_name -> hangar.v1.OfferAnswered
+	53, // 27: hangar.v1.Event.offer_lapsed:type_name -> hangar.v1.OfferLapsed
+	54, // 28: hangar.v1.Event.moves_taken_back:type_name -> hangar.v1.MovesTakenBack
+	55, // 29: hangar.v1.Event.rematch_started:type_name -> hangar.v1.RematchStarted
+	47, // 30: hangar.v1.Event.game:type_name -> google.protobuf.Any
+	47, // 31: hangar.v1.MatchCreated.options:type_name -> google.protobuf.Any
+	49, // 32: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	0,  // 33: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
+	1,  // 34: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
+	47, // 35: hangar.v1.CreateMatchRequest.options:type_name -> google.protobuf.Any
+	49, // 36: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
+	0,  // 37: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
+	5,  // 38: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 39: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 40: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 41: hangar.v1.CreateInviteCodeResponse.match:type_name -> hangar.v1.Match
+	5,  // 42: hangar.v1.RevokeInviteCodeResponse.match:type_name -> hangar.v1.Match
+	5,  // 43: hangar.v1.AcceptInvitationResponse.match:type_name -> hangar.v1.Match
+	5,  // 44: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 45: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 46: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
+	3,  // 47: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
+	5,  // 48: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
+	6,  // 49: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
+	1,  // 50: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
+	6,  // 51: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	47, // 52: hangar.v1.GetBoardResponse.board:type_name -> google.protobuf.Any
+	19, // 53: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	21, // 54: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	33, // 55: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	23, // 56: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
+	25, // 57: hangar.v1.MatchService.CreateInviteCode:input_type -> hangar.v1.CreateInviteCodeRequest
+	27, // 58: hangar.v1.MatchService.RevokeInviteCode:input_type -> hangar.v1.RevokeInviteCodeRequest
+	29, // 59: hangar.v1.MatchService.AcceptInvitation:input_type -> hangar.v1.AcceptInvitationRequest
+	31, // 60: hangar.v1.MatchService.DeclineInvitation:input_type -> hangar.v1.DeclineInvitationRequest
+	35, // 61: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	37, // 62: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	39, // 63: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	41, // 64: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	43, // 65: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	45, // 66: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
+	20, // 67: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	22, // 68: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	34, // 69: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	24, // 70: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
+	26, // 71: hangar.v1.MatchService.CreateInviteCode:output_type -> hangar.v1.CreateInviteCodeResponse
+	28, // 72: hangar.v1.MatchService.RevokeInviteCode:output_type -> hangar.v1.RevokeInviteCodeResponse
+	30, // 73: hangar.v1.MatchService.AcceptInvitation:output_type -> hangar.v1.AcceptInvitationResponse
+	32, // 74: hangar.v1.MatchService.DeclineInvitation:output_type -> hangar.v1.DeclineInvitationResponse
+	36, // 75: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	38, // 76: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	40, // 77: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	42, // 78: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	44, // 79: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	46, // 80: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
+	67, // [67:81] is the sub-list for method output_type
+	53, // [53:67] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -3640,6 +3781,7 @@ func file_hangar_v1_match_proto_init() {
 	if File_hangar_v1_match_proto != nil {
 		return
 	}
+	file_hangar_v1_offer_proto_init()
 	file_hangar_v1_match_proto_msgTypes[2].OneofWrappers = []any{
 		(*Event_MatchCreated)(nil),
 		(*Event_PlayerJoined)(nil),
@@ -3653,6 +3795,11 @@ func file_hangar_v1_match_proto_init() {
 		(*Event_InviteCodeRevoked)(nil),
 		(*Event_InvitationAccepted)(nil),
 		(*Event_InvitationDeclined)(nil),
+		(*Event_OfferMade)(nil),
+		(*Event_OfferAnswered)(nil),
+		(*Event_OfferLapsed)(nil),
+		(*Event_MovesTakenBack)(nil),
+		(*Event_RematchStarted)(nil),
 		(*Event_Game)(nil),
 	}
 	file_hangar_v1_match_proto_msgTypes[17].OneofWrappers = []any{}
