@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -356,4 +358,38 @@ func TestRematchAcrossNodes(t *testing.T) {
 			wantCode(t, "a stranger's answer on a private match", err, codes.NotFound, "NOT_FOUND")
 		}
 	})
+}
+
+// TestOffersOverREST: the offers' routes answer JSON, and a refusal is a 4xx
+// with its ErrorInfo reason.
+func TestOffersOverREST(t *testing.T) {
+	t.Parallel()
+	n := node(t, server.Config{DataDir: t.TempDir()})
+	m, seats := carcPeopleMatch(t, n.Addr())
+	p, q := turnPair(m, seats)
+	base := "http://" + n.Addr() + "/v1/matches/" + m.GetMatchId() + "/offers"
+	code, _, body := restDo(t, "POST", base, p.token, "application/json", `{"kind":"OFFER_KIND_REMATCH"}`)
+	if _, why := restReason(t, body); code != 400 || why != "REMATCH_NOT_ENDED" {
+		t.Fatalf("a rematch in play over REST: %d %s", code, body)
+	}
+	code, _, body = restDo(t, "POST", base, p.token, "application/json", `{"kind":"OFFER_KIND_DRAW"}`)
+	if code != 200 {
+		t.Fatalf("a draw offer over REST: %d %s", code, body)
+	}
+	var made struct {
+		Offer struct {
+			OfferID string `json:"offerId"`
+		} `json:"offer"`
+	}
+	if err := json.Unmarshal(body, &made); err != nil || made.Offer.OfferID == "" {
+		t.Fatalf("MakeOffer's JSON %s: %v", body, err)
+	}
+	code, _, body = restDo(t, "POST", base+"/"+made.Offer.OfferID+":answer", p.token, "application/json", `{"accept":true}`)
+	if _, why := restReason(t, body); code != 400 || why != "OWN_OFFER" {
+		t.Fatalf("answering one's own offer over REST: %d %s", code, body)
+	}
+	code, _, body = restDo(t, "POST", base+"/"+made.Offer.OfferID+":answer", q.token, "application/json", `{"accept":true}`)
+	if code != 200 || !strings.Contains(string(body), "MATCH_STATUS_FINISHED") {
+		t.Fatalf("accepting the draw over REST: %d %s", code, body)
+	}
 }
