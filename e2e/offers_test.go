@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -218,6 +219,17 @@ func TestTakebackRestoresTheMove(t *testing.T) {
 		at, err := p.matches.GetMatch(p.ctx(), &hangarv1.GetMatchRequest{MatchId: id, AtVersion: placed.GetVersion()})
 		if err != nil || carcState(at.GetMatch()).GetNotation() != carcState(placed).GetNotation() {
 			t.Fatalf("GetMatch at %d: %v", placed.GetVersion(), err)
+		}
+		// The export has the offer, the answer and the takeback.
+		ex, err := p.history().ExportMatch(p.ctx(), &hangarv1.ExportMatchRequest{MatchId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"offer id=" + made.GetOffer().GetOfferId() + " kind=takeback", "accepted\n",
+			fmt.Sprintf("takeback offer=%s from=%d", made.GetOffer().GetOfferId(), m.GetVersion()+1)} {
+			if !strings.Contains(ex.GetText(), want) {
+				t.Errorf("the export lacks %q:\n%s", want, ex.GetText())
+			}
 		}
 		// Placed again and the turn played out, the next tile is drawn:
 		// the placement can no longer be taken back.
