@@ -118,13 +118,27 @@ func TestOffersDrawAndRefusals(t *testing.T) {
 		}
 
 		// Offered again and accepted, the draw ends the match: both first.
-		made, err = p.offer(id, hangarv1.OfferKind_OFFER_KIND_DRAW)
+		// Each command retried with its request id applies once and
+		// answers as the first time.
+		offerReq := &hangarv1.MakeOfferRequest{MatchId: id, Kind: hangarv1.OfferKind_OFFER_KIND_DRAW, RequestId: reqID()}
+		made, err = p.offers().MakeOffer(p.ctx(), offerReq)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ans, err := q.answer(id, made.GetOffer().GetOfferId(), true)
+		again, err := p.offers().MakeOffer(p.ctx(), offerReq)
+		if err != nil || again.GetOffer().GetOfferId() != made.GetOffer().GetOfferId() || again.GetMatch().GetVersion() != made.GetMatch().GetVersion() {
+			t.Fatalf("the retried offer: %v, %v; first %v", again, err, made)
+		}
+		offerReq.Kind = hangarv1.OfferKind_OFFER_KIND_ABORT
+		_, err = p.offers().MakeOffer(p.ctx(), offerReq)
+		wantCode(t, "a request id reused for another offer", err, codes.AlreadyExists, "REQUEST_ID_REUSED")
+		answerReq := &hangarv1.AnswerOfferRequest{MatchId: id, OfferId: made.GetOffer().GetOfferId(), Accept: true, RequestId: reqID()}
+		ans, err := q.offers().AnswerOffer(q.ctx(), answerReq)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if again, err := q.offers().AnswerOffer(q.ctx(), answerReq); err != nil || again.GetMatch().GetVersion() != ans.GetMatch().GetVersion() {
+			t.Fatalf("the retried answer: %v, %v", again, err)
 		}
 		end := ans.GetMatch()
 		if end.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED || end.GetOffer() != nil {

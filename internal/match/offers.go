@@ -488,13 +488,27 @@ func refold(g game.Game, st *Step) bool {
 // match's state: a refusal on a cached match that is behind the store
 // (another node's commit: the start, an offer, an answer) is decided again
 // on what the store holds.
+//
+// A retry of a command that was applied is refused by the match it left
+// (the offer is open, or answered): the stored command says it was this
+// one, and its outcome is returned.
 func (s *Commands) execFresh(ctx context.Context, c Command) (Outcome, error) {
 	out, err := s.Writer.Exec(ctx, c)
-	if err == nil || s.Writer.singleNode || !(errors.Is(err, fault.ErrRule) || errors.Is(err, fault.ErrPermission)) {
+	if err == nil || !(errors.Is(err, fault.ErrRule) || errors.Is(err, fault.ErrPermission)) {
 		return out, err
 	}
 	m, lerr := s.Writer.Load(ctx, c.MatchID)
 	if lerr != nil {
+		return out, err
+	}
+	cmd := store.Command{Author: c.Author, RequestID: c.ReqID, Fingerprint: Fingerprint(c.Req)}
+	switch r, cerr := s.Store.Command(ctx, c.MatchID, cmd); {
+	case cerr == nil:
+		return s.Writer.replay(ctx, m, r)
+	case errors.Is(cerr, store.ErrRequestMismatch):
+		return out, cerr
+	}
+	if s.Writer.singleNode {
 		return out, err
 	}
 	f, ferr := s.Writer.Fold(ctx, m, 0)
