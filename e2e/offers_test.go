@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 
@@ -74,6 +75,9 @@ func TestOffersDrawAndRefusals(t *testing.T) {
 		id := m.GetMatchId()
 		p, q := turnPair(m, seats)
 		eve := newClient(t, n.Addr(), "Eve")
+		// A spectator watches from the start: the offers' events reach
+		// it in order, none twice, and its stream ends with the draw.
+		watcher := startWatcher(eve.ctx(), eve, id, 0)
 
 		_, err := eve.offer(id, hangarv1.OfferKind_OFFER_KIND_DRAW)
 		wantCode(t, "a stranger's offer", err, codes.PermissionDenied, "NOT_SEATED")
@@ -151,8 +155,16 @@ func TestOffersDrawAndRefusals(t *testing.T) {
 		}
 		_, err = p.offer(id, hangarv1.OfferKind_OFFER_KIND_DRAW)
 		wantCode(t, "a draw after the end", err, codes.FailedPrecondition, "OFFER_NOT_IN_PLAY")
-		// The history has the draw: both players' results are draws.
 		evs := p.events(t, id)
+		select {
+		case err := <-watcher.done:
+			if err != nil {
+				t.Fatalf("the spectator's watch: %v", err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the spectator's watch did not end with the draw")
+		}
+		checkLog(t, evs, watcher.evs)
 		if evs[len(evs)-1].GetMatchEnded() == nil || evs[len(evs)-2].GetOfferAnswered().GetAccepted() != true {
 			t.Fatalf("the draw's events: %v", evs[len(evs)-2:])
 		}
