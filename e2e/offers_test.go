@@ -67,13 +67,22 @@ func placeTile(t *testing.T, c *client, m *hangarv1.Match, r *rand.Rand) *hangar
 	return c.get(t, m.GetMatchId())
 }
 
+// carcOffersMatch starts a node of cfg and a Carcassonne match of two
+// people on it, and returns the match with the client of the seat to act
+// and the other one's.
+func carcOffersMatch(t *testing.T, cfg server.Config) (n *server.Server, m *hangarv1.Match, mover, other *client) {
+	t.Helper()
+	n = node(t, cfg)
+	m, seats := carcPeopleMatch(t, n.Addr())
+	mover, other = turnPair(m, seats)
+	return n, m, mover, other
+}
+
 func TestOffersDrawAndRefusals(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
-		n := node(t, cfg)
-		m, seats := carcPeopleMatch(t, n.Addr())
+		n, m, p, q := carcOffersMatch(t, cfg)
 		id := m.GetMatchId()
-		p, q := turnPair(m, seats)
 		eve := newClient(t, n.Addr(), "Eve")
 		// A spectator watches from the start: the offers' events reach
 		// it in order, none twice, and its stream ends with the draw.
@@ -174,10 +183,8 @@ func TestOffersDrawAndRefusals(t *testing.T) {
 func TestOfferLapsesWhenItsMakerMoves(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
-		n := node(t, cfg)
-		m, seats := carcPeopleMatch(t, n.Addr())
+		_, m, p, q := carcOffersMatch(t, cfg)
 		id := m.GetMatchId()
-		p, q := turnPair(m, seats)
 		made, err := p.offer(id, hangarv1.OfferKind_OFFER_KIND_ABORT)
 		if err != nil {
 			t.Fatal(err)
@@ -217,10 +224,8 @@ func TestOfferLapsesWhenItsMakerMoves(t *testing.T) {
 func TestTakebackRestoresTheMove(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
-		n := node(t, cfg)
-		m, seats := carcPeopleMatch(t, n.Addr())
+		_, m, p, q := carcOffersMatch(t, cfg)
 		id := m.GetMatchId()
-		p, q := turnPair(m, seats)
 		r := rand.New(rand.NewPCG(3, 4))
 		placed := placeTile(t, p, m, r)
 		made, err := p.offer(id, hangarv1.OfferKind_OFFER_KIND_TAKEBACK)
