@@ -370,11 +370,18 @@ func TestRematchAcrossNodes(t *testing.T) {
 		if _, err := bob.matches.AcceptInvitation(bob.ctx(), &hangarv1.AcceptInvitationRequest{MatchId: id}); err != nil {
 			t.Fatal(err)
 		}
-		// A draw offered on one node, accepted on the other.
+		// A draw offered on one node, accepted on the other; the refusals
+		// on the other node are the store's, not a stale cache's.
+		_, err = bob.offer(id, hangarv1.OfferKind_OFFER_KIND_TAKEBACK)
+		wantCode(t, "a takeback before any move, on node B", err, codes.FailedPrecondition, "TAKEBACK_NOT_ALLOWED")
 		made, err := ada.offer(id, hangarv1.OfferKind_OFFER_KIND_DRAW)
 		if err != nil {
 			t.Fatal(err)
 		}
+		_, err = ada.reconnect(t, b.Addr()).answer(id, made.GetOffer().GetOfferId(), true)
+		wantCode(t, "answering one's own offer on node B", err, codes.FailedPrecondition, "OWN_OFFER")
+		_, err = bob.offer(id, hangarv1.OfferKind_OFFER_KIND_ABORT)
+		wantCode(t, "a second offer on node B", err, codes.FailedPrecondition, "OFFER_OPEN")
 		if _, err := bob.answer(id, made.GetOffer().GetOfferId(), true); err != nil {
 			t.Fatal(err)
 		}
