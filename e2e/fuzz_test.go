@@ -112,7 +112,7 @@ func (c *chaos) step() {
 	before := c.versions(c.clients[0])
 	var err error
 	command := true
-	switch c.r.IntN(28) {
+	switch c.r.IntN(30) {
 	case 0:
 		var r *hangarv1.CreateMatchResponse
 		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: c.game(),
@@ -242,6 +242,19 @@ func (c *chaos) step() {
 			cmd.Command = &hangarv1.PlayCommand_ListLegalActions{ListLegalActions: &hangarv1.ListLegalActionsRequest{MatchId: other}}
 		}
 		err = c.play(ctx, cl, match, c.num(), cmd)
+	case 28:
+		// An offer of any kind, known or not, on any match.
+		_, err = cl.offers().MakeOffer(ctx, &hangarv1.MakeOfferRequest{MatchId: match, Kind: hangarv1.OfferKind(c.num() % 6),
+			ExpectedVersion: []int64{0, version}[c.r.IntN(2)], RequestId: req})
+	case 29:
+		// An answer to the match's open offer (when the caller may see it)
+		// or to garbage.
+		offer := c.str()
+		if m, e := cl.matches.GetMatch(cl.ctx(), &hangarv1.GetMatchRequest{MatchId: match}); e == nil && m.GetMatch().GetOffer() != nil && c.r.IntN(2) == 0 {
+			offer = m.GetMatch().GetOffer().GetOfferId()
+		}
+		_, err = cl.offers().AnswerOffer(ctx, &hangarv1.AnswerOfferRequest{MatchId: match, OfferId: offer, Accept: c.r.IntN(2) == 0,
+			ExpectedVersion: []int64{0, version}[c.r.IntN(2)], RequestId: req})
 	case 20:
 		command = false
 		_, err = cl.players.SignInExternalPlayer(ctx, &hangarv1.SignInExternalPlayerRequest{ExternalId: c.str(), DisplayName: c.str()})

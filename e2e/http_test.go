@@ -71,7 +71,7 @@ func TestEveryRPCHasARESTRoute(t *testing.T) {
 					continue
 				}
 				// OpenAPI names path parameters in lowerCamelCase.
-				path = strings.NewReplacer("{match_id}", "{matchId}", "{player_id}", "{playerId}", "{ticket_id}", "{ticketId}", "{code_id}", "{codeId}").Replace(path)
+				path = strings.NewReplacer("{match_id}", "{matchId}", "{player_id}", "{playerId}", "{ticket_id}", "{ticketId}", "{code_id}", "{codeId}", "{offer_id}", "{offerId}").Replace(path)
 				if !bytes.Contains(doc, []byte("\n    "+path+":\n")) {
 					t.Errorf("%s: %s is not in openapi.yaml", m.FullName(), path)
 				}

@@ -32,6 +32,8 @@ type privateFixture struct {
 	n                  *server.Server
 	ada, bob, dan, eve *client
 	live, done         string
+	// rematch is the rematch of done (private too); live has an open offer.
+	rematch string
 }
 
 func newPrivateFixture(t *testing.T, cfg server.Config) *privateFixture {
@@ -70,6 +72,18 @@ func newPrivateFixture(t *testing.T, cfg server.Config) *privateFixture {
 	f.live = live.GetMatchId()
 	if _, err := f.ada.moves.Act(f.ada.ctx(), &hangarv1.ActRequest{Action: rollAction, MatchId: f.live, ExpectedVersion: live.GetVersion(), RequestId: reqID()}); err != nil {
 		t.Fatal(err)
+	}
+	// An open offer in the live match, and a rematch of the finished one
+	// (Ada left it: Bob's rematch has no one else to ask and starts at
+	// once).
+	if _, err := f.bob.offer(f.live, hangarv1.OfferKind_OFFER_KIND_ABORT); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.bob.offer(f.done, hangarv1.OfferKind_OFFER_KIND_REMATCH); err != nil {
+		t.Fatal(err)
+	}
+	if f.rematch = f.bob.get(t, f.done).GetRematchMatchId(); f.rematch == "" {
+		t.Fatal("Bob's rematch did not start")
 	}
 	// Ada's own rating history names the finished private match: a
 	// stranger's must not.
@@ -209,14 +223,14 @@ func TestStrangerLearnsNothingOfPrivateMatches(t *testing.T) {
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		f := newPrivateFixture(t, cfg)
 		conn := dial(t, f.n.Addr())
-		ids := []string{f.live, f.done}
+		ids := []string{f.live, f.done, f.rematch}
 		versions := []int64{f.ada.get(t, f.live).GetVersion(), f.ada.get(t, f.done).GetVersion()}
 		for _, r := range hangarRPCs(t) {
 			switch r.name {
 			case "RevokeToken", "SignOut":
 				continue // they end Eve's own session
 			}
-			for _, target := range ids {
+			for _, target := range ids[:2] {
 				unknown := "m_" + strings.Repeat("z", len(target)-2)
 				for _, version := range []int64{1, versions[0], versions[1]} {
 					what := fmt.Sprintf("%s on %s at version %d", r.name, target, version)
@@ -331,9 +345,19 @@ func TestStrangerCommandsWithAVersion(t *testing.T) {
 				_, err := e.matches.AcceptInvitation(e.ctx(), &hangarv1.AcceptInvitationRequest{MatchId: id, ExpectedVersion: 1, RequestId: reqID()})
 				return err
 			},
+			"MakeOffer": func(id string) error {
+				_, err := e.offers().MakeOffer(e.ctx(), &hangarv1.MakeOfferRequest{MatchId: id, Kind: hangarv1.OfferKind_OFFER_KIND_REMATCH, ExpectedVersion: 1, RequestId: reqID()})
+				return err
+			},
+			"AnswerOffer": func(id string) error {
+				// The live match's open offer, by its real id.
+				offer := f.bob.get(t, f.live).GetOffer().GetOfferId()
+				_, err := e.offers().AnswerOffer(e.ctx(), &hangarv1.AnswerOfferRequest{MatchId: id, OfferId: offer, Accept: true, ExpectedVersion: 1, RequestId: reqID()})
+				return err
+			},
 		}
 		for name, call := range calls {
-			for _, id := range []string{f.live, f.done} {
+			for _, id := range []string{f.live, f.done, f.rematch} {
 				err := call(id)
 				wantCode(t, name+" by a stranger with expected_version 1", err, codes.NotFound, "NOT_FOUND")
 				st := status.Convert(err)

@@ -83,6 +83,10 @@ func (r rpc) request(t *testing.T, match, player, ticket string, version int64) 
 	set("external_id", protoreflect.ValueOfString("user-1"))
 	set("seat_count", protoreflect.ValueOfInt32(2))
 	set("game", protoreflect.ValueOfString("aeroplane"))
+	set("offer_id", protoreflect.ValueOfString("of_security"))
+	if f := fields.ByName("kind"); f != nil && f.Kind() == protoreflect.EnumKind {
+		msg.Set(f, protoreflect.ValueOfEnum(1)) // a draw: refused for the caller, not the request
+	}
 	if f := fields.ByName("player_ids"); f != nil {
 		l := msg.Mutable(f).List()
 		l.Append(protoreflect.ValueOfString(player))

@@ -254,7 +254,7 @@ func storedCreated(g Game, c *hangarv1.MatchCreated) (*storagev1.MatchCreated, e
 	}
 	s := &storagev1.MatchCreated{SeatCount: c.GetSeatCount(), CreatorId: c.GetCreatorId(),
 		TimeoutsBeforeBot: c.GetTimeoutsBeforeBot(), BotLevel: int32(c.GetBotLevel()), Private: c.GetPrivate(),
-		InvitedPlayerIds: c.GetInvitedPlayerIds(), Unrated: c.GetUnrated()}
+		InvitedPlayerIds: c.GetInvitedPlayerIds(), Unrated: c.GetUnrated(), RematchOf: c.GetRematchOf()}
 	if l, ok := g.(Legacy); ok {
 		s.LegacyGame = l.LegacyEnum()
 	} else {
@@ -286,7 +286,7 @@ func (r *Registry) apiCreated(s *storagev1.MatchCreated) (*hangarv1.MatchCreated
 	}
 	c := &hangarv1.MatchCreated{Game: e.g.Name(), SeatCount: s.GetSeatCount(), CreatorId: s.GetCreatorId(),
 		TurnTime: s.GetTurnTime(), TimeoutsBeforeBot: s.GetTimeoutsBeforeBot(), BotLevel: hangarv1.BotLevel(s.GetBotLevel()),
-		Private: s.GetPrivate(), InvitedPlayerIds: s.GetInvitedPlayerIds(), Unrated: s.GetUnrated()}
+		Private: s.GetPrivate(), InvitedPlayerIds: s.GetInvitedPlayerIds(), Unrated: s.GetUnrated(), RematchOf: s.GetRematchOf()}
 	if tc := s.GetTimeControl(); tc != nil {
 		c.TimeControl = &hangarv1.TimeControl{Kind: hangarv1.TimeControlKind(tc.GetKind()), PerMove: tc.GetPerMove(), Initial: tc.GetInitial(),
 			Increment: tc.GetIncrement(), TimeoutPolicy: hangarv1.TimeoutPolicy(tc.GetTimeoutPolicy())}
@@ -355,7 +355,7 @@ func storedBody(ev *hangarv1.Event) (string, *storagev1.Event) {
 	case *hangarv1.Event_InvitationDeclined:
 		return "invitation_declined", &storagev1.Event{Body: &storagev1.Event_InvitationDeclined{InvitationDeclined: &storagev1.InvitationDeclined{PlayerId: b.InvitationDeclined.GetPlayerId()}}}
 	}
-	return "unknown", nil
+	return storedOfferBody(ev)
 }
 
 // apiEvent is the API's event of a stored platform event (not MatchCreated).
@@ -392,7 +392,7 @@ func apiEvent(se *storagev1.Event) *hangarv1.Event {
 	case *storagev1.Event_InvitationDeclined:
 		return &hangarv1.Event{Body: &hangarv1.Event_InvitationDeclined{InvitationDeclined: &hangarv1.InvitationDeclined{PlayerId: b.InvitationDeclined.GetPlayerId()}}}
 	}
-	return nil
+	return apiOfferEvent(se)
 }
 
 // Fields of hangar.v1 messages before games were named, kept in the rows

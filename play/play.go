@@ -585,6 +585,9 @@ func (s *session) eventLine(ev *hangarv1.Event) string {
 		}
 		return s.types.anyText(b.Game)
 	}
+	if line, ok := s.offerLine(ev); ok {
+		return line
+	}
 	return phrase.Say("match.unknown")
 }
 
@@ -781,6 +784,9 @@ func (s *session) actionText(a *anypb.Any) string {
 func (s *session) answer(line string) error {
 	if line == "q" || line == "quit" {
 		return errQuit
+	}
+	if s.offerCommand(line) {
+		return nil
 	}
 	p := s.pending
 	if p == nil {

@@ -96,6 +96,9 @@ func (s *History) eventNotation(g game.Game, ev *hangarv1.Event) string {
 				out += " invited=" + strings.Join(ids, ",")
 			}
 		}
+		if of := b.MatchCreated.GetRematchOf(); of != "" {
+			out += " rematch_of=" + of
+		}
 		return out
 	case *hangarv1.Event_PlayersInvited:
 		return "invited players=" + strings.Join(b.PlayersInvited.GetPlayerIds(), ",")
@@ -134,6 +137,9 @@ func (s *History) eventNotation(g game.Game, ev *hangarv1.Event) string {
 			out += " scores=" + strings.Join(parts, ",")
 		}
 		return out
+	}
+	if line, ok := offerNotation(ev); ok {
+		return line
 	}
 	return "unknown"
 }

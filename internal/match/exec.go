@@ -222,9 +222,10 @@ func (s *Writer) Commit(ctx context.Context, m *Match, cmd store.Command, decide
 	}
 	next := m.Clone()
 	now := s.now().UTC().Truncate(time.Microsecond)
+	fold := st.Play == nil || refold(m.Game, &st)
 	for i, ev := range st.Events {
 		ev.AuthorId = cmd.Author
-		if err := next.record(ev, st.gameOf(i), now, st.Play == nil); err != nil {
+		if err := next.record(ev, st.gameOf(i), now, fold); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -258,6 +259,13 @@ func (s *Writer) Commit(ctx context.Context, m *Match, cmd store.Command, decide
 			}
 			st.Add(ev)
 		}
+	}
+	// An offer in play lapses when its maker moves or the turn passes.
+	if ev := lapse(m, next, st.Events, cmd.Author); ev != nil {
+		if err := next.record(ev, nil, now, false); err != nil {
+			return Outcome{}, err
+		}
+		st.Add(ev)
 	}
 	evs := st.Events
 	row, err := next.Row()

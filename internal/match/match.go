@@ -89,6 +89,9 @@ type Match struct {
 	optionsAny    *anypb.Any
 	optionsWire   []byte
 	optionsStored []byte
+	// offerState is the match's open offer, and what takebacks and the
+	// abort rule need (offers.go).
+	offerState
 }
 
 // CanSee reports whether player may read m: any match that is public, a
@@ -146,6 +149,7 @@ func (m *Match) Clone() *Match {
 	c.Seats = slices.Clone(m.Seats)
 	c.Invited = slices.Clone(m.Invited)
 	c.Codes = slices.Clone(m.Codes)
+	c.undo = slices.Clone(m.undo)
 	return &c
 }
 
@@ -224,6 +228,7 @@ func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold 
 		m.Private = b.MatchCreated.GetPrivate()
 		m.Invited = slices.Clone(b.MatchCreated.GetInvitedPlayerIds())
 		m.unrated = b.MatchCreated.GetUnrated()
+		m.rematchOf = b.MatchCreated.GetRematchOf()
 		m.created = t
 		for _, n := range g.Seats(m.Options, int(b.MatchCreated.GetSeatCount())) {
 			m.Seats = append(m.Seats, Seat{Seat: n, Status: hangarv1.SeatStatus_SEAT_STATUS_EMPTY})
@@ -271,6 +276,11 @@ func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold 
 	case *hangarv1.Event_InviteCodeCreated, *hangarv1.Event_InviteCodeRevoked,
 		*hangarv1.Event_InvitationAccepted, *hangarv1.Event_InvitationDeclined:
 		m.recordInvitation(ev)
+	case *hangarv1.Event_OfferMade, *hangarv1.Event_OfferAnswered, *hangarv1.Event_OfferLapsed,
+		*hangarv1.Event_MovesTakenBack, *hangarv1.Event_RematchStarted:
+		if err := m.recordOffer(ev); err != nil {
+			return err
+		}
 	case *hangarv1.Event_SeatHandedToBot:
 		if i := m.SeatIndex(b.SeatHandedToBot.GetSeat()); i >= 0 {
 			m.Seats[i].Status = hangarv1.SeatStatus_SEAT_STATUS_BOT
@@ -299,6 +309,9 @@ func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold 
 				return fmt.Errorf("match %s: event %d: %w", m.ID, m.Version+1, err)
 			}
 		}
+		// Before the game's state moves on: in a command's events (fold
+		// false) m.Play is the state before the command.
+		m.noteMove(gev, m.Play)
 		if fold {
 			g, err := m.Play.Apply(gev)
 			if err != nil {
@@ -453,7 +466,7 @@ func (m *Match) Summary() *hangarv1.Match {
 		MatchId: m.ID, Game: m.Game.Name(), Status: StatusProto[m.Status], Version: m.Version,
 		CreatorId: m.Creator, Options: m.optionsAny, CreateTime: timestamppb.New(m.created), BotLevel: m.botLevel,
 		Private: m.Private, InvitedPlayerIds: slices.Clone(m.Invited), Unrated: m.unrated,
-		InviteCodeIds: m.codeIDs(),
+		InviteCodeIds: m.codeIDs(), Offer: m.Offer, RematchOf: m.rematchOf, RematchMatchId: m.rematch,
 	}
 	if !m.started.IsZero() {
 		pm.StartTime = timestamppb.New(m.started)

@@ -37,6 +37,15 @@ func noticesOf(m, next *Match, evs []*hangarv1.Event, author string) []*hangarv1
 			invited(b.MatchCreated.GetInvitedPlayerIds())
 		case *hangarv1.Event_PlayersInvited:
 			invited(b.PlayersInvited.GetPlayerIds())
+		case *hangarv1.Event_OfferMade:
+			// The players who must answer an offer hear of it.
+			o := b.OfferMade.GetOffer()
+			for _, sn := range o.GetAnswerSeats() {
+				if i := next.SeatIndex(sn); i >= 0 && next.Seats[i].Player != "" {
+					add(next.Seats[i].Player, &hangarv1.Notice{Body: &hangarv1.Notice_Offer{Offer: &hangarv1.OfferNotice{
+						Game: g, OfferId: o.GetOfferId(), Kind: o.GetKind(), Seat: o.GetSeat(), PlayerId: o.GetPlayerId()}}})
+				}
+			}
 		}
 	}
 	if m.started.IsZero() && !next.started.IsZero() {

@@ -590,8 +590,13 @@ type ExportMatchResponse struct {
 	// "created seats=N creator=ID", "joined seat=S player=ID name=\"…\"" (or
 	// "joined seat=S bot"), "left seat=S player=ID [forfeited]",
 	// "started seats=0,2", "timeout seat=S consecutive=N",
-	// "handed seat=S player=ID" (the seat went to a bot) and
-	// "ended status=finished ranking=2,0".
+	// "handed seat=S player=ID" (the seat went to a bot),
+	// "ended status=finished ranking=2,0", and the offers as
+	// "offer id=ID kind=draw seat=S player=ID answer=1[ from=SEQ]",
+	// "answered offer=ID seat=S player=ID accepted|declined",
+	// "lapsed offer=ID reason=turn_passed", "takeback offer=ID from=SEQ" and
+	// "rematch offer=ID match=ID" (a rematch's "created" line ends with
+	// " rematch_of=ID").
 	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	// version is the number of events exported.
 	Version       int64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`

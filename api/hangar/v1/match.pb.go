@@ -390,9 +390,15 @@ type Match struct {
 	InviteCodeIds []string `protobuf:"bytes,20,rep,name=invite_code_ids,json=inviteCodeIds,proto3" json:"invite_code_ids,omitempty"`
 	// time_control is the match's clock when it was created with one (then
 	// turn_time is unset); turn_deadline is when it fires.
-	TimeControl   *TimeControl `protobuf:"bytes,25,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TimeControl *TimeControl `protobuf:"bytes,25,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
+	// offer is the match's open offer (OfferService), if any.
+	Offer *Offer `protobuf:"bytes,26,opt,name=offer,proto3" json:"offer,omitempty"`
+	// rematch_of is the match this one is the rematch of; rematch_match_id
+	// the rematch of this one, once started.
+	RematchOf      string `protobuf:"bytes,27,opt,name=rematch_of,json=rematchOf,proto3" json:"rematch_of,omitempty"`
+	RematchMatchId string `protobuf:"bytes,28,opt,name=rematch_match_id,json=rematchMatchId,proto3" json:"rematch_match_id,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Match) Reset() {
@@ -572,6 +578,27 @@ func (x *Match) GetTimeControl() *TimeControl {
 	return nil
 }
 
+func (x *Match) GetOffer() *Offer {
+	if x != nil {
+		return x.Offer
+	}
+	return nil
+}
+
+func (x *Match) GetRematchOf() string {
+	if x != nil {
+		return x.RematchOf
+	}
+	return ""
+}
+
+func (x *Match) GetRematchMatchId() string {
+	if x != nil {
+		return x.RematchMatchId
+	}
+	return ""
+}
+
 // Event is one entry of a match's event stream.
 type Event struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -596,6 +623,11 @@ type Event struct {
 	//	*Event_InviteCodeRevoked
 	//	*Event_InvitationAccepted
 	//	*Event_InvitationDeclined
+	//	*Event_OfferMade
+	//	*Event_OfferAnswered
+	//	*Event_OfferLapsed
+	//	*Event_MovesTakenBack
+	//	*Event_RematchStarted
 	//	*Event_Game
 	Body          isEvent_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
@@ -775,6 +807,51 @@ func (x *Event) GetInvitationDeclined() *InvitationDeclined {
 	return nil
 }
 
+func (x *Event) GetOfferMade() *OfferMade {
+	if x != nil {
+		if x, ok := x.Body.(*Event_OfferMade); ok {
+			return x.OfferMade
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetOfferAnswered() *OfferAnswered {
+	if x != nil {
+		if x, ok := x.Body.(*Event_OfferAnswered); ok {
+			return x.OfferAnswered
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetOfferLapsed() *OfferLapsed {
+	if x != nil {
+		if x, ok := x.Body.(*Event_OfferLapsed); ok {
+			return x.OfferLapsed
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetMovesTakenBack() *MovesTakenBack {
+	if x != nil {
+		if x, ok := x.Body.(*Event_MovesTakenBack); ok {
+			return x.MovesTakenBack
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetRematchStarted() *RematchStarted {
+	if x != nil {
+		if x, ok := x.Body.(*Event_RematchStarted); ok {
+			return x.RematchStarted
+		}
+	}
+	return nil
+}
+
 func (x *Event) GetGame() *anypb.Any {
 	if x != nil {
 		if x, ok := x.Body.(*Event_Game); ok {
@@ -836,6 +913,26 @@ type Event_InvitationDeclined struct {
 	InvitationDeclined *InvitationDeclined `protobuf:"bytes,33,opt,name=invitation_declined,json=invitationDeclined,proto3,oneof"`
 }
 
+type Event_OfferMade struct {
+	OfferMade *OfferMade `protobuf:"bytes,34,opt,name=offer_made,json=offerMade,proto3,oneof"`
+}
+
+type Event_OfferAnswered struct {
+	OfferAnswered *OfferAnswered `protobuf:"bytes,35,opt,name=offer_answered,json=offerAnswered,proto3,oneof"`
+}
+
+type Event_OfferLapsed struct {
+	OfferLapsed *OfferLapsed `protobuf:"bytes,36,opt,name=offer_lapsed,json=offerLapsed,proto3,oneof"`
+}
+
+type Event_MovesTakenBack struct {
+	MovesTakenBack *MovesTakenBack `protobuf:"bytes,37,opt,name=moves_taken_back,json=movesTakenBack,proto3,oneof"`
+}
+
+type Event_RematchStarted struct {
+	RematchStarted *RematchStarted `protobuf:"bytes,38,opt,name=rematch_started,json=rematchStarted,proto3,oneof"`
+}
+
 type Event_Game struct {
 	// game is one of the game's own events (GameInfo.event_type): what an
 	// action, a resignation or the server's chance (a die, a tile) did.
@@ -866,6 +963,16 @@ func (*Event_InvitationAccepted) isEvent_Body() {}
 
 func (*Event_InvitationDeclined) isEvent_Body() {}
 
+func (*Event_OfferMade) isEvent_Body() {}
+
+func (*Event_OfferAnswered) isEvent_Body() {}
+
+func (*Event_OfferLapsed) isEvent_Body() {}
+
+func (*Event_MovesTakenBack) isEvent_Body() {}
+
+func (*Event_RematchStarted) isEvent_Body() {}
+
 func (*Event_Game) isEvent_Body() {}
 
 type MatchCreated struct {
@@ -884,7 +991,9 @@ type MatchCreated struct {
 	// unrated: the match changes no ratings (see Match).
 	Unrated bool `protobuf:"varint,10,opt,name=unrated,proto3" json:"unrated,omitempty"`
 	// time_control is the match's clock (see Match).
-	TimeControl   *TimeControl `protobuf:"bytes,14,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
+	TimeControl *TimeControl `protobuf:"bytes,14,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
+	// rematch_of is the match this one is the rematch of (see Match).
+	RematchOf     string `protobuf:"bytes,15,opt,name=rematch_of,json=rematchOf,proto3" json:"rematch_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -994,6 +1103,13 @@ func (x *MatchCreated) GetTimeControl() *TimeControl {
 		return x.TimeControl
 	}
 	return nil
+}
+
+func (x *MatchCreated) GetRematchOf() string {
+	if x != nil {
+		return x.RematchOf
+	}
+	return ""
 }
 
 // PlayersInvited: more players were invited to a private match
@@ -3257,14 +3373,14 @@ var File_hangar_v1_match_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/clock.proto\"\xd7\x01\n" +
+	"\x15hangar/v1/match.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/clock.proto\x1a\x15hangar/v1/offer.proto\"\xd7\x01\n" +
 	"\x04Seat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12-\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x15.hangar.v1.SeatStatusR\x06status\x12\x1b\n" +
 	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x04 \x01(\tR\vdisplayName\x12\x14\n" +
 	"\x05place\x18\x05 \x01(\x05R\x05place\x126\n" +
-	"\ttime_left\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\btimeLeft\"\xa6\a\n" +
+	"\ttime_left\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\btimeLeft\"\x97\b\n" +
 	"\x05Match\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04game\x18\x16 \x01(\tR\x04game\x12.\n" +
@@ -3290,7 +3406,12 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x12invited_player_ids\x18\x12 \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
 	"\aunrated\x18\x13 \x01(\bR\aunrated\x12&\n" +
 	"\x0finvite_code_ids\x18\x14 \x03(\tR\rinviteCodeIds\x129\n" +
-	"\ftime_control\x18\x19 \x01(\v2\x16.hangar.v1.TimeControlR\vtimeControlJ\x04\b\x02\x10\x03J\x04\b\a\x10\bJ\x04\b\b\x10\tJ\x04\b\x15\x10\x16\"\x8b\b\n" +
+	"\ftime_control\x18\x19 \x01(\v2\x16.hangar.v1.TimeControlR\vtimeControl\x12&\n" +
+	"\x05offer\x18\x1a \x01(\v2\x10.hangar.v1.OfferR\x05offer\x12\x1d\n" +
+	"\n" +
+	"rematch_of\x18\x1b \x01(\tR\trematchOf\x12(\n" +
+	"\x10rematch_match_id\x18\x1c \x01(\tR\x0erematchMatchIdJ\x04\b\x02\x10\x03J\x04\b\a\x10\bJ\x04\b\b\x10\tJ\x04\b\x15\x10\x16\"\xcf\n" +
+	"\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -3310,9 +3431,15 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x13invite_code_created\x18\x1e \x01(\v2\x1c.hangar.v1.InviteCodeCreatedH\x00R\x11inviteCodeCreated\x12N\n" +
 	"\x13invite_code_revoked\x18\x1f \x01(\v2\x1c.hangar.v1.InviteCodeRevokedH\x00R\x11inviteCodeRevoked\x12P\n" +
 	"\x13invitation_accepted\x18  \x01(\v2\x1d.hangar.v1.InvitationAcceptedH\x00R\x12invitationAccepted\x12P\n" +
-	"\x13invitation_declined\x18! \x01(\v2\x1d.hangar.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x12*\n" +
+	"\x13invitation_declined\x18! \x01(\v2\x1d.hangar.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x125\n" +
+	"\n" +
+	"offer_made\x18\" \x01(\v2\x14.hangar.v1.OfferMadeH\x00R\tofferMade\x12A\n" +
+	"\x0eoffer_answered\x18# \x01(\v2\x18.hangar.v1.OfferAnsweredH\x00R\rofferAnswered\x12;\n" +
+	"\foffer_lapsed\x18$ \x01(\v2\x16.hangar.v1.OfferLapsedH\x00R\vofferLapsed\x12E\n" +
+	"\x10moves_taken_back\x18% \x01(\v2\x19.hangar.v1.MovesTakenBackH\x00R\x0emovesTakenBack\x12D\n" +
+	"\x0frematch_started\x18& \x01(\v2\x19.hangar.v1.RematchStartedH\x00R\x0erematchStarted\x12*\n" +
 	"\x04game\x18\x16 \x01(\v2\x14.google.protobuf.AnyH\x00R\x04gameB\x06\n" +
-	"\x04bodyJ\x04\b\x14\x10\x15J\x04\b\x15\x10\x16\"\xd9\x03\n" +
+	"\x04bodyJ\x04\b\x14\x10\x15J\x04\b\x15\x10\x16\"\xf8\x03\n" +
 	"\fMatchCreated\x12\x12\n" +
 	"\x04game\x18\f \x01(\tR\x04game\x12.\n" +
 	"\aoptions\x18\r \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12\x1d\n" +
@@ -3327,7 +3454,9 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x12invited_player_ids\x18\t \x03(\tR\x10invitedPlayerIds\x12\x18\n" +
 	"\aunrated\x18\n" +
 	" \x01(\bR\aunrated\x129\n" +
-	"\ftime_control\x18\x0e \x01(\v2\x16.hangar.v1.TimeControlR\vtimeControlJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\v\x10\f\"/\n" +
+	"\ftime_control\x18\x0e \x01(\v2\x16.hangar.v1.TimeControlR\vtimeControl\x12\x1d\n" +
+	"\n" +
+	"rematch_of\x18\x0f \x01(\tR\trematchOfJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\v\x10\f\"/\n" +
 	"\x0ePlayersInvited\x12\x1d\n" +
 	"\n" +
 	"player_ids\x18\x01 \x03(\tR\tplayerIds\"M\n" +
@@ -3596,6 +3725,12 @@ var file_hangar_v1_match_proto_goTypes = []any{
 	(*anypb.Any)(nil),                 // 48: google.protobuf.Any
 	(*timestamppb.Timestamp)(nil),     // 49: google.protobuf.Timestamp
 	(*TimeControl)(nil),               // 50: hangar.v1.TimeControl
+	(*Offer)(nil),                     // 51: hangar.v1.Offer
+	(*OfferMade)(nil),                 // 52: hangar.v1.OfferMade
+	(*OfferAnswered)(nil),             // 53: hangar.v1.OfferAnswered
+	(*OfferLapsed)(nil),               // 54: hangar.v1.OfferLapsed
+	(*MovesTakenBack)(nil),            // 55: hangar.v1.MovesTakenBack
+	(*RematchStarted)(nil),            // 56: hangar.v1.RematchStarted
 }
 var file_hangar_v1_match_proto_depIdxs = []int32{
 	2,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
@@ -3611,77 +3746,83 @@ var file_hangar_v1_match_proto_depIdxs = []int32{
 	49, // 10: hangar.v1.Match.turn_deadline:type_name -> google.protobuf.Timestamp
 	0,  // 11: hangar.v1.Match.bot_level:type_name -> hangar.v1.BotLevel
 	50, // 12: hangar.v1.Match.time_control:type_name -> hangar.v1.TimeControl
-	49, // 13: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
-	7,  // 14: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
-	15, // 15: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
-	16, // 16: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
-	17, // 17: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
-	18, // 18: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
-	13, // 19: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
-	14, // 20: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
-	8,  // 21: hangar.v1.Event.players_invited:type_name -> hangar.v1.PlayersInvited
-	9,  // 22: hangar.v1.Event.invite_code_created:type_name -> hangar.v1.InviteCodeCreated
-	10, // 23: hangar.v1.Event.invite_code_revoked:type_name -> hangar.v1.InviteCodeRevoked
-	11, // 24: hangar.v1.Event.invitation_accepted:type_name -> hangar.v1.InvitationAccepted
-	12, // 25: hangar.v1.Event.invitation_declined:type_name -> hangar.v1.InvitationDeclined
-	48, // 26: hangar.v1.Event.game:type_name -> google.protobuf.Any
-	48, // 27: hangar.v1.MatchCreated.options:type_name -> google.protobuf.Any
-	47, // 28: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	0,  // 29: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
-	50, // 30: hangar.v1.MatchCreated.time_control:type_name -> hangar.v1.TimeControl
-	1,  // 31: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
-	48, // 32: hangar.v1.CreateMatchRequest.options:type_name -> google.protobuf.Any
-	47, // 33: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
-	0,  // 34: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
-	50, // 35: hangar.v1.CreateMatchRequest.time_control:type_name -> hangar.v1.TimeControl
-	5,  // 36: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 37: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 38: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 39: hangar.v1.CreateInviteCodeResponse.match:type_name -> hangar.v1.Match
-	5,  // 40: hangar.v1.RevokeInviteCodeResponse.match:type_name -> hangar.v1.Match
-	5,  // 41: hangar.v1.AcceptInvitationResponse.match:type_name -> hangar.v1.Match
-	5,  // 42: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 43: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 44: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
-	3,  // 45: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
-	5,  // 46: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
-	6,  // 47: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	1,  // 48: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
-	6,  // 49: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	48, // 50: hangar.v1.GetBoardResponse.board:type_name -> google.protobuf.Any
-	19, // 51: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	21, // 52: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	33, // 53: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	23, // 54: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
-	25, // 55: hangar.v1.MatchService.CreateInviteCode:input_type -> hangar.v1.CreateInviteCodeRequest
-	27, // 56: hangar.v1.MatchService.RevokeInviteCode:input_type -> hangar.v1.RevokeInviteCodeRequest
-	29, // 57: hangar.v1.MatchService.AcceptInvitation:input_type -> hangar.v1.AcceptInvitationRequest
-	31, // 58: hangar.v1.MatchService.DeclineInvitation:input_type -> hangar.v1.DeclineInvitationRequest
-	35, // 59: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	37, // 60: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	39, // 61: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	41, // 62: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	43, // 63: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	45, // 64: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
-	20, // 65: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	22, // 66: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	34, // 67: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	24, // 68: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
-	26, // 69: hangar.v1.MatchService.CreateInviteCode:output_type -> hangar.v1.CreateInviteCodeResponse
-	28, // 70: hangar.v1.MatchService.RevokeInviteCode:output_type -> hangar.v1.RevokeInviteCodeResponse
-	30, // 71: hangar.v1.MatchService.AcceptInvitation:output_type -> hangar.v1.AcceptInvitationResponse
-	32, // 72: hangar.v1.MatchService.DeclineInvitation:output_type -> hangar.v1.DeclineInvitationResponse
-	36, // 73: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	38, // 74: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	40, // 75: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	42, // 76: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	44, // 77: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	46, // 78: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
-	65, // [65:79] is the sub-list for method output_type
-	51, // [51:65] is the sub-list for method input_type
-	51, // [51:51] is the sub-list for extension type_name
-	51, // [51:51] is the sub-list for extension extendee
-	0,  // [0:51] is the sub-list for field type_name
+	51, // 13: hangar.v1.Match.offer:type_name -> hangar.v1.Offer
+	49, // 14: hangar.v1.Event.time:type_name -> google.protobuf.Timestamp
+	7,  // 15: hangar.v1.Event.match_created:type_name -> hangar.v1.MatchCreated
+	15, // 16: hangar.v1.Event.player_joined:type_name -> hangar.v1.PlayerJoined
+	16, // 17: hangar.v1.Event.player_left:type_name -> hangar.v1.PlayerLeft
+	17, // 18: hangar.v1.Event.match_started:type_name -> hangar.v1.MatchStarted
+	18, // 19: hangar.v1.Event.match_ended:type_name -> hangar.v1.MatchEnded
+	13, // 20: hangar.v1.Event.turn_timed_out:type_name -> hangar.v1.TurnTimedOut
+	14, // 21: hangar.v1.Event.seat_handed_to_bot:type_name -> hangar.v1.SeatHandedToBot
+	8,  // 22: hangar.v1.Event.players_invited:type_name -> hangar.v1.PlayersInvited
+	9,  // 23: hangar.v1.Event.invite_code_created:type_name -> hangar.v1.InviteCodeCreated
+	10, // 24: hangar.v1.Event.invite_code_revoked:type_name -> hangar.v1.InviteCodeRevoked
+	11, // 25: hangar.v1.Event.invitation_accepted:type_name -> hangar.v1.InvitationAccepted
+	12, // 26: hangar.v1.Event.invitation_declined:type_name -> hangar.v1.InvitationDeclined
+	52, // 27: hangar.v1.Event.offer_made:type_name -> hangar.v1.OfferMade
+	53, // 28: hangar.v1.Event.offer_answered:type_name -> hangar.v1.OfferAnswered
+	54, // 29: hangar.v1.Event.offer_lapsed:type_name -> hangar.v1.OfferLapsed
+	55, // 30: hangar.v1.Event.moves_taken_back:type_name -> hangar.v1.MovesTakenBack
+	56, // 31: hangar.v1.Event.rematch_started:type_name -> hangar.v1.RematchStarted
+	48, // 32: hangar.v1.Event.game:type_name -> google.protobuf.Any
+	48, // 33: hangar.v1.MatchCreated.options:type_name -> google.protobuf.Any
+	47, // 34: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	0,  // 35: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
+	50, // 36: hangar.v1.MatchCreated.time_control:type_name -> hangar.v1.TimeControl
+	1,  // 37: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
+	48, // 38: hangar.v1.CreateMatchRequest.options:type_name -> google.protobuf.Any
+	47, // 39: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
+	0,  // 40: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
+	50, // 41: hangar.v1.CreateMatchRequest.time_control:type_name -> hangar.v1.TimeControl
+	5,  // 42: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 43: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 44: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 45: hangar.v1.CreateInviteCodeResponse.match:type_name -> hangar.v1.Match
+	5,  // 46: hangar.v1.RevokeInviteCodeResponse.match:type_name -> hangar.v1.Match
+	5,  // 47: hangar.v1.AcceptInvitationResponse.match:type_name -> hangar.v1.Match
+	5,  // 48: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 49: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 50: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
+	3,  // 51: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
+	5,  // 52: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
+	6,  // 53: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
+	1,  // 54: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
+	6,  // 55: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	48, // 56: hangar.v1.GetBoardResponse.board:type_name -> google.protobuf.Any
+	19, // 57: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	21, // 58: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	33, // 59: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	23, // 60: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
+	25, // 61: hangar.v1.MatchService.CreateInviteCode:input_type -> hangar.v1.CreateInviteCodeRequest
+	27, // 62: hangar.v1.MatchService.RevokeInviteCode:input_type -> hangar.v1.RevokeInviteCodeRequest
+	29, // 63: hangar.v1.MatchService.AcceptInvitation:input_type -> hangar.v1.AcceptInvitationRequest
+	31, // 64: hangar.v1.MatchService.DeclineInvitation:input_type -> hangar.v1.DeclineInvitationRequest
+	35, // 65: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	37, // 66: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	39, // 67: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	41, // 68: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	43, // 69: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	45, // 70: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
+	20, // 71: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	22, // 72: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	34, // 73: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	24, // 74: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
+	26, // 75: hangar.v1.MatchService.CreateInviteCode:output_type -> hangar.v1.CreateInviteCodeResponse
+	28, // 76: hangar.v1.MatchService.RevokeInviteCode:output_type -> hangar.v1.RevokeInviteCodeResponse
+	30, // 77: hangar.v1.MatchService.AcceptInvitation:output_type -> hangar.v1.AcceptInvitationResponse
+	32, // 78: hangar.v1.MatchService.DeclineInvitation:output_type -> hangar.v1.DeclineInvitationResponse
+	36, // 79: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	38, // 80: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	40, // 81: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	42, // 82: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	44, // 83: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	46, // 84: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
+	71, // [71:85] is the sub-list for method output_type
+	57, // [57:71] is the sub-list for method input_type
+	57, // [57:57] is the sub-list for extension type_name
+	57, // [57:57] is the sub-list for extension extendee
+	0,  // [0:57] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -3690,6 +3831,7 @@ func file_hangar_v1_match_proto_init() {
 		return
 	}
 	file_hangar_v1_clock_proto_init()
+	file_hangar_v1_offer_proto_init()
 	file_hangar_v1_match_proto_msgTypes[2].OneofWrappers = []any{
 		(*Event_MatchCreated)(nil),
 		(*Event_PlayerJoined)(nil),
@@ -3703,6 +3845,11 @@ func file_hangar_v1_match_proto_init() {
 		(*Event_InviteCodeRevoked)(nil),
 		(*Event_InvitationAccepted)(nil),
 		(*Event_InvitationDeclined)(nil),
+		(*Event_OfferMade)(nil),
+		(*Event_OfferAnswered)(nil),
+		(*Event_OfferLapsed)(nil),
+		(*Event_MovesTakenBack)(nil),
+		(*Event_RematchStarted)(nil),
 		(*Event_Game)(nil),
 	}
 	file_hangar_v1_match_proto_msgTypes[17].OneofWrappers = []any{}

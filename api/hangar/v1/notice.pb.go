@@ -44,6 +44,7 @@ type Notice struct {
 	//	*Notice_MatchEnded
 	//	*Notice_Invited
 	//	*Notice_TicketMatched
+	//	*Notice_Offer
 	Body          isNotice_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -166,6 +167,15 @@ func (x *Notice) GetTicketMatched() *TicketMatchedNotice {
 	return nil
 }
 
+func (x *Notice) GetOffer() *OfferNotice {
+	if x != nil {
+		if x, ok := x.Body.(*Notice_Offer); ok {
+			return x.Offer
+		}
+	}
+	return nil
+}
+
 type isNotice_Body interface {
 	isNotice_Body()
 }
@@ -190,6 +200,10 @@ type Notice_TicketMatched struct {
 	TicketMatched *TicketMatchedNotice `protobuf:"bytes,14,opt,name=ticket_matched,json=ticketMatched,proto3,oneof"`
 }
 
+type Notice_Offer struct {
+	Offer *OfferNotice `protobuf:"bytes,15,opt,name=offer,proto3,oneof"`
+}
+
 func (*Notice_YourTurn) isNotice_Body() {}
 
 func (*Notice_MatchStarted) isNotice_Body() {}
@@ -199,6 +213,8 @@ func (*Notice_MatchEnded) isNotice_Body() {}
 func (*Notice_Invited) isNotice_Body() {}
 
 func (*Notice_TicketMatched) isNotice_Body() {}
+
+func (*Notice_Offer) isNotice_Body() {}
 
 // YourTurnNotice: the player's seat must act now (its turn has just begun).
 type YourTurnNotice struct {
@@ -718,7 +734,7 @@ var File_hangar_v1_notice_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_notice_proto_rawDesc = "" +
 	"\n" +
-	"\x16hangar/v1/notice.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/match.proto\"\xe6\x03\n" +
+	"\x16hangar/v1/notice.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/match.proto\x1a\x15hangar/v1/offer.proto\"\x96\x04\n" +
 	"\x06Notice\x12\x1b\n" +
 	"\tnotice_id\x18\x01 \x01(\tR\bnoticeId\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x10\n" +
@@ -731,7 +747,8 @@ const file_hangar_v1_notice_proto_rawDesc = "" +
 	"\vmatch_ended\x18\f \x01(\v2\x1b.hangar.v1.MatchEndedNoticeH\x00R\n" +
 	"matchEnded\x124\n" +
 	"\ainvited\x18\r \x01(\v2\x18.hangar.v1.InvitedNoticeH\x00R\ainvited\x12G\n" +
-	"\x0eticket_matched\x18\x0e \x01(\v2\x1e.hangar.v1.TicketMatchedNoticeH\x00R\rticketMatchedB\x06\n" +
+	"\x0eticket_matched\x18\x0e \x01(\v2\x1e.hangar.v1.TicketMatchedNoticeH\x00R\rticketMatched\x12.\n" +
+	"\x05offer\x18\x0f \x01(\v2\x16.hangar.v1.OfferNoticeH\x00R\x05offerB\x06\n" +
 	"\x04body\"\x99\x01\n" +
 	"\x0eYourTurnNotice\x12\x12\n" +
 	"\x04game\x18\x05 \x01(\tR\x04game\x12\x12\n" +
@@ -796,7 +813,8 @@ var file_hangar_v1_notice_proto_goTypes = []any{
 	(*ListNoticesRequest)(nil),    // 8: hangar.v1.ListNoticesRequest
 	(*ListNoticesResponse)(nil),   // 9: hangar.v1.ListNoticesResponse
 	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
-	(MatchStatus)(0),              // 11: hangar.v1.MatchStatus
+	(*OfferNotice)(nil),           // 11: hangar.v1.OfferNotice
+	(MatchStatus)(0),              // 12: hangar.v1.MatchStatus
 }
 var file_hangar_v1_notice_proto_depIdxs = []int32{
 	10, // 0: hangar.v1.Notice.time:type_name -> google.protobuf.Timestamp
@@ -805,19 +823,20 @@ var file_hangar_v1_notice_proto_depIdxs = []int32{
 	3,  // 3: hangar.v1.Notice.match_ended:type_name -> hangar.v1.MatchEndedNotice
 	4,  // 4: hangar.v1.Notice.invited:type_name -> hangar.v1.InvitedNotice
 	5,  // 5: hangar.v1.Notice.ticket_matched:type_name -> hangar.v1.TicketMatchedNotice
-	10, // 6: hangar.v1.YourTurnNotice.turn_deadline:type_name -> google.protobuf.Timestamp
-	11, // 7: hangar.v1.MatchEndedNotice.status:type_name -> hangar.v1.MatchStatus
-	0,  // 8: hangar.v1.WatchPlayerResponse.notice:type_name -> hangar.v1.Notice
-	0,  // 9: hangar.v1.ListNoticesResponse.notices:type_name -> hangar.v1.Notice
-	6,  // 10: hangar.v1.NoticeService.WatchPlayer:input_type -> hangar.v1.WatchPlayerRequest
-	8,  // 11: hangar.v1.NoticeService.ListNotices:input_type -> hangar.v1.ListNoticesRequest
-	7,  // 12: hangar.v1.NoticeService.WatchPlayer:output_type -> hangar.v1.WatchPlayerResponse
-	9,  // 13: hangar.v1.NoticeService.ListNotices:output_type -> hangar.v1.ListNoticesResponse
-	12, // [12:14] is the sub-list for method output_type
-	10, // [10:12] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	11, // 6: hangar.v1.Notice.offer:type_name -> hangar.v1.OfferNotice
+	10, // 7: hangar.v1.YourTurnNotice.turn_deadline:type_name -> google.protobuf.Timestamp
+	12, // 8: hangar.v1.MatchEndedNotice.status:type_name -> hangar.v1.MatchStatus
+	0,  // 9: hangar.v1.WatchPlayerResponse.notice:type_name -> hangar.v1.Notice
+	0,  // 10: hangar.v1.ListNoticesResponse.notices:type_name -> hangar.v1.Notice
+	6,  // 11: hangar.v1.NoticeService.WatchPlayer:input_type -> hangar.v1.WatchPlayerRequest
+	8,  // 12: hangar.v1.NoticeService.ListNotices:input_type -> hangar.v1.ListNoticesRequest
+	7,  // 13: hangar.v1.NoticeService.WatchPlayer:output_type -> hangar.v1.WatchPlayerResponse
+	9,  // 14: hangar.v1.NoticeService.ListNotices:output_type -> hangar.v1.ListNoticesResponse
+	13, // [13:15] is the sub-list for method output_type
+	11, // [11:13] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_notice_proto_init() }
@@ -826,12 +845,14 @@ func file_hangar_v1_notice_proto_init() {
 		return
 	}
 	file_hangar_v1_match_proto_init()
+	file_hangar_v1_offer_proto_init()
 	file_hangar_v1_notice_proto_msgTypes[0].OneofWrappers = []any{
 		(*Notice_YourTurn)(nil),
 		(*Notice_MatchStarted)(nil),
 		(*Notice_MatchEnded)(nil),
 		(*Notice_Invited)(nil),
 		(*Notice_TicketMatched)(nil),
+		(*Notice_Offer)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

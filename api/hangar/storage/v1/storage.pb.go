@@ -39,6 +39,11 @@ type Event struct {
 	//	*Event_InviteCodeRevoked
 	//	*Event_InvitationAccepted
 	//	*Event_InvitationDeclined
+	//	*Event_OfferMade
+	//	*Event_OfferAnswered
+	//	*Event_OfferLapsed
+	//	*Event_MovesTakenBack
+	//	*Event_RematchStarted
 	//	*Event_Game
 	Body          isEvent_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
@@ -190,6 +195,51 @@ func (x *Event) GetInvitationDeclined() *InvitationDeclined {
 	return nil
 }
 
+func (x *Event) GetOfferMade() *OfferMade {
+	if x != nil {
+		if x, ok := x.Body.(*Event_OfferMade); ok {
+			return x.OfferMade
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetOfferAnswered() *OfferAnswered {
+	if x != nil {
+		if x, ok := x.Body.(*Event_OfferAnswered); ok {
+			return x.OfferAnswered
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetOfferLapsed() *OfferLapsed {
+	if x != nil {
+		if x, ok := x.Body.(*Event_OfferLapsed); ok {
+			return x.OfferLapsed
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetMovesTakenBack() *MovesTakenBack {
+	if x != nil {
+		if x, ok := x.Body.(*Event_MovesTakenBack); ok {
+			return x.MovesTakenBack
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetRematchStarted() *RematchStarted {
+	if x != nil {
+		if x, ok := x.Body.(*Event_RematchStarted); ok {
+			return x.RematchStarted
+		}
+	}
+	return nil
+}
+
 func (x *Event) GetGame() []byte {
 	if x != nil {
 		if x, ok := x.Body.(*Event_Game); ok {
@@ -251,6 +301,26 @@ type Event_InvitationDeclined struct {
 	InvitationDeclined *InvitationDeclined `protobuf:"bytes,33,opt,name=invitation_declined,json=invitationDeclined,proto3,oneof"`
 }
 
+type Event_OfferMade struct {
+	OfferMade *OfferMade `protobuf:"bytes,34,opt,name=offer_made,json=offerMade,proto3,oneof"`
+}
+
+type Event_OfferAnswered struct {
+	OfferAnswered *OfferAnswered `protobuf:"bytes,35,opt,name=offer_answered,json=offerAnswered,proto3,oneof"`
+}
+
+type Event_OfferLapsed struct {
+	OfferLapsed *OfferLapsed `protobuf:"bytes,36,opt,name=offer_lapsed,json=offerLapsed,proto3,oneof"`
+}
+
+type Event_MovesTakenBack struct {
+	MovesTakenBack *MovesTakenBack `protobuf:"bytes,37,opt,name=moves_taken_back,json=movesTakenBack,proto3,oneof"`
+}
+
+type Event_RematchStarted struct {
+	RematchStarted *RematchStarted `protobuf:"bytes,38,opt,name=rematch_started,json=rematchStarted,proto3,oneof"`
+}
+
 type Event_Game struct {
 	// game holds the game's own event bytes (numbers 20 and 21 hold them
 	// in the rows of legacy games; see above).
@@ -281,6 +351,16 @@ func (*Event_InvitationAccepted) isEvent_Body() {}
 
 func (*Event_InvitationDeclined) isEvent_Body() {}
 
+func (*Event_OfferMade) isEvent_Body() {}
+
+func (*Event_OfferAnswered) isEvent_Body() {}
+
+func (*Event_OfferLapsed) isEvent_Body() {}
+
+func (*Event_MovesTakenBack) isEvent_Body() {}
+
+func (*Event_RematchStarted) isEvent_Body() {}
+
 func (*Event_Game) isEvent_Body() {}
 
 type MatchCreated struct {
@@ -307,7 +387,9 @@ type MatchCreated struct {
 	// game is the game's name when it has no legacy_game.
 	Game string `protobuf:"bytes,12,opt,name=game,proto3" json:"game,omitempty"`
 	// time_control is the match's clock when it was created with one.
-	TimeControl   *TimeControl `protobuf:"bytes,13,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
+	TimeControl *TimeControl `protobuf:"bytes,13,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
+	// rematch_of is the match this one is the rematch of.
+	RematchOf     string `protobuf:"bytes,14,opt,name=rematch_of,json=rematchOf,proto3" json:"rematch_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -431,6 +513,13 @@ func (x *MatchCreated) GetTimeControl() *TimeControl {
 		return x.TimeControl
 	}
 	return nil
+}
+
+func (x *MatchCreated) GetRematchOf() string {
+	if x != nil {
+		return x.RematchOf
+	}
+	return ""
 }
 
 // TimeControl is a match's hangar.v1.TimeControl.
@@ -1093,11 +1182,324 @@ func (x *MatchEnded) GetScores() []int64 {
 	return nil
 }
 
+// OfferMade: offer_id, kind (a hangar.v1.OfferKind), the maker's seat and
+// player, the seats that must answer, and the first event a takeback
+// undoes.
+type OfferMade struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	OfferId       string                 `protobuf:"bytes,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	Kind          int32                  `protobuf:"varint,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Seat          int32                  `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
+	PlayerId      string                 `protobuf:"bytes,4,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	AnswerSeats   []int32                `protobuf:"varint,5,rep,packed,name=answer_seats,json=answerSeats,proto3" json:"answer_seats,omitempty"`
+	TakebackSeq   int64                  `protobuf:"varint,6,opt,name=takeback_seq,json=takebackSeq,proto3" json:"takeback_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OfferMade) Reset() {
+	*x = OfferMade{}
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OfferMade) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OfferMade) ProtoMessage() {}
+
+func (x *OfferMade) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OfferMade.ProtoReflect.Descriptor instead.
+func (*OfferMade) Descriptor() ([]byte, []int) {
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *OfferMade) GetOfferId() string {
+	if x != nil {
+		return x.OfferId
+	}
+	return ""
+}
+
+func (x *OfferMade) GetKind() int32 {
+	if x != nil {
+		return x.Kind
+	}
+	return 0
+}
+
+func (x *OfferMade) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *OfferMade) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *OfferMade) GetAnswerSeats() []int32 {
+	if x != nil {
+		return x.AnswerSeats
+	}
+	return nil
+}
+
+func (x *OfferMade) GetTakebackSeq() int64 {
+	if x != nil {
+		return x.TakebackSeq
+	}
+	return 0
+}
+
+type OfferAnswered struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	OfferId       string                 `protobuf:"bytes,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	Seat          int32                  `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	PlayerId      string                 `protobuf:"bytes,3,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	Accepted      bool                   `protobuf:"varint,4,opt,name=accepted,proto3" json:"accepted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OfferAnswered) Reset() {
+	*x = OfferAnswered{}
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OfferAnswered) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OfferAnswered) ProtoMessage() {}
+
+func (x *OfferAnswered) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OfferAnswered.ProtoReflect.Descriptor instead.
+func (*OfferAnswered) Descriptor() ([]byte, []int) {
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *OfferAnswered) GetOfferId() string {
+	if x != nil {
+		return x.OfferId
+	}
+	return ""
+}
+
+func (x *OfferAnswered) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *OfferAnswered) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *OfferAnswered) GetAccepted() bool {
+	if x != nil {
+		return x.Accepted
+	}
+	return false
+}
+
+// OfferLapsed: reason is a hangar.v1.OfferLapseReason.
+type OfferLapsed struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	OfferId       string                 `protobuf:"bytes,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	Reason        int32                  `protobuf:"varint,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OfferLapsed) Reset() {
+	*x = OfferLapsed{}
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OfferLapsed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OfferLapsed) ProtoMessage() {}
+
+func (x *OfferLapsed) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OfferLapsed.ProtoReflect.Descriptor instead.
+func (*OfferLapsed) Descriptor() ([]byte, []int) {
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *OfferLapsed) GetOfferId() string {
+	if x != nil {
+		return x.OfferId
+	}
+	return ""
+}
+
+func (x *OfferLapsed) GetReason() int32 {
+	if x != nil {
+		return x.Reason
+	}
+	return 0
+}
+
+type MovesTakenBack struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	OfferId       string                 `protobuf:"bytes,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	FromSeq       int64                  `protobuf:"varint,2,opt,name=from_seq,json=fromSeq,proto3" json:"from_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MovesTakenBack) Reset() {
+	*x = MovesTakenBack{}
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MovesTakenBack) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MovesTakenBack) ProtoMessage() {}
+
+func (x *MovesTakenBack) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MovesTakenBack.ProtoReflect.Descriptor instead.
+func (*MovesTakenBack) Descriptor() ([]byte, []int) {
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *MovesTakenBack) GetOfferId() string {
+	if x != nil {
+		return x.OfferId
+	}
+	return ""
+}
+
+func (x *MovesTakenBack) GetFromSeq() int64 {
+	if x != nil {
+		return x.FromSeq
+	}
+	return 0
+}
+
+type RematchStarted struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	OfferId       string                 `protobuf:"bytes,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	MatchId       string                 `protobuf:"bytes,2,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RematchStarted) Reset() {
+	*x = RematchStarted{}
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RematchStarted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RematchStarted) ProtoMessage() {}
+
+func (x *RematchStarted) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RematchStarted.ProtoReflect.Descriptor instead.
+func (*RematchStarted) Descriptor() ([]byte, []int) {
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *RematchStarted) GetOfferId() string {
+	if x != nil {
+		return x.OfferId
+	}
+	return ""
+}
+
+func (x *RematchStarted) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
 var File_hangar_storage_v1_storage_proto protoreflect.FileDescriptor
 
 const file_hangar_storage_v1_storage_proto_rawDesc = "" +
 	"\n" +
-	"\x1fhangar/storage/v1/storage.proto\x12\x11hangar.storage.v1\x1a\x1egoogle/protobuf/duration.proto\"\xcf\a\n" +
+	"\x1fhangar/storage/v1/storage.proto\x12\x11hangar.storage.v1\x1a\x1egoogle/protobuf/duration.proto\"\xbb\n" +
+	"\n" +
 	"\x05Event\x12F\n" +
 	"\rmatch_created\x18\n" +
 	" \x01(\v2\x1f.hangar.storage.v1.MatchCreatedH\x00R\fmatchCreated\x12F\n" +
@@ -1113,9 +1515,15 @@ const file_hangar_storage_v1_storage_proto_rawDesc = "" +
 	"\x13invite_code_created\x18\x1e \x01(\v2$.hangar.storage.v1.InviteCodeCreatedH\x00R\x11inviteCodeCreated\x12V\n" +
 	"\x13invite_code_revoked\x18\x1f \x01(\v2$.hangar.storage.v1.InviteCodeRevokedH\x00R\x11inviteCodeRevoked\x12X\n" +
 	"\x13invitation_accepted\x18  \x01(\v2%.hangar.storage.v1.InvitationAcceptedH\x00R\x12invitationAccepted\x12X\n" +
-	"\x13invitation_declined\x18! \x01(\v2%.hangar.storage.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x12\x14\n" +
+	"\x13invitation_declined\x18! \x01(\v2%.hangar.storage.v1.InvitationDeclinedH\x00R\x12invitationDeclined\x12=\n" +
+	"\n" +
+	"offer_made\x18\" \x01(\v2\x1c.hangar.storage.v1.OfferMadeH\x00R\tofferMade\x12I\n" +
+	"\x0eoffer_answered\x18# \x01(\v2 .hangar.storage.v1.OfferAnsweredH\x00R\rofferAnswered\x12C\n" +
+	"\foffer_lapsed\x18$ \x01(\v2\x1e.hangar.storage.v1.OfferLapsedH\x00R\vofferLapsed\x12M\n" +
+	"\x10moves_taken_back\x18% \x01(\v2!.hangar.storage.v1.MovesTakenBackH\x00R\x0emovesTakenBack\x12L\n" +
+	"\x0frematch_started\x18& \x01(\v2!.hangar.storage.v1.RematchStartedH\x00R\x0erematchStarted\x12\x14\n" +
 	"\x04game\x18\x16 \x01(\fH\x00R\x04gameB\x06\n" +
-	"\x04body\"\xe2\x03\n" +
+	"\x04body\"\x81\x04\n" +
 	"\fMatchCreated\x12\x1f\n" +
 	"\vlegacy_game\x18\x01 \x01(\x05R\n" +
 	"legacyGame\x12\x18\n" +
@@ -1133,7 +1541,9 @@ const file_hangar_storage_v1_storage_proto_rawDesc = "" +
 	" \x01(\bR\aunrated\x12\x1b\n" +
 	"\tauto_roll\x18\v \x01(\bR\bautoRoll\x12\x12\n" +
 	"\x04game\x18\f \x01(\tR\x04game\x12A\n" +
-	"\ftime_control\x18\r \x01(\v2\x1e.hangar.storage.v1.TimeControlR\vtimeControl\"\xec\x01\n" +
+	"\ftime_control\x18\r \x01(\v2\x1e.hangar.storage.v1.TimeControlR\vtimeControl\x12\x1d\n" +
+	"\n" +
+	"rematch_of\x18\x0e \x01(\tR\trematchOf\"\xec\x01\n" +
 	"\vTimeControl\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\x05R\x04kind\x124\n" +
 	"\bper_move\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\aperMove\x123\n" +
@@ -1177,7 +1587,28 @@ const file_hangar_storage_v1_storage_proto_rawDesc = "" +
 	"\x06status\x18\x01 \x01(\x05R\x06status\x12\x18\n" +
 	"\aranking\x18\x02 \x03(\x05R\aranking\x12\x16\n" +
 	"\x06places\x18\x03 \x03(\x05R\x06places\x12\x16\n" +
-	"\x06scores\x18\x04 \x03(\x03R\x06scoresB\xc7\x01\n" +
+	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\xb1\x01\n" +
+	"\tOfferMade\x12\x19\n" +
+	"\boffer_id\x18\x01 \x01(\tR\aofferId\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\x05R\x04kind\x12\x12\n" +
+	"\x04seat\x18\x03 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x04 \x01(\tR\bplayerId\x12!\n" +
+	"\fanswer_seats\x18\x05 \x03(\x05R\vanswerSeats\x12!\n" +
+	"\ftakeback_seq\x18\x06 \x01(\x03R\vtakebackSeq\"w\n" +
+	"\rOfferAnswered\x12\x19\n" +
+	"\boffer_id\x18\x01 \x01(\tR\aofferId\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12\x1a\n" +
+	"\baccepted\x18\x04 \x01(\bR\baccepted\"@\n" +
+	"\vOfferLapsed\x12\x19\n" +
+	"\boffer_id\x18\x01 \x01(\tR\aofferId\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\x05R\x06reason\"F\n" +
+	"\x0eMovesTakenBack\x12\x19\n" +
+	"\boffer_id\x18\x01 \x01(\tR\aofferId\x12\x19\n" +
+	"\bfrom_seq\x18\x02 \x01(\x03R\afromSeq\"F\n" +
+	"\x0eRematchStarted\x12\x19\n" +
+	"\boffer_id\x18\x01 \x01(\tR\aofferId\x12\x19\n" +
+	"\bmatch_id\x18\x02 \x01(\tR\amatchIdB\xc7\x01\n" +
 	"\x15com.hangar.storage.v1B\fStorageProtoP\x01Z:github.com/hangarhq/hangar/api/hangar/storage/v1;storagev1\xa2\x02\x03HSX\xaa\x02\x11Hangar.Storage.V1\xca\x02\x11Hangar\\Storage\\V1\xe2\x02\x1dHangar\\Storage\\V1\\GPBMetadata\xea\x02\x13Hangar::Storage::V1b\x06proto3"
 
 var (
@@ -1192,7 +1623,7 @@ func file_hangar_storage_v1_storage_proto_rawDescGZIP() []byte {
 	return file_hangar_storage_v1_storage_proto_rawDescData
 }
 
-var file_hangar_storage_v1_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_hangar_storage_v1_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_hangar_storage_v1_storage_proto_goTypes = []any{
 	(*Event)(nil),               // 0: hangar.storage.v1.Event
 	(*MatchCreated)(nil),        // 1: hangar.storage.v1.MatchCreated
@@ -1208,7 +1639,12 @@ var file_hangar_storage_v1_storage_proto_goTypes = []any{
 	(*PlayerLeft)(nil),          // 11: hangar.storage.v1.PlayerLeft
 	(*MatchStarted)(nil),        // 12: hangar.storage.v1.MatchStarted
 	(*MatchEnded)(nil),          // 13: hangar.storage.v1.MatchEnded
-	(*durationpb.Duration)(nil), // 14: google.protobuf.Duration
+	(*OfferMade)(nil),           // 14: hangar.storage.v1.OfferMade
+	(*OfferAnswered)(nil),       // 15: hangar.storage.v1.OfferAnswered
+	(*OfferLapsed)(nil),         // 16: hangar.storage.v1.OfferLapsed
+	(*MovesTakenBack)(nil),      // 17: hangar.storage.v1.MovesTakenBack
+	(*RematchStarted)(nil),      // 18: hangar.storage.v1.RematchStarted
+	(*durationpb.Duration)(nil), // 19: google.protobuf.Duration
 }
 var file_hangar_storage_v1_storage_proto_depIdxs = []int32{
 	1,  // 0: hangar.storage.v1.Event.match_created:type_name -> hangar.storage.v1.MatchCreated
@@ -1223,16 +1659,21 @@ var file_hangar_storage_v1_storage_proto_depIdxs = []int32{
 	5,  // 9: hangar.storage.v1.Event.invite_code_revoked:type_name -> hangar.storage.v1.InviteCodeRevoked
 	6,  // 10: hangar.storage.v1.Event.invitation_accepted:type_name -> hangar.storage.v1.InvitationAccepted
 	7,  // 11: hangar.storage.v1.Event.invitation_declined:type_name -> hangar.storage.v1.InvitationDeclined
-	14, // 12: hangar.storage.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	2,  // 13: hangar.storage.v1.MatchCreated.time_control:type_name -> hangar.storage.v1.TimeControl
-	14, // 14: hangar.storage.v1.TimeControl.per_move:type_name -> google.protobuf.Duration
-	14, // 15: hangar.storage.v1.TimeControl.initial:type_name -> google.protobuf.Duration
-	14, // 16: hangar.storage.v1.TimeControl.increment:type_name -> google.protobuf.Duration
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	14, // 12: hangar.storage.v1.Event.offer_made:type_name -> hangar.storage.v1.OfferMade
+	15, // 13: hangar.storage.v1.Event.offer_answered:type_name -> hangar.storage.v1.OfferAnswered
+	16, // 14: hangar.storage.v1.Event.offer_lapsed:type_name -> hangar.storage.v1.OfferLapsed
+	17, // 15: hangar.storage.v1.Event.moves_taken_back:type_name -> hangar.storage.v1.MovesTakenBack
+	18, // 16: hangar.storage.v1.Event.rematch_started:type_name -> hangar.storage.v1.RematchStarted
+	19, // 17: hangar.storage.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	2,  // 18: hangar.storage.v1.MatchCreated.time_control:type_name -> hangar.storage.v1.TimeControl
+	19, // 19: hangar.storage.v1.TimeControl.per_move:type_name -> google.protobuf.Duration
+	19, // 20: hangar.storage.v1.TimeControl.initial:type_name -> google.protobuf.Duration
+	19, // 21: hangar.storage.v1.TimeControl.increment:type_name -> google.protobuf.Duration
+	22, // [22:22] is the sub-list for method output_type
+	22, // [22:22] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_hangar_storage_v1_storage_proto_init() }
@@ -1253,6 +1694,11 @@ func file_hangar_storage_v1_storage_proto_init() {
 		(*Event_InviteCodeRevoked)(nil),
 		(*Event_InvitationAccepted)(nil),
 		(*Event_InvitationDeclined)(nil),
+		(*Event_OfferMade)(nil),
+		(*Event_OfferAnswered)(nil),
+		(*Event_OfferLapsed)(nil),
+		(*Event_MovesTakenBack)(nil),
+		(*Event_RematchStarted)(nil),
 		(*Event_Game)(nil),
 	}
 	type x struct{}
@@ -1261,7 +1707,7 @@ func file_hangar_storage_v1_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_storage_v1_storage_proto_rawDesc), len(file_hangar_storage_v1_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

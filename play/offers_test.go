@@ -1,0 +1,51 @@
+package play_test
+
+import (
+	"io"
+	"regexp"
+	"testing"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/nodetest"
+	"github.com/hangarhq/hangar/server"
+)
+
+// TestPlayOffers: two people in `hangar play`; Ada's draw is refused with
+// what is allowed (Aeroplane Chess has none), her abort reaches Bob, and
+// Bob's accept ends the match for both clients.
+func TestPlayOffers(t *testing.T) {
+	t.Parallel()
+	n := nodetest.Node(t, server.Config{DataDir: t.TempDir()})
+	ada := startPlay(t, n.Addr(), "Ada", "-create", "-seats", "2")
+	_, m := ada.sc.await(createdRE)
+	id := m[1]
+	bob := startPlay(t, n.Addr(), "Bob", "-join", id)
+	bob.sc.await(regexp.MustCompile(`joined match ` + id))
+	ada.sc.await(regexp.MustCompile(`match started`))
+	type line struct {
+		tm   *terminal
+		text string
+		want *regexp.Regexp
+	}
+	for _, l := range []line{
+		{ada, "draw", regexp.MustCompile(`no draw offered: .*no draw by agreement`)},
+		{ada, "abort", nil},
+		{bob, "", regexp.MustCompile(`offers an abort \(accept or decline\)`)},
+		{bob, "accept", regexp.MustCompile(`accepts the offer`)},
+		{ada, "", regexp.MustCompile(`accepts the offer`)},
+	} {
+		if l.text != "" {
+			if _, err := io.WriteString(l.tm.in, l.text+"\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if l.want != nil {
+			l.tm.sc.await(l.want)
+		}
+	}
+	ada.wait(t)
+	bob.wait(t)
+	if st := nodetest.AsPlayer(nodetest.Dial(t, n.Addr()), readFile(t, ada.tokenFile)).Match(t, id).GetStatus(); st != hangarv1.MatchStatus_MATCH_STATUS_ABANDONED {
+		t.Fatalf("match %s is %v after the accepted abort", id, st)
+	}
+}
