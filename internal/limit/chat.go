@@ -1,0 +1,13 @@
+package limit
+
+// Chat takes a token of player's chat bucket (Limits.ChatRate); it returns
+// a *RateLimited when none is left.
+func (l *Limiter) Chat(player string) error {
+	if l.chat == nil {
+		return nil
+	}
+	if d := l.chat.take(player, l.now()); d > 0 {
+		return &RateLimited{Scope: "player", Delay: d}
+	}
+	return nil
+}
