@@ -98,7 +98,7 @@ func TestChatChannels(t *testing.T) {
 		req.Text = "something else"
 		_, err = bob.chat().PostChatMessage(bob.ctx(), req)
 		wantCode(t, "a request id reused", err, codes.AlreadyExists, "REQUEST_ID_REUSED")
-		for _, text := range []string{"", strings.Repeat("x", 501)} {
+		for _, text := range []string{"", strings.Repeat("x", 501), "a\x00b"} {
 			_, err := bob.chat().PostChatMessage(bob.ctx(), &hangarv1.PostChatMessageRequest{MatchId: id, Text: text})
 			wantCode(t, fmt.Sprintf("a text of %d bytes", len(text)), err, codes.InvalidArgument, "INVALID_ARGUMENT")
 		}

@@ -23,6 +23,7 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"google.golang.org/grpc"
@@ -151,8 +152,8 @@ func (c *Chat) Post(ctx context.Context, me string, req *hangarv1.PostChatMessag
 	text := req.GetText()
 	n := utf8.RuneCountInString(text)
 	switch {
-	case n == 0 || n > MaxText || !utf8.ValidString(text):
-		return nil, fmt.Errorf("%w: text must be 1 to %d characters", fault.ErrInvalid, MaxText)
+	case n == 0 || n > MaxText || !printable(text):
+		return nil, fmt.Errorf("%w: text must be 1 to %d printable characters", fault.ErrInvalid, MaxText)
 	case len(req.GetRequestId()) > maxRequestID:
 		return nil, fmt.Errorf("%w: request_id is too long", fault.ErrInvalid)
 	}
@@ -175,6 +176,20 @@ func (c *Chat) Post(ctx context.Context, me string, req *hangarv1.PostChatMessag
 		c.Posted(m.Match)
 	}
 	return toAPI(m), nil
+}
+
+// printable reports whether s is valid UTF-8 whose only control
+// characters are line feeds and tabs (a database's text holds no NUL).
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 func toAPI(m store.ChatMessage) *hangarv1.ChatMessage {
@@ -344,7 +359,7 @@ func (c *Chat) Mute(ctx context.Context, me string, req *hangarv1.MuteChatPlayer
 // open, fault.ErrInvalid, fault.ErrNotFound (no such message), the
 // store's.
 func (c *Chat) Report(ctx context.Context, me string, req *hangarv1.ReportChatMessageRequest) error {
-	if n := utf8.RuneCountInString(req.GetReason()); n > MaxText || !utf8.ValidString(req.GetReason()) {
+	if n := utf8.RuneCountInString(req.GetReason()); n > MaxText || !printable(req.GetReason()) {
 		return fmt.Errorf("%w: reason must be at most %d characters", fault.ErrInvalid, MaxText)
 	}
 	if req.GetSeq() <= 0 {

@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"fmt"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/server"
+)
+
+// friendIDs lists c's friends' ids, paging with size.
+func (c *client) friendIDs(t *testing.T, size int32) []string {
+	t.Helper()
+	var out []string
+	tok := ""
+	for {
+		r, err := c.friends().ListFriends(c.ctx(), &hangarv1.ListFriendsRequest{PageSize: size, PageToken: tok})
+		if err != nil {
+			t.Fatalf("ListFriends: %v", err)
+		}
+		if tok != "" && len(r.GetFriends()) == 0 {
+			t.Fatal("ListFriends: an empty page after a page token")
+		}
+		for _, f := range r.GetFriends() {
+			out = append(out, f.GetDisplayName())
+		}
+		if tok = r.GetNextPageToken(); tok == "" {
+			return out
+		}
+	}
+}
+
+// TestFriends: a request is accepted, declined or cancelled; crossing
+// requests make friends; the list pages at its boundary; unfriend.
+func TestFriends(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		n := node(t, cfg)
+		ada, bob, cy, dan := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob"), newClient(t, n.Addr(), "Cy"), newClient(t, n.Addr(), "Dan")
+		send := func(from, to *client) *hangarv1.SendFriendRequestResponse {
+			t.Helper()
+			r, err := from.friends().SendFriendRequest(from.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: to.id})
+			if err != nil {
+				t.Fatalf("SendFriendRequest: %v", err)
+			}
+			return r
+		}
+		send(ada, bob)
+		_, err := ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: bob.id})
+		wantCode(t, "a second request", err, codes.AlreadyExists, "ALREADY_EXISTS")
+		_, err = ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: ada.id})
+		wantCode(t, "a request to oneself", err, codes.InvalidArgument, "INVALID_ARGUMENT")
+		_, err = ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: "p_nobody"})
+		wantCode(t, "a request to nobody", err, codes.NotFound, "PLAYER_NOT_FOUND")
+		in, err := bob.friends().ListFriendRequests(bob.ctx(), &hangarv1.ListFriendRequestsRequest{Incoming: true})
+		if err != nil || len(in.GetRequests()) != 1 || in.GetRequests()[0].GetFromPlayerId() != ada.id {
+			t.Fatalf("Bob's incoming requests: %v, %v", in, err)
+		}
+		if _, err := bob.friends().AnswerFriendRequest(bob.ctx(), &hangarv1.AnswerFriendRequestRequest{PlayerId: ada.id, Accept: true}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = bob.friends().AnswerFriendRequest(bob.ctx(), &hangarv1.AnswerFriendRequestRequest{PlayerId: ada.id, Accept: true})
+		wantCode(t, "a second answer", err, codes.NotFound, "NOT_FOUND")
+		// Crossing requests make friends.
+		send(cy, ada)
+		if r := send(ada, cy); !r.GetFriends() {
+			t.Fatalf("a crossing request: %v", r)
+		}
+		// Declined and cancelled.
+		send(dan, ada)
+		if _, err := ada.friends().AnswerFriendRequest(ada.ctx(), &hangarv1.AnswerFriendRequestRequest{PlayerId: dan.id}); err != nil {
+			t.Fatal(err)
+		}
+		send(ada, dan)
+		if _, err := ada.friends().CancelFriendRequest(ada.ctx(), &hangarv1.CancelFriendRequestRequest{PlayerId: dan.id}); err != nil {
+			t.Fatal(err)
+		}
+		out, err := ada.friends().ListFriendRequests(ada.ctx(), &hangarv1.ListFriendRequestsRequest{})
+		if err != nil || len(out.GetRequests()) != 0 {
+			t.Fatalf("Ada's sent requests after the cancel: %v, %v", out, err)
+		}
+		// Two friends: pages of 1 (a token, then the last page without
+		// one), of 2 (one page, no token).
+		if got := ada.friendIDs(t, 1); len(got) != 2 {
+			t.Fatalf("Ada's friends in pages of 1: %v", got)
+		}
+		r, err := ada.friends().ListFriends(ada.ctx(), &hangarv1.ListFriendsRequest{PageSize: 2})
+		if err != nil || len(r.GetFriends()) != 2 || r.GetNextPageToken() != "" {
+			t.Fatalf("a page of 2 holding both friends: %v, %v", r, err)
+		}
+		if got := bob.friendIDs(t, 0); fmt.Sprint(got) != "[Ada]" {
+			t.Fatalf("Bob's friends: %v", got)
+		}
+		_, err = ada.friends().ListFriends(ada.ctx(), &hangarv1.ListFriendsRequest{PageToken: "junk"})
+		wantCode(t, "a bad page token", err, codes.InvalidArgument, "INVALID_ARGUMENT")
+		if _, err := bob.friends().RemoveFriend(bob.ctx(), &hangarv1.RemoveFriendRequest{PlayerId: ada.id}); err != nil {
+			t.Fatal(err)
+		}
+		if got := ada.friendIDs(t, 0); fmt.Sprint(got) != "[Cy]" {
+			t.Fatalf("Ada's friends after Bob's unfriend: %v", got)
+		}
+	})
+}
+
+// TestBlocks: a block ends the friendship; the blocked player's request
+// is refused as a request to an unknown player; unblock.
+func TestBlocks(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		n := node(t, cfg)
+		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+		if _, err := ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: bob.id}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bob.friends().AnswerFriendRequest(bob.ctx(), &hangarv1.AnswerFriendRequestRequest{PlayerId: ada.id, Accept: true}); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if _, err := bob.friends().BlockPlayer(bob.ctx(), &hangarv1.BlockPlayerRequest{PlayerId: ada.id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := ada.friendIDs(t, 0); len(got) != 0 {
+			t.Fatalf("Ada's friends after Bob's block: %v", got)
+		}
+		_, err := ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: bob.id})
+		wantCode(t, "a request to a player who blocks the caller", err, codes.NotFound, "PLAYER_NOT_FOUND")
+		_, uerr := ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: "p_nobody"})
+		if reason(err) != reason(uerr) {
+			t.Errorf("the block shows: %v, but to nobody %v", err, uerr)
+		}
+		bs, err := bob.friends().ListBlocks(bob.ctx(), &hangarv1.ListBlocksRequest{})
+		if err != nil || len(bs.GetPlayers()) != 1 || bs.GetPlayers()[0].GetPlayerId() != ada.id {
+			t.Fatalf("Bob's blocks: %v, %v", bs, err)
+		}
+		if _, err := bob.friends().UnblockPlayer(bob.ctx(), &hangarv1.UnblockPlayerRequest{PlayerId: ada.id}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = bob.friends().UnblockPlayer(bob.ctx(), &hangarv1.UnblockPlayerRequest{PlayerId: ada.id})
+		wantCode(t, "a second unblock", err, codes.NotFound, "NOT_FOUND")
+		if _, err := ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: bob.id}); err != nil {
+			t.Fatalf("a request after the unblock: %v", err)
+		}
+	})
+}
