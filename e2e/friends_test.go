@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/server"
@@ -142,6 +144,45 @@ func TestBlocks(t *testing.T) {
 		wantCode(t, "a second unblock", err, codes.NotFound, "NOT_FOUND")
 		if _, err := ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: bob.id}); err != nil {
 			t.Fatalf("a request after the unblock: %v", err)
+		}
+	})
+}
+
+// TestBlockedPlayerIsNotInvited: Ada blocks Bob; Bob's invitation of Ada
+// (at creation and to a match of his) and Ada's of Bob are refused as an
+// invitation of an unknown player is, with the same message.
+func TestBlockedPlayerIsNotInvited(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		n := node(t, cfg)
+		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+		if _, err := ada.friends().BlockPlayer(ada.ctx(), &hangarv1.BlockPlayerRequest{PlayerId: bob.id}); err != nil {
+			t.Fatal(err)
+		}
+		create := func(c *client, invited string) error {
+			_, err := c.matches.CreateMatch(c.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, Private: true,
+				InvitedPlayerIds: []string{invited}})
+			return err
+		}
+		const nobody = "p_nobody"
+		for _, tc := range []struct {
+			who     *client
+			invited string
+		}{{bob, ada.id}, {ada, bob.id}} {
+			err, uerr := create(tc.who, tc.invited), create(tc.who, nobody)
+			wantCode(t, "an invitation across a block", err, codes.InvalidArgument, "INVALID_ARGUMENT")
+			if st, ust := status.Convert(err), status.Convert(uerr); strings.ReplaceAll(st.Message(), tc.invited, nobody) != ust.Message() {
+				t.Errorf("the block shows: %q, but for nobody %q", st.Message(), ust.Message())
+			}
+		}
+		cr, err := bob.matches.CreateMatch(bob.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, Private: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = bob.matches.InviteToMatch(bob.ctx(), &hangarv1.InviteToMatchRequest{MatchId: cr.GetMatch().GetMatchId(), PlayerIds: []string{ada.id}})
+		wantCode(t, "InviteToMatch across a block", err, codes.InvalidArgument, "INVALID_ARGUMENT")
+		if m := bob.get(t, cr.GetMatch().GetMatchId()); len(m.GetInvitedPlayerIds()) != 0 {
+			t.Fatalf("the refused invitation was written: %v", m.GetInvitedPlayerIds())
 		}
 	})
 }
