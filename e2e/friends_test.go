@@ -186,3 +186,39 @@ func TestBlockedPlayerIsNotInvited(t *testing.T) {
 		}
 	})
 }
+
+// TestFriendsTurns: a friend's entry names the matches in play in which
+// it is that friend's turn, and only those.
+func TestFriendsTurns(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		n := node(t, cfg)
+		m, ada, bob := startedMatch(t, n.Addr())
+		if _, err := ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: bob.id}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bob.friends().AnswerFriendRequest(bob.ctx(), &hangarv1.AnswerFriendRequestRequest{PlayerId: ada.id, Accept: true}); err != nil {
+			t.Fatal(err)
+		}
+		turns := func(c *client) []string {
+			t.Helper()
+			r, err := c.friends().ListFriends(c.ctx(), &hangarv1.ListFriendsRequest{})
+			if err != nil || len(r.GetFriends()) != 1 {
+				t.Fatalf("ListFriends: %v, %v", r, err)
+			}
+			return r.GetFriends()[0].GetTurnMatchIds()
+		}
+		first, other := ada, bob
+		for _, st := range m.GetSeats() {
+			if st.GetSeat() == m.GetTurnSeat() && st.GetPlayerId() == bob.id {
+				first, other = bob, ada
+			}
+		}
+		if got := turns(other); fmt.Sprint(got) != fmt.Sprint([]string{m.GetMatchId()}) {
+			t.Fatalf("%s sees %s's turns as %v; want the match %s", other.id, first.id, got, m.GetMatchId())
+		}
+		if got := turns(first); len(got) != 0 {
+			t.Fatalf("%s sees %s's turns as %v; want none", first.id, other.id, got)
+		}
+	})
+}

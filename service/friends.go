@@ -93,7 +93,39 @@ func (s *friendServer) ListFriends(ctx context.Context, req *hangarv1.ListFriend
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	for _, f := range fs {
+		if f.TurnMatchIds, err = s.turns(ctx, id, f.GetPlayerId()); err != nil {
+			return nil, toStatus(ctx, s.log, err)
+		}
+	}
 	return &hangarv1.ListFriendsResponse{Friends: fs, NextPageToken: next}, nil
+}
+
+// turnMatches bounds the matches in play of a friend that ListFriends
+// looks at: the newest.
+const turnMatches = 10
+
+// turns returns the matches in play that me may see in which it is
+// player's turn, among player's turnMatches newest.
+func (s *friendServer) turns(ctx context.Context, me, player string) ([]string, error) {
+	rows, err := s.store.Matches(ctx, store.Query{Player: player, Status: store.StatusActive, Viewer: me, Limit: turnMatches})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range rows {
+		m, err := s.w.Load(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		sum := m.Summary()
+		for _, st := range sum.GetSeats() {
+			if st.GetSeat() == sum.GetTurnSeat() && st.GetPlayerId() == player && sum.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+				out = append(out, r.ID)
+			}
+		}
+	}
+	return out, nil
 }
 
 // RemoveFriend implements hangarv1.FriendServiceServer.

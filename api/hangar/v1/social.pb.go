@@ -29,7 +29,11 @@ type Friend struct {
 	PlayerId    string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
 	DisplayName string                 `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	// since is when the friendship (or the block) began.
-	Since         *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=since,proto3" json:"since,omitempty"`
+	Since *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=since,proto3" json:"since,omitempty"`
+	// turn_match_ids are matches in play, that the caller may see, in which
+	// it is this friend's turn (ListFriends only; of the friend's 10 newest
+	// matches in play).
+	TurnMatchIds  []string `protobuf:"bytes,4,rep,name=turn_match_ids,json=turnMatchIds,proto3" json:"turn_match_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -81,6 +85,13 @@ func (x *Friend) GetDisplayName() string {
 func (x *Friend) GetSince() *timestamppb.Timestamp {
 	if x != nil {
 		return x.Since
+	}
+	return nil
+}
+
+func (x *Friend) GetTurnMatchIds() []string {
+	if x != nil {
+		return x.TurnMatchIds
 	}
 	return nil
 }
@@ -972,11 +983,12 @@ var File_hangar_v1_social_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_social_proto_rawDesc = "" +
 	"\n" +
-	"\x16hangar/v1/social.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"z\n" +
+	"\x16hangar/v1/social.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa0\x01\n" +
 	"\x06Friend\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x120\n" +
-	"\x05since\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\"\x87\x01\n" +
+	"\x05since\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x12$\n" +
+	"\x0eturn_match_ids\x18\x04 \x03(\tR\fturnMatchIds\"\x87\x01\n" +
 	"\rFriendRequest\x12$\n" +
 	"\x0efrom_player_id\x18\x01 \x01(\tR\ffromPlayerId\x12 \n" +
 	"\fto_player_id\x18\x02 \x01(\tR\n" +

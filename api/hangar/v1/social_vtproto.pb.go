@@ -50,6 +50,15 @@ func (m *Friend) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if len(m.TurnMatchIds) > 0 {
+		for iNdEx := len(m.TurnMatchIds) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.TurnMatchIds[iNdEx])
+			copy(dAtA[i:], m.TurnMatchIds[iNdEx])
+			i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.TurnMatchIds[iNdEx])))
+			i--
+			dAtA[i] = 0x22
+		}
+	}
 	if m.Since != nil {
 		size, err := (*timestamppb.Timestamp)(m.Since).MarshalToSizedBufferVT(dAtA[:i])
 		if err != nil {
@@ -911,6 +920,12 @@ func (m *Friend) SizeVT() (n int) {
 		l = (*timestamppb.Timestamp)(m.Since).SizeVT()
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
+	if len(m.TurnMatchIds) > 0 {
+		for _, s := range m.TurnMatchIds {
+			l = len(s)
+			n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+		}
+	}
 	n += len(m.unknownFields)
 	return n
 }
@@ -1329,6 +1344,38 @@ func (m *Friend) UnmarshalVT(dAtA []byte) error {
 			if err := (*timestamppb.Timestamp)(m.Since).UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field TurnMatchIds", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.TurnMatchIds = append(m.TurnMatchIds, string(dAtA[iNdEx:postIndex]))
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
