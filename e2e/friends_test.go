@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/testclock"
 	"github.com/hangarhq/hangar/server"
 )
 
@@ -219,6 +221,45 @@ func TestFriendsTurns(t *testing.T) {
 		}
 		if got := turns(first); len(got) != 0 {
 			t.Fatalf("%s sees %s's turns as %v; want none", first.id, other.id, got)
+		}
+	})
+}
+
+// TestFriendsOnline: a friend is online for two minutes after a call of
+// its, on the node's clock, and again after its next call.
+func TestFriendsOnline(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		clock := testclock.At(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+		cfg.Service.Now = clock.Now
+		n := node(t, cfg)
+		ada, bob := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob")
+		if _, err := ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: bob.id}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bob.friends().AnswerFriendRequest(bob.ctx(), &hangarv1.AnswerFriendRequestRequest{PlayerId: ada.id, Accept: true}); err != nil {
+			t.Fatal(err)
+		}
+		online := func() bool {
+			t.Helper()
+			r, err := bob.friends().ListFriends(bob.ctx(), &hangarv1.ListFriendsRequest{})
+			if err != nil || len(r.GetFriends()) != 1 {
+				t.Fatalf("ListFriends: %v, %v", r, err)
+			}
+			return r.GetFriends()[0].GetOnline()
+		}
+		if !online() {
+			t.Fatal("Ada, who just called, is not online")
+		}
+		clock.Advance(2*time.Minute + time.Second)
+		if online() {
+			t.Fatal("Ada is online two minutes after her last call")
+		}
+		if _, err := ada.players.GetPlayer(ada.ctx(), &hangarv1.GetPlayerRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if !online() {
+			t.Fatal("Ada is not online after another call")
 		}
 	})
 }

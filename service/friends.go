@@ -93,10 +93,19 @@ func (s *friendServer) ListFriends(ctx context.Context, req *hangarv1.ListFriend
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	for _, f := range fs {
+	ids := make([]string, len(fs))
+	for i, f := range fs {
 		if f.TurnMatchIds, err = s.turns(ctx, id, f.GetPlayerId()); err != nil {
 			return nil, toStatus(ctx, s.log, err)
 		}
+		ids[i] = f.GetPlayerId()
+	}
+	online, err := s.presence.Online(ctx, ids)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	for _, f := range fs {
+		f.Online = online[f.GetPlayerId()]
 	}
 	return &hangarv1.ListFriendsResponse{Friends: fs, NextPageToken: next}, nil
 }

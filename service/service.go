@@ -88,6 +88,8 @@ type Service struct {
 	chat *chat.Chat
 	// social keeps friends and blocks (package social).
 	social *social.Social
+	// presence records who is online (package social).
+	presence *social.Presence
 }
 
 // Options tune a Service. Games is required; the zero value of the rest is
@@ -194,6 +196,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits}
 	s.chat = &chat.Chat{Writer: s.w, Store: st, Hub: s.players, Limits: s.limits, Now: s.now, Posted: s.chatPosted, Closing: s.closing}
 	s.social = &social.Social{Store: st, Now: s.now}
+	s.presence = &social.Presence{Store: st, Now: s.now, Log: log, Watchers: s.limits.Watchers}
 	return s
 }
 
@@ -247,6 +250,7 @@ func (s *Service) Start(ctx context.Context) error {
 		s.webhook.Start(s.ctx, &s.bots)
 	}
 	s.relay.Start()
+	s.presence.Run(s.ctx, &s.bots)
 	return nil
 }
 

@@ -65,4 +65,10 @@ type Social interface {
 	// BlockedPairs returns the blocks among players, in either direction,
 	// each as [blocker, blocked].
 	BlockedPairs(ctx context.Context, players []string) ([][2]string, error)
+	// TouchPlayers records that players were seen at at (a later time
+	// than the one recorded wins).
+	TouchPlayers(ctx context.Context, players []string, at time.Time) error
+	// SeenPlayers returns when each of players was last seen (players
+	// never seen are left out).
+	SeenPlayers(ctx context.Context, players []string) (map[string]time.Time, error)
 }

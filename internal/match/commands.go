@@ -529,6 +529,9 @@ func (s *Commands) invitees(ctx context.Context, field string, ids []string, me 
 	}
 	// A player with a block between it and the caller (either way) is
 	// refused as an unknown one is: the blocked never learns of the block.
+	if len(out) == 0 {
+		return out, nil
+	}
 	pairs, err := s.Store.BlockedPairs(ctx, append([]string{me}, out...))
 	if err != nil {
 		return nil, err

@@ -1,3 +1,4 @@
+DROP TABLE player_presence;
 DROP TABLE blocks;
 DROP TABLE friends;
 DROP TABLE friend_requests;

@@ -71,3 +71,10 @@ CREATE TABLE blocks (
 );
 
 CREATE INDEX blocks_blocked ON blocks (blocked_id, player_id);
+
+-- When each player was last seen by a node (a call, or a watch stream
+-- held open): friends lists say who is online.
+CREATE TABLE player_presence (
+    player_id text        NOT NULL PRIMARY KEY,
+    seen_at   timestamptz NOT NULL
+);

@@ -63,3 +63,8 @@ CREATE TABLE blocks (
 ) WITHOUT ROWID;
 
 CREATE INDEX blocks_blocked ON blocks (blocked_id, player_id);
+
+CREATE TABLE player_presence (
+    player_id TEXT    NOT NULL PRIMARY KEY,
+    seen_at   INTEGER NOT NULL
+) WITHOUT ROWID;

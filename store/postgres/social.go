@@ -235,3 +235,33 @@ func (s *Store) BlockedPairs(ctx context.Context, players []string) ([][2]string
 	})
 	return out, wrapIf("blocked pairs", err)
 }
+
+// TouchPlayers implements store.Social.
+func (s *Store) TouchPlayers(ctx context.Context, players []string, at time.Time) error {
+	if len(players) == 0 {
+		return nil
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO player_presence AS p (player_id, seen_at)
+		SELECT DISTINCT id, $2::timestamptz FROM unnest($1::text[]) AS id ORDER BY id
+		ON CONFLICT (player_id) DO UPDATE SET seen_at = greatest(p.seen_at, excluded.seen_at)`, players, at)
+	return wrapIf("touch players", err)
+}
+
+// SeenPlayers implements store.Social.
+func (s *Store) SeenPlayers(ctx context.Context, players []string) (map[string]time.Time, error) {
+	rows, err := s.pool.Query(ctx, `SELECT player_id, seen_at FROM player_presence WHERE player_id = ANY($1::text[])`, players)
+	if err != nil {
+		return nil, wrapErr("seen players", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var id string
+		var at time.Time
+		if err := rows.Scan(&id, &at); err != nil {
+			return nil, wrapErr("seen players", err)
+		}
+		out[id] = at.UTC()
+	}
+	return out, wrapIf("seen players", rows.Err())
+}

@@ -227,3 +227,37 @@ func (s *Store) BlockedPairs(ctx context.Context, players []string) ([][2]string
 	}
 	return out, rows.Err()
 }
+
+// TouchPlayers implements store.Social.
+func (s *Store) TouchPlayers(ctx context.Context, players []string, at time.Time) error {
+	if len(players) == 0 {
+		return nil
+	}
+	_, err := s.w.ExecContext(ctx, `INSERT INTO player_presence (player_id, seen_at)
+		SELECT DISTINCT value, ?2 FROM json_each(?1) WHERE true
+		ON CONFLICT (player_id) DO UPDATE SET seen_at = max(seen_at, excluded.seen_at)`, jsonIDs(players), at.UnixMicro())
+	if err != nil {
+		return fmt.Errorf("sqlite: touch players: %w", err)
+	}
+	return nil
+}
+
+// SeenPlayers implements store.Social.
+func (s *Store) SeenPlayers(ctx context.Context, players []string) (map[string]time.Time, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT player_id, seen_at FROM player_presence
+		WHERE player_id IN (SELECT value FROM json_each(?))`, jsonIDs(players))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: seen players: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var id string
+		var at int64
+		if err := rows.Scan(&id, &at); err != nil {
+			return nil, fmt.Errorf("sqlite: seen players: %w", err)
+		}
+		out[id] = fromMicros(at)
+	}
+	return out, rows.Err()
+}

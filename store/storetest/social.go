@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hangarhq/hangar/store"
 )
@@ -275,5 +276,24 @@ func testBlocks(t *testing.T, s store.Store) {
 	}
 	if err := s.Unblock(ctx, "a", "b"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("second unblock = %v", err)
+	}
+}
+
+// testPresence: a later touch wins, an earlier one changes nothing, and
+// players never seen are left out.
+func testPresence(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	if err := s.TouchPlayers(ctx, []string{"a", "b", "a"}, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.TouchPlayers(ctx, []string{"a"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.TouchPlayers(ctx, []string{"b"}, t0.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	seen, err := s.SeenPlayers(ctx, []string{"a", "b", "c"})
+	if err != nil || len(seen) != 2 || !seen["a"].Equal(t0.Add(time.Minute)) || !seen["b"].Equal(t0.Add(2*time.Minute)) {
+		t.Fatalf("seen = %v, %v", seen, err)
 	}
 }

@@ -33,7 +33,10 @@ type Friend struct {
 	// turn_match_ids are matches in play, that the caller may see, in which
 	// it is this friend's turn (ListFriends only; of the friend's 10 newest
 	// matches in play).
-	TurnMatchIds  []string `protobuf:"bytes,4,rep,name=turn_match_ids,json=turnMatchIds,proto3" json:"turn_match_ids,omitempty"`
+	TurnMatchIds []string `protobuf:"bytes,4,rep,name=turn_match_ids,json=turnMatchIds,proto3" json:"turn_match_ids,omitempty"`
+	// online: a node has seen the friend within the last two minutes (a
+	// call, or a watch stream held open). ListFriends only.
+	Online        bool `protobuf:"varint,5,opt,name=online,proto3" json:"online,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -94,6 +97,13 @@ func (x *Friend) GetTurnMatchIds() []string {
 		return x.TurnMatchIds
 	}
 	return nil
+}
+
+func (x *Friend) GetOnline() bool {
+	if x != nil {
+		return x.Online
+	}
+	return false
 }
 
 // FriendRequest is a pending friend request.
@@ -983,12 +993,13 @@ var File_hangar_v1_social_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_social_proto_rawDesc = "" +
 	"\n" +
-	"\x16hangar/v1/social.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa0\x01\n" +
+	"\x16hangar/v1/social.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb8\x01\n" +
 	"\x06Friend\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x120\n" +
 	"\x05since\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x12$\n" +
-	"\x0eturn_match_ids\x18\x04 \x03(\tR\fturnMatchIds\"\x87\x01\n" +
+	"\x0eturn_match_ids\x18\x04 \x03(\tR\fturnMatchIds\x12\x16\n" +
+	"\x06online\x18\x05 \x01(\bR\x06online\"\x87\x01\n" +
 	"\rFriendRequest\x12$\n" +
 	"\x0efrom_player_id\x18\x01 \x01(\tR\ffromPlayerId\x12 \n" +
 	"\fto_player_id\x18\x02 \x01(\tR\n" +

@@ -50,6 +50,16 @@ func (m *Friend) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if m.Online {
+		i--
+		if m.Online {
+			dAtA[i] = 1
+		} else {
+			dAtA[i] = 0
+		}
+		i--
+		dAtA[i] = 0x28
+	}
 	if len(m.TurnMatchIds) > 0 {
 		for iNdEx := len(m.TurnMatchIds) - 1; iNdEx >= 0; iNdEx-- {
 			i -= len(m.TurnMatchIds[iNdEx])
@@ -926,6 +936,9 @@ func (m *Friend) SizeVT() (n int) {
 			n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 		}
 	}
+	if m.Online {
+		n += 2
+	}
 	n += len(m.unknownFields)
 	return n
 }
@@ -1377,6 +1390,26 @@ func (m *Friend) UnmarshalVT(dAtA []byte) error {
 			}
 			m.TurnMatchIds = append(m.TurnMatchIds, string(dAtA[iNdEx:postIndex]))
 			iNdEx = postIndex
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Online", wireType)
+			}
+			var v int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				v |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			m.Online = bool(v != 0)
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])

@@ -11,3 +11,14 @@ func (l *Limiter) Chat(player string) error {
 	}
 	return nil
 }
+
+// Watchers returns the players that hold watch streams on this node.
+func (l *Limiter) Watchers() []string {
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	out := make([]string, 0, len(l.watches))
+	for p := range l.watches {
+		out = append(out, p)
+	}
+	return out
+}
