@@ -263,3 +263,60 @@ func TestFriendsOnline(t *testing.T) {
 		}
 	})
 }
+
+// TestFriendListsPageBoundary: Ada has two pending requests sent, two
+// received and two blocks: in pages of 1 each list has a token on its
+// first page and none on its last; a page of 2 holds all with no token.
+func TestFriendListsPageBoundary(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		n := node(t, cfg)
+		ada := newClient(t, n.Addr(), "Ada")
+		var others []*client
+		for i := range 6 {
+			others = append(others, newClient(t, n.Addr(), fmt.Sprint("P", i)))
+		}
+		for _, o := range others[:2] {
+			if _, err := ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: o.id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, o := range others[2:4] {
+			if _, err := o.friends().SendFriendRequest(o.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: ada.id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, o := range others[4:] {
+			if _, err := ada.friends().BlockPlayer(ada.ctx(), &hangarv1.BlockPlayerRequest{PlayerId: o.id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lists := map[string]func(size int32, tok string) (int, string, error){
+			"sent": func(size int32, tok string) (int, string, error) {
+				r, err := ada.friends().ListFriendRequests(ada.ctx(), &hangarv1.ListFriendRequestsRequest{PageSize: size, PageToken: tok})
+				return len(r.GetRequests()), r.GetNextPageToken(), err
+			},
+			"received": func(size int32, tok string) (int, string, error) {
+				r, err := ada.friends().ListFriendRequests(ada.ctx(), &hangarv1.ListFriendRequestsRequest{Incoming: true, PageSize: size, PageToken: tok})
+				return len(r.GetRequests()), r.GetNextPageToken(), err
+			},
+			"blocks": func(size int32, tok string) (int, string, error) {
+				r, err := ada.friends().ListBlocks(ada.ctx(), &hangarv1.ListBlocksRequest{PageSize: size, PageToken: tok})
+				return len(r.GetPlayers()), r.GetNextPageToken(), err
+			},
+		}
+		for name, list := range lists {
+			n1, tok, err := list(1, "")
+			if err != nil || n1 != 1 || tok == "" {
+				t.Fatalf("%s, first page of 1: %d, %q, %v", name, n1, tok, err)
+			}
+			n2, tok2, err := list(1, tok)
+			if err != nil || n2 != 1 || tok2 != "" {
+				t.Fatalf("%s, last page of 1: %d, %q, %v", name, n2, tok2, err)
+			}
+			if all, tok, err := list(2, ""); err != nil || all != 2 || tok != "" {
+				t.Fatalf("%s, one page of 2: %d, %q, %v", name, all, tok, err)
+			}
+		}
+	})
+}
