@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/server"
@@ -325,6 +326,49 @@ func TestChatOfAPrivateMatch(t *testing.T) {
 		wantCode(t, "a stranger posts to a private match", err, codes.NotFound, "NOT_FOUND")
 		if got := f.ada.heard(t, f.live, spectatorsChannel, 0); fmt.Sprint(got) != "[1:watching]" {
 			t.Fatalf("spectators' channel: %v", got)
+		}
+	})
+}
+
+// TestChatWatchesAreCapped: chat watches count with a player's other
+// watch streams: one past Limits.Watches is RESOURCE_EXHAUSTED
+// (TOO_MANY_WATCHES), and closing one makes room.
+func TestChatWatchesAreCapped(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		lim := service.DefaultLimits()
+		lim.Watches = 2
+		cfg.Service.Limits = &lim
+		n := node(t, cfg)
+		m, ada, bob := startedMatch(t, n.Addr())
+		ada.say(t, m.GetMatchId(), 0, "hello")
+		// open opens a watch and reads its first message: the stored one,
+		// or the refusal.
+		open := func() error {
+			ctx, cancel := context.WithCancel(bob.ctx())
+			defer cancel()
+			s, err := bob.chat().WatchChat(ctx, &hangarv1.WatchChatRequest{MatchId: m.GetMatchId()})
+			if err == nil {
+				_, err = s.Recv()
+			}
+			return err
+		}
+		first := watchChat(t, bob, m.GetMatchId(), 0)
+		watchChat(t, bob, m.GetMatchId(), 0)
+		wantCode(t, "a third watch", open(), codes.ResourceExhausted, "TOO_MANY_WATCHES")
+		first.cancel()
+		<-first.done
+		// The server releases the watch when its handler returns, a moment
+		// after the client's cancel: retry until it has.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			err := open()
+			if err == nil {
+				break
+			}
+			if status.Code(err) != codes.ResourceExhausted || time.Now().After(deadline) {
+				t.Fatalf("no room after closing a watch: %v", err)
+			}
 		}
 	})
 }
