@@ -112,7 +112,7 @@ func (c *chaos) step() {
 	before := c.versions(c.clients[0])
 	var err error
 	command := true
-	switch c.r.IntN(30) {
+	switch c.r.IntN(32) {
 	case 0:
 		var r *hangarv1.CreateMatchResponse
 		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: c.game(),
@@ -255,6 +255,10 @@ func (c *chaos) step() {
 		}
 		_, err = cl.offers().AnswerOffer(ctx, &hangarv1.AnswerOfferRequest{MatchId: match, OfferId: offer, Accept: c.r.IntN(2) == 0,
 			ExpectedVersion: []int64{0, version}[c.r.IntN(2)], RequestId: req})
+	case 30:
+		err = c.chat(ctx, cl, match, req)
+	case 31:
+		err = c.social(ctx, cl)
 	case 20:
 		command = false
 		_, err = cl.players.SignInExternalPlayer(ctx, &hangarv1.SignInExternalPlayerRequest{ExternalId: c.str(), DisplayName: c.str()})
@@ -284,6 +288,63 @@ func (c *chaos) step() {
 }
 
 // game is a game's name, hosted or not, or none.
+// chat makes one random call of the ChatService on match.
+func (c *chaos) chat(ctx context.Context, cl *client, match, req string) error {
+	ch := hangarv1.ChatChannel(c.r.IntN(4))
+	var err error
+	switch c.r.IntN(5) {
+	case 0:
+		_, err = cl.chat().PostChatMessage(ctx, &hangarv1.PostChatMessageRequest{MatchId: match, Channel: ch, Text: c.str(), RequestId: req})
+	case 1:
+		_, err = cl.chat().ListChatMessages(ctx, &hangarv1.ListChatMessagesRequest{MatchId: match, Channel: ch, AfterSeq: c.num(),
+			PageSize: int32(c.num()), PageToken: []string{"", c.str()}[c.r.IntN(2)]})
+	case 2:
+		ctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		var s hangarv1.ChatService_WatchChatClient
+		if s, err = cl.chat().WatchChat(ctx, &hangarv1.WatchChatRequest{MatchId: match, Channel: ch, AfterSeq: c.num()}); err == nil {
+			if _, err = s.Recv(); status.Code(err) == codes.DeadlineExceeded {
+				err = nil
+			}
+		}
+	case 3:
+		other := c.clients[c.r.IntN(len(c.clients))].id
+		_, err = cl.chat().MuteChatPlayer(ctx, &hangarv1.MuteChatPlayerRequest{MatchId: match, PlayerId: []string{other, c.str()}[c.r.IntN(2)],
+			Unmute: c.r.IntN(2) == 0})
+	case 4:
+		_, err = cl.chat().ReportChatMessage(ctx, &hangarv1.ReportChatMessageRequest{MatchId: match, Channel: ch, Seq: c.num(), Reason: c.str()})
+	}
+	return err
+}
+
+// social makes one random call of the FriendService.
+func (c *chaos) social(ctx context.Context, cl *client) error {
+	other := []string{c.clients[c.r.IntN(len(c.clients))].id, c.str()}[c.r.IntN(2)]
+	f := cl.friends()
+	var err error
+	switch c.r.IntN(9) {
+	case 0:
+		_, err = f.SendFriendRequest(ctx, &hangarv1.SendFriendRequestRequest{PlayerId: other})
+	case 1:
+		_, err = f.AnswerFriendRequest(ctx, &hangarv1.AnswerFriendRequestRequest{PlayerId: other, Accept: c.r.IntN(2) == 0})
+	case 2:
+		_, err = f.CancelFriendRequest(ctx, &hangarv1.CancelFriendRequestRequest{PlayerId: other})
+	case 3:
+		_, err = f.ListFriendRequests(ctx, &hangarv1.ListFriendRequestsRequest{Incoming: c.r.IntN(2) == 0, PageSize: int32(c.num()), PageToken: c.str()})
+	case 4:
+		_, err = f.ListFriends(ctx, &hangarv1.ListFriendsRequest{PageSize: int32(c.num()), PageToken: c.str()})
+	case 5:
+		_, err = f.RemoveFriend(ctx, &hangarv1.RemoveFriendRequest{PlayerId: other})
+	case 6:
+		_, err = f.BlockPlayer(ctx, &hangarv1.BlockPlayerRequest{PlayerId: other})
+	case 7:
+		_, err = f.UnblockPlayer(ctx, &hangarv1.UnblockPlayerRequest{PlayerId: other})
+	case 8:
+		_, err = f.ListBlocks(ctx, &hangarv1.ListBlocksRequest{PageSize: int32(c.num()), PageToken: c.str()})
+	}
+	return err
+}
+
 func (c *chaos) game() string {
 	return []string{"", "aeroplane", "carcassonne", c.str()}[c.r.IntN(4)]
 }

@@ -91,6 +91,10 @@ func (m *Server) httpHandler(gs *grpc.Server, page http.Handler) (http.Handler, 
 			f.serve(w, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.restWatchTicket(w, r, id) }), true)
 			return
 		}
+		if id, ok := chatWatchPath(r.URL.Path); ok {
+			f.serve(w, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.restWatchChat(w, r, id) }), true)
+			return
+		}
 		if r.URL.Path == watchPlayerPath {
 			f.serve(w, r, http.HandlerFunc(m.restWatchPlayer), true)
 			return

@@ -16,10 +16,12 @@ import (
 
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/chat"
 	"github.com/hangarhq/hangar/internal/fault"
 	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/internal/matchmaker"
+	"github.com/hangarhq/hangar/internal/social"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -85,6 +87,12 @@ var reasons = []struct {
 	{match.ErrOwnOffer, "OWN_OFFER"},
 	{match.ErrOfferClosed, "OFFER_CLOSED"},
 	{match.ErrAlreadyAnswered, "ALREADY_ANSWERED"},
+	{chat.ErrChannelClosed, "CHAT_CHANNEL_CLOSED"},
+	{chat.ErrFull, "CHAT_FULL"},
+	{chat.ErrTooManyMutes, "TOO_MANY_MUTES"},
+	{social.ErrNoPlayer, "PLAYER_NOT_FOUND"},
+	{social.ErrTooManyFriends, "TOO_MANY_FRIENDS"},
+	{social.ErrTooManyBlocks, "TOO_MANY_BLOCKS"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},

@@ -38,13 +38,20 @@ func (s *Service) ConnsRefused() int64 { return s.limits.ConnsRefused() }
 // it cannot read: the key the node's per-address bounds count by.
 func (s *Service) ConnKey(a net.Addr) (string, bool) { return s.limits.ConnKey(a) }
 
-// limitPlayer takes a token of the caller's bucket.
+// limitPlayer takes a token of the caller's bucket, and records that the
+// caller was seen (social.Presence).
 func (s *Service) limitPlayer(ctx context.Context) error {
 	me, ok := auth.Caller(ctx)
 	if !ok {
 		return nil
 	}
-	return s.limits.Player(me.ID)
+	if err := s.limits.Player(me.ID); err != nil {
+		return err
+	}
+	if me.ID != "" {
+		s.presence.Seen(ctx, me.ID)
+	}
+	return nil
 }
 
 // The limit interceptors: the address's before authentication (which may

@@ -1,9 +1,9 @@
 // Package service implements Hangar's gRPC services (PlayerService,
 // MatchService, MoveService, HistoryService, MatchmakingService,
-// NoticeService), one handler type each (servers.go), over the packages
+// NoticeService, ChatService, FriendService), one handler type each (servers.go), over the packages
 // that do one job each: match (the write path), watch (the watch hub and
 // the relay between nodes), history (the history's reads), auth, limit,
-// notice and matchmaker. Handlers decode and validate protobuf, call those
+// notice, matchmaker, chat and social. Handlers decode and validate protobuf, call those
 // packages, and encode the result; toStatus (errors.go) is the one place
 // that maps errors to gRPC codes. Service builds the packages' objects and
 // wires them together.
@@ -25,12 +25,14 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/chat"
 	"github.com/hangarhq/hangar/internal/history"
 	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/limit"
 	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/internal/matchmaker"
 	"github.com/hangarhq/hangar/internal/notice"
+	"github.com/hangarhq/hangar/internal/social"
 	"github.com/hangarhq/hangar/internal/watch"
 	"github.com/hangarhq/hangar/store"
 )
@@ -80,6 +82,14 @@ type Service struct {
 
 	// mm is the matchmaker (package matchmaker).
 	mm *matchmaker.Matchmaker
+
+	// chat is the matches' chat (package chat); its watchers wake
+	// through players, by chat.Key.
+	chat *chat.Chat
+	// social keeps friends and blocks (package social).
+	social *social.Social
+	// presence records who is online (package social).
+	presence *social.Presence
 }
 
 // Options tune a Service. Games is required; the zero value of the rest is
@@ -184,6 +194,9 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	s.hist = &history.History{Writer: s.w, Store: st, Games: s.games}
 	s.notices = &notice.Log{Games: s.games, Store: st, Hub: s.players, Limits: s.limits, Closing: s.closing}
 	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits}
+	s.chat = &chat.Chat{Writer: s.w, Store: st, Hub: s.players, Limits: s.limits, Now: s.now, Posted: s.chatPosted, Closing: s.closing}
+	s.social = &social.Social{Store: st, Now: s.now}
+	s.presence = &social.Presence{Store: st, Now: s.now, Log: log, Watchers: s.limits.Watchers}
 	return s
 }
 
@@ -217,6 +230,8 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 	hangarv1.RegisterNoticeServiceServer(g, &noticeServer{Service: s})
 	hangarv1.RegisterGameServiceServer(g, &gameServer{Service: s})
 	hangarv1.RegisterOfferServiceServer(g, &offerServer{Service: s})
+	hangarv1.RegisterChatServiceServer(g, &chatServer{Service: s})
+	hangarv1.RegisterFriendServiceServer(g, &friendServer{Service: s})
 }
 
 // Start starts the node's background work: the turn-clock scheduler (which
@@ -236,6 +251,7 @@ func (s *Service) Start(ctx context.Context) error {
 		s.webhook.Start(s.ctx, &s.bots)
 	}
 	s.relay.Start()
+	s.presence.Run(s.ctx, &s.bots)
 	return nil
 }
 

@@ -375,5 +375,7 @@ type Store interface {
 	Matchmaker
 	Notices
 	Outbox
+	Chat
+	Social
 	Close() error
 }

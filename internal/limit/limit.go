@@ -77,6 +77,10 @@ type Limits struct {
 	// credentials of one client address hold at once (the node's request
 	// memory budget counts them). 0: no bound.
 	AddrRequestMemory int64
+	// ChatRate is the sustained chat messages per second of one player
+	// (PostChatMessage, every match together); ChatBurst the bucket's size.
+	ChatRate  float64
+	ChatBurst int
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client address; no one else's header is believed.
 	TrustedProxies []netip.Prefix
@@ -103,6 +107,8 @@ func Default() Limits {
 		Watches:           100,
 		WatchBuffer:       256,
 		WatchStall:        30 * time.Second,
+		ChatRate:          1,
+		ChatBurst:         10,
 	}
 }
 
@@ -244,7 +250,9 @@ type Limiter struct {
 	Limits
 	now                  func() time.Time
 	player, addr, create *buckets
-	guard                *guard
+	// chat is the chat messages' buckets (chat.go).
+	chat  *buckets
+	guard *guard
 
 	watchMu sync.Mutex
 	watches map[string]int
@@ -266,6 +274,7 @@ func New(l Limits, now func() time.Time) *Limiter {
 		player:  newBuckets(l.PlayerRate, l.PlayerBurst, l.AddrBuckets),
 		addr:    newBuckets(l.AddrRate, l.AddrBurst, l.AddrBuckets),
 		create:  newBuckets(l.CreatePlayerRate, l.CreatePlayerBurst, l.AddrBuckets),
+		chat:    newBuckets(l.ChatRate, l.ChatBurst, l.AddrBuckets),
 		guard:   newGuard(l),
 		watches: make(map[string]int)}
 }

@@ -497,7 +497,8 @@ func (s *Commands) InviteToMatch(ctx context.Context, req *hangarv1.InviteToMatc
 
 // invitees validates the player ids a request invites (field names them):
 // each a well-formed id of a registered player. Duplicates and the caller
-// are dropped; the order is kept. An unknown player is INVALID_ARGUMENT.
+// are dropped; the order is kept. An unknown player, or one with a block
+// between it and the caller, is INVALID_ARGUMENT.
 func (s *Commands) invitees(ctx context.Context, field string, ids []string, me string) ([]string, error) {
 	if len(ids) > maxInvites {
 		return nil, fmt.Errorf("%w: %s lists at most %d players", fault.ErrInvalid, field, maxInvites)
@@ -516,6 +517,22 @@ func (s *Commands) invitees(ctx context.Context, field string, ids []string, me 
 			return nil, err
 		}
 		out = append(out, id)
+	}
+	// A player with a block between it and the caller (either way) is
+	// refused as an unknown one is: the blocked never learns of the block.
+	if len(out) == 0 {
+		return out, nil
+	}
+	pairs, err := s.Store.BlockedPairs(ctx, append([]string{me}, out...))
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range out {
+		for _, p := range pairs {
+			if (p[0] == me && p[1] == id) || (p[0] == id && p[1] == me) {
+				return nil, fmt.Errorf("%w: %s: no player %q", fault.ErrInvalid, field, id)
+			}
+		}
 	}
 	return out, nil
 }

@@ -76,7 +76,7 @@ func TestFormGroups(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := tickets(tc.seats, tc.ts...)
-			groups, expired := formGroups(mm0, ts, o)
+			groups, expired := formGroups(mm0, ts, o, nil)
 			for _, g := range groups {
 				slices.Sort(g[1:])
 			}
@@ -104,7 +104,7 @@ func TestFormGroupsInvariants(t *testing.T) {
 		}
 		slices.SortStableFunc(ts, func(a, b tk) int { return int(b.ago - a.ago) })
 		waiting := tickets(seats, ts...)
-		groups, expired := formGroups(mm0, waiting, o)
+		groups, expired := formGroups(mm0, waiting, o, nil)
 		taken := map[int]bool{}
 		for _, g := range groups {
 			a := g[0]

@@ -497,7 +497,7 @@ func (s *Matchmaker) matchPass(ctx context.Context, first bool) error {
 	now := s.now().UTC().Truncate(time.Microsecond)
 	lease := now.Add(s.mm.Lease)
 	changed, ferr := s.store.FormMatches(ctx, now, lease, s.mm.PoolLimit, func(_ string, waiting []store.Ticket) (store.Formation, error) {
-		return s.form(now, waiting)
+		return s.form(ctx, now, waiting)
 	})
 	groups := map[string][]store.Ticket{}
 	for _, t := range changed {
@@ -536,15 +536,24 @@ func (s *Matchmaker) matchPass(ctx context.Context, first bool) error {
 }
 
 // form decides on one pool's waiting tickets (oldest first) at time now:
-// formGroups chooses the groups, and each group gets its match's id and
-// its players' seats.
-func (s *Matchmaker) form(now time.Time, waiting []store.Ticket) (store.Formation, error) {
+// formGroups chooses the groups, keeping apart the players with a block
+// between them (store.Social), and each group gets its match's id and its
+// players' seats.
+func (s *Matchmaker) form(ctx context.Context, now time.Time, waiting []store.Ticket) (store.Formation, error) {
 	g, opts, err := s.ticketOptions(waiting[0])
 	if err != nil {
 		return store.Formation{}, err
 	}
 	seatNos := g.Seats(opts, waiting[0].Seats)
-	groups, expired := formGroups(now, waiting, s.mm)
+	players := make([]string, len(waiting))
+	for i, t := range waiting {
+		players[i] = t.Player
+	}
+	pairs, err := s.store.BlockedPairs(ctx, players)
+	if err != nil {
+		return store.Formation{}, err
+	}
+	groups, expired := formGroups(now, waiting, s.mm, apart(pairs))
 	var f store.Formation
 	for _, grp := range groups {
 		ids := make([]string, len(grp))
@@ -567,6 +576,20 @@ func (s *Matchmaker) form(now time.Time, waiting []store.Ticket) (store.Formatio
 		f.Expired = append(f.Expired, waiting[i].ID)
 	}
 	return f, nil
+}
+
+// apart is the test of formGroups for pairs, blocks as [blocker,
+// blocked]: whether two players have a block between them (nil: no
+// blocks).
+func apart(pairs [][2]string) func(a, b string) bool {
+	if len(pairs) == 0 {
+		return nil
+	}
+	set := make(map[[2]string]bool, 2*len(pairs))
+	for _, p := range pairs {
+		set[p], set[[2]string{p[1], p[0]}] = true, true
+	}
+	return func(a, b string) bool { return set[[2]string{a, b}] }
 }
 
 // groupMatchID is the id of the match of a group of tickets: the same for
@@ -594,8 +617,10 @@ func seatKey(match, ticket string) string {
 // waiting), it forms a group with those of them that take bots too, and
 // bots fill the rest. After the pass no seat count of tickets within the
 // window of the oldest of them is left: its oldest was an anchor while
-// they all still waited. Tickets left older than TicketTTL expire.
-func formGroups(now time.Time, waiting []store.Ticket, o Options) (groups [][]int, expired []int) {
+// they all still waited (unless a block kept them apart: a ticket whose
+// player blocks, or is blocked by, the anchor's or one already picked for
+// the group is passed over). Tickets left older than TicketTTL expire.
+func formGroups(now time.Time, waiting []store.Ticket, o Options, apart func(a, b string) bool) (groups [][]int, expired []int) {
 	n := len(waiting)
 	if n == 0 {
 		return nil, nil
@@ -622,6 +647,22 @@ func formGroups(now time.Time, waiting []store.Ticket, o Options) (groups [][]in
 		}
 	}
 	taken := make([]bool, n)
+	// clash reports whether ticket c's player has a block with the
+	// anchor a's or with one of those picked.
+	clash := func(c, a int, picked []int) bool {
+		if apart == nil {
+			return false
+		}
+		if apart(waiting[c].Player, waiting[a].Player) {
+			return true
+		}
+		for _, i := range picked {
+			if apart(waiting[c].Player, waiting[i].Player) {
+				return true
+			}
+		}
+		return false
+	}
 	// nearest returns up to k tickets nearest the anchor a's rating within
 	// w, leaving out those that keep waiting when bots is set.
 	nearest := func(a, k int, w float64, bots bool) []int {
@@ -645,10 +686,14 @@ func formGroups(now time.Time, waiting []store.Ticket, o Options) (groups [][]in
 			if min(dl, dr) > w {
 				break
 			}
+			var c int
 			if dl < dr || (dl == dr && order[l] < order[r]) {
-				out, l = append(out, order[l]), prev[l]
+				c, l = order[l], prev[l]
 			} else {
-				out, r = append(out, order[r]), next[r]
+				c, r = order[r], next[r]
+			}
+			if !clash(c, a, out) {
+				out = append(out, c)
 			}
 		}
 		return out

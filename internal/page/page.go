@@ -21,6 +21,8 @@ const (
 	Ended   = 'E' // a history listing: store.EndCursor
 	Created = 'C' // a listing of matches not ended: store.Cursor
 	Score   = 'S' // a leaderboard: store.ScoreCursor
+	Chat    = 'T' // a chat channel: a seq and the channel's name
+	Player  = 'P' // a list of players by id (friends, blocks)
 )
 
 // Size is the page size a request asks for with n: def when n is 0. An n

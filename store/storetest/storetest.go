@@ -84,6 +84,13 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"NoticesConcurrent", testNoticesConcurrent},
 		{"Outbox", testOutbox},
 		{"OutboxConcurrent", testOutboxConcurrent},
+		{"Chat", testChat},
+		{"ChatConcurrent", testChatConcurrent},
+		{"ChatMutesReports", testChatMutesReports},
+		{"Friends", testFriends},
+		{"FriendCaps", testFriendCaps},
+		{"Blocks", testBlocks},
+		{"Presence", testPresence},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
