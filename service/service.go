@@ -216,6 +216,7 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 	hangarv1.RegisterMatchmakingServiceServer(g, &matchmakingServer{mm: s.mm, log: s.log})
 	hangarv1.RegisterNoticeServiceServer(g, &noticeServer{Service: s})
 	hangarv1.RegisterGameServiceServer(g, &gameServer{Service: s})
+	hangarv1.RegisterAdminServiceServer(g, &adminServer{Service: s})
 }
 
 // Start starts the node's background work: the turn-clock scheduler (which

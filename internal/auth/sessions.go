@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -247,8 +248,8 @@ func (a *Authenticator) SignInExternal(ctx context.Context, ext, displayName str
 	if !ok {
 		return store.Player{}, "", store.Token{}, false, ErrAPIKeyRequired
 	}
-	if ext == "" || len(ext) > 128 || !ident.Printable(ext) {
-		return store.Player{}, "", store.Token{}, false, fmt.Errorf("%w: external_id must be 1 to 128 bytes of printable UTF-8", fault.ErrInvalid)
+	if err := checkExternalID(ext); err != nil {
+		return store.Player{}, "", store.Token{}, false, err
 	}
 	if err := CheckDisplayName(displayName); err != nil {
 		return store.Player{}, "", store.Token{}, false, err
@@ -257,6 +258,9 @@ func (a *Authenticator) SignInExternal(ctx context.Context, ext, displayName str
 	tok, t := a.issue(now)
 	p := store.Player{ID: ident.New("p_"), DisplayName: displayName, Created: now}
 	got, created, err := a.st.ExternalPlayer(ctx, k, ext, p, t)
+	if errors.Is(err, store.ErrSuspended) {
+		err = ErrPlayerSuspended
+	}
 	if err != nil {
 		return store.Player{}, "", store.Token{}, false, err
 	}
@@ -288,15 +292,22 @@ func (a *Authenticator) StillValid(ctx context.Context) func() error {
 	}
 }
 
-// CreateAPIKey makes an API key for the backend name (the admin command
-// calls it) and returns the key, which is shown once: st keeps only its
-// hash.
-func CreateAPIKey(ctx context.Context, st store.APIKeys, name string, now time.Time) (string, store.APIKey, error) {
+// CreateAPIKey makes an API key for the backend name with scopes
+// (store.ScopeServer, store.ScopeAdmin; none: it only signs players in),
+// as the admin command asks, and returns the key, which is shown once: st
+// keeps only its hash.
+func CreateAPIKey(ctx context.Context, st store.APIKeys, name string, now time.Time, scopes ...string) (string, store.APIKey, error) {
 	if name == "" || len(name) > 64 || !ident.Printable(name) {
 		return "", store.APIKey{}, fmt.Errorf("%w: an API key's name must be 1 to 64 bytes of printable UTF-8", fault.ErrInvalid)
 	}
+	for _, sc := range scopes {
+		if sc != store.ScopeServer && sc != store.ScopeAdmin {
+			return "", store.APIKey{}, fmt.Errorf("%w: unknown scope %.20q (scopes: %s, %s)", fault.ErrInvalid, sc, store.ScopeServer, store.ScopeAdmin)
+		}
+	}
 	key, hash := ident.Secret(APIKeyPrefix)
-	k := store.APIKey{ID: ident.New("k_"), Name: name, Created: now.UTC().Truncate(time.Microsecond)}
+	k := store.APIKey{ID: ident.New("k_"), Name: name, Created: now.UTC().Truncate(time.Microsecond),
+		Scopes: slices.Compact(slices.Sorted(slices.Values(scopes)))}
 	if err := st.CreateAPIKey(ctx, k, hash); err != nil {
 		return "", store.APIKey{}, err
 	}
