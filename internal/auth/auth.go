@@ -27,7 +27,7 @@ const (
 
 // Errors of authentication, each with its own reason.
 var (
-	ErrTokenExpired    = fmt.Errorf("%w: the token has expired; sign in again (refresh a token before it expires)", fault.ErrUnauthenticated)
+	ErrTokenExpired    = fmt.Errorf("%w: the token has expired; sign in again, and refresh the next token before it expires (RefreshToken: an open stream carries on with the new token)", fault.ErrUnauthenticated)
 	ErrTokenRevoked    = fmt.Errorf("%w: the token was revoked; sign in again", fault.ErrUnauthenticated)
 	ErrAPIKeyRevoked   = fmt.Errorf("%w: the API key was revoked", fault.ErrUnauthenticated)
 	ErrAPIKeyNotPlayer = fmt.Errorf("%w: an API key cannot act as a player: get the player's token with SignInExternalPlayer, or with a key of scope server name the player in the header "+ExternalIDHeader, fault.ErrPermission)
@@ -365,6 +365,21 @@ func (a *Authenticator) sweep(ctx context.Context) {
 		err := fault.ErrUnauthenticated // unknown: deleted
 		if ok {
 			err = refusal(ss, now)
+		}
+		if errors.Is(err, ErrTokenExpired) && ss.ReplacedBy != nil {
+			// Refreshed: the streams carry on with the successor.
+			next, ferr := a.follow(ctx, ss.ReplacedBy)
+			if ferr == nil || !errors.Is(ferr, fault.ErrUnauthenticated) {
+				if ferr == nil {
+					a.mu.Lock()
+					for _, st := range sts {
+						st.hash = string(next)
+					}
+					a.mu.Unlock()
+				}
+				continue // or the store is down: the next sweep tries again
+			}
+			err = ferr
 		}
 		if err != nil {
 			for _, st := range sts {

@@ -281,15 +281,42 @@ func (a *Authenticator) StillValid(ctx context.Context) func() error {
 			return nil // an identity provider's: no Hangar session
 		}
 	}
+	var mu sync.Mutex
 	h := CallerToken(ctx)
 	return func() error {
+		mu.Lock()
+		defer mu.Unlock()
 		if h != nil {
-			if _, err := a.session(ctx, h); errors.Is(err, fault.ErrUnauthenticated) {
+			next, err := a.follow(ctx, h)
+			if errors.Is(err, fault.ErrUnauthenticated) {
 				return err
+			}
+			if err == nil {
+				h = next // a refresh carries the stream on
 			}
 		}
 		return nil
 	}
+}
+
+// maxFollow bounds the refreshes follow walks in one call: a client that
+// refreshed more often than that within one re-check is asked to sign in
+// again.
+const maxFollow = 8
+
+// follow returns the hash of the live session that h's refreshes lead to
+// (h itself while it is live), or why none is: a stream opened with a
+// token carries on with each token its refreshes made, and ends when the
+// last of them ends.
+func (a *Authenticator) follow(ctx context.Context, h []byte) ([]byte, error) {
+	for range maxFollow {
+		ss, err := a.session(ctx, h)
+		if !errors.Is(err, ErrTokenExpired) || ss.ReplacedBy == nil {
+			return h, err
+		}
+		h = ss.ReplacedBy
+	}
+	return h, ErrTokenExpired
 }
 
 // CreateAPIKey makes an API key for the backend name with scopes
