@@ -43,4 +43,7 @@ type Operators interface {
 	// ReinstatePlayer lifts a player's suspension (its revoked tokens stay
 	// revoked); ErrNotFound for an unknown player.
 	ReinstatePlayer(ctx context.Context, playerID string) error
+	// ExternalID returns the external id under which a backend signed
+	// player playerID in, or "" for a player no backend signed in.
+	ExternalID(ctx context.Context, playerID string) (string, error)
 }

@@ -78,3 +78,13 @@ func (s *Store) ReinstatePlayer(ctx context.Context, playerID string) error {
 	}
 	return nil
 }
+
+// ExternalID implements store.Operators.
+func (s *Store) ExternalID(ctx context.Context, playerID string) (string, error) {
+	var ext string
+	err := s.pool.QueryRow(ctx, `SELECT external_id FROM external_players WHERE player_id = $1`, playerID).Scan(&ext)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return "", wrapErr("external id", err)
+	}
+	return ext, nil
+}

@@ -82,3 +82,13 @@ func (s *Store) ReinstatePlayer(ctx context.Context, playerID string) error {
 	}
 	return nil
 }
+
+// ExternalID implements store.Operators.
+func (s *Store) ExternalID(ctx context.Context, playerID string) (string, error) {
+	var ext string
+	err := s.r.QueryRowContext(ctx, `SELECT external_id FROM external_players WHERE player_id = ?`, playerID).Scan(&ext)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("sqlite: external id: %w", err)
+	}
+	return ext, nil
+}
