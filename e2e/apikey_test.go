@@ -30,23 +30,7 @@ func apikey(t *testing.T, cfg server.Config, args ...string) (string, error) {
 // key.
 func createKey(t *testing.T, cfg server.Config, name string) (id, key string) {
 	t.Helper()
-	out, err := apikey(t, cfg, "create", "--name", name)
-	if err != nil {
-		t.Fatalf("apikey create: %v", err)
-	}
-	for line := range strings.Lines(out) {
-		k, v, _ := strings.Cut(strings.TrimSpace(line), ": ")
-		switch k {
-		case "id":
-			id = v
-		case "key":
-			key = v
-		}
-	}
-	if !strings.HasPrefix(id, "k_") || !strings.HasPrefix(key, "hk_") {
-		t.Fatalf("apikey create printed %q", out)
-	}
-	return id, key
+	return createScopedKey(t, cfg, name)
 }
 
 // TestAPIKeys: a key made by `hangar apikey create` signs in its backend's

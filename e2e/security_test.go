@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -277,6 +278,77 @@ func TestEveryRPCRefusesBadCredentials(t *testing.T) {
 		}
 		if got := ada.ticket(t, tk.GetTicketId()); got.GetStatus() != hangarv1.TicketStatus_TICKET_STATUS_QUEUED {
 			t.Fatalf("Ada's ticket is %v after refused calls", got.GetStatus())
+		}
+	})
+}
+
+// TestEveryRPCKeepsToItsCredentials calls every RPC with a valid player
+// token, a plain API key, a key of scope server acting for a player, and
+// keys of scope server and admin naming none: each gets exactly what its
+// scope allows (auth.ActAs, auth.Admin) and otherwise PERMISSION_DENIED
+// with the reason that says why; nothing answers INTERNAL or UNKNOWN.
+func TestEveryRPCKeepsToItsCredentials(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		n := node(t, cfg)
+		_, plain := createKey(t, cfg, "studio")
+		_, serverKey := createScopedKey(t, cfg, "studio", "server")
+		_, adminKey := createScopedKey(t, cfg, "ops", "admin")
+		ada := newClient(t, n.Addr(), "Ada")
+		if _, err := ada.players.SignInExternalPlayer(withToken(context.Background(), plain),
+			&hangarv1.SignInExternalPlayerRequest{ExternalId: "u1", DisplayName: "Bob"}); err != nil {
+			t.Fatal(err)
+		}
+		conn := dial(t, n.Addr())
+		actAs := map[string]bool{"GetPlayer": true, "GetMatch": true, "ListMatches": true, "ListMatchEvents": true,
+			"ListPlayerMatches": true, "ExportMatch": true, "GetPlayerStats": true, "GetRatingHistory": true,
+			"ListNotices": true, "Enqueue": true, "GetTicket": true, "CancelTicket": true}
+		for _, r := range hangarRPCs(t) {
+			admin := strings.HasPrefix(r.full, "/hangar.v1.AdminService/")
+			for _, c := range []struct {
+				name string
+				ctx  context.Context
+				// want is the reason of the refusal, "" for none (the call
+				// may still fail for its request: a missing match).
+				want string
+			}{
+				{"a player token", ada.ctx(), map[bool]string{true: "API_KEY_REQUIRED"}[admin]},
+				{"a plain key", withToken(context.Background(), plain),
+					map[bool]string{true: "API_KEY_SCOPE", false: "API_KEY_NOT_A_PLAYER"}[admin]},
+				{"a plain key acting", actingFor(plain, "u1"), "API_KEY_SCOPE"},
+				{"a server key acting", actingFor(serverKey, "u1"),
+					map[bool]string{true: "", false: "NOT_ACTABLE_FOR_PLAYER"}[actAs[r.name]]},
+				{"a server key", withToken(context.Background(), serverKey),
+					map[bool]string{true: "", false: "API_KEY_NOT_A_PLAYER"}[admin]},
+				{"an admin key", withToken(context.Background(), adminKey),
+					map[bool]string{true: "", false: "API_KEY_NOT_A_PLAYER"}[admin]},
+			} {
+				switch r.name {
+				case "CreatePlayer", "GetBoard", "ListGames":
+					continue // open to anyone
+				case "SignInExternalPlayer":
+					if c.name == "a player token" || c.name == "a plain key" || c.name == "a server key" || c.name == "an admin key" {
+						continue // the sign-in itself: TestAPIKeys
+					}
+					c.want = map[bool]string{true: "API_KEY_SCOPE", false: "NOT_ACTABLE_FOR_PLAYER"}[c.name == "a plain key acting"]
+				}
+				if admin && c.name == "a server key" {
+					c.want = "" // it may name its players by external id; the request names a player id
+				}
+				if r.name == "SignOut" || r.name == "RevokeToken" || (admin && c.want == "") {
+					continue // they act: TestAPIKeyScopes
+				}
+				err := r.call(c.ctx, conn, r.request(t, "m_nothere", ada.id, "t_nothere", 1))
+				code := status.Code(err)
+				switch {
+				case code == codes.Internal || code == codes.Unknown:
+					t.Errorf("%s with %s: %v", r.name, c.name, err)
+				case c.want != "" && (code != codes.PermissionDenied || reason(err) != c.want):
+					t.Errorf("%s with %s: %v (reason %q), want PERMISSION_DENIED %s", r.name, c.name, err, reason(err), c.want)
+				case c.want == "" && code == codes.PermissionDenied:
+					t.Errorf("%s with %s: %v (reason %q), want no refusal of the credentials", r.name, c.name, err, reason(err))
+				}
+			}
 		}
 	})
 }

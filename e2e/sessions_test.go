@@ -72,8 +72,10 @@ func me(c *client, token string) error {
 
 // TestTokenExpiryAndRefresh runs on a fake clock: a token works until its
 // TTL, a refresh gives a new one for a full TTL while the old one lives a
-// minute more, and at expiry calls are TOKEN_EXPIRED and the open watch
-// stream ends with it.
+// minute more, and at expiry calls are TOKEN_EXPIRED. A watch stream opened
+// with the old token carries on with the new one past the old one's end
+// (while the stream of a token that was not refreshed ends, and then one
+// more sweep passes), and ends when the new one is revoked.
 func TestTokenExpiryAndRefresh(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
@@ -88,7 +90,12 @@ func TestTokenExpiryAndRefresh(t *testing.T) {
 			t.Fatalf("CreatePlayer expiry %v, %v; want an hour on", cr.GetExpireTime().AsTime(), err)
 		}
 		w := openWatch(t, ada)
-		clock.Advance(30 * time.Minute)
+		eve := newClient(t, n.Addr(), "Eve") // her token ends with Ada's first
+		eveWatch := openWatch(t, eve)
+		clock.Advance(10 * time.Minute)
+		finn := newClient(t, n.Addr(), "Finn") // his token ends ten minutes after
+		finnWatch := openWatch(t, finn)
+		clock.Advance(20 * time.Minute)
 		if err := me(ada, ada.token); err != nil {
 			t.Fatalf("a token within its TTL: %v", err)
 		}
@@ -110,13 +117,27 @@ func TestTokenExpiryAndRefresh(t *testing.T) {
 			_, err := ada.players.RefreshToken(ada.ctx(), &hangarv1.RefreshTokenRequest{})
 			return err
 		}(), codes.Unauthenticated, "TOKEN_EXPIRED")
-		// The stream opened with the old token ends with it.
-		waitWatchErr(t, w, 10*time.Second, "TOKEN_EXPIRED")
+		// Eve's stream ends with her token; a later sweep ends Finn's: the
+		// sweeps since the old token's end left Ada's stream open.
+		clock.Advance(30 * time.Minute)
+		waitWatchErr(t, eveWatch, 10*time.Second, "TOKEN_EXPIRED")
+		clock.Advance(10 * time.Minute)
+		waitWatchErr(t, finnWatch, 10*time.Second, "TOKEN_EXPIRED")
+		select {
+		case err := <-w.done:
+			t.Fatalf("the stream of the refreshed token ended: %v", err)
+		default:
+		}
 		if err := me(ada, fresh); err != nil {
 			t.Fatalf("the refreshed token: %v", err)
 		}
+		// The stream now holds the new token: revoking it ends the stream.
+		if _, err := ada.players.RevokeToken(withToken(context.Background(), fresh), &hangarv1.RevokeTokenRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		waitWatchErr(t, w, 10*time.Second, "TOKEN_REVOKED")
 		clock.Advance(time.Hour)
-		wantErr(t, "the refreshed token an hour on", me(ada, fresh), codes.Unauthenticated, "TOKEN_EXPIRED")
+		wantErr(t, "the revoked token an hour on", me(ada, fresh), codes.Unauthenticated, "TOKEN_REVOKED")
 	})
 }
 

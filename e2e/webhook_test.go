@@ -1,7 +1,7 @@
 package e2e
 
 import (
-	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -106,12 +107,23 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.mu.Lock()
-	if prev, ok := r.got[key]; ok && !bytes.Equal(prev, body) {
-		r.errs = append(r.errs, fmt.Sprintf("key %s delivered twice with different bodies:\n%s\n%s", key, prev, body))
+	// A repeat carries the same notice; whether it is superseded may have
+	// changed since.
+	if prev, ok := r.got[key]; ok && !proto.Equal(webhookEvent(prev).GetNotice(), webhookEvent(body).GetNotice()) {
+		r.errs = append(r.errs, fmt.Sprintf("key %s delivered twice with different notices:\n%s\n%s", key, prev, body))
 	} else if !ok {
 		r.got[key], r.at[key] = body, time.Now()
 	}
 	r.mu.Unlock()
+}
+
+// webhookEvent decodes a webhook body (nil if it is not one).
+func webhookEvent(body []byte) *hangarv1.WebhookEvent {
+	var ev hangarv1.WebhookEvent
+	if protojson.Unmarshal(body, &ev) != nil {
+		return nil
+	}
+	return &ev
 }
 
 // has reports how many notices the receiver holds.
@@ -139,12 +151,12 @@ func (r *receiver) check(t *testing.T, want []*hangarv1.Notice, within time.Dura
 		if !ok {
 			t.Fatalf("notice %s was never delivered (the receiver holds %d of %d)", n.GetNoticeId(), len(r.got), len(want))
 		}
-		var got hangarv1.Notice
+		var got hangarv1.WebhookEvent
 		if err := protojson.Unmarshal(body, &got); err != nil {
 			t.Fatalf("notice %s: %v: %s", n.GetNoticeId(), err, body)
 		}
-		if !proto.Equal(&got, n) {
-			t.Fatalf("notice %s delivered as %v, stored as %v", n.GetNoticeId(), &got, n)
+		if !proto.Equal(got.GetNotice(), n) {
+			t.Fatalf("notice %s delivered as %v, stored as %v", n.GetNoticeId(), got.GetNotice(), n)
 		}
 	}
 	if len(r.got) != len(want) {
@@ -366,4 +378,66 @@ func invitingMatchesB(b *testing.B, from, to *client, n int) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestWebhookEventSupersededAndExternalID: the receiver refuses every
+// delivery while a match against bots is played to its end, then accepts:
+// each notice arrives once with its player's external id (the one the
+// backend signed the player in with), every your-turn notice says it is
+// superseded (its turn passed long ago) and no other notice does; the body
+// is REST's JSON (64-bit integers as strings).
+func TestWebhookEventSupersededAndExternalID(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		var open atomic.Bool
+		rcv := newReceiver(t, func(string, int) (int, time.Duration) {
+			if !open.Load() {
+				return http.StatusServiceUnavailable, 0
+			}
+			return 0, 0
+		})
+		cfg.Service.Webhook = service.WebhookOptions{URL: rcv.srv.URL + "/hook", Secret: hookSecret,
+			MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Poll: 20 * time.Millisecond}
+		n := node(t, cfg)
+		_, key := createKey(t, cfg, "studio")
+		conn := dial(t, n.Addr())
+		players := hangarv1.NewPlayerServiceClient(conn)
+		signed, err := players.SignInExternalPlayer(withToken(context.Background(), key),
+			&hangarv1.SignInExternalPlayerRequest{ExternalId: "user-42", DisplayName: "Ada"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ada := &client{conn: conn, token: signed.GetToken(), id: signed.GetPlayer().GetPlayerId(), players: players,
+			matches: hangarv1.NewMatchServiceClient(conn), moves: hangarv1.NewMoveServiceClient(conn)}
+		id := botMatch(t, ada)
+		if m := playBots(t, ada, id, 0, rand.New(rand.NewPCG(3, 4))); m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			t.Fatalf("status %v", m.GetStatus())
+		}
+		want := listNotices(t, ada)
+		open.Store(true)
+		rcv.check(t, want, 30*time.Second)
+		rcv.mu.Lock()
+		defer rcv.mu.Unlock()
+		turns := 0
+		for _, n := range want {
+			body := rcv.got[n.GetNoticeId()]
+			ev := webhookEvent(body)
+			if ev.GetExternalId() != "user-42" {
+				t.Errorf("notice %s: external_id %q", n.GetNoticeId(), ev.GetExternalId())
+			}
+			isTurn := n.GetYourTurn() != nil
+			if isTurn {
+				turns++
+				if !strings.Contains(string(body), `"version":"`) {
+					t.Errorf("notice %s: the version is not a string: %s", n.GetNoticeId(), body)
+				}
+			}
+			if ev.GetSuperseded() != isTurn {
+				t.Errorf("notice %s (your turn: %v): superseded %v", n.GetNoticeId(), isTurn, ev.GetSuperseded())
+			}
+		}
+		if turns == 0 || turns == len(want) {
+			t.Fatalf("%d your-turn notices of %d", turns, len(want))
+		}
+	})
 }

@@ -232,6 +232,7 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 	hangarv1.RegisterOfferServiceServer(g, &offerServer{Service: s})
 	hangarv1.RegisterChatServiceServer(g, &chatServer{Service: s})
 	hangarv1.RegisterFriendServiceServer(g, &friendServer{Service: s})
+	hangarv1.RegisterAdminServiceServer(g, &adminServer{Service: s})
 }
 
 // Start starts the node's background work: the turn-clock scheduler (which

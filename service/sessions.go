@@ -25,11 +25,12 @@ const DefaultTokenTTL = auth.DefaultTokenTTL
 // default: 7 days.
 const DefaultTokenRetention = auth.DefaultTokenRetention
 
-// CreateAPIKey makes an API key for the backend name (the admin command
-// calls it) and returns the key, which is shown once: st keeps only its
-// hash.
-func CreateAPIKey(ctx context.Context, st store.APIKeys, name string, now time.Time) (string, store.APIKey, error) {
-	return auth.CreateAPIKey(ctx, st, name, now)
+// CreateAPIKey makes an API key for the backend name with scopes
+// (store.ScopeServer, store.ScopeAdmin; none: it only signs players in),
+// as the admin command asks, and returns the key, which is shown once: st
+// keeps only its hash.
+func CreateAPIKey(ctx context.Context, st store.APIKeys, name string, now time.Time, scopes ...string) (string, store.APIKey, error) {
+	return auth.CreateAPIKey(ctx, st, name, now, scopes...)
 }
 
 // RefreshToken implements hangarv1.PlayerServiceServer.

@@ -25,6 +25,9 @@ var (
 	ErrVersionConflict = errors.New("store: version conflict")
 	// ErrExists: a player or match with that id already exists.
 	ErrExists = errors.New("store: already exists")
+	// ErrSuspended: the player is suspended (Operators.SuspendPlayer): it
+	// gets no new token.
+	ErrSuspended = errors.New("store: player suspended")
 	// ErrRequestMismatch: the request id was already used by this author on
 	// this match for a different command.
 	ErrRequestMismatch = errors.New("store: request id reused for a different command")
@@ -261,10 +264,11 @@ const SessionPage = 1000
 // Sessions refreshes and revokes player tokens.
 type Sessions interface {
 	// RefreshToken replaces the session oldHash with t, in one transaction:
-	// it stores t for the same player and cuts the old session's expiry to
-	// at most graceEnd. It returns the player's id; ErrNotFound when oldHash
-	// is not a live session at t.Created (unknown, revoked or expired),
-	// ErrExists if t's hash is taken.
+	// it stores t for the same player, cuts the old session's expiry to at
+	// most graceEnd and records t as its successor (Session.ReplacedBy).
+	// It returns the player's id; ErrNotFound when oldHash is not a live
+	// session at t.Created (unknown, revoked or expired), ErrExists if t's
+	// hash is taken.
 	RefreshToken(ctx context.Context, oldHash []byte, t Token, graceEnd time.Time) (string, error)
 	// RevokeToken revokes one session at time at and returns its player's
 	// id; ErrNotFound when the hash is unknown or already revoked.
@@ -294,6 +298,11 @@ type Session struct {
 	Created time.Time
 	Expires time.Time
 	Revoked time.Time // zero: not revoked
+	// Suspended is when the player was suspended (zero: it is not).
+	Suspended time.Time
+	// ReplacedBy is the hash of the token a refresh replaced this one
+	// with (nil: not refreshed): an open stream follows it.
+	ReplacedBy []byte
 }
 
 // Valid reports whether the session may authenticate at now.
@@ -307,6 +316,9 @@ type APIKey struct {
 	Name    string
 	Created time.Time
 	Revoked time.Time // zero: live
+	// Scopes are what the key may do besides signing its backend's
+	// players in (ScopeServer, ScopeAdmin).
+	Scopes []string
 }
 
 // APIKeys keeps API keys (only their hashes) and the players their
@@ -328,7 +340,7 @@ type APIKeys interface {
 	// there is none, and gives it the token t, in one transaction:
 	// concurrent calls for one external id make one player. It returns the
 	// player and whether it was created; ErrExists if p's id or t's hash is
-	// taken.
+	// taken, ErrSuspended if the player is suspended (no token is given).
 	ExternalPlayer(ctx context.Context, k APIKey, externalID string, p Player, t Token) (Player, bool, error)
 }
 
@@ -368,6 +380,7 @@ type Store interface {
 	Sessions
 	APIKeys
 	Identities
+	Operators
 	Clocks
 	History
 	Retention

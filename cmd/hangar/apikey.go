@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -16,8 +17,11 @@ import (
 
 const apikeyUsage = `usage: hangar apikey <create|list|revoke> [flags]
 
-  create --name NAME   make a key for the backend NAME and print it (once: only its hash is kept)
-  list                 list the keys: id, name, created, revoked
+  create --name NAME [--scope S]
+                       make a key for the backend NAME and print it (once: only its hash is kept);
+                       --scope server: it also acts for the backend's players (by external id),
+                       --scope admin: it signs out, suspends and reinstates any player (repeatable)
+  list                 list the keys: id, name, scopes, created, revoked
   revoke --id ID       revoke a key: calls with it fail at once
 
 Keys of one name are one backend and share its players, so a key is
@@ -36,9 +40,14 @@ func apikeyMain(args []string, stdout io.Writer) error {
 	dbURL := fs.String("database-url", os.Getenv("HANGAR_DATABASE_URL"), "Postgres URL, postgres://… (env HANGAR_DATABASE_URL); empty: the embedded store")
 	dataDir := fs.String("data-dir", envOr("HANGAR_DATA_DIR", "hangar-data"), "directory of the embedded SQLite store (env HANGAR_DATA_DIR)")
 	var name, id string
+	var scopes []string
 	switch args[0] {
 	case "create":
 		fs.StringVar(&name, "name", "", "the backend's name (required)")
+		fs.Func("scope", "a scope of the key: server or admin (repeatable)", func(s string) error {
+			scopes = append(scopes, s)
+			return nil
+		})
 	case "list":
 	case "revoke":
 		fs.StringVar(&id, "id", "", "the key's id, k_… (required)")
@@ -64,11 +73,15 @@ func apikeyMain(args []string, stdout io.Writer) error {
 		if name == "" {
 			return errors.New("apikey create needs --name")
 		}
-		key, k, err := service.CreateAPIKey(ctx, st, name, now)
+		key, k, err := service.CreateAPIKey(ctx, st, name, now, scopes...)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "id: %s\nname: %s\nkey: %s\n", k.ID, k.Name, key)
+		fmt.Fprintf(stdout, "id: %s\nname: %s\n", k.ID, k.Name)
+		if len(k.Scopes) > 0 {
+			fmt.Fprintf(stdout, "scopes: %s\n", strings.Join(k.Scopes, " "))
+		}
+		fmt.Fprintf(stdout, "key: %s\n", key)
 		fmt.Fprintln(stdout, "Store the key now: it is not shown again. Send it as authorization: Bearer <key>.")
 	case "list":
 		ks, err := st.APIKeys(ctx)
@@ -76,13 +89,16 @@ func apikeyMain(args []string, stdout io.Writer) error {
 			return err
 		}
 		w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "ID\tNAME\tCREATED\tREVOKED")
+		fmt.Fprintln(w, "ID\tNAME\tSCOPES\tCREATED\tREVOKED")
 		for _, k := range ks {
-			revoked := "-"
+			revoked, scopes := "-", "-"
 			if !k.Revoked.IsZero() {
 				revoked = k.Revoked.UTC().Format(time.RFC3339)
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Created.UTC().Format(time.RFC3339), revoked)
+			if len(k.Scopes) > 0 {
+				scopes = strings.Join(k.Scopes, ",")
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, scopes, k.Created.UTC().Format(time.RFC3339), revoked)
 		}
 		return w.Flush()
 	case "revoke":

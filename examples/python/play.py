@@ -39,6 +39,7 @@ PROTOS = [
     "google/api/annotations.proto",
     "google/api/http.proto",
     "google/rpc/status.proto",
+    "google/rpc/error_details.proto",
 ]
 
 

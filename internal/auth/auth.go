@@ -27,10 +27,10 @@ const (
 
 // Errors of authentication, each with its own reason.
 var (
-	ErrTokenExpired    = fmt.Errorf("%w: the token has expired; sign in again (refresh a token before it expires)", fault.ErrUnauthenticated)
+	ErrTokenExpired    = fmt.Errorf("%w: the token has expired; sign in again, and refresh the next token before it expires (RefreshToken: an open stream carries on with the new token)", fault.ErrUnauthenticated)
 	ErrTokenRevoked    = fmt.Errorf("%w: the token was revoked; sign in again", fault.ErrUnauthenticated)
 	ErrAPIKeyRevoked   = fmt.Errorf("%w: the API key was revoked", fault.ErrUnauthenticated)
-	ErrAPIKeyNotPlayer = fmt.Errorf("%w: an API key cannot act as a player: get the player's token with SignInExternalPlayer", fault.ErrPermission)
+	ErrAPIKeyNotPlayer = fmt.Errorf("%w: an API key cannot act as a player: get the player's token with SignInExternalPlayer, or with a key of scope server name the player in the header "+ExternalIDHeader, fault.ErrPermission)
 	ErrAPIKeyRequired  = fmt.Errorf("%w: this call needs an API key, not a player token", fault.ErrPermission)
 
 	ErrHangarTokenRequired = fmt.Errorf("%w: this call needs a Hangar token; an identity provider's token is refreshed and revoked at the provider", fault.ErrPermission)
@@ -156,10 +156,8 @@ func (a *Authenticator) Authenticate(ctx context.Context, method string) (contex
 			return ctx, fmt.Errorf("authenticate: %w", err)
 		case !k.Revoked.IsZero():
 			return ctx, ErrAPIKeyRevoked
-		case !a.keyOnly[method]:
-			return ctx, ErrAPIKeyNotPlayer
 		}
-		return context.WithValue(ctx, apiKeyKey{}, k), nil
+		return a.authenticateKey(ctx, method, k)
 	case a.oidc != nil && looksLikeJWT(tok):
 		return a.authenticateJWT(ctx, method, tok)
 	case !strings.HasPrefix(tok, TokenPrefix):
@@ -171,6 +169,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, method string) (contex
 	ss, err := a.session(ctx, h)
 	if err != nil {
 		return ctx, err
+	}
+	if adminMethods[method] {
+		// Refused after the token is checked, so that a bad one hears why.
+		return ctx, ErrAPIKeyRequired
 	}
 	noteCaller(ctx, ss.Player)
 	ctx = context.WithValue(ctx, tokenKey{}, h)
@@ -201,6 +203,9 @@ func (a *Authenticator) authenticateJWT(ctx context.Context, method, tok string)
 	p, exp, err := a.oidc.player(ctx, tok, h)
 	if err != nil {
 		return ctx, err
+	}
+	if adminMethods[method] {
+		return ctx, ErrAPIKeyRequired
 	}
 	noteCaller(ctx, p)
 	noteIssuer(ctx, a.oidc.opts.Issuer)
@@ -248,6 +253,10 @@ func (a *Authenticator) stale(c cachedSession, now time.Time) bool {
 func refusal(ss store.Session, now time.Time) error {
 	switch {
 	case !ss.Revoked.IsZero():
+		return ErrTokenRevoked
+	case !ss.Suspended.IsZero():
+		// Suspending revokes every token; one given by a sign-in that
+		// raced the suspension is refused here.
 		return ErrTokenRevoked
 	case !now.Before(ss.Expires):
 		return ErrTokenExpired
@@ -356,6 +365,21 @@ func (a *Authenticator) sweep(ctx context.Context) {
 		err := fault.ErrUnauthenticated // unknown: deleted
 		if ok {
 			err = refusal(ss, now)
+		}
+		if errors.Is(err, ErrTokenExpired) && ss.ReplacedBy != nil {
+			// Refreshed: the streams carry on with the successor.
+			next, ferr := a.follow(ctx, ss.ReplacedBy)
+			if ferr == nil || !errors.Is(ferr, fault.ErrUnauthenticated) {
+				if ferr == nil {
+					a.mu.Lock()
+					for _, st := range sts {
+						st.hash = string(next)
+					}
+					a.mu.Unlock()
+				}
+				continue // or the store is down: the next sweep tries again
+			}
+			err = ferr
 		}
 		if err != nil {
 			for _, st := range sts {

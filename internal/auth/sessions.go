@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -247,8 +248,8 @@ func (a *Authenticator) SignInExternal(ctx context.Context, ext, displayName str
 	if !ok {
 		return store.Player{}, "", store.Token{}, false, ErrAPIKeyRequired
 	}
-	if ext == "" || len(ext) > 128 || !ident.Printable(ext) {
-		return store.Player{}, "", store.Token{}, false, fmt.Errorf("%w: external_id must be 1 to 128 bytes of printable UTF-8", fault.ErrInvalid)
+	if err := checkExternalID(ext); err != nil {
+		return store.Player{}, "", store.Token{}, false, err
 	}
 	if err := CheckDisplayName(displayName); err != nil {
 		return store.Player{}, "", store.Token{}, false, err
@@ -257,6 +258,9 @@ func (a *Authenticator) SignInExternal(ctx context.Context, ext, displayName str
 	tok, t := a.issue(now)
 	p := store.Player{ID: ident.New("p_"), DisplayName: displayName, Created: now}
 	got, created, err := a.st.ExternalPlayer(ctx, k, ext, p, t)
+	if errors.Is(err, store.ErrSuspended) {
+		err = ErrPlayerSuspended
+	}
 	if err != nil {
 		return store.Player{}, "", store.Token{}, false, err
 	}
@@ -277,26 +281,60 @@ func (a *Authenticator) StillValid(ctx context.Context) func() error {
 			return nil // an identity provider's: no Hangar session
 		}
 	}
+	var mu sync.Mutex
 	h := CallerToken(ctx)
 	return func() error {
+		mu.Lock()
+		defer mu.Unlock()
 		if h != nil {
-			if _, err := a.session(ctx, h); errors.Is(err, fault.ErrUnauthenticated) {
+			next, err := a.follow(ctx, h)
+			if errors.Is(err, fault.ErrUnauthenticated) {
 				return err
+			}
+			if err == nil {
+				h = next // a refresh carries the stream on
 			}
 		}
 		return nil
 	}
 }
 
-// CreateAPIKey makes an API key for the backend name (the admin command
-// calls it) and returns the key, which is shown once: st keeps only its
-// hash.
-func CreateAPIKey(ctx context.Context, st store.APIKeys, name string, now time.Time) (string, store.APIKey, error) {
+// maxFollow bounds the refreshes follow walks in one call: a client that
+// refreshed more often than that within one re-check is asked to sign in
+// again.
+const maxFollow = 8
+
+// follow returns the hash of the live session that h's refreshes lead to
+// (h itself while it is live), or why none is: a stream opened with a
+// token carries on with each token its refreshes made, and ends when the
+// last of them ends.
+func (a *Authenticator) follow(ctx context.Context, h []byte) ([]byte, error) {
+	for range maxFollow {
+		ss, err := a.session(ctx, h)
+		if !errors.Is(err, ErrTokenExpired) || ss.ReplacedBy == nil {
+			return h, err
+		}
+		h = ss.ReplacedBy
+	}
+	return h, ErrTokenExpired
+}
+
+// CreateAPIKey makes an API key for the backend name with scopes
+// (store.ScopeServer, store.ScopeAdmin; none: it only signs players in),
+// as the admin command asks, and returns the key, which is shown once: st
+// keeps only its hash.
+func CreateAPIKey(ctx context.Context, st store.APIKeys, name string, now time.Time, scopes ...string) (string, store.APIKey, error) {
 	if name == "" || len(name) > 64 || !ident.Printable(name) {
 		return "", store.APIKey{}, fmt.Errorf("%w: an API key's name must be 1 to 64 bytes of printable UTF-8", fault.ErrInvalid)
 	}
+	for _, sc := range scopes {
+		if sc != store.ScopeServer && sc != store.ScopeAdmin {
+			return "", store.APIKey{}, fmt.Errorf("%w: unknown scope %.20q (scopes: %s, %s)", fault.ErrInvalid, sc, store.ScopeServer, store.ScopeAdmin)
+		}
+	}
 	key, hash := ident.Secret(APIKeyPrefix)
-	k := store.APIKey{ID: ident.New("k_"), Name: name, Created: now.UTC().Truncate(time.Microsecond)}
+	k := store.APIKey{ID: ident.New("k_"), Name: name, Created: now.UTC().Truncate(time.Microsecond),
+		Scopes: slices.Compact(slices.Sorted(slices.Values(scopes)))}
 	if err := st.CreateAPIKey(ctx, k, hash); err != nil {
 		return "", store.APIKey{}, err
 	}

@@ -17,13 +17,16 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/store"
 )
 
 // Webhooks: with a URL configured, every notice is also written to the
 // store's outbox, in the append's transaction (store.Notice.Deliver), and
-// delivery workers post it to the URL as JSON until the URL answers 2xx:
+// delivery workers post it to the URL as JSON (a hangarv1.WebhookEvent: the
+// notice, its player's external id, and whether a your-turn notice is
+// superseded by the time it is sent) until the URL answers 2xx:
 // at least once, retried with exponential backoff (capped), never given
 // up. Each delivery carries the notice's id as its idempotency key, so the
 // receiver drops repeats. Workers claim outbox rows for a lease (on
@@ -84,8 +87,8 @@ func Sign(secret string, t time.Time, body []byte) string {
 	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
 }
 
-// webhookJSON writes notices as REST writes messages: every field, zeros
-// included.
+// webhookJSON writes webhook events as REST writes messages: every field,
+// zeros included, 64-bit integers as strings.
 var webhookJSON = protojson.MarshalOptions{EmitUnpopulated: true}
 
 // Webhooks are the workers that deliver notices to an app backend.
@@ -236,13 +239,35 @@ func (w *Webhooks) backoff(attempts int) time.Duration {
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
+// event is the body of notice n's delivery: n with its player's external
+// id and whether it is superseded, read now.
+func (w *Webhooks) event(ctx context.Context, n *hangarv1.Notice) (*hangarv1.WebhookEvent, error) {
+	ext, err := w.st.ExternalID(ctx, n.GetPlayerId())
+	if err != nil {
+		return nil, err
+	}
+	ev := &hangarv1.WebhookEvent{Notice: n, ExternalId: ext}
+	if yt := n.GetYourTurn(); yt != nil {
+		m, err := w.st.Match(ctx, n.GetMatchId())
+		if err != nil {
+			return nil, err
+		}
+		ev.Superseded = m.Status != store.StatusActive || m.Version > yt.GetVersion()
+	}
+	return ev, nil
+}
+
 // post sends one notice.
 func (w *Webhooks) post(ctx context.Context, sn store.Notice) error {
 	n, err := Decode(w.games, sn)
 	if err != nil {
 		return err
 	}
-	body, err := webhookJSON.Marshal(n)
+	ev, err := w.event(ctx, n)
+	if err != nil {
+		return err
+	}
+	body, err := Body(ev)
 	if err != nil {
 		return err
 	}
@@ -267,3 +292,6 @@ func (w *Webhooks) post(ctx context.Context, sn store.Notice) error {
 	}
 	return nil
 }
+
+// Body returns the webhook body of ev, as a delivery writes it.
+func Body(ev *hangarv1.WebhookEvent) ([]byte, error) { return webhookJSON.Marshal(ev) }

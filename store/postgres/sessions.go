@@ -20,21 +20,32 @@ var _ store.RevocationFeed = (*Store)(nil)
 // Session implements store.Players.
 func (s *Store) Session(ctx context.Context, tokenHash []byte) (store.Session, error) {
 	var ss store.Session
-	var revoked *time.Time
+	var revoked, suspended *time.Time
 	err := s.pool.QueryRow(ctx, `
-		SELECT p.id, p.display_name, p.created_at, t.created_at, t.expires_at, t.revoked_at
+		SELECT `+sessionColumns+`
 		FROM player_tokens t JOIN players p ON p.id = t.player_id WHERE t.token_hash = $1`, tokenHash).
-		Scan(&ss.Player.ID, &ss.Player.DisplayName, &ss.Player.Created, &ss.Created, &ss.Expires, &revoked)
+		Scan(&ss.Player.ID, &ss.Player.DisplayName, &ss.Player.Created, &ss.Created, &ss.Expires, &revoked,
+			&suspended, &ss.ReplacedBy)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ss, store.ErrNotFound
 	}
 	if err != nil {
 		return ss, wrapErr("session", err)
 	}
-	if revoked != nil {
-		ss.Revoked = *revoked
-	}
+	ss.Revoked, ss.Suspended = orZero(revoked), orZero(suspended)
 	return ss, nil
+}
+
+// sessionColumns are what Session and Sessions read of a session.
+const sessionColumns = `p.id, p.display_name, p.created_at, t.created_at, t.expires_at, t.revoked_at,
+	p.suspended_at, t.replaced_by`
+
+// orZero is *t, or the zero time for nil.
+func orZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }
 
 // Sessions implements store.Players: one statement per store.SessionPage
@@ -43,20 +54,19 @@ func (s *Store) Sessions(ctx context.Context, tokenHashes [][]byte) (map[string]
 	out := make(map[string]store.Session, len(tokenHashes))
 	for page := range slices.Chunk(tokenHashes, store.SessionPage) {
 		rows, err := s.pool.Query(ctx, `
-			SELECT t.token_hash, p.id, p.display_name, p.created_at, t.created_at, t.expires_at, t.revoked_at
+			SELECT t.token_hash, `+sessionColumns+`
 			FROM player_tokens t JOIN players p ON p.id = t.player_id WHERE t.token_hash = ANY($1::bytea[])`, page)
 		if err != nil {
 			return nil, wrapErr("sessions", err)
 		}
-		var hash []byte
+		var hash, next []byte
 		var ss store.Session
-		var revoked *time.Time
+		var revoked, suspended *time.Time
 		_, err = pgx.ForEachRow(rows, []any{&hash, &ss.Player.ID, &ss.Player.DisplayName, &ss.Player.Created,
-			&ss.Created, &ss.Expires, &revoked}, func() error {
+			&ss.Created, &ss.Expires, &revoked, &suspended, &next}, func() error {
 			got := ss
-			if revoked != nil {
-				got.Revoked = *revoked
-			}
+			got.Revoked, got.Suspended = orZero(revoked), orZero(suspended)
+			got.ReplacedBy = slices.Clone(next)
 			out[string(hash)] = got
 			return nil
 		})
@@ -91,7 +101,7 @@ func (s *Store) RefreshToken(ctx context.Context, oldHash []byte, t store.Token,
 	var player string
 	err := s.pool.QueryRow(ctx, `
 		WITH old AS (
-			UPDATE player_tokens SET expires_at = LEAST(expires_at, @grace_end)
+			UPDATE player_tokens SET expires_at = LEAST(expires_at, @grace_end), replaced_by = @hash
 			WHERE token_hash = @old AND revoked_at IS NULL AND expires_at > @now
 			RETURNING player_id)
 		INSERT INTO player_tokens (token_hash, player_id, created_at, expires_at)
@@ -136,8 +146,8 @@ func (s *Store) RevokePlayerTokens(ctx context.Context, playerID string, at time
 
 // CreateAPIKey implements store.APIKeys.
 func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey, keyHash []byte) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO api_keys (id, name, key_hash, created_at) VALUES ($1, $2, $3, $4)`,
-		k.ID, k.Name, keyHash, k.Created)
+	_, err := s.pool.Exec(ctx, `INSERT INTO api_keys (id, name, key_hash, created_at, scopes) VALUES ($1, $2, $3, $4, $5)`,
+		k.ID, k.Name, keyHash, k.Created, strings.Join(k.Scopes, " "))
 	if isUnique(err) {
 		return store.ErrExists
 	}
@@ -147,17 +157,16 @@ func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey, keyHash []byte
 	return nil
 }
 
-const apiKeyColumns = `id, name, created_at, revoked_at`
+const apiKeyColumns = `id, name, created_at, revoked_at, scopes`
 
 func scanAPIKey(r pgx.Row) (store.APIKey, error) {
 	var k store.APIKey
 	var revoked *time.Time
-	if err := r.Scan(&k.ID, &k.Name, &k.Created, &revoked); err != nil {
+	var scopes string
+	if err := r.Scan(&k.ID, &k.Name, &k.Created, &revoked, &scopes); err != nil {
 		return k, err
 	}
-	if revoked != nil {
-		k.Revoked = *revoked
-	}
+	k.Revoked, k.Scopes = orZero(revoked), strings.Fields(scopes)
 	return k, nil
 }
 
@@ -214,10 +223,18 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error
 func (s *Store) ExternalPlayer(ctx context.Context, k store.APIKey, externalID string, p store.Player, t store.Token) (store.Player, bool, error) {
 	var got store.Player
 	created := false
+	// FOR SHARE holds off a concurrent SuspendPlayer (which updates the
+	// row) until this token is in, for it to revoke; or, if it came first,
+	// shows its suspension.
 	find := func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `SELECT p.id, p.display_name, p.created_at FROM external_players e
-			JOIN players p ON p.id = e.player_id WHERE e.backend = $1 AND e.external_id = $2`, k.Name, externalID).
-			Scan(&got.ID, &got.DisplayName, &got.Created)
+		var suspended *time.Time
+		err := tx.QueryRow(ctx, `SELECT p.id, p.display_name, p.created_at, p.suspended_at FROM external_players e
+			JOIN players p ON p.id = e.player_id WHERE e.backend = $1 AND e.external_id = $2 FOR SHARE OF p`, k.Name, externalID).
+			Scan(&got.ID, &got.DisplayName, &got.Created, &suspended)
+		if err == nil && suspended != nil {
+			return store.ErrSuspended
+		}
+		return err
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		err := find(tx)
@@ -252,6 +269,8 @@ func (s *Store) ExternalPlayer(ctx context.Context, k store.APIKey, externalID s
 	switch {
 	case isUnique(err):
 		return got, false, store.ErrExists
+	case errors.Is(err, store.ErrSuspended):
+		return store.Player{}, false, err
 	case err != nil:
 		return got, false, wrapErr("external player", err)
 	}

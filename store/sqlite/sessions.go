@@ -14,22 +14,38 @@ import (
 
 // Session implements store.Players.
 func (s *Store) Session(ctx context.Context, tokenHash []byte) (store.Session, error) {
-	var ss store.Session
-	var pCreated, created, expires int64
-	var revoked sql.NullInt64
-	err := s.r.QueryRowContext(ctx, `
-		SELECT p.id, p.display_name, p.created_at, t.created_at, t.expires_at, t.revoked_at
-		FROM player_tokens t JOIN players p ON p.id = t.player_id WHERE t.token_hash = ?`, tokenHash).
-		Scan(&ss.Player.ID, &ss.Player.DisplayName, &pCreated, &created, &expires, &revoked)
+	ss, err := scanSession(s.r.QueryRowContext(ctx, `
+		SELECT `+sessionColumns+`
+		FROM player_tokens t JOIN players p ON p.id = t.player_id WHERE t.token_hash = ?`, tokenHash).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ss, store.ErrNotFound
 	}
 	if err != nil {
 		return ss, fmt.Errorf("sqlite: session: %w", err)
 	}
+	return ss, nil
+}
+
+// sessionColumns are what Session and Sessions read of a session.
+const sessionColumns = `p.id, p.display_name, p.created_at, t.created_at, t.expires_at, t.revoked_at,
+	p.suspended_at, t.replaced_by`
+
+// scanSession scans sessionColumns, after the leading destinations lead.
+func scanSession(scan func(...any) error, lead ...any) (store.Session, error) {
+	var ss store.Session
+	var pCreated, created, expires int64
+	var revoked, suspended sql.NullInt64
+	err := scan(append(lead, &ss.Player.ID, &ss.Player.DisplayName, &pCreated, &created, &expires, &revoked,
+		&suspended, &ss.ReplacedBy)...)
+	if err != nil {
+		return ss, err
+	}
 	ss.Player.Created, ss.Created, ss.Expires = fromMicros(pCreated), fromMicros(created), fromMicros(expires)
 	if revoked.Valid {
 		ss.Revoked = fromMicros(revoked.Int64)
+	}
+	if suspended.Valid {
+		ss.Suspended = fromMicros(suspended.Int64)
 	}
 	return ss, nil
 }
@@ -44,7 +60,7 @@ func (s *Store) Sessions(ctx context.Context, tokenHashes [][]byte) (map[string]
 			args[i] = h
 		}
 		rows, err := s.r.QueryContext(ctx, `
-			SELECT t.token_hash, p.id, p.display_name, p.created_at, t.created_at, t.expires_at, t.revoked_at
+			SELECT t.token_hash, `+sessionColumns+`
 			FROM player_tokens t JOIN players p ON p.id = t.player_id
 			WHERE t.token_hash IN (?`+strings.Repeat(", ?", len(page)-1)+`)`, args...)
 		if err != nil {
@@ -54,15 +70,9 @@ func (s *Store) Sessions(ctx context.Context, tokenHashes [][]byte) (map[string]
 			defer rows.Close()
 			for rows.Next() {
 				var hash []byte
-				var ss store.Session
-				var pCreated, created, expires int64
-				var revoked sql.NullInt64
-				if err := rows.Scan(&hash, &ss.Player.ID, &ss.Player.DisplayName, &pCreated, &created, &expires, &revoked); err != nil {
+				ss, err := scanSession(rows.Scan, &hash)
+				if err != nil {
 					return err
-				}
-				ss.Player.Created, ss.Created, ss.Expires = fromMicros(pCreated), fromMicros(created), fromMicros(expires)
-				if revoked.Valid {
-					ss.Revoked = fromMicros(revoked.Int64)
 				}
 				out[string(hash)] = ss
 			}
@@ -100,9 +110,9 @@ func (s *Store) RefreshToken(ctx context.Context, oldHash []byte, t store.Token,
 	}
 	defer tx.Rollback()
 	var player string
-	err = tx.QueryRowContext(ctx, `UPDATE player_tokens SET expires_at = min(expires_at, ?)
+	err = tx.QueryRowContext(ctx, `UPDATE player_tokens SET expires_at = min(expires_at, ?), replaced_by = ?
 		WHERE token_hash = ? AND revoked_at IS NULL AND expires_at > ? RETURNING player_id`,
-		graceEnd.UnixMicro(), oldHash, t.Created.UnixMicro()).Scan(&player)
+		graceEnd.UnixMicro(), t.Hash, oldHash, t.Created.UnixMicro()).Scan(&player)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", store.ErrNotFound
 	}
@@ -148,8 +158,8 @@ func (s *Store) RevokePlayerTokens(ctx context.Context, playerID string, at time
 
 // CreateAPIKey implements store.APIKeys.
 func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey, keyHash []byte) error {
-	_, err := s.w.ExecContext(ctx, `INSERT INTO api_keys (id, name, key_hash, created_at) VALUES (?, ?, ?, ?)`,
-		k.ID, k.Name, keyHash, k.Created.UnixMicro())
+	_, err := s.w.ExecContext(ctx, `INSERT INTO api_keys (id, name, key_hash, created_at, scopes) VALUES (?, ?, ?, ?, ?)`,
+		k.ID, k.Name, keyHash, k.Created.UnixMicro(), strings.Join(k.Scopes, " "))
 	switch {
 	case isConstraint(err):
 		return store.ErrExists
@@ -159,16 +169,17 @@ func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey, keyHash []byte
 	return nil
 }
 
-const apiKeyColumns = `id, name, created_at, revoked_at`
+const apiKeyColumns = `id, name, created_at, revoked_at, scopes`
 
 func scanAPIKey(scan func(...any) error) (store.APIKey, error) {
 	var k store.APIKey
 	var created int64
 	var revoked sql.NullInt64
-	if err := scan(&k.ID, &k.Name, &created, &revoked); err != nil {
+	var scopes string
+	if err := scan(&k.ID, &k.Name, &created, &revoked, &scopes); err != nil {
 		return k, err
 	}
-	k.Created = fromMicros(created)
+	k.Created, k.Scopes = fromMicros(created), strings.Fields(scopes)
 	if revoked.Valid {
 		k.Revoked = fromMicros(revoked.Int64)
 	}
@@ -230,10 +241,14 @@ func (s *Store) ExternalPlayer(ctx context.Context, k store.APIKey, externalID s
 	}
 	defer tx.Rollback()
 	var created int64
-	err = tx.QueryRowContext(ctx, `SELECT p.id, p.display_name, p.created_at FROM external_players e
+	var suspended sql.NullInt64
+	err = tx.QueryRowContext(ctx, `SELECT p.id, p.display_name, p.created_at, p.suspended_at FROM external_players e
 		JOIN players p ON p.id = e.player_id WHERE e.backend = ? AND e.external_id = ?`, k.Name, externalID).
-		Scan(&got.ID, &got.DisplayName, &created)
+		Scan(&got.ID, &got.DisplayName, &created, &suspended)
 	got.Created = fromMicros(created)
+	if err == nil && suspended.Valid {
+		return store.Player{}, false, store.ErrSuspended
+	}
 	isNew := errors.Is(err, sql.ErrNoRows)
 	if isNew {
 		got, err = p, nil

@@ -1,0 +1,52 @@
+package service
+
+import (
+	"context"
+
+	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+)
+
+// adminServer is the AdminService: a backend's and an operator's controls
+// over players (API keys of scope server or admin; see package auth).
+type adminServer struct {
+	hangarv1.UnimplementedAdminServiceServer
+	*Service
+}
+
+// SignOutPlayer implements hangarv1.AdminServiceServer.
+func (s *adminServer) SignOutPlayer(ctx context.Context, req *hangarv1.SignOutPlayerRequest) (*hangarv1.SignOutPlayerResponse, error) {
+	acc, err := s.auth.Target(ctx, req.GetPlayerId(), req.GetExternalId())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	n, err := s.auth.SignOutPlayer(ctx, acc.Player)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.SignOutPlayerResponse{PlayerId: acc.Player.ID, RevokedCount: int32(n)}, nil
+}
+
+// SuspendPlayer implements hangarv1.AdminServiceServer.
+func (s *adminServer) SuspendPlayer(ctx context.Context, req *hangarv1.SuspendPlayerRequest) (*hangarv1.SuspendPlayerResponse, error) {
+	acc, err := s.auth.Target(ctx, req.GetPlayerId(), req.GetExternalId())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	n, err := s.auth.SuspendPlayer(ctx, acc.Player, req.GetReason())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.SuspendPlayerResponse{PlayerId: acc.Player.ID, RevokedCount: int32(n)}, nil
+}
+
+// ReinstatePlayer implements hangarv1.AdminServiceServer.
+func (s *adminServer) ReinstatePlayer(ctx context.Context, req *hangarv1.ReinstatePlayerRequest) (*hangarv1.ReinstatePlayerResponse, error) {
+	acc, err := s.auth.Target(ctx, req.GetPlayerId(), req.GetExternalId())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	if err := s.auth.ReinstatePlayer(ctx, acc.Player, req.GetReason()); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.ReinstatePlayerResponse{PlayerId: acc.Player.ID}, nil
+}
