@@ -65,7 +65,7 @@ func TestEveryRPCHasARESTRoute(t *testing.T) {
 					continue // REST carries no client stream (Play): gRPC and Connect do
 				}
 				rule, _ := proto.GetExtension(m.Options(), annotations.E_Http).(*annotations.HttpRule)
-				path := rule.GetGet() + rule.GetPost()
+				path := rule.GetGet() + rule.GetPost() + rule.GetDelete()
 				if path == "" {
 					t.Errorf("%s has no google.api.http rule", m.FullName())
 					continue
