@@ -84,6 +84,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"NoticesConcurrent", testNoticesConcurrent},
 		{"Outbox", testOutbox},
 		{"OutboxConcurrent", testOutboxConcurrent},
+		{"Gauges", testGauges},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
