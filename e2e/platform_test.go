@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -135,4 +137,95 @@ func TestArchivedOnEveryNode(t *testing.T) {
 	ada2 := ada.reconnect(t, n2.Addr())
 	_, err = ada2.roll(ada2.ctx(), id, ended.GetVersion())
 	wantErr(t, "a roll on n2", err, codes.NotFound, "MATCH_ARCHIVED")
+}
+
+// scrape returns the node's metrics.
+func scrape(t *testing.T, n *server.Server) string {
+	t.Helper()
+	code, body := httpGet(t, "http://"+n.AdminAddr()+"/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("/metrics: %d", code)
+	}
+	return body
+}
+
+// TestNodeGauges: a fresh node reports its build, its store up, its pool
+// and no notification gap (once its listener has heard a change, on
+// Postgres); the matches in play are the store's count by game, up with a
+// match started and down with it ended; with the webhook's receiver down,
+// notices queue up, the queue's oldest notice ages and the failed
+// attempts' lag is recorded; CreatePlayer past its rate is refused and
+// counted under RATE_LIMITED.
+func TestNodeGauges(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}))
+		t.Cleanup(down.Close)
+		lim := service.DefaultLimits()
+		lim.CreatePlayerRate, lim.CreatePlayerBurst = 0.001, 3
+		cfg.AdminListen, cfg.CrossNode = "127.0.0.1:0", cfg.DatabaseURL != ""
+		cfg.Service.Limits = &lim
+		cfg.Service.Webhook = service.WebhookOptions{URL: down.URL, Secret: "s3cret",
+			MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Poll: 20 * time.Millisecond}
+		n := node(t, cfg)
+
+		body := scrape(t, n)
+		if !strings.Contains(body, "\nhangar_build_info{") {
+			t.Error("no hangar_build_info")
+		}
+		if v := metric(body, "hangar_database_up"); v != 1 {
+			t.Errorf("hangar_database_up %v", v)
+		}
+		if v := metric(body, "hangar_database_connections_max"); v < 1 {
+			t.Errorf("hangar_database_connections_max %v", v)
+		}
+		if v := metric(body, "hangar_webhook_queue_notices"); v != 0 {
+			t.Errorf("hangar_webhook_queue_notices on a fresh node: %v", v)
+		}
+
+		ada := newClient(t, n.Addr(), "Ada")
+		id := botMatch(t, ada)
+		if v := metric(scrape(t, n), "hangar_matches_in_play", "game", "aeroplane"); v != 1 {
+			t.Errorf("in play with a match started: %v", v)
+		}
+		waitUntil(t, "a failed webhook attempt", func() bool {
+			return metric(scrape(t, n), "hangar_webhook_lag_seconds_count", "outcome", "failed") >= 1
+		})
+		body = scrape(t, n)
+		if v := metric(body, "hangar_webhook_queue_notices"); v < 1 {
+			t.Errorf("hangar_webhook_queue_notices with the receiver down: %v", v)
+		}
+		if v := metric(body, "hangar_webhook_queue_oldest_seconds"); v <= 0 {
+			t.Errorf("hangar_webhook_queue_oldest_seconds with the receiver down: %v", v)
+		}
+		if cfg.CrossNode {
+			waitUntil(t, "the listener to hear a change", func() bool {
+				return metric(scrape(t, n), "hangar_notifications_received_total") >= 1
+			})
+			if v := metric(scrape(t, n), "hangar_notification_gaps_total"); v != 0 {
+				t.Errorf("hangar_notification_gaps_total on a fresh node: %v", v)
+			}
+		}
+
+		if m := playBots(t, ada, id, 0, rand.New(rand.NewPCG(5, 9))); m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			t.Fatalf("status %v", m.GetStatus())
+		}
+		if v := metric(scrape(t, n), "hangar_matches_in_play", "game", "aeroplane"); v > 0 {
+			t.Errorf("in play with the match ended: %v", v)
+		}
+
+		// Ada's CreatePlayer took one of the three; the fourth is refused.
+		refused := 0
+		for range 4 {
+			if _, err := tryClient(t, n.Addr(), "Eve"); err != nil {
+				wantErr(t, "CreatePlayer past the rate", err, codes.ResourceExhausted, "RATE_LIMITED")
+				refused++
+			}
+		}
+		if v := metric(scrape(t, n), "hangar_refusals_total", "reason", "RATE_LIMITED"); refused != 2 || v != float64(refused) {
+			t.Errorf("refused %d; hangar_refusals_total{reason=RATE_LIMITED} %v", refused, v)
+		}
+	})
 }

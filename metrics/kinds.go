@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -25,9 +26,15 @@ func (m *Metrics) Games(r *game.Registry) { m.games = r }
 type kindCounters struct {
 	game string
 	g    game.Game
-	// byKind holds a *eventCounters per kind.
+	// byKind holds a *eventCounters per kind; kinds counts them.
 	byKind sync.Map
+	kinds  atomic.Int32
 }
+
+// maxKinds bounds the series of one game's events: past it, further kinds
+// count under "other" (a game whose notation starts with something else
+// than a kind would make a series per event).
+const maxKinds = 64
 
 // gameCounters are the counters of ev's kind. A game's events share one
 // Go type (an Any), so the kind is read from the event itself: it is
@@ -49,6 +56,12 @@ func (o *Observer) gameCounters(name string, ev *hangarv1.Event) *eventCounters 
 	}
 	if c, ok := kc.byKind.Load(kind); ok {
 		return c.(*eventCounters)
+	}
+	if kc.kinds.Add(1) > maxKinds {
+		kind = "other"
+		if c, ok := kc.byKind.Load(kind); ok {
+			return c.(*eventCounters)
+		}
 	}
 	c, _ := kc.byKind.LoadOrStore(kind, &eventCounters{events: o.m.events.WithLabelValues(name, kind)})
 	return c.(*eventCounters)
