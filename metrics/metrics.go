@@ -103,6 +103,11 @@ func New() *Metrics {
 			Help: "Calls refused with RESOURCE_EXHAUSTED (rate limits, bans, quotas, watch caps, the request memory budget), by ErrorInfo reason."},
 			[]string{"reason"}),
 	}
+	// The reason of the rate limits is there from the start, so that an
+	// alert on its rate has a series before the first refusal.
+	m.refusals.WithLabelValues("RATE_LIMITED")
+	m.hookLag.WithLabelValues("delivered")
+	m.hookLag.WithLabelValues("failed")
 	m.reg.MustRegister(m.rpc, m.streams, m.appendSecs, m.appendEvs, m.conflicts, m.batchSize, m.batchSecs, m.published, m.received, m.gaps,
 		m.events, m.matches, m.clockLag, m.hookOK, m.hookFailed, m.hookLag, m.refusals,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

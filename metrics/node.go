@@ -30,6 +30,9 @@ type NodeGauges struct {
 	// Store reads the matches in play, the webhook outbox and the
 	// connection pool (nil: none of them are exported).
 	Store store.Gauges
+	// Games are the hosted games' names: each has a matches-in-play
+	// series, 0 without a match.
+	Games []string
 	// BusConnected says whether the NATS bus is connected (nil: the node
 	// has no NATS bus, and hangar_bus_connected is not exported).
 	BusConnected func() bool
@@ -105,6 +108,11 @@ func (c *nodeCollector) Collect(ch chan<- prometheus.Metric) {
 		defer cancel()
 		byGame, err := st.MatchesInPlay(ctx)
 		if err == nil {
+			for _, game := range c.g.Games {
+				if _, ok := byGame[game]; !ok {
+					byGame[game] = 0
+				}
+			}
 			for game, n := range byGame {
 				gauge(descInPlay, float64(n), game)
 			}

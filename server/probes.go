@@ -87,6 +87,9 @@ func (m *Server) withProbes(h http.Handler) http.Handler {
 // gauges (metrics.NodeGauges).
 func (m *Server) nodeGauges() {
 	g := metrics.NodeGauges{StoreUp: m.storeUp.Load}
+	for _, gm := range m.games.Games() {
+		g.Games = append(g.Games, gm.Name())
+	}
 	if sg, ok := m.store.(store.Gauges); ok {
 		g.Store = sg
 	}
