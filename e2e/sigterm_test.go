@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"os/exec"
@@ -17,16 +18,24 @@ import (
 	"github.com/hangarhq/hangar/server"
 )
 
-// TestSIGTERMDrains runs the real binary: on SIGTERM an open watch stream
-// ends with UNAVAILABLE (the client's cue to reconnect), the process exits
-// cleanly, and a restarted server still has the match.
+// TestSIGTERMDrains runs the real binary: on SIGTERM /readyz turns 503
+// while /livez stays 200, an open watch stream ends with UNAVAILABLE once
+// the drain grace has passed (the client's cue to reconnect), the process
+// exits cleanly, and a restarted server still has the match.
 func TestSIGTERMDrains(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
 	data := t.TempDir()
-	addr := freeAddr(t)
-	serve := func() *exec.Cmd { return startProc(t, bin, "--listen", addr, "--data-dir", data).cmd }
+	addr, admin := freeAddr(t), freeAddr(t)
+	var p *proc
+	serve := func() *exec.Cmd {
+		p = startProc(t, bin, "--listen", addr, "--data-dir", data, "--admin-listen", admin, "--drain-grace", "1s")
+		return p.cmd
+	}
 	srv := serve()
+	if code, body := httpGet(t, "http://"+admin+server.ReadyPath); code != http.StatusOK {
+		t.Fatalf("/readyz before SIGTERM: %d %q", code, body)
+	}
 	ada := newClient(t, addr, "Ada")
 	cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2})
 	if err != nil {
@@ -43,6 +52,13 @@ func TestSIGTERMDrains(t *testing.T) {
 	}
 	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
+	}
+	p.waitLog(t, "hangar draining")
+	if code, body := httpGet(t, "http://"+admin+server.ReadyPath); code != http.StatusServiceUnavailable || body != "draining\n" {
+		t.Errorf("/readyz in the drain grace: %d %q", code, body)
+	}
+	if code, _ := httpGet(t, "http://"+admin+server.LivePath); code != http.StatusOK {
+		t.Errorf("/livez in the drain grace: %d", code)
 	}
 	if _, err := stream.Recv(); status.Code(err) != codes.Unavailable {
 		t.Fatalf("watch after SIGTERM: %v, want UNAVAILABLE", err)

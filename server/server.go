@@ -190,7 +190,8 @@ func (m *Server) Run(ctx context.Context) error {
 		return err
 	}
 	<-ctx.Done()
-	m.log.Info("hangar draining")
+	m.draining.Store(true) // /readyz says so before the line is logged
+	m.log.Info("hangar draining", "drain_grace", m.cfg.DrainGrace)
 	m.Shutdown(context.Background())
 	return nil
 }
