@@ -23,9 +23,10 @@ import (
 
 // TestProbesFollowTheDrain: /livez and /readyz answer over plain HTTP on
 // the admin listener and, with HealthPublic, on the public port; from the
-// drain's start /readyz is 503 "draining" while /livez stays 200 and calls
-// are still answered; neither the probes nor the gRPC health checks reach
-// the access log.
+// drain's start the gRPC health turns NOT_SERVING and /readyz 503
+// "draining" while /livez stays 200 and calls are still answered for the
+// drain grace; neither the probes nor the gRPC health checks reach the
+// access log.
 func TestProbesFollowTheDrain(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {

@@ -3,13 +3,10 @@ package e2e
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"os/exec"
 	"syscall"
 	"testing"
-
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -71,36 +68,6 @@ func TestSIGTERMDrains(t *testing.T) {
 	if got := ada2.get(t, cr.GetMatch().GetMatchId()); got.GetVersion() != cr.GetMatch().GetVersion() {
 		t.Fatalf("after the restart the match is at %d, was %d", got.GetVersion(), cr.GetMatch().GetVersion())
 	}
-}
-
-// TestDrainReportsNotServing: during the drain grace a load balancer's
-// health check sees NOT_SERVING while calls are still answered.
-func TestDrainReportsNotServing(t *testing.T) {
-	t.Parallel()
-	m := unstarted(t, server.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), DrainGrace: 2 * time.Second})
-	if err := m.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	h := healthpb.NewHealthClient(dial(t, m.Addr()))
-	wctx, stopWatch := context.WithCancel(context.Background())
-	w, err := h.Watch(wctx, &healthpb.HealthCheckRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, err := w.Recv(); err != nil || r.GetStatus() != healthpb.HealthCheckResponse_SERVING {
-		t.Fatalf("before the drain: %v, %v", r, err)
-	}
-	done := make(chan struct{})
-	go func() { m.Shutdown(context.Background()); close(done) }()
-	if r, err := w.Recv(); err != nil || r.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
-		t.Fatalf("while draining: %v, %v", r, err)
-	}
-	stopWatch() // an open stream would hold the drain until its timeout
-	// Still answering during the grace period.
-	if _, err := tryClient(t, m.Addr(), "Late"); err != nil {
-		t.Fatalf("a call during the drain grace failed: %v", err)
-	}
-	<-done
 }
 
 // tryClient registers a player, returning the error instead of failing.
