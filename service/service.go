@@ -153,14 +153,15 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		rand:    o.Rand,
 		now:     o.Now,
 
-		access:       o.AccessLog,
-		accessHealth: o.AccessLogHealth,
-		observe:      o.Observe,
-		ctx:          ctx,
-		cancel:       cancel,
-		closing:      make(chan struct{}),
+		access:  o.AccessLog,
+		observe: o.Observe,
+		ctx:     ctx,
+		cancel:  cancel,
+		closing: make(chan struct{}),
 
 		singleNode: o.SingleNode,
+
+		accessHealth: o.AccessLogHealth,
 	}
 	if s.rand == nil {
 		s.rand = match.CryptoRand{}
