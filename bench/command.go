@@ -335,7 +335,7 @@ func benchChild(sc ServerConfig) (*exec.Cmd, error) {
 	// for runs that compare them. The child runs on Go's and Linux's
 	// defaults, as 'hangar serve' does; GOGC, GOMEMLIMIT and GOMAXPROCS in
 	// the environment reach it.
-	args := []string{"serve", "--listen", sc.Listen, "--limits=false", "--admin-listen=" + sc.AdminListen}
+	args := []string{"serve", "--listen", sc.Listen, "--limits=false", "--drain-grace=0", "--admin-listen=" + sc.AdminListen}
 	if sc.CPUProfile != "" || sc.MemProfile != "" {
 		args = []string{"bench", "--child-server", "--cpuprofile=" + sc.CPUProfile, "--memprofile=" + sc.MemProfile,
 			"--child-admin-listen=" + sc.AdminListen}

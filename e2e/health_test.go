@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -20,8 +21,9 @@ import (
 
 // TestHealthFollowsTheDatabase: while Postgres is down, Hangar's services
 // report NOT_SERVING (the overall health stays SERVING: the process is
-// alive) and calls fail with UNAVAILABLE whose message names no database,
-// user, host or port; when it is back, SERVING again and calls work.
+// alive), /readyz is 503 while /livez stays 200, hangar_database_up is 0,
+// and calls fail with UNAVAILABLE whose message names no database, user,
+// host or port; when it is back, SERVING again, ready, and calls work.
 func TestHealthFollowsTheDatabase(t *testing.T) {
 	t.Parallel()
 	if os.Getenv(pgtest.EnvURL) == "" && testing.Short() {
@@ -34,7 +36,20 @@ func TestHealthFollowsTheDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := node(t, server.Config{DatabaseURL: url, StoreProbe: 100 * time.Millisecond})
+	n := node(t, server.Config{DatabaseURL: url, StoreProbe: 100 * time.Millisecond, AdminListen: "127.0.0.1:0"})
+	admin := "http://" + n.AdminAddr()
+	probes := func(ready int, up float64) {
+		t.Helper()
+		if code, body := httpGet(t, admin+server.ReadyPath); code != ready {
+			t.Errorf("/readyz: %d %q; want %d", code, body, ready)
+		}
+		if code, _ := httpGet(t, admin+server.LivePath); code != http.StatusOK {
+			t.Errorf("/livez: %d", code)
+		}
+		if _, body := httpGet(t, admin+"/metrics"); metric(body, "hangar_database_up") != up {
+			t.Errorf("hangar_database_up %v; want %v", metric(body, "hangar_database_up"), up)
+		}
+	}
 	ada := newClient(t, n.Addr(), "Ada")
 	h := healthpb.NewHealthClient(dial(t, n.Addr()))
 	const svc = "hangar.v1.MoveService"
@@ -55,11 +70,13 @@ func TestHealthFollowsTheDatabase(t *testing.T) {
 		}
 	}
 	next(healthpb.HealthCheckResponse_SERVING)
+	probes(http.StatusOK, 1)
 
 	if err := cluster.Down(); err != nil {
 		t.Fatal(err)
 	}
 	next(healthpb.HealthCheckResponse_NOT_SERVING)
+	probes(http.StatusServiceUnavailable, 0)
 	if r, err := h.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil || r.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Errorf("overall health during the outage: %v, %v", r, err)
 	}
@@ -78,6 +95,7 @@ func TestHealthFollowsTheDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	next(healthpb.HealthCheckResponse_SERVING)
+	probes(http.StatusOK, 1)
 	if _, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2, BotSeats: 1}); err != nil {
 		t.Fatalf("CreateMatch after the outage: %v", err)
 	}

@@ -255,7 +255,7 @@ func TestWebhookDeliversEveryNotice(t *testing.T) {
 		if f := metric(body, "hangar_webhook_failures_total"); f < float64(retried) {
 			t.Errorf("hangar_webhook_failures_total %v, %d notices retried", f, retried)
 		}
-		if c := metric(body, "hangar_webhook_lag_seconds_count"); c < float64(len(want)) {
+		if c := metric(body, "hangar_webhook_lag_seconds_count", "outcome", "delivered"); c < float64(len(want)) {
 			t.Errorf("hangar_webhook_lag_seconds_count %v", c)
 		}
 		t.Logf("%d notices delivered, %d of them more than once", len(want), retried)

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
@@ -23,6 +24,7 @@ import (
 	"google.golang.org/grpc"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/store"
 )
 
@@ -30,25 +32,29 @@ import (
 type Metrics struct {
 	// eventCounters holds an *eventCounters per game and event type.
 	eventCounters sync.Map
-	reg           *prometheus.Registry
-	rpc           *grpcprom.ServerMetrics
-	streams       *prometheus.GaugeVec
-	appendSecs    prometheus.Histogram
-	appendEvs     prometheus.Histogram
-	conflicts     prometheus.Counter
-	batchSize     prometheus.Histogram
-	batchSecs     prometheus.Histogram
-	published     prometheus.Counter
-	received      prometheus.Counter
-	gaps          prometheus.Counter
-	events        *prometheus.CounterVec
-	matches       *prometheus.CounterVec
-	clockLag      prometheus.Histogram
-	hookOK        prometheus.Counter
-	hookFailed    prometheus.Counter
-	hookLag       prometheus.Histogram
-	httpRefused   *prometheus.CounterVec
-	grpcRefused   *prometheus.CounterVec
+	// games are the hosted games, whose events are counted by their kind
+	// (Games); nil: all of a game's events under the type "game".
+	games       *game.Registry
+	reg         *prometheus.Registry
+	rpc         *grpcprom.ServerMetrics
+	streams     *prometheus.GaugeVec
+	appendSecs  prometheus.Histogram
+	appendEvs   prometheus.Histogram
+	conflicts   prometheus.Counter
+	batchSize   prometheus.Histogram
+	batchSecs   prometheus.Histogram
+	published   prometheus.Counter
+	received    prometheus.Counter
+	gaps        prometheus.Counter
+	events      *prometheus.CounterVec
+	matches     *prometheus.CounterVec
+	clockLag    prometheus.Histogram
+	hookOK      prometheus.Counter
+	hookFailed  prometheus.Counter
+	hookLag     *prometheus.HistogramVec
+	httpRefused *prometheus.CounterVec
+	grpcRefused *prometheus.CounterVec
+	refusals    *prometheus.CounterVec
 }
 
 // New registers a node's collectors in a registry of its own.
@@ -77,9 +83,9 @@ func New() *Metrics {
 		received: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notifications_received_total",
 			Help: "Changes announced by any node that this node received."}),
 		gaps: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notification_gaps_total",
-			Help: "(Re)connections of the notification listener, after which the node re-reads versions."}),
+			Help: "Times the notification listener may have missed changes (a reconnection, a hole in the bus's sequence), after which the node re-reads versions; its first connection is not one."}),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_events_total",
-			Help: "Events this node committed, by game and event type (a game's moves are its own type)."}, []string{"game", "type"}),
+			Help: "Events this node committed, by game and event type: the platform's (match_created, …) and each game's own kinds (the first word of its event notation)."}, []string{"game", "type"}),
 		matches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_matches_total",
 			Help: "Matches this node created, started and ended, by game: in play across nodes is the sum of started minus ended."},
 			[]string{"game", "state"}),
@@ -90,12 +96,20 @@ func New() *Metrics {
 			Help: "Notices this node delivered to the webhook (a 2xx answer)."}),
 		hookFailed: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_webhook_failures_total",
 			Help: "Webhook deliveries that failed (an error, a timeout or an answer not 2xx); each is retried."}),
-		hookLag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "hangar_webhook_lag_seconds",
-			Help:    "Time from a notice's commit to its delivery to the webhook (retries included).",
-			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}}),
+		hookLag: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "hangar_webhook_lag_seconds",
+			Help:    "Time from a notice's commit to each attempt to deliver it to the webhook, by outcome (delivered or failed): a receiver's outage shows as failed attempts growing older.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600}}, []string{"outcome"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_refusals_total",
+			Help: "Calls refused with RESOURCE_EXHAUSTED (rate limits, bans, quotas, watch caps, the request memory budget), by ErrorInfo reason."},
+			[]string{"reason"}),
 	}
+	// The reason of the rate limits is there from the start, so that an
+	// alert on its rate has a series before the first refusal.
+	m.refusals.WithLabelValues("RATE_LIMITED")
+	m.hookLag.WithLabelValues("delivered")
+	m.hookLag.WithLabelValues("failed")
 	m.reg.MustRegister(m.rpc, m.streams, m.appendSecs, m.appendEvs, m.conflicts, m.batchSize, m.batchSecs, m.published, m.received, m.gaps,
-		m.events, m.matches, m.clockLag, m.hookOK, m.hookFailed, m.hookLag,
+		m.events, m.matches, m.clockLag, m.hookOK, m.hookFailed, m.hookLag, m.refusals,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -112,15 +126,15 @@ func (m *Metrics) Handler() http.Handler {
 // them first, so that they see the code every other interceptor answers.
 func (m *Metrics) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(m.rpc.UnaryServerInterceptor()),
-		grpc.ChainStreamInterceptor(m.rpc.StreamServerInterceptor(), m.openStreams),
+		grpc.ChainUnaryInterceptor(m.rpc.UnaryServerInterceptor(), m.refusedUnary),
+		grpc.ChainStreamInterceptor(m.rpc.StreamServerInterceptor(), m.refusedStream, m.openStreams),
 	}
 }
 
 // StreamInterceptors are ServerOptions' stream interceptors, for the calls
 // a node makes on itself without a connection (the REST watches).
 func (m *Metrics) StreamInterceptors() []grpc.StreamServerInterceptor {
-	return []grpc.StreamServerInterceptor{m.rpc.StreamServerInterceptor(), m.openStreams}
+	return []grpc.StreamServerInterceptor{m.rpc.StreamServerInterceptor(), m.refusedStream, m.openStreams}
 }
 
 // InitializeMetrics makes every method of s report zeros before its first
@@ -196,6 +210,9 @@ func (o *Observer) counters(game string, ev *hangarv1.Event) *eventCounters {
 		return nil
 	}
 	typ := string(f.Name())
+	if typ == "game" && o.m.games != nil {
+		return o.gameCounters(game, ev)
+	}
 	c := &eventCounters{events: o.m.events.WithLabelValues(game, typ)}
 	if st, ok := states[typ]; ok {
 		c.matches = o.m.matches.WithLabelValues(game, st)
@@ -211,11 +228,15 @@ func (o *Observer) ClockFired(lag time.Duration) { o.m.clockLag.Observe(lag.Seco
 // (service.WebhookObserver).
 func (o *Observer) WebhookDelivered(lag time.Duration) {
 	o.m.hookOK.Inc()
-	o.m.hookLag.Observe(lag.Seconds())
+	o.m.hookLag.WithLabelValues("delivered").Observe(lag.Seconds())
 }
 
-// WebhookFailed counts a failed delivery (service.WebhookObserver).
-func (o *Observer) WebhookFailed() { o.m.hookFailed.Inc() }
+// WebhookFailed counts a failed delivery of a notice committed lag ago
+// (service.WebhookObserver).
+func (o *Observer) WebhookFailed(lag time.Duration) {
+	o.m.hookFailed.Inc()
+	o.m.hookLag.WithLabelValues("failed").Observe(lag.Seconds())
+}
 
 // Store wraps st so that its appends are timed and counted.
 func (m *Metrics) Store(st store.Store) store.Store { return &timedStore{Store: st, m: m} }
@@ -268,11 +289,17 @@ func (c *countedFeed) Publish(ctx context.Context, changes []store.Change) error
 }
 
 func (c *countedFeed) Listen(ctx context.Context, onChange func(store.Change), onGap func()) error {
+	var first atomic.Bool
+	first.Store(true)
 	return c.f.Listen(ctx, func(ch store.Change) {
 		c.m.received.Inc()
 		onChange(ch)
 	}, func() {
-		c.m.gaps.Inc()
+		// The first call says the listener is connected: nothing it
+		// could have missed was published while this node listened.
+		if !first.CompareAndSwap(true, false) {
+			c.m.gaps.Inc()
+		}
 		onGap()
 	})
 }

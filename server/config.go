@@ -32,8 +32,13 @@ type Config struct {
 	// DrainTimeout bounds how long in-flight calls may take to finish on
 	// shutdown (default 10s).
 	DrainTimeout time.Duration
-	// DrainGrace is how long the node reports NOT_SERVING before it drains.
+	// DrainGrace is how long the node reports NOT_SERVING (and 503 on
+	// /readyz) before it drains (0: none; hangar serve's default is
+	// DefaultDrainGrace).
 	DrainGrace time.Duration
+	// HealthPublic serves /livez and /readyz on the public port too (they
+	// are always on the admin listener).
+	HealthPublic bool
 	// CrossNode delivers changes between nodes sharing a Postgres store.
 	CrossNode bool
 	// Bus carries the cross-node notifications: empty or "postgres" for

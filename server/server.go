@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -125,6 +124,9 @@ type Server struct {
 
 	// bg runs the replica probe and the archiver until probe is called.
 	bg sync.WaitGroup
+	// storeUp says the store answered its last probe; draining that the
+	// node drains (probes.go: /readyz).
+	storeUp, draining atomic.Bool
 }
 
 // An Option sets what a Config cannot hold: the games, the loggers.
@@ -188,7 +190,8 @@ func (m *Server) Run(ctx context.Context) error {
 		return err
 	}
 	<-ctx.Done()
-	m.log.Info("hangar draining")
+	m.draining.Store(true) // /readyz says so before the line is logged
+	m.log.Info("hangar draining", "drain_grace", m.cfg.DrainGrace)
 	m.Shutdown(context.Background())
 	return nil
 }
@@ -211,6 +214,10 @@ func (m *Server) Start(ctx context.Context) (err error) {
 		}
 	}()
 	m.stats = metrics.New()
+	b := Build()
+	m.stats.BuildInfo(b.Version, b.Revision, b.GoVersion)
+	m.stats.Games(m.games)
+	m.storeUp.Store(true)
 	if m.store, m.name, err = openStore(ctx, m.cfg, m.stats.Batch); err != nil {
 		return err
 	}
@@ -237,6 +244,7 @@ func (m *Server) Start(ctx context.Context) (err error) {
 		return err
 	}
 	m.svc = service.New(m.stats.Store(m.tracer.Store(m.store)), m.log, opts)
+	m.nodeGauges()
 	m.buildGRPC(conn, opts, lim)
 	if m.cfg.AdminListen != "" {
 		if m.adminL, err = net.Listen("tcp", m.cfg.AdminListen); err != nil {
@@ -252,6 +260,7 @@ func (m *Server) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	h = m.withProbes(h)
 	m.serve(h, tlsCfg, conn)
 	m.log.Info("hangar serving", "addr", m.lis.Addr().String(), "store", m.name, "tls", tlsCfg != nil,
 		"mutual_tls", tlsCfg != nil && tlsCfg.ClientCAs != nil, "admin", m.AdminAddr(),
@@ -260,7 +269,8 @@ func (m *Server) Start(ctx context.Context) (err error) {
 		"oidc_issuer", opts.OIDC.Issuer, "oidc_audience", opts.OIDC.Audience, "webhook", opts.Webhook.URL != "",
 		"rate_player", lim.PlayerRate, "rate_addr", lim.AddrRate, "rate_create_player", lim.CreatePlayerRate, "ban_refusals", lim.BanRefusals, "ban_for", lim.BanFor,
 		"token_retention", opts.Sessions.Retention, "max_open_matches", lim.OpenMatches, "max_bot_matches", lim.BotMatches, "max_watches", lim.Watches,
-		"trusted_proxies", len(lim.TrustedProxies), "max_msg_size", conn.MaxRecvMsgSize, "max_streams", conn.MaxConcurrentStreams)
+		"trusted_proxies", len(lim.TrustedProxies), "max_msg_size", conn.MaxRecvMsgSize, "max_streams", conn.MaxConcurrentStreams,
+		"version", version(), "drain_grace", m.cfg.DrainGrace, "health_public", m.cfg.HealthPublic)
 	return nil
 }
 
@@ -444,14 +454,6 @@ func (m *Server) waitServe() {
 	}
 }
 
-// version is the module's version as built, for traces.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
-
 // probeStore keeps the health of Hangar's services in step with the store:
 // NOT_SERVING while the store does not answer (a database outage: calls
 // would fail with UNAVAILABLE), SERVING again when it does. The overall
@@ -478,6 +480,7 @@ func (m *Server) probeStore(ctx context.Context, names []string) {
 			return
 		}
 		ok := err == nil || errors.Is(err, store.ErrNotFound)
+		m.storeUp.Store(ok)
 		if ok == up {
 			continue
 		}
@@ -504,10 +507,11 @@ func (m *Server) AdminAddr() string {
 }
 
 // adminHandler serves the admin listener: metrics and pprof, which must
-// never be reachable on the public port.
+// never be reachable on the public port, and the probes (probes.go).
 func (m *Server) adminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.stats.Handler())
+	m.probes(mux)
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
@@ -537,6 +541,7 @@ func (m *Server) Shutdown(ctx context.Context) {
 }
 
 func (m *Server) shutdown(ctx context.Context) {
+	m.draining.Store(true)
 	m.probe()
 	m.health.Shutdown()
 	if m.cfg.DrainGrace > 0 {

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -59,8 +60,14 @@ func (s *Service) logAccess(ctx context.Context, method string, req any, e *auth
 	s.access.LogAttrs(ctx, slog.LevelInfo, "rpc", attrs...)
 }
 
+// healthCheck says whether method is the health service's, whose calls
+// stay out of the access log unless Options.AccessLogHealth says.
+func (s *Service) healthCheck(method string) bool {
+	return !s.accessHealth && strings.HasPrefix(method, "/grpc.health.v1.Health/")
+}
+
 func (s *Service) unaryAccess(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-	if s.access == nil {
+	if s.access == nil || s.healthCheck(info.FullMethod) {
 		return h(ctx, req)
 	}
 	start := time.Now()
@@ -88,7 +95,7 @@ func (a *accessStream) RecvMsg(m any) error {
 }
 
 func (s *Service) streamAccess(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	if s.access == nil {
+	if s.access == nil || s.healthCheck(info.FullMethod) {
 		return h(srv, ss)
 	}
 	start := time.Now()

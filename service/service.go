@@ -42,6 +42,8 @@ type Service struct {
 	store  store.Store
 	log    *slog.Logger
 	access *slog.Logger
+	// accessHealth logs the health checks too (Options.AccessLogHealth).
+	accessHealth bool
 	// observe, when set, is told of commits and clocks (metrics).
 	observe match.Observer
 	auth    *auth.Authenticator
@@ -118,8 +120,11 @@ type Options struct {
 	// of the matches watched on it, in case a notification was lost
 	// (default 2s).
 	PollEvery time.Duration
-	// AccessLog, when set, gets one line per RPC (see access.go).
-	AccessLog *slog.Logger
+	// AccessLog, when set, gets one line per RPC (see access.go), but for
+	// the health checks (grpc.health.v1) unless AccessLogHealth is set:
+	// a load balancer's probes would fill it.
+	AccessLog       *slog.Logger
+	AccessLogHealth bool
 	// Sessions tunes token expiry and revocation (see package auth).
 	Sessions SessionOptions
 	// Limits are the rate limits, quotas and watch caps (package limit); nil:
@@ -165,6 +170,8 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		closing: make(chan struct{}),
 
 		singleNode: o.SingleNode,
+
+		accessHealth: o.AccessLogHealth,
 	}
 	if s.rand == nil {
 		s.rand = match.CryptoRand{}

@@ -56,6 +56,7 @@ commands:
   bench     load a server with simulated players and report throughput and latency
   seed-history  fill an empty Postgres database with finished matches (history benchmark fixture)
   archive   archive the matches that ended long ago and remove their events from the database
+  version   print the version, the commit and the Go toolchain the binary was built from (also --version)
 
 Run 'hangar <command> -h' for the flags of a command.
 `
@@ -72,7 +73,7 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 			return err
 		}
 		if cfg.LogFormat == "json" {
-			log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+			log = slog.New(slog.NewJSONHandler(os.Stderr, jsonLog))
 		}
 		opts := []server.Option{server.WithLogger(log), server.WithGames(hosted()...)}
 		if cfg.AccessLog {
@@ -81,7 +82,7 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 			defer bw.Close()
 			access := slog.New(slog.NewTextHandler(bw, nil))
 			if cfg.LogFormat == "json" {
-				access = slog.New(slog.NewJSONHandler(bw, nil))
+				access = slog.New(slog.NewJSONHandler(bw, jsonLog))
 			}
 			opts = append(opts, server.WithAccessLogger(access))
 		}
@@ -89,9 +90,7 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-		defer stop()
-		return s.Run(ctx)
+		return s.Run(signalled(log))
 	case "migrate":
 		cfg, err := parseConfig("migrate", args[1:])
 		if err != nil {
@@ -112,6 +111,9 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		return seedHistoryMain(args[1:], stdout)
 	case "archive":
 		return archiveMain(args[1:], stdout, log)
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, server.Build())
+		return nil
 	case "config-doc":
 		// Hidden: prints docs/configuration.md (scripts/gen writes it).
 		return configDoc(stdout)
@@ -122,6 +124,31 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 	fmt.Fprint(stdout, usage)
 	return fmt.Errorf("unknown command %q", args[0])
 }
+
+// signalled is a context that ends at the first SIGTERM or interrupt; a
+// second one ends the process at once, without the drain grace.
+func signalled(log *slog.Logger) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	go func() {
+		<-sig
+		cancel()
+		<-sig
+		log.Warn("second signal: stopping without draining")
+		os.Exit(1)
+	}()
+	return ctx
+}
+
+// jsonLog writes a duration with its unit ("ban_for":"30s"), as the text
+// log does, rather than as a count of nanoseconds.
+var jsonLog = &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		a.Value = slog.StringValue(a.Value.Duration().String())
+	}
+	return a
+}}
 
 // hosted are the games hangar serves: one line per game.
 func hosted() []game.Game {
@@ -167,12 +194,14 @@ func serveFlags(name string) (fs *flag.FlagSet, finish func() (server.Config, er
 	fs.DurationVar(&cfg.AppendWait, "append-wait", server.DefaultAppendWait, "under load (the previous batch held several commands), the most a batch that holds fewer waits for as many before its commit, and never more than a sixth of the previous commit's time; 0: it takes what queued while the previous batch committed")
 	fs.IntVar(&cfg.AppendBatch, "append-batch", 128, "most commands the store commits at once: commands of different matches that arrive together share one commit; 1 commits each alone")
 	fs.IntVar(&cfg.AppendCommits, "append-commits", 0, "with Postgres, how many batches of commands may commit at once; 0: chosen at start from the database's round trip, 1 when it is under 1ms, else 4 (more only pays with a database far away)")
-	fs.DurationVar(&cfg.DrainGrace, "drain-grace", 0, "on SIGTERM, report NOT_SERVING to health checks for this long before draining (let load balancers notice)")
+	fs.DurationVar(&cfg.DrainGrace, "drain-grace", server.DefaultDrainGrace, "on SIGTERM, report not ready (503 on /readyz, NOT_SERVING over gRPC) for this long before draining, so that load balancers probing every period shorter than this notice; a second signal skips it; 0: none")
+	fs.BoolVar(&cfg.HealthPublic, "health-public", false, "serve the HTTP probes /livez and /readyz on the public port too (they are always on --admin-listen)")
 	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate chain: serve TLS only, gRPC and HTTP alike")
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key of --tls-cert")
 	fs.StringVar(&cfg.TLSClientCA, "tls-client-ca", "", "PEM CAs whose client certificates every connection must present: mutual TLS between services")
 	fs.StringVar(&cfg.AdminListen, "admin-listen", "", "address of the admin listener: Prometheus metrics at /metrics, pprof at /debug/pprof/; keep it off the public network; empty: none")
 	fs.BoolVar(&cfg.AccessLog, "access-log", true, "log one line per RPC: method, code, duration, player, match, request id")
+	fs.BoolVar(&cfg.Service.AccessLogHealth, "access-log-health", false, "log the gRPC health checks in the access log too (the HTTP probes never are)")
 	fs.DurationVar(&cfg.TokenTTL, "token-ttl", service.DefaultTokenTTL, "how long a player token is valid after it is issued; clients refresh it before")
 	fs.DurationVar(&cfg.TokenRetention, "token-retention", service.DefaultTokenRetention, "how long the stored hash of an expired or revoked token is kept before the node deletes it: until then a call with that token is answered TOKEN_EXPIRED or TOKEN_REVOKED, which tells a client to sign in again, rather than as an unknown token")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log lines as text or json")

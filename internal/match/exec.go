@@ -181,6 +181,14 @@ func (s *Writer) Exec(ctx context.Context, c Command) (Outcome, error) {
 	if m, err = s.VisibleTo(ctx, m, c.Author, c.Admit); err != nil {
 		return Outcome{}, err
 	}
+	if Ended(m.Status) {
+		// Another node may have archived the match this node still
+		// caches: a command on it is refused as on an archived match, not
+		// as on an ended one or with a stale version.
+		if err := s.archived(ctx, m.ID); err != nil {
+			return Outcome{}, err
+		}
+	}
 	if c.Expected != 0 && c.Expected != m.Version {
 		// The cache may be behind the store (another node, or a lost race).
 		if m, err = s.Fold(ctx, m, 0); err != nil {

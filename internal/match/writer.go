@@ -154,6 +154,21 @@ func (s *Writer) Gone(ctx context.Context, id string) error {
 	return Hidden(id)
 }
 
+// archived returns the error of Gone when match id (an ended match the
+// node may still cache) was archived, and forgets the node's copy; nil
+// when it was not.
+func (s *Writer) archived(ctx context.Context, id string) error {
+	at, err := s.store.Archived(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound) || err == nil && at.IsZero():
+		return nil
+	case err != nil:
+		return err
+	}
+	s.hub.Forget(id)
+	return s.Gone(ctx, id)
+}
+
 // Hidden is the error a caller gets for match id when it may not see it:
 // exactly an unknown match's (NOT_FOUND, the same reason and message), so
 // that a stranger learns nothing of a private match, not even that it

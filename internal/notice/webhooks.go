@@ -74,8 +74,9 @@ type WebhookOptions struct {
 type WebhookObserver interface {
 	// WebhookDelivered: a notice committed lag ago was delivered.
 	WebhookDelivered(lag time.Duration)
-	// WebhookFailed: a delivery failed (it will be retried).
-	WebhookFailed()
+	// WebhookFailed: a delivery of a notice committed lag ago failed (it
+	// will be retried).
+	WebhookFailed(lag time.Duration)
 }
 
 // Sign returns the Hangar-Signature header of body sent at t with secret.
@@ -100,6 +101,8 @@ type Webhooks struct {
 	log     *slog.Logger
 	observe WebhookObserver
 	wake    chan struct{}
+	// failures aggregates the failed deliveries' log lines (failures.go).
+	failures *failureLog
 }
 
 // NewWebhooks returns the workers of o, for the notices of games' matches;
@@ -126,7 +129,8 @@ func NewWebhooks(o WebhookOptions, games *game.Registry, st store.Store, now fun
 	if o.Client == nil {
 		o.Client = &http.Client{}
 	}
-	w := &Webhooks{o: o, st: st, now: now, log: log, wake: make(chan struct{}, o.Workers)}
+	w := &Webhooks{o: o, st: st, now: now, log: log, wake: make(chan struct{}, o.Workers),
+		failures: newFailureLog(log, o.URL, time.Minute)}
 	w.observe, _ = obs.(WebhookObserver)
 	return w
 }
@@ -152,6 +156,12 @@ func (w *Webhooks) Start(ctx context.Context, wg *sync.WaitGroup) {
 			w.run(ctx)
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		<-ctx.Done()
+		w.failures.stop()
+	}()
 }
 
 func (w *Webhooks) run(ctx context.Context) {
@@ -189,10 +199,10 @@ func (w *Webhooks) deliver(ctx context.Context, ds []store.Delivery) {
 			err := w.post(ctx, d.Notice)
 			if err != nil {
 				if ctx.Err() == nil {
-					w.log.Info("webhook: delivery failed", "notice", ID(d.Notice.Player, d.Notice.Seq), "attempt", d.Attempts, "err", err)
+					w.failures.failed(ID(d.Notice.Player, d.Notice.Seq), d.Attempts, err)
 				}
 				if w.observe != nil {
-					w.observe.WebhookFailed()
+					w.observe.WebhookFailed(w.now().Sub(d.Notice.Time))
 				}
 				return
 			}

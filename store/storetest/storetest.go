@@ -91,6 +91,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"FriendCaps", testFriendCaps},
 		{"Blocks", testBlocks},
 		{"Presence", testPresence},
+		{"Gauges", testGauges},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

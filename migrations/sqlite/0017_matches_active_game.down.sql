@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS matches_active_game;
