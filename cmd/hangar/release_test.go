@@ -11,22 +11,28 @@ import (
 	"github.com/hangarhq/hangar/internal/nodetest"
 )
 
-// TestLongReleaseReproducible runs scripts/release twice in a clone of
-// the commit checked out (the go command stamps the version from a clone),
-// the second time rebuilding every package (-a): the binaries are the same
-// bytes, static, for both architectures, and carry the version the go
-// command stamped.
+// TestLongReleaseReproducible runs scripts/release in two clones of the
+// commit checked out, at two paths (the go command stamps the version from
+// a clone): the binaries are the same bytes, static, and carry the version
+// the go command stamped. It builds linux/amd64 only: a release build of
+// every package for a second architecture, or a second build with -a,
+// costs CI minutes of its 2 CPUs and checks the same flags; `scripts/release`
+// run by hand builds both (docs/operations.md).
 func TestLongReleaseReproducible(t *testing.T) {
 	nodetest.Long(t)
 	t.Parallel()
-	root := filepath.Join(t.TempDir(), "hangar")
-	if b, err := exec.Command("git", "clone", "--quiet", "--no-hardlinks", "../..", root).CombinedOutput(); err != nil {
-		t.Skipf("git clone: %v\n%s", err, b)
+	clone := func(dir string) string {
+		t.Helper()
+		root := filepath.Join(t.TempDir(), dir)
+		if b, err := exec.Command("git", "clone", "--quiet", "--no-hardlinks", "../..", root).CombinedOutput(); err != nil {
+			t.Fatalf("git clone: %v\n%s", err, b)
+		}
+		return root
 	}
-	release := func(out string, env ...string) map[string][]byte {
+	release := func(root, out string) map[string][]byte {
 		t.Helper()
 		cmd := exec.Command(filepath.Join(root, "scripts", "release"))
-		cmd.Env = append(os.Environ(), append([]string{"OUT=" + out}, env...)...)
+		cmd.Env = append(os.Environ(), "OUT="+out, "ARCHES=amd64")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("scripts/release: %v\n%s", err, b)
 		}
@@ -44,10 +50,10 @@ func TestLongReleaseReproducible(t *testing.T) {
 		}
 		return files
 	}
-	a := release(t.TempDir())
-	b := release(t.TempDir(), "GOFLAGS=-a")
-	if len(a) != 3 || a["SHA256SUMS"] == nil {
-		t.Fatalf("the release holds %d files; want two binaries and SHA256SUMS", len(a))
+	a := release(clone("hangar"), t.TempDir())
+	b := release(clone("elsewhere/hangar-copy"), t.TempDir())
+	if len(a) != 2 || a["SHA256SUMS"] == nil {
+		t.Fatalf("the release holds %d files; want the binary and SHA256SUMS", len(a))
 	}
 	for name, content := range a {
 		if !bytes.Equal(content, b[name]) {
@@ -56,7 +62,7 @@ func TestLongReleaseReproducible(t *testing.T) {
 		if name == "SHA256SUMS" {
 			continue
 		}
-		if !strings.HasPrefix(name, "hangar-v") || !(strings.HasSuffix(name, "-linux-amd64") || strings.HasSuffix(name, "-linux-arm64")) {
+		if !strings.HasPrefix(name, "hangar-v") || !(strings.HasSuffix(name, "-linux-amd64")) {
 			t.Errorf("binary %s: want hangar-<version>-linux-<arch>", name)
 		}
 		// A static ELF has no interpreter (PT_INTERP): look for its path.
