@@ -18,6 +18,7 @@ It exits 1 on any failure.
 """
 
 import argparse
+import glob
 import importlib
 import os
 import secrets
@@ -27,14 +28,9 @@ import sys
 import tempfile
 import threading
 
+# Every file of hangar/v1 (the services import each other's messages),
+# and these.
 PROTOS = [
-    "hangar/v1/game.proto",
-    "hangar/v1/history.proto",
-    "hangar/v1/match.proto",
-    "hangar/v1/matchmaking.proto",
-    "hangar/v1/move.proto",
-    "hangar/v1/notice.proto",
-    "hangar/v1/player.proto",
     "hangar/aeroplane/v1/aeroplane.proto",
     "google/api/annotations.proto",
     "google/api/http.proto",
@@ -54,6 +50,7 @@ def generate(proto_dir, out):
         "--python_out", out,
         "--grpc_python_out", out,
         "--plugin=protoc-gen-grpc_python=" + shutil.which("grpc_python_plugin"),
+        *sorted(os.path.relpath(f, proto_dir) for f in glob.glob(os.path.join(proto_dir, "hangar", "v1", "*.proto"))),
         *PROTOS,
     ]
     subprocess.run(cmd, check=True)
