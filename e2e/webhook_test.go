@@ -441,3 +441,68 @@ func TestWebhookEventSupersededAndExternalID(t *testing.T) {
 		}
 	})
 }
+
+// TestWebhookSkipPresent: with SkipPresent, a player who holds a live
+// stream (WatchPlayer) gets no your-turn webhook (its other notices still come, and every
+// notice is still listed); once the stream is closed, the your-turn notices
+// of the next match are delivered.
+func TestWebhookSkipPresent(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		rcv := newReceiver(t, func(string, int) (int, time.Duration) { return 0, 0 })
+		cfg.Service.Webhook = service.WebhookOptions{URL: rcv.srv.URL + "/hook", Secret: hookSecret, SkipPresent: true, Workers: 1,
+			MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Poll: 20 * time.Millisecond}
+		n := node(t, cfg)
+		ada := newClient(t, n.Addr(), "Ada")
+		rnd := rand.New(rand.NewPCG(5, 6))
+
+		wctx, cancel := context.WithCancel(ada.ctx())
+		stream, err := ada.notices().WatchPlayer(wctx, &hangarv1.WatchPlayerRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stream.Header(); err != nil { // sent once the stream is counted
+			t.Fatal(err)
+		}
+		first := botMatch(t, ada)
+		if m := playBots(t, ada, first, 0, rnd); m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			t.Fatalf("status %v", m.GetStatus())
+		}
+		during := listNotices(t, ada)
+		var sent []*hangarv1.Notice
+		turns := 0
+		for _, n := range during {
+			if n.GetYourTurn() != nil {
+				turns++
+				continue
+			}
+			sent = append(sent, n)
+		}
+		if turns == 0 || len(sent) == 0 {
+			t.Fatalf("%d your-turn notices and %d others", turns, len(sent))
+		}
+		// One worker claims the outbox in commit order, so once the last
+		// notice is delivered, every earlier one was sent or skipped.
+		rcv.check(t, sent, 30*time.Second)
+		cancel()
+		for {
+			if _, err := stream.Recv(); err != nil {
+				break
+			}
+		}
+
+		second := botMatch(t, ada)
+		playBots(t, ada, second, 3, rnd)
+		after := listNotices(t, ada)[len(during):]
+		turns = 0
+		for _, n := range after {
+			if n.GetYourTurn() != nil {
+				turns++
+			}
+		}
+		if turns == 0 {
+			t.Fatal("no your-turn notice after the stream closed")
+		}
+		rcv.check(t, append(sent, after...), 30*time.Second)
+	})
+}

@@ -99,7 +99,15 @@ func build(t *testing.T, root, out, pkg string) string {
 // returns its address. The server is killed when the test ends.
 func serve(t *testing.T, hangar string) string {
 	t.Helper()
-	cmd := exec.Command(hangar, "serve", "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(t.TempDir(), "data"))
+	return serveIn(t, hangar, t.TempDir())
+}
+
+// serveIn is serve with dir as the server's working directory, its
+// embedded store in dir/hangar-data (the default).
+func serveIn(t *testing.T, hangar, dir string) string {
+	t.Helper()
+	cmd := exec.Command(hangar, "serve", "--listen", "127.0.0.1:0")
+	cmd.Dir = dir
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -21,14 +21,7 @@ func TestReadmeQuickstart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server and the README's shell session")
 	}
-	for _, tool := range []string{"bash", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not on PATH (CI=true: the README's quickstart must run)", tool)
-			}
-			t.Skipf("%s is not on PATH: the README's quickstart needs bash, curl and jq", tool)
-		}
-	}
+	needShell(t, "the README's quickstart")
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +51,20 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "MATCH_STATUS_FINISHED") {
 		t.Fatal("the session did not play the match to its end")
+	}
+}
+
+// needShell skips the test (fails it when CI=true) without bash, curl and
+// jq, which what's shell session needs.
+func needShell(t *testing.T, what string) {
+	t.Helper()
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not on PATH (CI=true: %s must run)", tool, what)
+			}
+			t.Skipf("%s is not on PATH: %s needs bash, curl and jq", tool, what)
+		}
 	}
 }
 

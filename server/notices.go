@@ -34,11 +34,14 @@ func (m *Server) restWatchPlayer(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkWebhook checks the webhook's flags: a URL needs a secret to sign
-// with, and is http or https.
+// with, and is http or https; the secret and the skip need a URL.
 func checkWebhook(o service.WebhookOptions) error {
 	if o.URL == "" {
 		if o.Secret != "" {
 			return errors.New("--webhook-secret needs --webhook-url")
+		}
+		if o.SkipPresent {
+			return errors.New("--webhook-skip-present needs --webhook-url")
 		}
 		return nil
 	}

@@ -186,6 +186,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	}
 	s.limits = limit.New(lim, s.now)
 	if o.Webhook.URL != "" {
+		o.Webhook.Present = s.limits.Watching
 		s.webhook = notice.NewWebhooks(o.Webhook, s.games, st, s.now, log, o.Observe)
 	}
 	s.relay = watch.NewRelay(watch.RelayConfig{Store: st, Log: log, Feed: o.Feed, Node: ident.New("n_"), Hub: s.hub, Ctx: ctx, Bots: &s.bots,

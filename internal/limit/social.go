@@ -22,3 +22,10 @@ func (l *Limiter) Watchers() []string {
 	}
 	return out
 }
+
+// Watching reports whether player p holds a watch stream on the node.
+func (l *Limiter) Watching(p string) bool {
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	return l.watches[p] > 0
+}

@@ -67,6 +67,14 @@ type WebhookOptions struct {
 	Poll time.Duration
 	// Client replaces the HTTP client (tests).
 	Client *http.Client
+	// SkipPresent drops a your-turn notice's delivery when Present says
+	// that its player holds a live stream at delivery time: the app is
+	// open, so a push would only repeat what the stream shows. The
+	// notice stays stored and listed.
+	SkipPresent bool
+	// Present reports whether a player holds a live stream (set by the
+	// service; nil: nobody is present).
+	Present func(player string) bool
 }
 
 // WebhookObserver is told of webhook deliveries (metrics): an observer
@@ -196,6 +204,10 @@ func (w *Webhooks) deliver(ctx context.Context, ds []store.Delivery) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if w.skip(d.Notice) {
+				ok[i] = true // taken out of the outbox unsent
+				return
+			}
 			err := w.post(ctx, d.Notice)
 			if err != nil {
 				if ctx.Err() == nil {
@@ -235,6 +247,15 @@ func (w *Webhooks) deliver(ctx context.Context, ds []store.Delivery) {
 		// They stay queued and are delivered again: at least once.
 		w.log.Warn("webhook: delivered", "notices", len(done), "err", err)
 	}
+}
+
+// yourTurnKind is the stored kind of a your-turn notice (Kind).
+const yourTurnKind = "your_turn"
+
+// skip reports whether notice n is not to be sent: a your-turn notice
+// of a player who is present, with SkipPresent on.
+func (w *Webhooks) skip(n store.Notice) bool {
+	return w.o.SkipPresent && w.o.Present != nil && n.Kind == yourTurnKind && w.o.Present(n.Player)
 }
 
 // backoff is the wait before the next attempt after the attempts-th
