@@ -63,6 +63,7 @@ var (
 		hangarv1.AdminService_SignOutPlayer_FullMethodName:   true,
 		hangarv1.AdminService_SuspendPlayer_FullMethodName:   true,
 		hangarv1.AdminService_ReinstatePlayer_FullMethodName: true,
+		hangarv1.AdminService_EndMatch_FullMethodName:        true,
 	}
 )
 
@@ -152,6 +153,20 @@ func (a *Authenticator) Target(ctx context.Context, playerID, externalID string)
 		noteCaller(ctx, acc.Player) // the access log names the player acted on
 	}
 	return acc, err
+}
+
+// RequireAdmin checks that the caller is an API key of scope admin: the
+// AdminService's calls that reach past one backend's players (EndMatch).
+// Errors: ErrAPIKeyRequired, ErrAPIKeyScope.
+func RequireAdmin(ctx context.Context) error {
+	k, ok := CallerKey(ctx)
+	switch {
+	case !ok:
+		return ErrAPIKeyRequired
+	case !k.HasScope(store.ScopeAdmin):
+		return fmt.Errorf("%w: this call takes a key of scope admin", ErrAPIKeyScope)
+	}
+	return nil
 }
 
 // CheckReason checks the reason an operator gives for an action.
