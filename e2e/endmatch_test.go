@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +23,14 @@ import (
 func TestAdminEndsMatch(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
-		n, m, p, _ := carcOffersMatch(t, cfg)
+		logs := &syncBuffer{}
+		n := unstarted(t, cfg, server.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
+		if err := n.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { n.Shutdown(context.Background()) })
+		m, seats := carcPeopleMatch(t, n.Addr())
+		p, _ := turnPair(m, seats)
 		id := m.GetMatchId()
 		_, plain := createKey(t, cfg, "studio")
 		_, serverKey := createScopedKey(t, cfg, "studio", "server")
@@ -87,6 +96,18 @@ func TestAdminEndsMatch(t *testing.T) {
 		ex, err := p.history().ExportMatch(p.ctx(), &hangarv1.ExportMatchRequest{MatchId: id})
 		if err != nil || !strings.HasSuffix(ex.GetText(), "ended status=abandoned ranking=- by_key="+adminID+" reason=\"cheating reported\"\n") {
 			t.Fatalf("export: %v\n%s", err, ex.GetText())
+		}
+
+		// The node's log has the audit record of the end.
+		var audited bool
+		for line := range strings.Lines(logs.String()) {
+			var r map[string]any
+			if json.Unmarshal([]byte(line), &r) == nil && r["msg"] == "audit" && r["action"] == "end_match" {
+				audited = r["api_key"] == adminID && r["match"] == id && r["reason"] == "cheating reported"
+			}
+		}
+		if !audited {
+			t.Errorf("no audit record of the end in the node's log:\n%s", logs.String())
 		}
 
 		// An open match ends too.

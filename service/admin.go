@@ -65,5 +65,6 @@ func (s *adminServer) EndMatch(ctx context.Context, req *hangarv1.EndMatchReques
 	if n := len(out.Events); n > 0 {
 		resp.Version = out.Events[n-1].GetSeq() // a retry's match may be further on
 	}
+	s.auth.AuditMatch(ctx, "end_match", resp.MatchId, req.GetReason())
 	return resp, nil
 }

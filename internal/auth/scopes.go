@@ -217,6 +217,17 @@ func (a *Authenticator) ReinstatePlayer(ctx context.Context, p store.Player, rea
 	return nil
 }
 
+// AuditMatch writes the audit log's record of an action on match id by
+// the caller's API key.
+func (a *Authenticator) AuditMatch(ctx context.Context, action, id, reason string) {
+	if a.log == nil {
+		return
+	}
+	k, _ := CallerKey(ctx)
+	a.log.LogAttrs(ctx, slog.LevelInfo, "audit", slog.String("action", action), slog.String("api_key", k.ID),
+		slog.String("api_key_scopes", strings.Join(k.Scopes, " ")), slog.String("match", id), slog.String("reason", reason))
+}
+
 // audit writes the audit log's record of an action on player p by the
 // caller's API key.
 func (a *Authenticator) audit(ctx context.Context, action string, p store.Player, reason string, revoked int) {
