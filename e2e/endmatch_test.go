@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -121,6 +122,37 @@ func TestAdminEndsMatch(t *testing.T) {
 		}
 		if got := p.get(t, open.GetMatchId()); got.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ABANDONED {
 			t.Fatalf("the open match after EndMatch: %v", got.GetStatus())
+		}
+	})
+}
+
+// TestAdminEndsMatchOverREST: EndMatch's HTTP route, POST
+// /v1/admin/matches/{match_id}:end, refuses a key of scope server (403,
+// API_KEY_SCOPE), ends the match with a key of scope admin, and answers an
+// ended match 400 with MATCH_NOT_IN_PLAY.
+func TestAdminEndsMatchOverREST(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		n := node(t, cfg)
+		m, _ := carcPeopleMatch(t, n.Addr())
+		_, serverKey := createScopedKey(t, cfg, "studio", "server")
+		_, adminKey := createScopedKey(t, cfg, "ops", "admin")
+		url := "http://" + n.Addr() + "/v1/admin/matches/" + m.GetMatchId() + ":end"
+		code, _, body := restDo(t, "POST", url, serverKey, "application/json", `{"reason":"reported"}`)
+		if _, why := restReason(t, body); code != 403 || why != "API_KEY_SCOPE" {
+			t.Fatalf("a server key over REST: %d %s", code, body)
+		}
+		code, _, body = restDo(t, "POST", url, adminKey, "application/json", `{"reason":"reported","requestId":"end-1"}`)
+		var ended struct {
+			MatchID string `json:"matchId"`
+			Version string `json:"version"`
+		}
+		if err := json.Unmarshal(body, &ended); code != 200 || err != nil || ended.MatchID != m.GetMatchId() || ended.Version != fmt.Sprint(m.GetVersion()+1) {
+			t.Fatalf("EndMatch over REST: %d %s (%v)", code, body, err)
+		}
+		code, _, body = restDo(t, "POST", url, adminKey, "application/json", `{"reason":"again"}`)
+		if _, why := restReason(t, body); code != 400 || why != "MATCH_NOT_IN_PLAY" {
+			t.Fatalf("ending an ended match over REST: %d %s", code, body)
 		}
 	})
 }
