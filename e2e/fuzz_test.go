@@ -36,6 +36,8 @@ type chaos struct {
 	matches  []string
 	// tickets are the matchmaking tickets of each client.
 	tickets map[*client][]string
+	// adminKey is an API key of scope admin (empty: none).
+	adminKey string
 }
 
 func (c *chaos) str() string {
@@ -112,7 +114,7 @@ func (c *chaos) step() {
 	before := c.versions(c.clients[0])
 	var err error
 	command := true
-	switch c.r.IntN(32) {
+	switch c.r.IntN(33) {
 	case 0:
 		var r *hangarv1.CreateMatchResponse
 		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: c.game(),
@@ -259,6 +261,13 @@ func (c *chaos) step() {
 		err = c.chat(ctx, cl, match, req)
 	case 31:
 		err = c.social(ctx, cl)
+	case 32:
+		// An operator's end of any match, now and then with the admin key.
+		if c.adminKey != "" && c.r.IntN(4) == 0 {
+			ctx = withToken(context.Background(), c.adminKey)
+		}
+		_, err = hangarv1.NewAdminServiceClient(cl.conn).EndMatch(ctx, &hangarv1.EndMatchRequest{MatchId: match,
+			Reason: []string{"", c.str(), "reported"}[c.r.IntN(3)], RequestId: req})
 	case 20:
 		command = false
 		_, err = cl.players.SignInExternalPlayer(ctx, &hangarv1.SignInExternalPlayerRequest{ExternalId: c.str(), DisplayName: c.str()})
@@ -470,6 +479,7 @@ func TestRandomRequests(t *testing.T) {
 		cfg.Service.Limits = &lim
 		n := node(t, cfg)
 		c := newChaos(t, n.Addr(), 1)
+		_, c.adminKey = createScopedKey(t, cfg, "ops", "admin")
 		for range 600 {
 			c.step()
 		}

@@ -336,7 +336,7 @@ func storedBody(ev *hangarv1.Event) (string, *storagev1.Event) {
 	case *hangarv1.Event_MatchEnded:
 		e := b.MatchEnded
 		return "match_ended", &storagev1.Event{Body: &storagev1.Event_MatchEnded{MatchEnded: &storagev1.MatchEnded{Status: int32(e.GetStatus()),
-			Ranking: e.GetRanking(), Places: e.GetPlaces(), Scores: e.GetScores()}}}
+			Ranking: e.GetRanking(), Places: e.GetPlaces(), Scores: e.GetScores(), Reason: e.GetReason(), EndedByKeyId: e.GetEndedByKeyId()}}}
 	case *hangarv1.Event_TurnTimedOut:
 		t := b.TurnTimedOut
 		return "turn_timed_out", &storagev1.Event{Body: &storagev1.Event_TurnTimedOut{TurnTimedOut: &storagev1.TurnTimedOut{Seat: t.GetSeat(), Consecutive: t.GetConsecutive()}}}
@@ -373,7 +373,7 @@ func apiEvent(se *storagev1.Event) *hangarv1.Event {
 	case *storagev1.Event_MatchEnded:
 		e := b.MatchEnded
 		return &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{Status: hangarv1.MatchStatus(e.GetStatus()),
-			Ranking: e.GetRanking(), Places: e.GetPlaces(), Scores: e.GetScores()}}}
+			Ranking: e.GetRanking(), Places: e.GetPlaces(), Scores: e.GetScores(), Reason: e.GetReason(), EndedByKeyId: e.GetEndedByKeyId()}}}
 	case *storagev1.Event_TurnTimedOut:
 		t := b.TurnTimedOut
 		return &hangarv1.Event{Body: &hangarv1.Event_TurnTimedOut{TurnTimedOut: &hangarv1.TurnTimedOut{Seat: t.GetSeat(), Consecutive: t.GetConsecutive()}}}

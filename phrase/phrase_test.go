@@ -24,7 +24,7 @@ func TestSay(t *testing.T) {
 func TestPlaces(t *testing.T) {
 	known := map[string]bool{}
 	for _, n := range []string{"game", "seats", "who", "seat", "seatName", "status", "count", "n", "die", "planes",
-		"from", "to", "place", "next", "ranking", "tile", "at", "rotation", "feature", "roll", "points", "kind"} {
+		"from", "to", "place", "next", "ranking", "tile", "at", "rotation", "feature", "roll", "points", "kind", "reason"} {
 		known[n] = true
 	}
 	re := regexp.MustCompile(`\{([^}]*)\}`)

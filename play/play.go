@@ -568,6 +568,9 @@ func (s *session) eventLine(ev *hangarv1.Event) string {
 		}
 		return phrase.Say("match.started", "seats", strings.Join(names, ", "))
 	case *hangarv1.Event_MatchEnded:
+		if r := b.MatchEnded.GetReason(); r != "" {
+			return phrase.Say("match.ended.operator", "reason", r)
+		}
 		if b.MatchEnded.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
 			return phrase.Say("match.ended", "status", statusName(b.MatchEnded.GetStatus()))
 		}

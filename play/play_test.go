@@ -168,6 +168,9 @@ func TestEventLines(t *testing.T) {
 		{gameEvent(t, &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_TURN_PASSED, Seat: 0, NextSeat: 2}), "Blue to play"},
 		{&hangarv1.Event{Body: &hangarv1.Event_PlayerJoined{PlayerJoined: &hangarv1.PlayerJoined{Seat: 2, Bot: true}}}, "a bot takes seat 2 as Blue"},
 		{&hangarv1.Event{Body: &hangarv1.Event_MatchStarted{MatchStarted: &hangarv1.MatchStarted{Seats: []int32{0, 2}}}}, "match started: Red, Blue"},
+		{&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{Status: hangarv1.MatchStatus_MATCH_STATUS_ABANDONED}}}, "match ended: abandoned"},
+		{&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{Status: hangarv1.MatchStatus_MATCH_STATUS_ABANDONED,
+			Reason: "cheating reported", EndedByKeyId: "k_1"}}}, "an operator ended the match: cheating reported"},
 	} {
 		if got := s.eventLine(c.ev); got != c.want {
 			t.Errorf("%q, want %q", got, c.want)

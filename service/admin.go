@@ -4,6 +4,7 @@ import (
 	"context"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/auth"
 )
 
 // adminServer is the AdminService: a backend's and an operator's controls
@@ -49,4 +50,21 @@ func (s *adminServer) ReinstatePlayer(ctx context.Context, req *hangarv1.Reinsta
 		return nil, toStatus(ctx, s.log, err)
 	}
 	return &hangarv1.ReinstatePlayerResponse{PlayerId: acc.Player.ID}, nil
+}
+
+// EndMatch implements hangarv1.AdminServiceServer.
+func (s *adminServer) EndMatch(ctx context.Context, req *hangarv1.EndMatchRequest) (*hangarv1.EndMatchResponse, error) {
+	if err := auth.RequireAdmin(ctx); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	out, err := s.cmds.EndMatch(ctx, req)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	resp := &hangarv1.EndMatchResponse{MatchId: out.Match.ID, Version: out.Match.Version}
+	if n := len(out.Events); n > 0 {
+		resp.Version = out.Events[n-1].GetSeq() // a retry's match may be further on
+	}
+	s.auth.AuditMatch(ctx, "end_match", resp.MatchId, req.GetReason())
+	return resp, nil
 }

@@ -63,6 +63,7 @@ var (
 		hangarv1.AdminService_SignOutPlayer_FullMethodName:   true,
 		hangarv1.AdminService_SuspendPlayer_FullMethodName:   true,
 		hangarv1.AdminService_ReinstatePlayer_FullMethodName: true,
+		hangarv1.AdminService_EndMatch_FullMethodName:        true,
 	}
 )
 
@@ -154,6 +155,20 @@ func (a *Authenticator) Target(ctx context.Context, playerID, externalID string)
 	return acc, err
 }
 
+// RequireAdmin checks that the caller is an API key of scope admin: the
+// AdminService's calls that reach past one backend's players (EndMatch).
+// Errors: ErrAPIKeyRequired, ErrAPIKeyScope.
+func RequireAdmin(ctx context.Context) error {
+	k, ok := CallerKey(ctx)
+	switch {
+	case !ok:
+		return ErrAPIKeyRequired
+	case !k.HasScope(store.ScopeAdmin):
+		return fmt.Errorf("%w: this call takes a key of scope admin", ErrAPIKeyScope)
+	}
+	return nil
+}
+
 // CheckReason checks the reason an operator gives for an action.
 func CheckReason(reason string) error {
 	if reason == "" || len(reason) > 200 || !ident.Printable(reason) {
@@ -200,6 +215,17 @@ func (a *Authenticator) ReinstatePlayer(ctx context.Context, p store.Player, rea
 	}
 	a.audit(ctx, "reinstate_player", p, reason, 0)
 	return nil
+}
+
+// AuditMatch writes the audit log's record of an action on match id by
+// the caller's API key.
+func (a *Authenticator) AuditMatch(ctx context.Context, action, id, reason string) {
+	if a.log == nil {
+		return
+	}
+	k, _ := CallerKey(ctx)
+	a.log.LogAttrs(ctx, slog.LevelInfo, "audit", slog.String("action", action), slog.String("api_key", k.ID),
+		slog.String("api_key_scopes", strings.Join(k.Scopes, " ")), slog.String("match", id), slog.String("reason", reason))
 }
 
 // audit writes the audit log's record of an action on player p by the

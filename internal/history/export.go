@@ -136,6 +136,12 @@ func (s *History) eventNotation(g game.Game, ev *hangarv1.Event) string {
 			}
 			out += " scores=" + strings.Join(parts, ",")
 		}
+		if k := b.MatchEnded.GetEndedByKeyId(); k != "" {
+			out += " by_key=" + k
+		}
+		if r := b.MatchEnded.GetReason(); r != "" {
+			out += " reason=" + strconv.Quote(r)
+		}
 		return out
 	}
 	if line, ok := offerNotation(ev); ok {

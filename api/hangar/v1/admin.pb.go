@@ -355,6 +355,125 @@ func (x *ReinstatePlayerResponse) GetPlayerId() string {
 	return ""
 }
 
+type EndMatchRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id names the match.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// reason says why, in the match's end event and the audit log: 1 to 200
+	// bytes of printable UTF-8.
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// request_id makes a retry safe: a repeated request_id returns the first
+	// call's result and ends nothing again.
+	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EndMatchRequest) Reset() {
+	*x = EndMatchRequest{}
+	mi := &file_hangar_v1_admin_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EndMatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EndMatchRequest) ProtoMessage() {}
+
+func (x *EndMatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_admin_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EndMatchRequest.ProtoReflect.Descriptor instead.
+func (*EndMatchRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_admin_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *EndMatchRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *EndMatchRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *EndMatchRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+type EndMatchResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// match_id is the match ended.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// version is the match's version after its end event.
+	Version       int64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EndMatchResponse) Reset() {
+	*x = EndMatchResponse{}
+	mi := &file_hangar_v1_admin_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EndMatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EndMatchResponse) ProtoMessage() {}
+
+func (x *EndMatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_admin_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EndMatchResponse.ProtoReflect.Descriptor instead.
+func (*EndMatchResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_admin_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *EndMatchResponse) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *EndMatchResponse) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 var File_hangar_v1_admin_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_admin_proto_rawDesc = "" +
@@ -381,11 +500,20 @@ const file_hangar_v1_admin_proto_rawDesc = "" +
 	"externalId\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\"6\n" +
 	"\x17ReinstatePlayerResponse\x12\x1b\n" +
-	"\tplayer_id\x18\x01 \x01(\tR\bplayerId2\x85\x03\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\"c\n" +
+	"\x0fEndMatchRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\"G\n" +
+	"\x10EndMatchResponse\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion2\xf7\x03\n" +
 	"\fAdminService\x12x\n" +
 	"\rSignOutPlayer\x12\x1f.hangar.v1.SignOutPlayerRequest\x1a .hangar.v1.SignOutPlayerResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/v1/admin/players:signOut\x12x\n" +
 	"\rSuspendPlayer\x12\x1f.hangar.v1.SuspendPlayerRequest\x1a .hangar.v1.SuspendPlayerResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/v1/admin/players:suspend\x12\x80\x01\n" +
-	"\x0fReinstatePlayer\x12!.hangar.v1.ReinstatePlayerRequest\x1a\".hangar.v1.ReinstatePlayerResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/admin/players:reinstateB\x93\x01\n" +
+	"\x0fReinstatePlayer\x12!.hangar.v1.ReinstatePlayerRequest\x1a\".hangar.v1.ReinstatePlayerResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/admin/players:reinstate\x12p\n" +
+	"\bEndMatch\x12\x1a.hangar.v1.EndMatchRequest\x1a\x1b.hangar.v1.EndMatchResponse\"+\x82\xd3\xe4\x93\x02%:\x01*\" /v1/admin/matches/{match_id}:endB\x93\x01\n" +
 	"\rcom.hangar.v1B\n" +
 	"AdminProtoP\x01Z1github.com/hangarhq/hangar/api/hangar/v1;hangarv1\xa2\x02\x03HXX\xaa\x02\tHangar.V1\xca\x02\tHangar\\V1\xe2\x02\x15Hangar\\V1\\GPBMetadata\xea\x02\n" +
 	"Hangar::V1b\x06proto3"
@@ -402,7 +530,7 @@ func file_hangar_v1_admin_proto_rawDescGZIP() []byte {
 	return file_hangar_v1_admin_proto_rawDescData
 }
 
-var file_hangar_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_hangar_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_hangar_v1_admin_proto_goTypes = []any{
 	(*SignOutPlayerRequest)(nil),    // 0: hangar.v1.SignOutPlayerRequest
 	(*SignOutPlayerResponse)(nil),   // 1: hangar.v1.SignOutPlayerResponse
@@ -410,16 +538,20 @@ var file_hangar_v1_admin_proto_goTypes = []any{
 	(*SuspendPlayerResponse)(nil),   // 3: hangar.v1.SuspendPlayerResponse
 	(*ReinstatePlayerRequest)(nil),  // 4: hangar.v1.ReinstatePlayerRequest
 	(*ReinstatePlayerResponse)(nil), // 5: hangar.v1.ReinstatePlayerResponse
+	(*EndMatchRequest)(nil),         // 6: hangar.v1.EndMatchRequest
+	(*EndMatchResponse)(nil),        // 7: hangar.v1.EndMatchResponse
 }
 var file_hangar_v1_admin_proto_depIdxs = []int32{
 	0, // 0: hangar.v1.AdminService.SignOutPlayer:input_type -> hangar.v1.SignOutPlayerRequest
 	2, // 1: hangar.v1.AdminService.SuspendPlayer:input_type -> hangar.v1.SuspendPlayerRequest
 	4, // 2: hangar.v1.AdminService.ReinstatePlayer:input_type -> hangar.v1.ReinstatePlayerRequest
-	1, // 3: hangar.v1.AdminService.SignOutPlayer:output_type -> hangar.v1.SignOutPlayerResponse
-	3, // 4: hangar.v1.AdminService.SuspendPlayer:output_type -> hangar.v1.SuspendPlayerResponse
-	5, // 5: hangar.v1.AdminService.ReinstatePlayer:output_type -> hangar.v1.ReinstatePlayerResponse
-	3, // [3:6] is the sub-list for method output_type
-	0, // [0:3] is the sub-list for method input_type
+	6, // 3: hangar.v1.AdminService.EndMatch:input_type -> hangar.v1.EndMatchRequest
+	1, // 4: hangar.v1.AdminService.SignOutPlayer:output_type -> hangar.v1.SignOutPlayerResponse
+	3, // 5: hangar.v1.AdminService.SuspendPlayer:output_type -> hangar.v1.SuspendPlayerResponse
+	5, // 6: hangar.v1.AdminService.ReinstatePlayer:output_type -> hangar.v1.ReinstatePlayerResponse
+	7, // 7: hangar.v1.AdminService.EndMatch:output_type -> hangar.v1.EndMatchResponse
+	4, // [4:8] is the sub-list for method output_type
+	0, // [0:4] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
 	0, // [0:0] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
@@ -436,7 +568,7 @@ func file_hangar_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_admin_proto_rawDesc), len(file_hangar_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	AdminService_SignOutPlayer_FullMethodName   = "/hangar.v1.AdminService/SignOutPlayer"
 	AdminService_SuspendPlayer_FullMethodName   = "/hangar.v1.AdminService/SuspendPlayer"
 	AdminService_ReinstatePlayer_FullMethodName = "/hangar.v1.AdminService/ReinstatePlayer"
+	AdminService_EndMatch_FullMethodName        = "/hangar.v1.AdminService/EndMatch"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -53,6 +54,13 @@ type AdminServiceClient interface {
 	// ReinstatePlayer lifts a player's suspension: it may sign in again (its
 	// revoked tokens stay revoked).
 	ReinstatePlayer(ctx context.Context, in *ReinstatePlayerRequest, opts ...grpc.CallOption) (*ReinstatePlayerResponse, error)
+	// EndMatch ends an open or active match as abandoned (no result, no
+	// rating change), for reason. It takes a key of scope admin only (a key of
+	// scope server is PERMISSION_DENIED with reason API_KEY_SCOPE). The end is
+	// an event of the match (MatchEnded with reason and ended_by_key_id), seen
+	// by its watchers; a match that has ended is FAILED_PRECONDITION with
+	// reason MATCH_NOT_IN_PLAY. A retry with the same request_id ends it once.
+	EndMatch(ctx context.Context, in *EndMatchRequest, opts ...grpc.CallOption) (*EndMatchResponse, error)
 }
 
 type adminServiceClient struct {
@@ -93,6 +101,16 @@ func (c *adminServiceClient) ReinstatePlayer(ctx context.Context, in *ReinstateP
 	return out, nil
 }
 
+func (c *adminServiceClient) EndMatch(ctx context.Context, in *EndMatchRequest, opts ...grpc.CallOption) (*EndMatchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EndMatchResponse)
+	err := c.cc.Invoke(ctx, AdminService_EndMatch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
@@ -122,6 +140,13 @@ type AdminServiceServer interface {
 	// ReinstatePlayer lifts a player's suspension: it may sign in again (its
 	// revoked tokens stay revoked).
 	ReinstatePlayer(context.Context, *ReinstatePlayerRequest) (*ReinstatePlayerResponse, error)
+	// EndMatch ends an open or active match as abandoned (no result, no
+	// rating change), for reason. It takes a key of scope admin only (a key of
+	// scope server is PERMISSION_DENIED with reason API_KEY_SCOPE). The end is
+	// an event of the match (MatchEnded with reason and ended_by_key_id), seen
+	// by its watchers; a match that has ended is FAILED_PRECONDITION with
+	// reason MATCH_NOT_IN_PLAY. A retry with the same request_id ends it once.
+	EndMatch(context.Context, *EndMatchRequest) (*EndMatchResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -140,6 +165,9 @@ func (UnimplementedAdminServiceServer) SuspendPlayer(context.Context, *SuspendPl
 }
 func (UnimplementedAdminServiceServer) ReinstatePlayer(context.Context, *ReinstatePlayerRequest) (*ReinstatePlayerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReinstatePlayer not implemented")
+}
+func (UnimplementedAdminServiceServer) EndMatch(context.Context, *EndMatchRequest) (*EndMatchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EndMatch not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -216,6 +244,24 @@ func _AdminService_ReinstatePlayer_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_EndMatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EndMatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).EndMatch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_EndMatch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).EndMatch(ctx, req.(*EndMatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -234,6 +280,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReinstatePlayer",
 			Handler:    _AdminService_ReinstatePlayer_Handler,
+		},
+		{
+			MethodName: "EndMatch",
+			Handler:    _AdminService_EndMatch_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1652,7 +1652,13 @@ type MatchEnded struct {
 	// before ties existed: there the place of ranking[i] is i+1.
 	Places []int32 `protobuf:"varint,3,rep,packed,name=places,proto3" json:"places,omitempty"`
 	// scores[i] is the final score of ranking[i], in games that keep scores.
-	Scores        []int64 `protobuf:"varint,4,rep,packed,name=scores,proto3" json:"scores,omitempty"`
+	Scores []int64 `protobuf:"varint,4,rep,packed,name=scores,proto3" json:"scores,omitempty"`
+	// reason is why an operator ended the match (AdminService.EndMatch);
+	// empty for an end by play, agreement or the lobby.
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// ended_by_key_id is the id of the API key that ended the match
+	// (AdminService.EndMatch); empty otherwise.
+	EndedByKeyId  string `protobuf:"bytes,6,opt,name=ended_by_key_id,json=endedByKeyId,proto3" json:"ended_by_key_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1713,6 +1719,20 @@ func (x *MatchEnded) GetScores() []int64 {
 		return x.Scores
 	}
 	return nil
+}
+
+func (x *MatchEnded) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *MatchEnded) GetEndedByKeyId() string {
+	if x != nil {
+		return x.EndedByKeyId
+	}
+	return ""
 }
 
 type CreateMatchRequest struct {
@@ -3488,13 +3508,15 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1c\n" +
 	"\tforfeited\x18\x03 \x01(\bR\tforfeited\"$\n" +
 	"\fMatchStarted\x12\x14\n" +
-	"\x05seats\x18\x01 \x03(\x05R\x05seats\"\x86\x01\n" +
+	"\x05seats\x18\x01 \x03(\x05R\x05seats\"\xc5\x01\n" +
 	"\n" +
 	"MatchEnded\x12.\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x16.hangar.v1.MatchStatusR\x06status\x12\x18\n" +
 	"\aranking\x18\x02 \x03(\x05R\aranking\x12\x16\n" +
 	"\x06places\x18\x03 \x03(\x05R\x06places\x12\x16\n" +
-	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\x85\x04\n" +
+	"\x06scores\x18\x04 \x03(\x03R\x06scores\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12%\n" +
+	"\x0fended_by_key_id\x18\x06 \x01(\tR\fendedByKeyId\"\x85\x04\n" +
 	"\x12CreateMatchRequest\x12\x12\n" +
 	"\x04game\x18\r \x01(\tR\x04game\x12.\n" +
 	"\aoptions\x18\x0e \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12\x1d\n" +

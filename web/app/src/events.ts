@@ -42,6 +42,7 @@ export function describe(ev: v1.Event, ctx: Context, statusName: (s: v1.MatchSta
     case "matchStarted":
       return say("match.started", { seats: b.value.seats.map((x) => seatName(ctx, x)).join(", ") });
     case "matchEnded":
+      if (b.value.reason !== "") return say("match.ended.operator", { reason: b.value.reason });
       return b.value.status === v1.MatchStatus.FINISHED ? say("match.over") : say("match.ended", { status: statusName(b.value.status) });
     case "turnTimedOut":
       return say("match.timed_out", { seatName: seatName(ctx, b.value.seat), count: b.value.consecutive });

@@ -1116,10 +1116,13 @@ func (x *MatchStarted) GetSeats() []int32 {
 type MatchEnded struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// status is a hangar.v1.MatchStatus.
-	Status        int32   `protobuf:"varint,1,opt,name=status,proto3" json:"status,omitempty"`
-	Ranking       []int32 `protobuf:"varint,2,rep,packed,name=ranking,proto3" json:"ranking,omitempty"`
-	Places        []int32 `protobuf:"varint,3,rep,packed,name=places,proto3" json:"places,omitempty"`
-	Scores        []int64 `protobuf:"varint,4,rep,packed,name=scores,proto3" json:"scores,omitempty"`
+	Status  int32   `protobuf:"varint,1,opt,name=status,proto3" json:"status,omitempty"`
+	Ranking []int32 `protobuf:"varint,2,rep,packed,name=ranking,proto3" json:"ranking,omitempty"`
+	Places  []int32 `protobuf:"varint,3,rep,packed,name=places,proto3" json:"places,omitempty"`
+	Scores  []int64 `protobuf:"varint,4,rep,packed,name=scores,proto3" json:"scores,omitempty"`
+	// reason and ended_by_key_id: an operator's end (AdminService.EndMatch).
+	Reason        string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	EndedByKeyId  string `protobuf:"bytes,6,opt,name=ended_by_key_id,json=endedByKeyId,proto3" json:"ended_by_key_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1180,6 +1183,20 @@ func (x *MatchEnded) GetScores() []int64 {
 		return x.Scores
 	}
 	return nil
+}
+
+func (x *MatchEnded) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *MatchEnded) GetEndedByKeyId() string {
+	if x != nil {
+		return x.EndedByKeyId
+	}
+	return ""
 }
 
 // OfferMade: offer_id, kind (a hangar.v1.OfferKind), the maker's seat and
@@ -1581,13 +1598,15 @@ const file_hangar_storage_v1_storage_proto_rawDesc = "" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1c\n" +
 	"\tforfeited\x18\x03 \x01(\bR\tforfeited\"$\n" +
 	"\fMatchStarted\x12\x14\n" +
-	"\x05seats\x18\x01 \x03(\x05R\x05seats\"n\n" +
+	"\x05seats\x18\x01 \x03(\x05R\x05seats\"\xad\x01\n" +
 	"\n" +
 	"MatchEnded\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\x05R\x06status\x12\x18\n" +
 	"\aranking\x18\x02 \x03(\x05R\aranking\x12\x16\n" +
 	"\x06places\x18\x03 \x03(\x05R\x06places\x12\x16\n" +
-	"\x06scores\x18\x04 \x03(\x03R\x06scores\"\xb1\x01\n" +
+	"\x06scores\x18\x04 \x03(\x03R\x06scores\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12%\n" +
+	"\x0fended_by_key_id\x18\x06 \x01(\tR\fendedByKeyId\"\xb1\x01\n" +
 	"\tOfferMade\x12\x19\n" +
 	"\boffer_id\x18\x01 \x01(\tR\aofferId\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\x05R\x04kind\x12\x12\n" +

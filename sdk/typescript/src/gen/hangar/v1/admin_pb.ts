@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/v1/admin.proto.
  */
 export const file_hangar_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChVoYW5nYXIvdjEvYWRtaW4ucHJvdG8SCWhhbmdhci52MSI+ChRTaWduT3V0UGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSEwoLZXh0ZXJuYWxfaWQYAiABKAkiQQoVU2lnbk91dFBsYXllclJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRIVCg1yZXZva2VkX2NvdW50GAIgASgFIk4KFFN1c3BlbmRQbGF5ZXJSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRITCgtleHRlcm5hbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiQQoVU3VzcGVuZFBsYXllclJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRIVCg1yZXZva2VkX2NvdW50GAIgASgFIlAKFlJlaW5zdGF0ZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEhMKC2V4dGVybmFsX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIsChdSZWluc3RhdGVQbGF5ZXJSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkyhQMKDEFkbWluU2VydmljZRJ4Cg1TaWduT3V0UGxheWVyEh8uaGFuZ2FyLnYxLlNpZ25PdXRQbGF5ZXJSZXF1ZXN0GiAuaGFuZ2FyLnYxLlNpZ25PdXRQbGF5ZXJSZXNwb25zZSIkgtPkkwIeOgEqIhkvdjEvYWRtaW4vcGxheWVyczpzaWduT3V0EngKDVN1c3BlbmRQbGF5ZXISHy5oYW5nYXIudjEuU3VzcGVuZFBsYXllclJlcXVlc3QaIC5oYW5nYXIudjEuU3VzcGVuZFBsYXllclJlc3BvbnNlIiSC0+STAh46ASoiGS92MS9hZG1pbi9wbGF5ZXJzOnN1c3BlbmQSgAEKD1JlaW5zdGF0ZVBsYXllchIhLmhhbmdhci52MS5SZWluc3RhdGVQbGF5ZXJSZXF1ZXN0GiIuaGFuZ2FyLnYxLlJlaW5zdGF0ZVBsYXllclJlc3BvbnNlIiaC0+STAiA6ASoiGy92MS9hZG1pbi9wbGF5ZXJzOnJlaW5zdGF0ZWIGcHJvdG8z", [file_google_api_annotations]);
+  fileDesc("ChVoYW5nYXIvdjEvYWRtaW4ucHJvdG8SCWhhbmdhci52MSI+ChRTaWduT3V0UGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSEwoLZXh0ZXJuYWxfaWQYAiABKAkiQQoVU2lnbk91dFBsYXllclJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRIVCg1yZXZva2VkX2NvdW50GAIgASgFIk4KFFN1c3BlbmRQbGF5ZXJSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRITCgtleHRlcm5hbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiQQoVU3VzcGVuZFBsYXllclJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRIVCg1yZXZva2VkX2NvdW50GAIgASgFIlAKFlJlaW5zdGF0ZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEhMKC2V4dGVybmFsX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIsChdSZWluc3RhdGVQbGF5ZXJSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkiRwoPRW5kTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIjUKEEVuZE1hdGNoUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAzL3AwoMQWRtaW5TZXJ2aWNlEngKDVNpZ25PdXRQbGF5ZXISHy5oYW5nYXIudjEuU2lnbk91dFBsYXllclJlcXVlc3QaIC5oYW5nYXIudjEuU2lnbk91dFBsYXllclJlc3BvbnNlIiSC0+STAh46ASoiGS92MS9hZG1pbi9wbGF5ZXJzOnNpZ25PdXQSeAoNU3VzcGVuZFBsYXllchIfLmhhbmdhci52MS5TdXNwZW5kUGxheWVyUmVxdWVzdBogLmhhbmdhci52MS5TdXNwZW5kUGxheWVyUmVzcG9uc2UiJILT5JMCHjoBKiIZL3YxL2FkbWluL3BsYXllcnM6c3VzcGVuZBKAAQoPUmVpbnN0YXRlUGxheWVyEiEuaGFuZ2FyLnYxLlJlaW5zdGF0ZVBsYXllclJlcXVlc3QaIi5oYW5nYXIudjEuUmVpbnN0YXRlUGxheWVyUmVzcG9uc2UiJoLT5JMCIDoBKiIbL3YxL2FkbWluL3BsYXllcnM6cmVpbnN0YXRlEnAKCEVuZE1hdGNoEhouaGFuZ2FyLnYxLkVuZE1hdGNoUmVxdWVzdBobLmhhbmdhci52MS5FbmRNYXRjaFJlc3BvbnNlIiuC0+STAiU6ASoiIC92MS9hZG1pbi9tYXRjaGVzL3ttYXRjaF9pZH06ZW5kYgZwcm90bzM", [file_google_api_annotations]);
 
 /**
  * @generated from message hangar.v1.SignOutPlayerRequest
@@ -177,6 +177,67 @@ export const ReinstatePlayerResponseSchema: GenMessage<ReinstatePlayerResponse> 
   messageDesc(file_hangar_v1_admin, 5);
 
 /**
+ * @generated from message hangar.v1.EndMatchRequest
+ */
+export type EndMatchRequest = Message<"hangar.v1.EndMatchRequest"> & {
+  /**
+   * match_id names the match.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+
+  /**
+   * reason says why, in the match's end event and the audit log: 1 to 200
+   * bytes of printable UTF-8.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * request_id makes a retry safe: a repeated request_id returns the first
+   * call's result and ends nothing again.
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message hangar.v1.EndMatchRequest.
+ * Use `create(EndMatchRequestSchema)` to create a new message.
+ */
+export const EndMatchRequestSchema: GenMessage<EndMatchRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_v1_admin, 6);
+
+/**
+ * @generated from message hangar.v1.EndMatchResponse
+ */
+export type EndMatchResponse = Message<"hangar.v1.EndMatchResponse"> & {
+  /**
+   * match_id is the match ended.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+
+  /**
+   * version is the match's version after its end event.
+   *
+   * @generated from field: int64 version = 2;
+   */
+  version: bigint;
+};
+
+/**
+ * Describes the message hangar.v1.EndMatchResponse.
+ * Use `create(EndMatchResponseSchema)` to create a new message.
+ */
+export const EndMatchResponseSchema: GenMessage<EndMatchResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_v1_admin, 7);
+
+/**
  * AdminService is for a game's own backend and for operators, with an API
  * key (`authorization: Bearer hk_…`) made with a scope (`hangar apikey create
  * --scope server|admin`); a player token is PERMISSION_DENIED with reason
@@ -228,6 +289,21 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ReinstatePlayerRequestSchema;
     output: typeof ReinstatePlayerResponseSchema;
+  },
+  /**
+   * EndMatch ends an open or active match as abandoned (no result, no
+   * rating change), for reason. It takes a key of scope admin only (a key of
+   * scope server is PERMISSION_DENIED with reason API_KEY_SCOPE). The end is
+   * an event of the match (MatchEnded with reason and ended_by_key_id), seen
+   * by its watchers; a match that has ended is FAILED_PRECONDITION with
+   * reason MATCH_NOT_IN_PLAY. A retry with the same request_id ends it once.
+   *
+   * @generated from rpc hangar.v1.AdminService.EndMatch
+   */
+  endMatch: {
+    methodKind: "unary";
+    input: typeof EndMatchRequestSchema;
+    output: typeof EndMatchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hangar_v1_admin, 0);

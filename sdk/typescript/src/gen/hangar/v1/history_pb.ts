@@ -310,7 +310,8 @@ export type ExportMatchResponse = Message<"hangar.v1.ExportMatchResponse"> & {
    * "joined seat=S bot"), "left seat=S player=ID [forfeited]",
    * "started seats=0,2", "timeout seat=S consecutive=N",
    * "handed seat=S player=ID" (the seat went to a bot),
-   * "ended status=finished ranking=2,0", and the offers as
+   * "ended status=finished ranking=2,0" (an operator's end adds
+   * " by_key=ID reason=\"…\""), and the offers as
    * "offer id=ID kind=draw seat=S player=ID answer=1[ from=SEQ]",
    * "answered offer=ID seat=S player=ID accepted|declined",
    * "lapsed offer=ID reason=turn_passed", "takeback offer=ID from=SEQ" and
