@@ -57,11 +57,12 @@ const reduced = () => typeof matchMedia === "function" && matchMedia("(prefers-r
 /**
  * steps lists the path indices a unit enters walking die squares from
  * from to to, as the server's MovePreview.path does: forward, back down
- * from the centre after a bounce, or backwards when the roll reversed it.
+ * from the centre after a bounce (which may end below from: p54 rolling 6
+ * walks 55 56 55 54 53 52), or backwards when the roll reversed it.
  */
 export function steps(from: number, to: number, die: number): number[] {
   const out: number[] = [];
-  if (to < from) {
+  if (to < from && to !== 2 * 56 - from - die) {
     for (let p = from - 1; p >= to; p--) out.push(p);
     return out;
   }
