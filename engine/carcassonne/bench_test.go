@@ -48,3 +48,20 @@ func mustTile(s string) TileID {
 	}
 	return t
 }
+
+// BenchmarkRandomGameInPlace plays BenchmarkRandomGame's random 2-player games on a Game,
+// with the move lists and events in buffers reused from game to game.
+func BenchmarkRandomGameInPlace(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	b.ReportAllocs()
+	games := 0
+	for b.Loop() {
+		g, err := NewGame(2, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		randomGameInPlace(b, g, r, nil)
+		games++
+	}
+	b.ReportMetric(float64(games)/b.Elapsed().Seconds(), "games/s")
+}

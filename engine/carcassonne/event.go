@@ -1,6 +1,9 @@
 package carcassonne
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // EventKind says what happened.
 type EventKind uint8
@@ -57,16 +60,19 @@ func (s State) Apply(e Event) (State, error) {
 
 // Fold applies events in order and returns the last state, or the first error.
 func (s State) Fold(events []Event) (State, error) {
+	if len(events) > 1 {
+		s = s.clone() // then every event changes the copy in place
+	}
 	for i, e := range events {
 		if err := s.apply(e); err != nil {
 			return State{}, fmt.Errorf("event %d (%v): %w", i, e, err)
 		}
 	}
-	return s, nil
+	return s.disown(), nil
 }
 
-// apply changes s by e. It never writes into an array s shares with another State: every
-// slice it changes is copied first.
+// apply changes s by e, or returns an error and leaves s as it was. Unless s owns its arrays
+// (see State.own) it never writes into one: every slice it changes is copied first.
 func (s *State) apply(e Event) error {
 	if e.Seat < 0 || e.Seat >= s.players {
 		return fmt.Errorf("%w: seat %d", ErrSeat, e.Seat)
@@ -204,7 +210,9 @@ func (s *State) apply(e Event) error {
 			return fmt.Errorf("%w: no follower of %d at %v f%d", ErrBadEvent, e.Seat, e.At, e.Feature)
 		}
 		var f []follower // nil when the last one leaves, as in a parsed state
-		if len(s.followers) > 1 {
+		if s.own {
+			f = slices.Delete(s.followers, i, i+1)
+		} else if len(s.followers) > 1 {
 			f = make([]follower, 0, len(s.followers)-1)
 			f = append(f, s.followers[:i]...)
 			f = append(f, s.followers[i+1:]...)
@@ -229,9 +237,14 @@ func (s *State) apply(e Event) error {
 }
 
 func (s *State) addFollower(k, seat int) {
-	f := make([]follower, len(s.followers)+1)
-	copy(f, s.followers)
-	f[len(s.followers)] = follower{node: int16(k), seat: int8(seat)}
-	s.followers = f
+	x := follower{node: int16(k), seat: int8(seat)}
+	if s.own {
+		s.followers = append(s.followers, x)
+	} else {
+		f := make([]follower, len(s.followers)+1)
+		copy(f, s.followers)
+		f[len(s.followers)] = x
+		s.followers = f
+	}
 	s.supply[seat]--
 }

@@ -339,20 +339,30 @@ func ParseMove(text string) (Move, error) {
 // Play dispatches m to Draw, Place, Follower or Fly for seat (a draw must be for the seat to
 // move). It returns their errors, or ErrSyntax for an unknown kind.
 func (s State) Play(seat int, m Move) (State, []Event, error) {
+	s.own = false
+	evs, err := s.play(seat, m, make([]Event, 0, 4))
+	if err != nil {
+		return State{}, nil, err
+	}
+	return s, evs, nil
+}
+
+// play is Play on s itself, appending the events to evs; on an error s is unchanged.
+func (s *State) play(seat int, m Move, evs []Event) ([]Event, error) {
 	switch m.Kind {
 	case MoveDraw:
 		if err := s.check(seat, PhaseDraw); err != nil {
-			return State{}, nil, err
+			return evs, err
 		}
-		return s.Draw(m.Tile)
+		return s.draw(m.Tile, evs)
 	case MovePlace:
-		return s.Place(seat, m.Placement)
+		return s.place(seat, m.Placement, evs)
 	case MoveFollower:
-		return s.Follower(seat, m.Follower)
+		return s.follower(seat, m.Follower, evs)
 	case MoveFly:
-		return s.Fly(seat, m.Roll)
+		return s.fly(seat, m.Roll, evs)
 	}
-	return State{}, nil, fmt.Errorf("%w: move kind %d", ErrSyntax, m.Kind)
+	return evs, fmt.Errorf("%w: move kind %d", ErrSyntax, m.Kind)
 }
 
 // Event notation, by kind:

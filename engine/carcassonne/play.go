@@ -60,33 +60,14 @@ func (s *State) fits(t TileID, r Rotation, p Pos) error {
 // placements calls yield for every legal placement of t, in row-major cell order then rotation,
 // and stops when yield returns false.
 func (s *State) placements(t TileID, yield func(Placement) bool) {
-	g := &s.g
 	var codes [4]uint8 // the tile's edges at each rotation, two bits per side
 	for r := range codes {
 		codes[r] = rotated[t][r].code
 	}
-	c, w := g.cells, g.w
-	for y := 1; y < g.h-1; y++ {
-		for i := y*w + 1; i < (y+1)*w-1; i++ {
-			if c[i] != 0 {
-				continue
-			}
-			nb := [4]int16{c[i-w], c[i+1], c[i+w], c[i-1]}
-			if nb == [4]int16{} {
-				continue
-			}
-			// The neighbours' facing edges, packed like codes, and which sides have one.
-			var mask, want uint8
-			for side, j := range nb {
-				if j != 0 {
-					mask |= 3 << (2 * side)
-					want |= uint8(s.tiles[j-1].edges[(side+2)&3]) << (2 * side)
-				}
-			}
-			for r, code := range codes {
-				if code&mask == want && !yield(Placement{Pos{i%w + g.x0, y + g.y0}, Rotation(r)}) {
-					return
-				}
+	for _, c := range s.front {
+		for r, code := range codes {
+			if code&c.mask == c.want && !yield(Placement{c.at, Rotation(r)}) {
+				return
 			}
 		}
 	}
@@ -255,16 +236,25 @@ func (s *State) emit(evs []Event, e Event) []Event {
 // empties the stack the game ends with final scoring. Errors wrap ErrGameOver, ErrWrongPhase,
 // ErrUnknownTile or ErrNotInStack.
 func (s State) Draw(t TileID) (State, []Event, error) {
-	if err := s.check(s.turn, PhaseDraw); err != nil {
+	s.own = false
+	evs, err := s.draw(t, make([]Event, 0, 2))
+	if err != nil {
 		return State{}, nil, err
 	}
+	return s, evs, nil
+}
+
+// draw is Draw on s itself, appending the events to evs; on an error s is unchanged.
+func (s *State) draw(t TileID, evs []Event) ([]Event, error) {
+	if err := s.check(s.turn, PhaseDraw); err != nil {
+		return evs, err
+	}
 	if int(t) >= NumTiles {
-		return State{}, nil, fmt.Errorf("%w: %d", ErrUnknownTile, t)
+		return evs, fmt.Errorf("%w: %d", ErrUnknownTile, t)
 	}
 	if s.stack.Count(t) == 0 {
-		return State{}, nil, fmt.Errorf("%w: %v", ErrNotInStack, t)
+		return evs, fmt.Errorf("%w: %v", ErrNotInStack, t)
 	}
-	evs := make([]Event, 0, 2)
 	evs = s.emit(evs, Event{Kind: Drew, Seat: s.turn, Tile: t})
 	if !s.canPlace(t) {
 		evs = s.emit(evs, Event{Kind: Discarded, Seat: s.turn, Tile: t})
@@ -272,7 +262,7 @@ func (s State) Draw(t TileID) (State, []Event, error) {
 			evs = s.finalScoring(evs)
 		}
 	}
-	return s, evs, nil
+	return evs, nil
 }
 
 // Place puts the drawn tile. When the player then has nothing to decide (no follower in supply,
@@ -280,20 +270,29 @@ func (s State) Draw(t TileID) (State, []Event, error) {
 // the next turn (or the end) follow in the events. Errors wrap ErrSeat, ErrGameOver,
 // ErrWrongPhase, ErrNotYourTurn or ErrPlacement.
 func (s State) Place(seat int, p Placement) (State, []Event, error) {
-	if err := s.check(seat, PhasePlace); err != nil {
+	s.own = false
+	evs, err := s.place(seat, p, make([]Event, 0, 4))
+	if err != nil {
 		return State{}, nil, err
+	}
+	return s, evs, nil
+}
+
+// place is Place on s itself, appending the events to evs; on an error s is unchanged.
+func (s *State) place(seat int, p Placement, evs []Event) ([]Event, error) {
+	if err := s.check(seat, PhasePlace); err != nil {
+		return evs, err
 	}
 	if err := s.fits(s.tile, p.Rot, p.At); err != nil {
-		return State{}, nil, err
+		return evs, err
 	}
-	evs := make([]Event, 0, 4)
 	evs = s.emit(evs, Event{Kind: Placed, Seat: seat, Tile: s.tile, At: p.At, Rot: p.Rot})
 	var buf [8]FollowerMove
 	if len(s.followerChoices(buf[:0])) == 0 {
 		evs = s.emit(evs, Event{Kind: Passed, Seat: seat})
 		evs = s.finishTurn(evs)
 	}
-	return s, evs, nil
+	return evs, nil
 }
 
 // Follower plays a Deploy or Pass in PhaseFollower, or a Land in PhaseLanding, then scores the
@@ -301,39 +300,47 @@ func (s State) Place(seat int, p Placement) (State, []Event, error) {
 // ErrGameOver, ErrWrongPhase, ErrNotYourTurn, ErrNoSpot, ErrNoFarmers, ErrNoFollower,
 // ErrOccupied, ErrMustLand or ErrNeedsRoll.
 func (s State) Follower(seat int, m FollowerMove) (State, []Event, error) {
+	s.own = false
+	evs, err := s.follower(seat, m, make([]Event, 0, 4))
+	if err != nil {
+		return State{}, nil, err
+	}
+	return s, evs, nil
+}
+
+// follower is Follower on s itself, appending the events to evs; on an error s is unchanged.
+func (s *State) follower(seat int, m FollowerMove, evs []Event) ([]Event, error) {
 	want := PhaseFollower
 	if m.Kind == Land || (m.Kind == Pass && s.phase == PhaseLanding) {
 		want = PhaseLanding
 	}
 	if err := s.check(seat, want); err != nil {
-		return State{}, nil, err
+		return evs, err
 	}
 	var e Event
 	switch m.Kind {
 	case Pass:
 		if s.phase == PhaseLanding {
-			return State{}, nil, ErrMustLand
+			return evs, ErrMustLand
 		}
 		e = Event{Kind: Passed, Seat: seat}
 	case Deploy:
 		if err := s.canDeploy(m.Feature); err != nil {
-			return State{}, nil, err
+			return evs, err
 		}
 		e = Event{Kind: Deployed, Seat: seat, At: s.tiles[len(s.tiles)-1].at, Feature: m.Feature}
 	case Land:
 		if !s.canLand(m.Feature) {
-			return State{}, nil, fmt.Errorf("%w: feature %d at %v", ErrNoSpot, m.Feature, s.target)
+			return evs, fmt.Errorf("%w: feature %d at %v", ErrNoSpot, m.Feature, s.target)
 		}
 		e = Event{Kind: Landed, Seat: seat, At: s.target, Feature: m.Feature}
 	case Fly:
-		return State{}, nil, ErrNeedsRoll
+		return evs, ErrNeedsRoll
 	default:
-		return State{}, nil, fmt.Errorf("%w: follower move kind %d", ErrSyntax, m.Kind)
+		return evs, fmt.Errorf("%w: follower move kind %d", ErrSyntax, m.Kind)
 	}
-	evs := make([]Event, 0, 4)
 	evs = s.emit(evs, e)
-	evs = s.finishTurn(evs)
-	return s, evs, nil
+	return s.finishTurn(evs), nil
 }
 
 // Fly puts a follower from supply on the flying machine of the tile just placed and flies it
@@ -343,19 +350,28 @@ func (s State) Follower(seat int, m FollowerMove) (State, []Event, error) {
 // wrap ErrSeat, ErrGameOver, ErrWrongPhase, ErrNotYourTurn, ErrRoll, ErrNoMachine or
 // ErrNoFollower.
 func (s State) Fly(seat int, roll int) (State, []Event, error) {
-	if err := s.check(seat, PhaseFollower); err != nil {
-		return State{}, nil, err
-	}
-	tgt, err := s.flightTarget(roll)
+	s.own = false
+	evs, err := s.fly(seat, roll, make([]Event, 0, 4))
 	if err != nil {
 		return State{}, nil, err
 	}
-	evs := make([]Event, 0, 4)
+	return s, evs, nil
+}
+
+// fly is Fly on s itself, appending the events to evs; on an error s is unchanged.
+func (s *State) fly(seat int, roll int, evs []Event) ([]Event, error) {
+	if err := s.check(seat, PhaseFollower); err != nil {
+		return evs, err
+	}
+	tgt, err := s.flightTarget(roll)
+	if err != nil {
+		return evs, err
+	}
 	evs = s.emit(evs, Event{Kind: Flew, Seat: seat, Roll: roll, At: tgt})
 	if s.phase != PhaseLanding {
 		evs = s.finishTurn(evs)
 	}
-	return s, evs, nil
+	return evs, nil
 }
 
 // finishTurn scores what the tile just placed completed, returns those followers, and passes the

@@ -1,6 +1,9 @@
 package carcassonne
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // MaxPlayers is the largest number of seats; the smallest is 2.
 const MaxPlayers = 5
@@ -107,6 +110,11 @@ type State struct {
 	nodes     []node
 	g         grid
 	followers []follower
+	front     []edgeCell // the empty cells beside a tile, where one may go, in row-major order
+	// own says that no other State shares tiles, nodes, g.cells or followers, so a change
+	// writes them in place (a Game's state, a fold's copy). The methods that return a new
+	// State clear it on their copy and copy what they change.
+	own bool
 }
 
 type placed struct {
@@ -152,8 +160,9 @@ func (g *grid) at(p Pos) int {
 	return int(g.cells[y*g.w+x]) - 1
 }
 
-// with returns a copy of g with tile ti at p, grown so that p keeps an empty margin.
-func (g grid) with(p Pos, ti int) grid {
+// with returns g with tile ti at p, grown so that p keeps an empty margin: a copy, or when own
+// and no growth is needed g itself, changed in place.
+func (g grid) with(p Pos, ti int, own bool) grid {
 	const margin = 4
 	x0, y0, x1, y1 := g.x0, g.y0, g.x0+g.w, g.y0+g.h
 	if g.w == 0 {
@@ -172,6 +181,10 @@ func (g grid) with(p Pos, ti int) grid {
 		y1 = p.Y + 1 + margin
 	}
 	n := grid{x0: x0, y0: y0, w: x1 - x0, h: y1 - y0}
+	if own && n.x0 == g.x0 && n.y0 == g.y0 && n.w == g.w && n.h == g.h {
+		g.cells[(p.Y-g.y0)*g.w+p.X-g.x0] = int16(ti + 1)
+		return g
+	}
 	n.cells = make([]int16, n.w*n.h)
 	if n.w == g.w && n.h == g.h {
 		copy(n.cells, g.cells)
@@ -301,15 +314,44 @@ func (s State) Ranking() []int {
 // Equal reports whether s and t are the same position (they have the same notation).
 func (s State) Equal(t State) bool { return s.String() == t.String() }
 
+// clone returns a copy of s that shares no array with it and owns its own.
+func (s State) clone() State {
+	// Room for every tile of the box, at about four segments a tile.
+	s.tiles = slices.Grow(slices.Clip(s.tiles), max(0, 80-len(s.tiles)))
+	s.nodes = slices.Grow(slices.Clip(s.nodes), max(0, 4*80-len(s.nodes)))
+	s.g.cells = slices.Clone(s.g.cells)
+	s.followers = slices.Grow(slices.Clip(s.followers), max(0, MaxPlayers*FollowersPerPlayer-len(s.followers)))
+	s.front = slices.Grow(slices.Clip(s.front), 32)
+	s.own = true
+	return s
+}
+
+// disown returns s as a value that copies what it changes, its followers nil when there are
+// none, as in every State a move returns.
+func (s State) disown() State {
+	s.own = false
+	if len(s.followers) == 0 {
+		s.followers = nil
+	}
+	return s
+}
+
 // placeTile puts t on p without any legality check and merges its features with the neighbours.
 func (s *State) placeTile(t TileID, r Rotation, p Pos) {
 	rt := &rotated[t][r]
 	ti, n0 := len(s.tiles), len(s.nodes)
-	tiles := make([]placed, ti+1)
-	copy(tiles, s.tiles)
+	var tiles []placed
+	var nodes []node
+	if s.own {
+		tiles = append(s.tiles, placed{})
+		nodes = slices.Grow(s.nodes, len(rt.feats))[:n0+len(rt.feats)]
+	} else {
+		tiles = make([]placed, ti+1)
+		copy(tiles, s.tiles)
+		nodes = make([]node, n0+len(rt.feats))
+		copy(nodes, s.nodes)
+	}
 	tiles[ti] = placed{t: t, r: r, edges: rt.edges, node0: int16(n0), at: p}
-	nodes := make([]node, n0+len(rt.feats))
-	copy(nodes, s.nodes)
 	for i, f := range rt.feats {
 		k := int16(n0 + i)
 		nd := node{tile: int16(ti), root: k, next: k, size: 1, open: int16(f.nsides), kind: f.kind, feat: int8(i)}
@@ -319,7 +361,8 @@ func (s *State) placeTile(t TileID, r Rotation, p Pos) {
 		nodes[k] = nd
 	}
 	s.tiles, s.nodes = tiles, nodes
-	s.g = s.g.with(p, ti)
+	s.g = s.g.with(p, ti, s.own)
+	s.front = s.frontWith(p, &rt.edges)
 	for side := range Side(4) {
 		j := s.g.at(p.Step(side))
 		if j < 0 {
@@ -339,6 +382,56 @@ func (s *State) placeTile(t TileID, r Rotation, p Pos) {
 			}
 		}
 	}
+}
+
+// edgeCell is an empty cell beside a placed tile, with the edges its neighbours show it:
+// two bits a side (north first) in want, and mask setting both bits of the sides that have a
+// neighbour. A tile turned so that its code&mask == want fits there.
+type edgeCell struct {
+	at         Pos
+	mask, want uint8
+}
+
+// frontWith returns the frontier once a tile showing edges is on p: p leaves it, and p's empty
+// neighbours join it or learn the edge it shows them.
+func (s *State) frontWith(p Pos, edges *[4]Edge) []edgeCell {
+	f := s.front
+	if !s.own {
+		f = make([]edgeCell, len(s.front), len(s.front)+4)
+		copy(f, s.front)
+	}
+	if i, ok := findCell(f, p); ok {
+		f = slices.Delete(f, i, i+1)
+	}
+	for side := range Side(4) {
+		q := p.Step(side)
+		if s.g.at(q) >= 0 {
+			continue
+		}
+		i, ok := findCell(f, q)
+		if !ok {
+			f = slices.Insert(f, i, edgeCell{at: q})
+		}
+		back := 2 * uint8(side.Opposite())
+		f[i].mask |= 3 << back
+		f[i].want |= uint8(edges[side]) << back
+	}
+	return f
+}
+
+// findCell returns where p is in f (ordered north to south, then west to east), or where it
+// would go.
+func findCell(f []edgeCell, p Pos) (int, bool) {
+	lo, hi := 0, len(f)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c := f[m].at; c.Y < p.Y || (c.Y == p.Y && c.X < p.X) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(f) && f[lo].at == p
 }
 
 func (s *State) union(a, b int) {
