@@ -80,6 +80,13 @@ func TestGameMatchesState(t *testing.T) {
 			if got := g.State(); got.String() != s.String() {
 				t.Fatalf("game %d move %d: Game at\n%v\nState at\n%v", i, moves, got, s)
 			}
+			// The frontier the Game keeps lists what a scan of the State's grid lists.
+			if got, want := g.AppendLegalPlacements(nil), s.LegalPlacements(); !slices.Equal(got, want) {
+				t.Fatalf("game %d move %d: Game's placements %v, State's %v", i, moves, got, want)
+			}
+			if got, want := g.AppendFollowerMoves(nil), s.LegalFollowerMoves(); !slices.Equal(got, want) {
+				t.Fatalf("game %d move %d: Game's follower moves %v, State's %v", i, moves, got, want)
+			}
 			if moves%17 == 0 {
 				kept = append(kept, g.State())
 				keptText = append(keptText, s.String())

@@ -64,7 +64,12 @@ func (s *State) placements(t TileID, yield func(Placement) bool) {
 	for r := range codes {
 		codes[r] = rotated[t][r].code
 	}
-	for _, c := range s.front {
+	front := s.front
+	if !s.own {
+		var buf [128]edgeCell
+		front = s.scanFront(buf[:0])
+	}
+	for _, c := range front {
 		for r, code := range codes {
 			if code&c.mask == c.want && !yield(Placement{c.at, Rotation(r)}) {
 				return

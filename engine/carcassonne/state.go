@@ -110,7 +110,7 @@ type State struct {
 	nodes     []node
 	g         grid
 	followers []follower
-	front     []edgeCell // the empty cells beside a tile, where one may go, in row-major order
+	front     []edgeCell // when own: the empty cells beside a tile, in row-major order
 	// own says that no other State shares tiles, nodes, g.cells or followers, so a change
 	// writes them in place (a Game's state, a fold's copy). The methods that return a new
 	// State clear it on their copy and copy what they change.
@@ -321,7 +321,7 @@ func (s State) clone() State {
 	s.nodes = slices.Grow(slices.Clip(s.nodes), max(0, 4*80-len(s.nodes)))
 	s.g.cells = slices.Clone(s.g.cells)
 	s.followers = slices.Grow(slices.Clip(s.followers), max(0, MaxPlayers*FollowersPerPlayer-len(s.followers)))
-	s.front = slices.Grow(slices.Clip(s.front), 32)
+	s.front = s.scanFront(make([]edgeCell, 0, 64))
 	s.own = true
 	return s
 }
@@ -329,7 +329,7 @@ func (s State) clone() State {
 // disown returns s as a value that copies what it changes, its followers nil when there are
 // none, as in every State a move returns.
 func (s State) disown() State {
-	s.own = false
+	s.own, s.front = false, nil
 	if len(s.followers) == 0 {
 		s.followers = nil
 	}
@@ -362,7 +362,9 @@ func (s *State) placeTile(t TileID, r Rotation, p Pos) {
 	}
 	s.tiles, s.nodes = tiles, nodes
 	s.g = s.g.with(p, ti, s.own)
-	s.front = s.frontWith(p, &rt.edges)
+	if s.own {
+		s.front = s.frontWith(p, &rt.edges)
+	}
 	for side := range Side(4) {
 		j := s.g.at(p.Step(side))
 		if j < 0 {
@@ -393,13 +395,9 @@ type edgeCell struct {
 }
 
 // frontWith returns the frontier once a tile showing edges is on p: p leaves it, and p's empty
-// neighbours join it or learn the edge it shows them.
+// neighbours join it or learn the edge it shows them. It changes s.front in place (s is own).
 func (s *State) frontWith(p Pos, edges *[4]Edge) []edgeCell {
 	f := s.front
-	if !s.own {
-		f = make([]edgeCell, len(s.front), len(s.front)+4)
-		copy(f, s.front)
-	}
 	if i, ok := findCell(f, p); ok {
 		f = slices.Delete(f, i, i+1)
 	}
@@ -415,6 +413,33 @@ func (s *State) frontWith(p Pos, edges *[4]Edge) []edgeCell {
 		back := 2 * uint8(side.Opposite())
 		f[i].mask |= 3 << back
 		f[i].want |= uint8(edges[side]) << back
+	}
+	return f
+}
+
+// scanFront appends the frontier to f, read off the grid.
+func (s *State) scanFront(f []edgeCell) []edgeCell {
+	g := &s.g
+	c, w := g.cells, g.w
+	for y := 1; y < g.h-1; y++ {
+		for i := y*w + 1; i < (y+1)*w-1; i++ {
+			if c[i] != 0 {
+				continue
+			}
+			nb := [4]int16{c[i-w], c[i+1], c[i+w], c[i-1]}
+			if nb == [4]int16{} {
+				continue
+			}
+			// The neighbours' facing edges, two bits a side, and which sides have one.
+			var mask, want uint8
+			for side, j := range nb {
+				if j != 0 {
+					mask |= 3 << (2 * side)
+					want |= uint8(s.tiles[j-1].edges[(side+2)&3]) << (2 * side)
+				}
+			}
+			f = append(f, edgeCell{Pos{i%w + g.x0, y + g.y0}, mask, want})
+		}
 	}
 	return f
 }
