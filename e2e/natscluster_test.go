@@ -163,10 +163,10 @@ func TestLongNATSClusterLosesAServer(t *testing.T) {
 		return out, nil
 	}
 	var (
-		victim     = -1
-		atKill     []counts
-		killedAt   time.Duration
-		killErr    error
+		victim   = -1
+		atKill   []counts
+		killedAt time.Duration
+		killErr  error
 	)
 	killed := make(chan struct{})
 	go func() {
