@@ -42,9 +42,10 @@ import (
 func TestLongNATSClusterLosesAServer(t *testing.T) {
 	longTest(t)
 	oneCPUBound(t)
-	const matches, killAfter = 12, 400
+	const matches, killAfter = 8, 300
 	began := time.Now()
 	cl := natstest.StartCluster(t, 3)
+	t.Logf("the NATS cluster started in %v", time.Since(began).Round(time.Millisecond))
 	urls := cl.URLs()
 	prefix := natstest.Prefix(t, urls)
 	cfg := server.Config{DatabaseURL: pgtest.Database(t), CrossNode: true, Bus: urls, BusPrefix: prefix, BusReplicas: 3,
@@ -56,8 +57,10 @@ func TestLongNATSClusterLosesAServer(t *testing.T) {
 	var nodes []*server.Server
 	var serverOf []int
 	taken := map[int]bool{}
+	starts := 0
 	for len(nodes) < 3 {
 		for try := 0; ; try++ {
+			starts++
 			n := node(t, cfg)
 			waitUntil(t, "a node's bus to connect", func() bool { return n.Stats().BusServer != "" })
 			k := cl.Index(n.Stats().BusServer)
@@ -72,7 +75,7 @@ func TestLongNATSClusterLosesAServer(t *testing.T) {
 			n.Shutdown(context.Background())
 		}
 	}
-	t.Logf("the cluster and the nodes started in %v", time.Since(began).Round(time.Millisecond))
+	t.Logf("3 nodes on 3 NATS servers after %d starts, at %v", starts, time.Since(began).Round(time.Millisecond))
 	changes := prefix + "_changes"
 	var info natstest.StreamInfo
 	waitUntil(t, "the stream of changes to exist with 3 replicas and a leader", func() bool {
@@ -80,6 +83,7 @@ func TestLongNATSClusterLosesAServer(t *testing.T) {
 		info, err = cl.Stream(0, changes)
 		return err == nil && info.Replicas == 3 && info.Leader >= 0
 	})
+	t.Logf("the stream of changes has 3 replicas at %v", time.Since(began).Round(time.Millisecond))
 	addrs := make([]string, len(nodes))
 	for i, n := range nodes {
 		addrs[i] = n.Addr()
