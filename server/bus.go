@@ -18,6 +18,9 @@ const (
 	BusPostgres = "postgres"
 )
 
+// MaxBusReplicas is the most replicas --bus-replicas gives a stream.
+const MaxBusReplicas = natsbus.MaxReplicas
+
 // IsNATS says whether --bus names a NATS server rather than Postgres.
 func IsNATS(bus string) bool {
 	return bus != "" && bus != BusPostgres
@@ -45,7 +48,7 @@ func openBus(cfg Config, log *slog.Logger) (*natsbus.Bus, error) {
 		return nil, fmt.Errorf("--bus %s needs Postgres (--database-url): the embedded SQLite store serves a single node", busName(cfg.Bus))
 	}
 	host, _ := os.Hostname()
-	return natsbus.Open(natsbus.Config{URL: cfg.Bus, Prefix: cfg.BusPrefix, Name: "hangar " + host + " " + cfg.Listen, Log: log})
+	return natsbus.Open(natsbus.Config{URL: cfg.Bus, Prefix: cfg.BusPrefix, Replicas: cfg.BusReplicas, Name: "hangar " + host + " " + cfg.Listen, Log: log})
 }
 
 // busName is what the start line says of the bus: postgres or nats.

@@ -45,6 +45,9 @@ type Config struct {
 	// LISTEN/NOTIFY, nats://host:port for NATS JetStream (bus.go).
 	// BusPrefix names the NATS streams and subjects (default "hangar").
 	Bus, BusPrefix string
+	// BusReplicas is how many servers of a NATS cluster hold each of the
+	// bus's streams when a node creates them (0 or 1: one).
+	BusReplicas int
 	// AppendBatch is the most appends the store commits at once (the
 	// append combiner): 0 is the store's default (128), 1 commits each
 	// append alone.

@@ -659,11 +659,17 @@ type Stats struct {
 	// BusConnected says whether the node's NATS bus is connected (false
 	// without one).
 	BusConnected bool
+	// BusServer is the URL of the NATS server the node's bus is connected
+	// to, without credentials (empty when it is not connected).
+	BusServer string
 }
 
 // Stats reports what the node holds now.
 func (m *Server) Stats() Stats {
 	st := Stats{RequestMemory: m.budget.Used(), BusConnected: m.bus != nil && m.bus.Connected()}
+	if m.bus != nil {
+		st.BusServer = m.bus.Server()
+	}
 	st.WatchBuffered, st.WatchCutoffs = m.svc.WatchStats()
 	return st
 }

@@ -124,6 +124,18 @@ func TestBusFlags(t *testing.T) {
 	if err != nil || cfg.BusPrefix != "eu1" {
 		t.Fatalf("--bus-prefix: %q, %v", cfg.BusPrefix, err)
 	}
+	if cfg.BusReplicas != 1 {
+		t.Errorf("--bus-replicas defaults to %d, want 1", cfg.BusReplicas)
+	}
+	for _, tc := range []struct {
+		arg  string
+		want int // 0: refused
+	}{{"3", 3}, {"5", 5}, {"0", 0}, {"6", 0}, {"-1", 0}} {
+		cfg, err := parseConfig("serve", []string{"--database-url", "postgres://x/y", "--bus-replicas", tc.arg})
+		if tc.want == 0 && err == nil || tc.want != 0 && (err != nil || cfg.BusReplicas != tc.want) {
+			t.Errorf("--bus-replicas %s: %d, %v", tc.arg, cfg.BusReplicas, err)
+		}
+	}
 }
 
 // TestOIDCFlags: the provider's flags go together, and its URL is https

@@ -185,6 +185,7 @@ func serveFlags(name string) (fs *flag.FlagSet, finish func() (server.Config, er
 	fs.BoolVar(&cfg.CrossNode, "cross-node", true, "deliver changes between nodes sharing a Postgres database (over --bus); the embedded store is single-node")
 	fs.StringVar(&cfg.Bus, "bus", "", "what carries the cross-node notifications: postgres (LISTEN/NOTIFY on the database) or nats://host:port (NATS JetStream; several URLs comma-separated); empty: postgres")
 	fs.StringVar(&cfg.BusPrefix, "bus-prefix", "hangar", "with a NATS --bus, the prefix of its streams and subjects (<prefix>_changes on <prefix>.changes, …): deployments sharing a NATS server keep apart by it")
+	fs.IntVar(&cfg.BusReplicas, "bus-replicas", 1, "with a NATS --bus, how many servers of the NATS cluster hold each stream the node creates (1 to 5; 3 survives the loss of a server); a stream that exists keeps its own")
 	fs.StringVar(&cfg.ReadDatabaseURL, "read-database-url", "", "Postgres URL of a streaming replica of --database-url (a hot standby): history, statistics, leaderboards, exports, past versions and event pages read from it; empty: all reads from the primary")
 	fs.DurationVar(&cfg.ReadWait, "read-wait", 200*time.Millisecond, "how long a read of past events waits for the replica to replay the version its reader has seen before it reads from the primary")
 	fs.DurationVar(&cfg.ReplicaMaxLag, "read-max-lag", server.DefaultReplicaMaxLag, "replica lag past which the node warns and the hangar.replica health reports NOT_SERVING")
@@ -316,6 +317,9 @@ func finishConfig(name string, fs *flag.FlagSet, cfg server.Config, lim service.
 	}
 	if cfg.Service.OIDC.Issuer != "" && cfg.Service.OIDC.NameClaim == "" {
 		return cfg, errors.New("--oidc-name-claim must not be empty")
+	}
+	if cfg.BusReplicas < 1 || cfg.BusReplicas > server.MaxBusReplicas {
+		return cfg, fmt.Errorf("--bus-replicas must be 1 to %d, not %d", server.MaxBusReplicas, cfg.BusReplicas)
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return cfg, fmt.Errorf("--log-format must be text or json, not %q", cfg.LogFormat)

@@ -17,7 +17,9 @@
 //     retention, 64 MiB at most, oldest discarded). A restarted NATS server
 //     comes back with empty streams, which every listener sees as a gap;
 //     file storage would only keep notifications that the store holds
-//     anyway, at a disk write per batch.
+//     anyway, at a disk write per batch. In a NATS cluster the streams
+//     can be replicated (Config.Replicas): losing a server then loses no
+//     notification, and the listeners resume without a gap.
 //   - Publishing waits for the stream's acknowledgement, so a publish that
 //     fails is known (the service publishes the changes again).
 //   - Each Listen is an ephemeral consumer without acks, created from the
@@ -42,6 +44,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -71,6 +74,8 @@ const (
 	DefaultMaxAge = time.Minute
 	// maxBytes bounds a stream's memory.
 	maxBytes = 64 << 20
+	// MaxReplicas is the most replicas NATS gives a stream.
+	MaxReplicas = 5
 )
 
 const (
@@ -97,6 +102,11 @@ type Config struct {
 	// MaxAge is how long the streams keep a notification (default
 	// DefaultMaxAge). It applies when the bus creates a stream.
 	MaxAge time.Duration
+	// Replicas is how many servers of a NATS cluster hold each stream
+	// (1 to 5; default 1). It applies when the bus creates a stream; a
+	// stream that exists already keeps its own, with a warning in the log
+	// when they differ.
+	Replicas int
 	// Name names the connection to the NATS server (its monitoring shows
 	// it).
 	Name string
@@ -142,6 +152,10 @@ type Bus struct {
 	changes     topic
 	revocations topic
 
+	// warnedReplicas is set once the log has said that a stream's
+	// replicas differ from the configured ones.
+	warnedReplicas atomic.Bool
+
 	mu sync.Mutex
 	// event is closed, and replaced, whenever the connection is lost or
 	// comes back: listeners then re-create their consumers.
@@ -163,6 +177,12 @@ func Open(cfg Config) (*Bus, error) {
 	}
 	if cfg.MaxAge <= 0 {
 		cfg.MaxAge = DefaultMaxAge
+	}
+	if cfg.Replicas == 0 {
+		cfg.Replicas = 1
+	}
+	if cfg.Replicas < 1 || cfg.Replicas > MaxReplicas {
+		return nil, fmt.Errorf("natsbus: %d replicas: a stream has 1 to %d", cfg.Replicas, MaxReplicas)
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -234,6 +254,15 @@ func (b *Bus) Close() error {
 
 // Connected says whether the bus has a connection to NATS now.
 func (b *Bus) Connected() bool { return b.nc.IsConnected() }
+
+// Server is the URL of the NATS server the bus is connected to now,
+// without credentials; empty while it is not connected.
+func (b *Bus) Server() string {
+	if !b.nc.IsConnected() {
+		return ""
+	}
+	return b.nc.ConnectedUrlRedacted()
+}
 
 // changed signals a connection event to the waiting listeners.
 func (b *Bus) changed() {
@@ -340,6 +369,12 @@ func (b *Bus) stream(ctx context.Context, t topic) (jetstream.Stream, error) {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	s, err := b.js.Stream(ctx, t.stream)
+	if err == nil {
+		if got := s.CachedInfo().Config.Replicas; got != b.cfg.Replicas && b.warnedReplicas.CompareAndSwap(false, true) {
+			b.log.Warn("nats bus: the stream exists with another number of replicas: it is used as it is",
+				"stream", t.stream, "replicas", got, "configured", b.cfg.Replicas)
+		}
+	}
 	if !errors.Is(err, jetstream.ErrStreamNotFound) {
 		return s, err
 	}
@@ -352,7 +387,7 @@ func (b *Bus) stream(ctx context.Context, t topic) (jetstream.Stream, error) {
 		Discard:     jetstream.DiscardOld,
 		MaxAge:      b.cfg.MaxAge,
 		MaxBytes:    maxBytes,
-		Replicas:    1,
+		Replicas:    b.cfg.Replicas,
 	})
 	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // another node made it first
 		return b.js.Stream(ctx, t.stream)

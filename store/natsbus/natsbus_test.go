@@ -286,6 +286,9 @@ func TestConfig(t *testing.T) {
 		{natsbus.Config{URL: "127.0.0.1:4222"}, false},
 		{natsbus.Config{URL: "nats://127.0.0.1:4222", Prefix: "a.b"}, false},
 		{natsbus.Config{URL: "nats://127.0.0.1:4222", Prefix: "a>"}, false},
+		{natsbus.Config{URL: "nats://127.0.0.1:4222", Replicas: 3}, true},
+		{natsbus.Config{URL: "nats://127.0.0.1:4222", Replicas: 6}, false},
+		{natsbus.Config{URL: "nats://127.0.0.1:4222", Replicas: -1}, false},
 	} {
 		tc.cfg.Log = quiet
 		b, err := natsbus.Open(tc.cfg)

@@ -161,6 +161,8 @@ type Server struct {
 	Port int
 	Dir  string
 	bin  string
+	// args are more of nats-server's arguments (a cluster's).
+	args []string
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -246,7 +248,7 @@ func (s *Server) start() error {
 	if fi, err := log.Stat(); err == nil {
 		s.logFrom = fi.Size()
 	}
-	cmd := exec.Command(s.bin, "-a", "127.0.0.1", "-p", fmt.Sprint(s.Port), "-js", "-sd", filepath.Join(s.Dir, "js"))
+	cmd := exec.Command(s.bin, append([]string{"-a", "127.0.0.1", "-p", fmt.Sprint(s.Port), "-js", "-sd", filepath.Join(s.Dir, "js")}, s.args...)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	// Not in the test's process group: a ^C reaches the test, which stops
 	// the server itself.
