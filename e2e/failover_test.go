@@ -40,11 +40,11 @@ import (
 
 // failoverMatches is each deployment's number of matches, of which
 // failoverCarc are of Carcassonne.
-const failoverMatches, failoverCarc = 16, 4
+const failoverMatches, failoverCarc = 12, 3
 
 // failoverKillAfter is how many acknowledged commands each deployment waits
 // for before the primary is killed.
-const failoverKillAfter = 300
+const failoverKillAfter = 250
 
 // primaryKiller kills the formation's primary once every deployment is
 // ready (or has given up).

@@ -52,14 +52,16 @@ type AutoNode struct {
 }
 
 // failoverTimings are the monitor's settings (milliseconds): health checks
-// every second, a node unhealthy after 2 s without its keeper's report and
-// a failed check, and the old primary given 3 s to demote itself (more than
-// the keepers' network_partition_timeout, 2 s, after which a primary cut
-// off from the monitor and the secondary stops accepting writes).
+// every second (a refused connection fails one at once; a slow answer has
+// pg_auto_failover's default 5 s on a loaded machine), a node unhealthy
+// after 2 s without its keeper's report and two failed checks, and the old
+// primary given 3 s to demote itself (more than the keepers'
+// network_partition_timeout, 2 s, after which a primary cut off from the
+// monitor and the secondary stops accepting writes).
 var failoverTimings = map[string]string{
 	"pgautofailover.health_check_period":               "1000",
-	"pgautofailover.health_check_timeout":              "1000",
-	"pgautofailover.health_check_max_retries":          "1",
+	"pgautofailover.health_check_timeout":              "5000",
+	"pgautofailover.health_check_max_retries":          "2",
 	"pgautofailover.health_check_retry_delay":          "500",
 	"pgautofailover.node_considered_unhealthy_timeout": "2000",
 	"pgautofailover.startup_grace_period":              "1000",
