@@ -256,20 +256,6 @@ type nodeState struct {
 	name, reported, assigned string
 }
 
-// States returns each node's reported state as the monitor has it, by
-// node name ("a", "b").
-func (f *Formation) States(ctx context.Context) (map[string]string, error) {
-	ns, err := f.states(ctx)
-	if err != nil {
-		return nil, err
-	}
-	m := map[string]string{}
-	for _, n := range ns {
-		m[n.name] = n.reported + "/" + n.assigned
-	}
-	return m, nil
-}
-
 func (f *Formation) states(ctx context.Context) ([]nodeState, error) {
 	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/pg_auto_failover?sslmode=disable", f.Monitor.Port))
 	if err != nil {
