@@ -19,6 +19,7 @@ import (
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/internal/lincheck"
 	"github.com/hangarhq/hangar/store/natsbus/natstest"
 	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
@@ -122,6 +123,10 @@ type faultPlayer struct {
 	pending proto.Message
 	pendID  string
 	onAck   func()
+	// rec records every command and its answer for the linearizability
+	// check, as client id.
+	rec *lincheck.Recorder
+	id  int
 }
 
 func (p *faultPlayer) client() *client {
@@ -238,8 +243,10 @@ func (p *faultPlayer) send(ctx context.Context, c *client, req proto.Message) er
 	var evs []*hangarv1.Event
 	var id string
 	var err error
+	var call *lincheck.Call
 	if r, ok := req.(*hangarv1.ActRequest); ok {
 		id = r.GetRequestId()
+		call = p.rec.Call(p.id, p.match, id, r.GetExpectedVersion())
 		var resp *hangarv1.ActResponse
 		if resp, err = c.moves.Act(ctx, r); err == nil {
 			evs = resp.GetEvents()
@@ -247,18 +254,22 @@ func (p *faultPlayer) send(ctx context.Context, c *client, req proto.Message) er
 	}
 	switch {
 	case err == nil:
+		call.Acked(linEntries(evs))
 		p.pending = nil
 		p.acks = append(p.acks, ack{reqID: id, events: evs})
 		p.onAck()
 		return nil
 	case retryable(err):
+		call.Unknown()
 		p.pending, p.pendID = req, id
 		return err
 	case status.Code(err) == codes.Aborted || status.Code(err) == codes.FailedPrecondition:
 		// Someone moved first (a turn clock, a racing retry): play on.
+		call.Refused()
 		p.pending = nil
 		return nil
 	}
+	call.Unknown()
 	return err
 }
 
@@ -351,6 +362,7 @@ func runFaults(t *testing.T, bin string, plan faultPlan, nats *natstest.Server) 
 	}
 	var players []*faultPlayer
 	var joiners []*client // the second player of each match, on its own connection
+	rec := lincheck.NewRecorder()
 	for i := range plan.matches {
 		a := newClient(t, addrs[(2*i)%3], fmt.Sprint("A", i))
 		b := newClient(t, addrs[(2*i+1)%3], fmt.Sprint("B", i))
@@ -371,7 +383,7 @@ func runFaults(t *testing.T, bin string, plan faultPlan, nats *natstest.Server) 
 		for k, c := range []*client{a, b} {
 			players = append(players, &faultPlayer{t: t, name: fmt.Sprintf("m%d/seat%d", i, 2*k), token: c.token, match: id,
 				seat: seatStep * int32(k), lazy: i < plan.clocked && k == 1, addrs: addrs, node: (2*i + k) % 3,
-				rng: rand.New(rand.NewPCG(uint64(i), uint64(k))), conns: map[string]*client{}, onAck: onAck})
+				rng: rand.New(rand.NewPCG(uint64(i), uint64(k))), conns: map[string]*client{}, onAck: onAck, rec: rec, id: len(players)})
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx0, 2*time.Minute)
@@ -525,10 +537,19 @@ func runFaults(t *testing.T, bin string, plan faultPlan, nats *natstest.Server) 
 		}
 	}
 	nlate := 0
+	lin := newLinearCheck(rec)
+	for _, p := range players {
+		lin.watcher(p.match, p.seen)
+	}
 	for l := range lates {
 		nlate++
 		checkLog(t, reader.events(t, players[2*l.match].match), l.seen)
+		lin.watcher(players[2*l.match].match, l.seen)
 	}
+	for i := range plan.matches {
+		lin.match(players[2*i].match, reader.events(t, players[2*i].match))
+	}
+	lin.verdict(t)
 	if want := 2 * ((plan.matches + plan.lateEvery - 1) / plan.lateEvery); nlate != want {
 		t.Fatalf("%d late watchers finished, want %d", nlate, want)
 	}

@@ -28,11 +28,16 @@ func unreachable(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
+	if errors.Is(err, errReconnectWait) {
+		return true
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		// 08: connection exception; 57P01-57P03: admin or crash shutdown,
-		// cannot connect now.
-		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+		// cannot connect now; 25006: a write reached a server that is
+		// read-only now (a primary being demoted in a failover).
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03" ||
+			pgErr.Code == readOnlyTransaction
 	}
 	var connErr *pgconn.ConnectError
 	var netErr net.Error
@@ -42,6 +47,8 @@ func unreachable(err error) bool {
 
 // SQLSTATEs the store acts on.
 const (
+	// readOnlyTransaction: a write in a read-only transaction.
+	readOnlyTransaction = "25006"
 	// uniqueViolation: a primary key or unique violation.
 	uniqueViolation = "23505"
 	// serializationFailure: a concurrent update made the statement fail.
