@@ -168,7 +168,12 @@ func TestLongWebOffersChat(t *testing.T) {
 
 	// A rematch: Ann offers it, Ben (whose page learns of it after the
 	// match's end) accepts, and both follow it into the new match.
+	// Each page reads the ended match's new events once its watch has ended.
+	for who, p := range pages {
+		until(p, t, who+"'s page is at the end", fmt.Sprintf(`(() => { const m = document.getElementById('match'); return m.dataset.polling === '' && m.dataset.version === '%d'; })()`, end.GetVersion()))
+	}
 	click(ann, t, "offer a rematch", "#offer-rematch")
+	until(ann, t, "Ann's offer is open", `!!document.querySelector('#offers[data-offer="rematch"] #offer-open')`)
 	click(ben, t, "accept the rematch", `#offers[data-offer="rematch"] #offer-accept`)
 	fits(ann, t, "the result with a rematch")
 	axe(ann, t, "the result with a rematch")

@@ -607,13 +607,19 @@ function matchView(id: string, replay: boolean): void {
     }));
     clockLine.textContent = replay ? "" : clock.describeControl(match);
     tick();
-    if (!replay && !chatBox.firstChild && me) {
-      chatBox.append(chatPanel({
-        session: session!, matchId: id, me: me.playerId, nameOf, errorText, signal: abort.signal,
-        channel: mine >= 0 ? v1.ChatChannel.PLAYERS : v1.ChatChannel.SPECTATORS,
-      }));
+    // The chat: the players' channel once the caller is seated (a
+    // spectator who joins changes channel), the spectators' otherwise.
+    const channel = mine >= 0 ? v1.ChatChannel.PLAYERS : v1.ChatChannel.SPECTATORS;
+    if (!replay && me && channel !== chatChannel) {
+      chatStop?.abort();
+      chatStop = new AbortController();
+      abort.signal.addEventListener("abort", () => chatStop?.abort());
+      chatChannel = channel;
+      chatBox.replaceChildren(chatPanel({ session: session!, matchId: id, me: me.playerId, nameOf, errorText, signal: chatStop.signal, channel }));
     }
   }
+  let chatChannel: v1.ChatChannel | undefined;
+  let chatStop: AbortController | undefined;
 
   // tick shows each seat's clock now: the seat to act counts down.
   function tick(): void {
@@ -977,19 +983,24 @@ function matchView(id: string, replay: boolean): void {
       return;
     }
     // A watch ends with the match's end. Offers of a rematch come after
-    // it: the page reads the events after the last one it has, every
-    // second and a half, until the rematch starts.
+    // it: every second and a half the page reads the match, and when it
+    // has events the page lacks, watches from the last one it has until
+    // it has them all.
     let polling = false;
+    root.dataset.polling = "";
     pollTimer = window.setInterval(async () => {
       if (polling || abort.signal.aborted) return;
       if (match?.rematchMatchId) return clearInterval(pollTimer);
       polling = true;
       try {
-        const before = events.length;
-        for await (const r of session!.watch(id, { signal: abort.signal, afterSeq: events.length })) {
-          if (r.event) addLog(r.event);
+        await refresh();
+        if (match && match.version > BigInt(events.length)) {
+          for await (const r of session!.watch(id, { signal: abort.signal, afterSeq: events.length })) {
+            if (r.event) addLog(r.event);
+            if (BigInt(events.length) >= match.version) break;
+          }
+          await refresh();
         }
-        if (events.length !== before) await refresh();
       } catch (err) {
         if (!abort.signal.aborted) showError(err);
       } finally {
