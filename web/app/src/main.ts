@@ -983,24 +983,18 @@ function matchView(id: string, replay: boolean): void {
       return;
     }
     // A watch ends with the match's end. Offers of a rematch come after
-    // it: every second and a half the page reads the match, and when it
-    // has events the page lacks, watches from the last one it has until
-    // it has them all.
+    // it: every second and a half the page reads the match and the events
+    // after the last one it has (ListMatchEvents), until the rematch starts.
     let polling = false;
     root.dataset.polling = "";
     pollTimer = window.setInterval(async () => {
       if (polling || abort.signal.aborted) return;
-      if (match?.rematchMatchId) return clearInterval(pollTimer);
+      if (match?.rematchMatchId && !behind()) return clearInterval(pollTimer);
       polling = true;
       try {
-        await refresh();
-        if (match && match.version > BigInt(events.length)) {
-          for await (const r of session!.watch(id, { signal: abort.signal, afterSeq: events.length })) {
-            if (r.event) addLog(r.event);
-            if (BigInt(events.length) >= match.version) break;
-          }
-          await refresh();
-        }
+        const r = await session!.matches.listMatchEvents({ matchId: id, afterSeq: BigInt(events.length), pageSize: 100 });
+        for (const ev of r.events) if (ev.seq === BigInt(events.length + 1)) addLog(ev);
+        if (r.events.length) await refresh();
       } catch (err) {
         if (!abort.signal.aborted) showError(err);
       } finally {
