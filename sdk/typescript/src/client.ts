@@ -3,13 +3,16 @@ import { timestampDate, type Any, type Timestamp } from "@bufbuild/protobuf/wkt"
 import { Code, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import { HangarError, Reasons } from "./errors.js";
 import { hangarRegistry, unpack } from "./games.js";
+import { ChatService } from "./gen/hangar/v1/chat_pb.js";
 import { GameService, type GameInfo } from "./gen/hangar/v1/game_pb.js";
 import { HistoryService } from "./gen/hangar/v1/history_pb.js";
 import { MatchService } from "./gen/hangar/v1/match_pb.js";
 import { MatchmakingService } from "./gen/hangar/v1/matchmaking_pb.js";
 import { MoveService, type ActResponse } from "./gen/hangar/v1/move_pb.js";
 import { NoticeService } from "./gen/hangar/v1/notice_pb.js";
+import { OfferService } from "./gen/hangar/v1/offers_pb.js";
 import { PlayerService, type Player } from "./gen/hangar/v1/player_pb.js";
+import { FriendService } from "./gen/hangar/v1/social_pb.js";
 import type { WatchMatchResponse } from "./gen/hangar/v1/match_pb.js";
 import { watch, type WatchOptions } from "./watch.js";
 
@@ -181,6 +184,9 @@ export class Session {
   readonly history: Client<typeof HistoryService>;
   readonly matchmaking: Client<typeof MatchmakingService>;
   readonly notices: Client<typeof NoticeService>;
+  readonly offers: Client<typeof OfferService>;
+  readonly chat: Client<typeof ChatService>;
+  readonly friends: Client<typeof FriendService>;
 
   #token: Token;
   #due = 0; // when (ms since the epoch) the token is to be refreshed
@@ -209,6 +215,9 @@ export class Session {
     this.history = wrap(HistoryService, client.transport, auth);
     this.matchmaking = wrap(MatchmakingService, client.transport, auth);
     this.notices = wrap(NoticeService, client.transport, auth);
+    this.offers = wrap(OfferService, client.transport, auth);
+    this.chat = wrap(ChatService, client.transport, auth);
+    this.friends = wrap(FriendService, client.transport, auth);
     this.#token = token;
     this.#schedule(Date.now());
   }

@@ -12,6 +12,7 @@ export interface Context {
   title: string;
   board?: ap.Board;
   startPhase?: boolean; // the last WatchMatchResponse's phase was "start"
+  offers?: Map<string, v1.OfferKind>; // the kind of each offer made, by id
 }
 
 const title = (x: string) => x.charAt(0).toUpperCase() + x.slice(1);
@@ -58,6 +59,19 @@ export function describe(ev: v1.Event, ctx: Context, statusName: (s: v1.MatchSta
       return say("match.invitation_accepted");
     case "invitationDeclined":
       return say("match.invitation_declined");
+    case "offerMade": {
+      const o = b.value.offer;
+      if (o) ctx.offers?.set(o.offerId, o.kind);
+      return say("offer.made", { who: seatName(ctx, o?.seat ?? 0), kind: offerKind(o?.kind) });
+    }
+    case "offerAnswered":
+      return say(b.value.accepted ? "offer.accepted" : "offer.declined", { who: seatName(ctx, b.value.seat), kind: offerKind(ctx.offers?.get(b.value.offerId)) });
+    case "offerLapsed":
+      return say("offer.lapsed", { kind: offerKind(ctx.offers?.get(b.value.offerId)), reason: LAPSE[b.value.reason] ?? "" });
+    case "movesTakenBack":
+      return say("offer.taken_back", { n: String(b.value.fromSeq) });
+    case "rematchStarted":
+      return say("offer.rematch");
     case "game": {
       const m = gameEvent(ev);
       if (m?.$typeName === "hangar.aeroplane.v1.Event") return aeroplaneEvent(m as ap.Event, ctx);
@@ -67,6 +81,24 @@ export function describe(ev: v1.Event, ctx: Context, statusName: (s: v1.MatchSta
   }
   return say("match.unknown");
 }
+
+/** offerKind is an offer's kind with its article: "a draw". */
+export function offerKind(k: v1.OfferKind | undefined): string {
+  switch (k) {
+    case v1.OfferKind.DRAW: return "a draw";
+    case v1.OfferKind.ABORT: return "an abort";
+    case v1.OfferKind.TAKEBACK: return "a takeback";
+    case v1.OfferKind.REMATCH: return "a rematch";
+  }
+  return "an offer";
+}
+
+const LAPSE: Partial<Record<v1.OfferLapseReason, string>> = {
+  [v1.OfferLapseReason.MAKER_MOVED]: "its maker moved",
+  [v1.OfferLapseReason.TURN_PASSED]: "the turn passed",
+  [v1.OfferLapseReason.MATCH_ENDED]: "the match ended",
+  [v1.OfferLapseReason.SEAT_LEFT]: "a player left",
+};
 
 const AP: Partial<Record<ap.EventKind, string>> = {
   [ap.EventKind.PASSED]: "aeroplane.passed",

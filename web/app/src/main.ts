@@ -13,6 +13,7 @@ import {
   createHangarClient,
   gameEvent,
   HangarError,
+  newRequestId,
   pack,
   unpack,
   unpackAs,
@@ -22,8 +23,11 @@ import {
 } from "../../../sdk/typescript/src/index.js";
 import * as aero from "./aeroplane.js";
 import * as carc from "./carcassonne.js";
+import { chatPanel } from "./chat.js";
+import * as clock from "./clock.js";
+import { friendsView, relationButtons, social } from "./friends.js";
 import { h } from "./dom.js";
-import { describe, seatName, type Context } from "./events.js";
+import { describe, offerKind, seatName, type Context } from "./events.js";
 import { say, sentence } from "./phrase.js";
 
 const hangar = createHangarClient({ baseUrl: location.origin, transport: createConnectTransport });
@@ -84,6 +88,17 @@ const aeroplaneBoard = (game: string) => (apBoard ??= hangar.board(game).then((b
 const STATUS: Record<number, string> = { 1: "open", 2: "live", 3: "finished", 4: "abandoned" };
 const statusName = (st: v1.MatchStatus) => STATUS[st] ?? "unknown";
 
+// nameOf is a player's display name, asked of the server once per page load.
+const names = new Map<string, Promise<string>>();
+function nameOf(id: string): Promise<string> {
+  let n = names.get(id);
+  if (!n) {
+    n = session!.players.getPlayer({ playerId: id }).then((r) => r.player?.displayName || "a player", () => "a player");
+    names.set(id, n);
+  }
+  return n;
+}
+
 // ---- views -------------------------------------------------------------------
 
 let leave: () => void = () => {};
@@ -111,6 +126,7 @@ function header(): void {
   if (me) {
     nav.append(
       h("a", { href: "#/leaders", class: "navlink" }, "Leaderboards"),
+      h("a", { href: "#/friends", class: "navlink", id: "nav-friends" }, "Friends"),
       h("a", { href: `#/player/${me.playerId}`, class: "navlink", id: "me" }, me.displayName),
       h("button", { class: "link", id: "logout", onclick: signOut }, "Sign out"),
     );
@@ -143,6 +159,7 @@ async function route(): Promise<void> {
   if (what === "replay" && arg) return matchView(arg, true);
   if (what === "player" && arg) return playerView(arg);
   if (what === "leaders") return leadersView(arg);
+  if (what === "friends") return friendsPage();
   return lobby();
 }
 
@@ -184,13 +201,14 @@ function mySeat(m: v1.Match): number {
 const myTurn = (m: v1.Match) => m.status === v1.MatchStatus.ACTIVE && mySeat(m) >= 0 && m.turnSeat === mySeat(m);
 const players = (m: v1.Match) => m.seats.map((x) => (x.status === v1.SeatStatus.EMPTY ? "empty seat" : x.status === v1.SeatStatus.BOT ? `${x.displayName || "bot"} (bot)` : x.displayName)).join(", ");
 
-async function createMatch(game: string, bots: number, seats: number, autoRoll: boolean, priv = false): Promise<void> {
+async function createMatch(game: string, bots: number, seats: number, autoRoll: boolean, priv = false, timeControl?: v1.TimeControl): Promise<void> {
   const aeroplane = games?.get(game)?.stateType === "hangar.aeroplane.v1.State";
   const r = await session!.matches.createMatch({
     game,
     seatCount: seats,
     botSeats: bots,
     private: priv,
+    timeControl,
     options: aeroplane ? pack(ap.OptionsSchema, { autoRoll }) : undefined,
   });
   location.hash = `#/match/${r.match!.matchId}`;
@@ -212,14 +230,39 @@ function lobby(): void {
   const autoRollLabel = h("label", { class: "check" }, autoRoll, " The server rolls my die");
   const priv = h("input", { id: "private", type: "checkbox" });
   const privLabel = h("label", { class: "check" }, priv, " Private: only players with my invite link can join");
-  const sync = () => (autoRollLabel.hidden = games?.get(game.value)?.stateType !== "hangar.aeroplane.v1.State");
+  // The clock: none, per move, a bank with an increment, or a bank.
+  const clockKind = h("select", { id: "clock" },
+    h("option", { value: "none" }, "No clock"),
+    h("option", { value: "per-move" }, "Time per move"),
+    h("option", { value: "increment" }, "A bank, plus time per move (Fischer)"),
+    h("option", { value: "bank" }, "A bank for the whole match"));
+  const minutes = h("input", { id: "clock-minutes", type: "number", min: 1, max: 43200, step: 1, value: 1440, inputmode: "numeric" });
+  const increment = h("input", { id: "clock-increment", type: "number", min: 0, max: 86400, step: 1, value: 30, inputmode: "numeric" });
+  const policy = h("select", { id: "timeout-policy" },
+    h("option", { value: v1.TimeoutPolicy.SKIP }, "The server plays the turn"),
+    h("option", { value: v1.TimeoutPolicy.LOSE }, "The seat loses"),
+    h("option", { value: v1.TimeoutPolicy.BOT }, "A bot takes the seat"),
+    h("option", { value: v1.TimeoutPolicy.ABORT_IF_UNSTARTED }, "Abort if no move yet, else lose"));
+  const minutesLabel = h("label", { for: "clock-minutes" }, "Minutes");
+  const clockFields = h("div", { id: "clock-fields" },
+    minutesLabel, minutes,
+    h("div", { id: "increment-field" }, h("label", { for: "clock-increment" }, "Seconds added after each move"), increment),
+    h("label", { for: "timeout-policy" }, "When time runs out"), policy);
+  const sync = () => {
+    autoRollLabel.hidden = games?.get(game.value)?.stateType !== "hangar.aeroplane.v1.State";
+    clockFields.hidden = clockKind.value === "none";
+    minutesLabel.textContent = clockKind.value === "per-move" ? "Minutes per move (1440: a day)" : "Minutes in the bank";
+    (clockFields.querySelector("#increment-field") as HTMLElement).hidden = clockKind.value !== "increment";
+  };
   game.addEventListener("change", sync);
+  clockKind.addEventListener("change", sync);
   sync();
   const form = h("form", {
     id: "new-match", class: "card",
     onsubmit: (e: Event) => {
       e.preventDefault();
-      createMatch(game.value, Number(bots.value), Number(seats.value), autoRoll.checked, priv.checked).catch(showError);
+      const tc = clock.timeControl({ kind: clockKind.value as clock.Choice["kind"], minutes: Number(minutes.value), incrementSeconds: Number(increment.value), policy: Number(policy.value) });
+      createMatch(game.value, Number(bots.value), Number(seats.value), autoRoll.checked, priv.checked, tc).catch(showError);
     },
   },
   h("h2", {}, "New match"),
@@ -228,6 +271,8 @@ function lobby(): void {
   h("label", { for: "bots" }, "Bots"), bots,
   autoRollLabel,
   privLabel,
+  h("label", { for: "clock" }, "Clock"), clockKind,
+  clockFields,
   h("button", { id: "create-match", type: "submit" }, "Create match"));
 
   const live = h("div", { id: "live" }, h("p", { class: "empty" }, "Loading…"));
@@ -329,15 +374,20 @@ interface Legal {
 function matchView(id: string, replay: boolean): void {
   const abort = new AbortController();
   let timer = 0;
+  let clockTimer = 0;
+  let pollTimer = 0;
   setView(() => {
     abort.abort();
     clearInterval(timer);
+    clearInterval(clockTimer);
+    clearInterval(pollTimer);
     document.removeEventListener("keydown", onKey);
   });
   let match: v1.Match | undefined;
   let legal: Legal | undefined;
   let kind: Kind = "other";
-  let ctx: Context = { kind, title: "" };
+  let ctx: Context = { kind, title: "", offers: new Map() };
+  let offerNote = ""; // the latest offer's outcome, in words
   let apView: aero.Board | undefined;
   const carcSvg = h("div").ownerDocument.createElementNS("http://www.w3.org/2000/svg", "svg") as SVGSVGElement;
   carcSvg.id = "board";
@@ -363,9 +413,11 @@ function matchView(id: string, replay: boolean): void {
   const controls = h("div", { id: "controls", class: "controls" });
   const seatsEl = h("ul", { id: "seats", class: "seats" });
   const log = h("ol", { id: "log", class: "log", "aria-label": "What happened", tabindex: 0 });
+  const clockLine = h("p", { id: "clock-line", class: "small" });
+  const chatBox = h("div", { class: "chat-box" });
   const root = h("div", { id: replay ? "replay" : "match", class: "match", "data-ui": "loading" },
     h("div", { class: "main" }, turn, boardWrap),
-    h("div", { class: "side" }, controls, errorBox(), h("h2", { class: "small" }, "Players"), seatsEl, h("h2", { class: "small" }, "What happened"), log));
+    h("div", { class: "side" }, controls, errorBox(), h("h2", { class: "small" }, "Players"), seatsEl, clockLine, chatBox, h("h2", { class: "small" }, "What happened"), log));
   app.replaceChildren(root);
 
   const game = () => (match ? unpack(match.state) : undefined);
@@ -530,10 +582,12 @@ function matchView(id: string, replay: boolean): void {
           h("button", { class: "primary", id: "again", onclick: () => createMatch(match!.game, match!.seats.filter((x) => x.status === v1.SeatStatus.BOT).length || 1, match!.seats.length, true).catch(showError) }, "Play again"),
           h("a", { class: "button", href: "#/" }, "Lobby")));
     }
+    const offers = offersPanel(match, mine);
+    if (offers) c.push(offers);
     if (!replay && match.status === v1.MatchStatus.ACTIVE && mine >= 0) {
       c.push(h("button", { id: "resign", class: "link", onclick: () => { if (confirm("Resign? A bot plays your seat to the end, and you are ranked last.")) call(() => session!.matches.leaveMatch({ matchId: id, expectedVersion: match!.version })); } }, "Resign"));
     }
-    const key = JSON.stringify([state, String(match.version), at, chosenPlane, cell, rotation, legal ? String(legal.version) : "", document.activeElement?.id ?? ""]);
+    const key = JSON.stringify([state, String(match.version), offerNote, at, chosenPlane, cell, rotation, legal ? String(legal.version) : "", document.activeElement?.id ?? ""]);
     if (key !== lastShown) {
       lastShown = key;
       const focused = document.activeElement as HTMLElement | null;
@@ -548,8 +602,84 @@ function matchView(id: string, replay: boolean): void {
         h("span", {}, `${seatName(ctx, x.seat)}: `, x.playerId ? h("a", { href: `#/player/${x.playerId}` }, x.displayName) : x.status === v1.SeatStatus.EMPTY ? "empty seat" : x.displayName || "bot",
           x.status === v1.SeatStatus.BOT ? " (bot)" : "", x.seat === mine ? " (you)" : "",
           kind === "carcassonne" && st ? ` · ${st.scores[x.seat] ?? 0} points, ${st.supply[x.seat] ?? 0} followers` : "",
-          x.place ? ` · ${ordinal(x.place)}` : ""));
+          x.place ? ` · ${ordinal(x.place)}` : ""),
+        replay ? null : h("span", { class: "clock", "data-seat": x.seat }));
     }));
+    clockLine.textContent = replay ? "" : clock.describeControl(match);
+    tick();
+    // The chat: the players' channel once the caller is seated (a
+    // spectator who joins changes channel), the spectators' otherwise.
+    const channel = mine >= 0 ? v1.ChatChannel.PLAYERS : v1.ChatChannel.SPECTATORS;
+    if (!replay && me && channel !== chatChannel) {
+      chatStop?.abort();
+      chatStop = new AbortController();
+      abort.signal.addEventListener("abort", () => chatStop?.abort());
+      chatChannel = channel;
+      chatBox.replaceChildren(chatPanel({ session: session!, matchId: id, me: me.playerId, nameOf, errorText, signal: chatStop.signal, channel }));
+    }
+  }
+  let chatChannel: v1.ChatChannel | undefined;
+  let chatStop: AbortController | undefined;
+
+  // tick shows each seat's clock now: the seat to act counts down.
+  function tick(): void {
+    if (!match) return;
+    for (const el of seatsEl.querySelectorAll<HTMLElement>(".clock")) {
+      const seat = match.seats[Number(el.dataset.seat)];
+      const left = seat ? clock.seatClock(match, seat, Date.now()) : undefined;
+      el.textContent = left === undefined ? "" : ` · ${clock.clockText(left)}`;
+      if (left === undefined) delete el.dataset.ms;
+      else el.dataset.ms = String(Math.max(0, Math.round(left)));
+    }
+  }
+  if (!replay) clockTimer = window.setInterval(tick, 1000);
+
+  // offersPanel is what a match offers its seated players beside the board:
+  // a draw, an abort or a takeback in play, a rematch after the end; the
+  // open offer to answer; and the latest offer's outcome. The server says
+  // what a game allows: a refusal shows its message.
+  function offersPanel(m: v1.Match, mine: number): Node | null {
+    if (replay) return null;
+    const ended = m.status === v1.MatchStatus.FINISHED || m.status === v1.MatchStatus.ABANDONED;
+    const box = h("div", { id: "offers", class: "offers" });
+    if (offerNote) box.append(h("p", { id: "offer-note", class: "small", role: "status" }, offerNote));
+    if (m.rematchMatchId) {
+      box.append(h("a", { id: "rematch-go", class: "button primary", href: `#/match/${encodeURIComponent(m.rematchMatchId)}` }, "Go to the rematch"));
+      return box;
+    }
+    const o = m.offer;
+    const offer = (kind: v1.OfferKind) => () => call(() => session!.offers.makeOffer({ matchId: id, kind, requestId: newRequestId() }));
+    if (o && o.offerId) {
+      const maker = m.seats[o.seat];
+      const what = offerKind(o.kind);
+      box.dataset.offer = v1.OfferKind[o.kind].toLowerCase();
+      if (o.seat === mine) {
+        box.append(h("p", { id: "offer-open", class: "offer" }, `You offer ${what}: waiting for an answer.`));
+      } else if (mine >= 0 && o.answerSeats.includes(mine) && !o.acceptedSeats.includes(mine)) {
+        const answer = (accept: boolean) => () => call(() => session!.offers.answerOffer({ matchId: id, offerId: o.offerId, accept, requestId: newRequestId() }));
+        box.append(h("p", { id: "offer-open", class: "offer" }, `${seatName(ctx, o.seat)} (${maker?.displayName || "a player"}) offers ${what}.`),
+          h("div", { class: "row" },
+            h("button", { id: "offer-accept", class: "primary", onclick: answer(true) }, "Accept"),
+            h("button", { id: "offer-decline", onclick: answer(false) }, "Decline")));
+      } else {
+        box.append(h("p", { id: "offer-open", class: "offer" }, `${seatName(ctx, o.seat)} (${maker?.displayName || "a player"}) offers ${what}: waiting for the other players.`));
+      }
+      return box;
+    }
+    if (mine < 0) return box.firstChild ? box : null;
+    const others = m.seats.some((x) => x.status === v1.SeatStatus.PLAYER && x.seat !== mine);
+    if (ended) {
+      box.append(h("button", { id: "offer-rematch", class: "primary", onclick: offer(v1.OfferKind.REMATCH) }, others ? "Offer a rematch" : "Rematch: the same seats, rotated"));
+    } else if (m.status === v1.MatchStatus.ACTIVE && others) {
+      // GameInfo may say whether a game has draws and takebacks; without it
+      // the buttons show and the server's refusal says why not.
+      const info = games?.get(m.game) as (v1.GameInfo & { draws?: boolean; takebacks?: boolean }) | undefined;
+      box.append(h("div", { class: "row" },
+        info?.draws === false ? null : h("button", { id: "offer-draw", onclick: offer(v1.OfferKind.DRAW) }, "Offer a draw"),
+        h("button", { id: "offer-abort", onclick: offer(v1.OfferKind.ABORT) }, "Offer to abort"),
+        info?.takebacks === false ? null : h("button", { id: "offer-takeback", onclick: offer(v1.OfferKind.TAKEBACK) }, "Ask to take back my move")));
+    }
+    return box.firstChild ? box : null;
   }
 
   // invitePanel offers the creator of a private match its invite link.
@@ -707,7 +837,7 @@ function matchView(id: string, replay: boolean): void {
           const m = (await session!.matches.getMatch({ matchId: id, atVersion: replay ? BigInt(at) : 0n })).match!;
           if (!match) {
             kind = kindOf(m.game);
-            ctx = { kind, title: titleOf(m.game) };
+            ctx = { kind, title: titleOf(m.game), offers: ctx.offers };
             if (kind === "aeroplane") {
               ctx.board = await aeroplaneBoard(m.game);
               if (ctx.board) apView = new aero.Board(ctx.board, `The Aeroplane Chess board`);
@@ -767,6 +897,7 @@ function matchView(id: string, replay: boolean): void {
 
   function addLog(ev: v1.Event): void {
     events.push(ev);
+    if (["offerMade", "offerAnswered", "offerLapsed", "movesTakenBack", "rematchStarted"].includes(ev.body.case ?? "")) offerNote = sentence(describe(ev, ctx, statusName)) + ".";
     moved = movedOf(ev) ?? moved;
     if (!replay) pathOf(ev);
     const li = h("li", { "data-seq": String(ev.seq) }, kind === "other" ? eventJSON(ev) : sentence(describe(ev, ctx, statusName)));
@@ -846,10 +977,30 @@ function matchView(id: string, replay: boolean): void {
         if (!match || r.version > match.version) refresh();
         else render();
       }
-      refresh();
+      await refresh();
     } catch (err) {
       if (!abort.signal.aborted) showError(err);
+      return;
     }
+    // A watch ends with the match's end. Offers of a rematch come after
+    // it: every second and a half the page reads the match and the events
+    // after the last one it has (ListMatchEvents), until the rematch starts.
+    let polling = false;
+    root.dataset.polling = "";
+    pollTimer = window.setInterval(async () => {
+      if (polling || abort.signal.aborted) return;
+      if (match?.rematchMatchId && !behind()) return clearInterval(pollTimer);
+      polling = true;
+      try {
+        const r = await session!.matches.listMatchEvents({ matchId: id, afterSeq: BigInt(events.length), pageSize: 100 });
+        for (const ev of r.events) if (ev.seq === BigInt(events.length + 1)) addLog(ev);
+        if (r.events.length) await refresh();
+      } catch (err) {
+        if (!abort.signal.aborted) showError(err);
+      } finally {
+        polling = false;
+      }
+    }, 1500);
   })();
 }
 
@@ -953,10 +1104,30 @@ async function leadersView(game: string): Promise<void> {
   }
 }
 
+// friendsPage is the friends page: friends, requests, blocks.
+function friendsPage(): void {
+  const stop = new AbortController();
+  setView(() => stop.abort());
+  const box = h("div", { class: "friends-page" });
+  app.replaceChildren(box, errorBox());
+  friendsView({ session: session!, nameOf, showError }, box, stop.signal);
+}
+
 async function playerView(id: string): Promise<void> {
   setView();
   const body = h("div", {}, h("p", {}, "Loading…"));
+  const rel = h("div", { class: "relation" });
   app.replaceChildren(h("section", { class: "card", id: "player" }, body, errorBox()));
+  // The buttons to be friends or to block, for another player's page.
+  const relations = async () => {
+    if (id === me?.playerId) return;
+    try {
+      rel.replaceChildren(relationButtons({ session: session!, nameOf, showError }, await social(session!), id, relations));
+    } catch (err) {
+      showError(err);
+    }
+  };
+  relations();
   try {
     const [p, hist] = await Promise.all([
       session!.players.getPlayer({ playerId: id }),
@@ -969,6 +1140,7 @@ async function playerView(id: string): Promise<void> {
       : Promise.resolve([]))));
     body.replaceChildren(
       h("h1", {}, p.player?.displayName ?? "Player"),
+      rel,
       h("h2", {}, "Statistics"),
       h("table", { class: "table" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Played"), h("th", { scope: "col" }, "Won"), h("th", { scope: "col" }, "Average place"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col" }, "Rank"))),
