@@ -80,6 +80,8 @@ type Authenticator struct {
 	gen     uint64
 	cache   map[string]cachedSession // string(hash) ->
 	streams map[*authedStream]struct{}
+
+	deleted deletedSet
 }
 
 type cachedSession struct {
@@ -288,6 +290,11 @@ func (a *Authenticator) revoked(r store.Revocation) {
 		if hit(h, c.s.Player.ID) {
 			delete(a.cache, h)
 		}
+	}
+	if a.oidc != nil && r.TokenHash == nil {
+		// A suspended or deleted player's provider tokens are verified
+		// again, and refused, on their next use.
+		a.oidc.forgetPlayer(r.Player)
 	}
 	for st := range a.streams {
 		// A provider's token has no session to revoke.
