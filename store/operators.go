@@ -68,6 +68,7 @@ type Deletions interface {
 	// first time) and how many live tokens it revoked; ErrNotFound for an
 	// unknown player. Deleting a deleted player changes nothing.
 	DeletePlayer(ctx context.Context, playerID string, at time.Time) (time.Time, int, error)
-	// DeletedPlayers returns the ids of the deleted players.
-	DeletedPlayers(ctx context.Context) ([]string, error)
+	// DeletedPlayers returns the ids of the players deleted at or after
+	// since (the zero time: every deleted player).
+	DeletedPlayers(ctx context.Context, since time.Time) ([]string, error)
 }

@@ -313,11 +313,13 @@ func (a *Authenticator) gap() {
 	clear(a.cache)
 }
 
-// sweep ends the streams whose session expired or was revoked and drops
+// sweep reads the latest deletions (latestDeleted), ends the streams whose
+// session expired or was revoked and drops
 // stale cache entries, which bounds the cache to the sessions used within
 // recheck. The sessions of streams not read within recheck are read again,
 // all of them in one store call (store.Players.Sessions), and cached.
 func (a *Authenticator) sweep(ctx context.Context) {
+	a.latestDeleted(ctx)
 	now := a.now()
 	a.mu.Lock()
 	gen := a.gen

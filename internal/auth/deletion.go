@@ -14,8 +14,10 @@ import (
 // a tombstone (store.Deletions says what goes and what stays); the event
 // log is never changed. Every node keeps the set of deleted players' ids,
 // loaded when it starts and told of each deletion by the revocation that
-// ends the player's sessions, so that the responses it sends show a
-// deleted player's name as store.DeletedName (see Deleted).
+// ends the player's sessions and, failing that, by reading the latest
+// deletions at each re-check of its sessions (SessionOptions.Recheck), so
+// that the responses it sends show a deleted player's name as
+// store.DeletedName (see Deleted).
 
 // ErrPlayerDeleted: the player is deleted: it gets no token, and a backend
 // cannot act for it.
@@ -27,7 +29,15 @@ var ErrPlayerDeleted = fmt.Errorf("%w: the player is deleted", fault.ErrPermissi
 type deletedSet struct {
 	mu  sync.RWMutex
 	ids map[string]struct{}
+	// read is when the set was last read from the store (the node's
+	// clock); guarded by mu.
+	read time.Time
 }
+
+// deletionSkew is how far before the last read a read of the latest
+// deletions starts: the deleting node's clock may be behind this one's,
+// and a deletion commits after its time is taken.
+const deletionSkew = 5 * time.Minute
 
 func (d *deletedSet) add(ids ...string) {
 	d.mu.Lock()
@@ -42,12 +52,33 @@ func (d *deletedSet) add(ids ...string) {
 
 // LoadDeleted reads the deleted players' ids from the store.
 func (a *Authenticator) LoadDeleted(ctx context.Context) error {
-	ids, err := a.st.DeletedPlayers(ctx)
+	return a.readDeleted(ctx, time.Time{})
+}
+
+// readDeleted adds the players deleted at or after since to the set.
+func (a *Authenticator) readDeleted(ctx context.Context, since time.Time) error {
+	now := a.now()
+	ids, err := a.st.DeletedPlayers(ctx, since)
 	if err != nil {
 		return fmt.Errorf("deleted players: %w", err)
 	}
 	a.deleted.add(ids...)
+	a.deleted.mu.Lock()
+	a.deleted.read = now
+	a.deleted.mu.Unlock()
 	return nil
+}
+
+// latestDeleted reads the deletions since the last read (less
+// deletionSkew): those a node did not hear of, its revocation notice lost
+// or there being no revocation feed.
+func (a *Authenticator) latestDeleted(ctx context.Context) {
+	a.deleted.mu.RLock()
+	since := a.deleted.read.Add(-deletionSkew)
+	a.deleted.mu.RUnlock()
+	if err := a.readDeleted(ctx, since); err != nil && ctx.Err() == nil {
+		a.log.WarnContext(ctx, "read the latest deleted players", "err", err)
+	}
 }
 
 // Deleted says whether player id is deleted.

@@ -135,8 +135,8 @@ func (s *Store) DeletePlayer(ctx context.Context, playerID string, at time.Time)
 }
 
 // DeletedPlayers implements store.Deletions.
-func (s *Store) DeletedPlayers(ctx context.Context) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM players WHERE deleted_at IS NOT NULL`)
+func (s *Store) DeletedPlayers(ctx context.Context, since time.Time) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM players WHERE deleted_at >= $1`, since)
 	if err != nil {
 		return nil, wrapErr("deleted players", err)
 	}

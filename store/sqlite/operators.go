@@ -150,8 +150,8 @@ func (s *Store) DeletePlayer(ctx context.Context, playerID string, at time.Time)
 }
 
 // DeletedPlayers implements store.Deletions.
-func (s *Store) DeletedPlayers(ctx context.Context) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id FROM players WHERE deleted_at IS NOT NULL`)
+func (s *Store) DeletedPlayers(ctx context.Context, since time.Time) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id FROM players WHERE deleted_at >= ?`, since.UnixMicro())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: deleted players: %w", err)
 	}
