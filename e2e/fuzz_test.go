@@ -266,8 +266,15 @@ func (c *chaos) step() {
 		if c.adminKey != "" && c.r.IntN(4) == 0 {
 			ctx = withToken(context.Background(), c.adminKey)
 		}
-		_, err = hangarv1.NewAdminServiceClient(cl.conn).EndMatch(ctx, &hangarv1.EndMatchRequest{MatchId: match,
-			Reason: []string{"", c.str(), "reported"}[c.r.IntN(3)], RequestId: req})
+		admin := hangarv1.NewAdminServiceClient(cl.conn)
+		reason := []string{"", c.str(), "reported"}[c.r.IntN(3)]
+		if c.r.IntN(2) == 0 {
+			// A deletion of garbage: no player is deleted.
+			_, err = admin.DeletePlayer(ctx, &hangarv1.DeletePlayerRequest{PlayerId: []string{c.str(), ""}[c.r.IntN(2)],
+				ExternalId: []string{"", c.str()}[c.r.IntN(2)], Reason: reason})
+			break
+		}
+		_, err = admin.EndMatch(ctx, &hangarv1.EndMatchRequest{MatchId: match, Reason: reason, RequestId: req})
 	case 20:
 		command = false
 		_, err = cl.players.SignInExternalPlayer(ctx, &hangarv1.SignInExternalPlayerRequest{ExternalId: c.str(), DisplayName: c.str()})

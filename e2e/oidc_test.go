@@ -598,3 +598,47 @@ func TestOIDCIssuerUnreachableAtStart(t *testing.T) {
 		t.Fatal("a node started with a provider that names another issuer")
 	}
 }
+
+// TestOIDCSuspendedPlayer: a player who signs in through the identity
+// provider and is suspended is refused with PLAYER_SUSPENDED, with the
+// token it used before (which the node had cached) and with a new one,
+// until reinstated; deleted, it is refused with PLAYER_DELETED and its
+// user does not come back as a new player.
+func TestOIDCSuspendedPlayer(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		clock := testclock.At(time.Now().UTC())
+		cfg.Service.Now = clock.Now
+		is := newIssuer(t)
+		cfg.Service.OIDC = is.oidcOptions()
+		n := node(t, cfg)
+		conn := dial(t, n.Addr())
+		_, adminKey := createScopedKey(t, cfg, "ops", "admin")
+		admin := hangarv1.NewAdminServiceClient(conn)
+		asAdmin := withToken(context.Background(), adminKey)
+		tok := is.token(t, is.claims("alice", clock.Now(), "name", "Alice"))
+		c := tokenClient(conn, tok)
+		p, err := whoami(c, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := admin.SuspendPlayer(asAdmin, &hangarv1.SuspendPlayerRequest{PlayerId: p.GetPlayerId(), Reason: "spam"}); err != nil {
+			t.Fatal(err)
+		}
+		wantErr(t, "the suspended player's cached token", me(c, tok), codes.PermissionDenied, "PLAYER_SUSPENDED")
+		fresh := is.token(t, is.claims("alice", clock.Now().Add(time.Second), "name", "Alice"))
+		wantErr(t, "the suspended player's new token", me(c, fresh), codes.PermissionDenied, "PLAYER_SUSPENDED")
+		if _, err := admin.ReinstatePlayer(asAdmin, &hangarv1.ReinstatePlayerRequest{PlayerId: p.GetPlayerId(), Reason: "appeal"}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := whoami(c, fresh); err != nil || got.GetPlayerId() != p.GetPlayerId() {
+			t.Fatalf("after reinstatement: %v, %v", got, err)
+		}
+		if _, err := admin.DeletePlayer(asAdmin, &hangarv1.DeletePlayerRequest{PlayerId: p.GetPlayerId(), Reason: "erase"}); err != nil {
+			t.Fatal(err)
+		}
+		wantErr(t, "the deleted player's token", me(c, fresh), codes.PermissionDenied, "PLAYER_DELETED")
+		again := is.token(t, is.claims("alice", clock.Now().Add(2*time.Second), "name", "Alice"))
+		wantErr(t, "the deleted player's new token", me(c, again), codes.PermissionDenied, "PLAYER_DELETED")
+	})
+}

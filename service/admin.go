@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 
+	"google.golang.org/protobuf/types/known/timestamppb"
+
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
 )
@@ -67,4 +69,20 @@ func (s *adminServer) EndMatch(ctx context.Context, req *hangarv1.EndMatchReques
 	}
 	s.auth.AuditMatch(ctx, "end_match", resp.MatchId, req.GetReason())
 	return resp, nil
+}
+
+// DeletePlayer implements hangarv1.AdminServiceServer.
+func (s *adminServer) DeletePlayer(ctx context.Context, req *hangarv1.DeletePlayerRequest) (*hangarv1.DeletePlayerResponse, error) {
+	if err := auth.CheckReason(req.GetReason()); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	acc, err := s.auth.Target(ctx, req.GetPlayerId(), req.GetExternalId())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	at, err := s.auth.DeletePlayer(ctx, acc.Player, req.GetReason())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &hangarv1.DeletePlayerResponse{PlayerId: acc.Player.ID, DeleteTime: timestamppb.New(at)}, nil
 }

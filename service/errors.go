@@ -70,6 +70,7 @@ var reasons = []struct {
 	{auth.ErrNotActable, "NOT_ACTABLE_FOR_PLAYER"},
 	{auth.ErrPlayerUnknown, "EXTERNAL_PLAYER_UNKNOWN"},
 	{auth.ErrPlayerSuspended, "PLAYER_SUSPENDED"},
+	{auth.ErrPlayerDeleted, "PLAYER_DELETED"},
 	{errIssuerUnavailable, "ISSUER_UNAVAILABLE"},
 	{match.ErrMatchPublic, "MATCH_PUBLIC"},
 	{match.ErrMatchEnded, "MATCH_ENDED"},

@@ -199,7 +199,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		Options: o.Matchmaking, Published: s.relay.Published, SingleNode: o.SingleNode, HasFeed: o.Feed != nil,
 		PollEvery: o.PollEvery, Closing: s.closing, Ctx: ctx, Bots: &s.bots})
 	s.cmds = &match.Commands{Writer: s.w, Store: st, Games: s.games, Rand: s.rand, Limits: s.limits}
-	s.hist = &history.History{Writer: s.w, Store: st, Games: s.games}
+	s.hist = &history.History{Writer: s.w, Store: st, Games: s.games, Deleted: s.auth.Deleted}
 	s.notices = &notice.Log{Games: s.games, Store: st, Hub: s.players, Limits: s.limits, Closing: s.closing}
 	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits}
 	s.chat = &chat.Chat{Writer: s.w, Store: st, Hub: s.players, Limits: s.limits, Now: s.now, Posted: s.chatPosted, Closing: s.closing}
@@ -216,8 +216,8 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 	codec := newRequestCodec()
 	return []grpc.ServerOption{
 		grpc.ForceServerCodecV2(codec),
-		grpc.ChainUnaryInterceptor(s.unaryAccess, codec.unary, s.unaryRecover, s.unaryAddrLimit, s.auth.UnaryInterceptor(s.status), s.unaryPlayerLimit),
-		grpc.ChainStreamInterceptor(s.streamAccess, codec.stream, s.streamRecover, s.streamAddrLimit, s.auth.StreamInterceptor(s.status), s.streamPlayerLimit),
+		grpc.ChainUnaryInterceptor(s.unaryAccess, codec.unary, s.unaryRecover, s.unaryAddrLimit, s.auth.UnaryInterceptor(s.status), s.unaryPlayerLimit, s.unaryRedact),
+		grpc.ChainStreamInterceptor(s.streamAccess, codec.stream, s.streamRecover, s.streamAddrLimit, s.auth.StreamInterceptor(s.status), s.streamPlayerLimit, s.streamRedact),
 	}
 }
 
@@ -225,7 +225,7 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 // for the calls a node makes on itself without a connection (the REST
 // watches, whose requests are never decoded).
 func (s *Service) StreamInterceptors() []grpc.StreamServerInterceptor {
-	return []grpc.StreamServerInterceptor{s.streamAccess, s.streamRecover, s.streamAddrLimit, s.auth.StreamInterceptor(s.status), s.streamPlayerLimit}
+	return []grpc.StreamServerInterceptor{s.streamAccess, s.streamRecover, s.streamAddrLimit, s.auth.StreamInterceptor(s.status), s.streamPlayerLimit, s.streamRedact}
 }
 
 // Register registers the services on g.
@@ -251,6 +251,9 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 // an error (see package auth).
 func (s *Service) Start(ctx context.Context) error {
 	if err := s.auth.Discover(ctx); err != nil {
+		return err
+	}
+	if err := s.auth.LoadDeleted(ctx); err != nil {
 		return err
 	}
 	s.w.Start()

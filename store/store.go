@@ -28,6 +28,9 @@ var (
 	// ErrSuspended: the player is suspended (Operators.SuspendPlayer): it
 	// gets no new token.
 	ErrSuspended = errors.New("store: player suspended")
+	// ErrDeleted: the player is deleted (Deletions.DeletePlayer): it gets
+	// no new token.
+	ErrDeleted = errors.New("store: player deleted")
 	// ErrRequestMismatch: the request id was already used by this author on
 	// this match for a different command.
 	ErrRequestMismatch = errors.New("store: request id reused for a different command")
@@ -350,7 +353,8 @@ type Identities interface {
 	// IdentityPlayer finds the player of the user subject of issuer,
 	// creating it as p when there is none, in one transaction: concurrent
 	// calls for one user make one player. It returns the player and
-	// whether it was created; ErrExists if p's id is taken.
+	// whether it was created; ErrExists if p's id is taken, ErrSuspended
+	// or ErrDeleted if the user's player is suspended or deleted.
 	IdentityPlayer(ctx context.Context, issuer, subject string, p Player) (Player, bool, error)
 }
 
@@ -381,6 +385,7 @@ type Store interface {
 	APIKeys
 	Identities
 	Operators
+	Deletions
 	Clocks
 	History
 	Retention

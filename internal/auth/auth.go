@@ -80,6 +80,8 @@ type Authenticator struct {
 	gen     uint64
 	cache   map[string]cachedSession // string(hash) ->
 	streams map[*authedStream]struct{}
+
+	deleted deletedSet
 }
 
 type cachedSession struct {
@@ -289,6 +291,11 @@ func (a *Authenticator) revoked(r store.Revocation) {
 			delete(a.cache, h)
 		}
 	}
+	if a.oidc != nil && r.TokenHash == nil {
+		// A suspended or deleted player's provider tokens are verified
+		// again, and refused, on their next use.
+		a.oidc.forgetPlayer(r.Player)
+	}
 	for st := range a.streams {
 		// A provider's token has no session to revoke.
 		if st.expires.IsZero() && hit(st.hash, st.player) {
@@ -306,11 +313,13 @@ func (a *Authenticator) gap() {
 	clear(a.cache)
 }
 
-// sweep ends the streams whose session expired or was revoked and drops
+// sweep reads the latest deletions (latestDeleted), ends the streams whose
+// session expired or was revoked and drops
 // stale cache entries, which bounds the cache to the sessions used within
 // recheck. The sessions of streams not read within recheck are read again,
 // all of them in one store call (store.Players.Sessions), and cached.
 func (a *Authenticator) sweep(ctx context.Context) {
+	a.latestDeleted(ctx)
 	now := a.now()
 	a.mu.Lock()
 	gen := a.gen

@@ -11,8 +11,8 @@ import (
 	"github.com/hangarhq/hangar/store"
 )
 
-// sessionStore answers session look-ups from a map and counts them; it has
-// no other method.
+// sessionStore answers session look-ups from a map and counts them; it
+// has no other method but DeletedPlayers, which finds none.
 type sessionStore struct {
 	store.Store
 	sessions map[string]store.Session
@@ -20,6 +20,8 @@ type sessionStore struct {
 	batches  [][][]byte
 	fail     error
 }
+
+func (f *sessionStore) DeletedPlayers(context.Context, time.Time) ([]string, error) { return nil, nil }
 
 func (f *sessionStore) Session(_ context.Context, h []byte) (store.Session, error) {
 	f.singles++

@@ -52,7 +52,10 @@ import (
 // calls cost one verification per token. Hangar cannot revoke a provider's
 // token: it is good until its exp (and the leeway), RefreshToken and RevokeToken refuse it
 // (HANGAR_TOKEN_REQUIRED), SignOut leaves it be, and a stream opened with it
-// ends with TOKEN_EXPIRED when it expires (within Sessions.Recheck).
+// ends with TOKEN_EXPIRED when it expires (within Sessions.Recheck). A
+// suspended or deleted player's tokens are refused (PLAYER_SUSPENDED,
+// PLAYER_DELETED): a suspension or deletion drops them from the cache on
+// every node, and their next use finds the player so.
 
 // OIDCOptions let players call with the tokens of one OpenID Connect
 // provider. The zero value (no Issuer) turns that off.
@@ -293,7 +296,12 @@ func (a *oidcAuth) player(ctx context.Context, tok string, hash []byte) (store.P
 	created := now.UTC().Truncate(time.Microsecond)
 	p := store.Player{ID: ident.New("p_"), DisplayName: a.displayName(claims), Created: created}
 	p, _, err = a.st.IdentityPlayer(ctx, a.opts.Issuer, idt.Subject, p)
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrSuspended):
+		return p, time.Time{}, ErrPlayerSuspended
+	case errors.Is(err, store.ErrDeleted):
+		return p, time.Time{}, ErrPlayerDeleted
+	case err != nil:
 		return p, time.Time{}, err
 	}
 	a.mu.Lock()
@@ -356,6 +364,18 @@ func (a *oidcAuth) sweep(now time.Time) {
 	defer a.mu.Unlock()
 	for h, c := range a.cache {
 		if !now.Before(c.expires) {
+			delete(a.cache, h)
+		}
+	}
+}
+
+// forgetPlayer drops the cached tokens of player id, which are verified
+// again on their next use.
+func (a *oidcAuth) forgetPlayer(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for h, c := range a.cache {
+		if c.player.ID == id {
 			delete(a.cache, h)
 		}
 	}

@@ -64,6 +64,7 @@ var (
 		hangarv1.AdminService_SuspendPlayer_FullMethodName:   true,
 		hangarv1.AdminService_ReinstatePlayer_FullMethodName: true,
 		hangarv1.AdminService_EndMatch_FullMethodName:        true,
+		hangarv1.AdminService_DeletePlayer_FullMethodName:    true,
 	}
 )
 
@@ -98,6 +99,9 @@ func (a *Authenticator) authenticateKey(ctx context.Context, method string, k st
 		acc, err := a.externalAccount(ctx, k, ext[0])
 		if err != nil {
 			return ctx, err
+		}
+		if !acc.Deleted.IsZero() {
+			return ctx, ErrPlayerDeleted
 		}
 		if !acc.Suspended.IsZero() {
 			return ctx, ErrPlayerSuspended

@@ -129,7 +129,7 @@ func (a *Authenticator) Run(ctx context.Context, wg *sync.WaitGroup) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = f.ListenRevocations(ctx, a.revoked, a.gap)
+			_ = f.ListenRevocations(ctx, func(r store.Revocation) { a.heard(ctx, r) }, func() { a.missed(ctx) })
 		}()
 	}
 	if a.sessions.Retention > 0 {
@@ -258,8 +258,11 @@ func (a *Authenticator) SignInExternal(ctx context.Context, ext, displayName str
 	tok, t := a.issue(now)
 	p := store.Player{ID: ident.New("p_"), DisplayName: displayName, Created: now}
 	got, created, err := a.st.ExternalPlayer(ctx, k, ext, p, t)
-	if errors.Is(err, store.ErrSuspended) {
+	switch {
+	case errors.Is(err, store.ErrSuspended):
 		err = ErrPlayerSuspended
+	case errors.Is(err, store.ErrDeleted):
+		err = ErrPlayerDeleted
 	}
 	if err != nil {
 		return store.Player{}, "", store.Token{}, false, err

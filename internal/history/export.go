@@ -11,6 +11,7 @@ import (
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/ident"
 	"github.com/hangarhq/hangar/internal/match"
+	"github.com/hangarhq/hangar/store"
 )
 
 // ExportMatch is the match the request names in the export's notation
@@ -106,8 +107,12 @@ func (s *History) eventNotation(g game.Game, ev *hangarv1.Event) string {
 		if b.PlayerJoined.GetBot() {
 			return fmt.Sprintf("joined seat=%d bot", b.PlayerJoined.GetSeat())
 		}
+		name := b.PlayerJoined.GetDisplayName()
+		if s.Deleted != nil && s.Deleted(b.PlayerJoined.GetPlayerId()) {
+			name = store.DeletedName
+		}
 		return fmt.Sprintf("joined seat=%d player=%s name=%s", b.PlayerJoined.GetSeat(), b.PlayerJoined.GetPlayerId(),
-			strconv.Quote(b.PlayerJoined.GetDisplayName()))
+			strconv.Quote(name))
 	case *hangarv1.Event_PlayerLeft:
 		s := fmt.Sprintf("left seat=%d player=%s", b.PlayerLeft.GetSeat(), b.PlayerLeft.GetPlayerId())
 		if b.PlayerLeft.GetForfeited() {

@@ -29,6 +29,9 @@ type History struct {
 	Writer *match.Writer
 	Store  store.Store
 	Games  *game.Registry
+	// Deleted says whether a player is deleted: an export names it
+	// store.DeletedName. Nil: no player is.
+	Deleted func(playerID string) bool
 }
 
 var outcomeProto = map[store.Outcome]hangarv1.MatchResult{

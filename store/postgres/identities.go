@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -18,11 +19,16 @@ var _ store.Identities = (*Store)(nil)
 // row is taken out again, and the next statement (a fresh snapshot under
 // READ COMMITTED) reads whichever player won.
 func (s *Store) IdentityPlayer(ctx context.Context, issuer, subject string, p store.Player) (store.Player, bool, error) {
-	const find = `SELECT p.id, p.display_name, p.created_at FROM identity_players i
+	const find = `SELECT p.id, p.display_name, p.created_at, p.suspended_at, p.deleted_at FROM identity_players i
 		JOIN players p ON p.id = i.player_id WHERE i.issuer = $1 AND i.subject = $2`
 	var got store.Player
-	err := s.pool.QueryRow(ctx, find, issuer, subject).Scan(&got.ID, &got.DisplayName, &got.Created)
+	var suspended, deleted *time.Time
+	err := s.pool.QueryRow(ctx, find, issuer, subject).Scan(&got.ID, &got.DisplayName, &got.Created, &suspended, &deleted)
 	switch {
+	case err == nil && deleted != nil:
+		return store.Player{}, false, store.ErrDeleted
+	case err == nil && suspended != nil:
+		return store.Player{}, false, store.ErrSuspended
 	case err == nil:
 		return got, false, nil
 	case !errors.Is(err, pgx.ErrNoRows):
@@ -44,7 +50,7 @@ func (s *Store) IdentityPlayer(ctx context.Context, issuer, subject string, p st
 				return err
 			}
 		}
-		return tx.QueryRow(ctx, find, issuer, subject).Scan(&got.ID, &got.DisplayName, &got.Created)
+		return tx.QueryRow(ctx, find, issuer, subject).Scan(&got.ID, &got.DisplayName, &got.Created, &suspended, &deleted)
 	})
 	switch {
 	case isUnique(err):

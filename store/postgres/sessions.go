@@ -227,11 +227,14 @@ func (s *Store) ExternalPlayer(ctx context.Context, k store.APIKey, externalID s
 	// row) until this token is in, for it to revoke; or, if it came first,
 	// shows its suspension.
 	find := func(tx pgx.Tx) error {
-		var suspended *time.Time
-		err := tx.QueryRow(ctx, `SELECT p.id, p.display_name, p.created_at, p.suspended_at FROM external_players e
+		var suspended, deleted *time.Time
+		err := tx.QueryRow(ctx, `SELECT p.id, p.display_name, p.created_at, p.suspended_at, p.deleted_at FROM external_players e
 			JOIN players p ON p.id = e.player_id WHERE e.backend = $1 AND e.external_id = $2 FOR SHARE OF p`, k.Name, externalID).
-			Scan(&got.ID, &got.DisplayName, &got.Created, &suspended)
-		if err == nil && suspended != nil {
+			Scan(&got.ID, &got.DisplayName, &got.Created, &suspended, &deleted)
+		switch {
+		case err == nil && deleted != nil:
+			return store.ErrDeleted
+		case err == nil && suspended != nil:
 			return store.ErrSuspended
 		}
 		return err
@@ -269,7 +272,7 @@ func (s *Store) ExternalPlayer(ctx context.Context, k store.APIKey, externalID s
 	switch {
 	case isUnique(err):
 		return got, false, store.ErrExists
-	case errors.Is(err, store.ErrSuspended):
+	case errors.Is(err, store.ErrSuspended), errors.Is(err, store.ErrDeleted):
 		return store.Player{}, false, err
 	case err != nil:
 		return got, false, wrapErr("external player", err)

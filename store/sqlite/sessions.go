@@ -241,12 +241,15 @@ func (s *Store) ExternalPlayer(ctx context.Context, k store.APIKey, externalID s
 	}
 	defer tx.Rollback()
 	var created int64
-	var suspended sql.NullInt64
-	err = tx.QueryRowContext(ctx, `SELECT p.id, p.display_name, p.created_at, p.suspended_at FROM external_players e
+	var suspended, deleted sql.NullInt64
+	err = tx.QueryRowContext(ctx, `SELECT p.id, p.display_name, p.created_at, p.suspended_at, p.deleted_at FROM external_players e
 		JOIN players p ON p.id = e.player_id WHERE e.backend = ? AND e.external_id = ?`, k.Name, externalID).
-		Scan(&got.ID, &got.DisplayName, &created, &suspended)
+		Scan(&got.ID, &got.DisplayName, &created, &suspended, &deleted)
 	got.Created = fromMicros(created)
-	if err == nil && suspended.Valid {
+	switch {
+	case err == nil && deleted.Valid:
+		return store.Player{}, false, store.ErrDeleted
+	case err == nil && suspended.Valid:
 		return store.Player{}, false, store.ErrSuspended
 	}
 	isNew := errors.Is(err, sql.ErrNoRows)

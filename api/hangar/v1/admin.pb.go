@@ -10,6 +10,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -474,11 +475,128 @@ func (x *EndMatchResponse) GetVersion() int64 {
 	return 0
 }
 
+type DeletePlayerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id names the player (scope admin).
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// external_id names the player by the backend's id of its user.
+	ExternalId string `protobuf:"bytes,2,opt,name=external_id,json=externalId,proto3" json:"external_id,omitempty"`
+	// reason says why, for the audit log: 1 to 200 bytes of printable UTF-8.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeletePlayerRequest) Reset() {
+	*x = DeletePlayerRequest{}
+	mi := &file_hangar_v1_admin_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeletePlayerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeletePlayerRequest) ProtoMessage() {}
+
+func (x *DeletePlayerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_admin_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeletePlayerRequest.ProtoReflect.Descriptor instead.
+func (*DeletePlayerRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_admin_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *DeletePlayerRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *DeletePlayerRequest) GetExternalId() string {
+	if x != nil {
+		return x.ExternalId
+	}
+	return ""
+}
+
+func (x *DeletePlayerRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type DeletePlayerResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the player deleted.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// delete_time is when it was deleted (a retry's is the first call's).
+	DeleteTime    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=delete_time,json=deleteTime,proto3" json:"delete_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeletePlayerResponse) Reset() {
+	*x = DeletePlayerResponse{}
+	mi := &file_hangar_v1_admin_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeletePlayerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeletePlayerResponse) ProtoMessage() {}
+
+func (x *DeletePlayerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_admin_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeletePlayerResponse.ProtoReflect.Descriptor instead.
+func (*DeletePlayerResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_admin_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *DeletePlayerResponse) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *DeletePlayerResponse) GetDeleteTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DeleteTime
+	}
+	return nil
+}
+
 var File_hangar_v1_admin_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x15hangar/v1/admin.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\"T\n" +
+	"\x15hangar/v1/admin.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"T\n" +
 	"\x14SignOutPlayerRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x1f\n" +
 	"\vexternal_id\x18\x02 \x01(\tR\n" +
@@ -508,11 +626,21 @@ const file_hangar_v1_admin_proto_rawDesc = "" +
 	"request_id\x18\x03 \x01(\tR\trequestId\"G\n" +
 	"\x10EndMatchResponse\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\x03R\aversion2\xf7\x03\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\"k\n" +
+	"\x13DeletePlayerRequest\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x1f\n" +
+	"\vexternal_id\x18\x02 \x01(\tR\n" +
+	"externalId\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"p\n" +
+	"\x14DeletePlayerResponse\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12;\n" +
+	"\vdelete_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"deleteTime2\xed\x04\n" +
 	"\fAdminService\x12x\n" +
 	"\rSignOutPlayer\x12\x1f.hangar.v1.SignOutPlayerRequest\x1a .hangar.v1.SignOutPlayerResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/v1/admin/players:signOut\x12x\n" +
 	"\rSuspendPlayer\x12\x1f.hangar.v1.SuspendPlayerRequest\x1a .hangar.v1.SuspendPlayerResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/v1/admin/players:suspend\x12\x80\x01\n" +
-	"\x0fReinstatePlayer\x12!.hangar.v1.ReinstatePlayerRequest\x1a\".hangar.v1.ReinstatePlayerResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/admin/players:reinstate\x12p\n" +
+	"\x0fReinstatePlayer\x12!.hangar.v1.ReinstatePlayerRequest\x1a\".hangar.v1.ReinstatePlayerResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/admin/players:reinstate\x12t\n" +
+	"\fDeletePlayer\x12\x1e.hangar.v1.DeletePlayerRequest\x1a\x1f.hangar.v1.DeletePlayerResponse\"#\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/v1/admin/players:delete\x12p\n" +
 	"\bEndMatch\x12\x1a.hangar.v1.EndMatchRequest\x1a\x1b.hangar.v1.EndMatchResponse\"+\x82\xd3\xe4\x93\x02%:\x01*\" /v1/admin/matches/{match_id}:endB\x93\x01\n" +
 	"\rcom.hangar.v1B\n" +
 	"AdminProtoP\x01Z1github.com/hangarhq/hangar/api/hangar/v1;hangarv1\xa2\x02\x03HXX\xaa\x02\tHangar.V1\xca\x02\tHangar\\V1\xe2\x02\x15Hangar\\V1\\GPBMetadata\xea\x02\n" +
@@ -530,7 +658,7 @@ func file_hangar_v1_admin_proto_rawDescGZIP() []byte {
 	return file_hangar_v1_admin_proto_rawDescData
 }
 
-var file_hangar_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_hangar_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_hangar_v1_admin_proto_goTypes = []any{
 	(*SignOutPlayerRequest)(nil),    // 0: hangar.v1.SignOutPlayerRequest
 	(*SignOutPlayerResponse)(nil),   // 1: hangar.v1.SignOutPlayerResponse
@@ -540,21 +668,27 @@ var file_hangar_v1_admin_proto_goTypes = []any{
 	(*ReinstatePlayerResponse)(nil), // 5: hangar.v1.ReinstatePlayerResponse
 	(*EndMatchRequest)(nil),         // 6: hangar.v1.EndMatchRequest
 	(*EndMatchResponse)(nil),        // 7: hangar.v1.EndMatchResponse
+	(*DeletePlayerRequest)(nil),     // 8: hangar.v1.DeletePlayerRequest
+	(*DeletePlayerResponse)(nil),    // 9: hangar.v1.DeletePlayerResponse
+	(*timestamppb.Timestamp)(nil),   // 10: google.protobuf.Timestamp
 }
 var file_hangar_v1_admin_proto_depIdxs = []int32{
-	0, // 0: hangar.v1.AdminService.SignOutPlayer:input_type -> hangar.v1.SignOutPlayerRequest
-	2, // 1: hangar.v1.AdminService.SuspendPlayer:input_type -> hangar.v1.SuspendPlayerRequest
-	4, // 2: hangar.v1.AdminService.ReinstatePlayer:input_type -> hangar.v1.ReinstatePlayerRequest
-	6, // 3: hangar.v1.AdminService.EndMatch:input_type -> hangar.v1.EndMatchRequest
-	1, // 4: hangar.v1.AdminService.SignOutPlayer:output_type -> hangar.v1.SignOutPlayerResponse
-	3, // 5: hangar.v1.AdminService.SuspendPlayer:output_type -> hangar.v1.SuspendPlayerResponse
-	5, // 6: hangar.v1.AdminService.ReinstatePlayer:output_type -> hangar.v1.ReinstatePlayerResponse
-	7, // 7: hangar.v1.AdminService.EndMatch:output_type -> hangar.v1.EndMatchResponse
-	4, // [4:8] is the sub-list for method output_type
-	0, // [0:4] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	10, // 0: hangar.v1.DeletePlayerResponse.delete_time:type_name -> google.protobuf.Timestamp
+	0,  // 1: hangar.v1.AdminService.SignOutPlayer:input_type -> hangar.v1.SignOutPlayerRequest
+	2,  // 2: hangar.v1.AdminService.SuspendPlayer:input_type -> hangar.v1.SuspendPlayerRequest
+	4,  // 3: hangar.v1.AdminService.ReinstatePlayer:input_type -> hangar.v1.ReinstatePlayerRequest
+	8,  // 4: hangar.v1.AdminService.DeletePlayer:input_type -> hangar.v1.DeletePlayerRequest
+	6,  // 5: hangar.v1.AdminService.EndMatch:input_type -> hangar.v1.EndMatchRequest
+	1,  // 6: hangar.v1.AdminService.SignOutPlayer:output_type -> hangar.v1.SignOutPlayerResponse
+	3,  // 7: hangar.v1.AdminService.SuspendPlayer:output_type -> hangar.v1.SuspendPlayerResponse
+	5,  // 8: hangar.v1.AdminService.ReinstatePlayer:output_type -> hangar.v1.ReinstatePlayerResponse
+	9,  // 9: hangar.v1.AdminService.DeletePlayer:output_type -> hangar.v1.DeletePlayerResponse
+	7,  // 10: hangar.v1.AdminService.EndMatch:output_type -> hangar.v1.EndMatchResponse
+	6,  // [6:11] is the sub-list for method output_type
+	1,  // [1:6] is the sub-list for method input_type
+	1,  // [1:1] is the sub-list for extension type_name
+	1,  // [1:1] is the sub-list for extension extendee
+	0,  // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_admin_proto_init() }
@@ -568,7 +702,7 @@ func file_hangar_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_admin_proto_rawDesc), len(file_hangar_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	AdminService_SignOutPlayer_FullMethodName   = "/hangar.v1.AdminService/SignOutPlayer"
 	AdminService_SuspendPlayer_FullMethodName   = "/hangar.v1.AdminService/SuspendPlayer"
 	AdminService_ReinstatePlayer_FullMethodName = "/hangar.v1.AdminService/ReinstatePlayer"
+	AdminService_DeletePlayer_FullMethodName    = "/hangar.v1.AdminService/DeletePlayer"
 	AdminService_EndMatch_FullMethodName        = "/hangar.v1.AdminService/EndMatch"
 )
 
@@ -54,6 +55,18 @@ type AdminServiceClient interface {
 	// ReinstatePlayer lifts a player's suspension: it may sign in again (its
 	// revoked tokens stay revoked).
 	ReinstatePlayer(ctx context.Context, in *ReinstatePlayerRequest, opts ...grpc.CallOption) (*ReinstatePlayerResponse, error)
+	// DeletePlayer deletes a player: its tokens are revoked as by
+	// SignOutPlayer and its sign-ins are refused from now on
+	// (SignInExternalPlayer and an identity provider's tokens are
+	// PERMISSION_DENIED with reason PLAYER_DELETED; its external id stays
+	// its, so that it does not sign in as a new player). Its name is
+	// replaced by "Deleted player" everywhere it is shown, in the seats and
+	// events of the matches it sat in too (the event log is not changed, so
+	// every match still replays); its friends, friend requests, blocks,
+	// mutes, notices, presence and waiting tickets are erased. What stays is
+	// in docs/auth.md. Deleting a deleted player changes nothing and answers
+	// the same.
+	DeletePlayer(ctx context.Context, in *DeletePlayerRequest, opts ...grpc.CallOption) (*DeletePlayerResponse, error)
 	// EndMatch ends an open or active match as abandoned (no result, no
 	// rating change), for reason. It takes a key of scope admin only (a key of
 	// scope server is PERMISSION_DENIED with reason API_KEY_SCOPE). The end is
@@ -101,6 +114,16 @@ func (c *adminServiceClient) ReinstatePlayer(ctx context.Context, in *ReinstateP
 	return out, nil
 }
 
+func (c *adminServiceClient) DeletePlayer(ctx context.Context, in *DeletePlayerRequest, opts ...grpc.CallOption) (*DeletePlayerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeletePlayerResponse)
+	err := c.cc.Invoke(ctx, AdminService_DeletePlayer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *adminServiceClient) EndMatch(ctx context.Context, in *EndMatchRequest, opts ...grpc.CallOption) (*EndMatchResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(EndMatchResponse)
@@ -140,6 +163,18 @@ type AdminServiceServer interface {
 	// ReinstatePlayer lifts a player's suspension: it may sign in again (its
 	// revoked tokens stay revoked).
 	ReinstatePlayer(context.Context, *ReinstatePlayerRequest) (*ReinstatePlayerResponse, error)
+	// DeletePlayer deletes a player: its tokens are revoked as by
+	// SignOutPlayer and its sign-ins are refused from now on
+	// (SignInExternalPlayer and an identity provider's tokens are
+	// PERMISSION_DENIED with reason PLAYER_DELETED; its external id stays
+	// its, so that it does not sign in as a new player). Its name is
+	// replaced by "Deleted player" everywhere it is shown, in the seats and
+	// events of the matches it sat in too (the event log is not changed, so
+	// every match still replays); its friends, friend requests, blocks,
+	// mutes, notices, presence and waiting tickets are erased. What stays is
+	// in docs/auth.md. Deleting a deleted player changes nothing and answers
+	// the same.
+	DeletePlayer(context.Context, *DeletePlayerRequest) (*DeletePlayerResponse, error)
 	// EndMatch ends an open or active match as abandoned (no result, no
 	// rating change), for reason. It takes a key of scope admin only (a key of
 	// scope server is PERMISSION_DENIED with reason API_KEY_SCOPE). The end is
@@ -165,6 +200,9 @@ func (UnimplementedAdminServiceServer) SuspendPlayer(context.Context, *SuspendPl
 }
 func (UnimplementedAdminServiceServer) ReinstatePlayer(context.Context, *ReinstatePlayerRequest) (*ReinstatePlayerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReinstatePlayer not implemented")
+}
+func (UnimplementedAdminServiceServer) DeletePlayer(context.Context, *DeletePlayerRequest) (*DeletePlayerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeletePlayer not implemented")
 }
 func (UnimplementedAdminServiceServer) EndMatch(context.Context, *EndMatchRequest) (*EndMatchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method EndMatch not implemented")
@@ -244,6 +282,24 @@ func _AdminService_ReinstatePlayer_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_DeletePlayer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeletePlayerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).DeletePlayer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_DeletePlayer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).DeletePlayer(ctx, req.(*DeletePlayerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _AdminService_EndMatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(EndMatchRequest)
 	if err := dec(in); err != nil {
@@ -280,6 +336,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReinstatePlayer",
 			Handler:    _AdminService_ReinstatePlayer_Handler,
+		},
+		{
+			MethodName: "DeletePlayer",
+			Handler:    _AdminService_DeletePlayer_Handler,
 		},
 		{
 			MethodName: "EndMatch",

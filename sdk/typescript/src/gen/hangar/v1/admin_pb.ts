@@ -5,13 +5,15 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hangar/v1/admin.proto.
  */
 export const file_hangar_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChVoYW5nYXIvdjEvYWRtaW4ucHJvdG8SCWhhbmdhci52MSI+ChRTaWduT3V0UGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSEwoLZXh0ZXJuYWxfaWQYAiABKAkiQQoVU2lnbk91dFBsYXllclJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRIVCg1yZXZva2VkX2NvdW50GAIgASgFIk4KFFN1c3BlbmRQbGF5ZXJSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRITCgtleHRlcm5hbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiQQoVU3VzcGVuZFBsYXllclJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRIVCg1yZXZva2VkX2NvdW50GAIgASgFIlAKFlJlaW5zdGF0ZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEhMKC2V4dGVybmFsX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIsChdSZWluc3RhdGVQbGF5ZXJSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkiRwoPRW5kTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIjUKEEVuZE1hdGNoUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAzL3AwoMQWRtaW5TZXJ2aWNlEngKDVNpZ25PdXRQbGF5ZXISHy5oYW5nYXIudjEuU2lnbk91dFBsYXllclJlcXVlc3QaIC5oYW5nYXIudjEuU2lnbk91dFBsYXllclJlc3BvbnNlIiSC0+STAh46ASoiGS92MS9hZG1pbi9wbGF5ZXJzOnNpZ25PdXQSeAoNU3VzcGVuZFBsYXllchIfLmhhbmdhci52MS5TdXNwZW5kUGxheWVyUmVxdWVzdBogLmhhbmdhci52MS5TdXNwZW5kUGxheWVyUmVzcG9uc2UiJILT5JMCHjoBKiIZL3YxL2FkbWluL3BsYXllcnM6c3VzcGVuZBKAAQoPUmVpbnN0YXRlUGxheWVyEiEuaGFuZ2FyLnYxLlJlaW5zdGF0ZVBsYXllclJlcXVlc3QaIi5oYW5nYXIudjEuUmVpbnN0YXRlUGxheWVyUmVzcG9uc2UiJoLT5JMCIDoBKiIbL3YxL2FkbWluL3BsYXllcnM6cmVpbnN0YXRlEnAKCEVuZE1hdGNoEhouaGFuZ2FyLnYxLkVuZE1hdGNoUmVxdWVzdBobLmhhbmdhci52MS5FbmRNYXRjaFJlc3BvbnNlIiuC0+STAiU6ASoiIC92MS9hZG1pbi9tYXRjaGVzL3ttYXRjaF9pZH06ZW5kYgZwcm90bzM", [file_google_api_annotations]);
+  fileDesc("ChVoYW5nYXIvdjEvYWRtaW4ucHJvdG8SCWhhbmdhci52MSI+ChRTaWduT3V0UGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSEwoLZXh0ZXJuYWxfaWQYAiABKAkiQQoVU2lnbk91dFBsYXllclJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRIVCg1yZXZva2VkX2NvdW50GAIgASgFIk4KFFN1c3BlbmRQbGF5ZXJSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRITCgtleHRlcm5hbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiQQoVU3VzcGVuZFBsYXllclJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRIVCg1yZXZva2VkX2NvdW50GAIgASgFIlAKFlJlaW5zdGF0ZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEhMKC2V4dGVybmFsX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIsChdSZWluc3RhdGVQbGF5ZXJSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkiRwoPRW5kTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIjUKEEVuZE1hdGNoUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAyJNChNEZWxldGVQbGF5ZXJSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRITCgtleHRlcm5hbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiWgoURGVsZXRlUGxheWVyUmVzcG9uc2USEQoJcGxheWVyX2lkGAEgASgJEi8KC2RlbGV0ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDLtBAoMQWRtaW5TZXJ2aWNlEngKDVNpZ25PdXRQbGF5ZXISHy5oYW5nYXIudjEuU2lnbk91dFBsYXllclJlcXVlc3QaIC5oYW5nYXIudjEuU2lnbk91dFBsYXllclJlc3BvbnNlIiSC0+STAh46ASoiGS92MS9hZG1pbi9wbGF5ZXJzOnNpZ25PdXQSeAoNU3VzcGVuZFBsYXllchIfLmhhbmdhci52MS5TdXNwZW5kUGxheWVyUmVxdWVzdBogLmhhbmdhci52MS5TdXNwZW5kUGxheWVyUmVzcG9uc2UiJILT5JMCHjoBKiIZL3YxL2FkbWluL3BsYXllcnM6c3VzcGVuZBKAAQoPUmVpbnN0YXRlUGxheWVyEiEuaGFuZ2FyLnYxLlJlaW5zdGF0ZVBsYXllclJlcXVlc3QaIi5oYW5nYXIudjEuUmVpbnN0YXRlUGxheWVyUmVzcG9uc2UiJoLT5JMCIDoBKiIbL3YxL2FkbWluL3BsYXllcnM6cmVpbnN0YXRlEnQKDERlbGV0ZVBsYXllchIeLmhhbmdhci52MS5EZWxldGVQbGF5ZXJSZXF1ZXN0Gh8uaGFuZ2FyLnYxLkRlbGV0ZVBsYXllclJlc3BvbnNlIiOC0+STAh06ASoiGC92MS9hZG1pbi9wbGF5ZXJzOmRlbGV0ZRJwCghFbmRNYXRjaBIaLmhhbmdhci52MS5FbmRNYXRjaFJlcXVlc3QaGy5oYW5nYXIudjEuRW5kTWF0Y2hSZXNwb25zZSIrgtPkkwIlOgEqIiAvdjEvYWRtaW4vbWF0Y2hlcy97bWF0Y2hfaWR9OmVuZGIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message hangar.v1.SignOutPlayerRequest
@@ -238,6 +240,65 @@ export const EndMatchResponseSchema: GenMessage<EndMatchResponse> = /*@__PURE__*
   messageDesc(file_hangar_v1_admin, 7);
 
 /**
+ * @generated from message hangar.v1.DeletePlayerRequest
+ */
+export type DeletePlayerRequest = Message<"hangar.v1.DeletePlayerRequest"> & {
+  /**
+   * player_id names the player (scope admin).
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * external_id names the player by the backend's id of its user.
+   *
+   * @generated from field: string external_id = 2;
+   */
+  externalId: string;
+
+  /**
+   * reason says why, for the audit log: 1 to 200 bytes of printable UTF-8.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message hangar.v1.DeletePlayerRequest.
+ * Use `create(DeletePlayerRequestSchema)` to create a new message.
+ */
+export const DeletePlayerRequestSchema: GenMessage<DeletePlayerRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_v1_admin, 8);
+
+/**
+ * @generated from message hangar.v1.DeletePlayerResponse
+ */
+export type DeletePlayerResponse = Message<"hangar.v1.DeletePlayerResponse"> & {
+  /**
+   * player_id is the player deleted.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * delete_time is when it was deleted (a retry's is the first call's).
+   *
+   * @generated from field: google.protobuf.Timestamp delete_time = 2;
+   */
+  deleteTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message hangar.v1.DeletePlayerResponse.
+ * Use `create(DeletePlayerResponseSchema)` to create a new message.
+ */
+export const DeletePlayerResponseSchema: GenMessage<DeletePlayerResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_v1_admin, 9);
+
+/**
  * AdminService is for a game's own backend and for operators, with an API
  * key (`authorization: Bearer hk_…`) made with a scope (`hangar apikey create
  * --scope server|admin`); a player token is PERMISSION_DENIED with reason
@@ -289,6 +350,26 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ReinstatePlayerRequestSchema;
     output: typeof ReinstatePlayerResponseSchema;
+  },
+  /**
+   * DeletePlayer deletes a player: its tokens are revoked as by
+   * SignOutPlayer and its sign-ins are refused from now on
+   * (SignInExternalPlayer and an identity provider's tokens are
+   * PERMISSION_DENIED with reason PLAYER_DELETED; its external id stays
+   * its, so that it does not sign in as a new player). Its name is
+   * replaced by "Deleted player" everywhere it is shown, in the seats and
+   * events of the matches it sat in too (the event log is not changed, so
+   * every match still replays); its friends, friend requests, blocks,
+   * mutes, notices, presence and waiting tickets are erased. What stays is
+   * in docs/auth.md. Deleting a deleted player changes nothing and answers
+   * the same.
+   *
+   * @generated from rpc hangar.v1.AdminService.DeletePlayer
+   */
+  deletePlayer: {
+    methodKind: "unary";
+    input: typeof DeletePlayerRequestSchema;
+    output: typeof DeletePlayerResponseSchema;
   },
   /**
    * EndMatch ends an open or active match as abandoned (no result, no

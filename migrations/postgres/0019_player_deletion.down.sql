@@ -1,0 +1,2 @@
+DROP INDEX players_deleted;
+ALTER TABLE players DROP COLUMN deleted_at;
