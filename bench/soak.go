@@ -358,22 +358,26 @@ func gauge(admin, name string) (float64, bool) {
 var Series = []struct {
 	Name  string
 	Value func(SoakSample) float64
-	// Slack is the growth from the first quarter to the last that still
-	// counts as flat, in the series' unit, on top of 10%.
-	Slack float64
+	// Rel and Slack are the growth from the first quarter to the last
+	// that still counts as flat: Rel of the first quarter's mean plus Slack
+	// in the series' unit. Memory may grow a little as the heap and the
+	// database's tables grow; goroutines, files and sessions come back to
+	// the same count when the load is the same.
+	Rel, Slack float64
 }{
-	{"A RSS (MB)", func(s SoakSample) float64 { return s.A.RSSMB }, 5},
-	{"A goroutines", func(s SoakSample) float64 { return float64(s.A.Goroutines) }, 20},
-	{"A open files", func(s SoakSample) float64 { return float64(s.A.FDs) }, 5},
-	{"B RSS (MB)", func(s SoakSample) float64 { return s.B.RSSMB }, 5},
-	{"B goroutines", func(s SoakSample) float64 { return float64(s.B.Goroutines) }, 20},
-	{"B open files", func(s SoakSample) float64 { return float64(s.B.FDs) }, 5},
-	{"Postgres sessions", func(s SoakSample) float64 { return float64(s.PGConns) }, 2},
+	{"A RSS (MB)", func(s SoakSample) float64 { return s.A.RSSMB }, 0.10, 5},
+	{"A goroutines", func(s SoakSample) float64 { return float64(s.A.Goroutines) }, 0.02, 5},
+	{"A open files", func(s SoakSample) float64 { return float64(s.A.FDs) }, 0, 3},
+	{"B RSS (MB)", func(s SoakSample) float64 { return s.B.RSSMB }, 0.10, 5},
+	{"B goroutines", func(s SoakSample) float64 { return float64(s.B.Goroutines) }, 0.02, 5},
+	{"B open files", func(s SoakSample) float64 { return float64(s.B.FDs) }, 0, 3},
+	{"Postgres sessions", func(s SoakSample) float64 { return float64(s.PGConns) }, 0, 2},
 }
 
-// Trend is one series over a soak: the mean of its first and its last
-// quarter (of the samples after skip) and whether the last stays within
-// 10% plus slack of the first.
+// Trend is one series over a soak: the median of its first and its last
+// quarter (of the samples after skip: the median, so that the few samples
+// taken between rounds, when node B has just restarted, do not sway it) and whether the last stays within
+// the series' tolerance (Rel, Slack) of the first.
 type Trend struct {
 	Name        string
 	First, Last float64
@@ -395,22 +399,21 @@ func Trends(samples []SoakSample, skip time.Duration) ([]Trend, error) {
 	q := len(warm) / 4
 	var out []Trend
 	for _, se := range Series {
-		mean := func(ss []SoakSample) float64 {
-			var sum float64
-			n := 0
+		median := func(ss []SoakSample) float64 {
+			var vs []float64
 			for _, s := range ss {
 				if v := se.Value(s); v >= 0 {
-					sum += v
-					n++
+					vs = append(vs, v)
 				}
 			}
-			if n == 0 {
+			if len(vs) == 0 {
 				return -1
 			}
-			return sum / float64(n)
+			slices.Sort(vs)
+			return vs[len(vs)/2]
 		}
-		t := Trend{Name: se.Name, First: mean(warm[:q]), Last: mean(warm[len(warm)-q:])}
-		t.Flat = t.First >= 0 && t.Last >= 0 && t.Last <= t.First*1.1+se.Slack
+		t := Trend{Name: se.Name, First: median(warm[:q]), Last: median(warm[len(warm)-q:])}
+		t.Flat = t.First >= 0 && t.Last >= 0 && t.Last <= t.First*(1+se.Rel)+se.Slack
 		out = append(out, t)
 	}
 	return out, nil
@@ -440,4 +443,34 @@ func Table(samples []SoakSample, step time.Duration) string {
 			s.A.RSSMB, s.A.Goroutines, s.A.FDs, s.B.RSSMB, s.B.Goroutines, s.B.FDs, s.BRestarts, s.PGConns, s.Commands, s.Refreshes)
 	}
 	return b
+}
+
+// ReadSamples reads a soak's CSV (as Soak writes it) back into samples.
+func ReadSamples(r io.Reader) ([]SoakSample, error) {
+	rows, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 || !slices.Equal(rows[0], soakColumns) {
+		return nil, errors.New("not a soak CSV: its header differs")
+	}
+	var out []SoakSample
+	for i, row := range rows[1:] {
+		var s SoakSample
+		var errs []error
+		f := func(v string) float64 { x, err := strconv.ParseFloat(v, 64); errs = append(errs, err); return x }
+		n := func(v string) int { x, err := strconv.Atoi(v); errs = append(errs, err); return x }
+		at, err := time.Parse(time.RFC3339, row[0])
+		errs = append(errs, err)
+		s.At, s.Elapsed, s.Round = at, time.Duration(f(row[1])*float64(time.Second)), n(row[2])
+		s.A = NodeSample{RSSMB: f(row[3]), Goroutines: n(row[4]), FDs: n(row[5])}
+		s.B = NodeSample{RSSMB: f(row[6]), Goroutines: n(row[7]), FDs: n(row[8])}
+		s.BRestarts, s.PGConns = n(row[9]), n(row[10])
+		s.Commands, s.Refreshes, s.RefreshFails = int64(n(row[11])), int64(n(row[12])), int64(n(row[13]))
+		if err := errors.Join(errs...); err != nil {
+			return nil, fmt.Errorf("row %d: %w", i+2, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }

@@ -20,9 +20,10 @@ Soak runs two nodes ('hangar serve' children of this binary) on a fresh
 Postgres database and loads them for --duration, sampling every --every
 into a CSV: each node's RSS and open files (/proc), its goroutines (its
 /metrics) and the database's sessions (pg_stat_activity). At the end it
-reports whether each curve stayed flat (the mean of the last quarter of
-the samples within 10% of the first quarter's, plus a small slack), the
-warm-up (the first round) left out.
+reports whether each curve stayed flat (the median of the last quarter of
+the samples within a tolerance of the first quarter's: 10% + 5 MB for
+RSS, 2% + 5 for goroutines, 3 open files, 2 sessions), the warm-up (the
+first round) left out.
 
 The load: first --measure of the bench's tables unpaced, to measure the
 commands/s the machine sustains; then, at --share of that (or --rate),
@@ -64,8 +65,22 @@ func SoakMain(args []string, stdout io.Writer, log *slog.Logger) error {
 	fs.StringVar(&c.CSV, "csv", "soak.csv", "file the samples are written to")
 	serverLog := fs.String("server-log", "", "file the nodes' logs are written to (empty: discarded)")
 	step := fs.Duration("table-step", 5*time.Minute, "the report's table has a row at the start, every this and at the end")
+	report := fs.String("report", "", "print the curves and the verdict of the soak CSV this names (warm-up: --round) instead of running a soak")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *report != "" {
+		f, err := os.Open(*report)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		ss, err := ReadSamples(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *report, err)
+		}
+		printCurves(stdout, ss, *step, c.Round)
+		return nil
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -123,8 +138,14 @@ func printSoak(w io.Writer, c SoakConfig, res *SoakResult, step, took time.Durat
 	}
 	fmt.Fprintf(w, "%d rounds, %d commands, %d matches finished, %d RPC errors; %d samples in %s\n\n",
 		len(res.Rounds), cmds, fin, errs, len(res.Samples), c.CSV)
-	fmt.Fprint(w, Table(res.Samples, step))
-	ts, err := Trends(res.Samples, c.Round)
+	printCurves(w, res.Samples, step, c.Round)
+}
+
+// printCurves writes the samples' table and the verdict on each curve,
+// leaving out the samples of the first warm (the warm-up).
+func printCurves(w io.Writer, samples []SoakSample, step, warm time.Duration) {
+	fmt.Fprint(w, Table(samples, step))
+	ts, err := Trends(samples, warm)
 	if err != nil {
 		fmt.Fprintf(w, "\nflat? %v\n", err)
 		return
