@@ -98,6 +98,15 @@ type Config struct {
 	CPUProfile    string        `json:"-"`
 	MemProfile    string        `json:"-"`
 	Webhook       bool          `json:"webhook,omitempty"`
+	// Rate, when more than 0, is the most commands a second the load
+	// sends, all its seats together (the watched match's too): each Act
+	// waits for its slot, 1/Rate after the one before, so that a soak
+	// holds a set share of what the machine sustains (0: every seat acts
+	// as soon as its last command is acknowledged).
+	Rate float64 `json:"rate,omitempty"`
+	// WatchTarget is the node the watchers watch through (empty: the
+	// players' node, or the last node the bench starts).
+	WatchTarget string `json:"watch_target,omitempty"`
 
 	// DurationS and WatchPaceMS mirror the durations in the JSON result.
 	DurationS   float64 `json:"duration_s"`
@@ -349,6 +358,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Server.Peers = append(res.Server.Peers, p.addr)
 		b.watchAddr = p.addr
 	}
+	if cfg.WatchTarget != "" {
+		b.watchAddr = cfg.WatchTarget
+	}
+	if cfg.Rate > 0 {
+		b.pacer = newPacer(cfg.Rate, time.Now)
+	}
 	var rb [6]byte
 	_, _ = rand.Read(rb[:])
 	b.run = hex.EncodeToString(rb[:])
@@ -403,6 +418,8 @@ type bench struct {
 	moves    atomic.Int64
 	finished atomic.Int64
 	inFlight atomic.Int64 // matches in play
+	// pacer spaces the load's commands (Config.Rate; nil: unpaced).
+	pacer *pacer
 }
 
 func (b *bench) reqID() string { return fmt.Sprintf("b%s-%d", b.run, b.reqs.Add(1)) }

@@ -410,6 +410,9 @@ func (s *seat) act() error {
 	} else {
 		req.Action, req.IncludeLegalActions = rollAction, !s.b.cfg.ListMoves
 	}
+	if !s.b.paced(s.p.ctx) {
+		return errStopped
+	}
 	r, err := timed(s.b, s.p.ctx, rpc, func(ctx context.Context) (*hangarv1.ActResponse, error) {
 		return s.p.moves.Act(ctx, req)
 	})

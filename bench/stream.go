@@ -232,6 +232,9 @@ func (s *seat) actStream(pc *playConn) error {
 		act.Action, act.IncludeLegalActions = rollAction, !s.b.cfg.ListMoves
 	}
 	act.ExpectedVersion = from
+	if !s.b.paced(s.p.ctx) {
+		return errStopped
+	}
 	res, err := s.command(pc, rpc, &hangarv1.PlayCommand{Command: &hangarv1.PlayCommand_Act{Act: act}})
 	if err != nil {
 		return err

@@ -54,6 +54,7 @@ commands:
   apikey    create, list or revoke the API keys of game backends (create --name N, list, revoke --id ID)
   play      play or watch a match in the terminal (a client of a server)
   bench     load a server with simulated players and report throughput and latency
+  soak      load two nodes for a long time at half the machine's throughput and report whether their memory, goroutines, files and database sessions stay flat
   seed-history  fill an empty Postgres database with finished matches (history benchmark fixture)
   archive   archive the matches that ended long ago and remove their events from the database
   version   print the version, the commit and the Go toolchain the binary was built from (also --version)
@@ -107,6 +108,8 @@ func run(args []string, stdout io.Writer, log *slog.Logger) error {
 		return play.Main(args[1:], os.Stdin, stdout)
 	case "bench":
 		return bench.Main(args[1:], stdout, log)
+	case "soak":
+		return bench.SoakMain(args[1:], stdout, log)
 	case "seed-history":
 		return seedHistoryMain(args[1:], stdout)
 	case "archive":
