@@ -233,6 +233,21 @@ func lapse(before, m *Match, evs []*hangarv1.Event, author string) *hangarv1.Eve
 	return &hangarv1.Event{Body: &hangarv1.Event_OfferLapsed{OfferLapsed: &hangarv1.OfferLapsed{OfferId: o.GetOfferId(), Reason: reason}}}
 }
 
+// Rematchable reports whether a rematch of m may still start: m has
+// ended after its start, has no rematch yet, and a player holds a seat to
+// offer it.
+func (m *Match) Rematchable() bool {
+	if !Ended(m.Status) || m.Play == nil || m.rematch != "" {
+		return false
+	}
+	for _, st := range m.Seats {
+		if st.Status == hangarv1.SeatStatus_SEAT_STATUS_PLAYER && st.Player != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // rematchID is the id of the rematch an offer starts.
 func rematchID(matchID, offerID string) string {
 	h := sha256.Sum256([]byte("rematch\x00" + matchID + "\x00" + offerID))
