@@ -279,7 +279,7 @@ func TestRematchWindowCloses(t *testing.T) {
 				t.Fatalf("%s sent %v after the window closed", who, more)
 			}
 		}
-		after := watchFollowing(t, q, id, end)
+		after := watchFollowing(t, q, id, no.GetMatch().GetVersion())
 		if more := after.rest(t, 20*time.Second); len(more) != 0 {
 			t.Fatalf("a following watch opened after the window sent %v", more)
 		}
