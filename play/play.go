@@ -137,6 +137,9 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		s.printf("\nfollowing into the rematch %s\n", s.rematch)
 		s = s.next()
+		if err = s.awaitMatch(ctx); err != nil {
+			break
+		}
 	}
 	if errors.Is(err, errQuit) {
 		s.printf("left the client; the match goes on without it (hangar play -join %s resumes)\n", s.matchID)
@@ -196,6 +199,24 @@ func (s *session) next() *session {
 	cfg.Create, cfg.Join = false, s.rematch
 	return &session{cfg: cfg, out: s.out, p: s.p, conn: s.conn, players: s.players, matches: s.matches, moves: s.moves,
 		games: s.games, ctx: s.ctx, me: s.me, seat: -1, reqPrefix: s.reqPrefix, reqN: s.reqN, lines: s.lines}
+}
+
+// awaitMatch waits until the session's match (a rematch) can be read:
+// the server writes the old match's RematchStarted first and the rematch
+// right after it, so a client quick to follow may find it missing for a
+// moment.
+func (s *session) awaitMatch(ctx context.Context) error {
+	for tries := 1; ; tries++ {
+		_, err := s.matches.GetMatch(s.ctx, &hangarv1.GetMatchRequest{MatchId: s.cfg.Join})
+		if status.Code(err) != codes.NotFound || tries == 20 {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(tries) * 50 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // following says the session's watch follows the rematch.
