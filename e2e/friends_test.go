@@ -12,6 +12,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/testclock"
 	"github.com/hangarhq/hangar/server"
+	"github.com/hangarhq/hangar/service"
 )
 
 // friendIDs lists c's friends' ids, paging with size.
@@ -318,5 +319,70 @@ func TestFriendListsPageBoundary(t *testing.T) {
 				t.Fatalf("%s, one page of 2: %d, %q, %v", name, all, tok, err)
 			}
 		}
+	})
+}
+
+// TestFriendRequestNotices: the player asked gets a FriendRequestNotice
+// naming the asker, live on WatchPlayer and in ListNotices; the asker gets
+// one (accepted) when the request is accepted, or when the other's
+// crossing request makes them friends; a decline and a request refused by
+// a block give none. The webhook delivers each notice as stored.
+func TestFriendRequestNotices(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		rcv := newReceiver(t, func(string, int) (int, time.Duration) { return 0, 0 })
+		cfg.Service.Webhook = service.WebhookOptions{URL: rcv.srv.URL + "/hook", Secret: hookSecret,
+			Timeout: time.Second, MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Poll: 50 * time.Millisecond}
+		n := node(t, cfg)
+		ada, bob, cy, dan := newClient(t, n.Addr(), "Ada"), newClient(t, n.Addr(), "Bob"), newClient(t, n.Addr(), "Cy"), newClient(t, n.Addr(), "Dan")
+		want := func(who string, got *hangarv1.Notice, from *client, name string, accepted bool) {
+			t.Helper()
+			fr := got.GetFriendRequest()
+			if fr.GetPlayerId() != from.id || fr.GetDisplayName() != name || fr.GetAccepted() != accepted || got.GetMatchId() != "" {
+				t.Fatalf("%s's notice %v, want from %s (%s), accepted %v", who, got, from.id, name, accepted)
+			}
+		}
+		bobs := watchNotices(t, bob, 0)
+		if _, err := ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: bob.id}); err != nil {
+			t.Fatal(err)
+		}
+		want("Bob", bobs.next(t, 20*time.Second), ada, "Ada", false)
+		adas := watchNotices(t, ada, 0)
+		if _, err := bob.friends().AnswerFriendRequest(bob.ctx(), &hangarv1.AnswerFriendRequestRequest{PlayerId: ada.id, Accept: true}); err != nil {
+			t.Fatal(err)
+		}
+		want("Ada", adas.next(t, 20*time.Second), bob, "Bob", true)
+
+		// Crossing requests: Cy asks Ada, Ada asks Cy; Cy hears that Ada
+		// accepted.
+		if _, err := cy.friends().SendFriendRequest(cy.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: ada.id}); err != nil {
+			t.Fatal(err)
+		}
+		want("Ada", adas.next(t, 20*time.Second), cy, "Cy", false)
+		if r, err := ada.friends().SendFriendRequest(ada.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: cy.id}); err != nil || !r.GetFriends() {
+			t.Fatalf("the crossing request: %v, %v", r, err)
+		}
+		// A declined request: Dan gets nothing back.
+		if _, err := dan.friends().SendFriendRequest(dan.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: ada.id}); err != nil {
+			t.Fatal(err)
+		}
+		want("Ada", adas.next(t, 20*time.Second), dan, "Dan", false)
+		if _, err := ada.friends().AnswerFriendRequest(ada.ctx(), &hangarv1.AnswerFriendRequestRequest{PlayerId: dan.id}); err != nil {
+			t.Fatal(err)
+		}
+		// Ada blocks Dan: Dan's request is refused and tells Ada nothing.
+		if _, err := ada.friends().BlockPlayer(ada.ctx(), &hangarv1.BlockPlayerRequest{PlayerId: dan.id}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := dan.friends().SendFriendRequest(dan.ctx(), &hangarv1.SendFriendRequestRequest{PlayerId: ada.id})
+		wantCode(t, "a blocked player's request", err, codes.NotFound, "PLAYER_NOT_FOUND")
+
+		ns := map[string][]*hangarv1.Notice{"Ada": listNotices(t, ada), "Bob": listNotices(t, bob), "Cy": listNotices(t, cy), "Dan": listNotices(t, dan)}
+		if len(ns["Ada"]) != 3 || len(ns["Bob"]) != 1 || len(ns["Cy"]) != 1 || len(ns["Dan"]) != 0 {
+			t.Fatalf("notices: Ada %v, Bob %v, Cy %v, Dan %v", ns["Ada"], ns["Bob"], ns["Cy"], ns["Dan"])
+		}
+		want("Cy", ns["Cy"][0], ada, "Ada", true)
+		want("Ada", ns["Ada"][2], dan, "Dan", false)
+		rcv.check(t, append(append(ns["Ada"], ns["Bob"]...), ns["Cy"]...), 30*time.Second)
 	})
 }

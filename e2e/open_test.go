@@ -28,7 +28,8 @@ import (
 
 // TestListGames: anyone, with no token, lists the hosted games over gRPC
 // and REST (the same message both ways), each with its title, seat range,
-// hidden information and the full names of its message types; gRPC
+// hidden information, whether it has draws and takebacks (Aeroplane Chess
+// ranks every seat, so no draws) and the full names of its message types; gRPC
 // reflection resolves every one of those names, and lists GameService.
 func TestListGames(t *testing.T) {
 	t.Parallel()
@@ -41,10 +42,12 @@ func TestListGames(t *testing.T) {
 	want := &hangarv1.ListGamesResponse{Games: []*hangarv1.GameInfo{
 		{Name: "aeroplane", Title: "Aeroplane Chess", MinSeats: 2, MaxSeats: 4,
 			OptionsType: "hangar.aeroplane.v1.Options", StateType: "hangar.aeroplane.v1.State", BoardType: "hangar.aeroplane.v1.Board",
-			ActionTypes: []string{"hangar.aeroplane.v1.Roll", "hangar.aeroplane.v1.Move"}, EventType: "hangar.aeroplane.v1.Event"},
+			ActionTypes: []string{"hangar.aeroplane.v1.Roll", "hangar.aeroplane.v1.Move"}, EventType: "hangar.aeroplane.v1.Event",
+			Takebacks: true},
 		{Name: "carcassonne", Title: "Carcassonne", MinSeats: 2, MaxSeats: 5, HiddenInformation: true,
 			OptionsType: "hangar.carcassonne.v1.Options", StateType: "hangar.carcassonne.v1.State", BoardType: "hangar.carcassonne.v1.Board",
-			ActionTypes: []string{"hangar.carcassonne.v1.Move"}, EventType: "hangar.carcassonne.v1.Event"},
+			ActionTypes: []string{"hangar.carcassonne.v1.Move"}, EventType: "hangar.carcassonne.v1.Event",
+			Draws: true, Takebacks: true},
 	}}
 	if !proto.Equal(r, want) {
 		t.Fatalf("ListGames = %v\nwant %v", r, want)

@@ -163,6 +163,12 @@ func (r *Registry) Describe(name string) *hangarv1.GameInfo {
 	for _, a := range i.Actions {
 		out.ActionTypes = append(out.ActionTypes, fullName(a))
 	}
+	// nil options are the game's defaults, as in a match created without
+	// them.
+	if d, ok := e.g.(Draws); ok {
+		out.Draws = d.AgreedDraw(nil)
+	}
+	_, out.Takebacks = e.g.(Moves)
 	return out
 }
 

@@ -32,6 +32,7 @@ func Main(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs.BoolVar(&cfg.AutoRoll, "auto-roll", false, "with -create (Aeroplane Chess): the server rolls each seat's die when its turn comes; the players only choose moves")
 	fs.StringVar(&cfg.Join, "join", "", "join (or resume) the match of this id")
 	fs.StringVar(&cfg.Watch, "watch", "", "watch the match of this id")
+	fs.BoolVar(&cfg.Rematch, "rematch", false, "after the end, stay for a rematch (type rematch to offer one) and follow into it")
 	fs.BoolVar(&cfg.Generic, "generic", false, "show the game as for a game this client does not draw: its state and events as protobuf JSON, its legal actions as numbered choices")
 	useTLS := fs.Bool("tls", false, "dial the server over TLS (system roots, or -tls-ca)")
 	tlsCA := fs.String("tls-ca", "", "with -tls: PEM file of the CA that signed the server's certificate")

@@ -10,7 +10,8 @@ import (
 )
 
 // The offers a seated player types at any time (OfferService): "draw",
-// "abort" and "takeback" offer one to the other players; "accept" and
+// "abort" and "takeback" offer one to the other players, "rematch" (after
+// the end) a rematch; "accept" and
 // "decline" answer the match's open offer. A refusal is printed with what
 // the server says is allowed, and the client plays on.
 
@@ -19,6 +20,7 @@ var offerKinds = map[string]hangarv1.OfferKind{
 	"draw":     hangarv1.OfferKind_OFFER_KIND_DRAW,
 	"abort":    hangarv1.OfferKind_OFFER_KIND_ABORT,
 	"takeback": hangarv1.OfferKind_OFFER_KIND_TAKEBACK,
+	"rematch":  hangarv1.OfferKind_OFFER_KIND_REMATCH,
 }
 
 // offerCommand runs line when it is an offer's word, and reports whether

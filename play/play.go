@@ -70,6 +70,11 @@ type Config struct {
 	Join string
 	// Watch watches the match of that id without playing.
 	Watch string
+	// Rematch keeps a seated player's client open after the end while a
+	// rematch may start (the watch's follow_rematch): the player types
+	// "rematch" to offer one, or answers one, and the client follows into
+	// the new match.
+	Rematch bool
 
 	// Generic shows every game in the generic view, the ones the client
 	// draws too (to see a game as a client that does not know it would).
@@ -126,7 +131,16 @@ func Run(ctx context.Context, cfg Config) error {
 	var b [6]byte
 	rand.Read(b[:])
 	s.reqPrefix = "play-" + hex.EncodeToString(b[:])
-	err = s.run(ctx)
+	for {
+		if err = s.run(ctx); err != nil || s.rematch == "" {
+			break
+		}
+		s.printf("\nfollowing into the rematch %s\n", s.rematch)
+		s = s.next()
+		if err = s.awaitMatch(ctx); err != nil {
+			break
+		}
+	}
 	if errors.Is(err, errQuit) {
 		s.printf("left the client; the match goes on without it (hangar play -join %s resumes)\n", s.matchID)
 		return nil
@@ -167,7 +181,46 @@ type session struct {
 	pending   *prompt
 	reqPrefix string
 	reqN      int
+
+	// lines are the player's lines (nil: none), read once for the
+	// sessions of a match and its rematches.
+	lines chan string
+	// rematch is the match the rematch started (RematchStarted);
+	// finalShown: the ranking was printed at the end, before the rematch
+	// window.
+	rematch    string
+	finalShown bool
 }
+
+// next is the session of s's rematch: the same player, connection and
+// input, joining the rematch.
+func (s *session) next() *session {
+	cfg := s.cfg
+	cfg.Create, cfg.Join = false, s.rematch
+	return &session{cfg: cfg, out: s.out, p: s.p, conn: s.conn, players: s.players, matches: s.matches, moves: s.moves,
+		games: s.games, ctx: s.ctx, me: s.me, seat: -1, reqPrefix: s.reqPrefix, reqN: s.reqN, lines: s.lines}
+}
+
+// awaitMatch waits until the session's match (a rematch) can be read:
+// the server writes the old match's RematchStarted first and the rematch
+// right after it, so a client quick to follow may find it missing for a
+// moment.
+func (s *session) awaitMatch(ctx context.Context) error {
+	for tries := 1; ; tries++ {
+		_, err := s.matches.GetMatch(s.ctx, &hangarv1.GetMatchRequest{MatchId: s.cfg.Join})
+		if status.Code(err) != codes.NotFound || tries == 20 {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(tries) * 50 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// following says the session's watch follows the rematch.
+func (s *session) following() bool { return s.cfg.Rematch && s.seat >= 0 }
 
 // prompt is a question put to the player, for the match at version: roll
 // (the one legal action is Aeroplane Chess's Roll), or choose one of
@@ -181,8 +234,10 @@ type prompt struct {
 func (s *session) printf(format string, args ...any) { fmt.Fprintf(s.out, format, args...) }
 
 func (s *session) run(ctx context.Context) error {
-	if err := s.login(ctx); err != nil {
-		return err
+	if s.me == "" {
+		if err := s.login(ctx); err != nil {
+			return err
+		}
 	}
 	if err := s.enter(); err != nil {
 		return err
@@ -202,11 +257,13 @@ func (s *session) run(ctx context.Context) error {
 	defer cancel()
 	events := make(chan watched)
 	go s.watch(watchCtx, m.GetVersion(), events)
-	var lines chan string
-	if s.seat >= 0 && s.cfg.In != nil {
-		lines = make(chan string)
-		go readLines(watchCtx, s.cfg.In, lines)
+	if s.seat >= 0 && s.cfg.In != nil && s.lines == nil {
+		s.lines = make(chan string)
+		go readLines(ctx, s.cfg.In, s.lines)
 	}
+	lines := s.lines
+	chats := make(chan *hangarv1.ChatMessage)
+	go s.watchChat(watchCtx, chats)
 	if err := s.maybePrompt(); err != nil {
 		return err
 	}
@@ -241,15 +298,24 @@ func (s *session) run(ctx context.Context) error {
 				return err
 			}
 			if over {
-				s.final()
+				if !s.finalShown {
+					s.final()
+				}
 				return nil
+			}
+			if s.ended != nil && s.following() && !s.finalShown {
+				s.final()
+				s.finalShown = true
+				s.printf("type rematch to offer a rematch (q quits)\n")
 			}
 			if err := s.maybePrompt(); err != nil {
 				return err
 			}
+		case c := <-chats:
+			s.printf("%s\n", s.chatLine(c))
 		case line, ok := <-lines:
 			if !ok {
-				lines = nil
+				lines, s.lines = nil, nil
 				s.printf("input closed: watching on (Ctrl-C ends the client)\n")
 				continue
 			}
@@ -473,7 +539,7 @@ type watched struct {
 func (s *session) watch(ctx context.Context, after int64, out chan<- watched) {
 	failures := 0
 	for {
-		stream, err := s.matches.WatchMatch(ctx, &hangarv1.WatchMatchRequest{MatchId: s.matchID, AfterSeq: after})
+		stream, err := s.matches.WatchMatch(ctx, &hangarv1.WatchMatchRequest{MatchId: s.matchID, AfterSeq: after, FollowRematch: s.following()})
 		for err == nil {
 			var r *hangarv1.WatchMatchResponse
 			r, err = stream.Recv()
@@ -530,6 +596,9 @@ func (s *session) show(r *hangarv1.WatchMatchResponse) {
 	ev := r.GetEvent()
 	if e := ev.GetMatchEnded(); e != nil {
 		s.ended = e
+	}
+	if r := ev.GetRematchStarted(); r != nil && s.following() {
+		s.rematch = r.GetMatchId()
 	}
 	if a, ok := s.gameEvent(ev).(*aeroplanev1.Event); ok && a.GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED {
 		s.lastDie = a.GetDie()
@@ -788,7 +857,7 @@ func (s *session) answer(line string) error {
 	if line == "q" || line == "quit" {
 		return errQuit
 	}
-	if s.offerCommand(line) {
+	if s.offerCommand(line) || s.chatCommand(line) {
 		return nil
 	}
 	p := s.pending

@@ -287,12 +287,30 @@ func (m *Server) restWatch(w http.ResponseWriter, r *http.Request, id string) {
 			"WatchMatch over REST is GET /v1/matches/{match_id}:watch", false)), http.StatusMethodNotAllowed)
 		return
 	}
-	after, err := restAfterSeq(r, "an event's seq")
+	req := &hangarv1.WatchMatchRequest{MatchId: id}
+	q := r.URL.Query()
+	for _, k := range []string{"follow_rematch", "followRematch"} {
+		if !q.Has(k) {
+			continue
+		}
+		follow, err := strconv.ParseBool(q.Get(k))
+		if err != nil {
+			writeStatus(w, status.Convert(service.EdgeError(codes.InvalidArgument, service.ReasonMalformedRequest,
+				"follow_rematch must be true or false", false)))
+			return
+		}
+		req.FollowRematch = follow
+		q.Del(k)
+	}
+	// restAfterSeq reads after_seq and refuses any other parameter.
+	r2 := r.Clone(r.Context())
+	r2.URL.RawQuery = q.Encode()
+	after, err := restAfterSeq(r2, "an event's seq")
 	if err != nil {
 		writeStatus(w, status.Convert(err))
 		return
 	}
-	req := &hangarv1.WatchMatchRequest{MatchId: id, AfterSeq: after}
+	req.AfterSeq = after
 	m.local.serve(r, hangarv1.MatchService_WatchMatch_FullMethodName, req, newRestWriter(m.json, w, r, func(r *hangarv1.WatchMatchResponse) int64 { return r.GetEvent().GetSeq() }))
 }
 

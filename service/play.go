@@ -247,7 +247,7 @@ func (s *moveServer) Play(stream hangarv1.MoveService_PlayServer) error {
 	if err := ident.Check("match_id", open.GetMatchId()); err != nil {
 		return toStatus(ctx, s.log, err)
 	}
-	w, err := s.watches.Open(ctx, open.GetMatchId(), open.GetAfterSeq())
+	w, err := s.watches.Open(ctx, open.GetMatchId(), open.GetAfterSeq(), open.GetFollowRematch())
 	if err != nil || w == nil {
 		return toStatus(ctx, s.log, err)
 	}
@@ -318,12 +318,13 @@ func (s *moveServer) Play(stream hangarv1.MoveService_PlayServer) error {
 		if more && out.reading() {
 			continue
 		}
-		wake := w.Wake
+		wake, linger := w.Wake, w.Linger()
 		if !out.reading() {
-			wake = nil // events wait for a result: no need to read more
+			wake, linger = nil, nil // events wait for a result: no need to read more
 		}
 		select {
 		case <-wake:
+		case <-linger:
 		case r := <-results:
 			got(r)
 		case err := <-recvErr:

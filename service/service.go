@@ -201,9 +201,10 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	s.cmds = &match.Commands{Writer: s.w, Store: st, Games: s.games, Rand: s.rand, Limits: s.limits}
 	s.hist = &history.History{Writer: s.w, Store: st, Games: s.games, Deleted: s.auth.Deleted}
 	s.notices = &notice.Log{Games: s.games, Store: st, Hub: s.players, Limits: s.limits, Closing: s.closing}
-	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits}
+	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits, Now: s.now}
 	s.chat = &chat.Chat{Writer: s.w, Store: st, Hub: s.players, Limits: s.limits, Now: s.now, Posted: s.chatPosted, Closing: s.closing}
-	s.social = &social.Social{Store: st, Now: s.now}
+	s.social = &social.Social{Store: st, Now: s.now, Noticed: s.noticed,
+		Encode: func(n *hangarv1.Notice) (store.Notice, error) { return notice.Encode(n, s.webhook != nil) }}
 	s.presence = &social.Presence{Store: st, Now: s.now, Log: log, Watchers: s.limits.Watchers}
 	return s
 }

@@ -13,7 +13,7 @@ func (s *matchServer) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv
 	if err := ident.Check("match_id", req.GetMatchId()); err != nil {
 		return toStatus(ctx, s.log, err)
 	}
-	w, err := s.watches.Open(ctx, req.GetMatchId(), req.GetAfterSeq())
+	w, err := s.watches.Open(ctx, req.GetMatchId(), req.GetAfterSeq(), req.GetFollowRematch())
 	if err != nil || w == nil {
 		return toStatus(ctx, s.log, err)
 	}
@@ -50,6 +50,7 @@ func (s *matchServer) WatchMatch(req *hangarv1.WatchMatchRequest, stream hangarv
 		}
 		select {
 		case <-w.Wake:
+		case <-w.Linger():
 		case <-ctx.Done():
 			return toStatus(ctx, s.log, ctx.Err())
 		case <-s.closing:

@@ -27,22 +27,32 @@ type Friend struct {
 	Since time.Time
 }
 
+// FriendNotices are the notices RequestFriend may write, one of them at
+// most: Requested when it records the request, Accepted when it makes the
+// two friends.
+type FriendNotices struct {
+	Requested, Accepted *Notice
+}
+
 // SocialPage is the most entries a list of Social returns at once.
 const SocialPage = 1000
 
 // Social keeps friend requests, friendships and blocks.
 type Social interface {
-	// RequestFriend records a request from from to to. When to has a
-	// pending request to from, both become friends instead and it returns
-	// true. ErrExists: they are friends already, or the request is
-	// pending. ErrQuota: from has max requests pending (sent) or to has
-	// max pending (received), or either has max friends. Nothing is
-	// written on an error.
-	RequestFriend(ctx context.Context, from, to string, now time.Time, max int) (bool, error)
+	// RequestFriend records a request from from to to, with the notice
+	// notes.Requested (to to's log, numbered as Append.Notices are) in
+	// the same transaction. When to has a pending request to from, both
+	// become friends instead, with notes.Accepted (to to's log), and it
+	// returns true. A nil notice writes none. ErrExists: they are friends
+	// already, or the request is pending. ErrQuota: from has max requests
+	// pending (sent) or to has max pending (received), or either has max
+	// friends. Nothing is written on an error.
+	RequestFriend(ctx context.Context, from, to string, now time.Time, max int, notes FriendNotices) (bool, error)
 	// AnswerFriend takes from's request to to away and, if accept, makes
-	// them friends. ErrNotFound: no such request. ErrQuota (accept only):
-	// either has max friends.
-	AnswerFriend(ctx context.Context, from, to string, accept bool, now time.Time, max int) error
+	// them friends and writes accepted (to from's log; nil: none) in the
+	// same transaction. ErrNotFound: no such request. ErrQuota (accept
+	// only): either has max friends.
+	AnswerFriend(ctx context.Context, from, to string, accept bool, now time.Time, max int, accepted *Notice) error
 	// CancelFriend takes from's request to to away; ErrNotFound: none.
 	CancelFriend(ctx context.Context, from, to string) error
 	// Unfriend ends the friendship of a and b; ErrNotFound: none.

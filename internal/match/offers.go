@@ -233,6 +233,21 @@ func lapse(before, m *Match, evs []*hangarv1.Event, author string) *hangarv1.Eve
 	return &hangarv1.Event{Body: &hangarv1.Event_OfferLapsed{OfferLapsed: &hangarv1.OfferLapsed{OfferId: o.GetOfferId(), Reason: reason}}}
 }
 
+// Rematchable reports whether a rematch of m may still start: m has
+// ended after its start, has no rematch yet, and a player holds a seat to
+// offer it.
+func (m *Match) Rematchable() bool {
+	if !Ended(m.Status) || m.Play == nil || m.rematch != "" {
+		return false
+	}
+	for _, st := range m.Seats {
+		if st.Status == hangarv1.SeatStatus_SEAT_STATUS_PLAYER && st.Player != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // rematchID is the id of the rematch an offer starts.
 func rematchID(matchID, offerID string) string {
 	h := sha256.Sum256([]byte("rematch\x00" + matchID + "\x00" + offerID))
@@ -493,6 +508,13 @@ func refold(g game.Game, st *Step) bool {
 // (the offer is open, or answered): the stored command says it was this
 // one, and its outcome is returned.
 func (s *Commands) execFresh(ctx context.Context, c Command) (Outcome, error) {
+	// decided is at most the version the refusal was decided on: the
+	// cache may catch up between the refusal and the look at the store
+	// below, which must then still decide again.
+	var decided int64 = -1
+	if m := s.Writer.hub.Get(c.MatchID); m != nil {
+		decided = m.Version
+	}
 	out, err := s.Writer.Exec(ctx, c)
 	if err == nil || !(errors.Is(err, fault.ErrRule) || errors.Is(err, fault.ErrPermission)) {
 		return out, err
@@ -512,7 +534,7 @@ func (s *Commands) execFresh(ctx context.Context, c Command) (Outcome, error) {
 		return out, err
 	}
 	f, ferr := s.Writer.Fold(ctx, m, 0)
-	if ferr != nil || f.Version == m.Version {
+	if ferr != nil || (f.Version == m.Version && (decided < 0 || f.Version == decided)) {
 		return out, err
 	}
 	s.Writer.hub.Put(f)

@@ -45,6 +45,36 @@ var (
 type Social struct {
 	Store store.Store
 	Now   func() time.Time
+	// Encode turns a notice into its stored form (package notice, with
+	// the node's webhook setting); nil: friend requests write no notices.
+	// Noticed is told of the notices written, after their commit.
+	Encode  func(*hangarv1.Notice) (store.Notice, error)
+	Noticed func([]store.Notice)
+}
+
+// friendNotice is the stored FriendRequestNotice to player to about
+// player from (its name looked up now), or nil when s writes none.
+func (s *Social) friendNotice(ctx context.Context, to, from string, accepted bool) (*store.Notice, error) {
+	if s.Encode == nil {
+		return nil, nil
+	}
+	p, err := s.Store.Player(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.Encode(&hangarv1.Notice{PlayerId: to, Body: &hangarv1.Notice_FriendRequest{FriendRequest: &hangarv1.FriendRequestNotice{
+		PlayerId: from, DisplayName: p.DisplayName, Accepted: accepted}}})
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// noticed tells s.Noticed of n, once written.
+func (s *Social) noticed(n *store.Notice) {
+	if n != nil && s.Noticed != nil {
+		s.Noticed([]store.Notice{*n})
+	}
 }
 
 // other checks the player named by a request: a well-formed id of a
@@ -65,9 +95,11 @@ func (s *Social) other(ctx context.Context, me, player string) error {
 }
 
 // Request sends me's friend request to player, or makes them friends when
-// player asked me already (true). Errors: fault.ErrInvalid, ErrNoPlayer
-// (unknown, or a block between them), store.ErrExists,
-// ErrTooManyFriends, the store's.
+// player asked me already (true). Either way player gets a
+// FriendRequestNotice in the same transaction: a request (accepted false),
+// or me's acceptance of its own request. A block between them writes
+// nothing. Errors: fault.ErrInvalid, ErrNoPlayer (unknown, or a block
+// between them), store.ErrExists, ErrTooManyFriends, the store's.
 func (s *Social) Request(ctx context.Context, me, player string) (bool, error) {
 	if err := s.other(ctx, me, player); err != nil {
 		return false, err
@@ -77,24 +109,53 @@ func (s *Social) Request(ctx context.Context, me, player string) (bool, error) {
 	} else if blocked {
 		return false, ErrNoPlayer
 	}
-	friends, err := s.Store.RequestFriend(ctx, me, player, s.Now(), MaxFriends)
+	var notes store.FriendNotices
+	var err error
+	if notes.Requested, err = s.friendNotice(ctx, player, me, false); err != nil {
+		return false, err
+	}
+	if notes.Accepted, err = s.friendNotice(ctx, player, me, true); err != nil {
+		return false, err
+	}
+	friends, err := s.Store.RequestFriend(ctx, me, player, s.Now(), MaxFriends, notes)
 	if errors.Is(err, store.ErrQuota) {
 		return false, ErrTooManyFriends
 	}
-	return friends, err
+	if err != nil {
+		return false, err
+	}
+	if friends {
+		s.noticed(notes.Accepted)
+	} else {
+		s.noticed(notes.Requested)
+	}
+	return friends, nil
 }
 
-// Answer accepts or declines player's request to me. Errors:
-// fault.ErrInvalid, store.ErrNotFound, ErrTooManyFriends, the store's.
+// Answer accepts or declines player's request to me. An acceptance gives
+// player a FriendRequestNotice (accepted true) in the same transaction; a
+// decline gives none. Errors: fault.ErrInvalid, store.ErrNotFound,
+// ErrTooManyFriends, the store's.
 func (s *Social) Answer(ctx context.Context, me, player string, accept bool) error {
 	if err := ident.Check("player_id", player); err != nil {
 		return err
 	}
-	err := s.Store.AnswerFriend(ctx, player, me, accept, s.Now(), MaxFriends)
+	var note *store.Notice
+	if accept {
+		var err error
+		if note, err = s.friendNotice(ctx, player, me, true); err != nil {
+			return err
+		}
+	}
+	err := s.Store.AnswerFriend(ctx, player, me, accept, s.Now(), MaxFriends, note)
 	if errors.Is(err, store.ErrQuota) {
 		return ErrTooManyFriends
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	s.noticed(note)
+	return nil
 }
 
 // Cancel takes back me's request to player. Errors: fault.ErrInvalid,

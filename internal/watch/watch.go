@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"fmt"
+	"time"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
@@ -18,7 +19,18 @@ type Watches struct {
 	Writer *match.Writer
 	Store  store.Store
 	Limits *limit.Limiter
+	// Now is the node's clock: the rematch window runs on it.
+	Now func() time.Time
 }
+
+// RematchWindow is how long after a match's end a watch that follows the
+// rematch (Open's follow) stays open for one to start. Each such watch
+// counts against its caller's watch streams, as every watch does.
+const RematchWindow = 10 * time.Minute
+
+// lingerPoll is how often a watch in the rematch window looks at the clock
+// (the node's clock may be a test's, which moves without a timer).
+const lingerPoll = time.Second
 
 // watchPage is how many events a watcher reads from the store at once.
 const watchPage = 500
@@ -75,8 +87,14 @@ type Watch struct {
 	cur    *match.Match
 	owned  bool
 	behind []*hangarv1.Event
-	// Over: the match's last event has been read.
+	// Over: the match's last event has been read (with follow, the
+	// rematch's RematchStarted, or the rematch window has closed).
 	Over bool
+	// follow: the watch goes on after MatchEnded while a rematch may
+	// start; linger is then the end of the rematch window (zero until the
+	// watch reaches the end, or when no rematch may start).
+	follow bool
+	linger time.Time
 	// end is the last event of a match that had ended when the watch
 	// opened (0: it had not): the store has its events unless it archived
 	// them since (service.Archive).
@@ -99,10 +117,13 @@ type Watch struct {
 // watch counts against the caller's watch streams (TOO_MANY_WATCHES) and
 // needs a match the caller may see (else NOT_FOUND, as for an unknown
 // match); after must not be
-// beyond the match's last event (OUT_OF_RANGE). A nil watch and a nil error
-// mean there is nothing to send: after is the last event of a finished
-// match. Call close when done.
-func (s *Watches) Open(ctx context.Context, id string, after int64) (_ *Watch, err error) {
+// beyond the match's last event (OUT_OF_RANGE). With follow, the watch goes
+// on after the match's end while a rematch may start (Rematchable), until
+// RematchStarted or for RematchWindow after the end. A nil watch and a nil
+// error mean there is nothing to send: after is the last event of a
+// finished match (and, with follow, its rematch window has closed or no
+// rematch may start). Call close when done.
+func (s *Watches) Open(ctx context.Context, id string, after int64, follow bool) (_ *Watch, err error) {
 	if after < 0 {
 		return nil, fmt.Errorf("%w: after_seq must not be negative", fault.ErrInvalid)
 	}
@@ -114,7 +135,7 @@ func (s *Watches) Open(ctx context.Context, id string, after int64) (_ *Watch, e
 	// Subscribe before reading the version, so that no change after the
 	// read goes unnoticed.
 	wake, unsubscribe := s.Hub.Subscribe(id)
-	w := &Watch{s: s, ID: id, After: after, Wake: wake, stop: func() { unsubscribe(); release() }}
+	w := &Watch{s: s, ID: id, After: after, follow: follow, Wake: wake, stop: func() { unsubscribe(); release() }}
 	defer func() {
 		if err != nil || w.cur == nil {
 			w.Close()
@@ -127,8 +148,9 @@ func (s *Watches) Open(ctx context.Context, id string, after int64) (_ *Watch, e
 	if m, err = s.Writer.VisibleTo(ctx, m, me.ID, nil); err != nil {
 		return nil, err
 	}
-	if after > m.Version && !match.Ended(m.Status) {
-		// The cache may be behind another node: the store decides.
+	if after > m.Version {
+		// The cache may be behind another node (in play, or with the
+		// offers after the end): the store decides.
 		if m, err = s.Writer.Fold(ctx, m, 0); err != nil {
 			return nil, err
 		}
@@ -137,13 +159,14 @@ func (s *Watches) Open(ctx context.Context, id string, after int64) (_ *Watch, e
 	if after > m.Version {
 		return nil, fmt.Errorf("%w: after_seq %d is beyond the match's last event %d", fault.ErrOutOfRange, after, m.Version)
 	}
-	if match.Ended(m.Status) && after == m.Version {
-		return nil, nil // the client has seen the end already
-	}
-	s.Hub.Reached(id, m.Version)
 	if match.Ended(m.Status) {
 		w.end = m.Version
+		w.lingerFor(m, m.Ended)
+		if after == m.Version && w.linger.IsZero() {
+			return nil, nil // the client has seen the end already
+		}
 	}
+	s.Hub.Reached(id, m.Version)
 	w.viewer, w.private, w.from = me.ID, m.Private, m.Version
 	switch {
 	case after == 0:
@@ -215,10 +238,34 @@ func (w *Watch) Next(ctx context.Context) (resps []*match.WatchResponse, more bo
 		}
 		resps = append(resps, r)
 		w.After = it.ev.GetSeq()
-		if _, end := it.ev.Body.(*hangarv1.Event_MatchEnded); end {
-			w.Over = true
-			return resps, false, nil
+		switch it.ev.Body.(type) {
+		case *hangarv1.Event_MatchEnded:
+			if w.follow {
+				// The match as it ended says whether a rematch may
+				// start.
+				if err := w.fold(); err != nil {
+					return nil, false, err
+				}
+				w.lingerFor(w.cur, it.ev.GetTime().AsTime())
+			}
+			if w.linger.IsZero() {
+				w.Over = true
+				return resps, false, nil
+			}
+		case *hangarv1.Event_RematchStarted:
+			if w.follow {
+				w.Over = true
+				return resps, false, nil
+			}
 		}
+	}
+	if !w.Over && !more && w.end > 0 && w.After >= w.end && w.linger.IsZero() {
+		// Opened after the MatchEnded of a match that had ended, without
+		// a rematch window: the events the match had are all sent.
+		w.Over = true
+	}
+	if !w.Over && !more && !w.linger.IsZero() && !w.s.now().Before(w.linger) {
+		w.Over = true // the rematch window has closed
 	}
 	if len(w.behind) > 0 {
 		if m := w.s.Hub.Get(w.ID); m != nil && m.Version == w.After {
@@ -228,6 +275,36 @@ func (w *Watch) Next(ctx context.Context) (resps []*match.WatchResponse, more bo
 		}
 	}
 	return resps, more, err
+}
+
+// lingerFor sets the rematch window of a following watch of m, which
+// ended at ended: open while a rematch may start and the window has not
+// closed, else zero.
+func (w *Watch) lingerFor(m *match.Match, ended time.Time) {
+	w.linger = time.Time{}
+	if !w.follow || !m.Rematchable() {
+		return
+	}
+	if until := ended.Add(RematchWindow); w.s.now().Before(until) {
+		w.linger = until
+	}
+}
+
+// Linger returns a channel that receives when the watch should look at the
+// rematch window again (nil outside the window): the loop that serves the
+// watch waits on it beside Wake, and calls Next.
+func (w *Watch) Linger() <-chan time.Time {
+	if w.Over || w.linger.IsZero() {
+		return nil
+	}
+	return time.After(min(max(w.linger.Sub(w.s.now()), 0), lingerPoll))
+}
+
+func (s *Watches) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
 }
 
 // fold folds the events behind onto cur.

@@ -44,7 +44,7 @@ func befriend(ctx context.Context, tx pgx.Tx, a, b string, now time.Time, max in
 }
 
 // RequestFriend implements store.Social.
-func (s *Store) RequestFriend(ctx context.Context, from, to string, now time.Time, max int) (bool, error) {
+func (s *Store) RequestFriend(ctx context.Context, from, to string, now time.Time, max int, notes store.FriendNotices) (bool, error) {
 	var friends bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockPlayers(ctx, tx, from, to); err != nil {
@@ -65,7 +65,10 @@ func (s *Store) RequestFriend(ctx context.Context, from, to string, now time.Tim
 				return err
 			}
 			friends = true
-			return befriend(ctx, tx, from, to, now, max)
+			if err := befriend(ctx, tx, from, to, now, max); err != nil {
+				return err
+			}
+			return writeNotice(ctx, tx, notes.Accepted, now)
 		}
 		var sent, received, fa, fb int
 		if err := tx.QueryRow(ctx, socialCounts, from, to).Scan(&sent, &received, &fa, &fb); err != nil {
@@ -74,8 +77,10 @@ func (s *Store) RequestFriend(ctx context.Context, from, to string, now time.Tim
 		if sent >= max || received >= max || fa >= max || fb >= max {
 			return store.ErrQuota
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO friend_requests (from_id, to_id, created_at) VALUES ($1, $2, $3)`, from, to, now)
-		return err
+		if _, err = tx.Exec(ctx, `INSERT INTO friend_requests (from_id, to_id, created_at) VALUES ($1, $2, $3)`, from, to, now); err != nil {
+			return err
+		}
+		return writeNotice(ctx, tx, notes.Requested, now)
 	})
 	if err != nil {
 		return false, socialErr("request friend", err)
@@ -93,7 +98,7 @@ func socialErr(op string, err error) error {
 }
 
 // AnswerFriend implements store.Social.
-func (s *Store) AnswerFriend(ctx context.Context, from, to string, accept bool, now time.Time, max int) error {
+func (s *Store) AnswerFriend(ctx context.Context, from, to string, accept bool, now time.Time, max int, accepted *store.Notice) error {
 	return socialErr("answer friend", pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockPlayers(ctx, tx, from, to); err != nil {
 			return err
@@ -107,8 +112,39 @@ func (s *Store) AnswerFriend(ctx context.Context, from, to string, accept bool, 
 		case !accept:
 			return nil
 		}
-		return befriend(ctx, tx, from, to, now, max)
+		if err := befriend(ctx, tx, from, to, now, max); err != nil {
+			return err
+		}
+		return writeNotice(ctx, tx, accepted, now)
 	}))
+}
+
+// writeNotice writes n (nil: nothing) in tx at now, numbered after its
+// player's head in notice_heads as an append's notices are (notices.go),
+// and queues it for the webhook when n.Deliver. The transaction holds the
+// two players' rows (lockPlayers) before it takes the head's lock.
+func writeNotice(ctx context.Context, tx pgx.Tx, n *store.Notice, now time.Time) error {
+	if n == nil {
+		return nil
+	}
+	payload := n.Payload
+	if payload == nil {
+		payload = []byte{}
+	}
+	var seq int64
+	err := tx.QueryRow(ctx, `INSERT INTO notice_heads AS h (player_id, seq) VALUES ($1, 1)
+		ON CONFLICT (player_id) DO UPDATE SET seq = h.seq + 1 RETURNING seq`, n.Player).Scan(&seq)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO player_notices (player_id, seq, kind, match_id, payload, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, n.Player, seq, n.Kind, n.Match, payload, now); err != nil {
+		return err
+	}
+	if n.Deliver {
+		_, err = tx.Exec(ctx, `INSERT INTO notice_outbox (player_id, seq, due_at) VALUES ($1, $2, $3)`, n.Player, seq, now)
+	}
+	return err
 }
 
 // CancelFriend implements store.Social.

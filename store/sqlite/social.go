@@ -33,7 +33,7 @@ func befriend(ctx context.Context, tx *sql.Tx, a, b string, now time.Time, max i
 }
 
 // RequestFriend implements store.Social.
-func (s *Store) RequestFriend(ctx context.Context, from, to string, now time.Time, max int) (bool, error) {
+func (s *Store) RequestFriend(ctx context.Context, from, to string, now time.Time, max int, notes store.FriendNotices) (bool, error) {
 	var friends bool
 	err := s.inTx(ctx, "request friend", func(tx *sql.Tx) error {
 		var isFriend, pending, reverse bool
@@ -51,7 +51,10 @@ func (s *Store) RequestFriend(ctx context.Context, from, to string, now time.Tim
 				return err
 			}
 			friends = true
-			return befriend(ctx, tx, from, to, now, max)
+			if err := befriend(ctx, tx, from, to, now, max); err != nil {
+				return err
+			}
+			return s.writeNotice(ctx, tx, notes.Accepted, now)
 		}
 		var sent, received, fa, fb int
 		if err := tx.QueryRowContext(ctx, socialCounts, from, to).Scan(&sent, &received, &fa, &fb); err != nil {
@@ -60,8 +63,10 @@ func (s *Store) RequestFriend(ctx context.Context, from, to string, now time.Tim
 		if sent >= max || received >= max || fa >= max || fb >= max {
 			return store.ErrQuota
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, ?)`, from, to, now.UnixMicro())
-		return err
+		if _, err = tx.ExecContext(ctx, `INSERT INTO friend_requests (from_id, to_id, created_at) VALUES (?, ?, ?)`, from, to, now.UnixMicro()); err != nil {
+			return err
+		}
+		return s.writeNotice(ctx, tx, notes.Requested, now)
 	})
 	if err != nil {
 		return false, err
@@ -70,7 +75,7 @@ func (s *Store) RequestFriend(ctx context.Context, from, to string, now time.Tim
 }
 
 // AnswerFriend implements store.Social.
-func (s *Store) AnswerFriend(ctx context.Context, from, to string, accept bool, now time.Time, max int) error {
+func (s *Store) AnswerFriend(ctx context.Context, from, to string, accept bool, now time.Time, max int, accepted *store.Notice) error {
 	return s.inTx(ctx, "answer friend", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM friend_requests WHERE from_id = ? AND to_id = ?`, from, to)
 		if err != nil {
@@ -85,8 +90,20 @@ func (s *Store) AnswerFriend(ctx context.Context, from, to string, accept bool, 
 		if !accept {
 			return nil
 		}
-		return befriend(ctx, tx, from, to, now, max)
+		if err := befriend(ctx, tx, from, to, now, max); err != nil {
+			return err
+		}
+		return s.writeNotice(ctx, tx, accepted, now)
 	})
+}
+
+// writeNotice writes n (nil: nothing) in tx at now, numbered as an
+// append's notices are.
+func (s *Store) writeNotice(ctx context.Context, tx *sql.Tx, n *store.Notice, now time.Time) error {
+	if n == nil {
+		return nil
+	}
+	return s.writeNotices(ctx, tx, store.Append{Notices: []store.Notice{*n}, Time: now})
 }
 
 // deleted runs a DELETE and returns store.ErrNotFound when it deleted

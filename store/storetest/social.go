@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -136,39 +137,39 @@ func testChatMutesReports(t *testing.T, s store.Store) {
 
 func testFriends(t *testing.T, s store.Store) {
 	ctx := context.Background()
-	if both, err := s.RequestFriend(ctx, "a", "b", t0, 10); err != nil || both {
+	if both, err := s.RequestFriend(ctx, "a", "b", t0, 10, store.FriendNotices{}); err != nil || both {
 		t.Fatalf("request = %v, %v", both, err)
 	}
-	if _, err := s.RequestFriend(ctx, "a", "b", t0, 10); !errors.Is(err, store.ErrExists) {
+	if _, err := s.RequestFriend(ctx, "a", "b", t0, 10, store.FriendNotices{}); !errors.Is(err, store.ErrExists) {
 		t.Fatalf("second request = %v; want ErrExists", err)
 	}
 	if rs, err := s.FriendRequests(ctx, "b", true, "", 10); err != nil || len(rs) != 1 || rs[0] != (store.FriendRequest{From: "a", To: "b", Time: t0}) {
 		t.Fatalf("b's incoming = %+v, %v", rs, err)
 	}
-	if err := s.AnswerFriend(ctx, "a", "b", true, t0, 10); err != nil {
+	if err := s.AnswerFriend(ctx, "a", "b", true, t0, 10, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AnswerFriend(ctx, "a", "b", true, t0, 10); !errors.Is(err, store.ErrNotFound) {
+	if err := s.AnswerFriend(ctx, "a", "b", true, t0, 10, nil); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("second accept = %v; want ErrNotFound", err)
 	}
-	if _, err := s.RequestFriend(ctx, "b", "a", t0, 10); !errors.Is(err, store.ErrExists) {
+	if _, err := s.RequestFriend(ctx, "b", "a", t0, 10, store.FriendNotices{}); !errors.Is(err, store.ErrExists) {
 		t.Fatalf("request between friends = %v; want ErrExists", err)
 	}
 	// Crossing requests make friends at once.
-	if _, err := s.RequestFriend(ctx, "c", "a", t0, 10); err != nil {
+	if _, err := s.RequestFriend(ctx, "c", "a", t0, 10, store.FriendNotices{}); err != nil {
 		t.Fatal(err)
 	}
-	if both, err := s.RequestFriend(ctx, "a", "c", t0, 10); err != nil || !both {
+	if both, err := s.RequestFriend(ctx, "a", "c", t0, 10, store.FriendNotices{}); err != nil || !both {
 		t.Fatalf("crossing request = %v, %v; want friends", both, err)
 	}
 	// Declined and cancelled requests leave nothing.
-	if _, err := s.RequestFriend(ctx, "d", "a", t0, 10); err != nil {
+	if _, err := s.RequestFriend(ctx, "d", "a", t0, 10, store.FriendNotices{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AnswerFriend(ctx, "d", "a", false, t0, 10); err != nil {
+	if err := s.AnswerFriend(ctx, "d", "a", false, t0, 10, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RequestFriend(ctx, "a", "e", t0, 10); err != nil {
+	if _, err := s.RequestFriend(ctx, "a", "e", t0, 10, store.FriendNotices{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CancelFriend(ctx, "a", "e"); err != nil {
@@ -212,19 +213,19 @@ func testFriends(t *testing.T, s store.Store) {
 func testFriendCaps(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	for _, to := range []string{"b", "c"} {
-		if _, err := s.RequestFriend(ctx, "a", to, t0, 2); err != nil {
+		if _, err := s.RequestFriend(ctx, "a", to, t0, 2, store.FriendNotices{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.RequestFriend(ctx, "a", "d", t0, 2); !errors.Is(err, store.ErrQuota) {
+	if _, err := s.RequestFriend(ctx, "a", "d", t0, 2, store.FriendNotices{}); !errors.Is(err, store.ErrQuota) {
 		t.Fatalf("third sent = %v; want ErrQuota", err)
 	}
 	for _, from := range []string{"x", "y"} {
-		if _, err := s.RequestFriend(ctx, from, "z", t0, 2); err != nil {
+		if _, err := s.RequestFriend(ctx, from, "z", t0, 2, store.FriendNotices{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.RequestFriend(ctx, "w", "z", t0, 2); !errors.Is(err, store.ErrQuota) {
+	if _, err := s.RequestFriend(ctx, "w", "z", t0, 2, store.FriendNotices{}); !errors.Is(err, store.ErrQuota) {
 		t.Fatalf("third received = %v; want ErrQuota", err)
 	}
 	if rs, err := s.FriendRequests(ctx, "d", true, "", 10); err != nil || len(rs) != 0 {
@@ -237,13 +238,13 @@ func testFriendCaps(t *testing.T, s store.Store) {
 
 func testBlocks(t *testing.T, s store.Store) {
 	ctx := context.Background()
-	if _, err := s.RequestFriend(ctx, "a", "b", t0, 10); err != nil {
+	if _, err := s.RequestFriend(ctx, "a", "b", t0, 10, store.FriendNotices{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AnswerFriend(ctx, "a", "b", true, t0, 10); err != nil {
+	if err := s.AnswerFriend(ctx, "a", "b", true, t0, 10, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RequestFriend(ctx, "c", "a", t0, 10); err != nil {
+	if _, err := s.RequestFriend(ctx, "c", "a", t0, 10, store.FriendNotices{}); err != nil {
 		t.Fatal(err)
 	}
 	// Blocking ends the friendship and the pending request.
@@ -295,5 +296,65 @@ func testPresence(t *testing.T, s store.Store) {
 	seen, err := s.SeenPlayers(ctx, []string{"a", "b", "c"})
 	if err != nil || len(seen) != 2 || !seen["a"].Equal(t0.Add(time.Minute)) || !seen["b"].Equal(t0.Add(2*time.Minute)) {
 		t.Fatalf("seen = %v, %v", seen, err)
+	}
+}
+
+// testFriendNotices: a request writes its Requested notice to the
+// receiver's log after the notices it had (from an append), numbered on;
+// crossing requests write Accepted instead; an accept writes its notice to
+// the requester's log and queues it for delivery; a decline, a refused
+// request and a second accept write none.
+func testFriendNotices(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	if _, err := s.Append(ctx, store.Append{Match: match("m1", 1), Command: cmd("create-m1"), Events: events(1, "c"), Time: t0,
+		Notices: []store.Notice{notice("b", "m1", "turn", false)}}); err != nil {
+		t.Fatal(err)
+	}
+	notes := func(to, tag string) store.FriendNotices {
+		req, acc := notice(to, "", "req-"+tag, false), notice(to, "", "acc-"+tag, false)
+		return store.FriendNotices{Requested: &req, Accepted: &acc}
+	}
+	if _, err := s.RequestFriend(ctx, "a", "b", t0, 10, notes("b", "ab")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RequestFriend(ctx, "a", "b", t0, 10, notes("b", "again")); !errors.Is(err, store.ErrExists) {
+		t.Fatalf("second request = %v; want ErrExists", err)
+	}
+	acc := notice("a", "", "accepted-by-b", true)
+	if err := s.AnswerFriend(ctx, "a", "b", true, t0, 10, &acc); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AnswerFriend(ctx, "a", "b", true, t0, 10, &acc); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("second accept = %v; want ErrNotFound", err)
+	}
+	// Crossing requests: c asks a, a asks c; c hears that a accepted.
+	if _, err := s.RequestFriend(ctx, "c", "a", t0, 10, notes("a", "ca")); err != nil {
+		t.Fatal(err)
+	}
+	if both, err := s.RequestFriend(ctx, "a", "c", t0, 10, notes("c", "ac")); err != nil || !both {
+		t.Fatalf("crossing request = %v, %v", both, err)
+	}
+	// A declined request: d's request notice only.
+	if _, err := s.RequestFriend(ctx, "d", "a", t0, 10, notes("a", "da")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AnswerFriend(ctx, "d", "a", false, t0, 10, &acc); err != nil {
+		t.Fatal(err)
+	}
+	if got := noticeTags(t, s, "b"); !slices.Equal(got, []string{"turn", "req-ab"}) {
+		t.Errorf("b's notices %v", got)
+	}
+	if got := noticeTags(t, s, "a"); !slices.Equal(got, []string{"accepted-by-b", "req-ca", "req-da"}) {
+		t.Errorf("a's notices %v", got)
+	}
+	if got := noticeTags(t, s, "c"); !slices.Equal(got, []string{"acc-ac"}) {
+		t.Errorf("c's notices %v", got)
+	}
+	if ns, err := s.Notices(ctx, "b", 1, 10); err != nil || len(ns) != 1 || ns[0].Match != "" || !ns[0].Time.Equal(t0) {
+		t.Errorf("b's friend notice: %+v, %v", ns, err)
+	}
+	ds, err := s.ClaimDeliveries(ctx, t0, t0.Add(time.Minute), 10)
+	if err != nil || len(ds) != 1 || ds[0].Notice.Player != "a" || string(ds[0].Notice.Payload) != "accepted-by-b" {
+		t.Errorf("deliveries = %+v, %v; want a's accepted notice", ds, err)
 	}
 }

@@ -89,6 +89,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ChatMutesReports", testChatMutesReports},
 		{"Friends", testFriends},
 		{"FriendCaps", testFriendCaps},
+		{"FriendNotices", testFriendNotices},
 		{"Blocks", testBlocks},
 		{"Presence", testPresence},
 		{"Gauges", testGauges},

@@ -50,7 +50,14 @@ type GameInfo struct {
 	// ListLegalActions lists).
 	ActionTypes []string `protobuf:"bytes,9,rep,name=action_types,json=actionTypes,proto3" json:"action_types,omitempty"`
 	// event_type is the type of Event.game.
-	EventType     string `protobuf:"bytes,10,opt,name=event_type,json=eventType,proto3" json:"event_type,omitempty"`
+	EventType string `protobuf:"bytes,10,opt,name=event_type,json=eventType,proto3" json:"event_type,omitempty"`
+	// draws: the game allows a draw by agreement (OFFER_KIND_DRAW), with
+	// its default options.
+	Draws bool `protobuf:"varint,11,opt,name=draws,proto3" json:"draws,omitempty"`
+	// takebacks: some of the game's moves may be taken back
+	// (OFFER_KIND_TAKEBACK); a move may still not be, when chance was
+	// revealed after it.
+	Takebacks     bool `protobuf:"varint,12,opt,name=takebacks,proto3" json:"takebacks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -155,6 +162,20 @@ func (x *GameInfo) GetEventType() string {
 	return ""
 }
 
+func (x *GameInfo) GetDraws() bool {
+	if x != nil {
+		return x.Draws
+	}
+	return false
+}
+
+func (x *GameInfo) GetTakebacks() bool {
+	if x != nil {
+		return x.Takebacks
+	}
+	return false
+}
+
 type ListGamesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -240,7 +261,7 @@ var File_hangar_v1_game_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_game_proto_rawDesc = "" +
 	"\n" +
-	"\x14hangar/v1/game.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\"\xc0\x02\n" +
+	"\x14hangar/v1/game.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\"\xf4\x02\n" +
 	"\bGameInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1b\n" +
@@ -255,7 +276,9 @@ const file_hangar_v1_game_proto_rawDesc = "" +
 	"\faction_types\x18\t \x03(\tR\vactionTypes\x12\x1d\n" +
 	"\n" +
 	"event_type\x18\n" +
-	" \x01(\tR\teventType\"\x12\n" +
+	" \x01(\tR\teventType\x12\x14\n" +
+	"\x05draws\x18\v \x01(\bR\x05draws\x12\x1c\n" +
+	"\ttakebacks\x18\f \x01(\bR\ttakebacks\"\x12\n" +
 	"\x10ListGamesRequest\">\n" +
 	"\x11ListGamesResponse\x12)\n" +
 	"\x05games\x18\x01 \x03(\v2\x13.hangar.v1.GameInfoR\x05games2h\n" +

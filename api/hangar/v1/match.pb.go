@@ -3041,7 +3041,14 @@ type WatchMatchRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
 	// after_seq is the last seq the client has seen (0 for all events).
-	AfterSeq      int64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	AfterSeq int64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	// follow_rematch keeps the stream open after the match's MatchEnded
+	// while a rematch may still start: until RematchStarted (sent, then the
+	// stream ends) or for the rematch window (ten minutes after the end,
+	// then the stream ends). The offers and answers of that time come on the
+	// stream too. A match without a seat held by a player, or whose rematch
+	// has started, ends the stream as without it. docs/offers.md.
+	FollowRematch bool `protobuf:"varint,55,opt,name=follow_rematch,json=followRematch,proto3" json:"follow_rematch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3088,6 +3095,13 @@ func (x *WatchMatchRequest) GetAfterSeq() int64 {
 		return x.AfterSeq
 	}
 	return 0
+}
+
+func (x *WatchMatchRequest) GetFollowRematch() bool {
+	if x != nil {
+		return x.FollowRematch
+	}
+	return false
 }
 
 type WatchMatchResponse struct {
@@ -3613,10 +3627,11 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"page_token\x18\x04 \x01(\tR\tpageTokenJ\x04\b\x02\x10\x03\"i\n" +
 	"\x13ListMatchesResponse\x12*\n" +
 	"\amatches\x18\x01 \x03(\v2\x10.hangar.v1.MatchR\amatches\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"K\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"r\n" +
 	"\x11WatchMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x1b\n" +
-	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"\xcc\x01\n" +
+	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\x12%\n" +
+	"\x0efollow_rematch\x187 \x01(\bR\rfollowRematch\"\xcc\x01\n" +
 	"\x12WatchMatchResponse\x12&\n" +
 	"\x05event\x18\x01 \x01(\v2\x10.hangar.v1.EventR\x05event\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\x12.\n" +

@@ -120,7 +120,9 @@ type MatchServiceClient interface {
 	// WatchMatch streams a match's events after after_seq: the stored ones,
 	// then live ones as they happen. The stream ends (OK) after the match's
 	// last event, at once when after_seq is the last event of a finished
-	// match; after_seq beyond the match's last event is OUT_OF_RANGE.
+	// match; after_seq beyond the match's last event is OUT_OF_RANGE. With
+	// follow_rematch it ends after RematchStarted, or when the rematch
+	// window closes.
 	// UNAVAILABLE means reconnect, resuming after the last seq seen.
 	WatchMatch(ctx context.Context, in *WatchMatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchMatchResponse], error)
 	// ListMatchEvents pages through a match's stored events in order.
@@ -373,7 +375,9 @@ type MatchServiceServer interface {
 	// WatchMatch streams a match's events after after_seq: the stored ones,
 	// then live ones as they happen. The stream ends (OK) after the match's
 	// last event, at once when after_seq is the last event of a finished
-	// match; after_seq beyond the match's last event is OUT_OF_RANGE.
+	// match; after_seq beyond the match's last event is OUT_OF_RANGE. With
+	// follow_rematch it ends after RematchStarted, or when the rematch
+	// window closes.
 	// UNAVAILABLE means reconnect, resuming after the last seq seen.
 	WatchMatch(*WatchMatchRequest, grpc.ServerStreamingServer[WatchMatchResponse]) error
 	// ListMatchEvents pages through a match's stored events in order.

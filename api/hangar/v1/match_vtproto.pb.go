@@ -2790,6 +2790,18 @@ func (m *WatchMatchRequest) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if m.FollowRematch {
+		i--
+		if m.FollowRematch {
+			dAtA[i] = 1
+		} else {
+			dAtA[i] = 0
+		}
+		i--
+		dAtA[i] = 0x3
+		i--
+		dAtA[i] = 0xb8
+	}
 	if m.AfterSeq != 0 {
 		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.AfterSeq))
 		i--
@@ -4204,6 +4216,9 @@ func (m *WatchMatchRequest) SizeVT() (n int) {
 	}
 	if m.AfterSeq != 0 {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.AfterSeq))
+	}
+	if m.FollowRematch {
+		n += 3
 	}
 	n += len(m.unknownFields)
 	return n
@@ -10910,6 +10925,26 @@ func (m *WatchMatchRequest) UnmarshalVT(dAtA []byte) error {
 					break
 				}
 			}
+		case 55:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field FollowRematch", wireType)
+			}
+			var v int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				v |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			m.FollowRematch = bool(v != 0)
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])

@@ -33,7 +33,8 @@ type Notice struct {
 	// seq numbers the player's notices 1, 2, 3 … in the order they were
 	// written: the cursor of WatchPlayer and ListNotices.
 	Seq int64 `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
-	// match_id is the match the notice is about.
+	// match_id is the match the notice is about (empty for a friend
+	// request).
 	MatchId string `protobuf:"bytes,4,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
 	// time is when the command that caused the notice was committed.
 	Time *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=time,proto3" json:"time,omitempty"`
@@ -45,6 +46,7 @@ type Notice struct {
 	//	*Notice_Invited
 	//	*Notice_TicketMatched
 	//	*Notice_Offer
+	//	*Notice_FriendRequest
 	Body          isNotice_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -176,6 +178,15 @@ func (x *Notice) GetOffer() *OfferNotice {
 	return nil
 }
 
+func (x *Notice) GetFriendRequest() *FriendRequestNotice {
+	if x != nil {
+		if x, ok := x.Body.(*Notice_FriendRequest); ok {
+			return x.FriendRequest
+		}
+	}
+	return nil
+}
+
 type isNotice_Body interface {
 	isNotice_Body()
 }
@@ -204,6 +215,10 @@ type Notice_Offer struct {
 	Offer *OfferNotice `protobuf:"bytes,15,opt,name=offer,proto3,oneof"`
 }
 
+type Notice_FriendRequest struct {
+	FriendRequest *FriendRequestNotice `protobuf:"bytes,17,opt,name=friend_request,json=friendRequest,proto3,oneof"`
+}
+
 func (*Notice_YourTurn) isNotice_Body() {}
 
 func (*Notice_MatchStarted) isNotice_Body() {}
@@ -215,6 +230,8 @@ func (*Notice_Invited) isNotice_Body() {}
 func (*Notice_TicketMatched) isNotice_Body() {}
 
 func (*Notice_Offer) isNotice_Body() {}
+
+func (*Notice_FriendRequest) isNotice_Body() {}
 
 // YourTurnNotice: the player's seat must act now (its turn has just begun).
 type YourTurnNotice struct {
@@ -730,11 +747,76 @@ func (x *ListNoticesResponse) GetLatestSeq() int64 {
 	return 0
 }
 
+// FriendRequestNotice: another player asked the player to be friends
+// (accepted false), or accepted the player's request (accepted true). It
+// names no match.
+type FriendRequestNotice struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the other player: the one who asked, or who accepted.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// display_name is the other player's name when the notice was written.
+	DisplayName   string `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	Accepted      bool   `protobuf:"varint,3,opt,name=accepted,proto3" json:"accepted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FriendRequestNotice) Reset() {
+	*x = FriendRequestNotice{}
+	mi := &file_hangar_v1_notice_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FriendRequestNotice) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FriendRequestNotice) ProtoMessage() {}
+
+func (x *FriendRequestNotice) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_notice_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FriendRequestNotice.ProtoReflect.Descriptor instead.
+func (*FriendRequestNotice) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *FriendRequestNotice) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *FriendRequestNotice) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *FriendRequestNotice) GetAccepted() bool {
+	if x != nil {
+		return x.Accepted
+	}
+	return false
+}
+
 var File_hangar_v1_notice_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_notice_proto_rawDesc = "" +
 	"\n" +
-	"\x16hangar/v1/notice.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/match.proto\x1a\x15hangar/v1/offer.proto\"\x96\x04\n" +
+	"\x16hangar/v1/notice.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/match.proto\x1a\x15hangar/v1/offer.proto\"\xdf\x04\n" +
 	"\x06Notice\x12\x1b\n" +
 	"\tnotice_id\x18\x01 \x01(\tR\bnoticeId\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x10\n" +
@@ -748,7 +830,8 @@ const file_hangar_v1_notice_proto_rawDesc = "" +
 	"matchEnded\x124\n" +
 	"\ainvited\x18\r \x01(\v2\x18.hangar.v1.InvitedNoticeH\x00R\ainvited\x12G\n" +
 	"\x0eticket_matched\x18\x0e \x01(\v2\x1e.hangar.v1.TicketMatchedNoticeH\x00R\rticketMatched\x12.\n" +
-	"\x05offer\x18\x0f \x01(\v2\x16.hangar.v1.OfferNoticeH\x00R\x05offerB\x06\n" +
+	"\x05offer\x18\x0f \x01(\v2\x16.hangar.v1.OfferNoticeH\x00R\x05offer\x12G\n" +
+	"\x0efriend_request\x18\x11 \x01(\v2\x1e.hangar.v1.FriendRequestNoticeH\x00R\rfriendRequestB\x06\n" +
 	"\x04body\"\x99\x01\n" +
 	"\x0eYourTurnNotice\x12\x12\n" +
 	"\x04game\x18\x05 \x01(\tR\x04game\x12\x12\n" +
@@ -781,7 +864,11 @@ const file_hangar_v1_notice_proto_rawDesc = "" +
 	"\x13ListNoticesResponse\x12+\n" +
 	"\anotices\x18\x01 \x03(\v2\x11.hangar.v1.NoticeR\anotices\x12\x1d\n" +
 	"\n" +
-	"latest_seq\x18\x02 \x01(\x03R\tlatestSeq2\xe3\x01\n" +
+	"latest_seq\x18\x02 \x01(\x03R\tlatestSeq\"q\n" +
+	"\x13FriendRequestNotice\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
+	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12\x1a\n" +
+	"\baccepted\x18\x03 \x01(\bR\baccepted2\xe3\x01\n" +
 	"\rNoticeService\x12l\n" +
 	"\vWatchPlayer\x12\x1d.hangar.v1.WatchPlayerRequest\x1a\x1e.hangar.v1.WatchPlayerResponse\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/me/notices:watch0\x01\x12d\n" +
 	"\vListNotices\x12\x1d.hangar.v1.ListNoticesRequest\x1a\x1e.hangar.v1.ListNoticesResponse\"\x16\x82\xd3\xe4\x93\x02\x10\x12\x0e/v1/me/noticesB\x94\x01\n" +
@@ -800,7 +887,7 @@ func file_hangar_v1_notice_proto_rawDescGZIP() []byte {
 	return file_hangar_v1_notice_proto_rawDescData
 }
 
-var file_hangar_v1_notice_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_hangar_v1_notice_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_hangar_v1_notice_proto_goTypes = []any{
 	(*Notice)(nil),                // 0: hangar.v1.Notice
 	(*YourTurnNotice)(nil),        // 1: hangar.v1.YourTurnNotice
@@ -812,31 +899,33 @@ var file_hangar_v1_notice_proto_goTypes = []any{
 	(*WatchPlayerResponse)(nil),   // 7: hangar.v1.WatchPlayerResponse
 	(*ListNoticesRequest)(nil),    // 8: hangar.v1.ListNoticesRequest
 	(*ListNoticesResponse)(nil),   // 9: hangar.v1.ListNoticesResponse
-	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
-	(*OfferNotice)(nil),           // 11: hangar.v1.OfferNotice
-	(MatchStatus)(0),              // 12: hangar.v1.MatchStatus
+	(*FriendRequestNotice)(nil),   // 10: hangar.v1.FriendRequestNotice
+	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
+	(*OfferNotice)(nil),           // 12: hangar.v1.OfferNotice
+	(MatchStatus)(0),              // 13: hangar.v1.MatchStatus
 }
 var file_hangar_v1_notice_proto_depIdxs = []int32{
-	10, // 0: hangar.v1.Notice.time:type_name -> google.protobuf.Timestamp
+	11, // 0: hangar.v1.Notice.time:type_name -> google.protobuf.Timestamp
 	1,  // 1: hangar.v1.Notice.your_turn:type_name -> hangar.v1.YourTurnNotice
 	2,  // 2: hangar.v1.Notice.match_started:type_name -> hangar.v1.MatchStartedNotice
 	3,  // 3: hangar.v1.Notice.match_ended:type_name -> hangar.v1.MatchEndedNotice
 	4,  // 4: hangar.v1.Notice.invited:type_name -> hangar.v1.InvitedNotice
 	5,  // 5: hangar.v1.Notice.ticket_matched:type_name -> hangar.v1.TicketMatchedNotice
-	11, // 6: hangar.v1.Notice.offer:type_name -> hangar.v1.OfferNotice
-	10, // 7: hangar.v1.YourTurnNotice.turn_deadline:type_name -> google.protobuf.Timestamp
-	12, // 8: hangar.v1.MatchEndedNotice.status:type_name -> hangar.v1.MatchStatus
-	0,  // 9: hangar.v1.WatchPlayerResponse.notice:type_name -> hangar.v1.Notice
-	0,  // 10: hangar.v1.ListNoticesResponse.notices:type_name -> hangar.v1.Notice
-	6,  // 11: hangar.v1.NoticeService.WatchPlayer:input_type -> hangar.v1.WatchPlayerRequest
-	8,  // 12: hangar.v1.NoticeService.ListNotices:input_type -> hangar.v1.ListNoticesRequest
-	7,  // 13: hangar.v1.NoticeService.WatchPlayer:output_type -> hangar.v1.WatchPlayerResponse
-	9,  // 14: hangar.v1.NoticeService.ListNotices:output_type -> hangar.v1.ListNoticesResponse
-	13, // [13:15] is the sub-list for method output_type
-	11, // [11:13] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	12, // 6: hangar.v1.Notice.offer:type_name -> hangar.v1.OfferNotice
+	10, // 7: hangar.v1.Notice.friend_request:type_name -> hangar.v1.FriendRequestNotice
+	11, // 8: hangar.v1.YourTurnNotice.turn_deadline:type_name -> google.protobuf.Timestamp
+	13, // 9: hangar.v1.MatchEndedNotice.status:type_name -> hangar.v1.MatchStatus
+	0,  // 10: hangar.v1.WatchPlayerResponse.notice:type_name -> hangar.v1.Notice
+	0,  // 11: hangar.v1.ListNoticesResponse.notices:type_name -> hangar.v1.Notice
+	6,  // 12: hangar.v1.NoticeService.WatchPlayer:input_type -> hangar.v1.WatchPlayerRequest
+	8,  // 13: hangar.v1.NoticeService.ListNotices:input_type -> hangar.v1.ListNoticesRequest
+	7,  // 14: hangar.v1.NoticeService.WatchPlayer:output_type -> hangar.v1.WatchPlayerResponse
+	9,  // 15: hangar.v1.NoticeService.ListNotices:output_type -> hangar.v1.ListNoticesResponse
+	14, // [14:16] is the sub-list for method output_type
+	12, // [12:14] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_notice_proto_init() }
@@ -853,6 +942,7 @@ func file_hangar_v1_notice_proto_init() {
 		(*Notice_Invited)(nil),
 		(*Notice_TicketMatched)(nil),
 		(*Notice_Offer)(nil),
+		(*Notice_FriendRequest)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -860,7 +950,7 @@ func file_hangar_v1_notice_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_notice_proto_rawDesc), len(file_hangar_v1_notice_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,7 +27,8 @@ import (
 )
 
 // TestListGames: the node lists Connect Four with the full names of its
-// message types, over gRPC and REST, and describes its board.
+// message types and its draws and takebacks, over gRPC and REST, and
+// describes its board.
 func TestListGames(t *testing.T) {
 	t.Parallel()
 	n := start(t)
@@ -38,7 +39,7 @@ func TestListGames(t *testing.T) {
 	}
 	want := &hangarv1.GameInfo{Name: "connectfour", Title: "Connect Four", MinSeats: 2, MaxSeats: 2,
 		OptionsType: "connectfour.v1.Options", StateType: "connectfour.v1.State", BoardType: "connectfour.v1.Board",
-		ActionTypes: []string{"connectfour.v1.Drop"}, EventType: "connectfour.v1.Event"}
+		ActionTypes: []string{"connectfour.v1.Drop"}, EventType: "connectfour.v1.Event", Draws: true, Takebacks: true}
 	if len(r.GetGames()) != 1 || !proto.Equal(r.GetGames()[0], want) {
 		t.Fatalf("ListGames = %v, want only %v", r.GetGames(), want)
 	}

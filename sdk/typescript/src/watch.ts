@@ -6,6 +6,13 @@ import type { MatchService, WatchMatchResponse } from "./gen/hangar/v1/match_pb.
 export interface WatchOptions {
   /** afterSeq is the last event the caller has seen (0: every event). */
   afterSeq?: bigint | number;
+  /**
+   * followRematch keeps the watch going after the match's MatchEnded
+   * while a rematch may start: it yields the offers and RematchStarted,
+   * then ends; or it ends when the rematch window (ten minutes after the
+   * end) closes. docs/offers.md, "Watching for the rematch".
+   */
+  followRematch?: boolean;
   /** signal stops the watch: the iterator throws its reason. */
   signal?: AbortSignal;
   /**
@@ -39,13 +46,13 @@ export async function* watch(
   options: WatchOptions,
   recover: (err: HangarError) => Promise<boolean>,
 ): AsyncGenerator<WatchMatchResponse, void, undefined> {
-  const { signal, maxRetries = 8, minDelayMs = 250, maxDelayMs = 8000 } = options;
+  const { signal, maxRetries = 8, minDelayMs = 250, maxDelayMs = 8000, followRematch = false } = options;
   let last = BigInt(options.afterSeq ?? 0);
   let failures = 0;
   for (;;) {
     signal?.throwIfAborted();
     try {
-      for await (const r of matches.watchMatch({ matchId, afterSeq: last }, { signal })) {
+      for await (const r of matches.watchMatch({ matchId, afterSeq: last, followRematch }, { signal })) {
         const seq = r.event?.seq ?? r.version;
         if (seq <= last) {
           continue; // sent again: already yielded
@@ -57,7 +64,7 @@ export async function* watch(
         failures = 0;
         yield r;
       }
-      return; // the match's last event
+      return; // the match's last event (or, following, RematchStarted)
     } catch (e) {
       signal?.throwIfAborted();
       const err = HangarError.from(e);

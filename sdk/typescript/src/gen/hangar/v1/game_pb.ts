@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/v1/game.proto.
  */
 export const file_hangar_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChRoYW5nYXIvdjEvZ2FtZS5wcm90bxIJaGFuZ2FyLnYxItEBCghHYW1lSW5mbxIMCgRuYW1lGAEgASgJEg0KBXRpdGxlGAIgASgJEhEKCW1pbl9zZWF0cxgDIAEoBRIRCgltYXhfc2VhdHMYBCABKAUSGgoSaGlkZGVuX2luZm9ybWF0aW9uGAUgASgIEhQKDG9wdGlvbnNfdHlwZRgGIAEoCRISCgpzdGF0ZV90eXBlGAcgASgJEhIKCmJvYXJkX3R5cGUYCCABKAkSFAoMYWN0aW9uX3R5cGVzGAkgAygJEhIKCmV2ZW50X3R5cGUYCiABKAkiEgoQTGlzdEdhbWVzUmVxdWVzdCI3ChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmhhbmdhci52MS5HYW1lSW5mbzJoCgtHYW1lU2VydmljZRJZCglMaXN0R2FtZXMSGy5oYW5nYXIudjEuTGlzdEdhbWVzUmVxdWVzdBocLmhhbmdhci52MS5MaXN0R2FtZXNSZXNwb25zZSIRgtPkkwILEgkvdjEvZ2FtZXNiBnByb3RvMw", [file_google_api_annotations]);
+  fileDesc("ChRoYW5nYXIvdjEvZ2FtZS5wcm90bxIJaGFuZ2FyLnYxIvMBCghHYW1lSW5mbxIMCgRuYW1lGAEgASgJEg0KBXRpdGxlGAIgASgJEhEKCW1pbl9zZWF0cxgDIAEoBRIRCgltYXhfc2VhdHMYBCABKAUSGgoSaGlkZGVuX2luZm9ybWF0aW9uGAUgASgIEhQKDG9wdGlvbnNfdHlwZRgGIAEoCRISCgpzdGF0ZV90eXBlGAcgASgJEhIKCmJvYXJkX3R5cGUYCCABKAkSFAoMYWN0aW9uX3R5cGVzGAkgAygJEhIKCmV2ZW50X3R5cGUYCiABKAkSDQoFZHJhd3MYCyABKAgSEQoJdGFrZWJhY2tzGAwgASgIIhIKEExpc3RHYW1lc1JlcXVlc3QiNwoRTGlzdEdhbWVzUmVzcG9uc2USIgoFZ2FtZXMYASADKAsyEy5oYW5nYXIudjEuR2FtZUluZm8yaAoLR2FtZVNlcnZpY2USWQoJTGlzdEdhbWVzEhsuaGFuZ2FyLnYxLkxpc3RHYW1lc1JlcXVlc3QaHC5oYW5nYXIudjEuTGlzdEdhbWVzUmVzcG9uc2UiEYLT5JMCCxIJL3YxL2dhbWVzYgZwcm90bzM", [file_google_api_annotations]);
 
 /**
  * GameInfo describes one hosted game. The *_type fields are full names of
@@ -93,6 +93,23 @@ export type GameInfo = Message<"hangar.v1.GameInfo"> & {
    * @generated from field: string event_type = 10;
    */
   eventType: string;
+
+  /**
+   * draws: the game allows a draw by agreement (OFFER_KIND_DRAW), with
+   * its default options.
+   *
+   * @generated from field: bool draws = 11;
+   */
+  draws: boolean;
+
+  /**
+   * takebacks: some of the game's moves may be taken back
+   * (OFFER_KIND_TAKEBACK); a move may still not be, when chance was
+   * revealed after it.
+   *
+   * @generated from field: bool takebacks = 12;
+   */
+  takebacks: boolean;
 };
 
 /**

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/v1/notice.proto.
  */
 export const file_hangar_v1_notice: GenFile = /*@__PURE__*/
-  fileDesc("ChZoYW5nYXIvdjEvbm90aWNlLnByb3RvEgloYW5nYXIudjEiqwMKBk5vdGljZRIRCglub3RpY2VfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEgsKA3NlcRgDIAEoAxIQCghtYXRjaF9pZBgEIAEoCRIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgl5b3VyX3R1cm4YCiABKAsyGS5oYW5nYXIudjEuWW91clR1cm5Ob3RpY2VIABI2Cg1tYXRjaF9zdGFydGVkGAsgASgLMh0uaGFuZ2FyLnYxLk1hdGNoU3RhcnRlZE5vdGljZUgAEjIKC21hdGNoX2VuZGVkGAwgASgLMhsuaGFuZ2FyLnYxLk1hdGNoRW5kZWROb3RpY2VIABIrCgdpbnZpdGVkGA0gASgLMhguaGFuZ2FyLnYxLkludml0ZWROb3RpY2VIABI4Cg50aWNrZXRfbWF0Y2hlZBgOIAEoCzIeLmhhbmdhci52MS5UaWNrZXRNYXRjaGVkTm90aWNlSAASJwoFb2ZmZXIYDyABKAsyFi5oYW5nYXIudjEuT2ZmZXJOb3RpY2VIAEIGCgRib2R5InYKDllvdXJUdXJuTm90aWNlEgwKBGdhbWUYBSABKAkSDAoEc2VhdBgCIAEoBRIPCgd2ZXJzaW9uGAMgASgDEjEKDXR1cm5fZGVhZGxpbmUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSgQIARACIjYKEk1hdGNoU3RhcnRlZE5vdGljZRIMCgRnYW1lGAMgASgJEgwKBHNlYXQYAiABKAVKBAgBEAIijQEKEE1hdGNoRW5kZWROb3RpY2USDAoEZ2FtZRgHIAEoCRImCgZzdGF0dXMYAiABKA4yFi5oYW5nYXIudjEuTWF0Y2hTdGF0dXMSDAoEc2VhdBgDIAEoBRINCgVwbGFjZRgEIAEoBRINCgVzZWF0cxgFIAEoBRIRCglmb3JmZWl0ZWQYBiABKAhKBAgBEAIiNwoNSW52aXRlZE5vdGljZRIMCgRnYW1lGAMgASgJEhIKCmludml0ZXJfaWQYAiABKAlKBAgBEAIiKAoTVGlja2V0TWF0Y2hlZE5vdGljZRIRCgl0aWNrZXRfaWQYASABKAkiJwoSV2F0Y2hQbGF5ZXJSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoAyI4ChNXYXRjaFBsYXllclJlc3BvbnNlEiEKBm5vdGljZRgBIAEoCzIRLmhhbmdhci52MS5Ob3RpY2UiOgoSTGlzdE5vdGljZXNSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoAxIRCglwYWdlX3NpemUYAiABKAUiTQoTTGlzdE5vdGljZXNSZXNwb25zZRIiCgdub3RpY2VzGAEgAygLMhEuaGFuZ2FyLnYxLk5vdGljZRISCgpsYXRlc3Rfc2VxGAIgASgDMuMBCg1Ob3RpY2VTZXJ2aWNlEmwKC1dhdGNoUGxheWVyEh0uaGFuZ2FyLnYxLldhdGNoUGxheWVyUmVxdWVzdBoeLmhhbmdhci52MS5XYXRjaFBsYXllclJlc3BvbnNlIhyC0+STAhYSFC92MS9tZS9ub3RpY2VzOndhdGNoMAESZAoLTGlzdE5vdGljZXMSHS5oYW5nYXIudjEuTGlzdE5vdGljZXNSZXF1ZXN0Gh4uaGFuZ2FyLnYxLkxpc3ROb3RpY2VzUmVzcG9uc2UiFoLT5JMCEBIOL3YxL21lL25vdGljZXNiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_hangar_v1_match, file_hangar_v1_offer]);
+  fileDesc("ChZoYW5nYXIvdjEvbm90aWNlLnByb3RvEgloYW5nYXIudjEi5QMKBk5vdGljZRIRCglub3RpY2VfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEgsKA3NlcRgDIAEoAxIQCghtYXRjaF9pZBgEIAEoCRIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgl5b3VyX3R1cm4YCiABKAsyGS5oYW5nYXIudjEuWW91clR1cm5Ob3RpY2VIABI2Cg1tYXRjaF9zdGFydGVkGAsgASgLMh0uaGFuZ2FyLnYxLk1hdGNoU3RhcnRlZE5vdGljZUgAEjIKC21hdGNoX2VuZGVkGAwgASgLMhsuaGFuZ2FyLnYxLk1hdGNoRW5kZWROb3RpY2VIABIrCgdpbnZpdGVkGA0gASgLMhguaGFuZ2FyLnYxLkludml0ZWROb3RpY2VIABI4Cg50aWNrZXRfbWF0Y2hlZBgOIAEoCzIeLmhhbmdhci52MS5UaWNrZXRNYXRjaGVkTm90aWNlSAASJwoFb2ZmZXIYDyABKAsyFi5oYW5nYXIudjEuT2ZmZXJOb3RpY2VIABI4Cg5mcmllbmRfcmVxdWVzdBgRIAEoCzIeLmhhbmdhci52MS5GcmllbmRSZXF1ZXN0Tm90aWNlSABCBgoEYm9keSJ2Cg5Zb3VyVHVybk5vdGljZRIMCgRnYW1lGAUgASgJEgwKBHNlYXQYAiABKAUSDwoHdmVyc2lvbhgDIAEoAxIxCg10dXJuX2RlYWRsaW5lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEoECAEQAiI2ChJNYXRjaFN0YXJ0ZWROb3RpY2USDAoEZ2FtZRgDIAEoCRIMCgRzZWF0GAIgASgFSgQIARACIo0BChBNYXRjaEVuZGVkTm90aWNlEgwKBGdhbWUYByABKAkSJgoGc3RhdHVzGAIgASgOMhYuaGFuZ2FyLnYxLk1hdGNoU3RhdHVzEgwKBHNlYXQYAyABKAUSDQoFcGxhY2UYBCABKAUSDQoFc2VhdHMYBSABKAUSEQoJZm9yZmVpdGVkGAYgASgISgQIARACIjcKDUludml0ZWROb3RpY2USDAoEZ2FtZRgDIAEoCRISCgppbnZpdGVyX2lkGAIgASgJSgQIARACIigKE1RpY2tldE1hdGNoZWROb3RpY2USEQoJdGlja2V0X2lkGAEgASgJIicKEldhdGNoUGxheWVyUmVxdWVzdBIRCglhZnRlcl9zZXEYASABKAMiOAoTV2F0Y2hQbGF5ZXJSZXNwb25zZRIhCgZub3RpY2UYASABKAsyES5oYW5nYXIudjEuTm90aWNlIjoKEkxpc3ROb3RpY2VzUmVxdWVzdBIRCglhZnRlcl9zZXEYASABKAMSEQoJcGFnZV9zaXplGAIgASgFIk0KE0xpc3ROb3RpY2VzUmVzcG9uc2USIgoHbm90aWNlcxgBIAMoCzIRLmhhbmdhci52MS5Ob3RpY2USEgoKbGF0ZXN0X3NlcRgCIAEoAyJQChNGcmllbmRSZXF1ZXN0Tm90aWNlEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEAoIYWNjZXB0ZWQYAyABKAgy4wEKDU5vdGljZVNlcnZpY2USbAoLV2F0Y2hQbGF5ZXISHS5oYW5nYXIudjEuV2F0Y2hQbGF5ZXJSZXF1ZXN0Gh4uaGFuZ2FyLnYxLldhdGNoUGxheWVyUmVzcG9uc2UiHILT5JMCFhIUL3YxL21lL25vdGljZXM6d2F0Y2gwARJkCgtMaXN0Tm90aWNlcxIdLmhhbmdhci52MS5MaXN0Tm90aWNlc1JlcXVlc3QaHi5oYW5nYXIudjEuTGlzdE5vdGljZXNSZXNwb25zZSIWgtPkkwIQEg4vdjEvbWUvbm90aWNlc2IGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp, file_hangar_v1_match, file_hangar_v1_offer]);
 
 /**
  * Notice is one entry of a player's notice log.
@@ -47,7 +47,8 @@ export type Notice = Message<"hangar.v1.Notice"> & {
   seq: bigint;
 
   /**
-   * match_id is the match the notice is about.
+   * match_id is the match the notice is about (empty for a friend
+   * request).
    *
    * @generated from field: string match_id = 4;
    */
@@ -99,6 +100,12 @@ export type Notice = Message<"hangar.v1.Notice"> & {
      */
     value: OfferNotice;
     case: "offer";
+  } | {
+    /**
+     * @generated from field: hangar.v1.FriendRequestNotice friend_request = 17;
+     */
+    value: FriendRequestNotice;
+    case: "friendRequest";
   } | { case: undefined; value?: undefined };
 };
 
@@ -361,6 +368,41 @@ export type ListNoticesResponse = Message<"hangar.v1.ListNoticesResponse"> & {
  */
 export const ListNoticesResponseSchema: GenMessage<ListNoticesResponse> = /*@__PURE__*/
   messageDesc(file_hangar_v1_notice, 9);
+
+/**
+ * FriendRequestNotice: another player asked the player to be friends
+ * (accepted false), or accepted the player's request (accepted true). It
+ * names no match.
+ *
+ * @generated from message hangar.v1.FriendRequestNotice
+ */
+export type FriendRequestNotice = Message<"hangar.v1.FriendRequestNotice"> & {
+  /**
+   * player_id is the other player: the one who asked, or who accepted.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * display_name is the other player's name when the notice was written.
+   *
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * @generated from field: bool accepted = 3;
+   */
+  accepted: boolean;
+};
+
+/**
+ * Describes the message hangar.v1.FriendRequestNotice.
+ * Use `create(FriendRequestNoticeSchema)` to create a new message.
+ */
+export const FriendRequestNoticeSchema: GenMessage<FriendRequestNotice> = /*@__PURE__*/
+  messageDesc(file_hangar_v1_notice, 10);
 
 /**
  * NoticeService tells a player what concerns them across all their matches,
