@@ -390,5 +390,6 @@ type Store interface {
 	Outbox
 	Chat
 	Social
+	Calendars
 	Close() error
 }
