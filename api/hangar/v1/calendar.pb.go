@@ -538,7 +538,7 @@ const file_hangar_v1_calendar_proto_rawDesc = "" +
 	"\bcalendar\x18\x01 \x01(\v2\x13.hangar.v1.CalendarR\bcalendar2\xd5\x03\n" +
 	"\x0fCalendarService\x12e\n" +
 	"\vGetCalendar\x12\x1d.hangar.v1.GetCalendarRequest\x1a\x1e.hangar.v1.GetCalendarResponse\"\x17\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/me/calendar\x12r\n" +
-	"\vSetTimeZone\x12\x1d.hangar.v1.SetTimeZoneRequest\x1a\x1e.hangar.v1.SetTimeZoneResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\x1a\x19/v1/me/calendar/time-zone\x12w\n" +
+	"\vSetTimeZone\x12\x1d.hangar.v1.SetTimeZoneRequest\x1a\x1e.hangar.v1.SetTimeZoneResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/v1/me/calendar/time-zone\x12w\n" +
 	"\rStartVacation\x12\x1f.hangar.v1.StartVacationRequest\x1a .hangar.v1.StartVacationResponse\"#\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/v1/me/calendar/vacation\x12n\n" +
 	"\vEndVacation\x12\x1d.hangar.v1.EndVacationRequest\x1a\x1e.hangar.v1.EndVacationResponse\" \x82\xd3\xe4\x93\x02\x1a*\x18/v1/me/calendar/vacationB\x96\x01\n" +
 	"\rcom.hangar.v1B\rCalendarProtoP\x01Z1github.com/hangarhq/hangar/api/hangar/v1;hangarv1\xa2\x02\x03HXX\xaa\x02\tHangar.V1\xca\x02\tHangar\\V1\xe2\x02\x15Hangar\\V1\\GPBMetadata\xea\x02\n" +
