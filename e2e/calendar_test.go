@@ -93,7 +93,6 @@ func TestWeekendPauseTwoZones(t *testing.T) {
 		clock.Advance(11 * time.Hour)
 		tc := perMove(24*time.Hour, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_SKIP)
 		tc.PauseWeekends = true
-		var ids []string
 		var watchers []*lateWatcher
 		wants := []time.Time{time.Date(2026, 12, 7, 11, 0, 0, 0, time.UTC), time.Date(2026, 12, 7, 20, 0, 0, 0, time.UTC)}
 		for k, zone := range []string{"Pacific/Auckland", "America/Los_Angeles"} {
@@ -103,7 +102,6 @@ func TestWeekendPauseTwoZones(t *testing.T) {
 			m := clockedPair(t, ada, bob, tc)
 			calendarsKnown(t, ada, m.GetMatchId(), 2)
 			m = deadlineIs(t, ada, m.GetMatchId(), wants[k])
-			ids = append(ids, m.GetMatchId())
 			watchers = append(watchers, startWatcher(ada.ctx(), ada, m.GetMatchId(), m.GetVersion()))
 		}
 		// Past the deadline without pauses (Saturday 20:00 UTC) and past
