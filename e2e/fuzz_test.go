@@ -69,7 +69,7 @@ func (c *chaos) timeControl() *hangarv1.TimeControl {
 		return nil
 	}
 	return &hangarv1.TimeControl{Kind: hangarv1.TimeControlKind(c.num() % 5), PerMove: c.dur(), Initial: c.dur(), Increment: c.dur(),
-		TimeoutPolicy: hangarv1.TimeoutPolicy(c.num() % 6)}
+		TimeoutPolicy: hangarv1.TimeoutPolicy(c.num() % 6), PauseWeekends: c.r.IntN(2) == 0}
 }
 
 // versions reads every match's version, as cl or, for a private match cl
@@ -114,7 +114,7 @@ func (c *chaos) step() {
 	before := c.versions(c.clients[0])
 	var err error
 	command := true
-	switch c.r.IntN(33) {
+	switch c.r.IntN(34) {
 	case 0:
 		var r *hangarv1.CreateMatchResponse
 		r, err = cl.matches.CreateMatch(ctx, &hangarv1.CreateMatchRequest{Game: c.game(),
@@ -261,6 +261,8 @@ func (c *chaos) step() {
 		err = c.chat(ctx, cl, match, req)
 	case 31:
 		err = c.social(ctx, cl)
+	case 33:
+		err = c.calendar(ctx, cl, req)
 	case 32:
 		// An operator's end of any match, now and then with the admin key.
 		if c.adminKey != "" && c.r.IntN(4) == 0 {
@@ -357,6 +359,24 @@ func (c *chaos) social(ctx context.Context, cl *client) error {
 		_, err = f.UnblockPlayer(ctx, &hangarv1.UnblockPlayerRequest{PlayerId: other})
 	case 8:
 		_, err = f.ListBlocks(ctx, &hangarv1.ListBlocksRequest{PageSize: int32(c.num()), PageToken: c.str()})
+	}
+	return err
+}
+
+// calendar makes one random call of the CalendarService.
+func (c *chaos) calendar(ctx context.Context, cl *client, req string) error {
+	k := cl.calendar()
+	var err error
+	switch c.r.IntN(4) {
+	case 0:
+		_, err = k.GetCalendar(ctx, &hangarv1.GetCalendarRequest{})
+	case 1:
+		zone := []string{"", "Europe/Paris", "Pacific/Auckland", "Local", "../zoneinfo", c.str()}[c.r.IntN(6)]
+		_, err = k.SetTimeZone(ctx, &hangarv1.SetTimeZoneRequest{TimeZone: zone})
+	case 2:
+		_, err = k.StartVacation(ctx, &hangarv1.StartVacationRequest{Days: int32(c.num()), RequestId: req})
+	case 3:
+		_, err = k.EndVacation(ctx, &hangarv1.EndVacationRequest{})
 	}
 	return err
 }

@@ -265,7 +265,7 @@ func storedCreated(g Game, c *hangarv1.MatchCreated) (*storagev1.MatchCreated, e
 	}
 	if tc := c.GetTimeControl(); tc != nil {
 		s.TimeControl = &storagev1.TimeControl{Kind: int32(tc.GetKind()), PerMove: tc.GetPerMove(), Initial: tc.GetInitial(),
-			Increment: tc.GetIncrement(), TimeoutPolicy: int32(tc.GetTimeoutPolicy())}
+			Increment: tc.GetIncrement(), TimeoutPolicy: int32(tc.GetTimeoutPolicy()), PauseWeekends: tc.GetPauseWeekends()}
 	}
 	if o := c.GetOptions(); o != nil {
 		s.Options = wrapOptions(g, o.GetValue())
@@ -289,7 +289,7 @@ func (r *Registry) apiCreated(s *storagev1.MatchCreated) (*hangarv1.MatchCreated
 		Private: s.GetPrivate(), InvitedPlayerIds: s.GetInvitedPlayerIds(), Unrated: s.GetUnrated(), RematchOf: s.GetRematchOf()}
 	if tc := s.GetTimeControl(); tc != nil {
 		c.TimeControl = &hangarv1.TimeControl{Kind: hangarv1.TimeControlKind(tc.GetKind()), PerMove: tc.GetPerMove(), Initial: tc.GetInitial(),
-			Increment: tc.GetIncrement(), TimeoutPolicy: hangarv1.TimeoutPolicy(tc.GetTimeoutPolicy())}
+			Increment: tc.GetIncrement(), TimeoutPolicy: hangarv1.TimeoutPolicy(tc.GetTimeoutPolicy()), PauseWeekends: tc.GetPauseWeekends()}
 	}
 	v, err := optionsBytes(s.GetOptions())
 	if err != nil {
@@ -354,6 +354,10 @@ func storedBody(ev *hangarv1.Event) (string, *storagev1.Event) {
 		return "invitation_accepted", &storagev1.Event{Body: &storagev1.Event_InvitationAccepted{InvitationAccepted: &storagev1.InvitationAccepted{PlayerId: b.InvitationAccepted.GetPlayerId()}}}
 	case *hangarv1.Event_InvitationDeclined:
 		return "invitation_declined", &storagev1.Event{Body: &storagev1.Event_InvitationDeclined{InvitationDeclined: &storagev1.InvitationDeclined{PlayerId: b.InvitationDeclined.GetPlayerId()}}}
+	case *hangarv1.Event_SeatCalendar:
+		c := b.SeatCalendar
+		return "seat_calendar", &storagev1.Event{Body: &storagev1.Event_SeatCalendar{SeatCalendar: &storagev1.SeatCalendar{Seat: c.GetSeat(),
+			PlayerId: c.GetPlayerId(), TimeZone: c.GetTimeZone(), VacationStart: c.GetVacationStart(), VacationEnd: c.GetVacationEnd()}}}
 	}
 	return storedOfferBody(ev)
 }
@@ -391,6 +395,10 @@ func apiEvent(se *storagev1.Event) *hangarv1.Event {
 		return &hangarv1.Event{Body: &hangarv1.Event_InvitationAccepted{InvitationAccepted: &hangarv1.InvitationAccepted{PlayerId: b.InvitationAccepted.GetPlayerId()}}}
 	case *storagev1.Event_InvitationDeclined:
 		return &hangarv1.Event{Body: &hangarv1.Event_InvitationDeclined{InvitationDeclined: &hangarv1.InvitationDeclined{PlayerId: b.InvitationDeclined.GetPlayerId()}}}
+	case *storagev1.Event_SeatCalendar:
+		c := b.SeatCalendar
+		return &hangarv1.Event{Body: &hangarv1.Event_SeatCalendar{SeatCalendar: &hangarv1.SeatCalendar{Seat: c.GetSeat(),
+			PlayerId: c.GetPlayerId(), TimeZone: c.GetTimeZone(), VacationStart: c.GetVacationStart(), VacationEnd: c.GetVacationEnd()}}}
 	}
 	return apiOfferEvent(se)
 }

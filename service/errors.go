@@ -16,6 +16,7 @@ import (
 
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/calendar"
 	"github.com/hangarhq/hangar/internal/chat"
 	"github.com/hangarhq/hangar/internal/fault"
 	"github.com/hangarhq/hangar/internal/limit"
@@ -98,6 +99,10 @@ var reasons = []struct {
 	{social.ErrNoPlayer, "PLAYER_NOT_FOUND"},
 	{social.ErrTooManyFriends, "TOO_MANY_FRIENDS"},
 	{social.ErrTooManyBlocks, "TOO_MANY_BLOCKS"},
+	{calendar.ErrBadZone, "BAD_TIME_ZONE"},
+	{calendar.ErrBadVacation, "BAD_VACATION"},
+	{calendar.ErrOnVacation, "ON_VACATION"},
+	{calendar.ErrAllowanceUsed, "VACATION_ALLOWANCE_USED"},
 	{store.ErrVersionConflict, "VERSION_CONFLICT"},
 	{store.ErrRequestMismatch, "REQUEST_ID_REUSED"},
 	{store.ErrExists, "ALREADY_EXISTS"},

@@ -25,6 +25,7 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/calendar"
 	"github.com/hangarhq/hangar/internal/chat"
 	"github.com/hangarhq/hangar/internal/history"
 	"github.com/hangarhq/hangar/internal/ident"
@@ -88,11 +89,18 @@ type Service struct {
 	// chat is the matches' chat (package chat); its watchers wake
 	// through players, by chat.Key.
 	chat *chat.Chat
+	// calendars keeps the players' time zones and vacations (package
+	// calendar).
+	calendars *calendar.Calendars
 	// social keeps friends and blocks (package social).
 	social *social.Social
 	// presence records who is online (package social).
 	presence *social.Presence
 }
+
+// DefaultVacationDays is each player's yearly vacation allowance unless
+// Options.VacationDays says otherwise.
+const DefaultVacationDays = calendar.DefaultAllowance
 
 // Options tune a Service. Games is required; the zero value of the rest is
 // the production setting.
@@ -138,6 +146,9 @@ type Options struct {
 	OIDC OIDCOptions
 	// Matchmaking tunes the matchmaker (see package matchmaker).
 	Matchmaking MatchmakingOptions
+	// VacationDays is each player's yearly vacation allowance (0: the
+	// default, DefaultVacationDays; negative: none).
+	VacationDays int
 	// Webhook, with a URL, posts every notice to an app backend
 	// (package notice).
 	Webhook WebhookOptions
@@ -205,6 +216,14 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	s.chat = &chat.Chat{Writer: s.w, Store: st, Hub: s.players, Limits: s.limits, Now: s.now, Posted: s.chatPosted, Closing: s.closing}
 	s.social = &social.Social{Store: st, Now: s.now, Noticed: s.noticed,
 		Encode: func(n *hangarv1.Notice) (store.Notice, error) { return notice.Encode(n, s.webhook != nil) }}
+	days := o.VacationDays
+	switch {
+	case days == 0:
+		days = DefaultVacationDays
+	case days < 0:
+		days = 0
+	}
+	s.calendars = &calendar.Calendars{Store: st, Writer: s.w, Log: log, Now: s.now, Allowance: days}
 	s.presence = &social.Presence{Store: st, Now: s.now, Log: log, Watchers: s.limits.Watchers}
 	return s
 }
@@ -241,6 +260,7 @@ func (s *Service) Register(g grpc.ServiceRegistrar) {
 	hangarv1.RegisterOfferServiceServer(g, &offerServer{Service: s})
 	hangarv1.RegisterChatServiceServer(g, &chatServer{Service: s})
 	hangarv1.RegisterFriendServiceServer(g, &friendServer{Service: s})
+	hangarv1.RegisterCalendarServiceServer(g, &calendarServer{Service: s})
 	hangarv1.RegisterAdminServiceServer(g, &adminServer{Service: s})
 }
 

@@ -395,5 +395,6 @@ type Store interface {
 	Outbox
 	Chat
 	Social
+	Calendars
 	Close() error
 }

@@ -1,11 +1,13 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
@@ -146,6 +148,13 @@ func (s *History) eventNotation(g game.Game, ev *hangarv1.Event) string {
 		}
 		if r := b.MatchEnded.GetReason(); r != "" {
 			out += " reason=" + strconv.Quote(r)
+		}
+		return out
+	case *hangarv1.Event_SeatCalendar:
+		c := b.SeatCalendar
+		out := fmt.Sprintf("calendar seat=%d zone=%s", c.GetSeat(), cmp.Or(c.GetTimeZone(), "-"))
+		if c.GetVacationStart() != nil {
+			out += fmt.Sprintf(" vacation=%s/%s", c.GetVacationStart().AsTime().Format(time.RFC3339), c.GetVacationEnd().AsTime().Format(time.RFC3339))
 		}
 		return out
 	}

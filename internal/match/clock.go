@@ -67,6 +67,14 @@ func (s *Writer) fire(ctx context.Context, d store.Due) error {
 	if dl.IsZero() || s.now().Before(dl) {
 		return nil
 	}
+	// A clock that weekends and vacations stop follows the players'
+	// calendars in the store first: a vacation the match has not heard of
+	// (its node died before telling it) moves the deadline on.
+	if IsCorrespondence(m.tc) {
+		if synced, err := s.SyncCalendar(ctx, m.ID); err != nil || synced {
+			return err
+		}
+	}
 	if s.observe != nil {
 		s.observe.ClockFired(s.now().Sub(dl))
 	}

@@ -37,6 +37,12 @@ type Seat struct {
 	// has acted in the match.
 	bank  time.Duration
 	moved bool
+	// zoneName is the time zone whose weekends pause the seat's clock (""
+	// and nil zone: UTC) and vacations its player's latest vacations, as
+	// the match's SeatCalendar events have them (calendar.go).
+	zoneName  string
+	zone      *time.Location
+	vacations []span
 }
 
 // Match is a match folded from its events. A *match held by anyone is never
@@ -281,6 +287,8 @@ func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold 
 		if err := m.recordOffer(ev); err != nil {
 			return err
 		}
+	case *hangarv1.Event_SeatCalendar:
+		m.recordCalendar(b.SeatCalendar)
 	case *hangarv1.Event_SeatHandedToBot:
 		if i := m.SeatIndex(b.SeatHandedToBot.GetSeat()); i >= 0 {
 			m.Seats[i].Status = hangarv1.SeatStatus_SEAT_STATUS_BOT

@@ -90,6 +90,9 @@ func (c Clock) Check() error {
 	default:
 		return bad("time_control.kind must be PER_MOVE, INCREMENT or BANK")
 	}
+	if tc.GetPauseWeekends() && !IsCorrespondence(tc) {
+		return bad("pause_weekends needs a correspondence time control: per_move or initial of a day or more")
+	}
 	return nil
 }
 
@@ -123,7 +126,7 @@ func (m *Match) settle(t time.Time) {
 	}
 	if m.turnOn && m.banks() && t.After(m.turnStart) {
 		if i := m.SeatIndex(m.turnSeat); i >= 0 {
-			m.Seats[i].bank -= t.Sub(m.turnStart)
+			m.Seats[i].bank -= m.pausesOf(i).running(m.turnStart, t)
 			m.Seats[i].bank += m.increment
 		}
 	}
@@ -154,14 +157,14 @@ func (m *Match) controlDeadline() time.Time {
 	if !c.turnOn {
 		return time.Time{}
 	}
-	if !c.banks() {
-		return c.turnStart.Add(c.perMove)
-	}
 	i := c.SeatIndex(c.turnSeat)
+	if !c.banks() {
+		return c.pausesOf(i).deadline(c.turnStart, c.perMove)
+	}
 	if i < 0 {
 		return time.Time{}
 	}
-	return c.turnStart.Add(c.Seats[i].bank)
+	return c.pausesOf(i).deadline(c.turnStart, c.Seats[i].bank)
 }
 
 // showClock puts the time control, and each seat's bank, in pm.

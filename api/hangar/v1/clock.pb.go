@@ -10,6 +10,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -165,6 +166,11 @@ type TimeControl struct {
 	Increment *durationpb.Duration `protobuf:"bytes,4,opt,name=increment,proto3" json:"increment,omitempty"`
 	// timeout_policy is what a seat's timeout does.
 	TimeoutPolicy TimeoutPolicy `protobuf:"varint,5,opt,name=timeout_policy,json=timeoutPolicy,proto3,enum=hangar.v1.TimeoutPolicy" json:"timeout_policy,omitempty"`
+	// pause_weekends stops the clock of the seat to act from Saturday 00:00
+	// to Monday 00:00 in its player's time zone (CalendarService). Only a
+	// correspondence time control (per_move or initial of a day or more)
+	// may have it.
+	PauseWeekends bool `protobuf:"varint,10,opt,name=pause_weekends,json=pauseWeekends,proto3" json:"pause_weekends,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -234,17 +240,113 @@ func (x *TimeControl) GetTimeoutPolicy() TimeoutPolicy {
 	return TimeoutPolicy_TIMEOUT_POLICY_UNSPECIFIED
 }
 
+func (x *TimeControl) GetPauseWeekends() bool {
+	if x != nil {
+		return x.PauseWeekends
+	}
+	return false
+}
+
+// SeatCalendar is an event: the server learnt the calendar of a seat's
+// player that the match's clock follows (CalendarService). time_zone is
+// set when the match pauses on weekends; vacation_start and vacation_end
+// are the player's latest vacation, during which the seat's clock stands
+// still (unset: none).
+type SeatCalendar struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seat          int32                  `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	PlayerId      string                 `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	TimeZone      string                 `protobuf:"bytes,3,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
+	VacationStart *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=vacation_start,json=vacationStart,proto3" json:"vacation_start,omitempty"`
+	VacationEnd   *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=vacation_end,json=vacationEnd,proto3" json:"vacation_end,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatCalendar) Reset() {
+	*x = SeatCalendar{}
+	mi := &file_hangar_v1_clock_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatCalendar) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatCalendar) ProtoMessage() {}
+
+func (x *SeatCalendar) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_clock_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatCalendar.ProtoReflect.Descriptor instead.
+func (*SeatCalendar) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_clock_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SeatCalendar) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatCalendar) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SeatCalendar) GetTimeZone() string {
+	if x != nil {
+		return x.TimeZone
+	}
+	return ""
+}
+
+func (x *SeatCalendar) GetVacationStart() *timestamppb.Timestamp {
+	if x != nil {
+		return x.VacationStart
+	}
+	return nil
+}
+
+func (x *SeatCalendar) GetVacationEnd() *timestamppb.Timestamp {
+	if x != nil {
+		return x.VacationEnd
+	}
+	return nil
+}
+
 var File_hangar_v1_clock_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_clock_proto_rawDesc = "" +
 	"\n" +
-	"\x15hangar/v1/clock.proto\x12\thangar.v1\x1a\x1egoogle/protobuf/duration.proto\"\xa2\x02\n" +
+	"\x15hangar/v1/clock.proto\x12\thangar.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc9\x02\n" +
 	"\vTimeControl\x12.\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1a.hangar.v1.TimeControlKindR\x04kind\x124\n" +
 	"\bper_move\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\aperMove\x123\n" +
 	"\ainitial\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\ainitial\x127\n" +
 	"\tincrement\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\tincrement\x12?\n" +
-	"\x0etimeout_policy\x18\x05 \x01(\x0e2\x18.hangar.v1.TimeoutPolicyR\rtimeoutPolicy*\x91\x01\n" +
+	"\x0etimeout_policy\x18\x05 \x01(\x0e2\x18.hangar.v1.TimeoutPolicyR\rtimeoutPolicy\x12%\n" +
+	"\x0epause_weekends\x18\n" +
+	" \x01(\bR\rpauseWeekends\"\xde\x01\n" +
+	"\fSeatCalendar\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1b\n" +
+	"\ttime_zone\x18\x03 \x01(\tR\btimeZone\x12A\n" +
+	"\x0evacation_start\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\rvacationStart\x12=\n" +
+	"\fvacation_end\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vvacationEnd*\x91\x01\n" +
 	"\x0fTimeControlKind\x12!\n" +
 	"\x1dTIME_CONTROL_KIND_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aTIME_CONTROL_KIND_PER_MOVE\x10\x01\x12\x1f\n" +
@@ -273,24 +375,28 @@ func file_hangar_v1_clock_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_v1_clock_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_hangar_v1_clock_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_hangar_v1_clock_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_hangar_v1_clock_proto_goTypes = []any{
-	(TimeControlKind)(0),        // 0: hangar.v1.TimeControlKind
-	(TimeoutPolicy)(0),          // 1: hangar.v1.TimeoutPolicy
-	(*TimeControl)(nil),         // 2: hangar.v1.TimeControl
-	(*durationpb.Duration)(nil), // 3: google.protobuf.Duration
+	(TimeControlKind)(0),          // 0: hangar.v1.TimeControlKind
+	(TimeoutPolicy)(0),            // 1: hangar.v1.TimeoutPolicy
+	(*TimeControl)(nil),           // 2: hangar.v1.TimeControl
+	(*SeatCalendar)(nil),          // 3: hangar.v1.SeatCalendar
+	(*durationpb.Duration)(nil),   // 4: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
 }
 var file_hangar_v1_clock_proto_depIdxs = []int32{
 	0, // 0: hangar.v1.TimeControl.kind:type_name -> hangar.v1.TimeControlKind
-	3, // 1: hangar.v1.TimeControl.per_move:type_name -> google.protobuf.Duration
-	3, // 2: hangar.v1.TimeControl.initial:type_name -> google.protobuf.Duration
-	3, // 3: hangar.v1.TimeControl.increment:type_name -> google.protobuf.Duration
+	4, // 1: hangar.v1.TimeControl.per_move:type_name -> google.protobuf.Duration
+	4, // 2: hangar.v1.TimeControl.initial:type_name -> google.protobuf.Duration
+	4, // 3: hangar.v1.TimeControl.increment:type_name -> google.protobuf.Duration
 	1, // 4: hangar.v1.TimeControl.timeout_policy:type_name -> hangar.v1.TimeoutPolicy
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	5, // 5: hangar.v1.SeatCalendar.vacation_start:type_name -> google.protobuf.Timestamp
+	5, // 6: hangar.v1.SeatCalendar.vacation_end:type_name -> google.protobuf.Timestamp
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_clock_proto_init() }
@@ -304,7 +410,7 @@ func file_hangar_v1_clock_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_clock_proto_rawDesc), len(file_hangar_v1_clock_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   1,
+			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

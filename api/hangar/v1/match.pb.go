@@ -628,6 +628,7 @@ type Event struct {
 	//	*Event_OfferLapsed
 	//	*Event_MovesTakenBack
 	//	*Event_RematchStarted
+	//	*Event_SeatCalendar
 	//	*Event_Game
 	Body          isEvent_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
@@ -852,6 +853,15 @@ func (x *Event) GetRematchStarted() *RematchStarted {
 	return nil
 }
 
+func (x *Event) GetSeatCalendar() *SeatCalendar {
+	if x != nil {
+		if x, ok := x.Body.(*Event_SeatCalendar); ok {
+			return x.SeatCalendar
+		}
+	}
+	return nil
+}
+
 func (x *Event) GetGame() *anypb.Any {
 	if x != nil {
 		if x, ok := x.Body.(*Event_Game); ok {
@@ -933,6 +943,10 @@ type Event_RematchStarted struct {
 	RematchStarted *RematchStarted `protobuf:"bytes,38,opt,name=rematch_started,json=rematchStarted,proto3,oneof"`
 }
 
+type Event_SeatCalendar struct {
+	SeatCalendar *SeatCalendar `protobuf:"bytes,45,opt,name=seat_calendar,json=seatCalendar,proto3,oneof"`
+}
+
 type Event_Game struct {
 	// game is one of the game's own events (GameInfo.event_type): what an
 	// action, a resignation or the server's chance (a die, a tile) did.
@@ -972,6 +986,8 @@ func (*Event_OfferLapsed) isEvent_Body() {}
 func (*Event_MovesTakenBack) isEvent_Body() {}
 
 func (*Event_RematchStarted) isEvent_Body() {}
+
+func (*Event_SeatCalendar) isEvent_Body() {}
 
 func (*Event_Game) isEvent_Body() {}
 
@@ -3444,8 +3460,7 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x05offer\x18\x1a \x01(\v2\x10.hangar.v1.OfferR\x05offer\x12\x1d\n" +
 	"\n" +
 	"rematch_of\x18\x1b \x01(\tR\trematchOf\x12(\n" +
-	"\x10rematch_match_id\x18\x1c \x01(\tR\x0erematchMatchIdJ\x04\b\x02\x10\x03J\x04\b\a\x10\bJ\x04\b\b\x10\tJ\x04\b\x15\x10\x16\"\xcf\n" +
-	"\n" +
+	"\x10rematch_match_id\x18\x1c \x01(\tR\x0erematchMatchIdJ\x04\b\x02\x10\x03J\x04\b\a\x10\bJ\x04\b\b\x10\tJ\x04\b\x15\x10\x16\"\x8f\v\n" +
 	"\x05Event\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12.\n" +
@@ -3471,7 +3486,8 @@ const file_hangar_v1_match_proto_rawDesc = "" +
 	"\x0eoffer_answered\x18# \x01(\v2\x18.hangar.v1.OfferAnsweredH\x00R\rofferAnswered\x12;\n" +
 	"\foffer_lapsed\x18$ \x01(\v2\x16.hangar.v1.OfferLapsedH\x00R\vofferLapsed\x12E\n" +
 	"\x10moves_taken_back\x18% \x01(\v2\x19.hangar.v1.MovesTakenBackH\x00R\x0emovesTakenBack\x12D\n" +
-	"\x0frematch_started\x18& \x01(\v2\x19.hangar.v1.RematchStartedH\x00R\x0erematchStarted\x12*\n" +
+	"\x0frematch_started\x18& \x01(\v2\x19.hangar.v1.RematchStartedH\x00R\x0erematchStarted\x12>\n" +
+	"\rseat_calendar\x18- \x01(\v2\x17.hangar.v1.SeatCalendarH\x00R\fseatCalendar\x12*\n" +
 	"\x04game\x18\x16 \x01(\v2\x14.google.protobuf.AnyH\x00R\x04gameB\x06\n" +
 	"\x04bodyJ\x04\b\x14\x10\x15J\x04\b\x15\x10\x16\"\xf8\x03\n" +
 	"\fMatchCreated\x12\x12\n" +
@@ -3768,6 +3784,7 @@ var file_hangar_v1_match_proto_goTypes = []any{
 	(*OfferLapsed)(nil),               // 54: hangar.v1.OfferLapsed
 	(*MovesTakenBack)(nil),            // 55: hangar.v1.MovesTakenBack
 	(*RematchStarted)(nil),            // 56: hangar.v1.RematchStarted
+	(*SeatCalendar)(nil),              // 57: hangar.v1.SeatCalendar
 }
 var file_hangar_v1_match_proto_depIdxs = []int32{
 	2,  // 0: hangar.v1.Seat.status:type_name -> hangar.v1.SeatStatus
@@ -3802,64 +3819,65 @@ var file_hangar_v1_match_proto_depIdxs = []int32{
 	54, // 29: hangar.v1.Event.offer_lapsed:type_name -> hangar.v1.OfferLapsed
 	55, // 30: hangar.v1.Event.moves_taken_back:type_name -> hangar.v1.MovesTakenBack
 	56, // 31: hangar.v1.Event.rematch_started:type_name -> hangar.v1.RematchStarted
-	48, // 32: hangar.v1.Event.game:type_name -> google.protobuf.Any
-	48, // 33: hangar.v1.MatchCreated.options:type_name -> google.protobuf.Any
-	47, // 34: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	0,  // 35: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
-	50, // 36: hangar.v1.MatchCreated.time_control:type_name -> hangar.v1.TimeControl
-	1,  // 37: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
-	48, // 38: hangar.v1.CreateMatchRequest.options:type_name -> google.protobuf.Any
-	47, // 39: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
-	0,  // 40: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
-	50, // 41: hangar.v1.CreateMatchRequest.time_control:type_name -> hangar.v1.TimeControl
-	5,  // 42: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 43: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 44: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 45: hangar.v1.CreateInviteCodeResponse.match:type_name -> hangar.v1.Match
-	5,  // 46: hangar.v1.RevokeInviteCodeResponse.match:type_name -> hangar.v1.Match
-	5,  // 47: hangar.v1.AcceptInvitationResponse.match:type_name -> hangar.v1.Match
-	5,  // 48: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 49: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
-	5,  // 50: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
-	3,  // 51: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
-	5,  // 52: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
-	6,  // 53: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
-	1,  // 54: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
-	6,  // 55: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
-	48, // 56: hangar.v1.GetBoardResponse.board:type_name -> google.protobuf.Any
-	19, // 57: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
-	21, // 58: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
-	33, // 59: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
-	23, // 60: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
-	25, // 61: hangar.v1.MatchService.CreateInviteCode:input_type -> hangar.v1.CreateInviteCodeRequest
-	27, // 62: hangar.v1.MatchService.RevokeInviteCode:input_type -> hangar.v1.RevokeInviteCodeRequest
-	29, // 63: hangar.v1.MatchService.AcceptInvitation:input_type -> hangar.v1.AcceptInvitationRequest
-	31, // 64: hangar.v1.MatchService.DeclineInvitation:input_type -> hangar.v1.DeclineInvitationRequest
-	35, // 65: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
-	37, // 66: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
-	39, // 67: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
-	41, // 68: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
-	43, // 69: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
-	45, // 70: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
-	20, // 71: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
-	22, // 72: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
-	34, // 73: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
-	24, // 74: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
-	26, // 75: hangar.v1.MatchService.CreateInviteCode:output_type -> hangar.v1.CreateInviteCodeResponse
-	28, // 76: hangar.v1.MatchService.RevokeInviteCode:output_type -> hangar.v1.RevokeInviteCodeResponse
-	30, // 77: hangar.v1.MatchService.AcceptInvitation:output_type -> hangar.v1.AcceptInvitationResponse
-	32, // 78: hangar.v1.MatchService.DeclineInvitation:output_type -> hangar.v1.DeclineInvitationResponse
-	36, // 79: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
-	38, // 80: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
-	40, // 81: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
-	42, // 82: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
-	44, // 83: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
-	46, // 84: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
-	71, // [71:85] is the sub-list for method output_type
-	57, // [57:71] is the sub-list for method input_type
-	57, // [57:57] is the sub-list for extension type_name
-	57, // [57:57] is the sub-list for extension extendee
-	0,  // [0:57] is the sub-list for field type_name
+	57, // 32: hangar.v1.Event.seat_calendar:type_name -> hangar.v1.SeatCalendar
+	48, // 33: hangar.v1.Event.game:type_name -> google.protobuf.Any
+	48, // 34: hangar.v1.MatchCreated.options:type_name -> google.protobuf.Any
+	47, // 35: hangar.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	0,  // 36: hangar.v1.MatchCreated.bot_level:type_name -> hangar.v1.BotLevel
+	50, // 37: hangar.v1.MatchCreated.time_control:type_name -> hangar.v1.TimeControl
+	1,  // 38: hangar.v1.MatchEnded.status:type_name -> hangar.v1.MatchStatus
+	48, // 39: hangar.v1.CreateMatchRequest.options:type_name -> google.protobuf.Any
+	47, // 40: hangar.v1.CreateMatchRequest.turn_time:type_name -> google.protobuf.Duration
+	0,  // 41: hangar.v1.CreateMatchRequest.bot_level:type_name -> hangar.v1.BotLevel
+	50, // 42: hangar.v1.CreateMatchRequest.time_control:type_name -> hangar.v1.TimeControl
+	5,  // 43: hangar.v1.CreateMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 44: hangar.v1.JoinMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 45: hangar.v1.InviteToMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 46: hangar.v1.CreateInviteCodeResponse.match:type_name -> hangar.v1.Match
+	5,  // 47: hangar.v1.RevokeInviteCodeResponse.match:type_name -> hangar.v1.Match
+	5,  // 48: hangar.v1.AcceptInvitationResponse.match:type_name -> hangar.v1.Match
+	5,  // 49: hangar.v1.LeaveMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 50: hangar.v1.StartMatchResponse.match:type_name -> hangar.v1.Match
+	5,  // 51: hangar.v1.GetMatchResponse.match:type_name -> hangar.v1.Match
+	3,  // 52: hangar.v1.ListMatchesRequest.filter:type_name -> hangar.v1.MatchFilter
+	5,  // 53: hangar.v1.ListMatchesResponse.matches:type_name -> hangar.v1.Match
+	6,  // 54: hangar.v1.WatchMatchResponse.event:type_name -> hangar.v1.Event
+	1,  // 55: hangar.v1.WatchMatchResponse.status:type_name -> hangar.v1.MatchStatus
+	6,  // 56: hangar.v1.ListMatchEventsResponse.events:type_name -> hangar.v1.Event
+	48, // 57: hangar.v1.GetBoardResponse.board:type_name -> google.protobuf.Any
+	19, // 58: hangar.v1.MatchService.CreateMatch:input_type -> hangar.v1.CreateMatchRequest
+	21, // 59: hangar.v1.MatchService.JoinMatch:input_type -> hangar.v1.JoinMatchRequest
+	33, // 60: hangar.v1.MatchService.LeaveMatch:input_type -> hangar.v1.LeaveMatchRequest
+	23, // 61: hangar.v1.MatchService.InviteToMatch:input_type -> hangar.v1.InviteToMatchRequest
+	25, // 62: hangar.v1.MatchService.CreateInviteCode:input_type -> hangar.v1.CreateInviteCodeRequest
+	27, // 63: hangar.v1.MatchService.RevokeInviteCode:input_type -> hangar.v1.RevokeInviteCodeRequest
+	29, // 64: hangar.v1.MatchService.AcceptInvitation:input_type -> hangar.v1.AcceptInvitationRequest
+	31, // 65: hangar.v1.MatchService.DeclineInvitation:input_type -> hangar.v1.DeclineInvitationRequest
+	35, // 66: hangar.v1.MatchService.StartMatch:input_type -> hangar.v1.StartMatchRequest
+	37, // 67: hangar.v1.MatchService.GetMatch:input_type -> hangar.v1.GetMatchRequest
+	39, // 68: hangar.v1.MatchService.ListMatches:input_type -> hangar.v1.ListMatchesRequest
+	41, // 69: hangar.v1.MatchService.WatchMatch:input_type -> hangar.v1.WatchMatchRequest
+	43, // 70: hangar.v1.MatchService.ListMatchEvents:input_type -> hangar.v1.ListMatchEventsRequest
+	45, // 71: hangar.v1.MatchService.GetBoard:input_type -> hangar.v1.GetBoardRequest
+	20, // 72: hangar.v1.MatchService.CreateMatch:output_type -> hangar.v1.CreateMatchResponse
+	22, // 73: hangar.v1.MatchService.JoinMatch:output_type -> hangar.v1.JoinMatchResponse
+	34, // 74: hangar.v1.MatchService.LeaveMatch:output_type -> hangar.v1.LeaveMatchResponse
+	24, // 75: hangar.v1.MatchService.InviteToMatch:output_type -> hangar.v1.InviteToMatchResponse
+	26, // 76: hangar.v1.MatchService.CreateInviteCode:output_type -> hangar.v1.CreateInviteCodeResponse
+	28, // 77: hangar.v1.MatchService.RevokeInviteCode:output_type -> hangar.v1.RevokeInviteCodeResponse
+	30, // 78: hangar.v1.MatchService.AcceptInvitation:output_type -> hangar.v1.AcceptInvitationResponse
+	32, // 79: hangar.v1.MatchService.DeclineInvitation:output_type -> hangar.v1.DeclineInvitationResponse
+	36, // 80: hangar.v1.MatchService.StartMatch:output_type -> hangar.v1.StartMatchResponse
+	38, // 81: hangar.v1.MatchService.GetMatch:output_type -> hangar.v1.GetMatchResponse
+	40, // 82: hangar.v1.MatchService.ListMatches:output_type -> hangar.v1.ListMatchesResponse
+	42, // 83: hangar.v1.MatchService.WatchMatch:output_type -> hangar.v1.WatchMatchResponse
+	44, // 84: hangar.v1.MatchService.ListMatchEvents:output_type -> hangar.v1.ListMatchEventsResponse
+	46, // 85: hangar.v1.MatchService.GetBoard:output_type -> hangar.v1.GetBoardResponse
+	72, // [72:86] is the sub-list for method output_type
+	58, // [58:72] is the sub-list for method input_type
+	58, // [58:58] is the sub-list for extension type_name
+	58, // [58:58] is the sub-list for extension extendee
+	0,  // [0:58] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_match_proto_init() }
@@ -3887,6 +3905,7 @@ func file_hangar_v1_match_proto_init() {
 		(*Event_OfferLapsed)(nil),
 		(*Event_MovesTakenBack)(nil),
 		(*Event_RematchStarted)(nil),
+		(*Event_SeatCalendar)(nil),
 		(*Event_Game)(nil),
 	}
 	file_hangar_v1_match_proto_msgTypes[17].OneofWrappers = []any{}

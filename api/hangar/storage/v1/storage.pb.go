@@ -10,6 +10,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -44,6 +45,7 @@ type Event struct {
 	//	*Event_OfferLapsed
 	//	*Event_MovesTakenBack
 	//	*Event_RematchStarted
+	//	*Event_SeatCalendar
 	//	*Event_Game
 	Body          isEvent_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
@@ -240,6 +242,15 @@ func (x *Event) GetRematchStarted() *RematchStarted {
 	return nil
 }
 
+func (x *Event) GetSeatCalendar() *SeatCalendar {
+	if x != nil {
+		if x, ok := x.Body.(*Event_SeatCalendar); ok {
+			return x.SeatCalendar
+		}
+	}
+	return nil
+}
+
 func (x *Event) GetGame() []byte {
 	if x != nil {
 		if x, ok := x.Body.(*Event_Game); ok {
@@ -321,6 +332,10 @@ type Event_RematchStarted struct {
 	RematchStarted *RematchStarted `protobuf:"bytes,38,opt,name=rematch_started,json=rematchStarted,proto3,oneof"`
 }
 
+type Event_SeatCalendar struct {
+	SeatCalendar *SeatCalendar `protobuf:"bytes,45,opt,name=seat_calendar,json=seatCalendar,proto3,oneof"`
+}
+
 type Event_Game struct {
 	// game holds the game's own event bytes (numbers 20 and 21 hold them
 	// in the rows of legacy games; see above).
@@ -360,6 +375,8 @@ func (*Event_OfferLapsed) isEvent_Body() {}
 func (*Event_MovesTakenBack) isEvent_Body() {}
 
 func (*Event_RematchStarted) isEvent_Body() {}
+
+func (*Event_SeatCalendar) isEvent_Body() {}
 
 func (*Event_Game) isEvent_Body() {}
 
@@ -532,6 +549,7 @@ type TimeControl struct {
 	Increment *durationpb.Duration `protobuf:"bytes,4,opt,name=increment,proto3" json:"increment,omitempty"`
 	// timeout_policy is a hangar.v1.TimeoutPolicy.
 	TimeoutPolicy int32 `protobuf:"varint,5,opt,name=timeout_policy,json=timeoutPolicy,proto3" json:"timeout_policy,omitempty"`
+	PauseWeekends bool  `protobuf:"varint,10,opt,name=pause_weekends,json=pauseWeekends,proto3" json:"pause_weekends,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -601,6 +619,89 @@ func (x *TimeControl) GetTimeoutPolicy() int32 {
 	return 0
 }
 
+func (x *TimeControl) GetPauseWeekends() bool {
+	if x != nil {
+		return x.PauseWeekends
+	}
+	return false
+}
+
+type SeatCalendar struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seat          int32                  `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	PlayerId      string                 `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	TimeZone      string                 `protobuf:"bytes,3,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
+	VacationStart *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=vacation_start,json=vacationStart,proto3" json:"vacation_start,omitempty"`
+	VacationEnd   *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=vacation_end,json=vacationEnd,proto3" json:"vacation_end,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatCalendar) Reset() {
+	*x = SeatCalendar{}
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatCalendar) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatCalendar) ProtoMessage() {}
+
+func (x *SeatCalendar) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatCalendar.ProtoReflect.Descriptor instead.
+func (*SeatCalendar) Descriptor() ([]byte, []int) {
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SeatCalendar) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatCalendar) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SeatCalendar) GetTimeZone() string {
+	if x != nil {
+		return x.TimeZone
+	}
+	return ""
+}
+
+func (x *SeatCalendar) GetVacationStart() *timestamppb.Timestamp {
+	if x != nil {
+		return x.VacationStart
+	}
+	return nil
+}
+
+func (x *SeatCalendar) GetVacationEnd() *timestamppb.Timestamp {
+	if x != nil {
+		return x.VacationEnd
+	}
+	return nil
+}
+
 type PlayersInvited struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	PlayerIds     []string               `protobuf:"bytes,1,rep,name=player_ids,json=playerIds,proto3" json:"player_ids,omitempty"`
@@ -610,7 +711,7 @@ type PlayersInvited struct {
 
 func (x *PlayersInvited) Reset() {
 	*x = PlayersInvited{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[3]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -622,7 +723,7 @@ func (x *PlayersInvited) String() string {
 func (*PlayersInvited) ProtoMessage() {}
 
 func (x *PlayersInvited) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[3]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -635,7 +736,7 @@ func (x *PlayersInvited) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayersInvited.ProtoReflect.Descriptor instead.
 func (*PlayersInvited) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{3}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PlayersInvited) GetPlayerIds() []string {
@@ -655,7 +756,7 @@ type InviteCodeCreated struct {
 
 func (x *InviteCodeCreated) Reset() {
 	*x = InviteCodeCreated{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[4]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -667,7 +768,7 @@ func (x *InviteCodeCreated) String() string {
 func (*InviteCodeCreated) ProtoMessage() {}
 
 func (x *InviteCodeCreated) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[4]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -680,7 +781,7 @@ func (x *InviteCodeCreated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InviteCodeCreated.ProtoReflect.Descriptor instead.
 func (*InviteCodeCreated) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{4}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *InviteCodeCreated) GetCodeId() string {
@@ -706,7 +807,7 @@ type InviteCodeRevoked struct {
 
 func (x *InviteCodeRevoked) Reset() {
 	*x = InviteCodeRevoked{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[5]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -718,7 +819,7 @@ func (x *InviteCodeRevoked) String() string {
 func (*InviteCodeRevoked) ProtoMessage() {}
 
 func (x *InviteCodeRevoked) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[5]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -731,7 +832,7 @@ func (x *InviteCodeRevoked) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InviteCodeRevoked.ProtoReflect.Descriptor instead.
 func (*InviteCodeRevoked) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{5}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *InviteCodeRevoked) GetCodeId() string {
@@ -750,7 +851,7 @@ type InvitationAccepted struct {
 
 func (x *InvitationAccepted) Reset() {
 	*x = InvitationAccepted{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[6]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -762,7 +863,7 @@ func (x *InvitationAccepted) String() string {
 func (*InvitationAccepted) ProtoMessage() {}
 
 func (x *InvitationAccepted) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[6]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -775,7 +876,7 @@ func (x *InvitationAccepted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvitationAccepted.ProtoReflect.Descriptor instead.
 func (*InvitationAccepted) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{6}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *InvitationAccepted) GetPlayerId() string {
@@ -794,7 +895,7 @@ type InvitationDeclined struct {
 
 func (x *InvitationDeclined) Reset() {
 	*x = InvitationDeclined{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[7]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -806,7 +907,7 @@ func (x *InvitationDeclined) String() string {
 func (*InvitationDeclined) ProtoMessage() {}
 
 func (x *InvitationDeclined) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[7]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -819,7 +920,7 @@ func (x *InvitationDeclined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvitationDeclined.ProtoReflect.Descriptor instead.
 func (*InvitationDeclined) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{7}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *InvitationDeclined) GetPlayerId() string {
@@ -839,7 +940,7 @@ type TurnTimedOut struct {
 
 func (x *TurnTimedOut) Reset() {
 	*x = TurnTimedOut{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[8]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -851,7 +952,7 @@ func (x *TurnTimedOut) String() string {
 func (*TurnTimedOut) ProtoMessage() {}
 
 func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[8]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -864,7 +965,7 @@ func (x *TurnTimedOut) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnTimedOut.ProtoReflect.Descriptor instead.
 func (*TurnTimedOut) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{8}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *TurnTimedOut) GetSeat() int32 {
@@ -891,7 +992,7 @@ type SeatHandedToBot struct {
 
 func (x *SeatHandedToBot) Reset() {
 	*x = SeatHandedToBot{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[9]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +1004,7 @@ func (x *SeatHandedToBot) String() string {
 func (*SeatHandedToBot) ProtoMessage() {}
 
 func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[9]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +1017,7 @@ func (x *SeatHandedToBot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatHandedToBot.ProtoReflect.Descriptor instead.
 func (*SeatHandedToBot) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{9}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SeatHandedToBot) GetSeat() int32 {
@@ -946,7 +1047,7 @@ type PlayerJoined struct {
 
 func (x *PlayerJoined) Reset() {
 	*x = PlayerJoined{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[10]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -958,7 +1059,7 @@ func (x *PlayerJoined) String() string {
 func (*PlayerJoined) ProtoMessage() {}
 
 func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[10]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -971,7 +1072,7 @@ func (x *PlayerJoined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerJoined.ProtoReflect.Descriptor instead.
 func (*PlayerJoined) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{10}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PlayerJoined) GetSeat() int32 {
@@ -1020,7 +1121,7 @@ type PlayerLeft struct {
 
 func (x *PlayerLeft) Reset() {
 	*x = PlayerLeft{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[11]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1032,7 +1133,7 @@ func (x *PlayerLeft) String() string {
 func (*PlayerLeft) ProtoMessage() {}
 
 func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[11]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1045,7 +1146,7 @@ func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerLeft.ProtoReflect.Descriptor instead.
 func (*PlayerLeft) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{11}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PlayerLeft) GetSeat() int32 {
@@ -1078,7 +1179,7 @@ type MatchStarted struct {
 
 func (x *MatchStarted) Reset() {
 	*x = MatchStarted{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[12]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1090,7 +1191,7 @@ func (x *MatchStarted) String() string {
 func (*MatchStarted) ProtoMessage() {}
 
 func (x *MatchStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[12]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1103,7 +1204,7 @@ func (x *MatchStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchStarted.ProtoReflect.Descriptor instead.
 func (*MatchStarted) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{12}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MatchStarted) GetSeats() []int32 {
@@ -1129,7 +1230,7 @@ type MatchEnded struct {
 
 func (x *MatchEnded) Reset() {
 	*x = MatchEnded{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[13]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1141,7 +1242,7 @@ func (x *MatchEnded) String() string {
 func (*MatchEnded) ProtoMessage() {}
 
 func (x *MatchEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[13]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1154,7 +1255,7 @@ func (x *MatchEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEnded.ProtoReflect.Descriptor instead.
 func (*MatchEnded) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{13}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *MatchEnded) GetStatus() int32 {
@@ -1216,7 +1317,7 @@ type OfferMade struct {
 
 func (x *OfferMade) Reset() {
 	*x = OfferMade{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[14]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1228,7 +1329,7 @@ func (x *OfferMade) String() string {
 func (*OfferMade) ProtoMessage() {}
 
 func (x *OfferMade) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[14]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1241,7 +1342,7 @@ func (x *OfferMade) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferMade.ProtoReflect.Descriptor instead.
 func (*OfferMade) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{14}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *OfferMade) GetOfferId() string {
@@ -1298,7 +1399,7 @@ type OfferAnswered struct {
 
 func (x *OfferAnswered) Reset() {
 	*x = OfferAnswered{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[15]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1310,7 +1411,7 @@ func (x *OfferAnswered) String() string {
 func (*OfferAnswered) ProtoMessage() {}
 
 func (x *OfferAnswered) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[15]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1323,7 +1424,7 @@ func (x *OfferAnswered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferAnswered.ProtoReflect.Descriptor instead.
 func (*OfferAnswered) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{15}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *OfferAnswered) GetOfferId() string {
@@ -1365,7 +1466,7 @@ type OfferLapsed struct {
 
 func (x *OfferLapsed) Reset() {
 	*x = OfferLapsed{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[16]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1377,7 +1478,7 @@ func (x *OfferLapsed) String() string {
 func (*OfferLapsed) ProtoMessage() {}
 
 func (x *OfferLapsed) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[16]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1390,7 +1491,7 @@ func (x *OfferLapsed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferLapsed.ProtoReflect.Descriptor instead.
 func (*OfferLapsed) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{16}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *OfferLapsed) GetOfferId() string {
@@ -1417,7 +1518,7 @@ type MovesTakenBack struct {
 
 func (x *MovesTakenBack) Reset() {
 	*x = MovesTakenBack{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[17]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1429,7 +1530,7 @@ func (x *MovesTakenBack) String() string {
 func (*MovesTakenBack) ProtoMessage() {}
 
 func (x *MovesTakenBack) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[17]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1442,7 +1543,7 @@ func (x *MovesTakenBack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovesTakenBack.ProtoReflect.Descriptor instead.
 func (*MovesTakenBack) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{17}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *MovesTakenBack) GetOfferId() string {
@@ -1469,7 +1570,7 @@ type RematchStarted struct {
 
 func (x *RematchStarted) Reset() {
 	*x = RematchStarted{}
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[18]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1481,7 +1582,7 @@ func (x *RematchStarted) String() string {
 func (*RematchStarted) ProtoMessage() {}
 
 func (x *RematchStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_storage_v1_storage_proto_msgTypes[18]
+	mi := &file_hangar_storage_v1_storage_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1494,7 +1595,7 @@ func (x *RematchStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RematchStarted.ProtoReflect.Descriptor instead.
 func (*RematchStarted) Descriptor() ([]byte, []int) {
-	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{18}
+	return file_hangar_storage_v1_storage_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RematchStarted) GetOfferId() string {
@@ -1515,8 +1616,7 @@ var File_hangar_storage_v1_storage_proto protoreflect.FileDescriptor
 
 const file_hangar_storage_v1_storage_proto_rawDesc = "" +
 	"\n" +
-	"\x1fhangar/storage/v1/storage.proto\x12\x11hangar.storage.v1\x1a\x1egoogle/protobuf/duration.proto\"\xbb\n" +
-	"\n" +
+	"\x1fhangar/storage/v1/storage.proto\x12\x11hangar.storage.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x83\v\n" +
 	"\x05Event\x12F\n" +
 	"\rmatch_created\x18\n" +
 	" \x01(\v2\x1f.hangar.storage.v1.MatchCreatedH\x00R\fmatchCreated\x12F\n" +
@@ -1538,7 +1638,8 @@ const file_hangar_storage_v1_storage_proto_rawDesc = "" +
 	"\x0eoffer_answered\x18# \x01(\v2 .hangar.storage.v1.OfferAnsweredH\x00R\rofferAnswered\x12C\n" +
 	"\foffer_lapsed\x18$ \x01(\v2\x1e.hangar.storage.v1.OfferLapsedH\x00R\vofferLapsed\x12M\n" +
 	"\x10moves_taken_back\x18% \x01(\v2!.hangar.storage.v1.MovesTakenBackH\x00R\x0emovesTakenBack\x12L\n" +
-	"\x0frematch_started\x18& \x01(\v2!.hangar.storage.v1.RematchStartedH\x00R\x0erematchStarted\x12\x14\n" +
+	"\x0frematch_started\x18& \x01(\v2!.hangar.storage.v1.RematchStartedH\x00R\x0erematchStarted\x12F\n" +
+	"\rseat_calendar\x18- \x01(\v2\x1f.hangar.storage.v1.SeatCalendarH\x00R\fseatCalendar\x12\x14\n" +
 	"\x04game\x18\x16 \x01(\fH\x00R\x04gameB\x06\n" +
 	"\x04body\"\x81\x04\n" +
 	"\fMatchCreated\x12\x1f\n" +
@@ -1560,13 +1661,21 @@ const file_hangar_storage_v1_storage_proto_rawDesc = "" +
 	"\x04game\x18\f \x01(\tR\x04game\x12A\n" +
 	"\ftime_control\x18\r \x01(\v2\x1e.hangar.storage.v1.TimeControlR\vtimeControl\x12\x1d\n" +
 	"\n" +
-	"rematch_of\x18\x0e \x01(\tR\trematchOf\"\xec\x01\n" +
+	"rematch_of\x18\x0e \x01(\tR\trematchOf\"\x93\x02\n" +
 	"\vTimeControl\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\x05R\x04kind\x124\n" +
 	"\bper_move\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\aperMove\x123\n" +
 	"\ainitial\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\ainitial\x127\n" +
 	"\tincrement\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\tincrement\x12%\n" +
-	"\x0etimeout_policy\x18\x05 \x01(\x05R\rtimeoutPolicy\"/\n" +
+	"\x0etimeout_policy\x18\x05 \x01(\x05R\rtimeoutPolicy\x12%\n" +
+	"\x0epause_weekends\x18\n" +
+	" \x01(\bR\rpauseWeekends\"\xde\x01\n" +
+	"\fSeatCalendar\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1b\n" +
+	"\ttime_zone\x18\x03 \x01(\tR\btimeZone\x12A\n" +
+	"\x0evacation_start\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\rvacationStart\x12=\n" +
+	"\fvacation_end\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vvacationEnd\"/\n" +
 	"\x0ePlayersInvited\x12\x1d\n" +
 	"\n" +
 	"player_ids\x18\x01 \x03(\tR\tplayerIds\"M\n" +
@@ -1642,57 +1751,62 @@ func file_hangar_storage_v1_storage_proto_rawDescGZIP() []byte {
 	return file_hangar_storage_v1_storage_proto_rawDescData
 }
 
-var file_hangar_storage_v1_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_hangar_storage_v1_storage_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_hangar_storage_v1_storage_proto_goTypes = []any{
-	(*Event)(nil),               // 0: hangar.storage.v1.Event
-	(*MatchCreated)(nil),        // 1: hangar.storage.v1.MatchCreated
-	(*TimeControl)(nil),         // 2: hangar.storage.v1.TimeControl
-	(*PlayersInvited)(nil),      // 3: hangar.storage.v1.PlayersInvited
-	(*InviteCodeCreated)(nil),   // 4: hangar.storage.v1.InviteCodeCreated
-	(*InviteCodeRevoked)(nil),   // 5: hangar.storage.v1.InviteCodeRevoked
-	(*InvitationAccepted)(nil),  // 6: hangar.storage.v1.InvitationAccepted
-	(*InvitationDeclined)(nil),  // 7: hangar.storage.v1.InvitationDeclined
-	(*TurnTimedOut)(nil),        // 8: hangar.storage.v1.TurnTimedOut
-	(*SeatHandedToBot)(nil),     // 9: hangar.storage.v1.SeatHandedToBot
-	(*PlayerJoined)(nil),        // 10: hangar.storage.v1.PlayerJoined
-	(*PlayerLeft)(nil),          // 11: hangar.storage.v1.PlayerLeft
-	(*MatchStarted)(nil),        // 12: hangar.storage.v1.MatchStarted
-	(*MatchEnded)(nil),          // 13: hangar.storage.v1.MatchEnded
-	(*OfferMade)(nil),           // 14: hangar.storage.v1.OfferMade
-	(*OfferAnswered)(nil),       // 15: hangar.storage.v1.OfferAnswered
-	(*OfferLapsed)(nil),         // 16: hangar.storage.v1.OfferLapsed
-	(*MovesTakenBack)(nil),      // 17: hangar.storage.v1.MovesTakenBack
-	(*RematchStarted)(nil),      // 18: hangar.storage.v1.RematchStarted
-	(*durationpb.Duration)(nil), // 19: google.protobuf.Duration
+	(*Event)(nil),                 // 0: hangar.storage.v1.Event
+	(*MatchCreated)(nil),          // 1: hangar.storage.v1.MatchCreated
+	(*TimeControl)(nil),           // 2: hangar.storage.v1.TimeControl
+	(*SeatCalendar)(nil),          // 3: hangar.storage.v1.SeatCalendar
+	(*PlayersInvited)(nil),        // 4: hangar.storage.v1.PlayersInvited
+	(*InviteCodeCreated)(nil),     // 5: hangar.storage.v1.InviteCodeCreated
+	(*InviteCodeRevoked)(nil),     // 6: hangar.storage.v1.InviteCodeRevoked
+	(*InvitationAccepted)(nil),    // 7: hangar.storage.v1.InvitationAccepted
+	(*InvitationDeclined)(nil),    // 8: hangar.storage.v1.InvitationDeclined
+	(*TurnTimedOut)(nil),          // 9: hangar.storage.v1.TurnTimedOut
+	(*SeatHandedToBot)(nil),       // 10: hangar.storage.v1.SeatHandedToBot
+	(*PlayerJoined)(nil),          // 11: hangar.storage.v1.PlayerJoined
+	(*PlayerLeft)(nil),            // 12: hangar.storage.v1.PlayerLeft
+	(*MatchStarted)(nil),          // 13: hangar.storage.v1.MatchStarted
+	(*MatchEnded)(nil),            // 14: hangar.storage.v1.MatchEnded
+	(*OfferMade)(nil),             // 15: hangar.storage.v1.OfferMade
+	(*OfferAnswered)(nil),         // 16: hangar.storage.v1.OfferAnswered
+	(*OfferLapsed)(nil),           // 17: hangar.storage.v1.OfferLapsed
+	(*MovesTakenBack)(nil),        // 18: hangar.storage.v1.MovesTakenBack
+	(*RematchStarted)(nil),        // 19: hangar.storage.v1.RematchStarted
+	(*durationpb.Duration)(nil),   // 20: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
 }
 var file_hangar_storage_v1_storage_proto_depIdxs = []int32{
 	1,  // 0: hangar.storage.v1.Event.match_created:type_name -> hangar.storage.v1.MatchCreated
-	10, // 1: hangar.storage.v1.Event.player_joined:type_name -> hangar.storage.v1.PlayerJoined
-	11, // 2: hangar.storage.v1.Event.player_left:type_name -> hangar.storage.v1.PlayerLeft
-	12, // 3: hangar.storage.v1.Event.match_started:type_name -> hangar.storage.v1.MatchStarted
-	13, // 4: hangar.storage.v1.Event.match_ended:type_name -> hangar.storage.v1.MatchEnded
-	8,  // 5: hangar.storage.v1.Event.turn_timed_out:type_name -> hangar.storage.v1.TurnTimedOut
-	9,  // 6: hangar.storage.v1.Event.seat_handed_to_bot:type_name -> hangar.storage.v1.SeatHandedToBot
-	3,  // 7: hangar.storage.v1.Event.players_invited:type_name -> hangar.storage.v1.PlayersInvited
-	4,  // 8: hangar.storage.v1.Event.invite_code_created:type_name -> hangar.storage.v1.InviteCodeCreated
-	5,  // 9: hangar.storage.v1.Event.invite_code_revoked:type_name -> hangar.storage.v1.InviteCodeRevoked
-	6,  // 10: hangar.storage.v1.Event.invitation_accepted:type_name -> hangar.storage.v1.InvitationAccepted
-	7,  // 11: hangar.storage.v1.Event.invitation_declined:type_name -> hangar.storage.v1.InvitationDeclined
-	14, // 12: hangar.storage.v1.Event.offer_made:type_name -> hangar.storage.v1.OfferMade
-	15, // 13: hangar.storage.v1.Event.offer_answered:type_name -> hangar.storage.v1.OfferAnswered
-	16, // 14: hangar.storage.v1.Event.offer_lapsed:type_name -> hangar.storage.v1.OfferLapsed
-	17, // 15: hangar.storage.v1.Event.moves_taken_back:type_name -> hangar.storage.v1.MovesTakenBack
-	18, // 16: hangar.storage.v1.Event.rematch_started:type_name -> hangar.storage.v1.RematchStarted
-	19, // 17: hangar.storage.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
-	2,  // 18: hangar.storage.v1.MatchCreated.time_control:type_name -> hangar.storage.v1.TimeControl
-	19, // 19: hangar.storage.v1.TimeControl.per_move:type_name -> google.protobuf.Duration
-	19, // 20: hangar.storage.v1.TimeControl.initial:type_name -> google.protobuf.Duration
-	19, // 21: hangar.storage.v1.TimeControl.increment:type_name -> google.protobuf.Duration
-	22, // [22:22] is the sub-list for method output_type
-	22, // [22:22] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	11, // 1: hangar.storage.v1.Event.player_joined:type_name -> hangar.storage.v1.PlayerJoined
+	12, // 2: hangar.storage.v1.Event.player_left:type_name -> hangar.storage.v1.PlayerLeft
+	13, // 3: hangar.storage.v1.Event.match_started:type_name -> hangar.storage.v1.MatchStarted
+	14, // 4: hangar.storage.v1.Event.match_ended:type_name -> hangar.storage.v1.MatchEnded
+	9,  // 5: hangar.storage.v1.Event.turn_timed_out:type_name -> hangar.storage.v1.TurnTimedOut
+	10, // 6: hangar.storage.v1.Event.seat_handed_to_bot:type_name -> hangar.storage.v1.SeatHandedToBot
+	4,  // 7: hangar.storage.v1.Event.players_invited:type_name -> hangar.storage.v1.PlayersInvited
+	5,  // 8: hangar.storage.v1.Event.invite_code_created:type_name -> hangar.storage.v1.InviteCodeCreated
+	6,  // 9: hangar.storage.v1.Event.invite_code_revoked:type_name -> hangar.storage.v1.InviteCodeRevoked
+	7,  // 10: hangar.storage.v1.Event.invitation_accepted:type_name -> hangar.storage.v1.InvitationAccepted
+	8,  // 11: hangar.storage.v1.Event.invitation_declined:type_name -> hangar.storage.v1.InvitationDeclined
+	15, // 12: hangar.storage.v1.Event.offer_made:type_name -> hangar.storage.v1.OfferMade
+	16, // 13: hangar.storage.v1.Event.offer_answered:type_name -> hangar.storage.v1.OfferAnswered
+	17, // 14: hangar.storage.v1.Event.offer_lapsed:type_name -> hangar.storage.v1.OfferLapsed
+	18, // 15: hangar.storage.v1.Event.moves_taken_back:type_name -> hangar.storage.v1.MovesTakenBack
+	19, // 16: hangar.storage.v1.Event.rematch_started:type_name -> hangar.storage.v1.RematchStarted
+	3,  // 17: hangar.storage.v1.Event.seat_calendar:type_name -> hangar.storage.v1.SeatCalendar
+	20, // 18: hangar.storage.v1.MatchCreated.turn_time:type_name -> google.protobuf.Duration
+	2,  // 19: hangar.storage.v1.MatchCreated.time_control:type_name -> hangar.storage.v1.TimeControl
+	20, // 20: hangar.storage.v1.TimeControl.per_move:type_name -> google.protobuf.Duration
+	20, // 21: hangar.storage.v1.TimeControl.initial:type_name -> google.protobuf.Duration
+	20, // 22: hangar.storage.v1.TimeControl.increment:type_name -> google.protobuf.Duration
+	21, // 23: hangar.storage.v1.SeatCalendar.vacation_start:type_name -> google.protobuf.Timestamp
+	21, // 24: hangar.storage.v1.SeatCalendar.vacation_end:type_name -> google.protobuf.Timestamp
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_hangar_storage_v1_storage_proto_init() }
@@ -1718,6 +1832,7 @@ func file_hangar_storage_v1_storage_proto_init() {
 		(*Event_OfferLapsed)(nil),
 		(*Event_MovesTakenBack)(nil),
 		(*Event_RematchStarted)(nil),
+		(*Event_SeatCalendar)(nil),
 		(*Event_Game)(nil),
 	}
 	type x struct{}
@@ -1726,7 +1841,7 @@ func file_hangar_storage_v1_storage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_storage_v1_storage_proto_rawDesc), len(file_hangar_storage_v1_storage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

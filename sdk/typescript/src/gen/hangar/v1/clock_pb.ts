@@ -4,15 +4,15 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Duration } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hangar/v1/clock.proto.
  */
 export const file_hangar_v1_clock: GenFile = /*@__PURE__*/
-  fileDesc("ChVoYW5nYXIvdjEvY2xvY2sucHJvdG8SCWhhbmdhci52MSLwAQoLVGltZUNvbnRyb2wSKAoEa2luZBgBIAEoDjIaLmhhbmdhci52MS5UaW1lQ29udHJvbEtpbmQSKwoIcGVyX21vdmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKgoHaW5pdGlhbBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglpbmNyZW1lbnQYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMAoOdGltZW91dF9wb2xpY3kYBSABKA4yGC5oYW5nYXIudjEuVGltZW91dFBvbGljeSqRAQoPVGltZUNvbnRyb2xLaW5kEiEKHVRJTUVfQ09OVFJPTF9LSU5EX1VOU1BFQ0lGSUVEEAASHgoaVElNRV9DT05UUk9MX0tJTkRfUEVSX01PVkUQARIfChtUSU1FX0NPTlRST0xfS0lORF9JTkNSRU1FTlQQAhIaChZUSU1FX0NPTlRST0xfS0lORF9CQU5LEAMqoAEKDVRpbWVvdXRQb2xpY3kSHgoaVElNRU9VVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIXChNUSU1FT1VUX1BPTElDWV9MT1NFEAESFwoTVElNRU9VVF9QT0xJQ1lfU0tJUBACEhYKElRJTUVPVVRfUE9MSUNZX0JPVBADEiUKIVRJTUVPVVRfUE9MSUNZX0FCT1JUX0lGX1VOU1RBUlRFRBAEYgZwcm90bzM", [file_google_protobuf_duration]);
+  fileDesc("ChVoYW5nYXIvdjEvY2xvY2sucHJvdG8SCWhhbmdhci52MSKIAgoLVGltZUNvbnRyb2wSKAoEa2luZBgBIAEoDjIaLmhhbmdhci52MS5UaW1lQ29udHJvbEtpbmQSKwoIcGVyX21vdmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKgoHaW5pdGlhbBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglpbmNyZW1lbnQYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMAoOdGltZW91dF9wb2xpY3kYBSABKA4yGC5oYW5nYXIudjEuVGltZW91dFBvbGljeRIWCg5wYXVzZV93ZWVrZW5kcxgKIAEoCCKoAQoMU2VhdENhbGVuZGFyEgwKBHNlYXQYASABKAUSEQoJcGxheWVyX2lkGAIgASgJEhEKCXRpbWVfem9uZRgDIAEoCRIyCg52YWNhdGlvbl9zdGFydBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMdmFjYXRpb25fZW5kGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCqRAQoPVGltZUNvbnRyb2xLaW5kEiEKHVRJTUVfQ09OVFJPTF9LSU5EX1VOU1BFQ0lGSUVEEAASHgoaVElNRV9DT05UUk9MX0tJTkRfUEVSX01PVkUQARIfChtUSU1FX0NPTlRST0xfS0lORF9JTkNSRU1FTlQQAhIaChZUSU1FX0NPTlRST0xfS0lORF9CQU5LEAMqoAEKDVRpbWVvdXRQb2xpY3kSHgoaVElNRU9VVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIXChNUSU1FT1VUX1BPTElDWV9MT1NFEAESFwoTVElNRU9VVF9QT0xJQ1lfU0tJUBACEhYKElRJTUVPVVRfUE9MSUNZX0JPVBADEiUKIVRJTUVPVVRfUE9MSUNZX0FCT1JUX0lGX1VOU1RBUlRFRBAEYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * TimeControl is a match's clock, chosen when the match is created
@@ -56,6 +56,16 @@ export type TimeControl = Message<"hangar.v1.TimeControl"> & {
    * @generated from field: hangar.v1.TimeoutPolicy timeout_policy = 5;
    */
   timeoutPolicy: TimeoutPolicy;
+
+  /**
+   * pause_weekends stops the clock of the seat to act from Saturday 00:00
+   * to Monday 00:00 in its player's time zone (CalendarService). Only a
+   * correspondence time control (per_move or initial of a day or more)
+   * may have it.
+   *
+   * @generated from field: bool pause_weekends = 10;
+   */
+  pauseWeekends: boolean;
 };
 
 /**
@@ -64,6 +74,49 @@ export type TimeControl = Message<"hangar.v1.TimeControl"> & {
  */
 export const TimeControlSchema: GenMessage<TimeControl> = /*@__PURE__*/
   messageDesc(file_hangar_v1_clock, 0);
+
+/**
+ * SeatCalendar is an event: the server learnt the calendar of a seat's
+ * player that the match's clock follows (CalendarService). time_zone is
+ * set when the match pauses on weekends; vacation_start and vacation_end
+ * are the player's latest vacation, during which the seat's clock stands
+ * still (unset: none).
+ *
+ * @generated from message hangar.v1.SeatCalendar
+ */
+export type SeatCalendar = Message<"hangar.v1.SeatCalendar"> & {
+  /**
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string time_zone = 3;
+   */
+  timeZone: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp vacation_start = 4;
+   */
+  vacationStart?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp vacation_end = 5;
+   */
+  vacationEnd?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message hangar.v1.SeatCalendar.
+ * Use `create(SeatCalendarSchema)` to create a new message.
+ */
+export const SeatCalendarSchema: GenMessage<SeatCalendar> = /*@__PURE__*/
+  messageDesc(file_hangar_v1_clock, 1);
 
 /**
  * TimeControlKind is how a match's clock counts a seat's time.

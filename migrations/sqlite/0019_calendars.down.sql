@@ -1,0 +1,2 @@
+DROP TABLE vacations;
+DROP TABLE player_calendars;
