@@ -165,6 +165,15 @@ type TimeControl struct {
 	Increment *durationpb.Duration `protobuf:"bytes,4,opt,name=increment,proto3" json:"increment,omitempty"`
 	// timeout_policy is what a seat's timeout does.
 	TimeoutPolicy TimeoutPolicy `protobuf:"varint,5,opt,name=timeout_policy,json=timeoutPolicy,proto3,enum=hangar.v1.TimeoutPolicy" json:"timeout_policy,omitempty"`
+	// reminders are the times before a turn's deadline at which the player
+	// whose turn it is, if it has not acted, gets a ReminderNotice: each
+	// 1 second or more, shorter than per_move (PER_MOVE) or initial
+	// (INCREMENT, BANK), no two alike, at most 5. Empty: the server's
+	// default (hangar serve --reminders), unless no_reminders is set.
+	Reminders []*durationpb.Duration `protobuf:"bytes,15,rep,name=reminders,proto3" json:"reminders,omitempty"`
+	// no_reminders turns reminders off for the match, the server's default
+	// included; it takes no reminders.
+	NoReminders   bool `protobuf:"varint,16,opt,name=no_reminders,json=noReminders,proto3" json:"no_reminders,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -234,17 +243,33 @@ func (x *TimeControl) GetTimeoutPolicy() TimeoutPolicy {
 	return TimeoutPolicy_TIMEOUT_POLICY_UNSPECIFIED
 }
 
+func (x *TimeControl) GetReminders() []*durationpb.Duration {
+	if x != nil {
+		return x.Reminders
+	}
+	return nil
+}
+
+func (x *TimeControl) GetNoReminders() bool {
+	if x != nil {
+		return x.NoReminders
+	}
+	return false
+}
+
 var File_hangar_v1_clock_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_clock_proto_rawDesc = "" +
 	"\n" +
-	"\x15hangar/v1/clock.proto\x12\thangar.v1\x1a\x1egoogle/protobuf/duration.proto\"\xa2\x02\n" +
+	"\x15hangar/v1/clock.proto\x12\thangar.v1\x1a\x1egoogle/protobuf/duration.proto\"\xfe\x02\n" +
 	"\vTimeControl\x12.\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1a.hangar.v1.TimeControlKindR\x04kind\x124\n" +
 	"\bper_move\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\aperMove\x123\n" +
 	"\ainitial\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\ainitial\x127\n" +
 	"\tincrement\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\tincrement\x12?\n" +
-	"\x0etimeout_policy\x18\x05 \x01(\x0e2\x18.hangar.v1.TimeoutPolicyR\rtimeoutPolicy*\x91\x01\n" +
+	"\x0etimeout_policy\x18\x05 \x01(\x0e2\x18.hangar.v1.TimeoutPolicyR\rtimeoutPolicy\x127\n" +
+	"\treminders\x18\x0f \x03(\v2\x19.google.protobuf.DurationR\treminders\x12!\n" +
+	"\fno_reminders\x18\x10 \x01(\bR\vnoReminders*\x91\x01\n" +
 	"\x0fTimeControlKind\x12!\n" +
 	"\x1dTIME_CONTROL_KIND_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aTIME_CONTROL_KIND_PER_MOVE\x10\x01\x12\x1f\n" +
@@ -286,11 +311,12 @@ var file_hangar_v1_clock_proto_depIdxs = []int32{
 	3, // 2: hangar.v1.TimeControl.initial:type_name -> google.protobuf.Duration
 	3, // 3: hangar.v1.TimeControl.increment:type_name -> google.protobuf.Duration
 	1, // 4: hangar.v1.TimeControl.timeout_policy:type_name -> hangar.v1.TimeoutPolicy
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	3, // 5: hangar.v1.TimeControl.reminders:type_name -> google.protobuf.Duration
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_clock_proto_init() }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/v1/clock.proto.
  */
 export const file_hangar_v1_clock: GenFile = /*@__PURE__*/
-  fileDesc("ChVoYW5nYXIvdjEvY2xvY2sucHJvdG8SCWhhbmdhci52MSLwAQoLVGltZUNvbnRyb2wSKAoEa2luZBgBIAEoDjIaLmhhbmdhci52MS5UaW1lQ29udHJvbEtpbmQSKwoIcGVyX21vdmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKgoHaW5pdGlhbBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglpbmNyZW1lbnQYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMAoOdGltZW91dF9wb2xpY3kYBSABKA4yGC5oYW5nYXIudjEuVGltZW91dFBvbGljeSqRAQoPVGltZUNvbnRyb2xLaW5kEiEKHVRJTUVfQ09OVFJPTF9LSU5EX1VOU1BFQ0lGSUVEEAASHgoaVElNRV9DT05UUk9MX0tJTkRfUEVSX01PVkUQARIfChtUSU1FX0NPTlRST0xfS0lORF9JTkNSRU1FTlQQAhIaChZUSU1FX0NPTlRST0xfS0lORF9CQU5LEAMqoAEKDVRpbWVvdXRQb2xpY3kSHgoaVElNRU9VVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIXChNUSU1FT1VUX1BPTElDWV9MT1NFEAESFwoTVElNRU9VVF9QT0xJQ1lfU0tJUBACEhYKElRJTUVPVVRfUE9MSUNZX0JPVBADEiUKIVRJTUVPVVRfUE9MSUNZX0FCT1JUX0lGX1VOU1RBUlRFRBAEYgZwcm90bzM", [file_google_protobuf_duration]);
+  fileDesc("ChVoYW5nYXIvdjEvY2xvY2sucHJvdG8SCWhhbmdhci52MSK0AgoLVGltZUNvbnRyb2wSKAoEa2luZBgBIAEoDjIaLmhhbmdhci52MS5UaW1lQ29udHJvbEtpbmQSKwoIcGVyX21vdmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKgoHaW5pdGlhbBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglpbmNyZW1lbnQYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMAoOdGltZW91dF9wb2xpY3kYBSABKA4yGC5oYW5nYXIudjEuVGltZW91dFBvbGljeRIsCglyZW1pbmRlcnMYDyADKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoMbm9fcmVtaW5kZXJzGBAgASgIKpEBCg9UaW1lQ29udHJvbEtpbmQSIQodVElNRV9DT05UUk9MX0tJTkRfVU5TUEVDSUZJRUQQABIeChpUSU1FX0NPTlRST0xfS0lORF9QRVJfTU9WRRABEh8KG1RJTUVfQ09OVFJPTF9LSU5EX0lOQ1JFTUVOVBACEhoKFlRJTUVfQ09OVFJPTF9LSU5EX0JBTksQAyqgAQoNVGltZW91dFBvbGljeRIeChpUSU1FT1VUX1BPTElDWV9VTlNQRUNJRklFRBAAEhcKE1RJTUVPVVRfUE9MSUNZX0xPU0UQARIXChNUSU1FT1VUX1BPTElDWV9TS0lQEAISFgoSVElNRU9VVF9QT0xJQ1lfQk9UEAMSJQohVElNRU9VVF9QT0xJQ1lfQUJPUlRfSUZfVU5TVEFSVEVEEARiBnByb3RvMw", [file_google_protobuf_duration]);
 
 /**
  * TimeControl is a match's clock, chosen when the match is created
@@ -56,6 +56,25 @@ export type TimeControl = Message<"hangar.v1.TimeControl"> & {
    * @generated from field: hangar.v1.TimeoutPolicy timeout_policy = 5;
    */
   timeoutPolicy: TimeoutPolicy;
+
+  /**
+   * reminders are the times before a turn's deadline at which the player
+   * whose turn it is, if it has not acted, gets a ReminderNotice: each
+   * 1 second or more, shorter than per_move (PER_MOVE) or initial
+   * (INCREMENT, BANK), no two alike, at most 5. Empty: the server's
+   * default (hangar serve --reminders), unless no_reminders is set.
+   *
+   * @generated from field: repeated google.protobuf.Duration reminders = 15;
+   */
+  reminders: Duration[];
+
+  /**
+   * no_reminders turns reminders off for the match, the server's default
+   * included; it takes no reminders.
+   *
+   * @generated from field: bool no_reminders = 16;
+   */
+  noReminders: boolean;
 };
 
 /**

@@ -5,8 +5,8 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { MatchStatus } from "./match_pb.js";
 import { file_hangar_v1_match } from "./match_pb.js";
 import type { OfferNotice } from "./offer_pb.js";
@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/v1/notice.proto.
  */
 export const file_hangar_v1_notice: GenFile = /*@__PURE__*/
-  fileDesc("ChZoYW5nYXIvdjEvbm90aWNlLnByb3RvEgloYW5nYXIudjEiqwMKBk5vdGljZRIRCglub3RpY2VfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEgsKA3NlcRgDIAEoAxIQCghtYXRjaF9pZBgEIAEoCRIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgl5b3VyX3R1cm4YCiABKAsyGS5oYW5nYXIudjEuWW91clR1cm5Ob3RpY2VIABI2Cg1tYXRjaF9zdGFydGVkGAsgASgLMh0uaGFuZ2FyLnYxLk1hdGNoU3RhcnRlZE5vdGljZUgAEjIKC21hdGNoX2VuZGVkGAwgASgLMhsuaGFuZ2FyLnYxLk1hdGNoRW5kZWROb3RpY2VIABIrCgdpbnZpdGVkGA0gASgLMhguaGFuZ2FyLnYxLkludml0ZWROb3RpY2VIABI4Cg50aWNrZXRfbWF0Y2hlZBgOIAEoCzIeLmhhbmdhci52MS5UaWNrZXRNYXRjaGVkTm90aWNlSAASJwoFb2ZmZXIYDyABKAsyFi5oYW5nYXIudjEuT2ZmZXJOb3RpY2VIAEIGCgRib2R5InYKDllvdXJUdXJuTm90aWNlEgwKBGdhbWUYBSABKAkSDAoEc2VhdBgCIAEoBRIPCgd2ZXJzaW9uGAMgASgDEjEKDXR1cm5fZGVhZGxpbmUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSgQIARACIjYKEk1hdGNoU3RhcnRlZE5vdGljZRIMCgRnYW1lGAMgASgJEgwKBHNlYXQYAiABKAVKBAgBEAIijQEKEE1hdGNoRW5kZWROb3RpY2USDAoEZ2FtZRgHIAEoCRImCgZzdGF0dXMYAiABKA4yFi5oYW5nYXIudjEuTWF0Y2hTdGF0dXMSDAoEc2VhdBgDIAEoBRINCgVwbGFjZRgEIAEoBRINCgVzZWF0cxgFIAEoBRIRCglmb3JmZWl0ZWQYBiABKAhKBAgBEAIiNwoNSW52aXRlZE5vdGljZRIMCgRnYW1lGAMgASgJEhIKCmludml0ZXJfaWQYAiABKAlKBAgBEAIiKAoTVGlja2V0TWF0Y2hlZE5vdGljZRIRCgl0aWNrZXRfaWQYASABKAkiJwoSV2F0Y2hQbGF5ZXJSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoAyI4ChNXYXRjaFBsYXllclJlc3BvbnNlEiEKBm5vdGljZRgBIAEoCzIRLmhhbmdhci52MS5Ob3RpY2UiOgoSTGlzdE5vdGljZXNSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoAxIRCglwYWdlX3NpemUYAiABKAUiTQoTTGlzdE5vdGljZXNSZXNwb25zZRIiCgdub3RpY2VzGAEgAygLMhEuaGFuZ2FyLnYxLk5vdGljZRISCgpsYXRlc3Rfc2VxGAIgASgDMuMBCg1Ob3RpY2VTZXJ2aWNlEmwKC1dhdGNoUGxheWVyEh0uaGFuZ2FyLnYxLldhdGNoUGxheWVyUmVxdWVzdBoeLmhhbmdhci52MS5XYXRjaFBsYXllclJlc3BvbnNlIhyC0+STAhYSFC92MS9tZS9ub3RpY2VzOndhdGNoMAESZAoLTGlzdE5vdGljZXMSHS5oYW5nYXIudjEuTGlzdE5vdGljZXNSZXF1ZXN0Gh4uaGFuZ2FyLnYxLkxpc3ROb3RpY2VzUmVzcG9uc2UiFoLT5JMCEBIOL3YxL21lL25vdGljZXNiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_hangar_v1_match, file_hangar_v1_offer]);
+  fileDesc("ChZoYW5nYXIvdjEvbm90aWNlLnByb3RvEgloYW5nYXIudjEi2gMKBk5vdGljZRIRCglub3RpY2VfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEgsKA3NlcRgDIAEoAxIQCghtYXRjaF9pZBgEIAEoCRIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgl5b3VyX3R1cm4YCiABKAsyGS5oYW5nYXIudjEuWW91clR1cm5Ob3RpY2VIABI2Cg1tYXRjaF9zdGFydGVkGAsgASgLMh0uaGFuZ2FyLnYxLk1hdGNoU3RhcnRlZE5vdGljZUgAEjIKC21hdGNoX2VuZGVkGAwgASgLMhsuaGFuZ2FyLnYxLk1hdGNoRW5kZWROb3RpY2VIABIrCgdpbnZpdGVkGA0gASgLMhguaGFuZ2FyLnYxLkludml0ZWROb3RpY2VIABI4Cg50aWNrZXRfbWF0Y2hlZBgOIAEoCzIeLmhhbmdhci52MS5UaWNrZXRNYXRjaGVkTm90aWNlSAASJwoFb2ZmZXIYDyABKAsyFi5oYW5nYXIudjEuT2ZmZXJOb3RpY2VIABItCghyZW1pbmRlchgQIAEoCzIZLmhhbmdhci52MS5SZW1pbmRlck5vdGljZUgAQgYKBGJvZHkidgoOWW91clR1cm5Ob3RpY2USDAoEZ2FtZRgFIAEoCRIMCgRzZWF0GAIgASgFEg8KB3ZlcnNpb24YAyABKAMSMQoNdHVybl9kZWFkbGluZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBKBAgBEAIiyQEKDlJlbWluZGVyTm90aWNlEgwKBGdhbWUYASABKAkSDAoEc2VhdBgCIAEoBRIPCgd2ZXJzaW9uGAMgASgDEjEKDXR1cm5fZGVhZGxpbmUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCXRpbWVfbGVmdBgFIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIpCgZiZWZvcmUYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iNgoSTWF0Y2hTdGFydGVkTm90aWNlEgwKBGdhbWUYAyABKAkSDAoEc2VhdBgCIAEoBUoECAEQAiKNAQoQTWF0Y2hFbmRlZE5vdGljZRIMCgRnYW1lGAcgASgJEiYKBnN0YXR1cxgCIAEoDjIWLmhhbmdhci52MS5NYXRjaFN0YXR1cxIMCgRzZWF0GAMgASgFEg0KBXBsYWNlGAQgASgFEg0KBXNlYXRzGAUgASgFEhEKCWZvcmZlaXRlZBgGIAEoCEoECAEQAiI3Cg1JbnZpdGVkTm90aWNlEgwKBGdhbWUYAyABKAkSEgoKaW52aXRlcl9pZBgCIAEoCUoECAEQAiIoChNUaWNrZXRNYXRjaGVkTm90aWNlEhEKCXRpY2tldF9pZBgBIAEoCSInChJXYXRjaFBsYXllclJlcXVlc3QSEQoJYWZ0ZXJfc2VxGAEgASgDIjgKE1dhdGNoUGxheWVyUmVzcG9uc2USIQoGbm90aWNlGAEgASgLMhEuaGFuZ2FyLnYxLk5vdGljZSI6ChJMaXN0Tm90aWNlc1JlcXVlc3QSEQoJYWZ0ZXJfc2VxGAEgASgDEhEKCXBhZ2Vfc2l6ZRgCIAEoBSJNChNMaXN0Tm90aWNlc1Jlc3BvbnNlEiIKB25vdGljZXMYASADKAsyES5oYW5nYXIudjEuTm90aWNlEhIKCmxhdGVzdF9zZXEYAiABKAMy4wEKDU5vdGljZVNlcnZpY2USbAoLV2F0Y2hQbGF5ZXISHS5oYW5nYXIudjEuV2F0Y2hQbGF5ZXJSZXF1ZXN0Gh4uaGFuZ2FyLnYxLldhdGNoUGxheWVyUmVzcG9uc2UiHILT5JMCFhIUL3YxL21lL25vdGljZXM6d2F0Y2gwARJkCgtMaXN0Tm90aWNlcxIdLmhhbmdhci52MS5MaXN0Tm90aWNlc1JlcXVlc3QaHi5oYW5nYXIudjEuTGlzdE5vdGljZXNSZXNwb25zZSIWgtPkkwIQEg4vdjEvbWUvbm90aWNlc2IGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_duration, file_google_protobuf_timestamp, file_hangar_v1_match, file_hangar_v1_offer]);
 
 /**
  * Notice is one entry of a player's notice log.
@@ -99,6 +99,12 @@ export type Notice = Message<"hangar.v1.Notice"> & {
      */
     value: OfferNotice;
     case: "offer";
+  } | {
+    /**
+     * @generated from field: hangar.v1.ReminderNotice reminder = 16;
+     */
+    value: ReminderNotice;
+    case: "reminder";
   } | { case: undefined; value?: undefined };
 };
 
@@ -150,6 +156,65 @@ export const YourTurnNoticeSchema: GenMessage<YourTurnNotice> = /*@__PURE__*/
   messageDesc(file_hangar_v1_notice, 1);
 
 /**
+ * ReminderNotice: the player's seat still has to act, and its turn's
+ * deadline is near (a reminder of the match's time control, or the
+ * server's default). Each reminder of a turn is sent at most once, and
+ * none after the turn has passed.
+ *
+ * @generated from message hangar.v1.ReminderNotice
+ */
+export type ReminderNotice = Message<"hangar.v1.ReminderNotice"> & {
+  /**
+   * game is the game's name.
+   *
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * version is the match's version when the reminder was sent: the turn
+   * is still the seat's while the match is at it.
+   *
+   * @generated from field: int64 version = 3;
+   */
+  version: bigint;
+
+  /**
+   * turn_deadline is when the turn clock fires.
+   *
+   * @generated from field: google.protobuf.Timestamp turn_deadline = 4;
+   */
+  turnDeadline?: Timestamp | undefined;
+
+  /**
+   * time_left is the time from the reminder's sending to turn_deadline.
+   *
+   * @generated from field: google.protobuf.Duration time_left = 5;
+   */
+  timeLeft?: Duration | undefined;
+
+  /**
+   * before is the reminder's own time before the deadline (one of the
+   * time control's reminders, or of the server's default).
+   *
+   * @generated from field: google.protobuf.Duration before = 6;
+   */
+  before?: Duration | undefined;
+};
+
+/**
+ * Describes the message hangar.v1.ReminderNotice.
+ * Use `create(ReminderNoticeSchema)` to create a new message.
+ */
+export const ReminderNoticeSchema: GenMessage<ReminderNotice> = /*@__PURE__*/
+  messageDesc(file_hangar_v1_notice, 2);
+
+/**
  * MatchStartedNotice: a match the player sits in started.
  *
  * @generated from message hangar.v1.MatchStartedNotice
@@ -173,7 +238,7 @@ export type MatchStartedNotice = Message<"hangar.v1.MatchStartedNotice"> & {
  * Use `create(MatchStartedNoticeSchema)` to create a new message.
  */
 export const MatchStartedNoticeSchema: GenMessage<MatchStartedNotice> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 2);
+  messageDesc(file_hangar_v1_notice, 3);
 
 /**
  * MatchEndedNotice: a match the player sat in ended.
@@ -224,7 +289,7 @@ export type MatchEndedNotice = Message<"hangar.v1.MatchEndedNotice"> & {
  * Use `create(MatchEndedNoticeSchema)` to create a new message.
  */
 export const MatchEndedNoticeSchema: GenMessage<MatchEndedNotice> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 3);
+  messageDesc(file_hangar_v1_notice, 4);
 
 /**
  * InvitedNotice: the player was invited to a private match.
@@ -252,7 +317,7 @@ export type InvitedNotice = Message<"hangar.v1.InvitedNotice"> & {
  * Use `create(InvitedNoticeSchema)` to create a new message.
  */
 export const InvitedNoticeSchema: GenMessage<InvitedNotice> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 4);
+  messageDesc(file_hangar_v1_notice, 5);
 
 /**
  * TicketMatchedNotice: a matchmaking ticket of the player's was matched;
@@ -272,7 +337,7 @@ export type TicketMatchedNotice = Message<"hangar.v1.TicketMatchedNotice"> & {
  * Use `create(TicketMatchedNoticeSchema)` to create a new message.
  */
 export const TicketMatchedNoticeSchema: GenMessage<TicketMatchedNotice> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 5);
+  messageDesc(file_hangar_v1_notice, 6);
 
 /**
  * @generated from message hangar.v1.WatchPlayerRequest
@@ -292,7 +357,7 @@ export type WatchPlayerRequest = Message<"hangar.v1.WatchPlayerRequest"> & {
  * Use `create(WatchPlayerRequestSchema)` to create a new message.
  */
 export const WatchPlayerRequestSchema: GenMessage<WatchPlayerRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 6);
+  messageDesc(file_hangar_v1_notice, 7);
 
 /**
  * @generated from message hangar.v1.WatchPlayerResponse
@@ -309,7 +374,7 @@ export type WatchPlayerResponse = Message<"hangar.v1.WatchPlayerResponse"> & {
  * Use `create(WatchPlayerResponseSchema)` to create a new message.
  */
 export const WatchPlayerResponseSchema: GenMessage<WatchPlayerResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 7);
+  messageDesc(file_hangar_v1_notice, 8);
 
 /**
  * @generated from message hangar.v1.ListNoticesRequest
@@ -335,7 +400,7 @@ export type ListNoticesRequest = Message<"hangar.v1.ListNoticesRequest"> & {
  * Use `create(ListNoticesRequestSchema)` to create a new message.
  */
 export const ListNoticesRequestSchema: GenMessage<ListNoticesRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 8);
+  messageDesc(file_hangar_v1_notice, 9);
 
 /**
  * @generated from message hangar.v1.ListNoticesResponse
@@ -360,7 +425,7 @@ export type ListNoticesResponse = Message<"hangar.v1.ListNoticesResponse"> & {
  * Use `create(ListNoticesResponseSchema)` to create a new message.
  */
 export const ListNoticesResponseSchema: GenMessage<ListNoticesResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 9);
+  messageDesc(file_hangar_v1_notice, 10);
 
 /**
  * NoticeService tells a player what concerns them across all their matches,
