@@ -39,6 +39,9 @@ type receiver struct {
 	// fail says how to answer attempt n (1, 2 …) of a key: a status (0:
 	// 200) and a delay before answering.
 	fail func(key string, n int) (int, time.Duration)
+	// now is the time signatures are checked against (nil: time.Now),
+	// the server's fake clock when it has one.
+	now func() time.Time
 
 	mu       sync.Mutex
 	got      map[string][]byte
@@ -89,7 +92,11 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	key := req.Header.Get(service.IdempotencyHeader)
 	r.mu.Lock()
 	if err == nil {
-		err = verify(hookSecret, req.Header.Get(service.SignatureHeader), body, time.Now())
+		now := time.Now
+		if r.now != nil {
+			now = r.now
+		}
+		err = verify(hookSecret, req.Header.Get(service.SignatureHeader), body, now())
 	}
 	if err != nil || key == "" || req.Header.Get("Content-Type") != "application/json" {
 		r.errs = append(r.errs, fmt.Sprintf("key %q: %v", key, err))
