@@ -224,3 +224,75 @@ func TestRemindersTwoNodes(t *testing.T) {
 		}
 	})
 }
+
+// TestRemindersSurviveKill9 runs hangar as a process on each store, with a
+// webhook. A match starts and the process is killed with SIGKILL before
+// its turn's reminder is due; the reminder comes due while no node runs.
+// The restarted process sends it, and is killed again as soon as the
+// notice is seen (its webhook delivery done or not); a third process
+// finishes the delivery. The player has exactly one reminder, and the
+// receiver holds every stored notice exactly once.
+func TestRemindersSurviveKill9(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	eachBackend(t, func(t *testing.T, cfg server.Config) {
+		rcv := newReceiver(t, func(string, int) (int, time.Duration) { return 0, 0 })
+		addr := freeAddr(t)
+		args := []string{"--listen", addr, "--access-log=false", "--webhook-url", rcv.srv.URL, "--webhook-secret", hookSecret}
+		if cfg.DatabaseURL != "" {
+			args = append(args, "--database-url", cfg.DatabaseURL)
+		} else {
+			args = append(args, "--data-dir", cfg.DataDir)
+		}
+		kill := func(p *proc) {
+			t.Helper()
+			if err := p.cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			_ = p.cmd.Wait()
+		}
+		p := startProc(t, bin, args...)
+		ada, bob := newClient(t, addr, "Ada"), newClient(t, addr, "Bob")
+		// The reminder is due 2 seconds into the turn; the turn lasts a
+		// minute, well past the test's end.
+		const turn, before = time.Minute, 58 * time.Second
+		m := clockedPair(t, ada, bob, withReminders(perMove(turn, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_SKIP), before))
+		kill(p)
+		due := m.GetTurnDeadline().AsTime().Add(-before)
+		if time.Now().After(due) {
+			t.Skipf("the reminder came due before the kill (%v late): the machine is too slow for this test", time.Since(due))
+		}
+		// No node runs, so nothing can signal: the reminder comes due as the
+		// wall clock passes its time.
+		time.Sleep(time.Until(due) + 100*time.Millisecond)
+
+		p = startProc(t, bin, args...)
+		byID := map[string]*client{ada.id: ada, bob.id: bob}
+		mover := byID[seatAt(m, m.GetTurnSeat()).GetPlayerId()].reconnect(t, addr)
+		w := watchNotices(t, mover, 0)
+		checkReminderLoosely(t, w.nextReminder(t), m, before)
+		kill(p) // around the send: its webhook delivery may be in flight
+
+		startProc(t, bin, args...)
+		ada, bob = ada.reconnect(t, addr), bob.reconnect(t, addr)
+		all := append(listNotices(t, ada), listNotices(t, bob)...)
+		if rs := remindersOf(all); len(rs[m.GetVersion()]) != 1 || len(rs) != 1 {
+			t.Fatalf("reminders by version: %v; want one at %d", rs, m.GetVersion())
+		}
+		rcv.check(t, all, 30*time.Second)
+		if m2 := ada.get(t, m.GetMatchId()); m2.GetVersion() != m.GetVersion() {
+			t.Fatalf("the match moved on to version %d during the test (turn over?)", m2.GetVersion())
+		}
+	})
+}
+
+// checkReminderLoosely is checkReminder on a real clock: the time left is
+// below the reminder's own time.
+func checkReminderLoosely(t *testing.T, n *hangarv1.Notice, m *hangarv1.Match, before time.Duration) {
+	t.Helper()
+	r := n.GetReminder()
+	if n.GetMatchId() != m.GetMatchId() || r.GetSeat() != m.GetTurnSeat() || r.GetVersion() != m.GetVersion() ||
+		r.GetBefore().AsDuration() != before || r.GetTimeLeft().AsDuration() >= before || r.GetTimeLeft().AsDuration() <= 0 {
+		t.Fatalf("reminder %v, want match %s seat %d version %d, %v before", n, m.GetMatchId(), m.GetTurnSeat(), m.GetVersion(), before)
+	}
+}
