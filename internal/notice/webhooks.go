@@ -67,10 +67,10 @@ type WebhookOptions struct {
 	Poll time.Duration
 	// Client replaces the HTTP client (tests).
 	Client *http.Client
-	// SkipPresent drops a your-turn notice's delivery when Present says
-	// that its player holds a live stream at delivery time: the app is
-	// open, so a push would only repeat what the stream shows. The
-	// notice stays stored and listed.
+	// SkipPresent drops the delivery of a your-turn notice or a reminder
+	// when Present says that its player holds a live stream at delivery
+	// time: the app is open, so a push would only repeat what the stream
+	// shows. The notice stays stored and listed.
 	SkipPresent bool
 	// Present reports whether a player holds a live stream (set by the
 	// service; nil: nobody is present).
