@@ -83,7 +83,7 @@ func TestReminders(t *testing.T) {
 			}
 			return 0, 0
 		})
-		rcv.now = clock.Now
+		rcv.fakeClock = true
 		cfg.Service.Webhook = service.WebhookOptions{URL: rcv.srv.URL, Secret: hookSecret, Poll: 10 * time.Millisecond,
 			MinBackoff: time.Second, MaxBackoff: time.Second}
 		n := node(t, cfg)

@@ -39,9 +39,9 @@ type receiver struct {
 	// fail says how to answer attempt n (1, 2 …) of a key: a status (0:
 	// 200) and a delay before answering.
 	fail func(key string, n int) (int, time.Duration)
-	// now is the time signatures are checked against (nil: time.Now),
-	// the server's fake clock when it has one.
-	now func() time.Time
+	// fakeClock says the server signs on a fake clock that jumps: the
+	// signature is checked, its time's freshness is not.
+	fakeClock bool
 
 	mu       sync.Mutex
 	got      map[string][]byte
@@ -92,11 +92,11 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	key := req.Header.Get(service.IdempotencyHeader)
 	r.mu.Lock()
 	if err == nil {
-		now := time.Now
-		if r.now != nil {
-			now = r.now
+		now := time.Now()
+		if r.fakeClock {
+			now = signedAt(req.Header.Get(service.SignatureHeader))
 		}
-		err = verify(hookSecret, req.Header.Get(service.SignatureHeader), body, now())
+		err = verify(hookSecret, req.Header.Get(service.SignatureHeader), body, now)
 	}
 	if err != nil || key == "" || req.Header.Get("Content-Type") != "application/json" {
 		r.errs = append(r.errs, fmt.Sprintf("key %q: %v", key, err))
@@ -122,6 +122,19 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.got[key], r.at[key] = body, time.Now()
 	}
 	r.mu.Unlock()
+}
+
+// signedAt is the time a Hangar-Signature header says it was signed at
+// (zero if it says none).
+func signedAt(header string) time.Time {
+	for _, part := range strings.Split(header, ",") {
+		if v, ok := strings.CutPrefix(part, "t="); ok {
+			if sec, err := strconv.ParseInt(v, 10, 64); err == nil {
+				return time.Unix(sec, 0)
+			}
+		}
+	}
+	return time.Time{}
 }
 
 // webhookEvent decodes a webhook body (nil if it is not one).
