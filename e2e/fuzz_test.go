@@ -68,8 +68,13 @@ func (c *chaos) timeControl() *hangarv1.TimeControl {
 	if c.r.IntN(2) == 0 {
 		return nil
 	}
+	var reminders []*durationpb.Duration
+	for range c.r.IntN(8) {
+		reminders = append(reminders, c.dur())
+	}
 	return &hangarv1.TimeControl{Kind: hangarv1.TimeControlKind(c.num() % 5), PerMove: c.dur(), Initial: c.dur(), Increment: c.dur(),
-		TimeoutPolicy: hangarv1.TimeoutPolicy(c.num() % 6), PauseWeekends: c.r.IntN(2) == 0}
+		TimeoutPolicy: hangarv1.TimeoutPolicy(c.num() % 6), Reminders: reminders, NoReminders: c.r.IntN(4) == 0,
+		PauseWeekends: c.r.IntN(2) == 0}
 }
 
 // versions reads every match's version, as cl or, for a private match cl

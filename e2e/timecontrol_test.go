@@ -67,6 +67,14 @@ func TestTimeControlRefusals(t *testing.T) {
 			{"bank with increment", clockFields{tc: &hangarv1.TimeControl{Kind: bankKind, Initial: d(time.Hour), Increment: d(time.Second)}}},
 			{"unknown policy", clockFields{tc: &hangarv1.TimeControl{Kind: bankKind, Initial: d(time.Hour), TimeoutPolicy: 17}}},
 			{"turn_time and time_control", clockFields{turnTime: d(time.Hour), tc: perMove(time.Hour, 0)}},
+			{"negative reminder", clockFields{tc: withReminders(perMove(time.Hour, 0), -time.Minute)}},
+			{"zero reminder", clockFields{tc: withReminders(perMove(time.Hour, 0), 0)}},
+			{"reminder as long as the turn", clockFields{tc: withReminders(perMove(time.Hour, 0), time.Hour)}},
+			{"reminder longer than the bank", clockFields{tc: withReminders(&hangarv1.TimeControl{Kind: bankKind, Initial: d(time.Hour)}, 2*time.Hour)}},
+			{"six reminders", clockFields{tc: withReminders(perMove(time.Hour, 0), time.Minute, 2*time.Minute, 3*time.Minute, 4*time.Minute, 5*time.Minute, 6*time.Minute)}},
+			{"two reminders alike", clockFields{tc: withReminders(perMove(time.Hour, 0), time.Minute, time.Minute)}},
+			{"invalid reminder", clockFields{tc: &hangarv1.TimeControl{Kind: perMoveKind, PerMove: d(time.Hour), Reminders: []*durationpb.Duration{{Seconds: 60, Nanos: -5}}}}},
+			{"reminders and no_reminders", clockFields{tc: &hangarv1.TimeControl{Kind: perMoveKind, PerMove: d(time.Hour), Reminders: []*durationpb.Duration{d(time.Minute)}, NoReminders: true}}},
 		}
 		for _, b := range bad {
 			_, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2,

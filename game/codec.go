@@ -265,7 +265,8 @@ func storedCreated(g Game, c *hangarv1.MatchCreated) (*storagev1.MatchCreated, e
 	}
 	if tc := c.GetTimeControl(); tc != nil {
 		s.TimeControl = &storagev1.TimeControl{Kind: int32(tc.GetKind()), PerMove: tc.GetPerMove(), Initial: tc.GetInitial(),
-			Increment: tc.GetIncrement(), TimeoutPolicy: int32(tc.GetTimeoutPolicy()), PauseWeekends: tc.GetPauseWeekends()}
+			Increment: tc.GetIncrement(), TimeoutPolicy: int32(tc.GetTimeoutPolicy()), Reminders: tc.GetReminders(),
+			NoReminders: tc.GetNoReminders(), PauseWeekends: tc.GetPauseWeekends()}
 	}
 	if o := c.GetOptions(); o != nil {
 		s.Options = wrapOptions(g, o.GetValue())
@@ -289,7 +290,8 @@ func (r *Registry) apiCreated(s *storagev1.MatchCreated) (*hangarv1.MatchCreated
 		Private: s.GetPrivate(), InvitedPlayerIds: s.GetInvitedPlayerIds(), Unrated: s.GetUnrated(), RematchOf: s.GetRematchOf()}
 	if tc := s.GetTimeControl(); tc != nil {
 		c.TimeControl = &hangarv1.TimeControl{Kind: hangarv1.TimeControlKind(tc.GetKind()), PerMove: tc.GetPerMove(), Initial: tc.GetInitial(),
-			Increment: tc.GetIncrement(), TimeoutPolicy: hangarv1.TimeoutPolicy(tc.GetTimeoutPolicy()), PauseWeekends: tc.GetPauseWeekends()}
+			Increment: tc.GetIncrement(), TimeoutPolicy: hangarv1.TimeoutPolicy(tc.GetTimeoutPolicy()), Reminders: tc.GetReminders(),
+			NoReminders: tc.GetNoReminders(), PauseWeekends: tc.GetPauseWeekends()}
 	}
 	v, err := optionsBytes(s.GetOptions())
 	if err != nil {

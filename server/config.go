@@ -241,6 +241,9 @@ func (c Config) Check() error {
 	if err := checkWebhook(c.Service.Webhook); err != nil {
 		return err
 	}
+	if err := service.CheckReminders(c.Service.Reminders); err != nil {
+		return fmt.Errorf("--reminders: %w", err)
+	}
 	if err := CheckBus(c.Bus); err != nil {
 		return err
 	}

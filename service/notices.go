@@ -2,9 +2,11 @@ package service
 
 import (
 	"context"
+	"time"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/internal/auth"
+	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/internal/page"
 	"github.com/hangarhq/hangar/store"
 )
@@ -54,3 +56,7 @@ func (s *noticeServer) ListNotices(ctx context.Context, req *hangarv1.ListNotice
 	}
 	return &hangarv1.ListNoticesResponse{LatestSeq: latest, Notices: ns}, nil
 }
+
+// CheckReminders returns an error when rs are not a server's default
+// reminders (Options.Reminders): each 1s or more, no two alike, at most 5.
+func CheckReminders(rs []time.Duration) error { return match.CheckReminders(rs, 0) }

@@ -121,6 +121,10 @@ type Options struct {
 	// ClockTick is how often the node looks for fired turn clocks
 	// (default 250ms).
 	ClockTick time.Duration
+	// Reminders are the reminders, times before a turn's deadline, of the
+	// matches with a clock whose time control lists none (CheckReminders;
+	// nil: none).
+	Reminders []time.Duration
 	// SingleNode says no other node writes to the store (the embedded
 	// store): the node's cache is then exact.
 	SingleNode bool
@@ -205,7 +209,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		OnPlayer: s.players.Wake, OnChange: func(c store.Change) bool { return s.mm.FeedTicket(c) }})
 	s.w = match.New(match.Config{Store: st, Log: log, Games: s.games, Rand: s.rand, Now: s.now, CheckFold: o.CheckFold,
 		Observe: o.Observe, Cache: s.hub, SingleNode: o.SingleNode, Deliver: s.webhook != nil,
-		Published: s.relay.Published, Noticed: s.noticed, ClockTick: o.ClockTick, Ctx: ctx, Bots: &s.bots})
+		Published: s.relay.Published, Noticed: s.noticed, ClockTick: o.ClockTick, Reminders: o.Reminders, Ctx: ctx, Bots: &s.bots})
 	s.mm = matchmaker.New(matchmaker.Config{Store: st, Log: log, Games: s.games, Now: s.now, Writer: s.w, Limits: s.limits,
 		Options: o.Matchmaking, Published: s.relay.Published, SingleNode: o.SingleNode, HasFeed: o.Feed != nil,
 		PollEvery: o.PollEvery, Closing: s.closing, Ctx: ctx, Bots: &s.bots})

@@ -67,6 +67,10 @@ type Match struct {
 	// Deadline is when the match's turn clock fires (zero: no clock). Some
 	// node claims it with Due once it has passed.
 	Deadline time.Time
+	// Reminder is when the next reminder of the turn is due (zero: none).
+	// Some node claims it with DueReminders once it has passed. Append
+	// writes it; it is not read back.
+	Reminder time.Time
 	// Private keeps the match from readers other than its creator, its
 	// Players and its Invited players (Query.Viewer, HistoryQuery.Viewer).
 	// It is written when the match is created and never changes.
@@ -210,6 +214,38 @@ type Clocks interface {
 	// claim the same match. A claimant that dies loses the claim when the
 	// lease passes.
 	Due(ctx context.Context, now, lease time.Time, limit int) ([]Due, error)
+}
+
+// Reminders hands out the turns' reminders that are due (Match.Reminder)
+// and records each one's sending.
+type Reminders interface {
+	// DueReminders claims up to limit active matches whose reminder is
+	// due at or before now: it moves their reminder time to lease (a time
+	// after now, to the microsecond), so no other node claims them
+	// meanwhile, and returns them. Concurrent callers never claim the same
+	// match. A claimant that dies loses the claim when the lease passes.
+	DueReminders(ctx context.Context, now, lease time.Time, limit int) ([]Due, error)
+	// Remind records a claimed reminder as handled, in one transaction:
+	// it moves the match's reminder time to r.Next and writes r.Notice,
+	// if any, to its player's notice log (and the outbox, with Deliver),
+	// as Append writes notices. It returns ErrVersionConflict, writing
+	// nothing, when the match is no longer at r.Version or the claim is no
+	// longer r.Claim (it lapsed and another caller claimed the reminder).
+	Remind(ctx context.Context, r Reminder) error
+}
+
+// Reminder is the handling of a claimed reminder (Reminders.Remind).
+type Reminder struct {
+	Match   string
+	Version int64
+	// Claim is the lease the reminder was claimed with.
+	Claim time.Time
+	// Next is when the turn's next reminder is due (zero: none).
+	Next time.Time
+	// Notice is the reminder's notice (nil: none is sent).
+	Notice *Notice
+	// Time stamps the notice.
+	Time time.Time
 }
 
 // Due is a claimed match: its id and version when claimed.
@@ -387,6 +423,7 @@ type Store interface {
 	Operators
 	Deletions
 	Clocks
+	Reminders
 	History
 	Retention
 	Queue

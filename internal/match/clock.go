@@ -19,6 +19,7 @@ const clockLease = 15 * time.Second
 // runClocks claims fired turn clocks (in the store, so exactly one node
 // gets each) and plays their turns, until the service closes. Bot turns are
 // clocks too, so a bot never stalls when the node that made it due dies.
+// Each tick also sends the reminders due (reminders.go).
 func (s *Writer) runClocks() {
 	defer s.bots.Done()
 	t := time.NewTicker(s.clockTick)
@@ -29,6 +30,7 @@ func (s *Writer) runClocks() {
 		if err != nil && s.ctx.Err() == nil {
 			s.log.Error("claim turn clocks", "err", err)
 		}
+		s.remindDue(now)
 		for _, d := range due {
 			s.bots.Add(1)
 			go func() {

@@ -280,6 +280,7 @@ func (s *Writer) Commit(ctx context.Context, m *Match, cmd store.Command, decide
 	if err != nil {
 		return Outcome{}, err
 	}
+	row.Reminder = s.reminderAt(next, now)
 	a := store.Append{Match: row, Expected: m.Version, Command: cmd, Time: now, Events: make([]store.Event, len(evs)), Quota: st.Quota}
 	a.End = matchEnd(m, next)
 	if a.Notices, err = s.storeNotices(append(st.Notices, noticesOf(m, next, evs, cmd.Author)...)); err != nil {

@@ -93,7 +93,30 @@ func (c Clock) Check() error {
 	if tc.GetPauseWeekends() && !IsCorrespondence(tc) {
 		return bad("pause_weekends needs a correspondence time control: per_move or initial of a day or more")
 	}
-	return nil
+	return checkControlReminders(tc)
+}
+
+// checkControlReminders checks the reminders of tc, a time control that
+// is otherwise valid.
+func checkControlReminders(tc *hangarv1.TimeControl) error {
+	if tc.GetNoReminders() && len(tc.GetReminders()) > 0 {
+		return badClock("set reminders or no_reminders, not both")
+	}
+	if len(tc.GetReminders()) > maxReminders {
+		return badClock("at most 5 reminders")
+	}
+	rs := make([]time.Duration, len(tc.GetReminders()))
+	for i, r := range tc.GetReminders() {
+		if !r.IsValid() {
+			return badClock("each reminder must be 1s or more")
+		}
+		rs[i] = r.AsDuration()
+	}
+	turn := tc.GetPerMove().AsDuration()
+	if tc.GetKind() != hangarv1.TimeControlKind_TIME_CONTROL_KIND_PER_MOVE {
+		turn = tc.GetInitial().AsDuration()
+	}
+	return CheckReminders(rs, turn)
 }
 
 // timeControl reads the time control of a MatchCreated onto m.

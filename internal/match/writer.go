@@ -47,6 +47,8 @@ type Writer struct {
 	ctx       context.Context
 	bots      *sync.WaitGroup
 	clockTick time.Duration
+	// reminders are the default reminders of a match with a clock.
+	reminders []time.Duration
 	// botRunning holds the matches a bot goroutine serves; true asks it to
 	// look again before it stops.
 	botMu      sync.Mutex
@@ -72,6 +74,9 @@ type Config struct {
 	// ClockTick is how often the node looks for fired turn clocks
 	// (default 250ms).
 	ClockTick time.Duration
+	// Reminders are the reminders of the turns of a match with a clock
+	// whose time control lists none (CheckReminders).
+	Reminders []time.Duration
 	// Ctx lives until the node closes: bot goroutines run under it and
 	// are counted in Bots.
 	Ctx  context.Context
@@ -83,7 +88,7 @@ func New(c Config) *Writer {
 	s := &Writer{store: c.Store, log: c.Log, games: c.Games, rand: c.Rand, now: c.Now, checkFold: c.CheckFold,
 		observe: c.Observe, hub: c.Cache, singleNode: c.SingleNode, deliver: c.Deliver,
 		published: c.Published, noticed: c.Noticed,
-		ctx: c.Ctx, bots: c.Bots, clockTick: c.ClockTick, botRunning: make(map[string]bool)}
+		ctx: c.Ctx, bots: c.Bots, clockTick: c.ClockTick, reminders: c.Reminders, botRunning: make(map[string]bool)}
 	if s.clockTick <= 0 {
 		s.clockTick = 250 * time.Millisecond
 	}

@@ -67,10 +67,10 @@ type WebhookOptions struct {
 	Poll time.Duration
 	// Client replaces the HTTP client (tests).
 	Client *http.Client
-	// SkipPresent drops a your-turn notice's delivery when Present says
-	// that its player holds a live stream at delivery time: the app is
-	// open, so a push would only repeat what the stream shows. The
-	// notice stays stored and listed.
+	// SkipPresent drops the delivery of a your-turn notice or a reminder
+	// when Present says that its player holds a live stream at delivery
+	// time: the app is open, so a push would only repeat what the stream
+	// shows. The notice stays stored and listed.
 	SkipPresent bool
 	// Present reports whether a player holds a live stream (set by the
 	// service; nil: nobody is present).
@@ -249,13 +249,16 @@ func (w *Webhooks) deliver(ctx context.Context, ds []store.Delivery) {
 	}
 }
 
-// yourTurnKind is the stored kind of a your-turn notice (Kind).
-const yourTurnKind = "your_turn"
+// The stored kinds of a your-turn notice and a reminder (Kind).
+const (
+	yourTurnKind = "your_turn"
+	reminderKind = "reminder"
+)
 
-// skip reports whether notice n is not to be sent: a your-turn notice
-// of a player who is present, with SkipPresent on.
+// skip reports whether notice n is not to be sent: a your-turn notice or
+// a reminder of a player who is present, with SkipPresent on.
 func (w *Webhooks) skip(n store.Notice) bool {
-	return w.o.SkipPresent && w.o.Present != nil && n.Kind == yourTurnKind && w.o.Present(n.Player)
+	return w.o.SkipPresent && w.o.Present != nil && (n.Kind == yourTurnKind || n.Kind == reminderKind) && w.o.Present(n.Player)
 }
 
 // backoff is the wait before the next attempt after the attempts-th
@@ -278,12 +281,20 @@ func (w *Webhooks) event(ctx context.Context, n *hangarv1.Notice) (*hangarv1.Web
 		return nil, err
 	}
 	ev := &hangarv1.WebhookEvent{Notice: n, ExternalId: ext}
+	// A your-turn notice or a reminder is superseded once its turn has
+	// passed: the match moved on from the version it names.
+	version := int64(-1)
 	if yt := n.GetYourTurn(); yt != nil {
+		version = yt.GetVersion()
+	} else if r := n.GetReminder(); r != nil {
+		version = r.GetVersion()
+	}
+	if version >= 0 {
 		m, err := w.st.Match(ctx, n.GetMatchId())
 		if err != nil {
 			return nil, err
 		}
-		ev.Superseded = m.Status != store.StatusActive || m.Version > yt.GetVersion()
+		ev.Superseded = m.Status != store.StatusActive || m.Version > version
 	}
 	return ev, nil
 }

@@ -581,16 +581,17 @@ WITH u AS (
 	SELECT * FROM unnest(@ids::text[], @expected::bigint[], @versions::bigint[], @statuses::text[],
 		@players_from::int[], @players_to::int[], @free_seats::int[], @bot_turns::bool[],
 		@summaries::bytea[], @started::timestamptz[], @ended::timestamptz[], @deadlines::timestamptz[],
-		@invited_from::int[], @invited_to::int[], @authors::text[], @request_ids::text[],
+		@reminders::timestamptz[], @invited_from::int[], @invited_to::int[], @authors::text[], @request_ids::text[],
 		@fingerprints::bytea[], @times::timestamptz[], @events_from::int[], @events_to::int[])
 		WITH ORDINALITY AS u(id, expected, version, status, players_from, players_to, free_seats, bot_turn,
-			summary, started, ended, deadline, invited_from, invited_to, author, request_id,
+			summary, started, ended, deadline, reminder, invited_from, invited_to, author, request_id,
 			fingerprint, at, events_from, events_to, k)
 )` + locked + `, done AS (
 	UPDATE matches AS m SET version = u.version, status = u.status,
 		player_ids = (@players::text[])[u.players_from:u.players_to], free_seats = u.free_seats,
 		bot_turn = u.bot_turn, summary = u.summary, started_at = u.started, ended_at = u.ended,
-		deadline = u.deadline, invited_ids = (@invited::text[])[u.invited_from:u.invited_to]
+		deadline = u.deadline, reminder_at = u.reminder,
+		invited_ids = (@invited::text[])[u.invited_from:u.invited_to]
 	FROM ` + from + `
 	WHERE m.id = u.id AND m.version = u.expected
 	  AND NOT EXISTS (SELECT 1 FROM match_commands AS c
@@ -622,6 +623,7 @@ func appendManyArgs(as []store.Append, idx []int) []any {
 		botTurns                         = make([]bool, n)
 		summaries, fingerprints          = make([][]byte, n), make([][]byte, n)
 		started, ended, deadlines        = make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
+		reminders                        = make([]*time.Time, n)
 		times                            = make([]time.Time, n)
 		players, invited                 = []string{}, []string{}
 		eventsFrom, eventsTo             = make([]int, n), make([]int, n)
@@ -638,6 +640,7 @@ func appendManyArgs(as []store.Append, idx []int) []any {
 		playersTo[k] = len(players)
 		freeSeats[k], botTurns[k], summaries[k] = m.FreeSeats, m.BotTurn, m.Summary
 		started[k], ended[k], deadlines[k] = nullTime(m.Started), nullTime(m.Ended), nullTime(m.Deadline)
+		reminders[k] = nullTime(m.Reminder)
 		invitedFrom[k] = len(invited) + 1
 		invited = append(invited, m.Invited...)
 		invitedTo[k] = len(invited)
@@ -653,7 +656,7 @@ func appendManyArgs(as []store.Append, idx []int) []any {
 		"ids": ids, "expected": expected, "versions": versions, "statuses": statuses,
 		"players_from": playersFrom, "players_to": playersTo, "players": players,
 		"free_seats": freeSeats, "bot_turns": botTurns, "summaries": summaries,
-		"started": started, "ended": ended, "deadlines": deadlines,
+		"started": started, "ended": ended, "deadlines": deadlines, "reminders": reminders,
 		"invited_from": invitedFrom, "invited_to": invitedTo, "invited": invited,
 		"authors": authors, "request_ids": requests, "fingerprints": fingerprints, "times": times,
 		"events_from": eventsFrom, "events_to": eventsTo, "types": types, "payloads": payloads,

@@ -309,7 +309,7 @@ const appendSQL = `
 WITH done AS (
 	UPDATE matches SET version = @version, status = @status, player_ids = @players,
 		free_seats = @free_seats, bot_turn = @bot_turn, summary = @summary, started_at = @started,
-		ended_at = @ended, deadline = @deadline, invited_ids = @invited
+		ended_at = @ended, deadline = @deadline, invited_ids = @invited, reminder_at = @reminder
 	WHERE id = @id AND version = @expected
 	  AND NOT EXISTS (SELECT 1 FROM match_commands
 	                  WHERE match_id = @id AND author_id = @author AND request_id = @request_id)
@@ -319,9 +319,11 @@ WITH done AS (
 const createSQL = `
 WITH done AS (
 	INSERT INTO matches (id, game, status, version, creator_id, player_ids, free_seats,
-		bot_turn, options, summary, created_at, started_at, ended_at, deadline, private, invited_ids)
+		bot_turn, options, summary, created_at, started_at, ended_at, deadline, private, invited_ids,
+		reminder_at)
 	VALUES (@id, @game, @status, @version, @creator, @players, @free_seats,
-		@bot_turn, @options, @summary, @time, @started, @ended, @deadline, @private, @invited)
+		@bot_turn, @options, @summary, @time, @started, @ended, @deadline, @private, @invited,
+		@reminder)
 	ON CONFLICT (id) DO NOTHING
 	RETURNING id
 )` + appendTail
@@ -438,7 +440,7 @@ func statementOf(a store.Append) (string, []any) {
 		"id": m.ID, "expected": a.Expected, "version": m.Version, "status": string(m.Status),
 		"players": nonNil(m.Players), "free_seats": m.FreeSeats, "bot_turn": m.BotTurn,
 		"summary": m.Summary, "started": nullTime(m.Started), "ended": nullTime(m.Ended),
-		"deadline": nullTime(m.Deadline), "invited": nonNil(m.Invited),
+		"deadline": nullTime(m.Deadline), "invited": nonNil(m.Invited), "reminder": nullTime(m.Reminder),
 		"author": a.Command.Author, "request_id": a.Command.RequestID, "fingerprint": a.Command.Fingerprint,
 		"time": a.Time, "types": types, "payloads": payloads,
 	}

@@ -246,12 +246,13 @@ const (
 	commandSQL = `SELECT fingerprint, first_seq, last_seq FROM match_commands
 		WHERE match_id = ? AND author_id = ? AND request_id = ?`
 	updateMatchSQL = `UPDATE matches SET version = ?, status = ?, player_ids = ?, free_seats = ?,
-		bot_turn = ?, summary = ?, started_at = ?, ended_at = ?, deadline = ?, invited_ids = ?
+		bot_turn = ?, summary = ?, started_at = ?, ended_at = ?, deadline = ?, invited_ids = ?,
+		reminder_at = ?
 		WHERE id = ? AND version = ?`
 	insertMatchSQL = `INSERT INTO matches (id, game, status, version, creator_id, player_ids,
 		free_seats, bot_turn, options, summary, created_at, started_at, ended_at, deadline,
-		private, invited_ids)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		private, invited_ids, reminder_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`
 	insertEventSQL = `INSERT INTO match_events (match_id, seq, type, payload, author_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)`
@@ -328,11 +329,11 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, a store.Append, player
 		// creates it (a.Time; m.Created is not read).
 		res, err = tx.StmtContext(ctx, s.insertMatch).ExecContext(ctx, m.ID, m.Game, string(m.Status),
 			m.Version, m.Creator, players, m.FreeSeats, m.BotTurn, m.Options, m.Summary,
-			a.Time.UnixMicro(), nullTime(m.Started), nullTime(m.Ended), nullTime(m.Deadline), m.Private, invited)
+			a.Time.UnixMicro(), nullTime(m.Started), nullTime(m.Ended), nullTime(m.Deadline), m.Private, invited, nullTime(m.Reminder))
 	} else {
 		res, err = tx.StmtContext(ctx, s.updateMatch).ExecContext(ctx, m.Version, string(m.Status),
 			players, m.FreeSeats, m.BotTurn, m.Summary, nullTime(m.Started), nullTime(m.Ended),
-			nullTime(m.Deadline), invited, m.ID, a.Expected)
+			nullTime(m.Deadline), invited, nullTime(m.Reminder), m.ID, a.Expected)
 	}
 	if err != nil {
 		return store.Result{}, fmt.Errorf("sqlite: append: %w", err)

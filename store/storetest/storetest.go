@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Players", testPlayers},
 		{"CanceledContext", testCanceled},
 		{"DueClocks", testDue},
+		{"Reminders", testReminders},
 		{"MatchRow", testMatchRow},
 		{"MatchesFilters", testMatchesFilters},
 		{"TokenTaken", testTokenTaken},

@@ -171,6 +171,15 @@ type TimeControl struct {
 	// correspondence time control (per_move or initial of a day or more)
 	// may have it.
 	PauseWeekends bool `protobuf:"varint,10,opt,name=pause_weekends,json=pauseWeekends,proto3" json:"pause_weekends,omitempty"`
+	// reminders are the times before a turn's deadline at which the player
+	// whose turn it is, if it has not acted, gets a ReminderNotice: each
+	// 1 second or more, shorter than per_move (PER_MOVE) or initial
+	// (INCREMENT, BANK), no two alike, at most 5. Empty: the server's
+	// default (hangar serve --reminders), unless no_reminders is set.
+	Reminders []*durationpb.Duration `protobuf:"bytes,15,rep,name=reminders,proto3" json:"reminders,omitempty"`
+	// no_reminders turns reminders off for the match, the server's default
+	// included; it takes no reminders.
+	NoReminders   bool `protobuf:"varint,16,opt,name=no_reminders,json=noReminders,proto3" json:"no_reminders,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -243,6 +252,20 @@ func (x *TimeControl) GetTimeoutPolicy() TimeoutPolicy {
 func (x *TimeControl) GetPauseWeekends() bool {
 	if x != nil {
 		return x.PauseWeekends
+	}
+	return false
+}
+
+func (x *TimeControl) GetReminders() []*durationpb.Duration {
+	if x != nil {
+		return x.Reminders
+	}
+	return nil
+}
+
+func (x *TimeControl) GetNoReminders() bool {
+	if x != nil {
+		return x.NoReminders
 	}
 	return false
 }
@@ -332,7 +355,7 @@ var File_hangar_v1_clock_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_clock_proto_rawDesc = "" +
 	"\n" +
-	"\x15hangar/v1/clock.proto\x12\thangar.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc9\x02\n" +
+	"\x15hangar/v1/clock.proto\x12\thangar.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa5\x03\n" +
 	"\vTimeControl\x12.\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1a.hangar.v1.TimeControlKindR\x04kind\x124\n" +
 	"\bper_move\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\aperMove\x123\n" +
@@ -340,7 +363,9 @@ const file_hangar_v1_clock_proto_rawDesc = "" +
 	"\tincrement\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\tincrement\x12?\n" +
 	"\x0etimeout_policy\x18\x05 \x01(\x0e2\x18.hangar.v1.TimeoutPolicyR\rtimeoutPolicy\x12%\n" +
 	"\x0epause_weekends\x18\n" +
-	" \x01(\bR\rpauseWeekends\"\xde\x01\n" +
+	" \x01(\bR\rpauseWeekends\x127\n" +
+	"\treminders\x18\x0f \x03(\v2\x19.google.protobuf.DurationR\treminders\x12!\n" +
+	"\fno_reminders\x18\x10 \x01(\bR\vnoReminders\"\xde\x01\n" +
 	"\fSeatCalendar\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1b\n" +
@@ -390,13 +415,14 @@ var file_hangar_v1_clock_proto_depIdxs = []int32{
 	4, // 2: hangar.v1.TimeControl.initial:type_name -> google.protobuf.Duration
 	4, // 3: hangar.v1.TimeControl.increment:type_name -> google.protobuf.Duration
 	1, // 4: hangar.v1.TimeControl.timeout_policy:type_name -> hangar.v1.TimeoutPolicy
-	5, // 5: hangar.v1.SeatCalendar.vacation_start:type_name -> google.protobuf.Timestamp
-	5, // 6: hangar.v1.SeatCalendar.vacation_end:type_name -> google.protobuf.Timestamp
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	4, // 5: hangar.v1.TimeControl.reminders:type_name -> google.protobuf.Duration
+	5, // 6: hangar.v1.SeatCalendar.vacation_start:type_name -> google.protobuf.Timestamp
+	5, // 7: hangar.v1.SeatCalendar.vacation_end:type_name -> google.protobuf.Timestamp
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_clock_proto_init() }

@@ -10,6 +10,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -46,6 +47,7 @@ type Notice struct {
 	//	*Notice_Invited
 	//	*Notice_TicketMatched
 	//	*Notice_Offer
+	//	*Notice_Reminder
 	//	*Notice_FriendRequest
 	Body          isNotice_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
@@ -178,6 +180,15 @@ func (x *Notice) GetOffer() *OfferNotice {
 	return nil
 }
 
+func (x *Notice) GetReminder() *ReminderNotice {
+	if x != nil {
+		if x, ok := x.Body.(*Notice_Reminder); ok {
+			return x.Reminder
+		}
+	}
+	return nil
+}
+
 func (x *Notice) GetFriendRequest() *FriendRequestNotice {
 	if x != nil {
 		if x, ok := x.Body.(*Notice_FriendRequest); ok {
@@ -215,6 +226,10 @@ type Notice_Offer struct {
 	Offer *OfferNotice `protobuf:"bytes,15,opt,name=offer,proto3,oneof"`
 }
 
+type Notice_Reminder struct {
+	Reminder *ReminderNotice `protobuf:"bytes,16,opt,name=reminder,proto3,oneof"`
+}
+
 type Notice_FriendRequest struct {
 	FriendRequest *FriendRequestNotice `protobuf:"bytes,17,opt,name=friend_request,json=friendRequest,proto3,oneof"`
 }
@@ -230,6 +245,8 @@ func (*Notice_Invited) isNotice_Body() {}
 func (*Notice_TicketMatched) isNotice_Body() {}
 
 func (*Notice_Offer) isNotice_Body() {}
+
+func (*Notice_Reminder) isNotice_Body() {}
 
 func (*Notice_FriendRequest) isNotice_Body() {}
 
@@ -305,6 +322,101 @@ func (x *YourTurnNotice) GetTurnDeadline() *timestamppb.Timestamp {
 	return nil
 }
 
+// ReminderNotice: the player's seat still has to act, and its turn's
+// deadline is near (a reminder of the match's time control, or the
+// server's default). Each reminder of a turn is sent at most once, and
+// none after the turn has passed.
+type ReminderNotice struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// game is the game's name.
+	Game string `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	Seat int32  `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// version is the match's version when the reminder was sent: the turn
+	// is still the seat's while the match is at it.
+	Version int64 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	// turn_deadline is when the turn clock fires.
+	TurnDeadline *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=turn_deadline,json=turnDeadline,proto3" json:"turn_deadline,omitempty"`
+	// time_left is the time from the reminder's sending to turn_deadline.
+	TimeLeft *durationpb.Duration `protobuf:"bytes,5,opt,name=time_left,json=timeLeft,proto3" json:"time_left,omitempty"`
+	// before is the reminder's own time before the deadline (one of the
+	// time control's reminders, or of the server's default).
+	Before        *durationpb.Duration `protobuf:"bytes,6,opt,name=before,proto3" json:"before,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReminderNotice) Reset() {
+	*x = ReminderNotice{}
+	mi := &file_hangar_v1_notice_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReminderNotice) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReminderNotice) ProtoMessage() {}
+
+func (x *ReminderNotice) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_v1_notice_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReminderNotice.ProtoReflect.Descriptor instead.
+func (*ReminderNotice) Descriptor() ([]byte, []int) {
+	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ReminderNotice) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *ReminderNotice) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *ReminderNotice) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *ReminderNotice) GetTurnDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.TurnDeadline
+	}
+	return nil
+}
+
+func (x *ReminderNotice) GetTimeLeft() *durationpb.Duration {
+	if x != nil {
+		return x.TimeLeft
+	}
+	return nil
+}
+
+func (x *ReminderNotice) GetBefore() *durationpb.Duration {
+	if x != nil {
+		return x.Before
+	}
+	return nil
+}
+
 // MatchStartedNotice: a match the player sits in started.
 type MatchStartedNotice struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -317,7 +429,7 @@ type MatchStartedNotice struct {
 
 func (x *MatchStartedNotice) Reset() {
 	*x = MatchStartedNotice{}
-	mi := &file_hangar_v1_notice_proto_msgTypes[2]
+	mi := &file_hangar_v1_notice_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -329,7 +441,7 @@ func (x *MatchStartedNotice) String() string {
 func (*MatchStartedNotice) ProtoMessage() {}
 
 func (x *MatchStartedNotice) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_notice_proto_msgTypes[2]
+	mi := &file_hangar_v1_notice_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -342,7 +454,7 @@ func (x *MatchStartedNotice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchStartedNotice.ProtoReflect.Descriptor instead.
 func (*MatchStartedNotice) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{2}
+	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *MatchStartedNotice) GetGame() string {
@@ -378,7 +490,7 @@ type MatchEndedNotice struct {
 
 func (x *MatchEndedNotice) Reset() {
 	*x = MatchEndedNotice{}
-	mi := &file_hangar_v1_notice_proto_msgTypes[3]
+	mi := &file_hangar_v1_notice_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -390,7 +502,7 @@ func (x *MatchEndedNotice) String() string {
 func (*MatchEndedNotice) ProtoMessage() {}
 
 func (x *MatchEndedNotice) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_notice_proto_msgTypes[3]
+	mi := &file_hangar_v1_notice_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -403,7 +515,7 @@ func (x *MatchEndedNotice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEndedNotice.ProtoReflect.Descriptor instead.
 func (*MatchEndedNotice) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{3}
+	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *MatchEndedNotice) GetGame() string {
@@ -461,7 +573,7 @@ type InvitedNotice struct {
 
 func (x *InvitedNotice) Reset() {
 	*x = InvitedNotice{}
-	mi := &file_hangar_v1_notice_proto_msgTypes[4]
+	mi := &file_hangar_v1_notice_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -473,7 +585,7 @@ func (x *InvitedNotice) String() string {
 func (*InvitedNotice) ProtoMessage() {}
 
 func (x *InvitedNotice) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_notice_proto_msgTypes[4]
+	mi := &file_hangar_v1_notice_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -486,7 +598,7 @@ func (x *InvitedNotice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvitedNotice.ProtoReflect.Descriptor instead.
 func (*InvitedNotice) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{4}
+	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *InvitedNotice) GetGame() string {
@@ -514,7 +626,7 @@ type TicketMatchedNotice struct {
 
 func (x *TicketMatchedNotice) Reset() {
 	*x = TicketMatchedNotice{}
-	mi := &file_hangar_v1_notice_proto_msgTypes[5]
+	mi := &file_hangar_v1_notice_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -526,7 +638,7 @@ func (x *TicketMatchedNotice) String() string {
 func (*TicketMatchedNotice) ProtoMessage() {}
 
 func (x *TicketMatchedNotice) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_notice_proto_msgTypes[5]
+	mi := &file_hangar_v1_notice_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -539,7 +651,7 @@ func (x *TicketMatchedNotice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TicketMatchedNotice.ProtoReflect.Descriptor instead.
 func (*TicketMatchedNotice) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{5}
+	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *TicketMatchedNotice) GetTicketId() string {
@@ -560,7 +672,7 @@ type WatchPlayerRequest struct {
 
 func (x *WatchPlayerRequest) Reset() {
 	*x = WatchPlayerRequest{}
-	mi := &file_hangar_v1_notice_proto_msgTypes[6]
+	mi := &file_hangar_v1_notice_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -572,7 +684,7 @@ func (x *WatchPlayerRequest) String() string {
 func (*WatchPlayerRequest) ProtoMessage() {}
 
 func (x *WatchPlayerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_notice_proto_msgTypes[6]
+	mi := &file_hangar_v1_notice_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -585,7 +697,7 @@ func (x *WatchPlayerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchPlayerRequest.ProtoReflect.Descriptor instead.
 func (*WatchPlayerRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{6}
+	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *WatchPlayerRequest) GetAfterSeq() int64 {
@@ -604,7 +716,7 @@ type WatchPlayerResponse struct {
 
 func (x *WatchPlayerResponse) Reset() {
 	*x = WatchPlayerResponse{}
-	mi := &file_hangar_v1_notice_proto_msgTypes[7]
+	mi := &file_hangar_v1_notice_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -616,7 +728,7 @@ func (x *WatchPlayerResponse) String() string {
 func (*WatchPlayerResponse) ProtoMessage() {}
 
 func (x *WatchPlayerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_notice_proto_msgTypes[7]
+	mi := &file_hangar_v1_notice_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -629,7 +741,7 @@ func (x *WatchPlayerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchPlayerResponse.ProtoReflect.Descriptor instead.
 func (*WatchPlayerResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{7}
+	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WatchPlayerResponse) GetNotice() *Notice {
@@ -651,7 +763,7 @@ type ListNoticesRequest struct {
 
 func (x *ListNoticesRequest) Reset() {
 	*x = ListNoticesRequest{}
-	mi := &file_hangar_v1_notice_proto_msgTypes[8]
+	mi := &file_hangar_v1_notice_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -663,7 +775,7 @@ func (x *ListNoticesRequest) String() string {
 func (*ListNoticesRequest) ProtoMessage() {}
 
 func (x *ListNoticesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_notice_proto_msgTypes[8]
+	mi := &file_hangar_v1_notice_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -676,7 +788,7 @@ func (x *ListNoticesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNoticesRequest.ProtoReflect.Descriptor instead.
 func (*ListNoticesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{8}
+	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListNoticesRequest) GetAfterSeq() int64 {
@@ -705,7 +817,7 @@ type ListNoticesResponse struct {
 
 func (x *ListNoticesResponse) Reset() {
 	*x = ListNoticesResponse{}
-	mi := &file_hangar_v1_notice_proto_msgTypes[9]
+	mi := &file_hangar_v1_notice_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -717,7 +829,7 @@ func (x *ListNoticesResponse) String() string {
 func (*ListNoticesResponse) ProtoMessage() {}
 
 func (x *ListNoticesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_notice_proto_msgTypes[9]
+	mi := &file_hangar_v1_notice_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -730,7 +842,7 @@ func (x *ListNoticesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNoticesResponse.ProtoReflect.Descriptor instead.
 func (*ListNoticesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{9}
+	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListNoticesResponse) GetNotices() []*Notice {
@@ -763,7 +875,7 @@ type FriendRequestNotice struct {
 
 func (x *FriendRequestNotice) Reset() {
 	*x = FriendRequestNotice{}
-	mi := &file_hangar_v1_notice_proto_msgTypes[10]
+	mi := &file_hangar_v1_notice_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -775,7 +887,7 @@ func (x *FriendRequestNotice) String() string {
 func (*FriendRequestNotice) ProtoMessage() {}
 
 func (x *FriendRequestNotice) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_v1_notice_proto_msgTypes[10]
+	mi := &file_hangar_v1_notice_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -788,7 +900,7 @@ func (x *FriendRequestNotice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FriendRequestNotice.ProtoReflect.Descriptor instead.
 func (*FriendRequestNotice) Descriptor() ([]byte, []int) {
-	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{10}
+	return file_hangar_v1_notice_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *FriendRequestNotice) GetPlayerId() string {
@@ -816,7 +928,7 @@ var File_hangar_v1_notice_proto protoreflect.FileDescriptor
 
 const file_hangar_v1_notice_proto_rawDesc = "" +
 	"\n" +
-	"\x16hangar/v1/notice.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/match.proto\x1a\x15hangar/v1/offer.proto\"\xdf\x04\n" +
+	"\x16hangar/v1/notice.proto\x12\thangar.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15hangar/v1/match.proto\x1a\x15hangar/v1/offer.proto\"\x98\x05\n" +
 	"\x06Notice\x12\x1b\n" +
 	"\tnotice_id\x18\x01 \x01(\tR\bnoticeId\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x10\n" +
@@ -830,14 +942,22 @@ const file_hangar_v1_notice_proto_rawDesc = "" +
 	"matchEnded\x124\n" +
 	"\ainvited\x18\r \x01(\v2\x18.hangar.v1.InvitedNoticeH\x00R\ainvited\x12G\n" +
 	"\x0eticket_matched\x18\x0e \x01(\v2\x1e.hangar.v1.TicketMatchedNoticeH\x00R\rticketMatched\x12.\n" +
-	"\x05offer\x18\x0f \x01(\v2\x16.hangar.v1.OfferNoticeH\x00R\x05offer\x12G\n" +
+	"\x05offer\x18\x0f \x01(\v2\x16.hangar.v1.OfferNoticeH\x00R\x05offer\x127\n" +
+	"\breminder\x18\x10 \x01(\v2\x19.hangar.v1.ReminderNoticeH\x00R\breminder\x12G\n" +
 	"\x0efriend_request\x18\x11 \x01(\v2\x1e.hangar.v1.FriendRequestNoticeH\x00R\rfriendRequestB\x06\n" +
 	"\x04body\"\x99\x01\n" +
 	"\x0eYourTurnNotice\x12\x12\n" +
 	"\x04game\x18\x05 \x01(\tR\x04game\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x03R\aversion\x12?\n" +
-	"\rturn_deadline\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\fturnDeadlineJ\x04\b\x01\x10\x02\"B\n" +
+	"\rturn_deadline\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\fturnDeadlineJ\x04\b\x01\x10\x02\"\xfe\x01\n" +
+	"\x0eReminderNotice\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\x03R\aversion\x12?\n" +
+	"\rturn_deadline\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\fturnDeadline\x126\n" +
+	"\ttime_left\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\btimeLeft\x121\n" +
+	"\x06before\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x06before\"B\n" +
 	"\x12MatchStartedNotice\x12\x12\n" +
 	"\x04game\x18\x03 \x01(\tR\x04game\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seatJ\x04\b\x01\x10\x02\"\xba\x01\n" +
@@ -887,45 +1007,51 @@ func file_hangar_v1_notice_proto_rawDescGZIP() []byte {
 	return file_hangar_v1_notice_proto_rawDescData
 }
 
-var file_hangar_v1_notice_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_hangar_v1_notice_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_hangar_v1_notice_proto_goTypes = []any{
 	(*Notice)(nil),                // 0: hangar.v1.Notice
 	(*YourTurnNotice)(nil),        // 1: hangar.v1.YourTurnNotice
-	(*MatchStartedNotice)(nil),    // 2: hangar.v1.MatchStartedNotice
-	(*MatchEndedNotice)(nil),      // 3: hangar.v1.MatchEndedNotice
-	(*InvitedNotice)(nil),         // 4: hangar.v1.InvitedNotice
-	(*TicketMatchedNotice)(nil),   // 5: hangar.v1.TicketMatchedNotice
-	(*WatchPlayerRequest)(nil),    // 6: hangar.v1.WatchPlayerRequest
-	(*WatchPlayerResponse)(nil),   // 7: hangar.v1.WatchPlayerResponse
-	(*ListNoticesRequest)(nil),    // 8: hangar.v1.ListNoticesRequest
-	(*ListNoticesResponse)(nil),   // 9: hangar.v1.ListNoticesResponse
-	(*FriendRequestNotice)(nil),   // 10: hangar.v1.FriendRequestNotice
-	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
-	(*OfferNotice)(nil),           // 12: hangar.v1.OfferNotice
-	(MatchStatus)(0),              // 13: hangar.v1.MatchStatus
+	(*ReminderNotice)(nil),        // 2: hangar.v1.ReminderNotice
+	(*MatchStartedNotice)(nil),    // 3: hangar.v1.MatchStartedNotice
+	(*MatchEndedNotice)(nil),      // 4: hangar.v1.MatchEndedNotice
+	(*InvitedNotice)(nil),         // 5: hangar.v1.InvitedNotice
+	(*TicketMatchedNotice)(nil),   // 6: hangar.v1.TicketMatchedNotice
+	(*WatchPlayerRequest)(nil),    // 7: hangar.v1.WatchPlayerRequest
+	(*WatchPlayerResponse)(nil),   // 8: hangar.v1.WatchPlayerResponse
+	(*ListNoticesRequest)(nil),    // 9: hangar.v1.ListNoticesRequest
+	(*ListNoticesResponse)(nil),   // 10: hangar.v1.ListNoticesResponse
+	(*FriendRequestNotice)(nil),   // 11: hangar.v1.FriendRequestNotice
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(*OfferNotice)(nil),           // 13: hangar.v1.OfferNotice
+	(*durationpb.Duration)(nil),   // 14: google.protobuf.Duration
+	(MatchStatus)(0),              // 15: hangar.v1.MatchStatus
 }
 var file_hangar_v1_notice_proto_depIdxs = []int32{
-	11, // 0: hangar.v1.Notice.time:type_name -> google.protobuf.Timestamp
+	12, // 0: hangar.v1.Notice.time:type_name -> google.protobuf.Timestamp
 	1,  // 1: hangar.v1.Notice.your_turn:type_name -> hangar.v1.YourTurnNotice
-	2,  // 2: hangar.v1.Notice.match_started:type_name -> hangar.v1.MatchStartedNotice
-	3,  // 3: hangar.v1.Notice.match_ended:type_name -> hangar.v1.MatchEndedNotice
-	4,  // 4: hangar.v1.Notice.invited:type_name -> hangar.v1.InvitedNotice
-	5,  // 5: hangar.v1.Notice.ticket_matched:type_name -> hangar.v1.TicketMatchedNotice
-	12, // 6: hangar.v1.Notice.offer:type_name -> hangar.v1.OfferNotice
-	10, // 7: hangar.v1.Notice.friend_request:type_name -> hangar.v1.FriendRequestNotice
-	11, // 8: hangar.v1.YourTurnNotice.turn_deadline:type_name -> google.protobuf.Timestamp
-	13, // 9: hangar.v1.MatchEndedNotice.status:type_name -> hangar.v1.MatchStatus
-	0,  // 10: hangar.v1.WatchPlayerResponse.notice:type_name -> hangar.v1.Notice
-	0,  // 11: hangar.v1.ListNoticesResponse.notices:type_name -> hangar.v1.Notice
-	6,  // 12: hangar.v1.NoticeService.WatchPlayer:input_type -> hangar.v1.WatchPlayerRequest
-	8,  // 13: hangar.v1.NoticeService.ListNotices:input_type -> hangar.v1.ListNoticesRequest
-	7,  // 14: hangar.v1.NoticeService.WatchPlayer:output_type -> hangar.v1.WatchPlayerResponse
-	9,  // 15: hangar.v1.NoticeService.ListNotices:output_type -> hangar.v1.ListNoticesResponse
-	14, // [14:16] is the sub-list for method output_type
-	12, // [12:14] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	3,  // 2: hangar.v1.Notice.match_started:type_name -> hangar.v1.MatchStartedNotice
+	4,  // 3: hangar.v1.Notice.match_ended:type_name -> hangar.v1.MatchEndedNotice
+	5,  // 4: hangar.v1.Notice.invited:type_name -> hangar.v1.InvitedNotice
+	6,  // 5: hangar.v1.Notice.ticket_matched:type_name -> hangar.v1.TicketMatchedNotice
+	13, // 6: hangar.v1.Notice.offer:type_name -> hangar.v1.OfferNotice
+	2,  // 7: hangar.v1.Notice.reminder:type_name -> hangar.v1.ReminderNotice
+	11, // 8: hangar.v1.Notice.friend_request:type_name -> hangar.v1.FriendRequestNotice
+	12, // 9: hangar.v1.YourTurnNotice.turn_deadline:type_name -> google.protobuf.Timestamp
+	12, // 10: hangar.v1.ReminderNotice.turn_deadline:type_name -> google.protobuf.Timestamp
+	14, // 11: hangar.v1.ReminderNotice.time_left:type_name -> google.protobuf.Duration
+	14, // 12: hangar.v1.ReminderNotice.before:type_name -> google.protobuf.Duration
+	15, // 13: hangar.v1.MatchEndedNotice.status:type_name -> hangar.v1.MatchStatus
+	0,  // 14: hangar.v1.WatchPlayerResponse.notice:type_name -> hangar.v1.Notice
+	0,  // 15: hangar.v1.ListNoticesResponse.notices:type_name -> hangar.v1.Notice
+	7,  // 16: hangar.v1.NoticeService.WatchPlayer:input_type -> hangar.v1.WatchPlayerRequest
+	9,  // 17: hangar.v1.NoticeService.ListNotices:input_type -> hangar.v1.ListNoticesRequest
+	8,  // 18: hangar.v1.NoticeService.WatchPlayer:output_type -> hangar.v1.WatchPlayerResponse
+	10, // 19: hangar.v1.NoticeService.ListNotices:output_type -> hangar.v1.ListNoticesResponse
+	18, // [18:20] is the sub-list for method output_type
+	16, // [16:18] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_hangar_v1_notice_proto_init() }
@@ -942,6 +1068,7 @@ func file_hangar_v1_notice_proto_init() {
 		(*Notice_Invited)(nil),
 		(*Notice_TicketMatched)(nil),
 		(*Notice_Offer)(nil),
+		(*Notice_Reminder)(nil),
 		(*Notice_FriendRequest)(nil),
 	}
 	type x struct{}
@@ -950,7 +1077,7 @@ func file_hangar_v1_notice_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_v1_notice_proto_rawDesc), len(file_hangar_v1_notice_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -38,8 +38,8 @@ type WebhookEvent struct {
 	// SignInExternalPlayer call gave; empty for a player no backend signed in.
 	ExternalId string `protobuf:"bytes,2,opt,name=external_id,json=externalId,proto3" json:"external_id,omitempty"`
 	// superseded says that the notice no longer holds when it is delivered:
-	// a your_turn notice whose match has moved past the version it names
-	// (the player acted, the turn passed or the match ended). A retried
+	// a your_turn or reminder notice whose match has moved past the version
+	// it names (the player acted, the turn passed or the match ended). A retried
 	// delivery may say so where the first did not.
 	Superseded    bool `protobuf:"varint,3,opt,name=superseded,proto3" json:"superseded,omitempty"`
 	unknownFields protoimpl.UnknownFields

@@ -40,7 +40,13 @@ export interface Choice {
 
 /** timeControl is the form's choice as CreateMatch's time_control (undefined: no clock). */
 export function timeControl(c: Choice): v1.TimeControl | undefined {
-  const base = { $typeName: "hangar.v1.TimeControl" as const, timeoutPolicy: c.policy };
+  const base = {
+    $typeName: "hangar.v1.TimeControl" as const,
+    timeoutPolicy: c.policy,
+    pauseWeekends: false,
+    reminders: [],
+    noReminders: false,
+  };
   const span = duration(c.minutes * 60);
   switch (c.kind) {
     case "per-move":

@@ -548,8 +548,10 @@ type TimeControl struct {
 	Initial   *durationpb.Duration `protobuf:"bytes,3,opt,name=initial,proto3" json:"initial,omitempty"`
 	Increment *durationpb.Duration `protobuf:"bytes,4,opt,name=increment,proto3" json:"increment,omitempty"`
 	// timeout_policy is a hangar.v1.TimeoutPolicy.
-	TimeoutPolicy int32 `protobuf:"varint,5,opt,name=timeout_policy,json=timeoutPolicy,proto3" json:"timeout_policy,omitempty"`
-	PauseWeekends bool  `protobuf:"varint,10,opt,name=pause_weekends,json=pauseWeekends,proto3" json:"pause_weekends,omitempty"`
+	TimeoutPolicy int32                  `protobuf:"varint,5,opt,name=timeout_policy,json=timeoutPolicy,proto3" json:"timeout_policy,omitempty"`
+	Reminders     []*durationpb.Duration `protobuf:"bytes,50,rep,name=reminders,proto3" json:"reminders,omitempty"`
+	NoReminders   bool                   `protobuf:"varint,51,opt,name=no_reminders,json=noReminders,proto3" json:"no_reminders,omitempty"`
+	PauseWeekends bool                   `protobuf:"varint,10,opt,name=pause_weekends,json=pauseWeekends,proto3" json:"pause_weekends,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -617,6 +619,20 @@ func (x *TimeControl) GetTimeoutPolicy() int32 {
 		return x.TimeoutPolicy
 	}
 	return 0
+}
+
+func (x *TimeControl) GetReminders() []*durationpb.Duration {
+	if x != nil {
+		return x.Reminders
+	}
+	return nil
+}
+
+func (x *TimeControl) GetNoReminders() bool {
+	if x != nil {
+		return x.NoReminders
+	}
+	return false
 }
 
 func (x *TimeControl) GetPauseWeekends() bool {
@@ -1661,13 +1677,15 @@ const file_hangar_storage_v1_storage_proto_rawDesc = "" +
 	"\x04game\x18\f \x01(\tR\x04game\x12A\n" +
 	"\ftime_control\x18\r \x01(\v2\x1e.hangar.storage.v1.TimeControlR\vtimeControl\x12\x1d\n" +
 	"\n" +
-	"rematch_of\x18\x0e \x01(\tR\trematchOf\"\x93\x02\n" +
+	"rematch_of\x18\x0e \x01(\tR\trematchOf\"\xef\x02\n" +
 	"\vTimeControl\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\x05R\x04kind\x124\n" +
 	"\bper_move\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\aperMove\x123\n" +
 	"\ainitial\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\ainitial\x127\n" +
 	"\tincrement\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\tincrement\x12%\n" +
-	"\x0etimeout_policy\x18\x05 \x01(\x05R\rtimeoutPolicy\x12%\n" +
+	"\x0etimeout_policy\x18\x05 \x01(\x05R\rtimeoutPolicy\x127\n" +
+	"\treminders\x182 \x03(\v2\x19.google.protobuf.DurationR\treminders\x12!\n" +
+	"\fno_reminders\x183 \x01(\bR\vnoReminders\x12%\n" +
 	"\x0epause_weekends\x18\n" +
 	" \x01(\bR\rpauseWeekends\"\xde\x01\n" +
 	"\fSeatCalendar\x12\x12\n" +
@@ -1800,13 +1818,14 @@ var file_hangar_storage_v1_storage_proto_depIdxs = []int32{
 	20, // 20: hangar.storage.v1.TimeControl.per_move:type_name -> google.protobuf.Duration
 	20, // 21: hangar.storage.v1.TimeControl.initial:type_name -> google.protobuf.Duration
 	20, // 22: hangar.storage.v1.TimeControl.increment:type_name -> google.protobuf.Duration
-	21, // 23: hangar.storage.v1.SeatCalendar.vacation_start:type_name -> google.protobuf.Timestamp
-	21, // 24: hangar.storage.v1.SeatCalendar.vacation_end:type_name -> google.protobuf.Timestamp
-	25, // [25:25] is the sub-list for method output_type
-	25, // [25:25] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	20, // 23: hangar.storage.v1.TimeControl.reminders:type_name -> google.protobuf.Duration
+	21, // 24: hangar.storage.v1.SeatCalendar.vacation_start:type_name -> google.protobuf.Timestamp
+	21, // 25: hangar.storage.v1.SeatCalendar.vacation_end:type_name -> google.protobuf.Timestamp
+	26, // [26:26] is the sub-list for method output_type
+	26, // [26:26] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_hangar_storage_v1_storage_proto_init() }

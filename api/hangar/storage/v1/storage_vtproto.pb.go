@@ -712,6 +712,32 @@ func (m *TimeControl) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if m.NoReminders {
+		i--
+		if m.NoReminders {
+			dAtA[i] = 1
+		} else {
+			dAtA[i] = 0
+		}
+		i--
+		dAtA[i] = 0x3
+		i--
+		dAtA[i] = 0x98
+	}
+	if len(m.Reminders) > 0 {
+		for iNdEx := len(m.Reminders) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := (*durationpb.Duration)(m.Reminders[iNdEx]).MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protohelpers.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0x3
+			i--
+			dAtA[i] = 0x92
+		}
+	}
 	if m.PauseWeekends {
 		i--
 		if m.PauseWeekends {
@@ -2071,6 +2097,15 @@ func (m *TimeControl) SizeVT() (n int) {
 	}
 	if m.PauseWeekends {
 		n += 2
+	}
+	if len(m.Reminders) > 0 {
+		for _, e := range m.Reminders {
+			l = (*durationpb.Duration)(e).SizeVT()
+			n += 2 + l + protohelpers.SizeOfVarint(uint64(l))
+		}
+	}
+	if m.NoReminders {
+		n += 3
 	}
 	n += len(m.unknownFields)
 	return n
@@ -3869,6 +3904,60 @@ func (m *TimeControl) UnmarshalVT(dAtA []byte) error {
 				}
 			}
 			m.PauseWeekends = bool(v != 0)
+		case 50:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Reminders", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Reminders = append(m.Reminders, &durationpb1.Duration{})
+			if err := (*durationpb.Duration)(m.Reminders[len(m.Reminders)-1]).UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 51:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field NoReminders", wireType)
+			}
+			var v int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				v |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			m.NoReminders = bool(v != 0)
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/v1/clock.proto.
  */
 export const file_hangar_v1_clock: GenFile = /*@__PURE__*/
-  fileDesc("ChVoYW5nYXIvdjEvY2xvY2sucHJvdG8SCWhhbmdhci52MSKIAgoLVGltZUNvbnRyb2wSKAoEa2luZBgBIAEoDjIaLmhhbmdhci52MS5UaW1lQ29udHJvbEtpbmQSKwoIcGVyX21vdmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKgoHaW5pdGlhbBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglpbmNyZW1lbnQYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMAoOdGltZW91dF9wb2xpY3kYBSABKA4yGC5oYW5nYXIudjEuVGltZW91dFBvbGljeRIWCg5wYXVzZV93ZWVrZW5kcxgKIAEoCCKoAQoMU2VhdENhbGVuZGFyEgwKBHNlYXQYASABKAUSEQoJcGxheWVyX2lkGAIgASgJEhEKCXRpbWVfem9uZRgDIAEoCRIyCg52YWNhdGlvbl9zdGFydBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMdmFjYXRpb25fZW5kGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCqRAQoPVGltZUNvbnRyb2xLaW5kEiEKHVRJTUVfQ09OVFJPTF9LSU5EX1VOU1BFQ0lGSUVEEAASHgoaVElNRV9DT05UUk9MX0tJTkRfUEVSX01PVkUQARIfChtUSU1FX0NPTlRST0xfS0lORF9JTkNSRU1FTlQQAhIaChZUSU1FX0NPTlRST0xfS0lORF9CQU5LEAMqoAEKDVRpbWVvdXRQb2xpY3kSHgoaVElNRU9VVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIXChNUSU1FT1VUX1BPTElDWV9MT1NFEAESFwoTVElNRU9VVF9QT0xJQ1lfU0tJUBACEhYKElRJTUVPVVRfUE9MSUNZX0JPVBADEiUKIVRJTUVPVVRfUE9MSUNZX0FCT1JUX0lGX1VOU1RBUlRFRBAEYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChVoYW5nYXIvdjEvY2xvY2sucHJvdG8SCWhhbmdhci52MSLMAgoLVGltZUNvbnRyb2wSKAoEa2luZBgBIAEoDjIaLmhhbmdhci52MS5UaW1lQ29udHJvbEtpbmQSKwoIcGVyX21vdmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKgoHaW5pdGlhbBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglpbmNyZW1lbnQYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMAoOdGltZW91dF9wb2xpY3kYBSABKA4yGC5oYW5nYXIudjEuVGltZW91dFBvbGljeRIWCg5wYXVzZV93ZWVrZW5kcxgKIAEoCBIsCglyZW1pbmRlcnMYDyADKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoMbm9fcmVtaW5kZXJzGBAgASgIIqgBCgxTZWF0Q2FsZW5kYXISDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSEQoJdGltZV96b25lGAMgASgJEjIKDnZhY2F0aW9uX3N0YXJ0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgx2YWNhdGlvbl9lbmQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKpEBCg9UaW1lQ29udHJvbEtpbmQSIQodVElNRV9DT05UUk9MX0tJTkRfVU5TUEVDSUZJRUQQABIeChpUSU1FX0NPTlRST0xfS0lORF9QRVJfTU9WRRABEh8KG1RJTUVfQ09OVFJPTF9LSU5EX0lOQ1JFTUVOVBACEhoKFlRJTUVfQ09OVFJPTF9LSU5EX0JBTksQAyqgAQoNVGltZW91dFBvbGljeRIeChpUSU1FT1VUX1BPTElDWV9VTlNQRUNJRklFRBAAEhcKE1RJTUVPVVRfUE9MSUNZX0xPU0UQARIXChNUSU1FT1VUX1BPTElDWV9TS0lQEAISFgoSVElNRU9VVF9QT0xJQ1lfQk9UEAMSJQohVElNRU9VVF9QT0xJQ1lfQUJPUlRfSUZfVU5TVEFSVEVEEARiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * TimeControl is a match's clock, chosen when the match is created
@@ -66,6 +66,25 @@ export type TimeControl = Message<"hangar.v1.TimeControl"> & {
    * @generated from field: bool pause_weekends = 10;
    */
   pauseWeekends: boolean;
+
+  /**
+   * reminders are the times before a turn's deadline at which the player
+   * whose turn it is, if it has not acted, gets a ReminderNotice: each
+   * 1 second or more, shorter than per_move (PER_MOVE) or initial
+   * (INCREMENT, BANK), no two alike, at most 5. Empty: the server's
+   * default (hangar serve --reminders), unless no_reminders is set.
+   *
+   * @generated from field: repeated google.protobuf.Duration reminders = 15;
+   */
+  reminders: Duration[];
+
+  /**
+   * no_reminders turns reminders off for the match, the server's default
+   * included; it takes no reminders.
+   *
+   * @generated from field: bool no_reminders = 16;
+   */
+  noReminders: boolean;
 };
 
 /**

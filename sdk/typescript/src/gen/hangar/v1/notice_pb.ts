@@ -5,8 +5,8 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { MatchStatus } from "./match_pb.js";
 import { file_hangar_v1_match } from "./match_pb.js";
 import type { OfferNotice } from "./offer_pb.js";
@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/v1/notice.proto.
  */
 export const file_hangar_v1_notice: GenFile = /*@__PURE__*/
-  fileDesc("ChZoYW5nYXIvdjEvbm90aWNlLnByb3RvEgloYW5nYXIudjEi5QMKBk5vdGljZRIRCglub3RpY2VfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEgsKA3NlcRgDIAEoAxIQCghtYXRjaF9pZBgEIAEoCRIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgl5b3VyX3R1cm4YCiABKAsyGS5oYW5nYXIudjEuWW91clR1cm5Ob3RpY2VIABI2Cg1tYXRjaF9zdGFydGVkGAsgASgLMh0uaGFuZ2FyLnYxLk1hdGNoU3RhcnRlZE5vdGljZUgAEjIKC21hdGNoX2VuZGVkGAwgASgLMhsuaGFuZ2FyLnYxLk1hdGNoRW5kZWROb3RpY2VIABIrCgdpbnZpdGVkGA0gASgLMhguaGFuZ2FyLnYxLkludml0ZWROb3RpY2VIABI4Cg50aWNrZXRfbWF0Y2hlZBgOIAEoCzIeLmhhbmdhci52MS5UaWNrZXRNYXRjaGVkTm90aWNlSAASJwoFb2ZmZXIYDyABKAsyFi5oYW5nYXIudjEuT2ZmZXJOb3RpY2VIABI4Cg5mcmllbmRfcmVxdWVzdBgRIAEoCzIeLmhhbmdhci52MS5GcmllbmRSZXF1ZXN0Tm90aWNlSABCBgoEYm9keSJ2Cg5Zb3VyVHVybk5vdGljZRIMCgRnYW1lGAUgASgJEgwKBHNlYXQYAiABKAUSDwoHdmVyc2lvbhgDIAEoAxIxCg10dXJuX2RlYWRsaW5lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEoECAEQAiI2ChJNYXRjaFN0YXJ0ZWROb3RpY2USDAoEZ2FtZRgDIAEoCRIMCgRzZWF0GAIgASgFSgQIARACIo0BChBNYXRjaEVuZGVkTm90aWNlEgwKBGdhbWUYByABKAkSJgoGc3RhdHVzGAIgASgOMhYuaGFuZ2FyLnYxLk1hdGNoU3RhdHVzEgwKBHNlYXQYAyABKAUSDQoFcGxhY2UYBCABKAUSDQoFc2VhdHMYBSABKAUSEQoJZm9yZmVpdGVkGAYgASgISgQIARACIjcKDUludml0ZWROb3RpY2USDAoEZ2FtZRgDIAEoCRISCgppbnZpdGVyX2lkGAIgASgJSgQIARACIigKE1RpY2tldE1hdGNoZWROb3RpY2USEQoJdGlja2V0X2lkGAEgASgJIicKEldhdGNoUGxheWVyUmVxdWVzdBIRCglhZnRlcl9zZXEYASABKAMiOAoTV2F0Y2hQbGF5ZXJSZXNwb25zZRIhCgZub3RpY2UYASABKAsyES5oYW5nYXIudjEuTm90aWNlIjoKEkxpc3ROb3RpY2VzUmVxdWVzdBIRCglhZnRlcl9zZXEYASABKAMSEQoJcGFnZV9zaXplGAIgASgFIk0KE0xpc3ROb3RpY2VzUmVzcG9uc2USIgoHbm90aWNlcxgBIAMoCzIRLmhhbmdhci52MS5Ob3RpY2USEgoKbGF0ZXN0X3NlcRgCIAEoAyJQChNGcmllbmRSZXF1ZXN0Tm90aWNlEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEAoIYWNjZXB0ZWQYAyABKAgy4wEKDU5vdGljZVNlcnZpY2USbAoLV2F0Y2hQbGF5ZXISHS5oYW5nYXIudjEuV2F0Y2hQbGF5ZXJSZXF1ZXN0Gh4uaGFuZ2FyLnYxLldhdGNoUGxheWVyUmVzcG9uc2UiHILT5JMCFhIUL3YxL21lL25vdGljZXM6d2F0Y2gwARJkCgtMaXN0Tm90aWNlcxIdLmhhbmdhci52MS5MaXN0Tm90aWNlc1JlcXVlc3QaHi5oYW5nYXIudjEuTGlzdE5vdGljZXNSZXNwb25zZSIWgtPkkwIQEg4vdjEvbWUvbm90aWNlc2IGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp, file_hangar_v1_match, file_hangar_v1_offer]);
+  fileDesc("ChZoYW5nYXIvdjEvbm90aWNlLnByb3RvEgloYW5nYXIudjEilAQKBk5vdGljZRIRCglub3RpY2VfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEgsKA3NlcRgDIAEoAxIQCghtYXRjaF9pZBgEIAEoCRIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgl5b3VyX3R1cm4YCiABKAsyGS5oYW5nYXIudjEuWW91clR1cm5Ob3RpY2VIABI2Cg1tYXRjaF9zdGFydGVkGAsgASgLMh0uaGFuZ2FyLnYxLk1hdGNoU3RhcnRlZE5vdGljZUgAEjIKC21hdGNoX2VuZGVkGAwgASgLMhsuaGFuZ2FyLnYxLk1hdGNoRW5kZWROb3RpY2VIABIrCgdpbnZpdGVkGA0gASgLMhguaGFuZ2FyLnYxLkludml0ZWROb3RpY2VIABI4Cg50aWNrZXRfbWF0Y2hlZBgOIAEoCzIeLmhhbmdhci52MS5UaWNrZXRNYXRjaGVkTm90aWNlSAASJwoFb2ZmZXIYDyABKAsyFi5oYW5nYXIudjEuT2ZmZXJOb3RpY2VIABItCghyZW1pbmRlchgQIAEoCzIZLmhhbmdhci52MS5SZW1pbmRlck5vdGljZUgAEjgKDmZyaWVuZF9yZXF1ZXN0GBEgASgLMh4uaGFuZ2FyLnYxLkZyaWVuZFJlcXVlc3ROb3RpY2VIAEIGCgRib2R5InYKDllvdXJUdXJuTm90aWNlEgwKBGdhbWUYBSABKAkSDAoEc2VhdBgCIAEoBRIPCgd2ZXJzaW9uGAMgASgDEjEKDXR1cm5fZGVhZGxpbmUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSgQIARACIskBCg5SZW1pbmRlck5vdGljZRIMCgRnYW1lGAEgASgJEgwKBHNlYXQYAiABKAUSDwoHdmVyc2lvbhgDIAEoAxIxCg10dXJuX2RlYWRsaW5lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCgl0aW1lX2xlZnQYBSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKQoGYmVmb3JlGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIjYKEk1hdGNoU3RhcnRlZE5vdGljZRIMCgRnYW1lGAMgASgJEgwKBHNlYXQYAiABKAVKBAgBEAIijQEKEE1hdGNoRW5kZWROb3RpY2USDAoEZ2FtZRgHIAEoCRImCgZzdGF0dXMYAiABKA4yFi5oYW5nYXIudjEuTWF0Y2hTdGF0dXMSDAoEc2VhdBgDIAEoBRINCgVwbGFjZRgEIAEoBRINCgVzZWF0cxgFIAEoBRIRCglmb3JmZWl0ZWQYBiABKAhKBAgBEAIiNwoNSW52aXRlZE5vdGljZRIMCgRnYW1lGAMgASgJEhIKCmludml0ZXJfaWQYAiABKAlKBAgBEAIiKAoTVGlja2V0TWF0Y2hlZE5vdGljZRIRCgl0aWNrZXRfaWQYASABKAkiJwoSV2F0Y2hQbGF5ZXJSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoAyI4ChNXYXRjaFBsYXllclJlc3BvbnNlEiEKBm5vdGljZRgBIAEoCzIRLmhhbmdhci52MS5Ob3RpY2UiOgoSTGlzdE5vdGljZXNSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoAxIRCglwYWdlX3NpemUYAiABKAUiTQoTTGlzdE5vdGljZXNSZXNwb25zZRIiCgdub3RpY2VzGAEgAygLMhEuaGFuZ2FyLnYxLk5vdGljZRISCgpsYXRlc3Rfc2VxGAIgASgDIlAKE0ZyaWVuZFJlcXVlc3ROb3RpY2USEQoJcGxheWVyX2lkGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIQCghhY2NlcHRlZBgDIAEoCDLjAQoNTm90aWNlU2VydmljZRJsCgtXYXRjaFBsYXllchIdLmhhbmdhci52MS5XYXRjaFBsYXllclJlcXVlc3QaHi5oYW5nYXIudjEuV2F0Y2hQbGF5ZXJSZXNwb25zZSIcgtPkkwIWEhQvdjEvbWUvbm90aWNlczp3YXRjaDABEmQKC0xpc3ROb3RpY2VzEh0uaGFuZ2FyLnYxLkxpc3ROb3RpY2VzUmVxdWVzdBoeLmhhbmdhci52MS5MaXN0Tm90aWNlc1Jlc3BvbnNlIhaC0+STAhASDi92MS9tZS9ub3RpY2VzYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_duration, file_google_protobuf_timestamp, file_hangar_v1_match, file_hangar_v1_offer]);
 
 /**
  * Notice is one entry of a player's notice log.
@@ -102,6 +102,12 @@ export type Notice = Message<"hangar.v1.Notice"> & {
     case: "offer";
   } | {
     /**
+     * @generated from field: hangar.v1.ReminderNotice reminder = 16;
+     */
+    value: ReminderNotice;
+    case: "reminder";
+  } | {
+    /**
      * @generated from field: hangar.v1.FriendRequestNotice friend_request = 17;
      */
     value: FriendRequestNotice;
@@ -157,6 +163,65 @@ export const YourTurnNoticeSchema: GenMessage<YourTurnNotice> = /*@__PURE__*/
   messageDesc(file_hangar_v1_notice, 1);
 
 /**
+ * ReminderNotice: the player's seat still has to act, and its turn's
+ * deadline is near (a reminder of the match's time control, or the
+ * server's default). Each reminder of a turn is sent at most once, and
+ * none after the turn has passed.
+ *
+ * @generated from message hangar.v1.ReminderNotice
+ */
+export type ReminderNotice = Message<"hangar.v1.ReminderNotice"> & {
+  /**
+   * game is the game's name.
+   *
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * version is the match's version when the reminder was sent: the turn
+   * is still the seat's while the match is at it.
+   *
+   * @generated from field: int64 version = 3;
+   */
+  version: bigint;
+
+  /**
+   * turn_deadline is when the turn clock fires.
+   *
+   * @generated from field: google.protobuf.Timestamp turn_deadline = 4;
+   */
+  turnDeadline?: Timestamp | undefined;
+
+  /**
+   * time_left is the time from the reminder's sending to turn_deadline.
+   *
+   * @generated from field: google.protobuf.Duration time_left = 5;
+   */
+  timeLeft?: Duration | undefined;
+
+  /**
+   * before is the reminder's own time before the deadline (one of the
+   * time control's reminders, or of the server's default).
+   *
+   * @generated from field: google.protobuf.Duration before = 6;
+   */
+  before?: Duration | undefined;
+};
+
+/**
+ * Describes the message hangar.v1.ReminderNotice.
+ * Use `create(ReminderNoticeSchema)` to create a new message.
+ */
+export const ReminderNoticeSchema: GenMessage<ReminderNotice> = /*@__PURE__*/
+  messageDesc(file_hangar_v1_notice, 2);
+
+/**
  * MatchStartedNotice: a match the player sits in started.
  *
  * @generated from message hangar.v1.MatchStartedNotice
@@ -180,7 +245,7 @@ export type MatchStartedNotice = Message<"hangar.v1.MatchStartedNotice"> & {
  * Use `create(MatchStartedNoticeSchema)` to create a new message.
  */
 export const MatchStartedNoticeSchema: GenMessage<MatchStartedNotice> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 2);
+  messageDesc(file_hangar_v1_notice, 3);
 
 /**
  * MatchEndedNotice: a match the player sat in ended.
@@ -231,7 +296,7 @@ export type MatchEndedNotice = Message<"hangar.v1.MatchEndedNotice"> & {
  * Use `create(MatchEndedNoticeSchema)` to create a new message.
  */
 export const MatchEndedNoticeSchema: GenMessage<MatchEndedNotice> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 3);
+  messageDesc(file_hangar_v1_notice, 4);
 
 /**
  * InvitedNotice: the player was invited to a private match.
@@ -259,7 +324,7 @@ export type InvitedNotice = Message<"hangar.v1.InvitedNotice"> & {
  * Use `create(InvitedNoticeSchema)` to create a new message.
  */
 export const InvitedNoticeSchema: GenMessage<InvitedNotice> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 4);
+  messageDesc(file_hangar_v1_notice, 5);
 
 /**
  * TicketMatchedNotice: a matchmaking ticket of the player's was matched;
@@ -279,7 +344,7 @@ export type TicketMatchedNotice = Message<"hangar.v1.TicketMatchedNotice"> & {
  * Use `create(TicketMatchedNoticeSchema)` to create a new message.
  */
 export const TicketMatchedNoticeSchema: GenMessage<TicketMatchedNotice> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 5);
+  messageDesc(file_hangar_v1_notice, 6);
 
 /**
  * @generated from message hangar.v1.WatchPlayerRequest
@@ -299,7 +364,7 @@ export type WatchPlayerRequest = Message<"hangar.v1.WatchPlayerRequest"> & {
  * Use `create(WatchPlayerRequestSchema)` to create a new message.
  */
 export const WatchPlayerRequestSchema: GenMessage<WatchPlayerRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 6);
+  messageDesc(file_hangar_v1_notice, 7);
 
 /**
  * @generated from message hangar.v1.WatchPlayerResponse
@@ -316,7 +381,7 @@ export type WatchPlayerResponse = Message<"hangar.v1.WatchPlayerResponse"> & {
  * Use `create(WatchPlayerResponseSchema)` to create a new message.
  */
 export const WatchPlayerResponseSchema: GenMessage<WatchPlayerResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 7);
+  messageDesc(file_hangar_v1_notice, 8);
 
 /**
  * @generated from message hangar.v1.ListNoticesRequest
@@ -342,7 +407,7 @@ export type ListNoticesRequest = Message<"hangar.v1.ListNoticesRequest"> & {
  * Use `create(ListNoticesRequestSchema)` to create a new message.
  */
 export const ListNoticesRequestSchema: GenMessage<ListNoticesRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 8);
+  messageDesc(file_hangar_v1_notice, 9);
 
 /**
  * @generated from message hangar.v1.ListNoticesResponse
@@ -367,7 +432,7 @@ export type ListNoticesResponse = Message<"hangar.v1.ListNoticesResponse"> & {
  * Use `create(ListNoticesResponseSchema)` to create a new message.
  */
 export const ListNoticesResponseSchema: GenMessage<ListNoticesResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 9);
+  messageDesc(file_hangar_v1_notice, 10);
 
 /**
  * FriendRequestNotice: another player asked the player to be friends
@@ -402,7 +467,7 @@ export type FriendRequestNotice = Message<"hangar.v1.FriendRequestNotice"> & {
  * Use `create(FriendRequestNoticeSchema)` to create a new message.
  */
 export const FriendRequestNoticeSchema: GenMessage<FriendRequestNotice> = /*@__PURE__*/
-  messageDesc(file_hangar_v1_notice, 10);
+  messageDesc(file_hangar_v1_notice, 11);
 
 /**
  * NoticeService tells a player what concerns them across all their matches,

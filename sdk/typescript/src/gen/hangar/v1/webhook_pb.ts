@@ -44,8 +44,8 @@ export type WebhookEvent = Message<"hangar.v1.WebhookEvent"> & {
 
   /**
    * superseded says that the notice no longer holds when it is delivered:
-   * a your_turn notice whose match has moved past the version it names
-   * (the player acted, the turn passed or the match ended). A retried
+   * a your_turn or reminder notice whose match has moved past the version
+   * it names (the player acted, the turn passed or the match ended). A retried
    * delivery may say so where the first did not.
    *
    * @generated from field: bool superseded = 3;
