@@ -26,7 +26,9 @@ import (
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/server"
 	"github.com/hangarhq/hangar/service"
+	"github.com/hangarhq/hangar/store/postgres"
 	"github.com/hangarhq/hangar/store/postgres/pgtest"
+	"github.com/hangarhq/hangar/store/sqlite"
 )
 
 const hookSecret = "whsec-test-0123456789"
@@ -463,21 +465,32 @@ func TestWebhookEventSupersededAndExternalID(t *testing.T) {
 }
 
 // TestWebhookSkipPresent: with SkipPresent, a player who holds a live
-// stream (WatchPlayer) gets no your-turn webhook (its other notices still come, and every
-// notice is still listed); once the stream is closed, the your-turn notices
-// of the next match are delivered.
+// stream (WatchPlayer) gets no your-turn webhook (its other notices still
+// come, and every notice is still listed), and each skip is counted in
+// hangar_webhook_skipped_total{reason="present"}; once the stream is
+// closed, the your-turn notices of the next match are delivered. On
+// Postgres two nodes share the store: the stream is held on one and the
+// player plays through the other, and either node's workers may deliver,
+// so a skip on the node without the stream reads the shared presence
+// record.
 func TestWebhookSkipPresent(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, cfg server.Config) {
 		rcv := newReceiver(t, func(string, int) (int, time.Duration) { return 0, 0 })
 		cfg.Service.Webhook = service.WebhookOptions{URL: rcv.srv.URL + "/hook", Secret: hookSecret, SkipPresent: true, Workers: 1,
 			MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Poll: 20 * time.Millisecond}
-		n := node(t, cfg)
-		ada := newClient(t, n.Addr(), "Ada")
+		cfg.AdminListen = "127.0.0.1:0"
+		a := node(t, cfg) // holds the stream
+		b := a            // takes the player's calls
+		if cfg.DatabaseURL != "" {
+			cfg.CrossNode = true
+			b = node(t, cfg)
+		}
+		ada := newClient(t, b.Addr(), "Ada")
 		rnd := rand.New(rand.NewPCG(5, 6))
 
 		wctx, cancel := context.WithCancel(ada.ctx())
-		stream, err := ada.notices().WatchPlayer(wctx, &hangarv1.WatchPlayerRequest{})
+		stream, err := hangarv1.NewNoticeServiceClient(dial(t, a.Addr())).WatchPlayer(wctx, &hangarv1.WatchPlayerRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -501,15 +514,32 @@ func TestWebhookSkipPresent(t *testing.T) {
 		if turns == 0 || len(sent) == 0 {
 			t.Fatalf("%d your-turn notices and %d others", turns, len(sent))
 		}
-		// One worker claims the outbox in commit order, so once the last
-		// notice is delivered, every earlier one was sent or skipped.
+		// One worker per node claims the outbox in commit order, so once
+		// the last notice is delivered, every earlier one was sent or
+		// skipped by one of them.
 		rcv.check(t, sent, 30*time.Second)
+		skipped := func() (onA, onB float64) {
+			_, body := httpGet(t, "http://"+a.AdminAddr()+"/metrics")
+			onA = metric(body, "hangar_webhook_skipped_total", "reason", "present")
+			if b != a {
+				_, body = httpGet(t, "http://"+b.AdminAddr()+"/metrics")
+				onB = metric(body, "hangar_webhook_skipped_total", "reason", "present")
+			}
+			return onA, onB
+		}
+		onA, onB := skipped()
+		if onA+onB < float64(turns) {
+			t.Errorf("hangar_webhook_skipped_total{reason=\"present\"}: %v on the stream's node + %v on the other, %d your-turn notices", onA, onB, turns)
+		}
+		t.Logf("%d your-turn notices skipped: %v by the stream's node, %v by the other", turns, onA, onB)
+
 		cancel()
 		for {
 			if _, err := stream.Recv(); err != nil {
 				break
 			}
 		}
+		waitUnwatched(t, cfg, ada.id)
 
 		second := botMatch(t, ada)
 		playBots(t, ada, second, 3, rnd)
@@ -525,4 +555,44 @@ func TestWebhookSkipPresent(t *testing.T) {
 		}
 		rcv.check(t, append(sent, after...), 30*time.Second)
 	})
+}
+
+// waitUnwatched waits until the store of cfg no longer records a live
+// stream of player: the node has seen the stream closed (the client's
+// cancel is not a sign of that).
+func waitUnwatched(t *testing.T, cfg server.Config, player string) {
+	t.Helper()
+	ctx := context.Background()
+	var st interface {
+		WatchedAt(context.Context, string) (time.Time, error)
+		Close() error
+	}
+	if cfg.DatabaseURL != "" {
+		pg, err := postgres.Open(ctx, cfg.DatabaseURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = pg
+	} else {
+		sq, err := sqlite.Open(ctx, cfg.DataDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = sq
+	}
+	defer func() { _ = st.Close() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		at, err := st.WatchedAt(ctx, player)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if at.IsZero() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream of %s is still recorded (watched at %v)", player, at)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -51,6 +51,7 @@ type Metrics struct {
 	clockLag    prometheus.Histogram
 	hookOK      prometheus.Counter
 	hookFailed  prometheus.Counter
+	hookSkipped *prometheus.CounterVec
 	hookLag     *prometheus.HistogramVec
 	httpRefused *prometheus.CounterVec
 	grpcRefused *prometheus.CounterVec
@@ -96,6 +97,9 @@ func New() *Metrics {
 			Help: "Notices this node delivered to the webhook (a 2xx answer)."}),
 		hookFailed: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_webhook_failures_total",
 			Help: "Webhook deliveries that failed (an error, a timeout or an answer not 2xx); each is retried."}),
+		hookSkipped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_webhook_skipped_total",
+			Help: "Notices this node took out of the webhook outbox unsent, by reason (present: a your-turn notice of a player holding a live stream on some node, with --webhook-skip-present)."},
+			[]string{"reason"}),
 		hookLag: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "hangar_webhook_lag_seconds",
 			Help:    "Time from a notice's commit to each attempt to deliver it to the webhook, by outcome (delivered or failed): a receiver's outage shows as failed attempts growing older.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600}}, []string{"outcome"}),
@@ -108,8 +112,9 @@ func New() *Metrics {
 	m.refusals.WithLabelValues("RATE_LIMITED")
 	m.hookLag.WithLabelValues("delivered")
 	m.hookLag.WithLabelValues("failed")
+	m.hookSkipped.WithLabelValues("present")
 	m.reg.MustRegister(m.rpc, m.streams, m.appendSecs, m.appendEvs, m.conflicts, m.batchSize, m.batchSecs, m.published, m.received, m.gaps,
-		m.events, m.matches, m.clockLag, m.hookOK, m.hookFailed, m.hookLag, m.refusals,
+		m.events, m.matches, m.clockLag, m.hookOK, m.hookFailed, m.hookSkipped, m.hookLag, m.refusals,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -237,6 +242,10 @@ func (o *Observer) WebhookFailed(lag time.Duration) {
 	o.m.hookFailed.Inc()
 	o.m.hookLag.WithLabelValues("failed").Observe(lag.Seconds())
 }
+
+// WebhookSkipped counts a notice taken out of the webhook outbox unsent,
+// for reason (service.WebhookObserver).
+func (o *Observer) WebhookSkipped(reason string) { o.m.hookSkipped.WithLabelValues(reason).Inc() }
 
 // Store wraps st so that its appends are timed and counted.
 func (m *Metrics) Store(st store.Store) store.Store { return &timedStore{Store: st, m: m} }

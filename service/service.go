@@ -201,7 +201,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	}
 	s.limits = limit.New(lim, s.now)
 	if o.Webhook.URL != "" {
-		o.Webhook.Present = s.limits.Watching
+		o.Webhook.Present = s.present
 		s.webhook = notice.NewWebhooks(o.Webhook, s.games, st, s.now, log, o.Observe)
 	}
 	s.relay = watch.NewRelay(watch.RelayConfig{Store: st, Log: log, Feed: o.Feed, Node: ident.New("n_"), Hub: s.hub, Ctx: ctx, Bots: &s.bots,
@@ -228,7 +228,8 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		days = 0
 	}
 	s.calendars = &calendar.Calendars{Store: st, Writer: s.w, Log: log, Now: s.now, Allowance: days}
-	s.presence = &social.Presence{Store: st, Now: s.now, Log: log, Watchers: s.limits.Watchers}
+	s.presence = &social.Presence{Store: st, Now: s.now, Log: log, Watchers: s.limits.Watchers, Watching: s.limits.Watching}
+	s.limits.OnWatch = s.presence.Watch
 	return s
 }
 

@@ -81,4 +81,13 @@ type Social interface {
 	// SeenPlayers returns when each of players was last seen (players
 	// never seen are left out).
 	SeenPlayers(ctx context.Context, players []string) (map[string]time.Time, error)
+	// TouchWatchers records that players hold live streams at at: it
+	// touches them as TouchPlayers does and sets their watched time (a
+	// later time wins).
+	TouchWatchers(ctx context.Context, players []string, at time.Time) error
+	// Unwatched clears player's watched time: its node's last stream of it
+	// closed.
+	Unwatched(ctx context.Context, player string) error
+	// WatchedAt returns player's watched time (zero when it has none).
+	WatchedAt(ctx context.Context, player string) (time.Time, error)
 }

@@ -242,7 +242,7 @@ func serveFlags(name string) (fs *flag.FlagSet, finish func() (server.Config, er
 	timeouts := fs.Int("match-timeouts-before-bot", 3, "matchmaking: with --match-turn-time, how many timeouts in a row hand a seat of a matchmade match to a bot for good, 0 to 1000 (0: never)")
 	fs.StringVar(&cfg.Service.Webhook.URL, "webhook-url", "", "post every player notice (turn, start, end, invitation) as signed JSON to this URL of the game's backend, at least once; empty: off")
 	fs.StringVar(&cfg.Service.Webhook.Secret, "webhook-secret", "", "the key of the webhooks' HMAC-SHA256 signature (header Hangar-Signature); required with --webhook-url")
-	fs.BoolVar(&cfg.Service.Webhook.SkipPresent, "webhook-skip-present", false, "do not post a your-turn notice or a reminder of a player who holds a live stream (Play, WatchMatch, WatchPlayer) on the delivering node; the notice is still stored and listed")
+	fs.BoolVar(&cfg.Service.Webhook.SkipPresent, "webhook-skip-present", false, "do not post a your-turn notice or a reminder of a player who holds a live stream (Play, WatchMatch, WatchPlayer) on any node; the notice is still stored and listed")
 	reminders := fs.String("reminders", "", "comma-separated times before a turn's deadline, e.g. 1h,10m, at which the player to act gets a reminder notice (and webhook) in the matches with a clock whose time control lists no reminders; at most 5; empty: none")
 	proxies := fs.String("trusted-proxies", "", "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client; empty: trust none")
 	d := server.DefaultConnLimits

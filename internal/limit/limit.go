@@ -256,6 +256,10 @@ type Limiter struct {
 
 	watchMu sync.Mutex
 	watches map[string]int
+	// OnWatch, when set (before the first stream), is called with true
+	// when a player's first watch stream on the node opens and with false
+	// when its last one closes, outside the limiter's lock.
+	OnWatch func(player string, watching bool)
 	// buffered counts the responses held for watchers: per watcher at most
 	// its queue, the one being sent and the one waiting for room
 	// (WatchBuffer+2). cutoffs counts the watchers ended for not reading.
@@ -372,19 +376,30 @@ func (l *Limiter) Player(player string) error {
 
 // AcquireWatch counts a watch stream of player p; release uncounts it. It
 // returns a *QuotaError of ErrTooManyWatches when p holds as many as it
-// may.
+// may. OnWatch, when set, is told when p's first stream on the node opens
+// and when its last one closes.
 func (l *Limiter) AcquireWatch(p string) (release func(), err error) {
 	l.watchMu.Lock()
-	defer l.watchMu.Unlock()
 	if l.Watches > 0 && l.watches[p] >= l.Watches {
+		l.watchMu.Unlock()
 		return nil, &QuotaError{ErrTooManyWatches, l.Watches}
 	}
 	l.watches[p]++
+	first := l.watches[p] == 1
+	l.watchMu.Unlock()
+	if first && l.OnWatch != nil {
+		l.OnWatch(p, true)
+	}
 	return func() {
 		l.watchMu.Lock()
-		defer l.watchMu.Unlock()
-		if l.watches[p]--; l.watches[p] <= 0 {
+		l.watches[p]--
+		last := l.watches[p] <= 0
+		if last {
 			delete(l.watches, p)
+		}
+		l.watchMu.Unlock()
+		if last && l.OnWatch != nil {
+			l.OnWatch(p, false)
 		}
 	}, nil
 }

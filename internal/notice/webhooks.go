@@ -72,9 +72,9 @@ type WebhookOptions struct {
 	// time: the app is open, so a push would only repeat what the stream
 	// shows. The notice stays stored and listed.
 	SkipPresent bool
-	// Present reports whether a player holds a live stream (set by the
-	// service; nil: nobody is present).
-	Present func(player string) bool
+	// Present reports whether a player holds a live stream on some node
+	// (set by the service; nil: nobody is present).
+	Present func(ctx context.Context, player string) bool
 }
 
 // WebhookObserver is told of webhook deliveries (metrics): an observer
@@ -85,6 +85,9 @@ type WebhookObserver interface {
 	// WebhookFailed: a delivery of a notice committed lag ago failed (it
 	// will be retried).
 	WebhookFailed(lag time.Duration)
+	// WebhookSkipped: a notice was taken out of the outbox unsent, for
+	// reason ("present").
+	WebhookSkipped(reason string)
 }
 
 // Sign returns the Hangar-Signature header of body sent at t with secret.
@@ -204,8 +207,11 @@ func (w *Webhooks) deliver(ctx context.Context, ds []store.Delivery) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if w.skip(d.Notice) {
+			if w.skip(ctx, d.Notice) {
 				ok[i] = true // taken out of the outbox unsent
+				if w.observe != nil {
+					w.observe.WebhookSkipped("present")
+				}
 				return
 			}
 			err := w.post(ctx, d.Notice)
@@ -255,10 +261,10 @@ const (
 	reminderKind = "reminder"
 )
 
-// skip reports whether notice n is not to be sent: a your-turn notice or
-// a reminder of a player who is present, with SkipPresent on.
-func (w *Webhooks) skip(n store.Notice) bool {
-	return w.o.SkipPresent && w.o.Present != nil && (n.Kind == yourTurnKind || n.Kind == reminderKind) && w.o.Present(n.Player)
+// skip reports whether notice n is not to be sent: a your-turn notice
+// or a reminder of a player who is present, with SkipPresent on.
+func (w *Webhooks) skip(ctx context.Context, n store.Notice) bool {
+	return w.o.SkipPresent && w.o.Present != nil && (n.Kind == yourTurnKind || n.Kind == reminderKind) && w.o.Present(ctx, n.Player)
 }
 
 // backoff is the wait before the next attempt after the attempts-th

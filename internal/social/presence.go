@@ -17,6 +17,15 @@ import (
 // what it wrote holds at most maxTracked players (it starts over when
 // full). Every TouchEvery the node also touches the players that hold
 // watch streams on it, so a player who only watches stays online.
+//
+// The record also holds when a node last saw the player hold a live
+// stream (store.Social.TouchWatchers): written when its first stream on a
+// node opens and every TouchEvery while it stays open, and cleared when
+// its last stream on a node closes. Watched reads it, for the webhook's
+// skip of present players: a player is watched while the time is within
+// OnlineFor (so a node that dies holding a stream stops counting after
+// it). A stream closing on one node clears the time while another node
+// may still hold one; that node writes it again within TouchEvery.
 const (
 	OnlineFor  = 2 * time.Minute
 	TouchEvery = 30 * time.Second
@@ -31,6 +40,8 @@ type Presence struct {
 	Log   *slog.Logger
 	// Watchers returns the players holding watch streams on the node.
 	Watchers func() []string
+	// Watching reports whether player holds a watch stream on the node.
+	Watching func(player string) bool
 
 	mu      sync.Mutex
 	touched map[string]time.Time // the last time written, per player
@@ -73,7 +84,7 @@ func (p *Presence) Run(ctx context.Context, wg *sync.WaitGroup) {
 			ws := p.Watchers()
 			for len(ws) > 0 {
 				n := min(len(ws), touchBatch)
-				if err := p.Store.TouchPlayers(ctx, ws[:n], p.Now()); err != nil && ctx.Err() == nil {
+				if err := p.Store.TouchWatchers(ctx, ws[:n], p.Now()); err != nil && ctx.Err() == nil {
 					p.Log.Warn("touch watchers", "err", err)
 				}
 				ws = ws[n:]
@@ -94,4 +105,37 @@ func (p *Presence) Online(ctx context.Context, players []string) (map[string]boo
 		out[id] = now.Sub(at) < OnlineFor
 	}
 	return out, nil
+}
+
+// writeTimeout bounds the write of Watch, made as a stream opens or after
+// it ended.
+const writeTimeout = 5 * time.Second
+
+// Watch records that player's first stream on the node opened (watching)
+// or its last one closed. A failed write is logged: presence is a hint.
+func (p *Presence) Watch(player string, watching bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	if !watching {
+		if err := p.Store.Unwatched(ctx, player); err != nil {
+			p.Log.Warn("unwatch player", "err", err)
+		}
+		// A stream that opened while the clear was on its way wrote
+		// before it: write again.
+		if p.Watching == nil || !p.Watching(player) {
+			return
+		}
+	}
+	if err := p.Store.TouchWatchers(ctx, []string{player}, p.Now()); err != nil {
+		p.Log.Warn("touch watcher", "err", err)
+	}
+}
+
+// Watched reports whether player holds a live stream on some node.
+func (p *Presence) Watched(ctx context.Context, player string) (bool, error) {
+	at, err := p.Store.WatchedAt(ctx, player)
+	if err != nil || at.IsZero() {
+		return false, err
+	}
+	return p.Now().Sub(at) < OnlineFor, nil
 }

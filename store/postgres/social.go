@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -300,4 +301,35 @@ func (s *Store) SeenPlayers(ctx context.Context, players []string) (map[string]t
 		out[id] = at.UTC()
 	}
 	return out, wrapIf("seen players", rows.Err())
+}
+
+// TouchWatchers implements store.Social.
+func (s *Store) TouchWatchers(ctx context.Context, players []string, at time.Time) error {
+	if len(players) == 0 {
+		return nil
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO player_presence AS p (player_id, seen_at, watched_at)
+		SELECT DISTINCT id, $2::timestamptz, $2::timestamptz FROM unnest($1::text[]) AS id ORDER BY id
+		ON CONFLICT (player_id) DO UPDATE SET seen_at = greatest(p.seen_at, excluded.seen_at),
+			watched_at = greatest(p.watched_at, excluded.watched_at)`, players, at)
+	return wrapIf("touch watchers", err)
+}
+
+// Unwatched implements store.Social.
+func (s *Store) Unwatched(ctx context.Context, player string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE player_presence SET watched_at = NULL WHERE player_id = $1`, player)
+	return wrapIf("unwatched", err)
+}
+
+// WatchedAt implements store.Social.
+func (s *Store) WatchedAt(ctx context.Context, player string) (time.Time, error) {
+	var at *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT watched_at FROM player_presence WHERE player_id = $1`, player).Scan(&at)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && at == nil) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, wrapErr("watched at", err)
+	}
+	return at.UTC(), nil
 }

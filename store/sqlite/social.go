@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -277,4 +278,40 @@ func (s *Store) SeenPlayers(ctx context.Context, players []string) (map[string]t
 		out[id] = fromMicros(at)
 	}
 	return out, rows.Err()
+}
+
+// TouchWatchers implements store.Social.
+func (s *Store) TouchWatchers(ctx context.Context, players []string, at time.Time) error {
+	if len(players) == 0 {
+		return nil
+	}
+	_, err := s.w.ExecContext(ctx, `INSERT INTO player_presence (player_id, seen_at, watched_at)
+		SELECT DISTINCT value, ?2, ?2 FROM json_each(?1) WHERE true
+		ON CONFLICT (player_id) DO UPDATE SET seen_at = max(seen_at, excluded.seen_at),
+			watched_at = max(coalesce(watched_at, 0), excluded.watched_at)`, jsonIDs(players), at.UnixMicro())
+	if err != nil {
+		return fmt.Errorf("sqlite: touch watchers: %w", err)
+	}
+	return nil
+}
+
+// Unwatched implements store.Social.
+func (s *Store) Unwatched(ctx context.Context, player string) error {
+	if _, err := s.w.ExecContext(ctx, `UPDATE player_presence SET watched_at = NULL WHERE player_id = ?`, player); err != nil {
+		return fmt.Errorf("sqlite: unwatched: %w", err)
+	}
+	return nil
+}
+
+// WatchedAt implements store.Social.
+func (s *Store) WatchedAt(ctx context.Context, player string) (time.Time, error) {
+	var at sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `SELECT watched_at FROM player_presence WHERE player_id = ?`, player).Scan(&at)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !at.Valid) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("sqlite: watched at: %w", err)
+	}
+	return fromMicros(at.Int64), nil
 }

@@ -281,7 +281,7 @@ func testBlocks(t *testing.T, s store.Store) {
 }
 
 // testPresence: a later touch wins, an earlier one changes nothing, and
-// players never seen are left out.
+// players never seen are left out; the same of watched times.
 func testPresence(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	if err := s.TouchPlayers(ctx, []string{"a", "b", "a"}, t0.Add(time.Minute)); err != nil {
@@ -296,6 +296,41 @@ func testPresence(t *testing.T, s store.Store) {
 	seen, err := s.SeenPlayers(ctx, []string{"a", "b", "c"})
 	if err != nil || len(seen) != 2 || !seen["a"].Equal(t0.Add(time.Minute)) || !seen["b"].Equal(t0.Add(2*time.Minute)) {
 		t.Fatalf("seen = %v, %v", seen, err)
+	}
+
+	// Watchers: a later time wins, a watcher is seen too, Unwatched
+	// clears the watched time and leaves the seen one.
+	for _, at := range []time.Time{t0.Add(3 * time.Minute), t0.Add(time.Minute)} {
+		if err := s.TouchWatchers(ctx, []string{"a", "c", "c"}, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"a", "c"} {
+		if at, err := s.WatchedAt(ctx, p); err != nil || !at.Equal(t0.Add(3*time.Minute)) {
+			t.Fatalf("%s watched at %v, %v", p, at, err)
+		}
+	}
+	if at, err := s.WatchedAt(ctx, "b"); err != nil || !at.IsZero() {
+		t.Fatalf("b (never watched) watched at %v, %v", at, err)
+	}
+	if at, err := s.WatchedAt(ctx, "z"); err != nil || !at.IsZero() {
+		t.Fatalf("z (never seen) watched at %v, %v", at, err)
+	}
+	if err := s.Unwatched(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if at, err := s.WatchedAt(ctx, "a"); err != nil || !at.IsZero() {
+		t.Fatalf("a unwatched: watched at %v, %v", at, err)
+	}
+	seen, err = s.SeenPlayers(ctx, []string{"a", "c"})
+	if err != nil || !seen["a"].Equal(t0.Add(3*time.Minute)) || !seen["c"].Equal(t0.Add(3*time.Minute)) {
+		t.Fatalf("seen after watching = %v, %v", seen, err)
+	}
+	if err := s.TouchWatchers(ctx, []string{"a"}, t0.Add(4*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if at, err := s.WatchedAt(ctx, "a"); err != nil || !at.Equal(t0.Add(4*time.Minute)) {
+		t.Fatalf("a watched again at %v, %v", at, err)
 	}
 }
 

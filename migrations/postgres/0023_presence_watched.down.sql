@@ -1,0 +1,1 @@
+ALTER TABLE player_presence DROP COLUMN watched_at;
