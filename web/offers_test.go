@@ -78,6 +78,7 @@ func TestLongWebOffersChat(t *testing.T) {
 	do(ann, t, "the clock's fields show", chromedp.WaitVisible(chromedp.ID("timeout-policy")))
 	click(ann, t, "pause on weekends", "#pause-weekends")
 	fits(ann, t, "the lobby's form with a clock")
+	screenshot(ann, t, "web-phone-clock-form.png")
 	do(ann, t, "create the match", chromedp.Click(chromedp.ID("create-match")),
 		chromedp.WaitVisible(chromedp.CSS(`#match[data-status="open"]`)))
 	id := matchID(ann, t)
@@ -210,6 +211,7 @@ func TestLongWebOffersChat(t *testing.T) {
 	do(ann, t, "the vacation shows", chromedp.WaitVisible(chromedp.ID("vacation-end")))
 	fits(ann, t, "a player's own page with the calendar")
 	axe(ann, t, "a player's own page with the calendar")
+	screenshot(ann, t, "web-phone-calendar.png")
 	cal, err := hangarv1.NewCalendarServiceClient(conn).GetCalendar(api.Ctx(), &hangarv1.GetCalendarRequest{})
 	if err != nil {
 		t.Fatal(err)
