@@ -52,7 +52,8 @@ func TestLongWebOffersChat(t *testing.T) {
 		return get(p, t, "read the player id", chromedp.Evaluate[string](`decodeURIComponent(document.getElementById('me').getAttribute('href').split('/')[2])`))
 	}
 	annID, benID := meOf(ann), meOf(ben)
-	api := nodetest.AsPlayer(nodetest.Dial(t, n.Addr()), token(ann, t))
+	conn := nodetest.Dial(t, n.Addr())
+	api := nodetest.AsPlayer(conn, token(ann, t))
 
 	// Friends: Ben asks from Ann's page; Ann accepts on her friends page,
 	// which then lists Ben, online.
@@ -75,7 +76,9 @@ func TestLongWebOffersChat(t *testing.T) {
 		set('game', 'carcassonne'); set('seats', '2'); set('bots', '0'); set('clock', 'per-move'); set('clock-minutes', '1440');
 	})()`))
 	do(ann, t, "the clock's fields show", chromedp.WaitVisible(chromedp.ID("timeout-policy")))
+	click(ann, t, "pause on weekends", "#pause-weekends")
 	fits(ann, t, "the lobby's form with a clock")
+	screenshot(ann, t, "web-phone-clock-form.png")
 	do(ann, t, "create the match", chromedp.Click(chromedp.ID("create-match")),
 		chromedp.WaitVisible(chromedp.CSS(`#match[data-status="open"]`)))
 	id := matchID(ann, t)
@@ -87,6 +90,9 @@ func TestLongWebOffersChat(t *testing.T) {
 	m := api.Match(t, id)
 	if tc := m.GetTimeControl(); tc.GetKind() != hangarv1.TimeControlKind_TIME_CONTROL_KIND_PER_MOVE || tc.GetPerMove().AsDuration() != 24*time.Hour {
 		t.Fatalf("the match's time control is %v, want 24 h per move", tc)
+	}
+	if !m.GetTimeControl().GetPauseWeekends() {
+		t.Errorf("the match's time control is %v, want it paused on weekends", m.GetTimeControl())
 	}
 	pages := map[string]context.Context{"Ann": ann, "Ben": ben}
 	ids := map[string]string{"Ann": annID, "Ben": benID}
@@ -194,5 +200,23 @@ func TestLongWebOffersChat(t *testing.T) {
 	}
 	if got := api.Match(t, id).GetRematchMatchId(); got != re.GetMatchId() {
 		t.Fatalf("the old match's rematch is %q, the pages are in %q", got, re.GetMatchId())
+	}
+
+	// On her own page Ann sets her time zone and starts a day's vacation.
+	do(ann, t, "Ann's own page", chromedp.Navigate(base+"#/player/"+annID), chromedp.WaitVisible(chromedp.CSS(`#calendar[data-loaded]`)))
+	do(ann, t, "choose a time zone", chromedp.SetValue(chromedp.ID("time-zone"), "Pacific/Auckland"))
+	click(ann, t, "save the time zone", "#time-zone-save")
+	until(ann, t, "the zone is saved", `document.getElementById('vacation-status').textContent.includes('Pacific/Auckland')`)
+	click(ann, t, "start a day's vacation", "#vacation-start")
+	do(ann, t, "the vacation shows", chromedp.WaitVisible(chromedp.ID("vacation-end")))
+	fits(ann, t, "a player's own page with the calendar")
+	axe(ann, t, "a player's own page with the calendar")
+	screenshot(ann, t, "web-phone-calendar.png")
+	cal, err := hangarv1.NewCalendarServiceClient(conn).GetCalendar(api.Ctx(), &hangarv1.GetCalendarRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cal.GetCalendar(); c.GetTimeZone() != "Pacific/Auckland" || c.GetVacation().GetDays() != 1 || c.GetDaysUsed() != 1 {
+		t.Fatalf("GetCalendar is %v, want Pacific/Auckland with a running vacation of 1 day", c)
 	}
 }

@@ -3,6 +3,7 @@ import { timestampDate, type Any, type Timestamp } from "@bufbuild/protobuf/wkt"
 import { Code, createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import { HangarError, Reasons } from "./errors.js";
 import { hangarRegistry, unpack } from "./games.js";
+import { CalendarService } from "./gen/hangar/v1/calendar_pb.js";
 import { ChatService } from "./gen/hangar/v1/chat_pb.js";
 import { GameService, type GameInfo } from "./gen/hangar/v1/game_pb.js";
 import { HistoryService } from "./gen/hangar/v1/history_pb.js";
@@ -187,6 +188,7 @@ export class Session {
   readonly offers: Client<typeof OfferService>;
   readonly chat: Client<typeof ChatService>;
   readonly friends: Client<typeof FriendService>;
+  readonly calendar: Client<typeof CalendarService>;
 
   #token: Token;
   #due = 0; // when (ms since the epoch) the token is to be refreshed
@@ -218,6 +220,7 @@ export class Session {
     this.offers = wrap(OfferService, client.transport, auth);
     this.chat = wrap(ChatService, client.transport, auth);
     this.friends = wrap(FriendService, client.transport, auth);
+    this.calendar = wrap(CalendarService, client.transport, auth);
     this.#token = token;
     this.#schedule(Date.now());
   }

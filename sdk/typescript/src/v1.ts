@@ -1,4 +1,5 @@
 // The platform API (hangar.v1): its messages, enums and services.
+export * from "./gen/hangar/v1/calendar_pb.js";
 export * from "./gen/hangar/v1/chat_pb.js";
 export * from "./gen/hangar/v1/clock_pb.js";
 export * from "./gen/hangar/v1/game_pb.js";

@@ -30,12 +30,35 @@ export function clockText(msLeft: number): string {
   return `${m}:${String(s % 60).padStart(2, "0")}`;
 }
 
-/** Choice is what the lobby's form asks: a kind, minutes, seconds of increment, a policy. */
+/**
+ * Choice is what the lobby's form asks: a kind, minutes, seconds of
+ * increment, a policy, whether the clock pauses on weekends, and the
+ * reminders ("default": the server's; "none": none; else seconds before
+ * the deadline, comma-separated).
+ */
 export interface Choice {
   kind: "none" | "per-move" | "increment" | "bank";
   minutes: number;
   incrementSeconds: number;
   policy: v1.TimeoutPolicy;
+  pauseWeekends?: boolean;
+  reminders?: string;
+}
+
+/** REMINDERS are the reminder choices the lobby's form offers, as Choice.reminders. */
+export const REMINDERS: [string, string][] = [
+  ["default", "The server's usual reminders"],
+  ["none", "No reminders"],
+  ["3600", "1 hour before"],
+  ["3600,600", "1 hour and 10 minutes before"],
+];
+
+/**
+ * correspondence reports whether a clock may pause on weekends: the server
+ * allows it for a day or more per move or in the bank.
+ */
+export function correspondence(kind: Choice["kind"], minutes: number): boolean {
+  return kind !== "none" && minutes >= 1440;
 }
 
 /** timeControl is the form's choice as CreateMatch's time_control (undefined: no clock). */
@@ -43,9 +66,9 @@ export function timeControl(c: Choice): v1.TimeControl | undefined {
   const base = {
     $typeName: "hangar.v1.TimeControl" as const,
     timeoutPolicy: c.policy,
-    pauseWeekends: false,
-    reminders: [],
-    noReminders: false,
+    pauseWeekends: !!c.pauseWeekends && correspondence(c.kind, c.minutes),
+    reminders: c.reminders && c.reminders !== "default" && c.reminders !== "none" ? c.reminders.split(",").map((s) => duration(Number(s))) : [],
+    noReminders: c.reminders === "none",
   };
   const span = duration(c.minutes * 60);
   switch (c.kind) {
@@ -63,11 +86,20 @@ export function timeControl(c: Choice): v1.TimeControl | undefined {
 export function describeControl(m: v1.Match): string {
   const tc = m.timeControl;
   const policy = tc ? POLICY[tc.timeoutPolicy] ?? "" : "";
-  if (tc?.kind === v1.TimeControlKind.PER_MOVE) return `Clock: ${clockText(ms(tc.perMove))} per move; ${policy}`;
-  if (tc?.kind === v1.TimeControlKind.INCREMENT) return `Clock: ${clockText(ms(tc.initial))} + ${ms(tc.increment) / 1000} s per move; ${policy}`;
-  if (tc?.kind === v1.TimeControlKind.BANK) return `Clock: ${clockText(ms(tc.initial))} for the match; ${policy}`;
+  if (tc?.kind === v1.TimeControlKind.PER_MOVE) return `Clock: ${clockText(ms(tc.perMove))} per move; ${policy}${describeExtras(tc)}`;
+  if (tc?.kind === v1.TimeControlKind.INCREMENT) return `Clock: ${clockText(ms(tc.initial))} + ${ms(tc.increment) / 1000} s per move; ${policy}${describeExtras(tc)}`;
+  if (tc?.kind === v1.TimeControlKind.BANK) return `Clock: ${clockText(ms(tc.initial))} for the match; ${policy}${describeExtras(tc)}`;
   if (m.turnTime) return `Clock: ${clockText(ms(m.turnTime))} per turn`;
   return "";
+}
+
+/** describeExtras is a clock's weekend pause and reminders in words, or "". */
+function describeExtras(tc: v1.TimeControl): string {
+  const parts: string[] = [];
+  if (tc.pauseWeekends) parts.push("paused on weekends");
+  if (tc.noReminders) parts.push("no reminders");
+  else if (tc.reminders.length) parts.push(`reminders ${tc.reminders.map((d) => clockText(ms(d))).join(" and ")} before the deadline`);
+  return parts.length ? `; ${parts.join("; ")}` : "";
 }
 
 const POLICY: Partial<Record<v1.TimeoutPolicy, string>> = {

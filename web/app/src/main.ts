@@ -24,6 +24,7 @@ import {
 import * as aero from "./aeroplane.js";
 import * as carc from "./carcassonne.js";
 import { chatPanel } from "./chat.js";
+import { calendarCard } from "./calendar.js";
 import * as clock from "./clock.js";
 import { friendsView, relationButtons, social } from "./friends.js";
 import { h } from "./dom.js";
@@ -244,24 +245,32 @@ function lobby(): void {
     h("option", { value: v1.TimeoutPolicy.BOT }, "A bot takes the seat"),
     h("option", { value: v1.TimeoutPolicy.ABORT_IF_UNSTARTED }, "Abort if no move yet, else lose"));
   const minutesLabel = h("label", { for: "clock-minutes" }, "Minutes");
+  const weekends = h("input", { id: "pause-weekends", type: "checkbox" });
+  const weekendsLabel = h("label", { class: "check", id: "pause-weekends-field" }, weekends, " Pause on weekends (Saturday and Sunday in each player's time zone)");
+  const reminders = h("select", { id: "reminders" }, clock.REMINDERS.map(([v, text]) => h("option", { value: v }, text)));
   const clockFields = h("div", { id: "clock-fields" },
     minutesLabel, minutes,
     h("div", { id: "increment-field" }, h("label", { for: "clock-increment" }, "Seconds added after each move"), increment),
-    h("label", { for: "timeout-policy" }, "When time runs out"), policy);
+    h("label", { for: "timeout-policy" }, "When time runs out"), policy,
+    weekendsLabel,
+    h("label", { for: "reminders" }, "Remind the player to move"), reminders);
   const sync = () => {
     autoRollLabel.hidden = games?.get(game.value)?.stateType !== "hangar.aeroplane.v1.State";
     clockFields.hidden = clockKind.value === "none";
+    weekendsLabel.hidden = !clock.correspondence(clockKind.value as clock.Choice["kind"], Number(minutes.value));
     minutesLabel.textContent = clockKind.value === "per-move" ? "Minutes per move (1440: a day)" : "Minutes in the bank";
     (clockFields.querySelector("#increment-field") as HTMLElement).hidden = clockKind.value !== "increment";
   };
   game.addEventListener("change", sync);
   clockKind.addEventListener("change", sync);
+  minutes.addEventListener("input", sync);
+  minutes.addEventListener("change", sync);
   sync();
   const form = h("form", {
     id: "new-match", class: "card",
     onsubmit: (e: Event) => {
       e.preventDefault();
-      const tc = clock.timeControl({ kind: clockKind.value as clock.Choice["kind"], minutes: Number(minutes.value), incrementSeconds: Number(increment.value), policy: Number(policy.value) });
+      const tc = clock.timeControl({ kind: clockKind.value as clock.Choice["kind"], minutes: Number(minutes.value), incrementSeconds: Number(increment.value), policy: Number(policy.value), pauseWeekends: weekends.checked, reminders: reminders.value });
       createMatch(game.value, Number(bots.value), Number(seats.value), autoRoll.checked, priv.checked, tc).catch(showError);
     },
   },
@@ -1118,6 +1127,8 @@ async function playerView(id: string): Promise<void> {
   const body = h("div", {}, h("p", {}, "Loading…"));
   const rel = h("div", { class: "relation" });
   app.replaceChildren(h("section", { class: "card", id: "player" }, body, errorBox()));
+  // The player's own page has their calendar.
+  if (id === me?.playerId) app.append(calendarCard(session!));
   // The buttons to be friends or to block, for another player's page.
   const relations = async () => {
     if (id === me?.playerId) return;
