@@ -76,13 +76,32 @@ func TestAPIDocReasons(t *testing.T) {
 	t.Run("node", func(t *testing.T) {
 		t.Parallel()
 		node := nodePath(t)
-		sdk := filepath.Join(root, "sdk", "typescript")
-		modules := filepath.Join(sdk, "node_modules")
-		for _, need := range []string{".bin/tsc", "@bufbuild/protobuf/package.json"} {
-			if _, err := os.Stat(filepath.Join(modules, need)); err != nil {
-				unavailable(t, "sdk/typescript has no node_modules/"+need+" (npm ci in sdk/typescript)")
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			unavailable(t, "npm is not on PATH")
+		}
+		// The SDK's packages and its two generated google.rpc files, in a
+		// directory of the test's own: TestSDK reinstalls sdk/typescript's
+		// node_modules (npm ci) while the packages' tests run side by side.
+		sdk := t.TempDir()
+		for _, f := range []string{"package.json", "package-lock.json", "src/gen/google/rpc/status_pb.ts", "src/gen/google/rpc/error_details_pb.ts"} {
+			b, err := os.ReadFile(filepath.Join(root, "sdk", "typescript", f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(sdk, f)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(sdk, f), b, 0o644); err != nil {
+				t.Fatal(err)
 			}
 		}
+		install := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+		install.Dir = sdk
+		if out, err := install.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci: %v: %s", err, out)
+		}
+		modules := filepath.Join(sdk, "node_modules")
 		bins := trailer.Get("grpc-status-details-bin")
 		if len(bins) != 1 {
 			t.Fatalf("the refusal's trailer holds %d grpc-status-details-bin", len(bins))
