@@ -83,12 +83,19 @@ type Call struct {
 func (r *Recorder) now() int64 { return int64(time.Since(r.start)) }
 
 // Call records that client sends a command to match with the request id
-// reqID, expecting the match at version expected.
+// reqID, expecting the match at version expected. A nil Recorder records
+// nothing: its calls are nil, and a nil Call's answers are dropped.
 func (r *Recorder) Call(client int, match, reqID string, expected int64) *Call {
+	if r == nil {
+		return nil
+	}
 	return &Call{r: r, match: match, op: &op{client: client, reqID: reqID, expected: expected, call: r.now()}}
 }
 
 func (c *Call) end(out outcome, events []Entry) {
+	if c == nil {
+		return
+	}
 	c.op.out, c.op.events = out, events
 	if out == unknown {
 		c.op.ret = math.MaxInt64 // it may take effect at any time after the call
