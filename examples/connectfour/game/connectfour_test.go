@@ -28,7 +28,7 @@ func TestContract(t *testing.T) {
 	info := game.NewRegistry(connectfour.Game{}).Describe(connectfour.Name)
 	want := &hangarv1.GameInfo{Name: "connectfour", Title: "Connect Four", MinSeats: 2, MaxSeats: 2,
 		OptionsType: "connectfour.v1.Options", StateType: "connectfour.v1.State", BoardType: "connectfour.v1.Board",
-		ActionTypes: []string{"connectfour.v1.Drop"}, EventType: "connectfour.v1.Event"}
+		ActionTypes: []string{"connectfour.v1.Drop"}, EventType: "connectfour.v1.Event", Draws: true, Takebacks: true}
 	if !proto.Equal(info, want) {
 		t.Errorf("Describe = %v, want %v", info, want)
 	}
