@@ -266,10 +266,16 @@ func TestArchiveNode(t *testing.T) {
 		n := node(t, cfg)
 		ada := newClient(t, n.Addr(), "Ada")
 		m := newMatch(t, ada, 2, 0)
-		if _, err := ada.matches.LeaveMatch(ada.ctx(), &hangarv1.LeaveMatchRequest{MatchId: m.GetMatchId()}); err != nil {
+		// The leave's own answer holds the end time: the node may archive
+		// the match before any later read reaches it.
+		left, err := ada.matches.LeaveMatch(ada.ctx(), &hangarv1.LeaveMatchRequest{MatchId: m.GetMatchId()})
+		if err != nil {
 			t.Fatal(err)
 		}
-		final := ada.get(t, m.GetMatchId())
+		final := left.GetMatch()
+		if final.GetEndTime() == nil {
+			t.Fatalf("the last seat left and the match did not end: %v", final)
+		}
 		name := service.ArchiveName(store.Match{ID: m.GetMatchId(), Ended: final.GetEndTime().AsTime()})
 		for deadline := time.Now().Add(20 * time.Second); ; {
 			_, err := ada.matches.GetMatch(ada.ctx(), &hangarv1.GetMatchRequest{MatchId: m.GetMatchId()})
