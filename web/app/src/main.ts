@@ -25,6 +25,7 @@ import * as aero from "./aeroplane.js";
 import * as carc from "./carcassonne.js";
 import { chatPanel } from "./chat.js";
 import { calendarCard } from "./calendar.js";
+import { noticesCard } from "./notices.js";
 import * as clock from "./clock.js";
 import { friendsView, relationButtons, social } from "./friends.js";
 import { h } from "./dom.js";
@@ -217,7 +218,11 @@ async function createMatch(game: string, bots: number, seats: number, autoRoll: 
 
 function lobby(): void {
   let timer = 0;
-  setView(() => clearInterval(timer));
+  const stop = new AbortController();
+  setView(() => {
+    clearInterval(timer);
+    stop.abort();
+  });
   const list = [...(games?.values() ?? [])];
   const quick = h("div", { class: "quick" },
     list.map((g) => h("button", {
@@ -290,6 +295,7 @@ function lobby(): void {
   app.replaceChildren(h("div", { class: "lobby" },
     h("section", { class: "card", "aria-labelledby": "h-play" }, h("h1", { id: "h-play" }, "Play now"), quick, errorBox()),
     h("section", { class: "card", "aria-labelledby": "h-live" }, h("h2", { id: "h-live" }, "Your live matches"), live),
+    noticesCard({ session: session!, titleOf, nameOf, errorText, signal: stop.signal }),
     h("section", { class: "card", "aria-labelledby": "h-open" }, h("h2", { id: "h-open" }, "Open matches"), open),
     h("section", { class: "card", "aria-labelledby": "h-fin" }, h("h2", { id: "h-fin" }, "Finished matches"), done),
     form,
