@@ -622,9 +622,35 @@ func TestOIDCSuspendedPlayer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// watch opens a notice stream with token; its channel gets how it
+		// ended.
+		watch := func(token string) <-chan error {
+			t.Helper()
+			ctx, cancel := context.WithTimeout(withToken(context.Background(), token), time.Minute)
+			t.Cleanup(cancel)
+			st, err := hangarv1.NewNoticeServiceClient(conn).WatchPlayer(ctx, &hangarv1.WatchPlayerRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Header(); err != nil { // the node holds the stream
+				t.Fatal(err)
+			}
+			ended := make(chan error, 1)
+			go func() {
+				for {
+					if _, err := st.Recv(); err != nil {
+						ended <- err
+						return
+					}
+				}
+			}()
+			return ended
+		}
+		open := watch(tok)
 		if _, err := admin.SuspendPlayer(asAdmin, &hangarv1.SuspendPlayerRequest{PlayerId: p.GetPlayerId(), Reason: "spam"}); err != nil {
 			t.Fatal(err)
 		}
+		wantErr(t, "the suspended player's stream", <-open, codes.PermissionDenied, "PLAYER_SUSPENDED")
 		wantErr(t, "the suspended player's cached token", me(c, tok), codes.PermissionDenied, "PLAYER_SUSPENDED")
 		fresh := is.token(t, is.claims("alice", clock.Now().Add(time.Second), "name", "Alice"))
 		wantErr(t, "the suspended player's new token", me(c, fresh), codes.PermissionDenied, "PLAYER_SUSPENDED")
@@ -634,9 +660,11 @@ func TestOIDCSuspendedPlayer(t *testing.T) {
 		if got, err := whoami(c, fresh); err != nil || got.GetPlayerId() != p.GetPlayerId() {
 			t.Fatalf("after reinstatement: %v, %v", got, err)
 		}
+		open = watch(fresh)
 		if _, err := admin.DeletePlayer(asAdmin, &hangarv1.DeletePlayerRequest{PlayerId: p.GetPlayerId(), Reason: "erase"}); err != nil {
 			t.Fatal(err)
 		}
+		wantErr(t, "the deleted player's stream", <-open, codes.PermissionDenied, "PLAYER_DELETED")
 		wantErr(t, "the deleted player's token", me(c, fresh), codes.PermissionDenied, "PLAYER_DELETED")
 		again := is.token(t, is.claims("alice", clock.Now().Add(2*time.Second), "name", "Alice"))
 		wantErr(t, "the deleted player's new token", me(c, again), codes.PermissionDenied, "PLAYER_DELETED")

@@ -296,11 +296,46 @@ func (a *Authenticator) revoked(r store.Revocation) {
 		// again, and refused, on their next use.
 		a.oidc.forgetPlayer(r.Player)
 	}
+	var provider []*authedStream
 	for st := range a.streams {
-		// A provider's token has no session to revoke.
-		if st.expires.IsZero() && hit(st.hash, st.player) {
+		switch {
+		case st.expires.IsZero() && hit(st.hash, st.player):
 			st.cancel(ErrTokenRevoked)
+		case !st.expires.IsZero() && r.TokenHash == nil && st.player == r.Player:
+			// A provider's token has no session to revoke, and signing
+			// the player out leaves it valid; a suspension or a deletion
+			// ends its streams (endProvider).
+			provider = append(provider, st)
 		}
+	}
+	if len(provider) > 0 {
+		go a.endProvider(r.Player, provider)
+	}
+}
+
+// endProvider ends the streams of player id opened with an identity
+// provider's token, with the reason its calls are now refused, if the
+// player is suspended or deleted (a revocation of all of a player's
+// sessions is a sign-out everywhere, a suspension or a deletion). When the
+// store does not answer, the streams go on and their calls are refused.
+func (a *Authenticator) endProvider(id string, streams []*authedStream) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	acc, err := a.st.Account(ctx, id)
+	var why error
+	switch {
+	case err != nil:
+		a.log.WarnContext(ctx, "read a revoked player", "player", id, "err", err)
+		return
+	case !acc.Deleted.IsZero():
+		why = ErrPlayerDeleted
+	case !acc.Suspended.IsZero():
+		why = ErrPlayerSuspended
+	default:
+		return
+	}
+	for _, st := range streams {
+		st.cancel(why)
 	}
 }
 
@@ -450,7 +485,8 @@ func (a *Authenticator) StreamInterceptor(status func(context.Context, error) er
 		}()
 		err = h(srv, st)
 		// A stream whose session ended says why, not just "canceled".
-		if cause := context.Cause(ctx); err != nil && errors.Is(cause, fault.ErrUnauthenticated) {
+		if cause := context.Cause(ctx); err != nil && (errors.Is(cause, fault.ErrUnauthenticated) ||
+			errors.Is(cause, ErrPlayerSuspended) || errors.Is(cause, ErrPlayerDeleted)) {
 			return status(ctx, cause)
 		}
 		return err
