@@ -81,7 +81,7 @@ type Match struct {
 	// unrated: the match changes no ratings (package matchmaker).
 	unrated bool
 	// Codes are the live invite codes of a private match (codes.go).
-	Codes []InviteCode
+	Codes InviteCodes
 	// optionsAny is Options as the API carries them (nil: none);
 	// optionsWire is its wire form and optionsStored the options as the
 	// row keeps them (game.EncodeOptions), for every command's row: made
@@ -278,9 +278,12 @@ func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold 
 		}
 	case *hangarv1.Event_PlayersInvited:
 		m.Invited = append(m.Invited, b.PlayersInvited.GetPlayerIds()...)
-	case *hangarv1.Event_InviteCodeCreated, *hangarv1.Event_InviteCodeRevoked,
-		*hangarv1.Event_InvitationAccepted, *hangarv1.Event_InvitationDeclined:
-		m.recordInvitation(ev)
+	case *hangarv1.Event_InviteCodeCreated, *hangarv1.Event_InviteCodeRevoked:
+		m.Codes.record(ev)
+	case *hangarv1.Event_InvitationDeclined:
+		m.Invited = slices.DeleteFunc(m.Invited, func(p string) bool { return p == b.InvitationDeclined.GetPlayerId() })
+	case *hangarv1.Event_InvitationAccepted:
+		// The PlayerJoined of the same command seats the player.
 	case *hangarv1.Event_OfferMade, *hangarv1.Event_OfferAnswered, *hangarv1.Event_OfferLapsed,
 		*hangarv1.Event_MovesTakenBack, *hangarv1.Event_RematchStarted:
 		if err := m.recordOffer(ev); err != nil {
@@ -475,7 +478,7 @@ func (m *Match) Summary() *hangarv1.Match {
 		MatchId: m.ID, Game: m.Game.Name(), Status: StatusProto[m.Status], Version: m.Version,
 		CreatorId: m.Creator, Options: m.optionsAny, CreateTime: timestamppb.New(m.created), BotLevel: m.botLevel,
 		Private: m.Private, InvitedPlayerIds: slices.Clone(m.Invited), Unrated: m.unrated,
-		InviteCodeIds: m.codeIDs(), Offer: m.Offer, RematchOf: m.rematchOf, RematchMatchId: m.rematch,
+		InviteCodeIds: m.Codes.ids(), Offer: m.Offer, RematchOf: m.rematchOf, RematchMatchId: m.rematch,
 	}
 	if !m.started.IsZero() {
 		pm.StartTime = timestamppb.New(m.started)
