@@ -13,16 +13,16 @@ import (
 // drawAeroplane draws the board with the planes on it, then a line per
 // seat naming where each of its planes is (the board shows a square with
 // several planes by their count).
-func (s *session) drawAeroplane(b *strings.Builder, st *aeroplanev1.State) {
+func (v *view) drawAeroplane(b *strings.Builder, st *aeroplanev1.State) {
 	if st.GetPhase() == aeroplanev1.Phase_PHASE_MOVE && st.GetDie() > 0 {
-		fmt.Fprintf(b, "die: %s\n", s.p.paint(strconv.Itoa(int(st.GetDie())), "1"))
-	} else if s.lastDie > 0 {
-		fmt.Fprintf(b, "last roll: %d\n", s.lastDie)
+		fmt.Fprintf(b, "die: %s\n", v.p.paint(strconv.Itoa(int(st.GetDie())), "1"))
+	} else if v.lastDie > 0 {
+		fmt.Fprintf(b, "last roll: %d\n", v.lastDie)
 	}
-	if s.board != nil {
-		b.WriteString(s.aeroplaneGrid(st))
-	} else if s.noBoard != "" {
-		b.WriteString(s.noBoard + "\n")
+	if v.board != nil {
+		b.WriteString(v.aeroplaneGrid(st))
+	} else if v.noBoard != "" {
+		b.WriteString(v.noBoard + "\n")
 	}
 	for _, seat := range st.GetSeats() {
 		var where []string
@@ -36,8 +36,8 @@ func (s *session) drawAeroplane(b *strings.Builder, st *aeroplanev1.State) {
 			}
 			where = append(where, w)
 		}
-		c := s.colour(seat)
-		fmt.Fprintf(b, "  %s %-7s %-16s %s\n", s.planeGlyph(c, strings.ToUpper(c[:1])+" "), title(c), "("+s.player(seat)+")", strings.Join(where, "  "))
+		c := v.colour(seat)
+		fmt.Fprintf(b, "  %s %-7s %-16s %s\n", v.planeGlyph(c, strings.ToUpper(c[:1])+" "), title(c), "("+v.player(seat)+")", strings.Join(where, "  "))
 	}
 }
 
@@ -57,16 +57,16 @@ func position(p int32) string {
 }
 
 // planeGlyph paints two characters as a plane of colour c.
-func (s *session) planeGlyph(c, text string) string {
-	return s.p.paint(text, bg(c), onColour(c), "1")
+func (v *view) planeGlyph(c, text string) string {
+	return v.p.paint(text, bg(c), onColour(c), "1")
 }
 
 // aeroplaneGrid is the board drawn on its grid: every square two cells
 // wide at its x, y, empty squares in their colour, planes as their seat's
 // letter and index in reverse colour (a count and the letter when several
 // planes share a square).
-func (s *session) aeroplaneGrid(st *aeroplanev1.State) string {
-	bd := s.board
+func (v *view) aeroplaneGrid(st *aeroplanev1.State) string {
+	bd := v.board
 	on := map[int32][]*aeroplanev1.Plane{}
 	for _, pl := range st.GetPlanes() {
 		seat, pos := pl.GetSeat(), pl.GetPosition()
@@ -93,7 +93,7 @@ func (s *session) aeroplaneGrid(st *aeroplanev1.State) string {
 	}
 	for _, sq := range bd.GetSquares() {
 		r, c := int(sq.GetY()-top), int(sq.GetX()-1-left)
-		grid[r][c] = s.squareText(sq, on[sq.GetIndex()])
+		grid[r][c] = v.squareText(sq, on[sq.GetIndex()])
 		if c+1 < cols {
 			grid[r][c+1] = "\x00" // covered by the square to its left
 		}
@@ -119,26 +119,26 @@ func (s *session) aeroplaneGrid(st *aeroplanev1.State) string {
 }
 
 // squareText is one square, two cells wide.
-func (s *session) squareText(sq *aeroplanev1.Square, planes []*aeroplanev1.Plane) string {
+func (v *view) squareText(sq *aeroplanev1.Square, planes []*aeroplanev1.Plane) string {
 	if len(planes) > 0 {
 		seat := planes[0].GetSeat()
 		same := true
 		for _, pl := range planes {
 			same = same && pl.GetSeat() == seat
 		}
-		c := s.colour(seat)
+		c := v.colour(seat)
 		letter := strings.ToUpper(c[:1])
 		switch {
 		case len(planes) == 1:
-			return s.planeGlyph(c, letter+strconv.Itoa(int(planes[0].GetIndex())))
+			return v.planeGlyph(c, letter+strconv.Itoa(int(planes[0].GetIndex())))
 		case same:
-			return s.planeGlyph(c, strconv.Itoa(len(planes))+letter)
+			return v.planeGlyph(c, strconv.Itoa(len(planes))+letter)
 		}
-		return s.p.paint(strconv.Itoa(len(planes))+"*", "7", "1")
+		return v.p.paint(strconv.Itoa(len(planes))+"*", "7", "1")
 	}
 	c := ""
 	if sq.GetColourSeat() >= 0 {
-		c = s.colour(sq.GetColourSeat())
+		c = v.colour(sq.GetColourSeat())
 	}
 	glyph := "[]"
 	switch {
@@ -149,7 +149,7 @@ func (s *session) squareText(sq *aeroplanev1.Square, planes []*aeroplanev1.Plane
 	case sq.GetKind() == aeroplanev1.SquareKind_SQUARE_KIND_HOME_COLUMN:
 		glyph = "=="
 	case sq.GetKind() == aeroplanev1.SquareKind_SQUARE_KIND_CENTRE:
-		return s.p.paint("()", "1")
+		return v.p.paint("()", "1")
 	case sq.GetFlightStart():
 		glyph = "~>"
 	case sq.GetFlightEnd():
@@ -157,38 +157,38 @@ func (s *session) squareText(sq *aeroplanev1.Square, planes []*aeroplanev1.Plane
 	case sq.GetTurnIn():
 		glyph = "[>"
 	}
-	if !s.p.on && c != "" && glyph == "[]" {
+	if !v.p.on && c != "" && glyph == "[]" {
 		// Without colour a loop square names its colour.
 		return c[:1] + "."
 	}
-	return s.p.paint(glyph, fg(c))
+	return v.p.paint(glyph, fg(c))
 }
 
 // aeroplaneEvent is one game event in words, from the phrasebook the web
 // client shares.
-func (s *session) aeroplaneEvent(e *aeroplanev1.Event) string {
+func (v *view) aeroplaneEvent(e *aeroplanev1.Event) string {
 	names := func(seats []int32) string {
 		var out []string
 		for _, seat := range seats {
-			out = append(out, s.seatName(seat))
+			out = append(out, v.seatName(seat))
 		}
 		return strings.Join(out, ", ")
 	}
 	say := func(key string) string {
 		return phrase.Say(key,
-			"who", s.seatName(e.GetSeat()),
-			"planes", s.planeList(e.GetPlanes()),
-			"die", s.p.paint(strconv.Itoa(int(e.GetDie())), "1"),
+			"who", v.seatName(e.GetSeat()),
+			"planes", v.planeList(e.GetPlanes()),
+			"die", v.p.paint(strconv.Itoa(int(e.GetDie())), "1"),
 			"from", position(e.GetFrom()),
 			"to", position(e.GetTo()),
 			"place", strconv.Itoa(int(e.GetPlace())),
-			"next", s.seatName(e.GetNextSeat()),
+			"next", v.seatName(e.GetNextSeat()),
 			"ranking", names(e.GetRanking()),
 			"seats", names(e.GetSeats()))
 	}
 	switch e.GetKind() {
 	case aeroplanev1.EventKind_EVENT_KIND_ROLLED:
-		if s.last.GetPhase() == "start" || strings.Contains(e.GetNotation(), "start") {
+		if v.last.GetPhase() == "start" || strings.Contains(e.GetNotation(), "start") {
 			return say("aeroplane.rolled.start")
 		}
 		return say("aeroplane.rolled")
@@ -230,7 +230,7 @@ func (s *session) aeroplaneEvent(e *aeroplanev1.Event) string {
 }
 
 // planeList names planes: "Red 2", "Red 1+3".
-func (s *session) planeList(refs []*aeroplanev1.PlaneRef) string {
+func (v *view) planeList(refs []*aeroplanev1.PlaneRef) string {
 	bySeat := map[int32][]string{}
 	var seats []int32
 	for _, r := range refs {
@@ -242,14 +242,14 @@ func (s *session) planeList(refs []*aeroplanev1.PlaneRef) string {
 	sort.Slice(seats, func(i, j int) bool { return seats[i] < seats[j] })
 	var parts []string
 	for _, seat := range seats {
-		parts = append(parts, s.seatName(seat)+" "+strings.Join(bySeat[seat], "+"))
+		parts = append(parts, v.seatName(seat)+" "+strings.Join(bySeat[seat], "+"))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // aeroplaneMove is a legal move with what it would do: "plane 2: 12 -> 18,
 // jump to 22, captures Blue 1".
-func (s *session) aeroplaneMove(mv *aeroplanev1.Move, die int32) string {
+func (v *view) aeroplaneMove(mv *aeroplanev1.Move, die int32) string {
 	if mv.GetKind() == aeroplanev1.MoveKind_MOVE_KIND_PASS {
 		return "pass (leave the roll unused)"
 	}
@@ -290,7 +290,7 @@ func (s *session) aeroplaneMove(mv *aeroplanev1.Move, die int32) string {
 		}
 	}
 	if len(pv.GetCaptures()) > 0 {
-		c := "captures " + s.planeList(pv.GetCaptures())
+		c := "captures " + v.planeList(pv.GetCaptures())
 		if pv.GetCrossing() {
 			c += " crossing"
 		}

@@ -12,17 +12,17 @@ import (
 // drawCarcassonne draws the map of the tiles laid (each tile three rows of
 // five cells: its sides' cities C, roads | and -, a cloister M, a follower
 // as its seat's letter), then the scores, supplies and the tile in hand.
-func (s *session) drawCarcassonne(b *strings.Builder, st *carcassonnev1.State) {
-	b.WriteString(s.carcassonneMap(st))
+func (v *view) drawCarcassonne(b *strings.Builder, st *carcassonnev1.State) {
+	b.WriteString(v.carcassonneMap(st))
 	for seat := range st.GetScores() {
 		seat := int32(seat)
-		c := s.colour(seat)
+		c := v.colour(seat)
 		supply := int32(0)
 		if int(seat) < len(st.GetSupply()) {
 			supply = st.GetSupply()[seat]
 		}
 		fmt.Fprintf(b, "  %s %-7s %-16s %3d points, %d followers in supply\n",
-			s.p.paint(strings.ToUpper(c[:1])+" ", bg(c), onColour(c), "1"), title(c), "("+s.player(seat)+")", st.GetScores()[seat], supply)
+			v.p.paint(strings.ToUpper(c[:1])+" ", bg(c), onColour(c), "1"), title(c), "("+v.player(seat)+")", st.GetScores()[seat], supply)
 	}
 	line := fmt.Sprintf("  %d tiles left", st.GetTilesLeft())
 	if t := st.GetTile(); t != nil && t.GetName() != "" {
@@ -52,7 +52,7 @@ func kindName(k carcassonnev1.FeatureKind) string {
 }
 
 // carcassonneMap draws the placed tiles with x and y rulers.
-func (s *session) carcassonneMap(st *carcassonnev1.State) string {
+func (v *view) carcassonneMap(st *carcassonnev1.State) string {
 	if len(st.GetBoard()) == 0 {
 		return ""
 	}
@@ -101,11 +101,11 @@ func (s *session) carcassonneMap(st *carcassonnev1.State) string {
 			edge := func(sd carcassonnev1.Side, road string) string {
 				switch side(sd) {
 				case carcassonnev1.FeatureKind_FEATURE_KIND_CITY:
-					return s.p.paint("C", "33")
+					return v.p.paint("C", "33")
 				case carcassonnev1.FeatureKind_FEATURE_KIND_ROAD:
 					return road
 				}
-				return s.p.paint(".", "32")
+				return v.p.paint(".", "32")
 			}
 			centre := " "
 			for _, f := range t.GetFeatures() {
@@ -117,8 +117,8 @@ func (s *session) carcassonneMap(st *carcassonnev1.State) string {
 				}
 			}
 			if seat := followers[cell{x, y}]; seat > 0 {
-				c := s.colour(seat - 1)
-				centre = s.p.paint(strings.ToUpper(c[:1]), bg(c), onColour(c), "1")
+				c := v.colour(seat - 1)
+				centre = v.p.paint(strings.ToUpper(c[:1]), bg(c), onColour(c), "1")
 			}
 			n, e, so, w := edge(carcassonnev1.Side_SIDE_NORTH, "|"), edge(carcassonnev1.Side_SIDE_EAST, "-"), edge(carcassonnev1.Side_SIDE_SOUTH, "|"), edge(carcassonnev1.Side_SIDE_WEST, "-")
 			rows[0].WriteString("+ " + n + " +")
@@ -134,10 +134,10 @@ func (s *session) carcassonneMap(st *carcassonnev1.State) string {
 
 // carcassonneEvent is one game event in words, from the phrasebook the
 // web client shares.
-func (s *session) carcassonneEvent(e *carcassonnev1.Event) string {
+func (v *view) carcassonneEvent(e *carcassonnev1.Event) string {
 	say := func(key string) string {
 		return phrase.Say(key,
-			"who", s.seatName(e.GetSeat()),
+			"who", v.seatName(e.GetSeat()),
 			"tile", e.GetTile(),
 			"at", fmt.Sprintf("%d,%d", e.GetX(), e.GetY()),
 			"rotation", strconv.Itoa(int(e.GetRotation())),
@@ -177,9 +177,9 @@ func (s *session) carcassonneEvent(e *carcassonnev1.Event) string {
 }
 
 // carcassonneMove is a legal move in words, with its notation.
-func (s *session) carcassonneMove(mv *carcassonnev1.Move) string {
+func (v *view) carcassonneMove(mv *carcassonnev1.Move) string {
 	st := &carcassonnev1.State{}
-	if err := s.match.GetState().UnmarshalTo(st); err != nil {
+	if err := v.match.GetState().UnmarshalTo(st); err != nil {
 		return mv.GetNotation()
 	}
 	feature := func(x, y int32) string {

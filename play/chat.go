@@ -19,7 +19,7 @@ import (
 
 // chatChannel is the channel the session speaks and hears in.
 func (s *session) chatChannel() hangarv1.ChatChannel {
-	if s.seat >= 0 {
+	if s.view.seat >= 0 {
 		return hangarv1.ChatChannel_CHAT_CHANNEL_PLAYERS
 	}
 	return hangarv1.ChatChannel_CHAT_CHANNEL_SPECTATORS
@@ -80,9 +80,9 @@ func (s *session) chatLine(m *hangarv1.ChatMessage) string {
 		return "you say: " + m.GetText()
 	}
 	who := "a spectator"
-	for seat, st := range s.seats {
+	for seat, st := range s.view.seats {
 		if st.GetPlayerId() == m.GetAuthorId() {
-			who = s.seatName(seat) + " (" + s.player(seat) + ")"
+			who = s.view.seatName(seat) + " (" + s.view.player(seat) + ")"
 			break
 		}
 	}

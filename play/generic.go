@@ -120,11 +120,11 @@ func rawAny(a *anypb.Any) string {
 // decode is the message inside a when the client draws its game; nil for
 // a type it does not know, and for every type in the generic view
 // (Config.Generic), so that the callers fall back to the generic view.
-func (s *session) decode(a *anypb.Any) proto.Message {
-	if s.cfg.Generic || a == nil {
+func (v *view) decode(a *anypb.Any) proto.Message {
+	if v.generic || a == nil {
 		return nil
 	}
-	m, err := s.types.unpack(a)
+	m, err := v.types.unpack(a)
 	if err != nil {
 		return nil
 	}
@@ -138,16 +138,16 @@ func (s *session) decode(a *anypb.Any) proto.Message {
 
 // drawGeneric writes a state the client has no drawing for: its JSON,
 // indented under the type's full name.
-func (s *session) drawGeneric(b *strings.Builder, st *anypb.Any) {
+func (v *view) drawGeneric(b *strings.Builder, st *anypb.Any) {
 	if st == nil {
 		return
 	}
-	m, err := s.types.unpack(st)
+	m, err := v.types.unpack(st)
 	if err != nil {
 		fmt.Fprintf(b, "  state: %s\n", rawAny(st))
 		return
 	}
-	_, text, ok := s.types.anyJSON(st, "  ")
+	_, text, ok := v.types.anyJSON(st, "  ")
 	if !ok {
 		fmt.Fprintf(b, "  state: %s\n", rawAny(st))
 		return
@@ -160,7 +160,7 @@ func (s *session) drawGeneric(b *strings.Builder, st *anypb.Any) {
 // their fields. Without reflection (the server may turn it off) the view
 // falls back to type URLs and sizes.
 func (s *session) learnTypes(conn grpc.ClientConnInterface) {
-	info := s.info
+	info := s.view.info
 	var missing []string
 	for _, name := range append([]string{info.GetOptionsType(), info.GetStateType(), info.GetBoardType(), info.GetEventType()}, info.GetActionTypes()...) {
 		if name == "" {
@@ -181,7 +181,7 @@ func (s *session) learnTypes(conn grpc.ClientConnInterface) {
 	if len(undescribed) > 0 {
 		s.printf("the server did not describe %s: showing its type name only\n", strings.Join(undescribed, ", "))
 	}
-	s.types.extra = types
+	s.view.types.extra = types
 }
 
 // reflectTypes builds the message types of symbols from the file

@@ -57,7 +57,7 @@ func (s *session) offerCommand(line string) bool {
 
 // offerLine is an event of the offers in words; ok is false for any other
 // event.
-func (s *session) offerLine(ev *hangarv1.Event) (line string, ok bool) {
+func (v *view) offerLine(ev *hangarv1.Event) (line string, ok bool) {
 	kind := func(k hangarv1.OfferKind) string {
 		return strings.ToLower(strings.TrimPrefix(k.String(), "OFFER_KIND_"))
 	}
@@ -68,13 +68,13 @@ func (s *session) offerLine(ev *hangarv1.Event) (line string, ok bool) {
 		if o.GetKind() == hangarv1.OfferKind_OFFER_KIND_ABORT {
 			article = "an"
 		}
-		line = fmt.Sprintf("%s offers %s %s (accept or decline)", s.seatName(o.GetSeat()), article, kind(o.GetKind()))
+		line = fmt.Sprintf("%s offers %s %s (accept or decline)", v.seatName(o.GetSeat()), article, kind(o.GetKind()))
 	case *hangarv1.Event_OfferAnswered:
 		answer := "declines"
 		if b.OfferAnswered.GetAccepted() {
 			answer = "accepts"
 		}
-		line = fmt.Sprintf("%s %s the offer", s.seatName(b.OfferAnswered.GetSeat()), answer)
+		line = fmt.Sprintf("%s %s the offer", v.seatName(b.OfferAnswered.GetSeat()), answer)
 	case *hangarv1.Event_OfferLapsed:
 		line = "the offer lapsed: " + strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(b.OfferLapsed.GetReason().String(), "OFFER_LAPSE_REASON_")), "_", " ")
 	case *hangarv1.Event_MovesTakenBack:

@@ -117,13 +117,12 @@ func Run(ctx context.Context, cfg Config) error {
 	s := &session{
 		cfg:     cfg,
 		out:     bufio.NewWriter(cfg.Out),
-		p:       painter{on: cfg.Colour},
 		conn:    conn,
 		players: hangarv1.NewPlayerServiceClient(conn),
 		matches: hangarv1.NewMatchServiceClient(conn),
 		moves:   hangarv1.NewMoveServiceClient(conn),
 		games:   hangarv1.NewGameServiceClient(conn),
-		seat:    -1,
+		view:    view{p: painter{on: cfg.Colour}, generic: cfg.Generic, seat: -1},
 	}
 	defer s.out.Flush()
 	var b [6]byte
@@ -146,12 +145,13 @@ func Run(ctx context.Context, cfg Config) error {
 	return err
 }
 
-// session is one client's view of one match. Only the goroutine running
-// run writes to out.
+// session is one client's conversation with the server about one match:
+// the player, the watch, the prompts and what the player types. How the
+// match is shown is its view's job. Only the goroutine running run writes
+// to out.
 type session struct {
 	cfg     Config
 	out     *bufio.Writer
-	p       painter
 	conn    grpc.ClientConnInterface
 	players hangarv1.PlayerServiceClient
 	matches hangarv1.MatchServiceClient
@@ -161,19 +161,9 @@ type session struct {
 
 	me      string // player id
 	matchID string
-	game    string             // the match's game's name
-	info    *hangarv1.GameInfo // the game as ListGames describes it
-	types   resolver           // the game's message types the client knows
-	seat    int32              // the player's seat, -1 when watching
-	match   *hangarv1.Match
-	seats   map[int32]*hangarv1.Seat
-	board   *aeroplanev1.Board // nil until GetBoard answers
-	noBoard string             // why there is no board to draw
-
-	// last is the newest watch response: version, status, turn, phase.
-	last    *hangarv1.WatchMatchResponse
-	lastDie int32
-	ended   *hangarv1.MatchEnded
+	// view is the match as the client knows it, and shows it.
+	view  view
+	ended *hangarv1.MatchEnded
 
 	prompted  int64 // version of the last prompt
 	pending   *prompt
@@ -190,13 +180,34 @@ type session struct {
 	finalShown bool
 }
 
+// view is one match as the client knows it, and how the client shows it:
+// the board drawn, events, seats and players in words. The session fills
+// it as it reads the match and its events.
+type view struct {
+	p       painter
+	generic bool               // Config.Generic
+	game    string             // the match's game's name
+	info    *hangarv1.GameInfo // the game as ListGames describes it
+	types   resolver           // the game's message types the client knows
+	seat    int32              // the player's seat, -1 when watching
+	match   *hangarv1.Match
+	seats   map[int32]*hangarv1.Seat
+	board   *aeroplanev1.Board // nil until GetBoard answers
+	noBoard string             // why there is no board to draw
+
+	// last is the newest watch response: version, status, turn, phase.
+	last    *hangarv1.WatchMatchResponse
+	lastDie int32
+}
+
 // next is the session of s's rematch: the same player, connection and
 // input, joining the rematch.
 func (s *session) next() *session {
 	cfg := s.cfg
 	cfg.Create, cfg.Join = false, s.rematch
-	return &session{cfg: cfg, out: s.out, p: s.p, conn: s.conn, players: s.players, matches: s.matches, moves: s.moves,
-		games: s.games, ctx: s.ctx, me: s.me, seat: -1, reqPrefix: s.reqPrefix, reqN: s.reqN, lines: s.lines}
+	return &session{cfg: cfg, out: s.out, conn: s.conn, players: s.players, matches: s.matches, moves: s.moves,
+		games: s.games, ctx: s.ctx, me: s.me, view: view{p: s.view.p, generic: s.view.generic, seat: -1},
+		reqPrefix: s.reqPrefix, reqN: s.reqN, lines: s.lines}
 }
 
 // awaitMatch waits until the session's match (a rematch) can be read:
@@ -218,7 +229,7 @@ func (s *session) awaitMatch(ctx context.Context) error {
 }
 
 // following says the session's watch follows the rematch.
-func (s *session) following() bool { return s.cfg.Rematch && s.seat >= 0 }
+func (s *session) following() bool { return s.cfg.Rematch && s.view.seat >= 0 }
 
 // prompt is a question put to the player, for the match at version: roll
 // (the one legal action is Aeroplane Chess's Roll), or choose one of
@@ -241,11 +252,11 @@ func (s *session) run(ctx context.Context) error {
 		return err
 	}
 	s.loadBoard()
-	m := s.match
-	s.last = &hangarv1.WatchMatchResponse{Version: m.GetVersion(), Status: m.GetStatus(), Phase: s.phaseOf(m)}
+	m := s.view.match
+	s.view.last = &hangarv1.WatchMatchResponse{Version: m.GetVersion(), Status: m.GetStatus(), Phase: s.view.phaseOf(m)}
 	if m.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_ACTIVE && m.GetTurnSeat() >= 0 {
 		t := m.GetTurnSeat()
-		s.last.TurnSeat = &t
+		s.view.last.TurnSeat = &t
 	}
 	if err := s.redraw(); err != nil {
 		return err
@@ -255,7 +266,7 @@ func (s *session) run(ctx context.Context) error {
 	defer cancel()
 	events := make(chan watched)
 	go s.watch(watchCtx, m.GetVersion(), events)
-	if s.seat >= 0 && s.cfg.In != nil && s.lines == nil {
+	if s.view.seat >= 0 && s.cfg.In != nil && s.lines == nil {
 		s.lines = make(chan string)
 		go readLines(ctx, s.cfg.In, s.lines)
 	}
@@ -448,14 +459,14 @@ func (s *session) enter() error {
 	if err != nil {
 		return err
 	}
-	s.game = m.GetGame()
-	s.info = hosted[s.game]
-	if s.info == nil {
-		s.info = &hangarv1.GameInfo{Name: s.game}
+	s.view.game = m.GetGame()
+	s.view.info = hosted[s.view.game]
+	if s.view.info == nil {
+		s.view.info = &hangarv1.GameInfo{Name: s.view.game}
 	}
 	s.learnTypes(s.conn)
 	if s.cfg.Watch == "" {
-		s.seat = seatOf(m, s.me)
+		s.view.seat = seatOf(m, s.me)
 	}
 	return nil
 }
@@ -463,29 +474,29 @@ func (s *session) enter() error {
 // loadBoard reads the Aeroplane Chess board; without it the client still
 // plays, listing the planes instead of drawing them.
 func (s *session) loadBoard() {
-	if s.cfg.Generic || s.info.GetBoardType() != string((&aeroplanev1.Board{}).ProtoReflect().Descriptor().FullName()) {
+	if s.view.generic || s.view.info.GetBoardType() != string((&aeroplanev1.Board{}).ProtoReflect().Descriptor().FullName()) {
 		return
 	}
-	r, err := s.matches.GetBoard(s.ctx, &hangarv1.GetBoardRequest{Game: s.game})
+	r, err := s.matches.GetBoard(s.ctx, &hangarv1.GetBoardRequest{Game: s.view.game})
 	if err != nil {
-		s.noBoard = fmt.Sprintf("no board to draw (GetBoard: %s)", status.Code(err))
+		s.view.noBoard = fmt.Sprintf("no board to draw (GetBoard: %s)", status.Code(err))
 		return
 	}
-	s.board = &aeroplanev1.Board{}
-	if err := r.GetBoard().UnmarshalTo(s.board); err != nil || len(s.board.GetSquares()) == 0 {
-		s.board, s.noBoard = nil, "no board to draw (GetBoard sent none)"
+	s.view.board = &aeroplanev1.Board{}
+	if err := r.GetBoard().UnmarshalTo(s.view.board); err != nil || len(s.view.board.GetSquares()) == 0 {
+		s.view.board, s.view.noBoard = nil, "no board to draw (GetBoard sent none)"
 	}
 }
 
 // phaseOf is the phase of a match's game in the words of
 // WatchMatchResponse.phase, for the games the client draws ("" for
 // others: the watch stream says it after the next event).
-func (s *session) phaseOf(m *hangarv1.Match) string {
+func (v *view) phaseOf(m *hangarv1.Match) string {
 	if m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE && m.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
 		return ""
 	}
 	var name string
-	switch st := s.decode(m.GetState()).(type) {
+	switch st := v.decode(m.GetState()).(type) {
 	case *aeroplanev1.State:
 		name = st.GetPhase().String()
 		if name == "PHASE_START_ROLL" {
@@ -512,12 +523,12 @@ func (s *session) get(version int64) (*hangarv1.Match, error) {
 	if err != nil {
 		return nil, fmt.Errorf("get match: %w", err)
 	}
-	s.match = r.GetMatch()
-	s.seats = map[int32]*hangarv1.Seat{}
-	for _, st := range s.match.GetSeats() {
-		s.seats[st.GetSeat()] = st
+	s.view.match = r.GetMatch()
+	s.view.seats = map[int32]*hangarv1.Seat{}
+	for _, st := range s.view.match.GetSeats() {
+		s.view.seats[st.GetSeat()] = st
 	}
-	return s.match, nil
+	return s.view.match, nil
 }
 
 func (s *session) req(what string) string {
@@ -590,7 +601,7 @@ func readLines(ctx context.Context, in io.Reader, out chan<- string) {
 
 // show prints the line of one event and notes what it changed.
 func (s *session) show(r *hangarv1.WatchMatchResponse) {
-	s.last = r
+	s.view.last = r
 	ev := r.GetEvent()
 	if e := ev.GetMatchEnded(); e != nil {
 		s.ended = e
@@ -598,8 +609,8 @@ func (s *session) show(r *hangarv1.WatchMatchResponse) {
 	if r := ev.GetRematchStarted(); r != nil && s.following() {
 		s.rematch = r.GetMatchId()
 	}
-	if a, ok := s.gameEvent(ev).(*aeroplanev1.Event); ok && a.GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED {
-		s.lastDie = a.GetDie()
+	if a, ok := s.view.gameEvent(ev).(*aeroplanev1.Event); ok && a.GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED {
+		s.view.lastDie = a.GetDie()
 	}
 	if ev.GetPlayerJoined() != nil || ev.GetPlayerLeft() != nil || ev.GetSeatHandedToBot() != nil || ev.GetMatchStarted() != nil {
 		// Names and seats change: read them before the line names them.
@@ -607,54 +618,61 @@ func (s *session) show(r *hangarv1.WatchMatchResponse) {
 			s.printf("%v\n", err)
 		}
 	}
-	s.printf("%s %s\n", s.p.paint(fmt.Sprintf("#%-4d", ev.GetSeq()), "2"), s.eventLine(ev))
+	s.printf("%s %s\n", s.view.p.paint(fmt.Sprintf("#%-4d", ev.GetSeq()), "2"), s.view.eventLine(ev))
 }
 
 // redraw reads the match as of the last event and draws it.
 func (s *session) redraw() error {
-	m, err := s.get(s.last.GetVersion())
+	m, err := s.get(s.view.last.GetVersion())
 	if err != nil {
 		return err
 	}
+	s.out.WriteString(s.view.draw(m))
+	return nil
+}
+
+// draw is match m drawn: a head line (the game, the match, its version,
+// status, turn and phase), then its seats while it is open, else its
+// state.
+func (v *view) draw(m *hangarv1.Match) string {
 	var b strings.Builder
 	b.WriteString("\n")
-	head := fmt.Sprintf("%s  %s  v%d  %s", s.p.paint(s.gameTitle(), "1"), m.GetMatchId(), m.GetVersion(), statusName(m.GetStatus()))
-	if s.last.TurnSeat != nil && m.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
-		head += fmt.Sprintf("  turn: %s (%s)", s.seatName(s.last.GetTurnSeat()), s.player(s.last.GetTurnSeat()))
+	head := fmt.Sprintf("%s  %s  v%d  %s", v.p.paint(v.gameTitle(), "1"), m.GetMatchId(), m.GetVersion(), statusName(m.GetStatus()))
+	if v.last.TurnSeat != nil && m.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_ACTIVE {
+		head += fmt.Sprintf("  turn: %s (%s)", v.seatName(v.last.GetTurnSeat()), v.player(v.last.GetTurnSeat()))
 	}
-	if s.last.GetPhase() != "" {
-		head += "  phase: " + s.last.GetPhase()
+	if v.last.GetPhase() != "" {
+		head += "  phase: " + v.last.GetPhase()
 	}
 	b.WriteString(head + "\n")
 	switch {
 	case m.GetStatus() == hangarv1.MatchStatus_MATCH_STATUS_OPEN:
 		for _, st := range m.GetSeats() {
-			fmt.Fprintf(&b, "  seat %d: %s\n", st.GetSeat(), s.player(st.GetSeat()))
+			fmt.Fprintf(&b, "  seat %d: %s\n", st.GetSeat(), v.player(st.GetSeat()))
 		}
 	default:
-		switch st := s.decode(m.GetState()).(type) {
+		switch st := v.decode(m.GetState()).(type) {
 		case *aeroplanev1.State:
-			s.drawAeroplane(&b, st)
+			v.drawAeroplane(&b, st)
 		case *carcassonnev1.State:
-			s.drawCarcassonne(&b, st)
+			v.drawCarcassonne(&b, st)
 		default:
-			s.drawGeneric(&b, m.GetState())
+			v.drawGeneric(&b, m.GetState())
 		}
 	}
-	s.out.WriteString(b.String())
-	return nil
+	return b.String()
 }
 
 // maybePrompt asks the player to act when it is their turn and they have
 // not been asked at this version.
 func (s *session) maybePrompt() error {
-	if s.pending != nil && s.last.GetVersion() > s.pending.version {
+	if s.pending != nil && s.view.last.GetVersion() > s.pending.version {
 		// The match moved on without the player (a turn clock fired).
 		s.pending = nil
 		s.printf("(the turn moved on without you)\n")
 	}
-	if s.seat < 0 || s.pending != nil || s.last.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE ||
-		s.last.TurnSeat == nil || s.last.GetTurnSeat() != s.seat || s.last.GetVersion() <= s.prompted {
+	if s.view.seat < 0 || s.pending != nil || s.view.last.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_ACTIVE ||
+		s.view.last.TurnSeat == nil || s.view.last.GetTurnSeat() != s.view.seat || s.view.last.GetVersion() <= s.prompted {
 		return nil
 	}
 	r, err := s.moves.ListLegalActions(s.ctx, &hangarv1.ListLegalActionsRequest{MatchId: s.matchID})
@@ -664,7 +682,7 @@ func (s *session) maybePrompt() error {
 	if len(r.GetActions()) == 0 {
 		return nil
 	}
-	if r.GetVersion() != s.match.GetVersion() {
+	if r.GetVersion() != s.view.match.GetVersion() {
 		// The actions' words (the die, the tile in hand) come from the
 		// state they were listed at.
 		if _, err := s.get(r.GetVersion()); err != nil {
@@ -679,35 +697,35 @@ func (s *session) maybePrompt() error {
 // action is Aeroplane Chess's Roll, else a numbered choice.
 func (s *session) offer(r *hangarv1.ListLegalActionsResponse) {
 	actions := r.GetActions()
-	s.prompted = max(r.GetVersion(), s.last.GetVersion())
-	if !s.cfg.Generic && len(actions) == 1 && actions[0].MessageIs(&aeroplanev1.Roll{}) {
+	s.prompted = max(r.GetVersion(), s.view.last.GetVersion())
+	if !s.view.generic && len(actions) == 1 && actions[0].MessageIs(&aeroplanev1.Roll{}) {
 		s.pending = &prompt{version: r.GetVersion(), roll: true, actions: actions}
-		s.printf("%s, your turn: [r]oll> ", s.seatName(s.seat))
+		s.printf("%s, your turn: [r]oll> ", s.view.seatName(s.view.seat))
 		return
 	}
 	s.pending = &prompt{version: r.GetVersion(), actions: actions}
-	known := !s.cfg.Generic
+	known := !s.view.generic
 	for _, a := range actions {
 		known = known && (a.MessageIs(&aeroplanev1.Move{}) || a.MessageIs(&aeroplanev1.Roll{}) || a.MessageIs(&carcassonnev1.Move{}))
 	}
 	if !known {
-		s.printf("%s, your turn:\n", s.seatName(s.seat))
+		s.printf("%s, your turn:\n", s.view.seatName(s.view.seat))
 		for i, a := range actions {
-			s.printf("  %d) %s\n", i+1, s.actionText(a))
+			s.printf("  %d) %s\n", i+1, s.view.actionText(a))
 		}
 		s.printf("choose an action 1-%d> ", len(actions))
 		return
 	}
-	s.printf("%s, your move%s:\n", s.seatName(s.seat), dieText(s.die()))
+	s.printf("%s, your move%s:\n", s.view.seatName(s.view.seat), dieText(s.view.die()))
 	for i, a := range actions {
-		s.printf("  %d) %s\n", i+1, s.actionText(a))
+		s.printf("  %d) %s\n", i+1, s.view.actionText(a))
 	}
 	s.printf("choose a move 1-%d> ", len(actions))
 }
 
 // die is the roll awaiting a move in Aeroplane Chess (0 in other games).
-func (s *session) die() int32 {
-	if a, ok := s.decode(s.match.GetState()).(*aeroplanev1.State); ok && a.GetPhase() == aeroplanev1.Phase_PHASE_MOVE {
+func (v *view) die() int32 {
+	if a, ok := v.decode(v.match.GetState()).(*aeroplanev1.State); ok && a.GetPhase() == aeroplanev1.Phase_PHASE_MOVE {
 		return a.GetDie()
 	}
 	return 0
@@ -722,16 +740,16 @@ func dieText(die int32) string {
 
 // actionText is a legal action in words: the seed games' own, else the
 // action's JSON.
-func (s *session) actionText(a *anypb.Any) string {
-	switch m := s.decode(a).(type) {
+func (v *view) actionText(a *anypb.Any) string {
+	switch m := v.decode(a).(type) {
 	case *aeroplanev1.Roll:
 		return "roll the die"
 	case *aeroplanev1.Move:
-		return s.aeroplaneMove(m, s.die())
+		return v.aeroplaneMove(m, v.die())
 	case *carcassonnev1.Move:
-		return s.carcassonneMove(m)
+		return v.carcassonneMove(m)
 	}
-	return s.types.anyText(a)
+	return v.types.anyText(a)
 }
 
 // answer acts on one line the player typed.
@@ -773,7 +791,7 @@ func (s *session) answer(line string) error {
 	case codes.OK:
 		if p.roll {
 			for _, ev := range r.GetEvents() {
-				if e, ok := s.gameEvent(ev).(*aeroplanev1.Event); ok && e.GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED && e.GetSeat() == s.seat {
+				if e, ok := s.view.gameEvent(ev).(*aeroplanev1.Event); ok && e.GetKind() == aeroplanev1.EventKind_EVENT_KIND_ROLLED && e.GetSeat() == s.view.seat {
 					s.printf("you rolled %d\n", e.GetDie())
 					break
 				}
@@ -795,8 +813,8 @@ func (s *session) final() {
 	e := s.ended
 	if e == nil {
 		// Watched after its end: the seats hold the places.
-		e = &hangarv1.MatchEnded{Status: s.match.GetStatus()}
-		seats := slices.Clone(s.match.GetSeats())
+		e = &hangarv1.MatchEnded{Status: s.view.match.GetStatus()}
+		seats := slices.Clone(s.view.match.GetSeats())
 		slices.SortStableFunc(seats, func(a, b *hangarv1.Seat) int { return cmp.Compare(a.GetPlace(), b.GetPlace()) })
 		for _, st := range seats {
 			if st.GetPlace() > 0 {
@@ -809,13 +827,13 @@ func (s *session) final() {
 		s.printf("\nthe match ended: %s\n", statusName(e.GetStatus()))
 		return
 	}
-	s.printf("\n%s\n", s.p.paint("Final ranking:", "1"))
+	s.printf("\n%s\n", s.view.p.paint("Final ranking:", "1"))
 	for i, seat := range e.GetRanking() {
 		place := int32(i + 1)
 		if i < len(e.GetPlaces()) {
 			place = e.GetPlaces()[i]
 		}
-		line := fmt.Sprintf("  %d. %s (%s)", place, s.seatName(seat), s.player(seat))
+		line := fmt.Sprintf("  %d. %s (%s)", place, s.view.seatName(seat), s.view.player(seat))
 		if i < len(e.GetScores()) {
 			line += fmt.Sprintf("  %d points", e.GetScores()[i])
 		}

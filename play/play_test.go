@@ -72,17 +72,19 @@ func tinyBoard() *aeroplanev1.Board {
 func testSession(colour bool) (*session, *strings.Builder) {
 	var out strings.Builder
 	s := &session{
-		p:     painter{on: colour},
-		out:   bufio.NewWriter(&out),
-		board: tinyBoard(),
-		seat:  0,
-		game:  "aeroplane",
-		info:  &hangarv1.GameInfo{Name: "aeroplane", Title: "Aeroplane Chess"},
-		seats: map[int32]*hangarv1.Seat{
-			0: {Seat: 0, Status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, DisplayName: "Ada"},
-			2: {Seat: 2, Status: hangarv1.SeatStatus_SEAT_STATUS_BOT},
+		out: bufio.NewWriter(&out),
+		view: view{
+			p:     painter{on: colour},
+			board: tinyBoard(),
+			seat:  0,
+			game:  "aeroplane",
+			info:  &hangarv1.GameInfo{Name: "aeroplane", Title: "Aeroplane Chess"},
+			seats: map[int32]*hangarv1.Seat{
+				0: {Seat: 0, Status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, DisplayName: "Ada"},
+				2: {Seat: 2, Status: hangarv1.SeatStatus_SEAT_STATUS_BOT},
+			},
+			last: &hangarv1.WatchMatchResponse{},
 		},
-		last: &hangarv1.WatchMatchResponse{},
 	}
 	return s, &out
 }
@@ -105,7 +107,7 @@ func TestAeroplaneGrid(t *testing.T) {
 		[3]int32{0, 2, 2}, // Red 2 on path index 2: square 3
 		[3]int32{2, 1, 1}, // Blue 1 on its path index 1: square 5
 	)}
-	got := s.aeroplaneGrid(st)
+	got := s.view.aeroplaneGrid(st)
 	want := "" +
 		"  2R^^r.R2\n" +
 		"    r.()r.\n" +
@@ -113,8 +115,8 @@ func TestAeroplaneGrid(t *testing.T) {
 	if got != want {
 		t.Fatalf("grid:\n%s\nwant:\n%s", got, want)
 	}
-	s.p.on = true
-	coloured := s.aeroplaneGrid(st)
+	s.view.p.on = true
+	coloured := s.view.aeroplaneGrid(st)
 	if !strings.Contains(coloured, "\x1b[41;97;1mR2\x1b[0m") || !strings.Contains(coloured, "\x1b[44;97;1mB1\x1b[0m") {
 		t.Errorf("planes not in their colours:\n%q", coloured)
 	}
@@ -149,7 +151,7 @@ func TestAeroplaneMoveText(t *testing.T) {
 		{"no preview", &aeroplanev1.Move{Kind: aeroplanev1.MoveKind_MOVE_KIND_ADVANCE, Plane: 1, Notation: "A1"}, 3, "plane 1: A1"},
 		{"pass", &aeroplanev1.Move{Kind: aeroplanev1.MoveKind_MOVE_KIND_PASS, Notation: "pass"}, 3, "pass (leave the roll unused)"},
 	} {
-		if got := s.aeroplaneMove(c.mv, c.die); got != c.want {
+		if got := s.view.aeroplaneMove(c.mv, c.die); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -172,20 +174,20 @@ func TestEventLines(t *testing.T) {
 		{&hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{Status: hangarv1.MatchStatus_MATCH_STATUS_ABANDONED,
 			Reason: "cheating reported", EndedByKeyId: "k_1"}}}, "an operator ended the match: cheating reported"},
 	} {
-		if got := s.eventLine(c.ev); got != c.want {
+		if got := s.view.eventLine(c.ev); got != c.want {
 			t.Errorf("%q, want %q", got, c.want)
 		}
 	}
-	s.game, s.board = "carcassonne", nil
+	s.view.game, s.view.board = "carcassonne", nil
 	ev := gameEvent(t, &carcassonnev1.Event{Kind: carcassonnev1.EventKind_EVENT_KIND_SCORED, Seat: 1, Points: 4, FeatureKind: carcassonnev1.FeatureKind_FEATURE_KIND_CITY, X: 0, Y: -1})
-	if got, want := s.eventLine(ev), "Blue scores 4 for the city at 0,-1"; got != want {
+	if got, want := s.view.eventLine(ev), "Blue scores 4 for the city at 0,-1"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
 
 	// -generic: a game the client draws, shown as one it does not.
-	s.cfg.Generic = true
+	s.view.generic = true
 	ev = gameEvent(t, &aeroplanev1.Event{Kind: aeroplanev1.EventKind_EVENT_KIND_ROLLED, Seat: 0, Die: 6})
-	if got, want := s.eventLine(ev), `Event {"kind":"EVENT_KIND_ROLLED","seat":0,"die":6,"planes":[],`; !strings.HasPrefix(got, want) {
+	if got, want := s.view.eventLine(ev), `Event {"kind":"EVENT_KIND_ROLLED","seat":0,"die":6,"planes":[],`; !strings.HasPrefix(got, want) {
 		t.Errorf("generic: %q, want it to start %q", got, want)
 	}
 }
@@ -204,7 +206,7 @@ func gameEvent(t *testing.T, m proto.Message) *hangarv1.Event {
 // follower as its seat's letter.
 func TestCarcassonneMap(t *testing.T) {
 	s, _ := testSession(false)
-	s.game, s.board = "carcassonne", nil
+	s.view.game, s.view.board = "carcassonne", nil
 	city := &carcassonnev1.Feature{Index: 0, Kind: carcassonnev1.FeatureKind_FEATURE_KIND_CITY, Sides: []carcassonnev1.Side{carcassonnev1.Side_SIDE_NORTH}}
 	road := &carcassonnev1.Feature{Index: 1, Kind: carcassonnev1.FeatureKind_FEATURE_KIND_ROAD, Sides: []carcassonnev1.Side{carcassonnev1.Side_SIDE_EAST, carcassonnev1.Side_SIDE_WEST}}
 	st := &carcassonnev1.State{
@@ -219,7 +221,7 @@ func TestCarcassonneMap(t *testing.T) {
 		"      + C ++ . +\n" +
 		"    0 - B -. M .\n" +
 		"      + . ++ . +\n"
-	if got := s.carcassonneMap(st); got != want {
+	if got := s.view.carcassonneMap(st); got != want {
 		t.Fatalf("map:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -356,13 +358,13 @@ func TestGenericView(t *testing.T) {
 	legal := &hangarv1.ListLegalActionsResponse{Version: 7, Actions: []*anypb.Any{drop(0), drop(3), resign, secret}}
 
 	s, out := testSession(false)
-	s.board, s.game = nil, "connectfour"
-	s.info = &hangarv1.GameInfo{Name: "connectfour", Title: "Connect Four", StateType: "example.connectfour.v1.State",
+	s.view.board, s.view.game = nil, "connectfour"
+	s.view.info = &hangarv1.GameInfo{Name: "connectfour", Title: "Connect Four", StateType: "example.connectfour.v1.State",
 		ActionTypes: []string{"example.connectfour.v1.Drop"}, EventType: "example.connectfour.v1.Event"}
-	s.types = resolver{extra: types}
+	s.view.types = resolver{extra: types}
 	s.ctx, s.matchID = t.Context(), "m_1"
 	turn := int32(0)
-	s.last = &hangarv1.WatchMatchResponse{Version: 7, Status: hangarv1.MatchStatus_MATCH_STATUS_ACTIVE, TurnSeat: &turn, Phase: "drop"}
+	s.view.last = &hangarv1.WatchMatchResponse{Version: 7, Status: hangarv1.MatchStatus_MATCH_STATUS_ACTIVE, TurnSeat: &turn, Phase: "drop"}
 	s.matches = &fakeMatches{match: &hangarv1.Match{MatchId: "m_1", Game: "connectfour", Version: 7,
 		Status: hangarv1.MatchStatus_MATCH_STATUS_ACTIVE, TurnSeat: 0, State: state, Seats: []*hangarv1.Seat{
 			{Seat: 0, Status: hangarv1.SeatStatus_SEAT_STATUS_PLAYER, DisplayName: "Ada"},
@@ -383,7 +385,7 @@ func TestGenericView(t *testing.T) {
 		{"unresolved", &hangarv1.Event{Body: &hangarv1.Event_Game{Game: secret}}, "type.googleapis.com/example.connectfour.v1.Secret (4 bytes)"},
 		{"match created", &hangarv1.Event{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{Game: "connectfour", SeatCount: 2}}}, "match created: Connect Four, 2 seats"},
 	} {
-		if got := s.eventLine(c.ev); got != c.want {
+		if got := s.view.eventLine(c.ev); got != c.want {
 			t.Errorf("%s event: %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -429,9 +431,9 @@ func TestGenericView(t *testing.T) {
 	}
 
 	// Without the game's descriptors the state is its type and size.
-	s.types = resolver{}
+	s.view.types = resolver{}
 	var b strings.Builder
-	s.drawGeneric(&b, state)
+	s.view.drawGeneric(&b, state)
 	if want := fmt.Sprintf("  state: type.googleapis.com/example.connectfour.v1.State (%d bytes)\n", len(state.GetValue())); b.String() != want {
 		t.Errorf("unresolved state: %q, want %q", b.String(), want)
 	}
@@ -460,8 +462,8 @@ func TestLearnTypes(t *testing.T) {
 	t.Cleanup(func() { conn.Close() })
 
 	s, out := testSession(false)
-	s.ctx, s.board, s.game = t.Context(), nil, "connectfour"
-	s.info = &hangarv1.GameInfo{Name: "connectfour", Title: "Connect Four", OptionsType: "example.connectfour.v1.Options",
+	s.ctx, s.view.board, s.view.game = t.Context(), nil, "connectfour"
+	s.view.info = &hangarv1.GameInfo{Name: "connectfour", Title: "Connect Four", OptionsType: "example.connectfour.v1.Options",
 		StateType:   "example.connectfour.v1.State",
 		ActionTypes: []string{"example.connectfour.v1.Drop"}, EventType: "example.connectfour.v1.Event"}
 	s.learnTypes(conn)
@@ -476,33 +478,33 @@ func TestLearnTypes(t *testing.T) {
 		m.Set(m.Descriptor().Fields().ByName("column"), protoreflect.ValueOfInt32(6))
 	})
 	for a, want := range map[*anypb.Any]string{opts: `Options {"moveTime":"90s"}`, drop: `Drop {"column":6}`} {
-		if got := s.types.anyText(a); got != want {
+		if got := s.view.types.anyText(a); got != want {
 			t.Errorf("learnt: %q, want %q", got, want)
 		}
 	}
 
-	s.info.EventType = "example.connectfour.v1.Secret"
-	s.types = resolver{}
+	s.view.info.EventType = "example.connectfour.v1.Secret"
+	s.view.types = resolver{}
 	s.learnTypes(conn)
 	s.out.Flush()
 	if want := "the server did not describe example.connectfour.v1.Secret: showing its type name only\n"; out.String() != want {
 		t.Errorf("said %q, want %q", out.String(), want)
 	}
-	if got, want := s.types.anyText(drop), `Drop {"column":6}`; got != want {
+	if got, want := s.view.types.anyText(drop), `Drop {"column":6}`; got != want {
 		t.Errorf("with one type undescribed: %q, want %q", got, want)
 	}
 
 	// When reflection fails (a server may turn it off; this one stops)
 	// the view stays at type URLs and sizes.
 	out.Reset()
-	s.types = resolver{}
+	s.view.types = resolver{}
 	gs.Stop()
 	s.learnTypes(conn)
 	s.out.Flush()
 	if !strings.Contains(out.String(), "the server did not describe connectfour's messages") {
 		t.Errorf("no word of the failure: %q", out.String())
 	}
-	if got, want := s.types.anyText(drop), rawAny(drop); got != want {
+	if got, want := s.view.types.anyText(drop), rawAny(drop); got != want {
 		t.Errorf("after the failure: %q, want %q", got, want)
 	}
 }

@@ -17,27 +17,27 @@ import (
 )
 
 // eventLine is one event in words.
-func (s *session) eventLine(ev *hangarv1.Event) string {
+func (v *view) eventLine(ev *hangarv1.Event) string {
 	switch b := ev.GetBody().(type) {
 	case *hangarv1.Event_MatchCreated:
-		return phrase.Say("match.created", "game", s.gameTitle(), "seats", strconv.Itoa(int(b.MatchCreated.GetSeatCount())))
+		return phrase.Say("match.created", "game", v.gameTitle(), "seats", strconv.Itoa(int(b.MatchCreated.GetSeatCount())))
 	case *hangarv1.Event_PlayerJoined:
 		key := "match.joined"
 		if b.PlayerJoined.GetBot() {
 			key = "match.joined.bot"
 		}
 		seat := b.PlayerJoined.GetSeat()
-		return phrase.Say(key, "who", b.PlayerJoined.GetDisplayName(), "seat", strconv.Itoa(int(seat)), "seatName", s.seatName(seat))
+		return phrase.Say(key, "who", b.PlayerJoined.GetDisplayName(), "seat", strconv.Itoa(int(seat)), "seatName", v.seatName(seat))
 	case *hangarv1.Event_PlayerLeft:
 		seat := b.PlayerLeft.GetSeat()
 		if b.PlayerLeft.GetForfeited() {
-			return phrase.Say("match.forfeited", "seatName", s.seatName(seat))
+			return phrase.Say("match.forfeited", "seatName", v.seatName(seat))
 		}
 		return phrase.Say("match.left", "seat", strconv.Itoa(int(seat)))
 	case *hangarv1.Event_MatchStarted:
 		var names []string
 		for _, st := range b.MatchStarted.GetSeats() {
-			names = append(names, s.seatName(st))
+			names = append(names, v.seatName(st))
 		}
 		return phrase.Say("match.started", "seats", strings.Join(names, ", "))
 	case *hangarv1.Event_MatchEnded:
@@ -49,19 +49,19 @@ func (s *session) eventLine(ev *hangarv1.Event) string {
 		}
 		return phrase.Say("match.over")
 	case *hangarv1.Event_TurnTimedOut:
-		return phrase.Say("match.timed_out", "seatName", s.seatName(b.TurnTimedOut.GetSeat()), "count", strconv.Itoa(int(b.TurnTimedOut.GetConsecutive())))
+		return phrase.Say("match.timed_out", "seatName", v.seatName(b.TurnTimedOut.GetSeat()), "count", strconv.Itoa(int(b.TurnTimedOut.GetConsecutive())))
 	case *hangarv1.Event_SeatHandedToBot:
-		return phrase.Say("match.handed_to_bot", "seatName", s.seatName(b.SeatHandedToBot.GetSeat()))
+		return phrase.Say("match.handed_to_bot", "seatName", v.seatName(b.SeatHandedToBot.GetSeat()))
 	case *hangarv1.Event_Game:
-		switch e := s.gameEvent(ev).(type) {
+		switch e := v.gameEvent(ev).(type) {
 		case *aeroplanev1.Event:
-			return s.aeroplaneEvent(e)
+			return v.aeroplaneEvent(e)
 		case *carcassonnev1.Event:
-			return s.carcassonneEvent(e)
+			return v.carcassonneEvent(e)
 		}
-		return s.types.anyText(b.Game)
+		return v.types.anyText(b.Game)
 	}
-	if line, ok := s.offerLine(ev); ok {
+	if line, ok := v.offerLine(ev); ok {
 		return line
 	}
 	return phrase.Say("match.unknown")
@@ -69,21 +69,21 @@ func (s *session) eventLine(ev *hangarv1.Event) string {
 
 // gameEvent is the game's event an event carries, decoded when the client
 // draws the game (else nil, as for a platform event).
-func (s *session) gameEvent(ev *hangarv1.Event) proto.Message {
-	return s.decode(ev.GetGame())
+func (v *view) gameEvent(ev *hangarv1.Event) proto.Message {
+	return v.decode(ev.GetGame())
 }
 
 // colour is a seat's colour name.
-func (s *session) colour(seat int32) string {
-	if s.board != nil {
-		for _, sp := range s.board.GetSeats() {
+func (v *view) colour(seat int32) string {
+	if v.board != nil {
+		for _, sp := range v.board.GetSeats() {
 			if sp.GetSeat() == seat && sp.GetColour() != "" {
 				return sp.GetColour()
 			}
 		}
 	}
 	pal := seatColours
-	if s.board != nil || s.game == "aeroplane" {
+	if v.board != nil || v.game == "aeroplane" {
 		pal = aeroplaneColours
 	}
 	if seat >= 0 && int(seat) < len(pal) {
@@ -100,18 +100,18 @@ var aeroplaneColours = []string{"red", "yellow", "blue", "green"}
 var seatColours = []string{"red", "blue", "green", "yellow", "black"}
 
 // seatName is a seat's colour, painted.
-func (s *session) seatName(seat int32) string {
-	c := s.colour(seat)
-	return s.p.paint(title(c), fg(c), "1")
+func (v *view) seatName(seat int32) string {
+	c := v.colour(seat)
+	return v.p.paint(title(c), fg(c), "1")
 }
 
 // player is who holds a seat: "Ada", "bot", "you".
-func (s *session) player(seat int32) string {
-	st := s.seats[seat]
+func (v *view) player(seat int32) string {
+	st := v.seats[seat]
 	switch {
 	case st == nil:
 		return "?"
-	case seat == s.seat:
+	case seat == v.seat:
 		return st.GetDisplayName() + ", you"
 	case st.GetStatus() == hangarv1.SeatStatus_SEAT_STATUS_BOT:
 		return "bot"
@@ -124,8 +124,8 @@ func (s *session) player(seat int32) string {
 }
 
 // gameTitle is the game's name for people, as ListGames gives it.
-func (s *session) gameTitle() string {
-	return cmp.Or(s.info.GetTitle(), s.game)
+func (v *view) gameTitle() string {
+	return cmp.Or(v.info.GetTitle(), v.game)
 }
 
 func statusName(st hangarv1.MatchStatus) string {

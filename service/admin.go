@@ -22,7 +22,7 @@ func (s *adminServer) SignOutPlayer(ctx context.Context, req *hangarv1.SignOutPl
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	n, err := s.auth.SignOutPlayer(ctx, acc.Player)
+	n, err := s.auth.Moderation().SignOutPlayer(ctx, acc.Player)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -35,7 +35,7 @@ func (s *adminServer) SuspendPlayer(ctx context.Context, req *hangarv1.SuspendPl
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	n, err := s.auth.SuspendPlayer(ctx, acc.Player, req.GetReason())
+	n, err := s.auth.Moderation().SuspendPlayer(ctx, acc.Player, req.GetReason())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -48,7 +48,7 @@ func (s *adminServer) ReinstatePlayer(ctx context.Context, req *hangarv1.Reinsta
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	if err := s.auth.ReinstatePlayer(ctx, acc.Player, req.GetReason()); err != nil {
+	if err := s.auth.Moderation().ReinstatePlayer(ctx, acc.Player, req.GetReason()); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
 	return &hangarv1.ReinstatePlayerResponse{PlayerId: acc.Player.ID}, nil
@@ -67,7 +67,7 @@ func (s *adminServer) EndMatch(ctx context.Context, req *hangarv1.EndMatchReques
 	if n := len(out.Events); n > 0 {
 		resp.Version = out.Events[n-1].GetSeq() // a retry's match may be further on
 	}
-	s.auth.AuditMatch(ctx, "end_match", resp.MatchId, req.GetReason())
+	s.auth.Moderation().AuditMatch(ctx, "end_match", resp.MatchId, req.GetReason())
 	return resp, nil
 }
 
@@ -80,7 +80,7 @@ func (s *adminServer) DeletePlayer(ctx context.Context, req *hangarv1.DeletePlay
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	at, err := s.auth.DeletePlayer(ctx, acc.Player, req.GetReason())
+	at, err := s.auth.Moderation().DeletePlayer(ctx, acc.Player, req.GetReason())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}

@@ -16,7 +16,7 @@ import (
 
 // Deleted players' names in responses. The event log and the match
 // summaries keep the names they were written with; a response shows a
-// deleted player's (auth.Authenticator.Deleted) as store.DeletedName. A
+// deleted player's (auth.DeletedSet.Has) as store.DeletedName. A
 // name is a message's display_name beside its player_id (a Seat, a
 // PlayerJoined event, a LeaderboardEntry, a Friend). While no player is
 // deleted, nothing is looked at. A response holding a deleted player's
@@ -27,7 +27,7 @@ import (
 // call's response.
 func (s *Service) unaryRedact(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 	resp, err := h(ctx, req)
-	if err != nil || !s.auth.AnyDeleted() {
+	if err != nil || !s.auth.Deleted().Any() {
 		return resp, err
 	}
 	if m, ok := resp.(proto.Message); ok {
@@ -48,7 +48,7 @@ type redactStream struct {
 }
 
 func (r *redactStream) SendMsg(v any) error {
-	if !r.s.auth.AnyDeleted() {
+	if !r.s.auth.Deleted().Any() {
 		return r.ServerStream.SendMsg(v)
 	}
 	if w, ok := v.(*wireMsg); ok {
@@ -82,7 +82,7 @@ const maxWireScan = 64
 // redactedWire is a marshalled response of method, decoded and showing
 // deleted players' names as store.DeletedName, or nil when it names none.
 func (s *Service) redactedWire(method string, b []byte) (proto.Message, error) {
-	if ids := s.auth.DeletedIDs(); len(ids) <= maxWireScan {
+	if ids := s.auth.Deleted().IDs(); len(ids) <= maxWireScan {
 		found := false
 		for _, id := range ids {
 			if bytes.Contains(b, []byte(id)) {
@@ -136,7 +136,7 @@ func (s *Service) redact(m protoreflect.Message, change bool) bool {
 	}
 	hit := false
 	if pid, name := md.Fields().ByName("player_id"), md.Fields().ByName("display_name"); named(pid, name) {
-		if id := m.Get(pid).String(); id != "" && m.Get(name).String() != store.DeletedName && s.auth.Deleted(id) {
+		if id := m.Get(pid).String(); id != "" && m.Get(name).String() != store.DeletedName && s.auth.Deleted().Has(id) {
 			hit = true
 			if !change {
 				return true

@@ -222,7 +222,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 		Options: o.Matchmaking, Published: s.relay.Published, SingleNode: o.SingleNode, HasFeed: o.Feed != nil,
 		PollEvery: o.PollEvery, Closing: s.closing, Ctx: ctx, Bots: &s.bots})
 	s.cmds = &match.Commands{Writer: s.w, Store: st, Games: s.games, Rand: s.rand, Limits: s.limits}
-	s.hist = &history.History{Writer: s.w, Store: st, Games: s.games, Deleted: s.auth.Deleted}
+	s.hist = &history.History{Writer: s.w, Store: st, Games: s.games, Deleted: s.auth.Deleted().Has}
 	s.notices = &notice.Log{Games: s.games, Store: st, Hub: s.players, Limits: s.limits, Closing: s.closing}
 	s.watches = &watch.Watches{Hub: s.hub, Writer: s.w, Store: st, Limits: s.limits, Now: s.now}
 	s.chat = &chat.Chat{Writer: s.w, Store: st, Hub: s.players, Limits: s.limits, Now: s.now, Posted: s.chatPosted, Closing: s.closing}
@@ -287,7 +287,7 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.auth.Discover(ctx); err != nil {
 		return err
 	}
-	if err := s.auth.LoadDeleted(ctx); err != nil {
+	if err := s.auth.Deleted().Load(ctx); err != nil {
 		return err
 	}
 	s.w.Start()

@@ -81,7 +81,10 @@ type Authenticator struct {
 	cache   map[string]cachedSession // string(hash) ->
 	streams map[*authedStream]struct{}
 
-	deleted deletedSet
+	// deleted is the deleted players' ids (deletion.go); moderation the
+	// AdminService's acts on players (moderation.go).
+	deleted    *DeletedSet
+	moderation *Moderation
 }
 
 type cachedSession struct {
@@ -94,6 +97,7 @@ func newAuthenticator(st store.Store, now func() time.Time, recheck time.Duratio
 		open: openMethods, keyOnly: keyOnlyMethods, sessionOnly: sessionOnlyMethods,
 		cache:   make(map[string]cachedSession),
 		streams: make(map[*authedStream]struct{}),
+		deleted: &DeletedSet{st: st, now: now},
 	}
 }
 
@@ -348,13 +352,13 @@ func (a *Authenticator) gap() {
 	clear(a.cache)
 }
 
-// sweep reads the latest deletions (latestDeleted), ends the streams whose
+// sweep reads the latest deletions (DeletedSet.latest), ends the streams whose
 // session expired or was revoked and drops
 // stale cache entries, which bounds the cache to the sessions used within
 // recheck. The sessions of streams not read within recheck are read again,
 // all of them in one store call (store.Players.Sessions), and cached.
 func (a *Authenticator) sweep(ctx context.Context) {
-	a.latestDeleted(ctx)
+	a.deleted.latest(ctx)
 	now := a.now()
 	a.mu.Lock()
 	gen := a.gen

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -17,21 +18,32 @@ import (
 // ends the player's sessions and, failing that, by reading the latest
 // deletions at each re-check of its sessions (SessionOptions.Recheck), so
 // that the responses it sends show a deleted player's name as
-// store.DeletedName (see Deleted).
+// store.DeletedName (see DeletedSet.Has).
 
 // ErrPlayerDeleted: the player is deleted: it gets no token, and a backend
 // cannot act for it.
 var ErrPlayerDeleted = fmt.Errorf("%w: the player is deleted", fault.ErrPermission)
 
-// deletedSet is the ids of the deleted players. A deletion is for ever,
-// so the set only grows, by one id per deletion (which only an API key of
-// scope server or admin makes).
-type deletedSet struct {
+// DeletedSet is the ids of the deleted players that a node keeps: loaded
+// when it starts (Load), added to by the deletions it makes and hears of,
+// and brought up to the store at each re-check of its sessions. A deletion
+// is for ever, so the set only grows, by one id per deletion (which only
+// an API key of scope server or admin makes).
+type DeletedSet struct {
+	st  deletedReader
+	log *slog.Logger
+	now func() time.Time
+
 	mu  sync.RWMutex
 	ids map[string]struct{}
-	// read is when the set was last read from the store (the node's
+	// readAt is when the set was last read from the store (the node's
 	// clock); guarded by mu.
-	read time.Time
+	readAt time.Time
+}
+
+// deletedReader is the store's list of deleted players.
+type deletedReader interface {
+	DeletedPlayers(ctx context.Context, since time.Time) ([]string, error)
 }
 
 // deletionSkew is how far before the last read a read of the latest
@@ -39,7 +51,7 @@ type deletedSet struct {
 // and a deletion commits after its time is taken.
 const deletionSkew = 5 * time.Minute
 
-func (d *deletedSet) add(ids ...string) {
+func (d *DeletedSet) add(ids ...string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.ids == nil {
@@ -50,59 +62,59 @@ func (d *deletedSet) add(ids ...string) {
 	}
 }
 
-// LoadDeleted reads the deleted players' ids from the store.
-func (a *Authenticator) LoadDeleted(ctx context.Context) error {
-	return a.readDeleted(ctx, time.Time{})
+// Load reads the deleted players' ids from the store.
+func (d *DeletedSet) Load(ctx context.Context) error {
+	return d.read(ctx, time.Time{})
 }
 
-// readDeleted adds the players deleted at or after since to the set.
-func (a *Authenticator) readDeleted(ctx context.Context, since time.Time) error {
-	now := a.now()
-	ids, err := a.st.DeletedPlayers(ctx, since)
+// read adds the players deleted at or after since to the set.
+func (d *DeletedSet) read(ctx context.Context, since time.Time) error {
+	now := d.now()
+	ids, err := d.st.DeletedPlayers(ctx, since)
 	if err != nil {
 		return fmt.Errorf("deleted players: %w", err)
 	}
-	a.deleted.add(ids...)
-	a.deleted.mu.Lock()
-	a.deleted.read = now
-	a.deleted.mu.Unlock()
+	d.add(ids...)
+	d.mu.Lock()
+	d.readAt = now
+	d.mu.Unlock()
 	return nil
 }
 
-// latestDeleted reads the deletions since the last read (less
-// deletionSkew): those a node did not hear of, its revocation notice lost
-// or there being no revocation feed.
-func (a *Authenticator) latestDeleted(ctx context.Context) {
-	a.deleted.mu.RLock()
-	since := a.deleted.read.Add(-deletionSkew)
-	a.deleted.mu.RUnlock()
-	if err := a.readDeleted(ctx, since); err != nil && ctx.Err() == nil {
-		a.log.WarnContext(ctx, "read the latest deleted players", "err", err)
+// latest reads the deletions since the last read (less deletionSkew):
+// those a node did not hear of, its revocation notice lost or there being
+// no revocation feed.
+func (d *DeletedSet) latest(ctx context.Context) {
+	d.mu.RLock()
+	since := d.readAt.Add(-deletionSkew)
+	d.mu.RUnlock()
+	if err := d.read(ctx, since); err != nil && ctx.Err() == nil {
+		d.log.WarnContext(ctx, "read the latest deleted players", "err", err)
 	}
 }
 
-// Deleted says whether player id is deleted.
-func (a *Authenticator) Deleted(id string) bool {
-	a.deleted.mu.RLock()
-	defer a.deleted.mu.RUnlock()
-	_, ok := a.deleted.ids[id]
+// Has says whether player id is deleted.
+func (d *DeletedSet) Has(id string) bool {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	_, ok := d.ids[id]
 	return ok
 }
 
-// AnyDeleted says whether any player is deleted: when none is, responses
-// need no look-ups.
-func (a *Authenticator) AnyDeleted() bool {
-	a.deleted.mu.RLock()
-	defer a.deleted.mu.RUnlock()
-	return len(a.deleted.ids) > 0
+// Any says whether any player is deleted: when none is, responses need no
+// look-ups.
+func (d *DeletedSet) Any() bool {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return len(d.ids) > 0
 }
 
-// DeletedIDs returns the deleted players' ids.
-func (a *Authenticator) DeletedIDs() []string {
-	a.deleted.mu.RLock()
-	defer a.deleted.mu.RUnlock()
-	ids := make([]string, 0, len(a.deleted.ids))
-	for id := range a.deleted.ids {
+// IDs returns the deleted players' ids.
+func (d *DeletedSet) IDs() []string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	ids := make([]string, 0, len(d.ids))
+	for id := range d.ids {
 		ids = append(ids, id)
 	}
 	return ids
@@ -111,14 +123,14 @@ func (a *Authenticator) DeletedIDs() []string {
 // DeletePlayer deletes player p: its sessions end on every node, it gets
 // no new token, and every node shows its name as store.DeletedName. It
 // returns when p was deleted: a retry returns the first deletion's time.
-func (a *Authenticator) DeletePlayer(ctx context.Context, p store.Player, reason string) (time.Time, error) {
-	at, n, err := a.st.DeletePlayer(ctx, p.ID, a.now().UTC().Truncate(time.Microsecond))
+func (m *Moderation) DeletePlayer(ctx context.Context, p store.Player, reason string) (time.Time, error) {
+	at, n, err := m.st.DeletePlayer(ctx, p.ID, m.now().UTC().Truncate(time.Microsecond))
 	if err != nil {
 		return time.Time{}, err
 	}
-	a.deleted.add(p.ID)
-	a.revoke(ctx, store.Revocation{Player: p.ID})
-	a.audit(ctx, "delete_player", p, reason, n)
+	m.deleted.add(p.ID)
+	m.revoke(ctx, store.Revocation{Player: p.ID})
+	m.audit(ctx, "delete_player", p, reason, n)
 	return at, nil
 }
 
@@ -126,7 +138,7 @@ func (a *Authenticator) DeletePlayer(ctx context.Context, p store.Player, reason
 // player may be a deletion, which the store says.
 func (a *Authenticator) heard(ctx context.Context, r store.Revocation) {
 	a.revoked(r)
-	if r.TokenHash != nil || a.Deleted(r.Player) {
+	if r.TokenHash != nil || a.deleted.Has(r.Player) {
 		return
 	}
 	acc, err := a.st.Account(ctx, r.Player)
@@ -142,7 +154,7 @@ func (a *Authenticator) heard(ctx context.Context, r store.Revocation) {
 // forgotten and the deleted players read again.
 func (a *Authenticator) missed(ctx context.Context) {
 	a.gap()
-	if err := a.LoadDeleted(ctx); err != nil {
+	if err := a.deleted.Load(ctx); err != nil {
 		a.log.WarnContext(ctx, "after a gap in the revocation feed", "err", err)
 	}
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"strings"
-	"time"
 
 	"google.golang.org/grpc/metadata"
 
@@ -179,73 +176,4 @@ func CheckReason(reason string) error {
 		return fmt.Errorf("%w: reason must be 1 to 200 bytes of printable UTF-8", fault.ErrInvalid)
 	}
 	return nil
-}
-
-// SignOutPlayer ends every session of player p on every node and returns
-// how many it ended.
-func (a *Authenticator) SignOutPlayer(ctx context.Context, p store.Player) (int, error) {
-	n, err := a.st.RevokePlayerTokens(ctx, p.ID, a.now().UTC())
-	if err != nil {
-		return 0, err
-	}
-	a.revoke(ctx, store.Revocation{Player: p.ID})
-	a.audit(ctx, "sign_out_player", p, "", n)
-	return n, nil
-}
-
-// SuspendPlayer suspends player p for reason: its sessions end on every
-// node and it gets no new token until reinstated. It returns how many
-// sessions it ended.
-func (a *Authenticator) SuspendPlayer(ctx context.Context, p store.Player, reason string) (int, error) {
-	if err := CheckReason(reason); err != nil {
-		return 0, err
-	}
-	n, err := a.st.SuspendPlayer(ctx, p.ID, a.now().UTC().Truncate(time.Microsecond))
-	if err != nil {
-		return 0, err
-	}
-	a.revoke(ctx, store.Revocation{Player: p.ID})
-	a.audit(ctx, "suspend_player", p, reason, n)
-	return n, nil
-}
-
-// ReinstatePlayer lifts player p's suspension.
-func (a *Authenticator) ReinstatePlayer(ctx context.Context, p store.Player, reason string) error {
-	if err := CheckReason(reason); err != nil {
-		return err
-	}
-	if err := a.st.ReinstatePlayer(ctx, p.ID); err != nil {
-		return err
-	}
-	a.audit(ctx, "reinstate_player", p, reason, 0)
-	return nil
-}
-
-// AuditMatch writes the audit log's record of an action on match id by
-// the caller's API key.
-func (a *Authenticator) AuditMatch(ctx context.Context, action, id, reason string) {
-	if a.log == nil {
-		return
-	}
-	k, _ := CallerKey(ctx)
-	a.log.LogAttrs(ctx, slog.LevelInfo, "audit", slog.String("action", action), slog.String("api_key", k.ID),
-		slog.String("api_key_scopes", strings.Join(k.Scopes, " ")), slog.String("match", id), slog.String("reason", reason))
-}
-
-// audit writes the audit log's record of an action on player p by the
-// caller's API key.
-func (a *Authenticator) audit(ctx context.Context, action string, p store.Player, reason string, revoked int) {
-	if a.log == nil {
-		return
-	}
-	k, _ := CallerKey(ctx)
-	attrs := []slog.Attr{slog.String("action", action), slog.String("api_key", k.ID),
-		slog.String("api_key_scopes", strings.Join(k.Scopes, " ")), slog.String("player", p.ID)}
-	if reason != "" {
-		attrs = append(attrs, slog.String("reason", reason))
-	}
-	if revoked > 0 {
-		attrs = append(attrs, slog.Int("revoked", revoked))
-	}
-	a.log.LogAttrs(ctx, slog.LevelInfo, "audit", attrs...)
 }

@@ -88,11 +88,19 @@ func New(st store.Store, log *slog.Logger, now func() time.Time, so SessionOptio
 	so = so.withDefaults()
 	a := newAuthenticator(st, now, so.Recheck)
 	a.log, a.sessions = log, so
+	a.deleted.log = log
+	a.moderation = &Moderation{st: st, log: log, now: now, revoke: a.revoke, deleted: a.deleted}
 	if oo.Issuer != "" {
 		a.oidc = newOIDCAuth(oo, st, now, log)
 	}
 	return a
 }
+
+// Deleted is the set of deleted players the node keeps.
+func (a *Authenticator) Deleted() *DeletedSet { return a.deleted }
+
+// Moderation is the AdminService's acts on players.
+func (a *Authenticator) Moderation() *Moderation { return a.moderation }
 
 // Discover discovers the identity provider, if there is one: a provider
 // that names another issuer is an error; one that cannot be reached is

@@ -130,14 +130,14 @@ func (p pauses) running(from, to time.Time) time.Duration {
 	return run
 }
 
-// pausesOf is when the clock of the seat at index i stands still.
-func (m *Match) pausesOf(i int) pauses {
-	if i < 0 || i >= len(m.Seats) || !IsCorrespondence(m.tc) {
+// pauses is when the clock of the seat at index i of seats stands still.
+func (c *turnClock) pauses(seats []Seat, i int) pauses {
+	if i < 0 || i >= len(seats) || !IsCorrespondence(c.tc) {
 		return pauses{}
 	}
-	st := m.Seats[i]
+	st := seats[i]
 	p := pauses{vacations: st.vacations}
-	if m.tc.GetPauseWeekends() {
+	if c.tc.GetPauseWeekends() {
 		p.zone = time.UTC
 		if st.zone != nil {
 			p.zone = st.zone
@@ -168,13 +168,8 @@ func zoneOf(name string) *time.Location {
 	return l
 }
 
-// recordCalendar folds a SeatCalendar onto m.
-func (m *Match) recordCalendar(c *hangarv1.SeatCalendar) {
-	i := m.SeatIndex(c.GetSeat())
-	if i < 0 {
-		return
-	}
-	st := &m.Seats[i]
+// recordCalendar folds a SeatCalendar of st's onto st.
+func (st *Seat) recordCalendar(c *hangarv1.SeatCalendar) {
 	st.zoneName, st.zone = c.GetTimeZone(), nil
 	if c.GetTimeZone() != "" {
 		st.zone = zoneOf(c.GetTimeZone())
@@ -200,7 +195,7 @@ func (m *Match) recordCalendar(c *hangarv1.SeatCalendar) {
 // calendarEvents are the SeatCalendar events that bring the seats of m up
 // to their players' calendars cals (by player id).
 func (m *Match) calendarEvents(cals map[string]store.Calendar) []*hangarv1.Event {
-	if m.Status != store.StatusActive || !IsCorrespondence(m.tc) {
+	if m.Status != store.StatusActive || !IsCorrespondence(m.clock.tc) {
 		return nil
 	}
 	var evs []*hangarv1.Event
@@ -210,7 +205,7 @@ func (m *Match) calendarEvents(cals map[string]store.Calendar) []*hangarv1.Event
 			continue
 		}
 		zone := ""
-		if m.tc.GetPauseWeekends() {
+		if m.clock.tc.GetPauseWeekends() {
 			zone = c.Zone
 		}
 		v := c.Vacation
@@ -241,7 +236,7 @@ func (s *Writer) SyncCalendar(ctx context.Context, id string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if m.Status != store.StatusActive || !IsCorrespondence(m.tc) {
+		if m.Status != store.StatusActive || !IsCorrespondence(m.clock.tc) {
 			return false, nil
 		}
 		cals := make(map[string]store.Calendar, len(m.Seats))

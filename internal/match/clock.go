@@ -72,7 +72,7 @@ func (s *Writer) fire(ctx context.Context, d store.Due) error {
 	// A clock that weekends and vacations stop follows the players'
 	// calendars in the store first: a vacation the match has not heard of
 	// (its node died before telling it) moves the deadline on.
-	if IsCorrespondence(m.tc) {
+	if IsCorrespondence(m.clock.tc) {
 		if synced, err := s.SyncCalendar(ctx, m.ID); err != nil || synced {
 			return err
 		}
@@ -98,7 +98,7 @@ func (s *Writer) timeout(ctx context.Context, m *Match) error {
 	_, err := s.Commit(ctx, m, cmd, func(m *Match) (Step, error) {
 		n := m.Seats[i].timeouts + 1
 		timedOut := &hangarv1.Event{Body: &hangarv1.Event_TurnTimedOut{TurnTimedOut: &hangarv1.TurnTimedOut{Seat: seatNo, Consecutive: n}}}
-		policy := m.policy()
+		policy := m.clock.policy()
 		switch policy {
 		case hangarv1.TimeoutPolicy_TIMEOUT_POLICY_LOSE, hangarv1.TimeoutPolicy_TIMEOUT_POLICY_ABORT_IF_UNSTARTED:
 			return m.forfeitStep(i, timedOut)

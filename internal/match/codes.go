@@ -15,25 +15,26 @@ type InviteCode struct {
 	hash []byte
 }
 
-// recordInvitation folds an invitation event onto m.
-func (m *Match) recordInvitation(ev *hangarv1.Event) {
+// InviteCodes are a match's live invite codes, oldest first.
+type InviteCodes []InviteCode
+
+// record folds an InviteCodeCreated or an InviteCodeRevoked onto cs.
+func (cs *InviteCodes) record(ev *hangarv1.Event) {
 	switch b := ev.Body.(type) {
 	case *hangarv1.Event_InviteCodeCreated:
-		m.Codes = append(m.Codes, InviteCode{ID: b.InviteCodeCreated.GetCodeId(), hash: b.InviteCodeCreated.GetCodeSha256()})
+		*cs = append(*cs, InviteCode{ID: b.InviteCodeCreated.GetCodeId(), hash: b.InviteCodeCreated.GetCodeSha256()})
 	case *hangarv1.Event_InviteCodeRevoked:
-		m.Codes = slices.DeleteFunc(m.Codes, func(c InviteCode) bool { return c.ID == b.InviteCodeRevoked.GetCodeId() })
-	case *hangarv1.Event_InvitationDeclined:
-		m.Invited = slices.DeleteFunc(m.Invited, func(p string) bool { return p == b.InvitationDeclined.GetPlayerId() })
+		*cs = slices.DeleteFunc(*cs, func(c InviteCode) bool { return c.ID == b.InviteCodeRevoked.GetCodeId() })
 	}
 }
 
-// CodeID returns the id of m's live invite code code, or "".
-func (m *Match) CodeID(code string) string {
+// ID returns the id of the live invite code code, or "".
+func (cs InviteCodes) ID(code string) string {
 	if code == "" {
 		return ""
 	}
 	h := sha256.Sum256([]byte(code))
-	for _, c := range m.Codes {
+	for _, c := range cs {
 		if subtle.ConstantTimeCompare(c.hash, h[:]) == 1 {
 			return c.ID
 		}
@@ -41,10 +42,10 @@ func (m *Match) CodeID(code string) string {
 	return ""
 }
 
-// codeIDs are the ids of m's live codes, oldest first.
-func (m *Match) codeIDs() []string {
+// ids are the ids of the live codes, oldest first.
+func (cs InviteCodes) ids() []string {
 	var ids []string
-	for _, c := range m.Codes {
+	for _, c := range cs {
 		ids = append(ids, c.ID)
 	}
 	return ids

@@ -148,13 +148,13 @@ func (s *Commands) JoinMatch(ctx context.Context, req *hangarv1.JoinMatchRequest
 		if len(code) > maxCodeLen {
 			return fmt.Errorf("%w: invite_code is at most %d bytes", fault.ErrInvalid, maxCodeLen)
 		}
-		s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return m.MayJoin(me.ID) || m.CodeID(code) != "" })
-		c.Admit = func(m *Match) bool { return m.CodeID(code) != "" }
+		s.Writer.CatchUpUnless(ctx, c.MatchID, func(m *Match) bool { return m.MayJoin(me.ID) || m.Codes.ID(code) != "" })
+		c.Admit = func(m *Match) bool { return m.Codes.ID(code) != "" }
 		return nil
 	}, func(m *Match) (Step, error) {
 		codeID := ""
 		if !m.MayJoin(me.ID) {
-			if codeID = m.CodeID(code); codeID == "" {
+			if codeID = m.Codes.ID(code); codeID == "" {
 				return Step{}, Hidden(m.ID)
 			}
 		}

@@ -339,7 +339,7 @@ func (s *Writer) Commit(ctx context.Context, m *Match, cmd store.Command, decide
 	if next.botTurn() {
 		s.kickBots(next.ID)
 	}
-	if m.Status != store.StatusActive && next.Status == store.StatusActive && IsCorrespondence(next.tc) {
+	if m.Status != store.StatusActive && next.Status == store.StatusActive && IsCorrespondence(next.clock.tc) {
 		s.syncLater(next.ID)
 	}
 	return Outcome{Match: next, Events: evs}, nil

@@ -63,20 +63,14 @@ type Match struct {
 	created time.Time
 	started time.Time
 	Ended   time.Time
-	// turnTime is the turn clock (0: none); botAfter hands a seat to a bot
-	// after that many timeouts in a row (0: never).
-	turnTime time.Duration
+	// clock is the turn clock: the turn time or the time control, and the
+	// turn it runs for (timecontrol.go).
+	clock turnClock
+	// botAfter hands a seat to a bot after that many timeouts in a row (0:
+	// never).
 	botAfter int32
 	// botLevel is how the server plays the seats it plays.
 	botLevel hangarv1.BotLevel
-	// tc is the match's time control (nil: none, or the turn_time above),
-	// with its durations; turnSeat's turn began at turnStart (turnOn: a
-	// seat is to act), as of the latest commit but one (timecontrol.go).
-	tc                          *hangarv1.TimeControl
-	perMove, initial, increment time.Duration
-	turnSeat                    int32
-	turnOn                      bool
-	turnStart                   time.Time
 	// last is the time of the latest event: turn clocks run from it.
 	last time.Time
 	// Private: only the creator, seated and invited players see the match
@@ -87,7 +81,7 @@ type Match struct {
 	// unrated: the match changes no ratings (package matchmaker).
 	unrated bool
 	// Codes are the live invite codes of a private match (codes.go).
-	Codes []InviteCode
+	Codes InviteCodes
 	// optionsAny is Options as the API carries them (nil: none);
 	// optionsWire is its wire form and optionsStored the options as the
 	// row keeps them (game.EncodeOptions), for every command's row: made
@@ -138,11 +132,12 @@ func (m *Match) deadline() time.Time {
 	if m.botTurn() {
 		return m.last.Add(botGrace)
 	}
-	if m.tc != nil {
-		return m.controlDeadline()
+	if m.clock.tc != nil {
+		c, seats := m.settled()
+		return c.controlDeadline(seats)
 	}
-	if m.turnTime > 0 {
-		return m.last.Add(m.turnTime)
+	if m.clock.turnTime > 0 {
+		return m.last.Add(m.clock.turnTime)
 	}
 	return time.Time{}
 }
@@ -169,8 +164,11 @@ func (m *Match) SeatOf(player string) int {
 	return -1
 }
 
-func (m *Match) SeatIndex(seatNo int32) int {
-	for i, st := range m.Seats {
+func (m *Match) SeatIndex(seatNo int32) int { return seatIndex(m.Seats, seatNo) }
+
+// seatIndex returns the index in seats of seat seatNo, or -1.
+func seatIndex(seats []Seat, seatNo int32) int {
+	for i, st := range seats {
 		if st.Seat == seatNo {
 			return i
 		}
@@ -212,8 +210,9 @@ func (m *Match) Apply(ev *hangarv1.Event, t time.Time) error {
 // gev is the game's message a game's event holds, when the caller has it
 // (nil: it is read from the event).
 func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold bool) error {
-	if m.tc != nil && t.After(m.last) {
-		m.settle(m.last)
+	if m.clock.tc != nil && t.After(m.last) {
+		seat, on := m.turnNow()
+		m.clock.settle(m.Seats, seat, on, m.last)
 	}
 	switch b := ev.Body.(type) {
 	case *hangarv1.Event_MatchCreated:
@@ -227,10 +226,10 @@ func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold 
 		if err := m.setOptions(b.MatchCreated.GetOptions()); err != nil {
 			return err
 		}
-		m.turnTime = b.MatchCreated.GetTurnTime().AsDuration()
+		m.clock.turnTime = b.MatchCreated.GetTurnTime().AsDuration()
 		m.botAfter = b.MatchCreated.GetTimeoutsBeforeBot()
 		m.botLevel = b.MatchCreated.GetBotLevel()
-		m.timeControl(b.MatchCreated.GetTimeControl())
+		m.clock.timeControl(b.MatchCreated.GetTimeControl())
 		m.Private = b.MatchCreated.GetPrivate()
 		m.Invited = slices.Clone(b.MatchCreated.GetInvitedPlayerIds())
 		m.unrated = b.MatchCreated.GetUnrated()
@@ -268,9 +267,9 @@ func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold 
 			return fmt.Errorf("match %s: start: %w", m.ID, err)
 		}
 		m.Play, m.Status, m.started = g, store.StatusActive, t
-		if m.banks() {
+		if m.clock.banks() {
 			for i := range m.Seats {
-				m.Seats[i].bank = m.initial
+				m.Seats[i].bank = m.clock.initial
 			}
 		}
 	case *hangarv1.Event_TurnTimedOut:
@@ -279,16 +278,21 @@ func (m *Match) record(ev *hangarv1.Event, gev proto.Message, t time.Time, fold 
 		}
 	case *hangarv1.Event_PlayersInvited:
 		m.Invited = append(m.Invited, b.PlayersInvited.GetPlayerIds()...)
-	case *hangarv1.Event_InviteCodeCreated, *hangarv1.Event_InviteCodeRevoked,
-		*hangarv1.Event_InvitationAccepted, *hangarv1.Event_InvitationDeclined:
-		m.recordInvitation(ev)
+	case *hangarv1.Event_InviteCodeCreated, *hangarv1.Event_InviteCodeRevoked:
+		m.Codes.record(ev)
+	case *hangarv1.Event_InvitationDeclined:
+		m.Invited = slices.DeleteFunc(m.Invited, func(p string) bool { return p == b.InvitationDeclined.GetPlayerId() })
+	case *hangarv1.Event_InvitationAccepted:
+		// The PlayerJoined of the same command seats the player.
 	case *hangarv1.Event_OfferMade, *hangarv1.Event_OfferAnswered, *hangarv1.Event_OfferLapsed,
 		*hangarv1.Event_MovesTakenBack, *hangarv1.Event_RematchStarted:
 		if err := m.recordOffer(ev); err != nil {
 			return err
 		}
 	case *hangarv1.Event_SeatCalendar:
-		m.recordCalendar(b.SeatCalendar)
+		if i := m.SeatIndex(b.SeatCalendar.GetSeat()); i >= 0 {
+			m.Seats[i].recordCalendar(b.SeatCalendar)
+		}
 	case *hangarv1.Event_SeatHandedToBot:
 		if i := m.SeatIndex(b.SeatHandedToBot.GetSeat()); i >= 0 {
 			m.Seats[i].Status = hangarv1.SeatStatus_SEAT_STATUS_BOT
@@ -474,7 +478,7 @@ func (m *Match) Summary() *hangarv1.Match {
 		MatchId: m.ID, Game: m.Game.Name(), Status: StatusProto[m.Status], Version: m.Version,
 		CreatorId: m.Creator, Options: m.optionsAny, CreateTime: timestamppb.New(m.created), BotLevel: m.botLevel,
 		Private: m.Private, InvitedPlayerIds: slices.Clone(m.Invited), Unrated: m.unrated,
-		InviteCodeIds: m.codeIDs(), Offer: m.Offer, RematchOf: m.rematchOf, RematchMatchId: m.rematch,
+		InviteCodeIds: m.Codes.ids(), Offer: m.Offer, RematchOf: m.rematchOf, RematchMatchId: m.rematch,
 	}
 	if !m.started.IsZero() {
 		pm.StartTime = timestamppb.New(m.started)
@@ -489,14 +493,14 @@ func (m *Match) Summary() *hangarv1.Match {
 			pm.TurnSeat = turn
 		}
 	}
-	if m.turnTime > 0 {
-		pm.TurnTime = durationpb.New(m.turnTime)
+	if m.clock.turnTime > 0 {
+		pm.TurnTime = durationpb.New(m.clock.turnTime)
 		pm.TimeoutsBeforeBot = m.botAfter
 		if d := m.deadline(); !d.IsZero() && !m.botTurn() {
 			pm.TurnDeadline = timestamppb.New(d)
 		}
 	}
-	if m.tc != nil {
+	if m.clock.tc != nil {
 		if d := m.deadline(); !d.IsZero() && !m.botTurn() {
 			pm.TurnDeadline = timestamppb.New(d)
 		}
@@ -511,8 +515,12 @@ func (m *Match) Summary() *hangarv1.Match {
 			pm.Seats[i] = ps
 		}
 	}
-	if m.tc != nil {
-		m.showClock(pm)
+	if m.clock.tc != nil {
+		var seats []Seat // the banks as they read now; none before the start
+		if m.clock.banks() && !m.started.IsZero() {
+			_, seats = m.settled()
+		}
+		m.clock.showClock(pm, seats)
 	}
 	return pm
 }

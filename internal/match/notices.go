@@ -61,7 +61,7 @@ func noticesOf(m, next *Match, evs []*hangarv1.Event, author string) []*hangarv1
 		if i := next.SeatIndex(seat); i >= 0 && (!was || before != seat) {
 			if st := next.Seats[i]; st.Status == hangarv1.SeatStatus_SEAT_STATUS_PLAYER && st.Player != "" {
 				yt := &hangarv1.YourTurnNotice{Game: g, Seat: seat, Version: next.Version}
-				if d := next.deadline(); (next.turnTime > 0 || next.tc != nil) && !d.IsZero() {
+				if d := next.deadline(); (next.clock.turnTime > 0 || next.clock.tc != nil) && !d.IsZero() {
 					yt.TurnDeadline = timestamppb.New(d)
 				}
 				add(st.Player, &hangarv1.Notice{Body: &hangarv1.Notice_YourTurn{YourTurn: yt}})

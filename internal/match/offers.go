@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/game"
@@ -449,7 +448,7 @@ func (s *Commands) startRematch(ctx context.Context, old *Match, offerID, id, au
 	_, err := s.Writer.Commit(ctx, s.Writer.NewMatch(id), cmd, func(*Match) (Step, error) {
 		evs := []*hangarv1.Event{{Body: &hangarv1.Event_MatchCreated{MatchCreated: &hangarv1.MatchCreated{
 			Game: old.Game.Name(), Options: old.optionsAny, SeatCount: int32(n), CreatorId: old.Creator,
-			TurnTime: old.protoTurnTime(), TimeoutsBeforeBot: old.botAfter, BotLevel: old.botLevel,
+			TurnTime: old.clock.protoTurnTime(), TimeoutsBeforeBot: old.botAfter, BotLevel: old.botLevel,
 			Private: old.Private, InvitedPlayerIds: slices.Clone(old.Invited), Unrated: old.unrated, RematchOf: old.ID}}}}
 		for k := range n {
 			src := old.Seats[(k+n-1)%n]
@@ -467,14 +466,6 @@ func (s *Commands) startRematch(ctx context.Context, old *Match, offerID, id, au
 		return nil // written already (another node, or a retry)
 	}
 	return err
-}
-
-// protoTurnTime is m's turn clock as MatchCreated has it (nil: none).
-func (m *Match) protoTurnTime() *durationpb.Duration {
-	if m.turnTime <= 0 {
-		return nil
-	}
-	return durationpb.New(m.turnTime)
 }
 
 // refold reports whether the game events of st, a step with the game state

@@ -41,20 +41,20 @@ const maxReminders = 5
 // default, may list.
 const MaxReminders = maxReminders
 
-// reminderOffsets are the reminders of m's turns: its time control's, or
-// def for a match with a clock whose time control lists none.
-func (m *Match) reminderOffsets(def []time.Duration) []time.Duration {
-	if m.tc.GetNoReminders() {
+// reminderOffsets are the reminders of the turns c times: its time
+// control's, or def for a clock whose time control lists none.
+func (c *turnClock) reminderOffsets(def []time.Duration) []time.Duration {
+	if c.tc.GetNoReminders() {
 		return nil
 	}
-	if rs := m.tc.GetReminders(); len(rs) > 0 {
+	if rs := c.tc.GetReminders(); len(rs) > 0 {
 		out := make([]time.Duration, len(rs))
 		for i, r := range rs {
 			out[i] = r.AsDuration()
 		}
 		return out
 	}
-	if m.tc == nil && m.turnTime <= 0 {
+	if c.tc == nil && c.turnTime <= 0 {
 		return nil
 	}
 	return def
@@ -99,7 +99,7 @@ func (m *Match) nextReminder(offsets []time.Duration, t time.Time) time.Time {
 // reminderAt is the row's reminder time of next, committed at now: the
 // store's time to the microsecond, as a claim compares it.
 func (s *Writer) reminderAt(next *Match, now time.Time) time.Time {
-	return storeTime(next.nextReminder(next.reminderOffsets(s.reminders), now))
+	return storeTime(next.nextReminder(next.clock.reminderOffsets(s.reminders), now))
 }
 
 // storeTime is t as the stores keep it (microseconds, no monotonic
@@ -147,7 +147,7 @@ func (s *Writer) remind(ctx context.Context, d store.Due, claim time.Time) error
 	}
 	now := s.now()
 	r := store.Reminder{Match: m.ID, Version: m.Version, Claim: claim, Time: now}
-	offsets := m.reminderOffsets(s.reminders)
+	offsets := m.clock.reminderOffsets(s.reminders)
 	seat, i, dl, ok := m.remindable()
 	if !ok || !now.Before(dl) {
 		return s.store.Remind(ctx, r) // nothing to send: the claim clears

@@ -119,41 +119,56 @@ func checkControlReminders(tc *hangarv1.TimeControl) error {
 	return CheckReminders(rs, turn)
 }
 
-// timeControl reads the time control of a MatchCreated onto m.
-func (m *Match) timeControl(tc *hangarv1.TimeControl) {
+// turnClock is a match's turn clock as the fold keeps it: the turn time
+// (0: none) or the time control (nil: none) with its durations, and the
+// seat whose turn began at turnStart (turnOn: a seat is to act), as of the
+// latest commit but one. The seats' banks, time zones and vacations stay
+// with the seats, which the methods that read or charge them are given.
+type turnClock struct {
+	turnTime                    time.Duration
+	tc                          *hangarv1.TimeControl
+	perMove, initial, increment time.Duration
+	turnSeat                    int32
+	turnOn                      bool
+	turnStart                   time.Time
+}
+
+// timeControl reads the time control of a MatchCreated onto c.
+func (c *turnClock) timeControl(tc *hangarv1.TimeControl) {
 	if tc == nil {
 		return
 	}
-	m.tc = tc
-	m.perMove = tc.GetPerMove().AsDuration()
-	m.initial = tc.GetInitial().AsDuration()
-	m.increment = tc.GetIncrement().AsDuration()
+	c.tc = tc
+	c.perMove = tc.GetPerMove().AsDuration()
+	c.initial = tc.GetInitial().AsDuration()
+	c.increment = tc.GetIncrement().AsDuration()
 }
 
-// banks says whether m's time control keeps a bank per seat.
-func (m *Match) banks() bool {
-	k := m.tc.GetKind()
+// banks says whether c's time control keeps a bank per seat.
+func (c *turnClock) banks() bool {
+	k := c.tc.GetKind()
 	return k == hangarv1.TimeControlKind_TIME_CONTROL_KIND_INCREMENT || k == hangarv1.TimeControlKind_TIME_CONTROL_KIND_BANK
 }
 
 // settle charges the clock of the seat whose turn ended when the turn
-// passed to another seat, at t, the time of the commit that passed it.
-// record calls it at each commit's first event (events of one commit share
-// their time) with the time of the commit before, so that a match folded
-// from its events and one built by its commands charge alike, and turns
-// that pass through a seat within one commit cost it nothing.
-func (m *Match) settle(t time.Time) {
-	seat, on := m.turnNow()
-	if on == m.turnOn && (!on || seat == m.turnSeat) {
+// passed to another seat, at t, the time of the commit that passed it:
+// seat (on: any) is the seat whose clock runs now (Match.turnNow), and the
+// bank charged is in seats. record calls it at each commit's first event
+// (events of one commit share their time) with the time of the commit
+// before, so that a match folded from its events and one built by its
+// commands charge alike, and turns that pass through a seat within one
+// commit cost it nothing.
+func (c *turnClock) settle(seats []Seat, seat int32, on bool, t time.Time) {
+	if on == c.turnOn && (!on || seat == c.turnSeat) {
 		return
 	}
-	if m.turnOn && m.banks() && t.After(m.turnStart) {
-		if i := m.SeatIndex(m.turnSeat); i >= 0 {
-			m.Seats[i].bank -= m.pausesOf(i).running(m.turnStart, t)
-			m.Seats[i].bank += m.increment
+	if c.turnOn && c.banks() && t.After(c.turnStart) {
+		if i := seatIndex(seats, c.turnSeat); i >= 0 {
+			seats[i].bank -= c.pauses(seats, i).running(c.turnStart, t)
+			seats[i].bank += c.increment
 		}
 	}
-	m.turnSeat, m.turnOn, m.turnStart = seat, on, t
+	c.turnSeat, c.turnOn, c.turnStart = seat, on, t
 }
 
 // turnNow is the seat whose clock runs now, if any.
@@ -164,52 +179,59 @@ func (m *Match) turnNow() (int32, bool) {
 	return m.Play.Turn()
 }
 
-// settled is m with its latest commit's turn change charged: what the
-// clocks read now.
-func (m *Match) settled() *Match {
-	c := *m
-	c.Seats = append([]Seat(nil), m.Seats...)
-	c.settle(m.last)
-	return &c
+// settled is m's clock and seats with its latest commit's turn change
+// charged: what the clocks read now.
+func (m *Match) settled() (turnClock, []Seat) {
+	c, seats := m.clock, append([]Seat(nil), m.Seats...)
+	seat, on := m.turnNow()
+	c.settle(seats, seat, on, m.last)
+	return c, seats
 }
 
 // controlDeadline is when the time control's clock of the seat to act
-// fires (zero: none runs).
-func (m *Match) controlDeadline() time.Time {
-	c := m.settled()
+// fires (zero: none runs); c and seats are settled (Match.settled).
+func (c *turnClock) controlDeadline(seats []Seat) time.Time {
 	if !c.turnOn {
 		return time.Time{}
 	}
-	i := c.SeatIndex(c.turnSeat)
+	i := seatIndex(seats, c.turnSeat)
 	if !c.banks() {
-		return c.pausesOf(i).deadline(c.turnStart, c.perMove)
+		return c.pauses(seats, i).deadline(c.turnStart, c.perMove)
 	}
 	if i < 0 {
 		return time.Time{}
 	}
-	return c.pausesOf(i).deadline(c.turnStart, c.Seats[i].bank)
+	return c.pauses(seats, i).deadline(c.turnStart, seats[i].bank)
 }
 
-// showClock puts the time control, and each seat's bank, in pm.
-func (m *Match) showClock(pm *hangarv1.Match) {
-	pm.TimeControl = m.tc
-	if !m.banks() || m.started.IsZero() {
+// showClock puts the time control in pm, and each seat's bank from seats,
+// the match's settled seats (nil: none shown, as before the start).
+func (c *turnClock) showClock(pm *hangarv1.Match, seats []Seat) {
+	pm.TimeControl = c.tc
+	if !c.banks() {
 		return
 	}
-	c := m.settled()
-	for i, st := range c.Seats {
+	for i, st := range seats {
 		if i < len(pm.Seats) {
 			pm.Seats[i].TimeLeft = durationpb.New(max(st.bank, 0))
 		}
 	}
 }
 
-// policy is what a timeout of m's clock does.
-func (m *Match) policy() hangarv1.TimeoutPolicy {
-	if m.tc == nil {
+// protoTurnTime is c's turn time as MatchCreated has it (nil: none).
+func (c *turnClock) protoTurnTime() *durationpb.Duration {
+	if c.turnTime <= 0 {
+		return nil
+	}
+	return durationpb.New(c.turnTime)
+}
+
+// policy is what a timeout of c does.
+func (c *turnClock) policy() hangarv1.TimeoutPolicy {
+	if c.tc == nil {
 		return hangarv1.TimeoutPolicy_TIMEOUT_POLICY_SKIP
 	}
-	p := m.tc.GetTimeoutPolicy()
+	p := c.tc.GetTimeoutPolicy()
 	if p == hangarv1.TimeoutPolicy_TIMEOUT_POLICY_UNSPECIFIED {
 		return hangarv1.TimeoutPolicy_TIMEOUT_POLICY_SKIP
 	}
@@ -221,7 +243,7 @@ func (m *Match) policy() hangarv1.TimeoutPolicy {
 // is TIMEOUT_POLICY_ABORT_IF_UNSTARTED and the seat never acted.
 func (m *Match) forfeitStep(i int, timedOut *hangarv1.Event) (Step, error) {
 	st := m.Seats[i]
-	if m.policy() == hangarv1.TimeoutPolicy_TIMEOUT_POLICY_ABORT_IF_UNSTARTED && !st.moved {
+	if m.clock.policy() == hangarv1.TimeoutPolicy_TIMEOUT_POLICY_ABORT_IF_UNSTARTED && !st.moved {
 		return Events(timedOut, &hangarv1.Event{Body: &hangarv1.Event_MatchEnded{MatchEnded: &hangarv1.MatchEnded{
 			Status: hangarv1.MatchStatus_MATCH_STATUS_ABANDONED}}}), nil
 	}
