@@ -78,7 +78,7 @@ func BenchmarkRedact(b *testing.B) {
 	}
 	const watch = "/hangar.v1.MatchService/WatchMatch"
 	del := func(p store.Player) {
-		if _, err := s.auth.DeletePlayer(ctx, p, "benchmark"); err != nil {
+		if _, err := s.auth.Moderation().DeletePlayer(ctx, p, "benchmark"); err != nil {
 			b.Fatal(err)
 		}
 	}
