@@ -1,6 +1,9 @@
 package carcassonne
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // Game is a game played in place: each move changes the Game's one position instead of
 // returning a new State. It is for a caller that keeps only the latest position (a bot's
@@ -64,15 +67,10 @@ func (g *Game) AppendLegalPlacements(dst []Placement) []Placement {
 	if g.s.phase != PhasePlace {
 		return dst
 	}
-	var codes [4]uint8
-	for r := range codes {
-		codes[r] = rotated[g.s.tile][r].code
-	}
+	fit := &fitRots[g.s.tile]
 	for _, c := range g.s.front {
-		for r, code := range codes {
-			if code&c.mask == c.want {
-				dst = append(dst, Placement{c.at, Rotation(r)})
-			}
+		for rs := fit[c.key]; rs != 0; rs &= rs - 1 {
+			dst = append(dst, Placement{c.at, Rotation(bits.TrailingZeros8(rs))})
 		}
 	}
 	return dst

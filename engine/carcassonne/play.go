@@ -2,6 +2,7 @@ package carcassonne
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -60,18 +61,15 @@ func (s *State) fits(t TileID, r Rotation, p Pos) error {
 // placements calls yield for every legal placement of t, in row-major cell order then rotation,
 // and stops when yield returns false.
 func (s *State) placements(t TileID, yield func(Placement) bool) {
-	var codes [4]uint8 // the tile's edges at each rotation, two bits per side
-	for r := range codes {
-		codes[r] = rotated[t][r].code
-	}
 	front := s.front
 	if !s.own {
 		var buf [128]edgeCell
 		front = s.scanFront(buf[:0])
 	}
+	fit := &fitRots[t]
 	for _, c := range front {
-		for r, code := range codes {
-			if code&c.mask == c.want && !yield(Placement{c.at, Rotation(r)}) {
+		for rs := fit[c.key]; rs != 0; rs &= rs - 1 {
+			if !yield(Placement{c.at, Rotation(bits.TrailingZeros8(rs))}) {
 				return
 			}
 		}

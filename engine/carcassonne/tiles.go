@@ -147,7 +147,6 @@ type rfeat struct {
 // rtile is a tile type turned to a rotation.
 type rtile struct {
 	edges    [4]Edge
-	code     uint8   // edges packed two bits per side, side 0 lowest
 	sideFeat [4]int8 // road/city feature on each side, -1 for a field side
 	halfFeat [8]int8 // field feature on each half-edge, -1 on a city side
 	feats    []rfeat
@@ -155,6 +154,13 @@ type rtile struct {
 }
 
 var rotated [NumTiles][4]rtile
+
+// fitRots[t][key] has bit r set when tile t turned r fits an empty cell whose neighbours show it
+// the edges of key (see edgeCell.key): one load tells every rotation that fits a cell.
+var fitRots [NumTiles][256]uint8
+
+// edgeKey returns the key bits that a neighbour showing edge e across side gives a cell.
+func edgeKey(side Side, e Edge) uint8 { return (uint8(e) + 1) << (2 * side) }
 
 func init() {
 	n := 0
@@ -182,6 +188,18 @@ func init() {
 	for i := range tileTypes {
 		for r := range Rotation(4) {
 			rotated[i][r] = rotate(&tileTypes[i], r)
+		}
+		for key := range 256 {
+			for r := range Rotation(4) {
+				fit := true
+				for side := range Side(4) {
+					k := key >> (2 * side) & 3
+					fit = fit && (k == 0 || edgeKey(side, rotated[i][r].edges[side]) == uint8(k<<(2*side)))
+				}
+				if fit {
+					fitRots[i][key] |= 1 << r
+				}
+			}
 		}
 	}
 }
@@ -379,9 +397,6 @@ func rotate(t *TileType, r Rotation) rtile {
 	}
 	for s := range 4 {
 		rt.edges[Side(s).Rotate(r)] = t.Edges[s]
-	}
-	for s, e := range rt.edges {
-		rt.code |= uint8(e) << (2 * s)
 	}
 	for i, f := range t.Features {
 		rf := rfeat{kind: f.Kind, pennant: f.Pennant, dir: f.Dir.Rotate(r)}
