@@ -19,6 +19,8 @@ import (
 	"slices"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
+
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	engine "github.com/hangarhq/hangar/engine/carcassonne"
 )
@@ -118,12 +120,37 @@ func LegalMoves(s engine.State, seat int) []*carcassonnev1.Move {
 	if seat < 0 || seat >= s.Players() || seat != s.Turn() {
 		return nil
 	}
-	var out []*carcassonnev1.Move
-	for _, pl := range s.LegalPlacements() {
-		out = append(out, PlacementProto(pl))
+	return movesProto(s.LegalPlacements(), s.LegalFollowerMoves())
+}
+
+// movesProto returns the API form of placements then follower decisions. A drawn tile may have
+// a hundred placements: the messages are made in one block and their notations share one
+// string, so the list costs four allocations however long it is.
+func movesProto(pls []engine.Placement, fs []engine.FollowerMove) []*carcassonnev1.Move {
+	n := len(pls) + len(fs)
+	if n == 0 {
+		return nil
 	}
-	for _, f := range s.LegalFollowerMoves() {
-		out = append(out, FollowerMoveProto(f))
+	out := make([]*carcassonnev1.Move, n)
+	ms := make([]carcassonnev1.Move, n)
+	ends := make([]int, n)
+	text := make([]byte, 0, 16*n)
+	for i, pl := range pls {
+		text, _ = engine.Move{Kind: engine.MovePlace, Placement: pl}.AppendText(text)
+		ends[i] = len(text)
+		ms[i].Kind, ms[i].X, ms[i].Y, ms[i].Rotation = carcassonnev1.MoveKind_MOVE_KIND_PLACE, int32(pl.At.X), int32(pl.At.Y), int32(pl.Rot)
+	}
+	for j, f := range fs {
+		i := len(pls) + j
+		text, _ = engine.Move{Kind: engine.MoveFollower, Follower: f}.AppendText(text)
+		ends[i] = len(text)
+		ms[i].Kind, ms[i].Feature = followerKindProto(f)
+	}
+	all := string(text)
+	start := 0
+	for i := range ms {
+		ms[i].Notation, start = all[start:ends[i]], ends[i]
+		out[i] = &ms[i]
 	}
 	return out
 }
@@ -207,17 +234,23 @@ func PlacementProto(p engine.Placement) *carcassonnev1.Move {
 // FollowerMoveProto returns the API form of a follower decision; a Fly is "fly", with no roll.
 func FollowerMoveProto(f engine.FollowerMove) *carcassonnev1.Move {
 	p := &carcassonnev1.Move{Notation: engine.Move{Kind: engine.MoveFollower, Follower: f}.String()}
+	p.Kind, p.Feature = followerKindProto(f)
+	return p
+}
+
+// followerKindProto returns the API kind of f and the feature it names (0 for a Pass or a Fly).
+func followerKindProto(f engine.FollowerMove) (carcassonnev1.MoveKind, int32) {
 	switch f.Kind {
 	case engine.Pass:
-		p.Kind = carcassonnev1.MoveKind_MOVE_KIND_PASS
+		return carcassonnev1.MoveKind_MOVE_KIND_PASS, 0
 	case engine.Deploy:
-		p.Kind, p.Feature = carcassonnev1.MoveKind_MOVE_KIND_DEPLOY, int32(f.Feature)
+		return carcassonnev1.MoveKind_MOVE_KIND_DEPLOY, int32(f.Feature)
 	case engine.Fly:
-		p.Kind = carcassonnev1.MoveKind_MOVE_KIND_FLY
+		return carcassonnev1.MoveKind_MOVE_KIND_FLY, 0
 	case engine.Land:
-		p.Kind, p.Feature = carcassonnev1.MoveKind_MOVE_KIND_LAND, int32(f.Feature)
+		return carcassonnev1.MoveKind_MOVE_KIND_LAND, int32(f.Feature)
 	}
-	return p
+	return carcassonnev1.MoveKind_MOVE_KIND_UNSPECIFIED, 0
 }
 
 // MoveProto returns the API form of a decision: a MovePlace or a MoveFollower, as LegalPlacements,
@@ -289,7 +322,40 @@ func MoveFromProto(p *carcassonnev1.Move) (engine.Move, error) {
 // EventProto returns the API and stored form of e: its kind, seat, the fields its kind uses
 // (the others unset) and its notation.
 func EventProto(e engine.Event) *carcassonnev1.Event {
-	p := &carcassonnev1.Event{Kind: carcassonnev1.EventKind(e.Kind), Seat: int32(e.Seat), Notation: e.String()}
+	p := new(carcassonnev1.Event)
+	eventInto(p, e)
+	p.Notation = e.String()
+	return p
+}
+
+// eventsProto returns EventProto of each event, with seat(e.Seat) for the seat: the messages
+// made in one block, their notations sharing one string.
+func eventsProto(evs []engine.Event, seat func(int) int) []proto.Message {
+	if len(evs) == 0 {
+		return nil
+	}
+	out := make([]proto.Message, len(evs))
+	ps := make([]carcassonnev1.Event, len(evs))
+	ends := make([]int, len(evs))
+	text := make([]byte, 0, 24*len(evs))
+	for i, e := range evs {
+		e.Seat = seat(e.Seat)
+		eventInto(&ps[i], e)
+		text, _ = e.AppendText(text)
+		ends[i] = len(text)
+	}
+	all := string(text)
+	start := 0
+	for i := range ps {
+		ps[i].Notation, start = all[start:ends[i]], ends[i]
+		out[i] = &ps[i]
+	}
+	return out
+}
+
+// eventInto sets p's fields but the notation from e.
+func eventInto(p *carcassonnev1.Event, e engine.Event) {
+	p.Kind, p.Seat = carcassonnev1.EventKind(e.Kind), int32(e.Seat)
 	at := func() { p.X, p.Y = int32(e.At.X), int32(e.At.Y) }
 	switch e.Kind {
 	case engine.Drew, engine.Discarded:
@@ -308,7 +374,6 @@ func EventProto(e engine.Event) *carcassonnev1.Event {
 		p.Feature, p.Points = int32(e.Feature), int32(e.Points)
 		p.FeatureKind, p.Final = featureKindProto(e.Scored), e.Final
 	}
-	return p
 }
 
 // EventFromProto returns the engine event of p, reading the fields its kind uses and ignoring
