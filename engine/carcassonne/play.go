@@ -261,7 +261,7 @@ func (s *State) draw(t TileID, evs []Event) ([]Event, error) {
 	evs = s.emit(evs, Event{Kind: Drew, Seat: s.turn, Tile: t})
 	if !s.canPlace(t) {
 		evs = s.emit(evs, Event{Kind: Discarded, Seat: s.turn, Tile: t})
-		if s.stack.Len() == 0 {
+		if s.stack.empty() {
 			evs = s.finalScoring(evs)
 		}
 	}
@@ -407,10 +407,8 @@ func (s *State) finishTurn(evs []Event) []Event {
 				continue
 			}
 			c := &s.tiles[j]
-			for f, ft := range rotated[c.t][0].feats {
-				if ft.kind == Cloister && s.neighbours8(c.at) == 8 {
-					add(int16(s.nodeOf(j, f)))
-				}
+			if f := rotated[c.t][0].cloister; f >= 0 && s.neighbours8(c.at) == 8 {
+				add(int16(s.nodeOf(j, int(f))))
 			}
 		}
 	}
@@ -430,7 +428,7 @@ func (s *State) finishTurn(evs []Event) []Event {
 	for _, e := range ret {
 		evs = s.emit(evs, e)
 	}
-	if s.stack.Len() == 0 {
+	if s.stack.empty() {
 		return s.finalScoring(evs)
 	}
 	return s.emit(evs, Event{Kind: NextTurn, Seat: (s.turn + 1) % s.players})

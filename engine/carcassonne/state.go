@@ -54,6 +54,10 @@ func (st Stack) Len() int {
 	return n
 }
 
+// empty reports whether the stack has no tile: one comparison of the array, where Len adds
+// every count.
+func (st *Stack) empty() bool { return *st == Stack{} }
+
 // Count returns the number of tiles of type t in the stack.
 func (st Stack) Count(t TileID) int {
 	if int(t) >= NumTiles {

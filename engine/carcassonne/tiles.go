@@ -151,6 +151,7 @@ type rtile struct {
 	halfFeat [8]int8 // field feature on each half-edge, -1 on a city side
 	feats    []rfeat
 	machine  int8 // feature index of the flying machine, -1 if none
+	cloister int8 // feature index of the cloister, -1 if none
 }
 
 var rotated [NumTiles][4]rtile
@@ -388,7 +389,7 @@ func checkTile(t *TileType) error {
 
 func rotate(t *TileType, r Rotation) rtile {
 	var rt rtile
-	rt.machine = -1
+	rt.machine, rt.cloister = -1, -1
 	for i := range rt.sideFeat {
 		rt.sideFeat[i] = -1
 	}
@@ -414,8 +415,11 @@ func rotate(t *TileType, r Rotation) rtile {
 		for _, c := range f.Cities {
 			rf.cities = append(rf.cities, int8(c))
 		}
-		if f.Kind == Machine {
+		switch f.Kind {
+		case Machine:
 			rt.machine = int8(i)
+		case Cloister:
+			rt.cloister = int8(i)
 		}
 		rt.feats = append(rt.feats, rf)
 	}
