@@ -78,11 +78,5 @@ func (g *Game) AppendLegalPlacements(dst []Placement) []Placement {
 
 // AppendFollowerMoves appends what State.LegalFollowerMoves returns to dst.
 func (g *Game) AppendFollowerMoves(dst []FollowerMove) []FollowerMove {
-	switch g.s.phase {
-	case PhaseFollower:
-		return append(g.s.followerChoices(dst), FollowerMove{Kind: Pass})
-	case PhaseLanding:
-		g.s.landingOptions(&dst)
-	}
-	return dst
+	return g.s.appendFollowerMoves(dst)
 }

@@ -320,9 +320,12 @@ func appendFeature(b []byte, f int) []byte { return strconv.AppendInt(append(b, 
 // ParseMove parses the notation of Move.String. Errors wrap ErrSyntax or ErrUnknownTile.
 func ParseMove(text string) (Move, error) {
 	f := strings.Fields(text)
-	bad := fmt.Errorf("%w: move %.40q; expected one of: place <x>,<y> r<0-3>; deploy f<0-7>; land f<0-7>; pass; fly <roll>", ErrSyntax, text)
+	// Made only on a failure: a move that parses costs no message.
+	bad := func() error {
+		return fmt.Errorf("%w: move %.40q; expected one of: place <x>,<y> r<0-3>; deploy f<0-7>; land f<0-7>; pass; fly <roll>", ErrSyntax, text)
+	}
 	if len(f) == 0 {
-		return Move{}, bad
+		return Move{}, bad()
 	}
 	switch {
 	case f[0] == "draw" && len(f) == 2:
@@ -347,11 +350,11 @@ func ParseMove(text string) (Move, error) {
 	case f[0] == "fly" && len(f) == 2:
 		r, err := strconv.Atoi(f[1])
 		if err != nil {
-			return Move{}, bad
+			return Move{}, bad()
 		}
 		return Move{Kind: MoveFly, Roll: r}, nil
 	}
-	return Move{}, bad
+	return Move{}, bad()
 }
 
 // Play dispatches m to Draw, Place, Follower or Fly for seat (a draw must be for the seat to
@@ -426,9 +429,9 @@ func (e Event) AppendText(b []byte) ([]byte, error) {
 // ParseEvent parses the notation of Event.String. Errors wrap ErrSyntax or ErrUnknownTile.
 func ParseEvent(text string) (Event, error) {
 	f := strings.Fields(text)
-	bad := fmt.Errorf("%w: event %q", ErrSyntax, text)
+	bad := func() error { return fmt.Errorf("%w: event %q", ErrSyntax, text) }
 	if len(f) < 2 {
-		return Event{}, bad
+		return Event{}, bad()
 	}
 	var e Event
 	for i, n := range eventNames {
@@ -438,7 +441,7 @@ func ParseEvent(text string) (Event, error) {
 	}
 	seat, err := strconv.Atoi(f[1])
 	if err != nil || seat < 0 || seat >= MaxPlayers {
-		return Event{}, bad
+		return Event{}, bad()
 	}
 	e.Seat = seat
 	want := map[EventKind]int{Drew: 3, Discarded: 3, Placed: 5, Deployed: 4, Landed: 4, Returned: 4,
@@ -448,7 +451,7 @@ func ParseEvent(text string) (Event, error) {
 		f = f[:6]
 	}
 	if want == 0 || len(f) != want {
-		return Event{}, bad
+		return Event{}, bad()
 	}
 	seg := func(p, fi string) error {
 		if e.At, err = ParsePos(p); err != nil {
@@ -472,16 +475,16 @@ func ParseEvent(text string) (Event, error) {
 		err = seg(f[2], f[3])
 	case Flew:
 		if e.Roll, err = strconv.Atoi(f[2]); err != nil {
-			return Event{}, bad
+			return Event{}, bad()
 		}
 		e.At, err = ParsePos(f[3])
 	case Scored:
 		if e.Points, err = strconv.Atoi(f[2]); err != nil {
-			return Event{}, bad
+			return Event{}, bad()
 		}
 		k, ok := parseFeatureKind(f[3])
 		if !ok || k == Machine {
-			return Event{}, bad
+			return Event{}, bad()
 		}
 		e.Scored = k
 		err = seg(f[4], f[5])

@@ -92,6 +92,25 @@ func (s State) LegalPlacements() []Placement {
 	return s.PlacementsOf(s.tile)
 }
 
+// AppendLegalPlacements appends what LegalPlacements returns to dst.
+func (s State) AppendLegalPlacements(dst []Placement) []Placement {
+	if s.phase != PhasePlace {
+		return dst
+	}
+	front := s.front
+	if !s.own {
+		var buf [128]edgeCell
+		front = s.scanFront(buf[:0])
+	}
+	fit := &fitRots[s.tile]
+	for _, c := range front {
+		for rs := fit[c.key]; rs != 0; rs &= rs - 1 {
+			dst = append(dst, Placement{c.at, Rotation(bits.TrailingZeros8(rs))})
+		}
+	}
+	return dst
+}
+
 // PlacementsOf returns every legal placement tile t would have on the current board.
 func (s State) PlacementsOf(t TileID) []Placement {
 	if int(t) >= NumTiles {
@@ -190,6 +209,21 @@ func (s State) LegalFollowerMoves() []FollowerMove {
 		return out
 	}
 	return nil
+}
+
+// AppendFollowerMoves appends what LegalFollowerMoves returns to dst.
+func (s State) AppendFollowerMoves(dst []FollowerMove) []FollowerMove {
+	return s.appendFollowerMoves(dst)
+}
+
+func (s *State) appendFollowerMoves(dst []FollowerMove) []FollowerMove {
+	switch s.phase {
+	case PhaseFollower:
+		return append(s.followerChoices(dst), FollowerMove{Kind: Pass})
+	case PhaseLanding:
+		s.landingOptions(&dst)
+	}
+	return dst
 }
 
 // followerChoices appends the Deploy and Fly options of PhaseFollower.

@@ -117,42 +117,64 @@ func StateProto(s engine.State, seat int) *carcassonnev1.State {
 // follower decisions in PhaseFollower and PhaseLanding, in the engine's order; nil when seat is
 // not to move (a spectator never is).
 func LegalMoves(s engine.State, seat int) []*carcassonnev1.Move {
+	ms := legalMoves(s, seat)
+	if ms == nil {
+		return nil
+	}
+	out := make([]*carcassonnev1.Move, len(ms))
+	for i := range ms {
+		out[i] = &ms[i]
+	}
+	return out
+}
+
+// maxPlacements is the room legalMoves keeps on its stack for the placements of a tile: a late
+// board has 40 to 60 empty cells beside its tiles, and a tile fits a few rotations of each. A
+// longer list is still right; it only costs allocations more.
+const maxPlacements = 256
+
+// legalMoves returns the messages of LegalMoves, made in one block with their notations in one
+// string: a drawn tile may have a hundred placements, and the list costs two allocations however
+// long it is.
+func legalMoves(s engine.State, seat int) []carcassonnev1.Move {
 	if seat < 0 || seat >= s.Players() || seat != s.Turn() {
 		return nil
 	}
-	return movesProto(s.LegalPlacements(), s.LegalFollowerMoves())
-}
-
-// movesProto returns the API form of placements then follower decisions. A drawn tile may have
-// a hundred placements: the messages are made in one block and their notations share one
-// string, so the list costs four allocations however long it is.
-func movesProto(pls []engine.Placement, fs []engine.FollowerMove) []*carcassonnev1.Move {
+	var pbuf [maxPlacements]engine.Placement
+	var fbuf [8]engine.FollowerMove
+	pls := s.AppendLegalPlacements(pbuf[:0])
+	fs := s.AppendFollowerMoves(fbuf[:0])
 	n := len(pls) + len(fs)
 	if n == 0 {
 		return nil
 	}
-	out := make([]*carcassonnev1.Move, n)
 	ms := make([]carcassonnev1.Move, n)
-	ends := make([]int, n)
-	text := make([]byte, 0, 16*n)
-	for i, pl := range pls {
-		text, _ = engine.Move{Kind: engine.MovePlace, Placement: pl}.AppendText(text)
-		ends[i] = len(text)
-		ms[i].Kind, ms[i].X, ms[i].Y, ms[i].Rotation = carcassonnev1.MoveKind_MOVE_KIND_PLACE, int32(pl.At.X), int32(pl.At.Y), int32(pl.Rot)
-	}
-	for j, f := range fs {
-		i := len(pls) + j
-		text, _ = engine.Move{Kind: engine.MoveFollower, Follower: f}.AppendText(text)
-		ends[i] = len(text)
-		ms[i].Kind, ms[i].Feature = followerKindProto(f)
-	}
-	all := string(text)
-	start := 0
+	var endsBuf [maxPlacements + 8]int32
+	ends := endsBuf[:0] // where each notation ends in text
+	var text strings.Builder
+	text.Grow(16 * n)
+	var b [32]byte
 	for i := range ms {
-		ms[i].Notation, start = all[start:ends[i]], ends[i]
-		out[i] = &ms[i]
+		var m engine.Move
+		if i < len(pls) {
+			pl := pls[i]
+			m = engine.Move{Kind: engine.MovePlace, Placement: pl}
+			ms[i].Kind, ms[i].X, ms[i].Y, ms[i].Rotation = carcassonnev1.MoveKind_MOVE_KIND_PLACE, int32(pl.At.X), int32(pl.At.Y), int32(pl.Rot)
+		} else {
+			f := fs[i-len(pls)]
+			m = engine.Move{Kind: engine.MoveFollower, Follower: f}
+			ms[i].Kind, ms[i].Feature = followerKindProto(f)
+		}
+		t, _ := m.AppendText(b[:0])
+		text.Write(t)
+		ends = append(ends, int32(text.Len()))
 	}
-	return out
+	all := text.String()
+	start := 0
+	for i, end := range ends {
+		ms[i].Notation, start = all[start:end], int(end)
+	}
+	return ms
 }
 
 // TileTypes returns the API form of the whole tile table: the 24 base types "A".."X", then the 8

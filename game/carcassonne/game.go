@@ -306,13 +306,13 @@ func (g State) Legal(seat int32) []proto.Message {
 	if p < 0 {
 		return nil
 	}
-	ms := LegalMoves(g.s, p)
+	ms := legalMoves(g.s, p)
 	if len(ms) == 0 {
 		return nil
 	}
 	out := make([]proto.Message, len(ms))
-	for i, m := range ms {
-		out[i] = m
+	for i := range ms {
+		out[i] = &ms[i]
 	}
 	return out
 }
