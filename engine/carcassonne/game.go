@@ -1,9 +1,6 @@
 package carcassonne
 
-import (
-	"math/bits"
-	"slices"
-)
+import "slices"
 
 // Game is a game played in place: each move changes the Game's one position instead of
 // returning a new State. It is for a caller that keeps only the latest position (a bot's
@@ -67,13 +64,7 @@ func (g *Game) AppendLegalPlacements(dst []Placement) []Placement {
 	if g.s.phase != PhasePlace {
 		return dst
 	}
-	fit := &fitRots[g.s.tile]
-	for _, c := range g.s.front {
-		for rs := fit[c.key]; rs != 0; rs &= rs - 1 {
-			dst = append(dst, Placement{c.at, Rotation(bits.TrailingZeros8(rs))})
-		}
-	}
-	return dst
+	return appendFits(dst, g.s.front, g.s.tile)
 }
 
 // AppendFollowerMoves appends what State.LegalFollowerMoves returns to dst.

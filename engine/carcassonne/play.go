@@ -102,7 +102,12 @@ func (s State) AppendLegalPlacements(dst []Placement) []Placement {
 		var buf [128]edgeCell
 		front = s.scanFront(buf[:0])
 	}
-	fit := &fitRots[s.tile]
+	return appendFits(dst, front, s.tile)
+}
+
+// appendFits appends the placements of tile t on the cells of front to dst.
+func appendFits(dst []Placement, front []edgeCell, t TileID) []Placement {
+	fit := &fitRots[t]
 	for _, c := range front {
 		for rs := fit[c.key]; rs != 0; rs &= rs - 1 {
 			dst = append(dst, Placement{c.at, Rotation(bits.TrailingZeros8(rs))})
