@@ -54,7 +54,8 @@ func (l *acceptLog) Append(_ context.Context, a store.Append) (store.Result, err
 // stream lists them for its player. The carcassonne variant plays two-seat
 // Carcassonne matches on the autoroll variant's path: every command is a
 // move picked from the seat's legal moves (a placement of the tile the
-// server drew, then a follower decision), so the two compare directly.
+// server drew, then a follower decision), so the two compare directly;
+// legal/op is the number of legal moves listed per command.
 func BenchmarkCommand(b *testing.B) {
 	for _, sqlStore := range []bool{false, true} {
 		for _, watched := range []bool{false, true} {
@@ -161,6 +162,7 @@ func benchCommands(b *testing.B, sqlStore, watched bool, gameOpts proto.Message)
 	}
 	newMatch()
 	commands := [2]int{}
+	listed := 0 // legal moves listed
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
@@ -181,6 +183,7 @@ func benchCommands(b *testing.B, sqlStore, watched bool, gameOpts proto.Message)
 			if moves, err = benchGames.PackAll(m.Play.Legal(turn)); err != nil {
 				b.Fatal(err)
 			}
+			listed += len(moves)
 		}
 		if len(moves) > 0 && moves[0].GetTypeUrl() != roll.GetTypeUrl() {
 			r, err := (&moveServer{Service: s}).Act(pctx, &hangarv1.ActRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
@@ -203,5 +206,8 @@ func benchCommands(b *testing.B, sqlStore, watched bool, gameOpts proto.Message)
 	b.StopTimer()
 	unwatch()
 	b.ReportMetric(float64(commands[1])/float64(b.N), "moves/op")
+	if listMoves {
+		b.ReportMetric(float64(listed)/float64(b.N), "legal/op")
+	}
 	b.ReportMetric(float64(matches), "matches")
 }
