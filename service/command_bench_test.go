@@ -9,10 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
 	aeroplanev1 "github.com/hangarhq/hangar/api/hangar/aeroplane/v1"
+	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
+	"github.com/hangarhq/hangar/game"
+	"github.com/hangarhq/hangar/game/aeroplane"
+	"github.com/hangarhq/hangar/game/carcassonne"
 	"github.com/hangarhq/hangar/internal/auth"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/sqlite"
@@ -46,7 +51,11 @@ func (l *acceptLog) Append(_ context.Context, a store.Append) (store.Result, err
 // command's last event on the write path); and auto_roll matches over the
 // latter, where every command is a Move (the server rolls the next seat's
 // die in its commit) picked from the seat's legal moves, listed as a Play
-// stream lists them for its player.
+// stream lists them for its player. The carcassonne variant plays two-seat
+// Carcassonne matches on the autoroll variant's path: every command is a
+// move picked from the seat's legal moves (a placement of the tile the
+// server drew, then a follower decision), so the two compare directly;
+// legal/op is the number of legal moves listed per command.
 func BenchmarkCommand(b *testing.B) {
 	for _, sqlStore := range []bool{false, true} {
 		for _, watched := range []bool{false, true} {
@@ -57,13 +66,30 @@ func BenchmarkCommand(b *testing.B) {
 			if watched {
 				name += "/watched"
 			}
-			b.Run(name, func(b *testing.B) { benchCommands(b, sqlStore, watched, false) })
+			b.Run(name, func(b *testing.B) { benchCommands(b, sqlStore, watched, &aeroplanev1.Options{}) })
 		}
 	}
-	b.Run("nostore/watched/autoroll", func(b *testing.B) { benchCommands(b, false, true, true) })
+	b.Run("nostore/watched/autoroll", func(b *testing.B) {
+		benchCommands(b, false, true, &aeroplanev1.Options{AutoRoll: true})
+	})
+	b.Run("nostore/watched/carcassonne", func(b *testing.B) {
+		benchCommands(b, false, true, &carcassonnev1.Options{})
+	})
 }
 
-func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
+// benchGames are the games BenchmarkCommand plays.
+var benchGames = game.NewRegistry(aeroplane.Game{}, carcassonne.Game{})
+
+// benchCommands plays the commands of matches of the game whose options are
+// gameOpts. An Aeroplane match without auto_roll rolls, then moves; every
+// other command is a move picked from the seat's legal moves.
+func benchCommands(b *testing.B, sqlStore, watched bool, gameOpts proto.Message) {
+	gameName := "aeroplane"
+	if _, ok := gameOpts.(*carcassonnev1.Options); ok {
+		gameName = "carcassonne"
+	}
+	ao, isAeroplane := gameOpts.(*aeroplanev1.Options)
+	listMoves := !isAeroplane || ao.GetAutoRoll()
 	ctx := context.Background()
 	var st store.Store = &acceptLog{versions: map[string]int64{}}
 	if sqlStore {
@@ -82,7 +108,7 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 	now := t0
 	clock := func() time.Time { now = now.Add(time.Millisecond); return now }
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s := New(st, log, Options{Games: testGames, Rand: rand.New(rand.NewPCG(1, 2)), Now: clock, SingleNode: true})
+	s := New(st, log, Options{Games: benchGames, Rand: rand.New(rand.NewPCG(1, 2)), Now: clock, SingleNode: true})
 	defer s.Close()
 	var ctxs [2]context.Context
 	for i := range ctxs {
@@ -95,11 +121,11 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 		ctxs[i] = auth.WithCaller(ctx, p)
 	}
 	pick := rand.New(rand.NewPCG(3, 4))
-	opts, err := testGames.Pack(&aeroplanev1.Options{AutoRoll: autoRoll})
+	opts, err := benchGames.Pack(gameOpts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	roll, err := testGames.Pack(&aeroplanev1.Roll{})
+	roll, err := benchGames.Pack(&aeroplanev1.Roll{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -114,7 +140,7 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 	newMatch := func() {
 		unwatch()
 		matches++
-		cr, err := (&matchServer{Service: s}).CreateMatch(ctxs[0], &hangarv1.CreateMatchRequest{Game: "aeroplane", SeatCount: 2,
+		cr, err := (&matchServer{Service: s}).CreateMatch(ctxs[0], &hangarv1.CreateMatchRequest{Game: gameName, SeatCount: 2,
 			RequestId: fmt.Sprint("create-", matches), Options: opts})
 		if err != nil {
 			b.Fatal(err)
@@ -136,6 +162,7 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 	}
 	newMatch()
 	commands := [2]int{}
+	listed := 0 // legal moves listed
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
@@ -151,11 +178,12 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 		if m.Seats[m.SeatIndex(turn)].Player != m.Seats[0].Player {
 			pctx = ctxs[1]
 		}
-		if autoRoll {
+		if listMoves {
 			// The moves as a Play stream lists them for its player.
-			if moves, err = testGames.PackAll(m.Play.Legal(turn)); err != nil {
+			if moves, err = benchGames.PackAll(m.Play.Legal(turn)); err != nil {
 				b.Fatal(err)
 			}
+			listed += len(moves)
 		}
 		if len(moves) > 0 && moves[0].GetTypeUrl() != roll.GetTypeUrl() {
 			r, err := (&moveServer{Service: s}).Act(pctx, &hangarv1.ActRequest{MatchId: id, ExpectedVersion: version, RequestId: reqIDs[i],
@@ -178,5 +206,8 @@ func benchCommands(b *testing.B, sqlStore, watched, autoRoll bool) {
 	b.StopTimer()
 	unwatch()
 	b.ReportMetric(float64(commands[1])/float64(b.N), "moves/op")
+	if listMoves {
+		b.ReportMetric(float64(listed)/float64(b.N), "legal/op")
+	}
 	b.ReportMetric(float64(matches), "matches")
 }

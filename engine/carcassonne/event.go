@@ -186,7 +186,7 @@ func (s *State) apply(e Event) error {
 		s.addFollower(s.nodeOf(s.g.at(e.At), e.Feature), e.Seat)
 		s.phase, s.target = PhaseScoring, Pos{}
 	case Scored:
-		if s.phase != PhaseScoring && !(e.Final && s.phase == PhaseDraw && s.stack.Len() == 0) {
+		if s.phase != PhaseScoring && !(e.Final && s.phase == PhaseDraw && s.stack.empty()) {
 			return fmt.Errorf("%w: scoring in %v", ErrBadEvent, s.phase)
 		}
 		if e.Points < 0 {
@@ -220,13 +220,13 @@ func (s *State) apply(e Event) error {
 		s.followers = f
 		s.supply[e.Seat]++
 	case NextTurn:
-		if s.phase != PhaseScoring || e.Seat != (s.turn+1)%s.players || s.stack.Len() == 0 {
+		if s.phase != PhaseScoring || e.Seat != (s.turn+1)%s.players || s.stack.empty() {
 			return fmt.Errorf("%w: turn to %d", ErrBadEvent, e.Seat)
 		}
 		s.turn = e.Seat
 		s.phase = PhaseDraw
 	case Ended:
-		if (s.phase != PhaseScoring && s.phase != PhaseDraw) || s.stack.Len() != 0 {
+		if (s.phase != PhaseScoring && s.phase != PhaseDraw) || !s.stack.empty() {
 			return fmt.Errorf("%w: end with %d tiles left", ErrBadEvent, s.stack.Len())
 		}
 		s.phase = PhaseOver

@@ -64,27 +64,10 @@ func (g *Game) AppendLegalPlacements(dst []Placement) []Placement {
 	if g.s.phase != PhasePlace {
 		return dst
 	}
-	var codes [4]uint8
-	for r := range codes {
-		codes[r] = rotated[g.s.tile][r].code
-	}
-	for _, c := range g.s.front {
-		for r, code := range codes {
-			if code&c.mask == c.want {
-				dst = append(dst, Placement{c.at, Rotation(r)})
-			}
-		}
-	}
-	return dst
+	return appendFits(dst, g.s.front, g.s.tile)
 }
 
 // AppendFollowerMoves appends what State.LegalFollowerMoves returns to dst.
 func (g *Game) AppendFollowerMoves(dst []FollowerMove) []FollowerMove {
-	switch g.s.phase {
-	case PhaseFollower:
-		return append(g.s.followerChoices(dst), FollowerMove{Kind: Pass})
-	case PhaseLanding:
-		g.s.landingOptions(&dst)
-	}
-	return dst
+	return g.s.appendFollowerMoves(dst)
 }

@@ -7,12 +7,22 @@ import (
 	"testing"
 )
 
+// playBufs are the move lists and events of randomGameInPlace, kept from game to game.
+type playBufs struct {
+	ps  []Placement
+	fs  []FollowerMove
+	evs []Event
+}
+
 // randomGameInPlace plays one random game on a Game as randomMove does on a State: the same
-// draws from r give the same game. each, when not nil, sees every move and its events.
-func randomGameInPlace(t testing.TB, g *Game, r *rand.Rand, each func(m Move, evs []Event)) {
-	var ps []Placement
-	var fs []FollowerMove
-	var evs []Event
+// draws from r give the same game. each, when not nil, sees every move and its events. buf,
+// when not nil, lends the lists; the game leaves them grown for the next one.
+func randomGameInPlace(t testing.TB, g *Game, r *rand.Rand, buf *playBufs, each func(m Move, evs []Event)) {
+	if buf == nil {
+		buf = new(playBufs)
+	}
+	ps, fs, evs := buf.ps, buf.fs, buf.evs
+	defer func() { buf.ps, buf.fs, buf.evs = ps, fs, evs }()
 	for range maxMoves {
 		if g.Over() {
 			return
@@ -67,7 +77,7 @@ func TestGameMatchesState(t *testing.T) {
 		var keptText []string
 		r := rand.New(rand.NewPCG(uint64(i), 11))
 		moves := 0
-		randomGameInPlace(t, g, r, func(m Move, evs []Event) {
+		randomGameInPlace(t, g, r, nil, func(m Move, evs []Event) {
 			moves++
 			n, want, err := s.Play(s.Turn(), m)
 			if err != nil {

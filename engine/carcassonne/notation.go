@@ -277,34 +277,55 @@ type Move struct {
 }
 
 func (m Move) String() string {
+	b, _ := m.AppendText(make([]byte, 0, 16))
+	return string(b)
+}
+
+// AppendText appends the notation of m (String) to b; it implements encoding.TextAppender and
+// never fails.
+func (m Move) AppendText(b []byte) ([]byte, error) {
 	switch m.Kind {
 	case MoveDraw:
-		return "draw " + m.Tile.String()
+		return append(append(b, "draw "...), m.Tile.String()...), nil
 	case MovePlace:
-		return "place " + m.Placement.String()
+		return appendPlacement(append(b, "place "...), m.Placement), nil
 	case MoveFollower:
 		switch m.Follower.Kind {
 		case Pass:
-			return "pass"
+			return append(b, "pass"...), nil
 		case Deploy:
-			return "deploy f" + strconv.Itoa(m.Follower.Feature)
+			return appendFeature(append(b, "deploy "...), m.Follower.Feature), nil
 		case Land:
-			return "land f" + strconv.Itoa(m.Follower.Feature)
+			return appendFeature(append(b, "land "...), m.Follower.Feature), nil
 		case Fly:
-			return "fly"
+			return append(b, "fly"...), nil
 		}
 	case MoveFly:
-		return "fly " + strconv.Itoa(m.Roll)
+		return strconv.AppendInt(append(b, "fly "...), int64(m.Roll), 10), nil
 	}
-	return "?"
+	return append(b, '?'), nil
 }
+
+func appendPos(b []byte, p Pos) []byte {
+	b = strconv.AppendInt(b, int64(p.X), 10)
+	return strconv.AppendInt(append(b, ','), int64(p.Y), 10)
+}
+
+func appendPlacement(b []byte, p Placement) []byte {
+	return strconv.AppendInt(append(appendPos(b, p.At), " r"...), int64(p.Rot), 10)
+}
+
+func appendFeature(b []byte, f int) []byte { return strconv.AppendInt(append(b, 'f'), int64(f), 10) }
 
 // ParseMove parses the notation of Move.String. Errors wrap ErrSyntax or ErrUnknownTile.
 func ParseMove(text string) (Move, error) {
 	f := strings.Fields(text)
-	bad := fmt.Errorf("%w: move %.40q; expected one of: place <x>,<y> r<0-3>; deploy f<0-7>; land f<0-7>; pass; fly <roll>", ErrSyntax, text)
+	// Made only on a failure: a move that parses costs no message.
+	bad := func() error {
+		return fmt.Errorf("%w: move %.40q; expected one of: place <x>,<y> r<0-3>; deploy f<0-7>; land f<0-7>; pass; fly <roll>", ErrSyntax, text)
+	}
 	if len(f) == 0 {
-		return Move{}, bad
+		return Move{}, bad()
 	}
 	switch {
 	case f[0] == "draw" && len(f) == 2:
@@ -329,11 +350,11 @@ func ParseMove(text string) (Move, error) {
 	case f[0] == "fly" && len(f) == 2:
 		r, err := strconv.Atoi(f[1])
 		if err != nil {
-			return Move{}, bad
+			return Move{}, bad()
 		}
 		return Move{Kind: MoveFly, Roll: r}, nil
 	}
-	return Move{}, bad
+	return Move{}, bad()
 }
 
 // Play dispatches m to Draw, Place, Follower or Fly for seat (a draw must be for the seat to
@@ -372,36 +393,45 @@ func (s *State) play(seat int, m Move, evs []Event) ([]Event, error) {
 //	turn 1 | ended 0
 
 func (e Event) String() string {
-	seat := strconv.Itoa(e.Seat)
-	k := e.Kind.String()
-	seg := e.At.String() + " f" + strconv.Itoa(e.Feature)
+	b, _ := e.AppendText(make([]byte, 0, 32))
+	return string(b)
+}
+
+// AppendText appends the notation of e (String) to b; it implements encoding.TextAppender and
+// never fails.
+func (e Event) AppendText(b []byte) ([]byte, error) {
+	if e.Kind < Drew || e.Kind > Ended {
+		return append(b, '?'), nil
+	}
+	b = strconv.AppendInt(append(append(b, e.Kind.String()...), ' '), int64(e.Seat), 10)
+	seg := func(b []byte) []byte { return appendFeature(append(appendPos(append(b, ' '), e.At), ' '), e.Feature) }
 	switch e.Kind {
 	case Drew, Discarded:
-		return k + " " + seat + " " + e.Tile.String()
+		b = append(append(b, ' '), e.Tile.String()...)
 	case Placed:
-		return k + " " + seat + " " + e.Tile.String() + " " + e.At.String() + " " + e.Rot.String()
+		b = append(append(b, ' '), e.Tile.String()...)
+		b = appendPlacement(append(b, ' '), Placement{e.At, e.Rot})
 	case Deployed, Landed, Returned:
-		return k + " " + seat + " " + seg
-	case Passed, NextTurn, Ended:
-		return k + " " + seat
+		b = seg(b)
 	case Flew:
-		return k + " " + seat + " " + strconv.Itoa(e.Roll) + " " + e.At.String()
+		b = strconv.AppendInt(append(b, ' '), int64(e.Roll), 10)
+		b = appendPos(append(b, ' '), e.At)
 	case Scored:
-		x := k + " " + seat + " " + strconv.Itoa(e.Points) + " " + e.Scored.String() + " " + seg
+		b = strconv.AppendInt(append(b, ' '), int64(e.Points), 10)
+		b = seg(append(append(b, ' '), e.Scored.String()...))
 		if e.Final {
-			x += " final"
+			b = append(b, " final"...)
 		}
-		return x
 	}
-	return "?"
+	return b, nil
 }
 
 // ParseEvent parses the notation of Event.String. Errors wrap ErrSyntax or ErrUnknownTile.
 func ParseEvent(text string) (Event, error) {
 	f := strings.Fields(text)
-	bad := fmt.Errorf("%w: event %q", ErrSyntax, text)
+	bad := func() error { return fmt.Errorf("%w: event %q", ErrSyntax, text) }
 	if len(f) < 2 {
-		return Event{}, bad
+		return Event{}, bad()
 	}
 	var e Event
 	for i, n := range eventNames {
@@ -411,7 +441,7 @@ func ParseEvent(text string) (Event, error) {
 	}
 	seat, err := strconv.Atoi(f[1])
 	if err != nil || seat < 0 || seat >= MaxPlayers {
-		return Event{}, bad
+		return Event{}, bad()
 	}
 	e.Seat = seat
 	want := map[EventKind]int{Drew: 3, Discarded: 3, Placed: 5, Deployed: 4, Landed: 4, Returned: 4,
@@ -421,7 +451,7 @@ func ParseEvent(text string) (Event, error) {
 		f = f[:6]
 	}
 	if want == 0 || len(f) != want {
-		return Event{}, bad
+		return Event{}, bad()
 	}
 	seg := func(p, fi string) error {
 		if e.At, err = ParsePos(p); err != nil {
@@ -445,16 +475,16 @@ func ParseEvent(text string) (Event, error) {
 		err = seg(f[2], f[3])
 	case Flew:
 		if e.Roll, err = strconv.Atoi(f[2]); err != nil {
-			return Event{}, bad
+			return Event{}, bad()
 		}
 		e.At, err = ParsePos(f[3])
 	case Scored:
 		if e.Points, err = strconv.Atoi(f[2]); err != nil {
-			return Event{}, bad
+			return Event{}, bad()
 		}
 		k, ok := parseFeatureKind(f[3])
 		if !ok || k == Machine {
-			return Event{}, bad
+			return Event{}, bad()
 		}
 		e.Scored = k
 		err = seg(f[4], f[5])

@@ -2,6 +2,7 @@ package carcassonne
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -60,18 +61,15 @@ func (s *State) fits(t TileID, r Rotation, p Pos) error {
 // placements calls yield for every legal placement of t, in row-major cell order then rotation,
 // and stops when yield returns false.
 func (s *State) placements(t TileID, yield func(Placement) bool) {
-	var codes [4]uint8 // the tile's edges at each rotation, two bits per side
-	for r := range codes {
-		codes[r] = rotated[t][r].code
-	}
 	front := s.front
 	if !s.own {
 		var buf [128]edgeCell
 		front = s.scanFront(buf[:0])
 	}
+	fit := &fitRots[t]
 	for _, c := range front {
-		for r, code := range codes {
-			if code&c.mask == c.want && !yield(Placement{c.at, Rotation(r)}) {
+		for rs := fit[c.key]; rs != 0; rs &= rs - 1 {
+			if !yield(Placement{c.at, Rotation(bits.TrailingZeros8(rs))}) {
 				return
 			}
 		}
@@ -92,6 +90,30 @@ func (s State) LegalPlacements() []Placement {
 		return nil
 	}
 	return s.PlacementsOf(s.tile)
+}
+
+// AppendLegalPlacements appends what LegalPlacements returns to dst.
+func (s State) AppendLegalPlacements(dst []Placement) []Placement {
+	if s.phase != PhasePlace {
+		return dst
+	}
+	front := s.front
+	if !s.own {
+		var buf [128]edgeCell
+		front = s.scanFront(buf[:0])
+	}
+	return appendFits(dst, front, s.tile)
+}
+
+// appendFits appends the placements of tile t on the cells of front to dst.
+func appendFits(dst []Placement, front []edgeCell, t TileID) []Placement {
+	fit := &fitRots[t]
+	for _, c := range front {
+		for rs := fit[c.key]; rs != 0; rs &= rs - 1 {
+			dst = append(dst, Placement{c.at, Rotation(bits.TrailingZeros8(rs))})
+		}
+	}
+	return dst
 }
 
 // PlacementsOf returns every legal placement tile t would have on the current board.
@@ -194,6 +216,21 @@ func (s State) LegalFollowerMoves() []FollowerMove {
 	return nil
 }
 
+// AppendFollowerMoves appends what LegalFollowerMoves returns to dst.
+func (s State) AppendFollowerMoves(dst []FollowerMove) []FollowerMove {
+	return s.appendFollowerMoves(dst)
+}
+
+func (s *State) appendFollowerMoves(dst []FollowerMove) []FollowerMove {
+	switch s.phase {
+	case PhaseFollower:
+		return append(s.followerChoices(dst), FollowerMove{Kind: Pass})
+	case PhaseLanding:
+		s.landingOptions(&dst)
+	}
+	return dst
+}
+
 // followerChoices appends the Deploy and Fly options of PhaseFollower.
 func (s *State) followerChoices(out []FollowerMove) []FollowerMove {
 	if s.supply[s.turn] == 0 {
@@ -263,7 +300,7 @@ func (s *State) draw(t TileID, evs []Event) ([]Event, error) {
 	evs = s.emit(evs, Event{Kind: Drew, Seat: s.turn, Tile: t})
 	if !s.canPlace(t) {
 		evs = s.emit(evs, Event{Kind: Discarded, Seat: s.turn, Tile: t})
-		if s.stack.Len() == 0 {
+		if s.stack.empty() {
 			evs = s.finalScoring(evs)
 		}
 	}
@@ -409,10 +446,8 @@ func (s *State) finishTurn(evs []Event) []Event {
 				continue
 			}
 			c := &s.tiles[j]
-			for f, ft := range rotated[c.t][0].feats {
-				if ft.kind == Cloister && s.neighbours8(c.at) == 8 {
-					add(int16(s.nodeOf(j, f)))
-				}
+			if f := rotated[c.t][0].cloister; f >= 0 && s.neighbours8(c.at) == 8 {
+				add(int16(s.nodeOf(j, int(f))))
 			}
 		}
 	}
@@ -432,7 +467,7 @@ func (s *State) finishTurn(evs []Event) []Event {
 	for _, e := range ret {
 		evs = s.emit(evs, e)
 	}
-	if s.stack.Len() == 0 {
+	if s.stack.empty() {
 		return s.finalScoring(evs)
 	}
 	return s.emit(evs, Event{Kind: NextTurn, Seat: (s.turn + 1) % s.players})

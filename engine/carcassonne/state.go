@@ -54,6 +54,10 @@ func (st Stack) Len() int {
 	return n
 }
 
+// empty reports whether the stack has no tile: one comparison of the array, where Len adds
+// every count.
+func (st *Stack) empty() bool { return *st == Stack{} }
+
 // Count returns the number of tiles of type t in the stack.
 func (st Stack) Count(t TileID) int {
 	if int(t) >= NumTiles {
@@ -386,12 +390,12 @@ func (s *State) placeTile(t TileID, r Rotation, p Pos) {
 	}
 }
 
-// edgeCell is an empty cell beside a placed tile, with the edges its neighbours show it:
-// two bits a side (north first) in want, and mask setting both bits of the sides that have a
-// neighbour. A tile turned so that its code&mask == want fits there.
+// edgeCell is an empty cell beside a placed tile, with the edges its neighbours show it in key:
+// two bits a side (north lowest), 0 where no tile is, else the neighbour's facing edge plus one.
+// fitRots[t][key] lists the rotations of tile t that fit there.
 type edgeCell struct {
-	at         Pos
-	mask, want uint8
+	at  Pos
+	key uint8
 }
 
 // frontWith returns the frontier once a tile showing edges is on p: p leaves it, and p's empty
@@ -410,9 +414,7 @@ func (s *State) frontWith(p Pos, edges *[4]Edge) []edgeCell {
 		if !ok {
 			f = slices.Insert(f, i, edgeCell{at: q})
 		}
-		back := 2 * uint8(side.Opposite())
-		f[i].mask |= 3 << back
-		f[i].want |= uint8(edges[side]) << back
+		f[i].key |= edgeKey(side.Opposite(), edges[side])
 	}
 	return f
 }
@@ -430,15 +432,13 @@ func (s *State) scanFront(f []edgeCell) []edgeCell {
 			if nb == [4]int16{} {
 				continue
 			}
-			// The neighbours' facing edges, two bits a side, and which sides have one.
-			var mask, want uint8
+			var key uint8
 			for side, j := range nb {
 				if j != 0 {
-					mask |= 3 << (2 * side)
-					want |= uint8(s.tiles[j-1].edges[(side+2)&3]) << (2 * side)
+					key |= edgeKey(Side(side), s.tiles[j-1].edges[Side(side).Opposite()])
 				}
 			}
-			f = append(f, edgeCell{Pos{i%w + g.x0, y + g.y0}, mask, want})
+			f = append(f, edgeCell{Pos{i%w + g.x0, y + g.y0}, key})
 		}
 	}
 	return f

@@ -147,14 +147,21 @@ type rfeat struct {
 // rtile is a tile type turned to a rotation.
 type rtile struct {
 	edges    [4]Edge
-	code     uint8   // edges packed two bits per side, side 0 lowest
 	sideFeat [4]int8 // road/city feature on each side, -1 for a field side
 	halfFeat [8]int8 // field feature on each half-edge, -1 on a city side
 	feats    []rfeat
 	machine  int8 // feature index of the flying machine, -1 if none
+	cloister int8 // feature index of the cloister, -1 if none
 }
 
 var rotated [NumTiles][4]rtile
+
+// fitRots[t][key] has bit r set when tile t turned r fits an empty cell whose neighbours show it
+// the edges of key (see edgeCell.key): one load tells every rotation that fits a cell.
+var fitRots [NumTiles][256]uint8
+
+// edgeKey returns the key bits that a neighbour showing edge e across side gives a cell.
+func edgeKey(side Side, e Edge) uint8 { return (uint8(e) + 1) << (2 * side) }
 
 func init() {
 	n := 0
@@ -182,6 +189,18 @@ func init() {
 	for i := range tileTypes {
 		for r := range Rotation(4) {
 			rotated[i][r] = rotate(&tileTypes[i], r)
+		}
+		for key := range 256 {
+			for r := range Rotation(4) {
+				fit := true
+				for side := range Side(4) {
+					k := key >> (2 * side) & 3
+					fit = fit && (k == 0 || edgeKey(side, rotated[i][r].edges[side]) == uint8(k<<(2*side)))
+				}
+				if fit {
+					fitRots[i][key] |= 1 << r
+				}
+			}
 		}
 	}
 }
@@ -370,7 +389,7 @@ func checkTile(t *TileType) error {
 
 func rotate(t *TileType, r Rotation) rtile {
 	var rt rtile
-	rt.machine = -1
+	rt.machine, rt.cloister = -1, -1
 	for i := range rt.sideFeat {
 		rt.sideFeat[i] = -1
 	}
@@ -379,9 +398,6 @@ func rotate(t *TileType, r Rotation) rtile {
 	}
 	for s := range 4 {
 		rt.edges[Side(s).Rotate(r)] = t.Edges[s]
-	}
-	for s, e := range rt.edges {
-		rt.code |= uint8(e) << (2 * s)
 	}
 	for i, f := range t.Features {
 		rf := rfeat{kind: f.Kind, pennant: f.Pennant, dir: f.Dir.Rotate(r)}
@@ -399,8 +415,11 @@ func rotate(t *TileType, r Rotation) rtile {
 		for _, c := range f.Cities {
 			rf.cities = append(rf.cities, int8(c))
 		}
-		if f.Kind == Machine {
+		switch f.Kind {
+		case Machine:
 			rt.machine = int8(i)
+		case Cloister:
+			rt.cloister = int8(i)
 		}
 		rt.feats = append(rt.feats, rf)
 	}

@@ -19,6 +19,8 @@ import (
 	"slices"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
+
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	engine "github.com/hangarhq/hangar/engine/carcassonne"
 )
@@ -115,17 +117,64 @@ func StateProto(s engine.State, seat int) *carcassonnev1.State {
 // follower decisions in PhaseFollower and PhaseLanding, in the engine's order; nil when seat is
 // not to move (a spectator never is).
 func LegalMoves(s engine.State, seat int) []*carcassonnev1.Move {
+	ms := legalMoves(s, seat)
+	if ms == nil {
+		return nil
+	}
+	out := make([]*carcassonnev1.Move, len(ms))
+	for i := range ms {
+		out[i] = &ms[i]
+	}
+	return out
+}
+
+// maxPlacements is the room legalMoves keeps on its stack for the placements of a tile: a late
+// board has 40 to 60 empty cells beside its tiles, and a tile fits a few rotations of each. A
+// longer list is still right; it only costs allocations more.
+const maxPlacements = 256
+
+// legalMoves returns the messages of LegalMoves, made in one block with their notations in one
+// string: a drawn tile may have a hundred placements, and the list costs two allocations however
+// long it is.
+func legalMoves(s engine.State, seat int) []carcassonnev1.Move {
 	if seat < 0 || seat >= s.Players() || seat != s.Turn() {
 		return nil
 	}
-	var out []*carcassonnev1.Move
-	for _, pl := range s.LegalPlacements() {
-		out = append(out, PlacementProto(pl))
+	var pbuf [maxPlacements]engine.Placement
+	var fbuf [8]engine.FollowerMove
+	pls := s.AppendLegalPlacements(pbuf[:0])
+	fs := s.AppendFollowerMoves(fbuf[:0])
+	n := len(pls) + len(fs)
+	if n == 0 {
+		return nil
 	}
-	for _, f := range s.LegalFollowerMoves() {
-		out = append(out, FollowerMoveProto(f))
+	ms := make([]carcassonnev1.Move, n)
+	var endsBuf [maxPlacements + 8]int32
+	ends := endsBuf[:0] // where each notation ends in text
+	var text strings.Builder
+	text.Grow(16 * n)
+	var b [32]byte
+	for i := range ms {
+		var m engine.Move
+		if i < len(pls) {
+			pl := pls[i]
+			m = engine.Move{Kind: engine.MovePlace, Placement: pl}
+			ms[i].Kind, ms[i].X, ms[i].Y, ms[i].Rotation = carcassonnev1.MoveKind_MOVE_KIND_PLACE, int32(pl.At.X), int32(pl.At.Y), int32(pl.Rot)
+		} else {
+			f := fs[i-len(pls)]
+			m = engine.Move{Kind: engine.MoveFollower, Follower: f}
+			ms[i].Kind, ms[i].Feature = followerKindProto(f)
+		}
+		t, _ := m.AppendText(b[:0])
+		text.Write(t)
+		ends = append(ends, int32(text.Len()))
 	}
-	return out
+	all := text.String()
+	start := 0
+	for i, end := range ends {
+		ms[i].Notation, start = all[start:end], int(end)
+	}
+	return ms
 }
 
 // TileTypes returns the API form of the whole tile table: the 24 base types "A".."X", then the 8
@@ -207,17 +256,23 @@ func PlacementProto(p engine.Placement) *carcassonnev1.Move {
 // FollowerMoveProto returns the API form of a follower decision; a Fly is "fly", with no roll.
 func FollowerMoveProto(f engine.FollowerMove) *carcassonnev1.Move {
 	p := &carcassonnev1.Move{Notation: engine.Move{Kind: engine.MoveFollower, Follower: f}.String()}
+	p.Kind, p.Feature = followerKindProto(f)
+	return p
+}
+
+// followerKindProto returns the API kind of f and the feature it names (0 for a Pass or a Fly).
+func followerKindProto(f engine.FollowerMove) (carcassonnev1.MoveKind, int32) {
 	switch f.Kind {
 	case engine.Pass:
-		p.Kind = carcassonnev1.MoveKind_MOVE_KIND_PASS
+		return carcassonnev1.MoveKind_MOVE_KIND_PASS, 0
 	case engine.Deploy:
-		p.Kind, p.Feature = carcassonnev1.MoveKind_MOVE_KIND_DEPLOY, int32(f.Feature)
+		return carcassonnev1.MoveKind_MOVE_KIND_DEPLOY, int32(f.Feature)
 	case engine.Fly:
-		p.Kind = carcassonnev1.MoveKind_MOVE_KIND_FLY
+		return carcassonnev1.MoveKind_MOVE_KIND_FLY, 0
 	case engine.Land:
-		p.Kind, p.Feature = carcassonnev1.MoveKind_MOVE_KIND_LAND, int32(f.Feature)
+		return carcassonnev1.MoveKind_MOVE_KIND_LAND, int32(f.Feature)
 	}
-	return p
+	return carcassonnev1.MoveKind_MOVE_KIND_UNSPECIFIED, 0
 }
 
 // MoveProto returns the API form of a decision: a MovePlace or a MoveFollower, as LegalPlacements,
@@ -289,7 +344,40 @@ func MoveFromProto(p *carcassonnev1.Move) (engine.Move, error) {
 // EventProto returns the API and stored form of e: its kind, seat, the fields its kind uses
 // (the others unset) and its notation.
 func EventProto(e engine.Event) *carcassonnev1.Event {
-	p := &carcassonnev1.Event{Kind: carcassonnev1.EventKind(e.Kind), Seat: int32(e.Seat), Notation: e.String()}
+	p := new(carcassonnev1.Event)
+	eventInto(p, e)
+	p.Notation = e.String()
+	return p
+}
+
+// eventsProto returns EventProto of each event, with seat(e.Seat) for the seat: the messages
+// made in one block, their notations sharing one string.
+func eventsProto(evs []engine.Event, seat func(int) int) []proto.Message {
+	if len(evs) == 0 {
+		return nil
+	}
+	out := make([]proto.Message, len(evs))
+	ps := make([]carcassonnev1.Event, len(evs))
+	ends := make([]int, len(evs))
+	text := make([]byte, 0, 24*len(evs))
+	for i, e := range evs {
+		e.Seat = seat(e.Seat)
+		eventInto(&ps[i], e)
+		text, _ = e.AppendText(text)
+		ends[i] = len(text)
+	}
+	all := string(text)
+	start := 0
+	for i := range ps {
+		ps[i].Notation, start = all[start:ends[i]], ends[i]
+		out[i] = &ps[i]
+	}
+	return out
+}
+
+// eventInto sets p's fields but the notation from e.
+func eventInto(p *carcassonnev1.Event, e engine.Event) {
+	p.Kind, p.Seat = carcassonnev1.EventKind(e.Kind), int32(e.Seat)
 	at := func() { p.X, p.Y = int32(e.At.X), int32(e.At.Y) }
 	switch e.Kind {
 	case engine.Drew, engine.Discarded:
@@ -308,7 +396,6 @@ func EventProto(e engine.Event) *carcassonnev1.Event {
 		p.Feature, p.Points = int32(e.Feature), int32(e.Points)
 		p.FeatureKind, p.Final = featureKindProto(e.Scored), e.Final
 	}
-	return p
 }
 
 // EventFromProto returns the engine event of p, reading the fields its kind uses and ignoring

@@ -502,6 +502,16 @@ func checkMoves(t *testing.T, s engine.State) {
 	for _, f := range s.LegalFollowerMoves() {
 		ms = append(ms, engine.Move{Kind: engine.MoveFollower, Follower: f})
 	}
+	// The list made in one block is MoveProto of each move.
+	listed := LegalMoves(s, s.Turn())
+	if len(listed) != len(ms) {
+		t.Fatalf("LegalMoves lists %d moves, the engine %d", len(listed), len(ms))
+	}
+	for i, m := range ms {
+		if !proto.Equal(listed[i], MoveProto(m)) {
+			t.Fatalf("LegalMoves lists %v as %v, MoveProto gives %v", m, listed[i], MoveProto(m))
+		}
+	}
 	for _, m := range ms {
 		p := MoveProto(m)
 		if p.GetNotation() != m.String() {
@@ -600,6 +610,15 @@ func playGame(t *testing.T, players int, o engine.Options, seed uint64, greedy b
 		n, evs, err := s.Play(s.Turn(), m)
 		if err != nil {
 			t.Fatalf("%v: %v in %v", m, err, s)
+		}
+		// The events made in one block are EventProto of each, with the seat mapped.
+		seats := func(p int) int { return 10 + p }
+		for i, pe := range eventsProto(evs, seats) {
+			e := evs[i]
+			e.Seat = seats(e.Seat)
+			if !proto.Equal(pe, EventProto(e)) {
+				t.Fatalf("eventsProto gives %v for %v, EventProto %v", pe, e, EventProto(e))
+			}
 		}
 		for _, e := range evs {
 			checkEvent(t, e)

@@ -230,19 +230,15 @@ func (g State) next(s engine.State, evs []engine.Event, err error) (State, []pro
 	if err != nil {
 		return g, nil, wrap(err)
 	}
-	out := make([]proto.Message, len(evs))
-	for i, e := range evs {
-		out[i] = EventProto(g.seatEvent(e))
-	}
-	return State{s: s, seats: g.seats}, out, nil
+	return State{s: s, seats: g.seats}, eventsProto(evs, g.seat), nil
 }
 
-// seatEvent is e with the match's seat in place of the engine's player.
-func (g State) seatEvent(e engine.Event) engine.Event {
-	if e.Seat >= 0 && e.Seat < len(g.seats) {
-		e.Seat = int(g.seats[e.Seat])
+// seat is the match's seat of the engine's player p.
+func (g State) seat(p int) int {
+	if p >= 0 && p < len(g.seats) {
+		return int(g.seats[p])
 	}
-	return e
+	return p
 }
 
 // Prepare implements game.State: in the draw phase, the seat's tile is
@@ -310,13 +306,13 @@ func (g State) Legal(seat int32) []proto.Message {
 	if p < 0 {
 		return nil
 	}
-	ms := LegalMoves(g.s, p)
+	ms := legalMoves(g.s, p)
 	if len(ms) == 0 {
 		return nil
 	}
 	out := make([]proto.Message, len(ms))
-	for i, m := range ms {
-		out[i] = m
+	for i := range ms {
+		out[i] = &ms[i]
 	}
 	return out
 }
