@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hangarhq/hangar/store"
@@ -19,7 +20,7 @@ import (
 //
 //	{"format":"hangar.archived-match","version":1,"match":ID,"export_sha256":HEX,"sha256":HEX}
 //	{"match":{…the row…}}
-//	{"player":{…}}    one per player
+//	{"player":{…}}    one per player ("deleted":true for a deleted one)
 //	{"event":{…}}     one per event, in order
 //
 // The first line is the header: the format's name and version, the
@@ -42,10 +43,14 @@ var (
 	ErrChecksum = errors.New("archive: checksum mismatch")
 )
 
-// Record is a decoded record.
+// Record is a record: what Encode writes and Decode reads.
 type Record struct {
 	store.Restore
-	// ExportSHA256 is the SHA-256 of the match's export.
+	// Deleted are the ids of Players that were deleted
+	// (store.Deletions) when the match was archived.
+	Deleted []string
+	// ExportSHA256 is the SHA-256 of the match's export (Decode sets it;
+	// Encode takes it of the export).
 	ExportSHA256 [sha256.Size]byte
 }
 
@@ -86,6 +91,7 @@ type player struct {
 	ID          string    `json:"id"`
 	DisplayName string    `json:"display_name"`
 	Created     time.Time `json:"created"`
+	Deleted     bool      `json:"deleted,omitempty"`
 }
 
 type event struct {
@@ -112,7 +118,7 @@ func local(t *time.Time) time.Time {
 }
 
 // Encode is the record of r, beside the match's export.
-func Encode(r store.Restore, export []byte) ([]byte, error) {
+func Encode(r Record, export []byte) ([]byte, error) {
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
@@ -122,7 +128,8 @@ func Encode(r store.Restore, export []byte) ([]byte, error) {
 		Deadline: utc(m.Deadline), Private: m.Private, Invited: m.Invited, Options: m.Options,
 		Summary: m.Summary, Created: m.Created.UTC(), Started: utc(m.Started), Ended: utc(m.Ended)}}}
 	for _, p := range r.Players {
-		lines = append(lines, line{Player: &player{ID: p.ID, DisplayName: p.DisplayName, Created: p.Created.UTC()}})
+		lines = append(lines, line{Player: &player{ID: p.ID, DisplayName: p.DisplayName, Created: p.Created.UTC(),
+			Deleted: slices.Contains(r.Deleted, p.ID)}})
 	}
 	for _, e := range r.Events {
 		lines = append(lines, line{Event: &event{Seq: e.Seq, Type: e.Type, Payload: e.Payload, Author: e.Author, Time: e.Time.UTC()}})
@@ -184,6 +191,9 @@ func Decode(data []byte) (Record, error) {
 			seenMatch = true
 		case l.Player != nil && seenMatch && l.Event == nil && l.Match == nil:
 			r.Players = append(r.Players, store.Player{ID: l.Player.ID, DisplayName: l.Player.DisplayName, Created: l.Player.Created})
+			if l.Player.Deleted {
+				r.Deleted = append(r.Deleted, l.Player.ID)
+			}
 		case l.Event != nil && seenMatch && l.Player == nil && l.Match == nil:
 			e := l.Event
 			r.Events = append(r.Events, store.Event{Seq: e.Seq, Type: e.Type, Payload: e.Payload, Author: e.Author, Time: e.Time})

@@ -37,7 +37,7 @@ func sample() store.Restore {
 // is not the one it was written beside, and lines out of place.
 func TestRecord(t *testing.T) {
 	r, export := sample(), []byte("# hangar match m_a\n")
-	b, err := Encode(r, export)
+	b, err := Encode(Record{Restore: r, Deleted: []string{"p_bob"}}, export)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if store.SameMatch(got.Match, r.Match) != "" || !reflect.DeepEqual(got.Players, r.Players) {
+	if store.SameMatch(got.Match, r.Match) != "" || !reflect.DeepEqual(got.Players, r.Players) || !slices.Equal(got.Deleted, []string{"p_bob"}) {
 		t.Errorf("decoded %+v\nwant %+v", got.Restore, r)
 	}
 	if !slices.EqualFunc(got.Events, r.Events, func(x, y store.Event) bool {

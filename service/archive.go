@@ -84,6 +84,11 @@ func (s *Service) Archive(ctx context.Context, a Archiver, o ArchiveOptions) (Ar
 	if page <= 0 {
 		page = 100
 	}
+	// The deleted players, for the exports and the records: a node has
+	// them, a run of hangar archive reads them here.
+	if err := s.auth.Deleted().Load(ctx); err != nil {
+		return r, err
+	}
 	q := store.EndedQuery{Before: s.now().Add(-o.OlderThan), Limit: page}
 	for {
 		ms, err := s.store.EndedMatches(ctx, q)
@@ -147,9 +152,10 @@ func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (
 
 // record is the record of ended match row (package archive), beside its
 // export text: the row, its events as stored, and the stored players it
-// names (its creator, seats, invited players and the events' authors).
+// names (its creator, seats, invited players and the events' authors),
+// marking those deleted.
 func (s *Service) record(ctx context.Context, row store.Match, text string) ([]byte, error) {
-	r := store.Restore{Match: row}
+	r := archive.Record{Restore: store.Restore{Match: row}}
 	for int64(len(r.Events)) < row.Version {
 		evs, err := s.store.Events(ctx, row.ID, int64(len(r.Events)), int(min(match.FoldPage, row.Version-int64(len(r.Events)))))
 		if err != nil {
@@ -178,6 +184,9 @@ func (s *Service) record(ctx context.Context, row store.Match, text string) ([]b
 			return nil, err
 		}
 		r.Players = append(r.Players, p)
+		if s.auth.Deleted().Has(id) {
+			r.Deleted = append(r.Deleted, id)
+		}
 	}
 	if err := r.Check(); err != nil {
 		return nil, err

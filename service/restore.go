@@ -21,7 +21,9 @@ import (
 // anything is written: its checksum and format version, its export's
 // checksum, and that its events fold to the status and version of its row.
 // Each match is written in one transaction; a restore run again restores
-// nothing new. What a fresh database does not get back: the history,
+// nothing new. A player deleted when its match was archived is deleted
+// again in a database that did not know it. What a fresh database does not
+// get back: the history,
 // statistics and ratings rows (written when a match ends, and kept apart
 // from the archive), command records, tokens and sessions.
 
@@ -121,6 +123,9 @@ func (s *Service) Restore(ctx context.Context, a ArchiveReader, o RestoreOptions
 		case err != nil:
 			return r, fmt.Errorf("restore match %s: %w", id, err)
 		case wrote:
+			if err := s.keepDeleted(ctx, rec.Deleted); err != nil {
+				return r, fmt.Errorf("restore match %s: %w", id, err)
+			}
 			s.hub.Drop(id)
 			r.Restored = append(r.Restored, RestoredMatch{ID: id, Name: name, Events: len(rec.Events)})
 		default:
@@ -168,6 +173,20 @@ func (s *Service) readRecord(ctx context.Context, a ArchiveReader, name string) 
 			store.ErrVersionConflict, rec.Match.ID, m.Status, m.Version, rec.Match.Status, rec.Match.Version)
 	}
 	return rec, nil
+}
+
+// keepDeleted deletes again, in a database that did not know it, the
+// players that were deleted when their match was archived: the match's
+// events still hold the names the players had, and the deletion keeps
+// them out of every read, as it was. Deleting a deleted player changes
+// nothing.
+func (s *Service) keepDeleted(ctx context.Context, ids []string) error {
+	for _, id := range ids {
+		if _, _, err := s.store.DeletePlayer(ctx, id, s.now().UTC()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sameEvents returns an error wrapping store.ErrExists unless the store's
