@@ -89,8 +89,8 @@ one, or those --match names): into the database they were archived from
 fresh one (migrated first; the match rows and their players are created).
 Each record is checked first: its checksum and format version, its export's
 checksum, and that its events fold to its row's status and version. Each
-match is written in one transaction. A match the database holds already, as
-archived, is left alone; one it holds differently is refused. History,
+match is written in one transaction. A match the database already holds as
+the archive has it is left alone; one it holds differently is refused. History,
 statistics and ratings are not in the archive: a fresh database does not get
 them back. It exits with an error when any match was refused.
 
@@ -140,7 +140,7 @@ func restoreMain(args []string, stdout io.Writer, log *slog.Logger) error {
 		fmt.Fprintf(stdout, "restored %s (%d events) from %s\n", m.ID, m.Events, m.Name)
 	}
 	for _, id := range r.Present {
-		fmt.Fprintf(stdout, "%s is in the database already, as archived: nothing to restore\n", id)
+		fmt.Fprintf(stdout, "%s is in the database already, as in the archive: nothing to restore\n", id)
 	}
 	for _, f := range r.Refused {
 		fmt.Fprintf(stdout, "refused %s: %v\n", f.ID, f.Err)
