@@ -1,14 +1,18 @@
-// Package archive keeps the exports of archived matches (service.Archiver)
-// in a directory of files. An object store would implement the same
-// Put.
+// Package archive keeps archived matches (service.Archiver) in a directory
+// of files: each match's export and, beside it, its record (record.go),
+// which a restore reads back (service.ArchiveReader). An object store
+// would implement the same Put, Get and List.
 package archive
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // Dir is a directory holding archived exports, one file per match under
@@ -24,11 +28,10 @@ func (d Dir) Put(ctx context.Context, name string, data []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	rel := filepath.FromSlash(name)
-	if !filepath.IsLocal(rel) {
-		return fmt.Errorf("archive: %q is not a name inside the archive", name)
+	path, err := d.path(name)
+	if err != nil {
+		return err
 	}
-	path := filepath.Join(string(d), rel)
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fmt.Errorf("archive: %w", err)
@@ -68,4 +71,59 @@ func syncDir(path string) error {
 		return err
 	}
 	return errors.Join(f.Sync(), f.Close())
+}
+
+// path is the file of name, or an error for a name outside the directory.
+func (d Dir) path(name string) (string, error) {
+	rel := filepath.FromSlash(name)
+	if !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("archive: %q is not a name inside the archive", name)
+	}
+	return filepath.Join(string(d), rel), nil
+}
+
+// Get returns the contents of the file name (slash-separated, inside the
+// directory); an error wrapping fs.ErrNotExist when there is none.
+func (d Dir) Get(ctx context.Context, name string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	path, err := d.path(name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	return b, nil
+}
+
+// List returns the names (slash-separated) of the files in the directory
+// whose names end with suffix, in order, leaving out the temporary files
+// of a Put that did not finish.
+func (d Dir) List(ctx context.Context, suffix string) ([]string, error) {
+	var names []string
+	err := filepath.WalkDir(string(d), func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") || !strings.HasSuffix(e.Name(), suffix) {
+			return nil
+		}
+		rel, err := filepath.Rel(string(d), p)
+		if err != nil {
+			return err
+		}
+		names = append(names, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	slices.Sort(names)
+	return names, nil
 }

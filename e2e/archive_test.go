@@ -42,9 +42,10 @@ func archiveFiles(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// crashAfter is an archive directory whose Put of the n-th export writes
-// the file and then "crashes": it cancels the run's context, so the events
-// of that match are never removed.
+// crashAfter is an archive directory whose n-th Put writes the file and
+// then "crashes": it cancels the run's context, so the events of that
+// match are never removed (each match puts two files: its export, then its
+// record).
 type crashAfter struct {
 	dir    archive.Dir
 	n      int
@@ -91,10 +92,10 @@ func pastState(t *testing.T, ada, bob *client) []proto.Message {
 
 // TestArchive plays matches to their ends (rated, against bots, an
 // abandoned lobby) next to matches still open and in play, and archives
-// the ended ones: first in a run that "crashes" after writing its second
-// export and before removing that match's events, then with hangar archive
+// the ended ones: first in a run that "crashes" after writing the second
+// match's files and before removing its events, then with hangar archive
 // in pages of one, which resumes. Each match is archived exactly once, its
-// file is its export, the history, statistics, ratings and leaderboard are
+// .txt file is its export (its .jsonl file beside it), the history, statistics, ratings and leaderboard are
 // unchanged, and reads of an archived match's state or events, and
 // commands on it, answer NOT_FOUND with reason MATCH_ARCHIVED, on a node
 // that had it in memory and on a new one. A second run archives nothing.
@@ -132,17 +133,17 @@ func TestArchive(t *testing.T) {
 		before := pastState(t, ada, bob)
 		time.Sleep(time.Millisecond) // every match ended strictly before the runs' cutoff
 
-		// A run that crashes after writing its second file.
+		// A run that crashes after writing the second match's files.
 		dir := t.TempDir()
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		crash := &crashAfter{dir: archive.Dir(dir), n: 2, cancel: cancel}
+		crash := &crashAfter{dir: archive.Dir(dir), n: 4, cancel: cancel}
 		r, err := n.Archive(ctx, crash, service.ArchiveOptions{Page: 2})
 		if err == nil || r.Matches != 1 {
 			t.Fatalf("the crashing run: %+v, %v; want one match archived, then an error", r, err)
 		}
 		files := archiveFiles(t, dir)
-		if len(files) != 2 {
+		if len(files) != 4 {
 			t.Fatalf("after the crash, %d files: %v", len(files), slices.Sorted(mapKeys(files)))
 		}
 		// The first match is archived; the second was written but is still
@@ -170,12 +171,15 @@ func TestArchive(t *testing.T) {
 			t.Errorf("hangar archive says %q; want 2 matches archived", out)
 		}
 		files = archiveFiles(t, dir)
-		if len(files) != 3 {
+		if len(files) != 6 {
 			t.Errorf("%d files: %v", len(files), slices.Sorted(mapKeys(files)))
 		}
 		for name, id := range names {
 			if files[name] != exports[id] {
 				t.Errorf("file %s:\n%s\nwant the export of %s:\n%s", name, files[name], id, exports[id])
+			}
+			if rec := strings.TrimSuffix(name, ".txt") + ".jsonl"; !strings.HasPrefix(files[rec], `{"format":"hangar.archived-match","version":1,"match":"`+id+`"`) {
+				t.Errorf("the record %s: %.200q", rec, files[rec])
 			}
 		}
 		// Exactly once: nothing is left to archive.

@@ -143,8 +143,8 @@ func TestLongRestoreDrill(t *testing.T) {
 		t.Errorf("hangar archive says %q; want 3 matches archived", out)
 	}
 	files := archiveFiles(t, dir)
-	if len(files) != len(ended) {
-		t.Errorf("%d archive files, want %d", len(files), len(ended))
+	if len(files) != 2*len(ended) {
+		t.Errorf("%d archive files, want %d (an export and a record per match)", len(files), 2*len(ended))
 	}
 	for _, id := range ended {
 		name := service.ArchiveName(store.Match{ID: id, Ended: finals[id].GetEndTime().AsTime()})

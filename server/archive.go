@@ -8,7 +8,10 @@ import (
 	"github.com/hangarhq/hangar/service"
 )
 
-var _ service.Archiver = archive.Dir("")
+var (
+	_ service.Archiver      = archive.Dir("")
+	_ service.ArchiveReader = archive.Dir("")
+)
 
 // DefaultArchiveOlderThan is the age past which matches are archived by
 // default: 30 days after they ended.
@@ -17,19 +20,41 @@ const DefaultArchiveOlderThan = 30 * 24 * time.Hour
 // Archive runs one archive on the store cfg names (migrating it first, as a
 // node does) into a; it returns what it archived and the store's name.
 func Archive(ctx context.Context, cfg Config, a service.Archiver, o service.ArchiveOptions, opts ...Option) (service.ArchiveReport, string, error) {
+	var r service.ArchiveReport
+	name, err := offline(ctx, cfg, opts, func(svc *service.Service) (err error) {
+		r, err = svc.Archive(ctx, a, o)
+		return err
+	})
+	return r, name, err
+}
+
+// Restore puts the archived matches o names back from a into the store cfg
+// names (migrating it first, as a node does: a fresh database gets its
+// schema); it returns what it did and the store's name.
+func Restore(ctx context.Context, cfg Config, a service.ArchiveReader, o service.RestoreOptions, opts ...Option) (service.RestoreReport, string, error) {
+	var r service.RestoreReport
+	name, err := offline(ctx, cfg, opts, func(svc *service.Service) (err error) {
+		r, err = svc.Restore(ctx, a, o)
+		return err
+	})
+	return r, name, err
+}
+
+// offline runs fn with a service on the store cfg names, without serving,
+// and returns the store's name.
+func offline(ctx context.Context, cfg Config, opts []Option, fn func(*service.Service) error) (string, error) {
 	s, err := New(cfg, opts...)
 	if err != nil {
-		return service.ArchiveReport{}, "", err
+		return "", err
 	}
 	st, name, err := openStore(ctx, s.cfg, nil)
 	if err != nil {
-		return service.ArchiveReport{}, "", err
+		return "", err
 	}
 	defer st.Close()
 	svc := service.New(st, s.log, service.Options{Games: s.games})
 	defer svc.Close()
-	r, err := svc.Archive(ctx, a, o)
-	return r, name, err
+	return name, fn(svc)
 }
 
 // DefaultArchiveEvery is how often a node that archives runs.

@@ -679,3 +679,9 @@ func (m *Server) Stats() Stats {
 func (m *Server) Archive(ctx context.Context, a service.Archiver, o service.ArchiveOptions) (service.ArchiveReport, error) {
 	return m.svc.Archive(ctx, a, o)
 }
+
+// Restore puts archived matches back from a into the node's store
+// (service.Service.Restore).
+func (m *Server) Restore(ctx context.Context, a service.ArchiveReader, o service.RestoreOptions) (service.RestoreReport, error) {
+	return m.svc.Restore(ctx, a, o)
+}

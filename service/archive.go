@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/hangarhq/hangar/archive"
 	"github.com/hangarhq/hangar/internal/match"
 	"github.com/hangarhq/hangar/store"
 )
@@ -32,8 +35,20 @@ type Archiver interface {
 // ArchiveName is the name match m's export is put under: its end date and
 // its id, such as 2026/05/01/m_abc.txt.
 func ArchiveName(m store.Match) string {
-	return m.Ended.UTC().Format("2006/01/02") + "/" + m.ID + ".txt"
+	return m.Ended.UTC().Format("2006/01/02") + "/" + m.ID + ExportSuffix
 }
+
+// RecordName is the name match m's record is put under, beside its export:
+// such as 2026/05/01/m_abc.jsonl.
+func RecordName(m store.Match) string {
+	return strings.TrimSuffix(ArchiveName(m), ExportSuffix) + RecordSuffix
+}
+
+// The suffixes of an archived match's export and record.
+const (
+	ExportSuffix = ".txt"
+	RecordSuffix = ".jsonl"
+)
 
 // ArchiveOptions tune an archive run.
 type ArchiveOptions struct {
@@ -57,17 +72,22 @@ type ArchiveReport struct {
 
 // Archive archives every match that ended more than o.OlderThan ago and is
 // not archived yet, oldest ended first: it exports the match, puts the
-// text into a under ArchiveName and then has the store remove its events.
-// A run that stops midway (an error, ctx, a crash) leaves each match
-// archived or untouched: a match whose text was put but whose events were
-// not removed is exported and put again, identical, by the next run, which
-// so resumes where this one stopped. It returns what it did up to the
+// text into a under ArchiveName and the match's record under RecordName,
+// and then has the store remove its events. A run that stops midway (an
+// error, ctx, a crash) leaves each match archived or untouched: a match
+// whose files were put but whose events were not removed is exported and
+// put again by the next run, which so resumes where this one stopped. It returns what it did up to the
 // first error.
 func (s *Service) Archive(ctx context.Context, a Archiver, o ArchiveOptions) (ArchiveReport, error) {
 	var r ArchiveReport
 	page := o.Page
 	if page <= 0 {
 		page = 100
+	}
+	// The deleted players, for the exports and the records: a node has
+	// them, a run of hangar archive reads them here.
+	if err := s.auth.Deleted().Load(ctx); err != nil {
+		return r, err
 	}
 	q := store.EndedQuery{Before: s.now().Add(-o.OlderThan), Limit: page}
 	for {
@@ -112,7 +132,14 @@ func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (
 	if err != nil {
 		return 0, false, err
 	}
+	rec, err := s.record(ctx, row, text)
+	if err != nil {
+		return 0, false, err
+	}
 	if err := a.Put(ctx, ArchiveName(row), []byte(text)); err != nil {
+		return 0, false, err
+	}
+	if err := a.Put(ctx, RecordName(row), rec); err != nil {
 		return 0, false, err
 	}
 	done, err := s.store.ArchiveMatch(ctx, m.ID, m.Version, s.now().UTC())
@@ -121,4 +148,48 @@ func (s *Service) archiveOne(ctx context.Context, a Archiver, row store.Match) (
 	}
 	s.hub.Drop(m.ID)
 	return len(text), done, nil
+}
+
+// record is the record of ended match row (package archive), beside its
+// export text: the row, its events as stored, and the stored players it
+// names (its creator, seats, invited players and the events' authors),
+// marking those deleted.
+func (s *Service) record(ctx context.Context, row store.Match, text string) ([]byte, error) {
+	r := archive.Record{Restore: store.Restore{Match: row}}
+	for int64(len(r.Events)) < row.Version {
+		evs, err := s.store.Events(ctx, row.ID, int64(len(r.Events)), int(min(match.FoldPage, row.Version-int64(len(r.Events)))))
+		if err != nil {
+			return nil, err
+		}
+		if len(evs) == 0 {
+			return nil, fmt.Errorf("events after %d of %d are missing", len(r.Events), row.Version)
+		}
+		r.Events = append(r.Events, evs...)
+	}
+	ids := append([]string{row.Creator}, row.Players...)
+	ids = append(ids, row.Invited...)
+	for _, e := range r.Events {
+		ids = append(ids, e.Author)
+	}
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		if id == "" {
+			continue
+		}
+		p, err := s.store.Player(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // a bot, or the server
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.Players = append(r.Players, p)
+		if s.auth.Deleted().Has(id) {
+			r.Deleted = append(r.Deleted, id)
+		}
+	}
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	return archive.Encode(r, []byte(text))
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -37,8 +36,7 @@ func apikeyMain(args []string, stdout io.Writer) error {
 		return flag.ErrHelp
 	}
 	fs := flag.NewFlagSet("apikey "+args[0], flag.ContinueOnError)
-	dbURL := fs.String("database-url", os.Getenv("HANGAR_DATABASE_URL"), "Postgres URL, postgres://… (env HANGAR_DATABASE_URL); empty: the embedded store")
-	dataDir := fs.String("data-dir", envOr("HANGAR_DATA_DIR", "hangar-data"), "directory of the embedded SQLite store (env HANGAR_DATA_DIR)")
+	dbURL, dataDir := storeFlags(fs)
 	var name, id string
 	var scopes []string
 	switch args[0] {

@@ -61,8 +61,8 @@ A duration is written as Go writes one: ` + "`30s`, `5m`, `720h`" + `.
 const configDocTail = `
 ## The other commands
 
-- ` + "`hangar archive`" + ` and ` + "`hangar apikey`" + ` take ` + "`--database-url`" + ` and ` + "`--data-dir`" + ` with the same variables as serve.
-  ` + "`hangar archive`" + ` also reads ` + "`HANGAR_ARCHIVE_DIR`" + ` (` + "`--dir`" + `) and ` + "`HANGAR_ARCHIVE_OLDER_THAN`" + ` (` + "`--older-than`" + `).
+- ` + "`hangar archive`" + `, ` + "`hangar archive restore`" + ` and ` + "`hangar apikey`" + ` take ` + "`--database-url`" + ` and ` + "`--data-dir`" + ` with the same variables as serve.
+  ` + "`hangar archive`" + ` also reads ` + "`HANGAR_ARCHIVE_DIR`" + ` (` + "`--dir`" + `) and ` + "`HANGAR_ARCHIVE_OLDER_THAN`" + ` (` + "`--older-than`" + `), and ` + "`hangar archive restore`" + ` reads ` + "`HANGAR_ARCHIVE_DIR`" + ` (` + "`--dir`" + `).
 - ` + "`hangar play`" + ` reads ` + "`HANGAR_ADDR`" + ` (` + "`-addr`" + `, default ` + "`127.0.0.1:7350`" + `) and ` + "`HANGAR_TOKEN`" + ` (` + "`-token`" + `).
 - ` + "`hangar <command> -h`" + ` prints the flags of a command.
 - Go's own variables (` + "`GOGC`, `GOMEMLIMIT`, `GOMAXPROCS`" + `) tune the runtime: see [tuning.md](tuning.md).

@@ -56,7 +56,7 @@ commands:
   bench     load a server with simulated players and report throughput and latency
   soak      load two nodes for a long time at half the machine's throughput and report whether their memory, goroutines, files and database sessions stay flat
   seed-history  fill an empty Postgres database with finished matches (history benchmark fixture)
-  archive   archive the matches that ended long ago and remove their events from the database
+  archive   archive the matches that ended long ago and remove their events from the database (archive restore: put them back)
   version   print the version, the commit and the Go toolchain the binary was built from (also --version)
 
 Run 'hangar <command> -h' for the flags of a command.

@@ -1,10 +1,13 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -282,5 +285,191 @@ func testArchiveConcurrent(t *testing.T, s store.Store) {
 	wg.Wait()
 	if won != 1 {
 		t.Errorf("%d of %d concurrent archives archived the match, want 1", won, n)
+	}
+}
+
+// restoreOf reads what RestoreMatch needs to put match id back: its row,
+// the players given and its events.
+func restoreOf(t *testing.T, s store.Store, id string, players ...string) store.Restore {
+	t.Helper()
+	ctx := context.Background()
+	m, err := s.Match(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := s.Events(ctx, id, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := store.Restore{Match: m, Events: evs}
+	for _, p := range players {
+		pl, err := s.Player(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Players = append(r.Players, pl)
+	}
+	return r
+}
+
+// sameEvents reports whether two event lists are equal, times as instants.
+func sameEvents(a, b []store.Event) bool {
+	return slices.EqualFunc(a, b, func(x, y store.Event) bool {
+		return x.Seq == y.Seq && x.Type == y.Type && bytes.Equal(x.Payload, y.Payload) && x.Author == y.Author && x.Time.Equal(y.Time)
+	})
+}
+
+// testRestore archives matches and puts them back: into the same store
+// (the row is there, archived) and as a match the store does not have (a
+// fresh database), once, refusing a row that differs and events that do
+// not make the row's version.
+func testRestore(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for _, p := range []string{"ada", "bob"} {
+		if err := s.CreatePlayer(ctx, store.Player{ID: p, DisplayName: p, Created: t0}, tok("h-"+p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	endMatch(t, s, "ma", "game-a", t0.Add(time.Hour), []seatOf{{"ada", 1, false}, {"bob", 2, false}}, true)
+	abandon(t, s, "mc", t0.Add(2*time.Hour))
+	// A later command of another author and time: the events are in runs.
+	if _, err := s.Append(ctx, store.Append{Match: match("md", 1), Command: cmd("create-md"), Events: events(1, "c"), Time: t0}); err != nil {
+		t.Fatal(err)
+	}
+	m := match("md", 3)
+	m.Status, m.Ended = store.StatusAbandoned, t0.Add(3*time.Hour)
+	if _, err := s.Append(ctx, store.Append{Match: m, Expected: 1, Command: store.Command{Author: "bob", RequestID: "x", Fingerprint: []byte("x")},
+		Events: events(2, "b"), Time: m.Ended}); err != nil {
+		t.Fatal(err)
+	}
+	saved := map[string]store.Restore{"ma": restoreOf(t, s, "ma", "ada", "bob"), "mc": restoreOf(t, s, "mc"), "md": restoreOf(t, s, "md")}
+	before := readHistory(t, s, "ada", "bob")
+	for id, r := range saved {
+		if ok, err := s.ArchiveMatch(ctx, id, r.Match.Version, t0.Add(100*time.Hour)); !ok || err != nil {
+			t.Fatalf("ArchiveMatch(%s) = %v, %v", id, ok, err)
+		}
+	}
+
+	// Into the same store: the events come back, the mark goes, once.
+	for id, r := range saved {
+		if ok, err := s.RestoreMatch(ctx, r); !ok || err != nil {
+			t.Fatalf("RestoreMatch(%s) = %v, %v; want true", id, ok, err)
+		}
+		if ok, err := s.RestoreMatch(ctx, r); ok || err != nil {
+			t.Errorf("RestoreMatch(%s) again = %v, %v; want false, nil", id, ok, err)
+		}
+		if got := restoreOf(t, s, id); !sameEvents(got.Events, r.Events) || store.SameMatch(got.Match, r.Match) != "" {
+			t.Errorf("%s restored: %+v\nwant %+v", id, got, r)
+		}
+		if at, err := s.Archived(ctx, id); err != nil || !at.IsZero() {
+			t.Errorf("Archived(%s) after restoring = %v, %v; want zero", id, at, err)
+		}
+	}
+	if after := readHistory(t, s, "ada", "bob"); !reflect.DeepEqual(normal(before), normal(after)) {
+		t.Errorf("history changed by archiving and restoring:\nbefore %+v\nafter  %+v", before, after)
+	}
+	if ids, _ := endedIDs(t, s, t0.Add(10*time.Hour), 10); ids != "[ma mc md]" {
+		t.Errorf("restored matches to archive: %s, want [ma mc md] (archived again by the next run)", ids)
+	}
+	if ok, err := s.ArchiveMatch(ctx, "ma", 4, t0.Add(200*time.Hour)); !ok || err != nil {
+		t.Errorf("archiving a restored match again = %v, %v", ok, err)
+	}
+
+	// A match the store does not have (a fresh database): the row, the
+	// players it lacks and the events are created.
+	fresh := saved["ma"]
+	fresh.Match.ID = "mz"
+	fresh.Players = append(slices.Clone(fresh.Players), store.Player{ID: "cy", DisplayName: "Cy", Created: t0.Add(time.Minute)})
+	if ok, err := s.RestoreMatch(ctx, fresh); !ok || err != nil {
+		t.Fatalf("RestoreMatch(mz) = %v, %v; want true", ok, err)
+	}
+	if got := restoreOf(t, s, "mz"); !sameEvents(got.Events, fresh.Events) || store.SameMatch(got.Match, fresh.Match) != "" {
+		t.Errorf("mz restored: %+v\nwant %+v", got, fresh)
+	}
+	if p, err := s.Player(ctx, "cy"); err != nil || p.DisplayName != "Cy" || !p.Created.Equal(t0.Add(time.Minute)) {
+		t.Errorf("the restored player = %+v, %v", p, err)
+	}
+	if p, err := s.Player(ctx, "ada"); err != nil || p.DisplayName != "ada" {
+		t.Errorf("a player the store had = %+v, %v; want it unchanged", p, err)
+	}
+	if ok, err := s.RestoreMatch(ctx, fresh); ok || err != nil {
+		t.Errorf("RestoreMatch(mz) again = %v, %v; want false, nil", ok, err)
+	}
+
+	// Refusals write nothing: a row that differs (archived or not), events
+	// that do not make the version, a match not ended.
+	for name, change := range map[string]func(r *store.Restore){
+		"summary": func(r *store.Restore) { r.Match.Summary = []byte("other") },
+		"ended":   func(r *store.Restore) { r.Match.Ended = r.Match.Ended.Add(time.Second) },
+		"players": func(r *store.Restore) { r.Match.Players = []string{"bob", "ada"} },
+	} {
+		for _, id := range []string{"ma", "mc"} { // archived, restored
+			r := saved[id]
+			r.Match.Players = slices.Clone(r.Match.Players)
+			change(&r)
+			if ok, err := s.RestoreMatch(ctx, r); ok || !errors.Is(err, store.ErrExists) || !strings.Contains(err.Error(), name) {
+				t.Errorf("RestoreMatch(%s) with another %s = %v, %v; want ErrExists naming it", id, name, ok, err)
+			}
+		}
+	}
+	short := saved["md"]
+	short.Match.ID = "my"
+	short.Events = short.Events[:2]
+	if _, err := s.RestoreMatch(ctx, short); !errors.Is(err, store.ErrVersionConflict) {
+		t.Errorf("RestoreMatch with 2 events at version 3: %v, want ErrVersionConflict", err)
+	}
+	open := saved["md"]
+	open.Match.ID, open.Match.Status = "my", store.StatusActive
+	if _, err := s.RestoreMatch(ctx, open); !errors.Is(err, store.ErrVersionConflict) {
+		t.Errorf("RestoreMatch of an active match: %v, want ErrVersionConflict", err)
+	}
+	if _, err := s.Match(ctx, "my"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a refused restore wrote the row: %v", err)
+	}
+	if at, err := s.Archived(ctx, "ma"); err != nil || at.IsZero() {
+		t.Errorf("the archived match after refusals: archived %v, %v", at, err)
+	}
+	if evs, err := s.Events(ctx, "ma", 0, 10); err != nil || len(evs) != 0 {
+		t.Errorf("the archived match after refusals has %d events, %v", len(evs), err)
+	}
+}
+
+// testRestoreConcurrent restores one archived match, and one the store
+// does not have, from many goroutines at once: each is written once.
+func testRestoreConcurrent(t *testing.T, s store.Store) {
+	abandon(t, s, "mx", t0)
+	r := restoreOf(t, s, "mx")
+	if ok, err := s.ArchiveMatch(context.Background(), "mx", 3, t0.Add(time.Hour)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	fresh := r
+	fresh.Match.ID = "my"
+	for _, r := range []store.Restore{r, fresh} {
+		const n = 8
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		won := 0
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ok, err := s.RestoreMatch(context.Background(), r)
+				if err != nil {
+					t.Errorf("RestoreMatch(%s): %v", r.Match.ID, err)
+				}
+				if ok {
+					mu.Lock()
+					won++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if won != 1 {
+			t.Errorf("%d of %d concurrent restores of %s wrote it, want 1", won, n, r.Match.ID)
+		}
+		if got := restoreOf(t, s, r.Match.ID); !sameEvents(got.Events, r.Events) {
+			t.Errorf("%s's events after concurrent restores: %+v", r.Match.ID, got.Events)
+		}
 	}
 }

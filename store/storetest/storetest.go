@@ -74,6 +74,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Archive", testArchive},
 		{"EndedPaging", testEndedPaging},
 		{"ArchiveConcurrent", testArchiveConcurrent},
+		{"Restore", testRestore},
+		{"RestoreConcurrent", testRestoreConcurrent},
 		{"TicketsEnqueue", testTicketsEnqueue},
 		{"TicketsCancel", testTicketsCancel},
 		{"TicketsForm", testTicketsForm},
