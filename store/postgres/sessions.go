@@ -324,7 +324,7 @@ func (s *Store) listenRevocationsOnce(ctx context.Context, onRevoke func(store.R
 	connected()
 	onGap()
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		n, err := notification(ctx, conn)
 		if err != nil {
 			return err
 		}
