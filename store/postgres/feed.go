@@ -78,10 +78,16 @@ func (s *Store) Listen(ctx context.Context, onChange func(store.Change), onGap f
 		case <-ctx.Done():
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 2*time.Second)
+		backoff = min(2*backoff, maxListenBackoff)
 	}
 	return ctx.Err()
 }
+
+// maxListenBackoff is the longest pause between a listener's attempts to
+// connect again. After a failover a listener that waits longer delays every
+// watch whose match moves on another node: it learns of the moves only
+// once it listens again.
+const maxListenBackoff = 500 * time.Millisecond
 
 // listenPing is how long a listening connection waits for a notification
 // before it checks that the server still answers.

@@ -307,7 +307,7 @@ func (s *Store) ListenRevocations(ctx context.Context, onRevoke func(store.Revoc
 		case <-ctx.Done():
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 2*time.Second)
+		backoff = min(2*backoff, maxListenBackoff)
 	}
 	return ctx.Err()
 }
