@@ -100,6 +100,7 @@ func lateWatch(ctx context.Context, t *testing.T, token, match string, addrs []s
 type ack struct {
 	reqID  string
 	events []*hangarv1.Event
+	at     time.Time // when the answer came
 }
 
 // faultPlayer plays one seat through whichever node answers.
@@ -256,7 +257,7 @@ func (p *faultPlayer) send(ctx context.Context, c *client, req proto.Message) er
 	case err == nil:
 		call.Acked(linEntries(evs))
 		p.pending = nil
-		p.acks = append(p.acks, ack{reqID: id, events: evs})
+		p.acks = append(p.acks, ack{reqID: id, events: evs, at: time.Now()})
 		p.onAck()
 		return nil
 	case retryable(err):

@@ -2,12 +2,14 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hangarhq/hangar/store"
 )
@@ -76,9 +78,38 @@ func (s *Store) Listen(ctx context.Context, onChange func(store.Change), onGap f
 		case <-ctx.Done():
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 2*time.Second)
+		backoff = min(2*backoff, maxListenBackoff)
 	}
 	return ctx.Err()
+}
+
+// maxListenBackoff is the longest pause between a listener's attempts to
+// connect again. After a failover a listener that waits longer delays every
+// watch whose match moves on another node: it learns of the moves only
+// once it listens again.
+const maxListenBackoff = 500 * time.Millisecond
+
+// listenPing is how long a listening connection waits for a notification
+// before it checks that the server still answers.
+const listenPing = time.Second
+
+// notification waits for conn's next notification. While none comes it
+// pings the server each listenPing: a server that stopped answering leaves
+// a listening connection open and silent, and the ping is what the stall
+// watch (stall.go) finds unanswered, which breaks the connection so that
+// its listener connects again, to the new primary after a failover.
+func notification(ctx context.Context, conn *pgx.Conn) (*pgconn.Notification, error) {
+	for {
+		wait, cancel := context.WithTimeout(ctx, listenPing)
+		n, err := conn.WaitForNotification(wait)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return n, err
+		}
+		if err := conn.Ping(ctx); err != nil {
+			return nil, err
+		}
+	}
 }
 
 func (s *Store) listenOnce(ctx context.Context, onChange func(store.Change), onGap func(), connected func()) error {
@@ -93,7 +124,7 @@ func (s *Store) listenOnce(ctx context.Context, onChange func(store.Change), onG
 	connected()
 	onGap() // anything published before LISTEN took effect was missed
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		n, err := notification(ctx, conn)
 		if err != nil {
 			return err
 		}

@@ -110,6 +110,7 @@ func OpenWith(ctx context.Context, url string, o Options) (*Store, error) {
 			cfg.MaxConns += int32(n)
 		}
 	}
+	watchStalls(&cfg.ConnConfig.Config)
 	newDialGate(cfg, time.Now)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -18,10 +18,13 @@ import (
 var errReconnectWait = errors.New("postgres: the database could not be reached; waiting before the next attempt")
 
 // The pauses between connection attempts once every host has failed:
-// from minReconnect, doubling to maxReconnect.
+// from minReconnect, doubling to maxReconnect. After a failover of some
+// seconds the pause has reached maxReconnect, and the first connection to
+// the new primary waits for its end: 250 ms keeps that wait short and a
+// pool's attempts to four a second.
 const (
 	minReconnect = 25 * time.Millisecond
-	maxReconnect = time.Second
+	maxReconnect = 250 * time.Millisecond
 )
 
 // dialGate spaces out a pool's connection attempts while the database

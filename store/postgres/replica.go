@@ -113,6 +113,7 @@ func openReplica(url string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
 	// A standby refuses writes: say so up front, so that a read URL that
 	// names the primary by mistake cannot be written through either.
 	cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	watchStalls(&cfg.ConnConfig.Config)
 	return pgxpool.NewWithConfig(context.Background(), cfg)
 }
 

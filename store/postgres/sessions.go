@@ -307,7 +307,7 @@ func (s *Store) ListenRevocations(ctx context.Context, onRevoke func(store.Revoc
 		case <-ctx.Done():
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 2*time.Second)
+		backoff = min(2*backoff, maxListenBackoff)
 	}
 	return ctx.Err()
 }
@@ -324,7 +324,7 @@ func (s *Store) listenRevocationsOnce(ctx context.Context, onRevoke func(store.R
 	connected()
 	onGap()
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		n, err := notification(ctx, conn)
 		if err != nil {
 			return err
 		}

@@ -35,7 +35,8 @@ type Formation struct {
 	Monitor *AutoNode
 	Nodes   [2]*AutoNode
 	// URL is a multi-host URL of the formation's postgres database that
-	// connects to whichever node accepts writes.
+	// connects to whichever node accepts writes, giving up on a host after
+	// 2 s (connect_timeout).
 	URL  string
 	bin  string
 	cred *syscall.Credential
@@ -49,23 +50,35 @@ type AutoNode struct {
 	Dir  string // the data directory
 	cmd  *exec.Cmd
 	log  *os.File
+	// frozen are the Postgres processes that Freeze stopped, which Stop
+	// kills: stopped, they would not see their postmaster end.
+	frozen []int
 }
 
-// failoverTimings are the monitor's settings (milliseconds): health checks
-// every second (a refused connection fails one at once; a slow answer has
-// pg_auto_failover's default 5 s on a loaded machine), a node unhealthy
-// after 2 s without its keeper's report and two failed checks, and the old
-// primary given 3 s to demote itself (more than the keepers'
-// network_partition_timeout, 2 s, after which a primary cut off from the
-// monitor and the secondary stops accepting writes).
+// failoverTimings are the monitor's settings (milliseconds), shortened
+// from pg_auto_failover's defaults as docs/operations.md recommends:
+//   - a health check every second, which gives up after 1 s (a stopped or
+//     vanished machine never answers; the default waits 5 s) and is
+//     retried once, 500 ms later, before the node's health is bad;
+//   - a node unhealthy once its health is bad and its keeper has not
+//     reported for 2 s (the keepers report every second);
+//   - the old primary given 2 s to demote itself: more than the keepers'
+//     network_partition_timeout (1 s, keeperTimeouts), after which a
+//     primary cut off from the monitor and the secondary stops accepting
+//     writes.
 var failoverTimings = map[string]string{
 	"pgautofailover.health_check_period":               "1000",
-	"pgautofailover.health_check_timeout":              "5000",
-	"pgautofailover.health_check_max_retries":          "2",
+	"pgautofailover.health_check_timeout":              "1000",
+	"pgautofailover.health_check_max_retries":          "1",
 	"pgautofailover.health_check_retry_delay":          "500",
 	"pgautofailover.node_considered_unhealthy_timeout": "2000",
 	"pgautofailover.startup_grace_period":              "1000",
-	"pgautofailover.primary_demote_timeout":            "3000",
+	"pgautofailover.primary_demote_timeout":            "2000",
+}
+
+// keeperTimeouts are the keepers' settings (seconds): see failoverTimings.
+var keeperTimeouts = map[string]string{
+	"timeout.network_partition_timeout": "1",
 }
 
 // autoctl finds pg_autoctl: PATH, then next to the server's tools.
@@ -165,8 +178,10 @@ func (f *Formation) start() error {
 			"--hostname", "127.0.0.1", "--name", name, "--auth", "trust", "--no-ssl", "--monitor", nodeMonitor); err != nil {
 			return err
 		}
-		if err := f.ctl("config", "set", "--pgdata", n.Dir, "timeout.network_partition_timeout", "2"); err != nil {
-			return err
+		for k, v := range keeperTimeouts {
+			if err := f.ctl("config", "set", "--pgdata", n.Dir, k, v); err != nil {
+				return err
+			}
 		}
 		// The secondary copies the primary's settings: room for a few
 		// nodes' pools, and no fsync (a test's data, and a kill -9 of
@@ -188,7 +203,7 @@ func (f *Formation) start() error {
 	if err := f.waitStates(90*time.Second, "primary", "secondary"); err != nil {
 		return err
 	}
-	f.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/postgres?sslmode=disable&target_session_attrs=read-write",
+	f.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/postgres?sslmode=disable&target_session_attrs=read-write&connect_timeout=2",
 		f.Nodes[0].Port, f.Nodes[1].Port)
 	return nil
 }
@@ -319,14 +334,89 @@ func (f *Formation) Primary(ctx context.Context) (int, error) {
 	return -1, errors.New("pgtest: no node accepts writes")
 }
 
-// Kill kills node i's pg_autoctl, its Postgres and every backend with
-// SIGKILL, as a lost machine would stop them.
+// Kill kills node i's pg_autoctl, its Postgres and every Postgres process
+// with SIGKILL, as a lost machine would stop them. They are stopped first
+// (Freeze), so that none acts after the loss: a backend left alive for a
+// moment after its postmaster would stop waiting for the secondary's
+// acknowledgement and make its commit visible on the old primary alone.
 func (f *Formation) Kill(i int) error {
+	if err := f.Freeze(i); err != nil {
+		return err
+	}
+	n := f.Nodes[i]
+	err := syscall.Kill(-n.cmd.Process.Pid, syscall.SIGKILL)
+	for _, pid := range n.frozen {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return err
+}
+
+// Freeze stops node i's pg_autoctl, its Postgres and every Postgres
+// process with SIGSTOP, as a machine that vanished from the network would
+// leave them: their connections stay open (the kernel still acknowledges
+// what is sent), and nothing answers. Postgres's processes are in sessions
+// of their own, out of the keeper's process group: they are found as the
+// postmaster's children, after the postmaster is stopped (so that it
+// starts no more). Stop kills them.
+func (f *Formation) Freeze(i int) error {
 	n := f.Nodes[i]
 	if n.cmd == nil || n.cmd.Process == nil {
 		return fmt.Errorf("pgtest: node %s is not running", n.Name)
 	}
-	return syscall.Kill(-n.cmd.Process.Pid, syscall.SIGKILL)
+	pm, err := postmasterPID(n.Dir)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(-n.cmd.Process.Pid, syscall.SIGSTOP); err != nil {
+		return err
+	}
+	if err := syscall.Kill(pm, syscall.SIGSTOP); err != nil {
+		return err
+	}
+	n.frozen = append(n.frozen, pm)
+	kids, err := children(pm)
+	for _, pid := range kids {
+		if syscall.Kill(pid, syscall.SIGSTOP) == nil {
+			n.frozen = append(n.frozen, pid)
+		}
+	}
+	return err
+}
+
+// postmasterPID reads the postmaster's process id from the first line of
+// postmaster.pid in the data directory.
+func postmasterPID(dir string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strconv.Atoi(strings.TrimSpace(line))
+}
+
+// children lists the processes whose parent is pid (Linux's /proc).
+func children(pid int) ([]int, error) {
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		return nil, err
+	}
+	var kids []int
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // the process has ended
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		_, rest, ok := strings.Cut(string(b), ") ")
+		f := strings.Fields(rest)
+		if !ok || len(f) < 2 || f[1] != strconv.Itoa(pid) {
+			continue
+		}
+		if kid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+			kids = append(kids, kid)
+		}
+	}
+	return kids, nil
 }
 
 // WaitPrimary waits until node i is the formation's primary, accepting
@@ -344,6 +434,47 @@ func (f *Formation) WaitPrimary(within time.Duration, i int) error {
 		}
 		return fmt.Errorf("node %s is not the primary: %v", f.Nodes[i].Name, ns)
 	})
+}
+
+// Event is one entry of the monitor's event log: a node's reported and
+// assigned states as the monitor recorded them.
+type Event struct {
+	At                 time.Time
+	Node               string
+	Reported, Assigned string
+	Description        string
+}
+
+// Events returns the monitor's event log from since on, oldest first.
+func (f *Formation) Events(ctx context.Context, since time.Time) ([]Event, error) {
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/pg_auto_failover?sslmode=disable", f.Monitor.Port))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, `SELECT eventtime, nodename, reportedstate::text, goalstate::text, coalesce(description, '')
+		FROM pgautofailover.event WHERE eventtime >= $1 ORDER BY eventid`, since)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Event, error) {
+		var e Event
+		return e, r.Scan(&e.At, &e.Node, &e.Reported, &e.Assigned, &e.Description)
+	})
+}
+
+// Timeline is the monitor's event log from t0 on, one line an event, each
+// with its time after t0: how the formation's steps spent a failover.
+func (f *Formation) Timeline(ctx context.Context, t0 time.Time) string {
+	evs, err := f.Events(ctx, t0)
+	if err != nil {
+		return fmt.Sprintf("no event log: %v", err)
+	}
+	var b strings.Builder
+	for _, e := range evs {
+		fmt.Fprintf(&b, "%+6.2f s  %s reported %s, assigned %s: %s\n", e.At.Sub(t0).Seconds(), e.Node, e.Reported, e.Assigned, e.Description)
+	}
+	return b.String()
 }
 
 // Logs returns what the formation's pg_autoctl processes logged.
@@ -364,6 +495,9 @@ func (f *Formation) Stop() {
 	for _, n := range append([]*AutoNode{f.Monitor}, f.Nodes[:]...) {
 		if n != nil && n.cmd != nil && n.cmd.Process != nil {
 			_ = syscall.Kill(-n.cmd.Process.Pid, syscall.SIGKILL)
+			for _, pid := range n.frozen {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
 			n.log.Close()
 		}
 	}

@@ -10,12 +10,20 @@ import (
 )
 
 // TestLongFormationFailsOver: the formation's secondary takes over writes
-// when the primary's machine is lost (its processes killed with SIGKILL),
+// when the primary's machine is lost, its processes killed with SIGKILL
+// (killed) or stopped with SIGSTOP (vanished: its connections stay open),
 // and a multi-host URL finds it.
 func TestLongFormationFailsOver(t *testing.T) {
 	if os.Getenv("HANGAR_TEST_LONG") != "1" {
 		t.Skip("a long test: set HANGAR_TEST_LONG=1")
 	}
+	t.Run("killed", func(t *testing.T) { formationFailsOver(t, (*Formation).Kill) })
+	t.Run("vanished", func(t *testing.T) { formationFailsOver(t, (*Formation).Freeze) })
+}
+
+// formationFailsOver loses the primary by lose and checks that the
+// secondary takes over writes, with nothing committed lost.
+func formationFailsOver(t *testing.T, lose func(*Formation, int) error) {
 	start := time.Now()
 	f := Failover(t)
 	t.Logf("formation ready in %v", time.Since(start).Round(time.Millisecond))
@@ -38,7 +46,7 @@ func TestLongFormationFailsOver(t *testing.T) {
 		t.Fatalf("primary %d, %v", old, err)
 	}
 	killed := time.Now()
-	if err := f.Kill(0); err != nil {
+	if err := lose(f, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.WaitPrimary(90*time.Second, 1); err != nil {
@@ -57,5 +65,5 @@ func TestLongFormationFailsOver(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("%d rows, %v: the write before the kill was lost", n, err)
 	}
-	t.Logf("promoted %.1f s after the kill", promoted.Seconds())
+	t.Logf("promoted %.1f s after the kill; the monitor's events:\n%s", promoted.Seconds(), f.Timeline(ctx, killed))
 }
