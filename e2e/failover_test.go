@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -419,7 +421,7 @@ func runFailover(t *testing.T, bin string, f *pgtest.Formation, k *primaryKiller
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	reader := newClient(t, addrs[1], "Auditor")
+	reader := auditor(t, addrs[1])
 	lin := newLinearCheck(rec)
 	var lost, forked, events, commands, reconnects int
 	// The write outage: the longest time without an acknowledged command
@@ -429,7 +431,7 @@ func runFailover(t *testing.T, bin string, f *pgtest.Formation, k *primaryKiller
 	var times []time.Time
 	for i := range failoverMatches {
 		a, b := players[2*i], players[2*i+1]
-		log := reader.events(t, a.match)
+		log := auditEvents(t, reader, a.match)
 		events += len(log)
 		lin.match(a.match, log)
 		lin.watcher(a.match, a.seen)
@@ -496,7 +498,7 @@ func runFailover(t *testing.T, bin string, f *pgtest.Formation, k *primaryKiller
 		hooks += s["hangar_webhook_delivered_total"] - before[i]["hangar_webhook_delivered_total"]
 	}
 	timedOut := 0
-	for _, ev := range reader.events(t, clockMatch) {
+	for _, ev := range auditEvents(t, reader, clockMatch) {
 		if ev.GetTurnTimedOut() != nil {
 			timedOut++
 		}
@@ -554,6 +556,58 @@ func (r *receiver) hasAll(t *testing.T, want []*hangarv1.Notice, within time.Dur
 		}
 		if got := webhookEvent(body); !proto.Equal(got.GetNotice(), n) {
 			t.Fatalf("notice %s delivered as %v, stored as %v", n.GetNoticeId(), got.GetNotice(), n)
+		}
+	}
+}
+
+// untilAvailable calls f until it returns anything but UNAVAILABLE, for
+// at most 30 s, as a client of the API retries: right after a failover a
+// node may answer a call or two from a connection to the lost primary.
+func untilAvailable(t *testing.T, what string, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := f()
+		if status.Code(err) != codes.Unavailable {
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still %v after 30 s", what, err)
+		}
+		time.Sleep(100 * time.Millisecond) // a client's back-off: nothing to wait on
+	}
+}
+
+// auditor registers the player who reads the verdict through addr,
+// retrying UNAVAILABLE with the same request id.
+func auditor(t *testing.T, addr string) *client {
+	t.Helper()
+	c := tokenClient(dial(t, addr), "")
+	req := &hangarv1.CreatePlayerRequest{DisplayName: "Auditor", RequestId: reqID()}
+	untilAvailable(t, "CreatePlayer", func() error {
+		resp, err := c.players.CreatePlayer(context.Background(), req)
+		c.token, c.id = resp.GetToken(), resp.GetPlayer().GetPlayerId()
+		return err
+	})
+	return c
+}
+
+// auditEvents is c.events, each page retried on UNAVAILABLE.
+func auditEvents(t *testing.T, c *client, id string) []*hangarv1.Event {
+	t.Helper()
+	var out []*hangarv1.Event
+	for tok := ""; ; {
+		var r *hangarv1.ListMatchEventsResponse
+		untilAvailable(t, "ListMatchEvents", func() (err error) {
+			r, err = c.matches.ListMatchEvents(c.ctx(), &hangarv1.ListMatchEventsRequest{MatchId: id, PageSize: 37, PageToken: tok})
+			return err
+		})
+		out = append(out, r.GetEvents()...)
+		if tok = r.GetNextPageToken(); tok == "" {
+			return out
 		}
 	}
 }
