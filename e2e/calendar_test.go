@@ -39,18 +39,21 @@ func deadlineIs(t *testing.T, c *client, id string, want time.Time) *hangarv1.Ma
 }
 
 // calendarsKnown waits until match id has heard of the calendars of n
-// seats (SeatCalendar events).
+// seats (SeatCalendar events), and GetMatch answers with them: the events
+// are listed once stored, a moment before the node's cache has them.
 func calendarsKnown(t *testing.T, c *client, id string, n int) {
 	t.Helper()
+	var last int64
 	waitUntil(t, "the seats' calendars", func() bool {
 		k := 0
 		for _, ev := range c.events(t, id) {
 			if ev.GetSeatCalendar() != nil {
-				k++
+				k, last = k+1, ev.GetSeq()
 			}
 		}
 		return k >= n
 	})
+	waitUntil(t, "GetMatch at the calendars' version", func() bool { return c.get(t, id).GetVersion() >= last })
 }
 
 // refused asserts that err is code with reason.
