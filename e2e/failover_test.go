@@ -586,7 +586,7 @@ func untilAvailable(t *testing.T, what string, f func() error) {
 func auditor(t *testing.T, addr string) *client {
 	t.Helper()
 	c := tokenClient(dial(t, addr), "")
-	req := &hangarv1.CreatePlayerRequest{DisplayName: "Auditor", RequestId: reqID()}
+	req := &hangarv1.CreatePlayerRequest{DisplayName: "Auditor", RequestId: fmt.Sprintf("auditor-%016x", rand.Uint64())}
 	untilAvailable(t, "CreatePlayer", func() error {
 		resp, err := c.players.CreatePlayer(context.Background(), req)
 		c.token, c.id = resp.GetToken(), resp.GetPlayer().GetPlayerId()
