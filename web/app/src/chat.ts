@@ -6,6 +6,7 @@
 
 import { Code, HangarError, newRequestId, v1, type Session } from "../../../sdk/typescript/src/index.js";
 import { h } from "./dom.js";
+import { resume } from "./resume.js";
 
 /** ChatOptions are what a chat panel needs of its match page. */
 export interface ChatOptions {
@@ -134,29 +135,17 @@ export function chatPanel(o: ChatOptions): HTMLElement {
   // The watch: stored messages after the last one shown, then live ones;
   // after a dropped stream, the same from the last one shown.
   (async () => {
-    for (let failures = 0; ; ) {
-      try {
-        for await (const r of o.session.chat.watchChat({ matchId: o.matchId, channel: o.channel, afterSeq: last }, { signal: o.signal })) {
-          if (r.message) await show([r.message]);
-          failures = 0;
-          box.dataset.last = String(last);
-        }
+    const err = await resume(o.signal,
+      () => o.session.chat.watchChat({ matchId: o.matchId, channel: o.channel, afterSeq: last }, { signal: o.signal }),
+      async (r) => {
+        if (r.message) await show([r.message]);
         box.dataset.last = String(last);
-      } catch (err) {
-        if (o.signal.aborted) return;
-        const e = HangarError.from(err);
-        if (![Code.Unavailable, Code.Unknown, Code.Internal, Code.DeadlineExceeded, Code.Aborted].includes(e.code) && e.reason !== "SLOW_WATCHER") {
-          status.textContent = o.errorText(err);
-          form.hidden = e.code === Code.PermissionDenied || e.code === Code.NotFound;
-          return;
-        }
-        failures++;
-      }
-      // A stream that ended (a node going away) or broke is made again
-      // after a back-off.
-      const wait = Math.min(8000, 250 * 2 ** Math.min(failures, 5));
-      await new Promise((res) => setTimeout(res, wait));
-      if (o.signal.aborted) return;
+      },
+      () => { box.dataset.last = String(last); });
+    if (err) {
+      const e = HangarError.from(err);
+      status.textContent = o.errorText(err);
+      form.hidden = e.code === Code.PermissionDenied || e.code === Code.NotFound;
     }
   })();
   return box;

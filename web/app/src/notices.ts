@@ -5,10 +5,11 @@
 // resumes after the last one shown when the stream drops.
 
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { Code, HangarError, v1, type Session } from "../../../sdk/typescript/src/index.js";
+import { v1, type Session } from "../../../sdk/typescript/src/index.js";
 import { clockText, ms } from "./clock.js";
 import { h } from "./dom.js";
 import { offerKind } from "./events.js";
+import { resume } from "./resume.js";
 
 /** SHOWN is how many notices the card keeps, the latest. */
 export const SHOWN = 20;
@@ -126,25 +127,10 @@ export function noticesCard(d: Deps): HTMLElement {
       status.textContent = d.errorText(err);
       return;
     }
-    for (let failures = 0; ; ) {
-      try {
-        for await (const r of d.session.notices.watchPlayer({ afterSeq: BigInt(last) }, { signal: d.signal })) {
-          if (r.notice) await show([r.notice]);
-          failures = 0;
-        }
-      } catch (err) {
-        if (d.signal.aborted) return;
-        const e = HangarError.from(err);
-        if (![Code.Unavailable, Code.Unknown, Code.Internal, Code.DeadlineExceeded, Code.Aborted].includes(e.code) && e.reason !== "SLOW_WATCHER") {
-          status.textContent = d.errorText(err);
-          return;
-        }
-        failures++;
-      }
-      const wait = Math.min(8000, 250 * 2 ** Math.min(failures, 5));
-      await new Promise((res) => setTimeout(res, wait));
-      if (d.signal.aborted) return;
-    }
+    const err = await resume(d.signal,
+      () => d.session.notices.watchPlayer({ afterSeq: BigInt(last) }, { signal: d.signal }),
+      async (r) => { if (r.notice) await show([r.notice]); });
+    if (err) status.textContent = d.errorText(err);
   })();
   return card;
 }
