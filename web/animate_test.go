@@ -24,8 +24,9 @@ func settle(ctx context.Context, t *testing.T) {
 }
 
 // onlyPath is the engine's path (MovePreview.path) for the one move plane
-// index of the caller may make now, or nil when it has none or several.
-func onlyPath(t *testing.T, c *nodetest.Player, id string, index int) []int32 {
+// index of the caller may make now, or nil when it has none or several,
+// and the version it was read at.
+func onlyPath(t *testing.T, c *nodetest.Player, id string, index int) ([]int32, int64) {
 	t.Helper()
 	l, err := c.Moves.ListLegalActions(c.Ctx(), &hangarv1.ListLegalActionsRequest{MatchId: id})
 	if err != nil {
@@ -42,15 +43,15 @@ func onlyPath(t *testing.T, c *nodetest.Player, id string, index int) []int32 {
 		found = m.GetPreview().GetPath()
 	}
 	if n != 1 {
-		return nil
+		return nil, l.GetVersion()
 	}
-	return found
+	return found, l.GetVersion()
 }
 
 // flewAlong waits until the board's plane seat/index has flown along
 // path: its data-path, the squares the page animated it over, equals the
-// engine's path for the move.
-func flewAlong(ctx context.Context, t *testing.T, seat, index int, path []int32) {
+// engine's path for the move, read at version at.
+func flewAlong(ctx context.Context, t *testing.T, seat, index int, path []int32, at int64) {
 	t.Helper()
 	want := make([]string, len(path))
 	for i, p := range path {
@@ -62,8 +63,8 @@ func flewAlong(ctx context.Context, t *testing.T, seat, index int, path []int32)
 	_, err := chromedp.Run(wctx, chromedp.Poll[bool](fmt.Sprintf(`(document.querySelector(%q) || {dataset: {}}).dataset.path === %q`, sel, strings.Join(want, " ")),
 		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(0)))
 	if err != nil {
-		shown := get(ctx, t, "read the plane's path", chromedp.Evaluate[string](fmt.Sprintf(`(() => { const p = document.querySelector(%q) || {dataset: {}}, m = document.getElementById('match').dataset; return (p.dataset.path || '') + '" at ' + p.dataset.position + ', the page ' + m.ui + ' at version ' + m.version + ', last: ' + document.getElementById('last').textContent + ' "'; })()`, sel)))
-		t.Fatalf("plane %d/%d flew over %q, the engine's path is %q (%v)", seat, index, shown, strings.Join(want, " "), err)
+		shown := get(ctx, t, "read the plane's path", chromedp.Evaluate[string](fmt.Sprintf(`(() => { const p = document.querySelector(%q) || {dataset: {}, classList: []}, m = document.getElementById('match').dataset; return (p.dataset.path || '') + '" at ' + p.dataset.position + ' (' + [...p.classList].join(' ') + '), the page ' + m.ui + ' at version ' + m.version + ' (legal actions at ' + m.legal + ', events to ' + m.seq + '), last: ' + document.getElementById('last').textContent + ', error: ' + ((document.querySelector('.error') || {}).textContent || 'none') + ' "'; })()`, sel)))
+		t.Fatalf("plane %d/%d flew over %q, the engine's path at version %d is %q (%v)", seat, index, shown, at, strings.Join(want, " "), err)
 	}
 }
 

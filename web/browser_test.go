@@ -407,13 +407,13 @@ func webAeroplane(t *testing.T, sz size) {
 			settle(ctx, t)
 			sel := fmt.Sprintf(`#board .plane.movable:nth-child(%d of .movable)`, k+1)
 			sp := get(ctx, t, "read the plane", chromedp.Evaluate[[]int](fmt.Sprintf(`[Number(document.querySelector(%q).dataset.seat), Number(document.querySelector(%q).dataset.index)]`, sel, sel)))
-			path := onlyPath(t, api, id, sp[1])
+			path, at := onlyPath(t, api, id, sp[1])
 			// A finger taps the plane's body: the box of its hit circle
 			// reaches past the board at a corner.
 			do(ctx, t, "click a plane", chromedp.Click(chromedp.CSS(sel+" .body")))
 			if path != nil {
 				// The plane flies square by square along the engine's path.
-				flewAlong(ctx, t, sp[0], sp[1], path)
+				flewAlong(ctx, t, sp[0], sp[1], path, at)
 				paths++
 				longest = max(longest, len(path))
 			}

@@ -44,10 +44,18 @@ export interface Pick {
   chosen?: number; // a plane index whose moves alone are shown
   preview?: ap.Move; // a move whose path is drawn
   moved?: ap.PlaneRef[]; // the planes the last move moved, marked
-  // paths are the path indices a plane ("seat/index") entered since it was
-  // last drawn, from the move's events; a plane that moved is flown along
-  // its path square by square.
-  paths?: Map<string, number[]>;
+  // paths are the path indices a plane ("seat/index") entered by the
+  // latest move that moved it, from the move's events, with the event's
+  // seq; a plane drawn before that event is flown along its path square by
+  // square once the state drawn holds the event.
+  paths?: Map<string, Flight>;
+  version?: number; // the version of the state drawn
+}
+
+/** Flight is the path a plane's latest move took it along, and its event. */
+export interface Flight {
+  path: number[];
+  seq: number;
 }
 
 /** STEP is how long a plane takes over one square of its path, in ms. */
@@ -242,10 +250,17 @@ export class Board {
         const m = movable.has(key) && (chosen === undefined || chosen === p.index);
         const shrink = hangar ? 1 : planes.length > 1 ? 0.8 : 1;
         const to = `translate(${X(sq) + dx * S}px, ${Y(sq) + dy * S}px) scale(${shrink})`;
-        const path = pick?.paths?.get(key);
-        // A plane that moved flies its path; one sent home since (a
-        // capture read in the same state) flies it, then home.
-        if (path && g.dataset.position !== String(p.position)) this.#fly(g, p.seat, path, g.style.transform, to, path[path.length - 1] === p.position);
+        // A plane that moved since it was last drawn flies its path, also
+        // one that bounced back to its square; one sent home since (a
+        // capture read in the same state) flies it, then home. The
+        // version it was drawn at keeps a flight from being flown twice.
+        const f = pick?.paths?.get(key);
+        const drawn = g.dataset.drawn === undefined ? undefined : Number(g.dataset.drawn);
+        const version = pick?.version;
+        if (f && version !== undefined && drawn !== undefined && f.seq > drawn && f.seq <= version) {
+          this.#fly(g, p.seat, f.path, g.style.transform, to, f.path[f.path.length - 1] === p.position);
+        }
+        if (version !== undefined) g.dataset.drawn = String(version);
         g.style.transform = to;
         g.dataset.x = String(X(sq) + dx * S);
         g.dataset.y = String(Y(sq) + dy * S);

@@ -418,7 +418,7 @@ function matchView(id: string, replay: boolean): void {
   let at = 0; // the replay's version
   let lastShown = "";
   let moved: ap.PlaneRef[] = []; // the planes the last Aeroplane move moved
-  const paths = new Map<string, number[]>(); // the squares planes moved over, not yet drawn
+  const paths = new Map<string, aero.Flight>(); // the squares planes moved over, not yet drawn
   const die = new RollingDie();
   const dieLabel = h("span", { class: "die-label" });
   const diceBox = h("div", { class: "dice" }, die.button, dieLabel);
@@ -515,6 +515,10 @@ function matchView(id: string, replay: boolean): void {
     const state = ui();
     root.dataset.ui = state;
     root.dataset.version = String(replay ? at : match.version);
+    // What the page acts on: the version of its legal actions and of the
+    // last event its watch brought (tests read them when a move goes astray).
+    root.dataset.legal = legal ? String(legal.version) : "";
+    root.dataset.seq = events.length ? String(events[events.length - 1].seq) : "";
     root.dataset.status = statusName(match.status);
     root.dataset.view = kind;
     const mine = mySeat(match);
@@ -529,7 +533,7 @@ function matchView(id: string, replay: boolean): void {
     // The board.
     if (kind === "aeroplane" && apView) {
       const moves = state === "move" ? apMoves().map((x) => x.m) : [];
-      apView.draw(apState(), { moves, seat: mine, chosen: chosenPlane, preview, moved: replay ? movedAt(at) : moved, paths });
+      apView.draw(apState(), { moves, seat: mine, chosen: chosenPlane, preview, moved: replay ? movedAt(at) : moved, paths, version: replay ? undefined : Number(match.version) });
       // The state drawn holds every event read: their paths are used up.
       if (events.length && events[events.length - 1].seq === match.version) paths.clear();
       if (apView.svg.parentNode !== boardWrap) boardWrap.replaceChildren(apView.svg);
@@ -904,9 +908,10 @@ function matchView(id: string, replay: boolean): void {
     const k = ap.EventKind;
     for (const p of a.planes) {
       const key = `${p.seat}/${p.index}`;
-      if (a.kind === k.TOOK_OFF) paths.set(key, [a.to]);
-      else if (a.kind === k.MOVED) paths.set(key, aero.steps(a.from, a.to, a.die));
-      else if (a.kind === k.JUMPED || a.kind === k.FLEW) paths.set(key, [...(paths.get(key) ?? []), a.to]);
+      const seq = Number(ev.seq);
+      if (a.kind === k.TOOK_OFF) paths.set(key, { path: [a.to], seq });
+      else if (a.kind === k.MOVED) paths.set(key, { path: aero.steps(a.from, a.to, a.die), seq });
+      else if (a.kind === k.JUMPED || a.kind === k.FLEW) paths.set(key, { path: [...(paths.get(key)?.path ?? []), a.to], seq });
     }
   }
 
