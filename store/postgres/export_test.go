@@ -21,11 +21,11 @@ var (
 	HistorySQL       = historySQL
 	RatingHistorySQL = ratingHistorySQL
 	LeaderboardSQL   = leaderboardSQL
+	StandingSQL      = standingSQL
 )
 
 // SQL constants, for the plan test.
 const (
-	StandingSQL    = standingSQL
 	StatsSQL       = statsSQL
 	DeleteEndedSQL = deleteEndedSQL
 )

@@ -178,6 +178,23 @@ FROM unnest($3::text[], $4::float8[], $5::float8[], $6::float8[], $7::int[]) AS 
 ON CONFLICT (game, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,
 	score = excluded.score, matches = excluded.matches, updated_at = excluded.updated_at`
 
+// ratingBucket is a score's bucket in rating_buckets, in SQL: a tenth of a
+// point a bucket. Writes and ranks compute it by this one expression.
+func ratingBucket(score string) string { return `floor(` + score + ` * 10)::integer` }
+
+// moveBucketsSQL counts the rated players' new scores ($2) into
+// rating_buckets and their old ones ($3: the scores of the ratings rows
+// they had) out of it, in bucket order, so that two ends lock the buckets
+// they share one after the other.
+var moveBucketsSQL = `
+INSERT INTO rating_buckets AS b (game, bucket, players)
+SELECT $1, k, sum(d) FROM (
+	SELECT ` + ratingBucket("s") + ` AS k, 1 AS d FROM unnest($2::float8[]) AS s
+	UNION ALL
+	SELECT ` + ratingBucket("s") + `, -1 FROM unnest($3::float8[]) AS s
+) AS x GROUP BY k HAVING sum(d) <> 0 ORDER BY k
+ON CONFLICT (game, bucket) DO UPDATE SET players = b.players + excluded.players`
+
 const insertRatingHistorySQL = `
 INSERT INTO rating_history (player_id, game, ended_at, match_id, mu_before, sigma_before,
 	score_before, matches_before, mu, sigma, score, place, seats)
@@ -327,6 +344,12 @@ func (e *endWrites) queueRatings(b *pgx.Batch) error {
 		return fmt.Errorf("rate: %d ratings for %d players", len(after), len(before))
 	}
 	n := len(before)
+	var old []float64 // the scores the rated players' ratings rows hold now
+	for _, r := range rs {
+		if cur, ok := e.current[r.Player]; ok {
+			old = append(old, cur.Score)
+		}
+	}
 	ids := make([]string, n)
 	mu0, sigma0, score0, mu, sigma, score := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	matches0, matches, place, seats := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
@@ -337,6 +360,7 @@ func (e *endWrites) queueRatings(b *pgx.Batch) error {
 		place[i], seats[i] = int32(rs[i].Place), int32(rs[i].Seats)
 	}
 	b.Queue(upsertRatingsSQL, a.Match.Game, e.ended, ids, mu, sigma, score, matches)
+	b.Queue(moveBucketsSQL, a.Match.Game, score, old)
 	b.Queue(insertRatingHistorySQL, a.Match.Game, e.ended, a.Match.ID, ids, mu0, sigma0, score0, matches0, mu, sigma, score, place, seats)
 	return nil
 }
@@ -541,6 +565,20 @@ func ratingHistory(ctx context.Context, db querier, q store.RatingQuery) ([]stor
 // standingColumns are a leaderboard row; display_name comes from players.
 const standingColumns = `r.player_id, r.mu, r.sigma, r.score, r.matches, r.updated_at, coalesce(p.display_name, '')`
 
+// ratingsAbove counts game's ratings ordered after (score, player) in the
+// leaderboard's order (cmp ">") or from it on (">="), all SQL expressions:
+// the buckets above the score's bucket, plus the ratings of its own bucket
+// from the leaderboard's index. A rank costs a few hundred bucket rows and
+// one bucket's ratings, not every rating above it.
+func ratingsAbove(game, score, player, cmp string) string {
+	return `(SELECT coalesce(sum(players), 0) FROM rating_buckets b
+			WHERE b.game = ` + game + ` AND b.bucket > ` + ratingBucket(score) + `)
+		+ (SELECT count(*) FROM ratings c WHERE c.game = ` + game + `
+			AND (c.score, c.player_id) ` + cmp + ` (` + score + `, ` + player + `)
+			AND c.score < (` + ratingBucket(score) + ` + 2) / 10.0
+			AND ` + ratingBucket("c.score") + ` = ` + ratingBucket(score) + `)`
+}
+
 // leaderboardSQL reads a range of ratings_leaderboard and, with a cursor,
 // counts the entries up to it (the rank of the page's first entry, less
 // one) in the same statement, so both come from one snapshot.
@@ -549,16 +587,14 @@ func leaderboardSQL(q store.LeaderboardQuery) (string, []any) {
 		return `SELECT ` + standingColumns + `, 0 FROM ratings r LEFT JOIN players p ON p.id = r.player_id
 			WHERE r.game = $1 ORDER BY r.score DESC, r.player_id DESC LIMIT $2`, []any{q.Game, q.Limit}
 	}
-	return `SELECT ` + standingColumns + `,
-		(SELECT count(*) FROM ratings c WHERE c.game = $1 AND (c.score, c.player_id) >= ($2, $3))
+	return `SELECT ` + standingColumns + `, ` + ratingsAbove("$1", "$2::float8", "$3::text", ">=") + `
 		FROM ratings r LEFT JOIN players p ON p.id = r.player_id
 		WHERE r.game = $1 AND (r.score, r.player_id) < ($2, $3)
 		ORDER BY r.score DESC, r.player_id DESC LIMIT $4`, []any{q.Game, q.After.Score, q.After.Player, q.Limit}
 }
 
 // standingSQL reads one player's rating and counts the entries above it.
-const standingSQL = `SELECT ` + standingColumns + `,
-	(SELECT count(*) FROM ratings c WHERE c.game = r.game AND (c.score, c.player_id) > (r.score, r.player_id))
+var standingSQL = `SELECT ` + standingColumns + `, ` + ratingsAbove("r.game", "r.score", "r.player_id", ">") + `
 	FROM ratings r LEFT JOIN players p ON p.id = r.player_id
 	WHERE r.game = $1 AND r.player_id = $2`
 

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -186,6 +187,19 @@ func (s *Store) LoadSummaries(ctx context.Context, stats []store.PlayerStats, ra
 				r := ratings[i]
 				return []any{r.Game, r.Player, r.Mu, r.Sigma, r.Score, r.Matches, r.Updated}, nil
 			}))
+	}
+	if err == nil && len(ratings) > 0 {
+		// The ranks' bucket counts, recounted for the games loaded (COPY
+		// only adds ratings, so no bucket empties).
+		games := make([]string, 0, 1)
+		for _, r := range ratings {
+			if !slices.Contains(games, r.Game) {
+				games = append(games, r.Game)
+			}
+		}
+		_, err = s.pool.Exec(ctx, `INSERT INTO rating_buckets (game, bucket, players)
+			SELECT game, `+ratingBucket("score")+`, count(*) FROM ratings WHERE game = ANY($1) GROUP BY 1, 2
+			ON CONFLICT (game, bucket) DO UPDATE SET players = excluded.players`, games)
 	}
 	if err == nil {
 		// Statistics for the planner and a visibility map for index-only

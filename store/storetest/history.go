@@ -1,10 +1,12 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -475,6 +477,77 @@ func testLeaderboard(t *testing.T, s store.Store) {
 	}
 	if other, err := s.Leaderboard(ctx, store.LeaderboardQuery{Game: "game-b", Limit: 3}); err != nil || len(other) != 0 {
 		t.Errorf("another game's leaderboard = %+v, %v", other, err)
+	}
+}
+
+// testRanksAsScoresMove rates eight players again and again with scores
+// that cross the stores' rank buckets (tenths of a point): on a bucket's
+// edge, a hair below and above it, negative, tied, and moving down as well
+// as up. After every end each player's Standing and every leaderboard page
+// (three entries, so pages end mid-bucket) rank as a sort of all scores
+// does.
+func testRanksAsScoresMove(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	players := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	scores := []float64{0.3, 0.1 * 3, 0.29999999999999993, 0.30000000000000004, -0.1, -0.05, 0, 2.5,
+		2.4999999999999996, 12.7, -3.2, 0.2, 0.7, 0.7, 12.70001, 1e-9}
+	current := map[string]float64{}
+	r := rand.New(rand.NewPCG(7, 7))
+	for i := range 40 {
+		a, b := players[r.IntN(len(players))], players[r.IntN(len(players))]
+		for a == b {
+			b = players[r.IntN(len(players))]
+		}
+		next := []float64{scores[r.IntN(len(scores))], scores[r.IntN(len(scores))]}
+		seats := []seatOf{{a, 1, false}, {b, 2, false}}
+		end := result(seats, true)
+		end.Rate = func(cur []store.Rating) ([]store.Rating, error) {
+			out := make([]store.Rating, len(cur))
+			for k := range cur {
+				out[k] = store.Rating{Mu: 25, Sigma: 8, Score: next[k]}
+			}
+			return out, nil
+		}
+		if err := tryEnd(s, fmt.Sprint("mr", i), "game-r", t0.Add(time.Duration(i)*time.Minute), seats, end); err != nil {
+			t.Fatalf("end %d: %v", i, err)
+		}
+		current[a], current[b] = next[0], next[1]
+		var want []string
+		for p := range current {
+			want = append(want, p)
+		}
+		slices.SortFunc(want, func(x, y string) int {
+			if c := cmp.Compare(current[y], current[x]); c != 0 {
+				return c
+			}
+			return strings.Compare(y, x)
+		})
+		for rank, p := range want {
+			st, err := s.Standing(ctx, "game-r", p)
+			if err != nil || st.Rank != rank+1 || st.Score != current[p] {
+				t.Fatalf("after end %d: Standing(%s) = rank %d score %v, %v; want rank %d score %v", i, p, st.Rank, st.Score, err, rank+1, current[p])
+			}
+		}
+		var after *store.ScoreCursor
+		for n := 0; ; {
+			page, err := s.Leaderboard(ctx, store.LeaderboardQuery{Game: "game-r", After: after, Limit: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range page {
+				if n >= len(want) || st.Player != want[n] || st.Rank != n+1 {
+					t.Fatalf("after end %d: leaderboard entry %d is %s at rank %d; want %v", i, n, st.Player, st.Rank, want)
+				}
+				n++
+			}
+			if len(page) < 3 {
+				if n != len(want) {
+					t.Fatalf("after end %d: the leaderboard lists %d players, want %d", i, n, len(want))
+				}
+				break
+			}
+			after = &store.ScoreCursor{Score: page[2].Score, Player: page[2].Player}
+		}
 	}
 }
 

@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Counters", testCounters},
 		{"Leaderboard", testLeaderboard},
 		{"ConcurrentEnds", testConcurrentEnds},
+		{"RanksAsScoresMove", testRanksAsScoresMove},
 		{"RatingHistoryPaging", testRatingHistoryPaging},
 		{"RefreshToken", testRefreshToken},
 		{"RevokeTokens", testRevokeTokens},
