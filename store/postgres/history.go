@@ -179,21 +179,9 @@ ON CONFLICT (game, player_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.s
 	score = excluded.score, matches = excluded.matches, updated_at = excluded.updated_at`
 
 // ratingBucket is a score's bucket in rating_buckets, in SQL: a tenth of a
-// point a bucket. Writes and ranks compute it by this one expression.
+// point a bucket. Ranks compute it by the expression the table's trigger
+// (migration 0023) counts by.
 func ratingBucket(score string) string { return `floor(` + score + ` * 10)::integer` }
-
-// moveBucketsSQL counts the rated players' new scores ($2) into
-// rating_buckets and their old ones ($3: the scores of the ratings rows
-// they had) out of it, in bucket order, so that two ends lock the buckets
-// they share one after the other.
-var moveBucketsSQL = `
-INSERT INTO rating_buckets AS b (game, bucket, players)
-SELECT $1, k, sum(d) FROM (
-	SELECT ` + ratingBucket("s") + ` AS k, 1 AS d FROM unnest($2::float8[]) AS s
-	UNION ALL
-	SELECT ` + ratingBucket("s") + `, -1 FROM unnest($3::float8[]) AS s
-) AS x GROUP BY k HAVING sum(d) <> 0 ORDER BY k
-ON CONFLICT (game, bucket) DO UPDATE SET players = b.players + excluded.players`
 
 const insertRatingHistorySQL = `
 INSERT INTO rating_history (player_id, game, ended_at, match_id, mu_before, sigma_before,
@@ -344,12 +332,6 @@ func (e *endWrites) queueRatings(b *pgx.Batch) error {
 		return fmt.Errorf("rate: %d ratings for %d players", len(after), len(before))
 	}
 	n := len(before)
-	var old []float64 // the scores the rated players' ratings rows hold now
-	for _, r := range rs {
-		if cur, ok := e.current[r.Player]; ok {
-			old = append(old, cur.Score)
-		}
-	}
 	ids := make([]string, n)
 	mu0, sigma0, score0, mu, sigma, score := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	matches0, matches, place, seats := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
@@ -360,7 +342,6 @@ func (e *endWrites) queueRatings(b *pgx.Batch) error {
 		place[i], seats[i] = int32(rs[i].Place), int32(rs[i].Seats)
 	}
 	b.Queue(upsertRatingsSQL, a.Match.Game, e.ended, ids, mu, sigma, score, matches)
-	b.Queue(moveBucketsSQL, a.Match.Game, score, old)
 	b.Queue(insertRatingHistorySQL, a.Match.Game, e.ended, a.Match.ID, ids, mu0, sigma0, score0, matches0, mu, sigma, score, place, seats)
 	return nil
 }

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -155,7 +154,8 @@ func (s *Store) LoadEnded(ctx context.Context, ms []Ended) error {
 }
 
 // LoadSummaries inserts players' statistics (with their counters, the
-// place counts among them) and current ratings with COPY.
+// place counts among them) and current ratings with COPY (whose rows
+// rating_buckets' trigger counts).
 func (s *Store) LoadSummaries(ctx context.Context, stats []store.PlayerStats, ratings []store.Rating) error {
 	_, err := s.pool.CopyFrom(ctx, pgx.Identifier{"player_stats"}, []string{"player_id", "game", "played", "won",
 		"place_sum", "forfeits", "win_streak", "longest_win_streak", "played_us", "last_ended_at"},
@@ -187,19 +187,6 @@ func (s *Store) LoadSummaries(ctx context.Context, stats []store.PlayerStats, ra
 				r := ratings[i]
 				return []any{r.Game, r.Player, r.Mu, r.Sigma, r.Score, r.Matches, r.Updated}, nil
 			}))
-	}
-	if err == nil && len(ratings) > 0 {
-		// The ranks' bucket counts, recounted for the games loaded (COPY
-		// only adds ratings, so no bucket empties).
-		games := make([]string, 0, 1)
-		for _, r := range ratings {
-			if !slices.Contains(games, r.Game) {
-				games = append(games, r.Game)
-			}
-		}
-		_, err = s.pool.Exec(ctx, `INSERT INTO rating_buckets (game, bucket, players)
-			SELECT game, `+ratingBucket("score")+`, count(*) FROM ratings WHERE game = ANY($1) GROUP BY 1, 2
-			ON CONFLICT (game, bucket) DO UPDATE SET players = excluded.players`, games)
 	}
 	if err == nil {
 		// Statistics for the planner and a visibility map for index-only
