@@ -359,6 +359,23 @@ func (s *Store) RatingHistory(ctx context.Context, q store.RatingQuery) ([]store
 // standingColumns are a leaderboard row; display_name comes from players.
 const standingColumns = `r.player_id, r.mu, r.sigma, r.score, r.matches, r.updated_at, coalesce(p.display_name, '')`
 
+// ratingBucket is a score's bucket in rating_buckets, in SQL: a tenth of a
+// point a bucket, as the table's triggers (migration 0022) count.
+func ratingBucket(score string) string { return `CAST(floor(` + score + ` * 10) AS INTEGER)` }
+
+// ratingsAbove counts game's ratings ordered after (score, player) in the
+// leaderboard's order (cmp ">") or from it on (">="), all SQL expressions:
+// the buckets above the score's bucket, plus the ratings of its own bucket
+// from the leaderboard's index.
+func ratingsAbove(game, score, player, cmp string) string {
+	return `(SELECT coalesce(sum(players), 0) FROM rating_buckets b
+			WHERE b.game = ` + game + ` AND b.bucket > ` + ratingBucket(score) + `)
+		+ (SELECT count(*) FROM ratings c WHERE c.game = ` + game + `
+			AND (c.score, c.player_id) ` + cmp + ` (` + score + `, ` + player + `)
+			AND c.score < (` + ratingBucket(score) + ` + 2) / 10.0
+			AND ` + ratingBucket("c.score") + ` = ` + ratingBucket(score) + `)`
+}
+
 // leaderboardSQL reads a range of ratings_leaderboard and, with a cursor,
 // counts the entries up to it (the rank of the page's first entry, less
 // one) in the same statement, so both come from one snapshot.
@@ -367,16 +384,14 @@ func leaderboardSQL(q store.LeaderboardQuery) (string, []any) {
 		return `SELECT ` + standingColumns + `, 0 FROM ratings r LEFT JOIN players p ON p.id = r.player_id
 			WHERE r.game = ? ORDER BY r.score DESC, r.player_id DESC LIMIT ?`, []any{q.Game, q.Limit}
 	}
-	return `SELECT ` + standingColumns + `,
-		(SELECT count(*) FROM ratings c WHERE c.game = ?1 AND (c.score, c.player_id) >= (?2, ?3))
+	return `SELECT ` + standingColumns + `, ` + ratingsAbove("?1", "?2", "?3", ">=") + `
 		FROM ratings r LEFT JOIN players p ON p.id = r.player_id
 		WHERE r.game = ?1 AND (r.score, r.player_id) < (?2, ?3)
 		ORDER BY r.score DESC, r.player_id DESC LIMIT ?4`, []any{q.Game, q.After.Score, q.After.Player, q.Limit}
 }
 
 // standingSQL reads one player's rating and counts the entries above it.
-const standingSQL = `SELECT ` + standingColumns + `,
-	(SELECT count(*) FROM ratings c WHERE c.game = r.game AND (c.score, c.player_id) > (r.score, r.player_id))
+var standingSQL = `SELECT ` + standingColumns + `, ` + ratingsAbove("r.game", "r.score", "r.player_id", ">") + `
 	FROM ratings r LEFT JOIN players p ON p.id = r.player_id
 	WHERE r.game = ? AND r.player_id = ?`
 
