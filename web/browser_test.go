@@ -409,7 +409,11 @@ func webAeroplane(t *testing.T, sz size) {
 			sp := get(ctx, t, "read the plane", chromedp.Evaluate[[]int](fmt.Sprintf(`[Number(document.querySelector(%q).dataset.seat), Number(document.querySelector(%q).dataset.index)]`, sel, sel)))
 			path, at := onlyPath(t, api, id, sp[1])
 			// A finger taps the plane's body: the box of its hit circle
-			// reaches past the board at a corner.
+			// reaches past the board at a corner. The plane is scrolled to
+			// the middle first, as a player scrolls to see it: one in sight
+			// but under the phone's sticky turn bar would take no scroll
+			// from Click, and the bar would take the tap.
+			get(ctx, t, "scroll to the plane", chromedp.Evaluate[bool](fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: 'center'}), true)`, sel+" .body")))
 			do(ctx, t, "click a plane", chromedp.Click(chromedp.CSS(sel+" .body")))
 			if path != nil {
 				// The plane flies square by square along the engine's path.
