@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 )
@@ -177,6 +178,18 @@ type State interface {
 	// View is the state (Info.State) as recipient may see it: a seat, or
 	// -1 for a spectator. A game's secrets never appear in a view.
 	View(recipient int32) proto.Message
+}
+
+// LegalWire is implemented by a State whose legal lists run long (a
+// Carcassonne tile's placements, dozens a turn): it writes the actions' wire
+// forms itself, without making a message for each, and Registry.PackLegal
+// uses it in place of Legal. It is optional; a game without it is packed
+// from Legal's messages.
+type LegalWire interface {
+	// AppendLegalWire appends to buf the deterministic wire form of each
+	// action Legal(seat) lists, in Legal's order, and to ends the offset in
+	// buf where each ends. Every action is of the message type it returns.
+	AppendLegalWire(seat int32, buf []byte, ends []int) (action protoreflect.FullName, _ []byte, _ []int)
 }
 
 // Legacy is implemented by the games Hangar hosted before games were named:

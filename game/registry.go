@@ -227,6 +227,32 @@ func (r *Registry) PackAll(ms []proto.Message) ([]*anypb.Any, error) {
 	return out, nil
 }
 
+// PackLegal packs the actions s lists for seat (State.Legal): written by
+// the state itself when it implements LegalWire, else packed by PackAll.
+func (r *Registry) PackLegal(s State, seat int32) ([]*anypb.Any, error) {
+	w, ok := s.(LegalWire)
+	if !ok {
+		return r.PackAll(s.Legal(seat))
+	}
+	var endsBuf [64]int
+	name, buf, ends := w.AppendLegalWire(seat, nil, endsBuf[:0])
+	if len(ends) == 0 {
+		return nil, nil
+	}
+	url, ok := r.urls[name]
+	if !ok {
+		url = TypeURLPrefix + string(name)
+	}
+	out := make([]*anypb.Any, len(ends))
+	anys := make([]anypb.Any, len(ends))
+	start := 0
+	for i, end := range ends {
+		anys[i].TypeUrl, anys[i].Value = url, buf[start:end:end]
+		out[i], start = &anys[i], end
+	}
+	return out, nil
+}
+
 // PackEvents wraps game g's events in the API's Event (its body the game's
 // event in an Any): the messages made in one block, their bytes written
 // into one buffer.

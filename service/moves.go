@@ -69,7 +69,7 @@ func legalActions(m *match.Match, p string) (*hangarv1.ListLegalActionsResponse,
 		resp.EmptyReason = hangarv1.EmptyReason_EMPTY_REASON_MATCH_OVER
 		return resp, nil
 	}
-	actions, err := m.Games.PackAll(m.Play.Legal(m.Seats[i].Seat))
+	actions, err := m.Games.PackLegal(m.Play, m.Seats[i].Seat)
 	if err != nil {
 		return nil, err
 	}

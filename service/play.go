@@ -214,7 +214,7 @@ func (o *playOut) legalAfter(last *match.WatchResponse) *hangarv1.ListLegalActio
 	if i < 0 || m.Seats[i].Seat != r.GetTurnSeat() {
 		return nil
 	}
-	actions, err := m.Games.PackAll(m.Play.Legal(m.Seats[i].Seat))
+	actions, err := m.Games.PackLegal(m.Play, m.Seats[i].Seat)
 	if err != nil || len(actions) == 0 {
 		return nil
 	}

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
@@ -175,6 +176,56 @@ func legalMoves(s engine.State, seat int) []carcassonnev1.Move {
 		ms[i].Notation, start = all[start:end], int(end)
 	}
 	return ms
+}
+
+// appendLegalWire appends the wire form of each message legalMoves(s, seat) makes, in its order,
+// to buf, and where each ends to ends: the bytes MarshalVT writes for them (fields in number order,
+// zero values left out), without making the messages.
+func appendLegalWire(s engine.State, seat int, buf []byte, ends []int) ([]byte, []int) {
+	if seat < 0 || seat >= s.Players() || seat != s.Turn() {
+		return buf, ends
+	}
+	var pbuf [maxPlacements]engine.Placement
+	var fbuf [8]engine.FollowerMove
+	pls := s.AppendLegalPlacements(pbuf[:0])
+	fs := s.AppendFollowerMoves(fbuf[:0])
+	n := len(pls) + len(fs)
+	buf = slices.Grow(buf, 28*n) // a placement's form: "place -12,7 r3" and its fields
+	var text [32]byte
+	for i := range n {
+		var m engine.Move
+		var kind carcassonnev1.MoveKind
+		var x, y, rot, feature int32
+		if i < len(pls) {
+			pl := pls[i]
+			m = engine.Move{Kind: engine.MovePlace, Placement: pl}
+			kind, x, y, rot = carcassonnev1.MoveKind_MOVE_KIND_PLACE, int32(pl.At.X), int32(pl.At.Y), int32(pl.Rot)
+		} else {
+			f := fs[i-len(pls)]
+			m = engine.Move{Kind: engine.MoveFollower, Follower: f}
+			kind, feature = followerKindProto(f)
+		}
+		if kind != 0 {
+			buf = protowire.AppendVarint(append(buf, 1<<3|byte(protowire.VarintType)), uint64(kind))
+		}
+		if x != 0 {
+			buf = protowire.AppendVarint(append(buf, 2<<3|byte(protowire.VarintType)), protowire.EncodeZigZag(int64(x)))
+		}
+		if y != 0 {
+			buf = protowire.AppendVarint(append(buf, 3<<3|byte(protowire.VarintType)), protowire.EncodeZigZag(int64(y)))
+		}
+		if rot != 0 {
+			buf = protowire.AppendVarint(append(buf, 4<<3|byte(protowire.VarintType)), uint64(rot))
+		}
+		if feature != 0 {
+			buf = protowire.AppendVarint(append(buf, 5<<3|byte(protowire.VarintType)), uint64(feature))
+		}
+		if t, _ := m.AppendText(text[:0]); len(t) > 0 {
+			buf = protowire.AppendBytes(append(buf, 6<<3|byte(protowire.BytesType)), t)
+		}
+		ends = append(ends, len(buf))
+	}
+	return buf, ends
 }
 
 // TileTypes returns the API form of the whole tile table: the 24 base types "A".."X", then the 8

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
@@ -316,6 +317,15 @@ func (g State) Legal(seat int32) []proto.Message {
 	}
 	return out
 }
+
+// AppendLegalWire implements game.LegalWire: Legal's moves, written without their messages.
+func (g State) AppendLegalWire(seat int32, buf []byte, ends []int) (protoreflect.FullName, []byte, []int) {
+	buf, ends = appendLegalWire(g.s, g.player(seat), buf, ends)
+	return moveName, buf, ends
+}
+
+// moveName is the full name of the game's one action type.
+var moveName = (&carcassonnev1.Move{}).ProtoReflect().Descriptor().FullName()
 
 // Bot implements game.State: the engine's Greedy or Random bot. A flight
 // it chooses is sent as "fly", and Act rolls for it as for a player.

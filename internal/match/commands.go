@@ -607,7 +607,7 @@ func (s *Commands) Act(ctx context.Context, req *hangarv1.ActRequest) (*hangarv1
 	// the caller's actions without another call.
 	if m := out.Match; req.GetIncludeLegalActions() && m.Version == resp.Version && m.Status == store.StatusActive && m.Play != nil {
 		if i := m.SeatOf(me.ID); i >= 0 {
-			if resp.LegalActions, err = s.Games.PackAll(m.Play.Legal(m.Seats[i].Seat)); err != nil {
+			if resp.LegalActions, err = s.Games.PackLegal(m.Play, m.Seats[i].Seat); err != nil {
 				return nil, err
 			}
 		}
