@@ -102,6 +102,10 @@ type Service struct {
 // Options.VacationDays says otherwise.
 const DefaultVacationDays = calendar.DefaultAllowance
 
+// DefaultMatchCache is how many folded states of matches in play a node
+// keeps unless Options.MatchCache says otherwise.
+const DefaultMatchCache = watch.DefaultStates
+
 // Options tune a Service. Games is required; the zero value of the rest is
 // the production setting.
 type Options struct {
@@ -150,6 +154,10 @@ type Options struct {
 	OIDC OIDCOptions
 	// Matchmaking tunes the matchmaker (see package matchmaker).
 	Matchmaking MatchmakingOptions
+	// MatchCache is how many folded states of matches in play the node
+	// keeps in memory, the least used leaving first (0: DefaultMatchCache).
+	// A match not kept is folded from the store when next needed.
+	MatchCache int
 	// VacationDays is each player's yearly vacation allowance (0: the
 	// default, DefaultVacationDays; negative: none).
 	VacationDays int
@@ -172,7 +180,7 @@ func New(st store.Store, log *slog.Logger, o Options) *Service {
 	s := &Service{
 		store:   st,
 		log:     log,
-		hub:     watch.NewHub(),
+		hub:     watch.NewHub(o.MatchCache),
 		players: notice.NewHub(),
 		games:   o.Games,
 		rand:    o.Rand,

@@ -238,6 +238,7 @@ func serveFlags(name string) (fs *flag.FlagSet, finish func() (server.Config, er
 	fs.DurationVar(&mm.BotsAfter, "match-bots-after", time.Minute, "matchmaking: how long a ticket waits for players before bots fill the remaining seats, unless it says (bots_after) or keeps waiting")
 	fs.DurationVar(&mm.TicketTTL, "ticket-ttl", time.Hour, "matchmaking: how long a ticket may wait before it expires (only tickets that keep waiting get that old)")
 	fs.DurationVar(&mm.TurnTime, "match-turn-time", 24*time.Hour, "matchmaking: the turn clock of a matchmade match whose tickets choose no clock (turn_time, time_control), 1s to 30 days; 0: no clock")
+	fs.IntVar(&cfg.Service.MatchCache, "match-cache", service.DefaultMatchCache, "folded states of matches in play the node keeps in memory, the least used leaving first; a match not kept is read from the database when next needed (at least 1)")
 	vacation := fs.Int("vacation-days", service.DefaultVacationDays, "vacation days each player may book each calendar year (UTC), which stop the clocks of the player's correspondence matches, 0 to 366 (0: none)")
 	timeouts := fs.Int("match-timeouts-before-bot", 3, "matchmaking: with --match-turn-time, how many timeouts in a row hand a seat of a matchmade match to a bot for good, 0 to 1000 (0: never)")
 	fs.StringVar(&cfg.Service.Webhook.URL, "webhook-url", "", "post every player notice (turn, start, end, invitation) as signed JSON to this URL of the game's backend, at least once; empty: off")
@@ -264,6 +265,9 @@ func serveFlags(name string) (fs *flag.FlagSet, finish func() (server.Config, er
 		}
 		if mm.TurnTime > 0 {
 			mm.TimeoutsBeforeBot = int32(*timeouts)
+		}
+		if cfg.Service.MatchCache < 1 {
+			return cfg, errors.New("--match-cache must be at least 1")
 		}
 		if *vacation < 0 || *vacation > 366 {
 			return cfg, errors.New("--vacation-days must be 0 to 366")

@@ -111,7 +111,7 @@ func newNode(st store.Store, clock func() time.Time) (_ *Matchmaker, close func(
 	var wg sync.WaitGroup
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	w := match.New(match.Config{Store: st, Log: log, Games: testGames, Rand: match.CryptoRand{}, Now: clock, CheckFold: true,
-		Cache: watch.NewHub(), Published: func(string, int64) {}, Noticed: func([]store.Notice) {}, Ctx: ctx, Bots: &wg})
+		Cache: watch.NewHub(0), Published: func(string, int64) {}, Noticed: func([]store.Notice) {}, Ctx: ctx, Bots: &wg})
 	mm := New(Config{Store: st, Log: log, Games: testGames, Now: clock, Writer: w, Limits: limit.New(limit.Default(), clock),
 		Published: func(string, int64) {}, Closing: make(chan struct{}), Ctx: ctx, Bots: &wg})
 	return mm, func() { cancel(); wg.Wait() }

@@ -26,8 +26,10 @@ const recentLen = 256
 // of no newer version than it holds, and otherwise watchers read the store
 // by sequence number.
 type Hub struct {
-	mu      sync.Mutex
-	matches map[string]*match.Match
+	mu sync.Mutex
+	// matches are the states of matches in play, at most as many as
+	// NewHub was told.
+	matches states
 	subs    wake.Set
 	// known is the latest version this node knows of each watched match.
 	known map[string]int64
@@ -41,8 +43,13 @@ type Hub struct {
 	endedOrder []string
 }
 
-func NewHub() *Hub {
-	return &Hub{matches: make(map[string]*match.Match), subs: make(wake.Set),
+// NewHub returns a hub that keeps the folded states of at most n matches
+// in play (n < 1: DefaultStates), the least used leaving first.
+func NewHub(n int) *Hub {
+	if n < 1 {
+		n = DefaultStates
+	}
+	return &Hub{matches: newStates(n), subs: make(wake.Set),
 		known: make(map[string]int64), recent: make(map[string][]*watchItem), fetch: make(map[string]*sync.Mutex),
 		ended: make(map[string]*match.Match)}
 }
@@ -63,8 +70,8 @@ func (h *Hub) remote(id string, v int64) {
 // version of a watched match moves up, and a cached older state is dropped.
 // The caller holds h.mu.
 func (h *Hub) learn(id string, v int64) {
-	if m := h.matches[id]; m != nil && m.Version < v {
-		delete(h.matches, id)
+	if m := h.matches.peek(id); m != nil && m.Version < v {
+		h.matches.delete(id)
 	}
 	if _, watched := h.subs[id]; watched && h.known[id] < v {
 		h.known[id] = v
@@ -85,7 +92,7 @@ func (h *Hub) Reached(id string, v int64) {
 func (h *Hub) gap() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	clear(h.matches)
+	h.matches.clear()
 	for id := range h.subs {
 		// Serve nothing from memory until the store has been read again.
 		h.known[id] = max(h.known[id], h.last(id)+1)
@@ -108,7 +115,7 @@ func (h *Hub) watched() map[string]int64 {
 func (h *Hub) Get(id string) *match.Match {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if m := h.matches[id]; m != nil {
+	if m := h.matches.get(id); m != nil {
 		return m
 	}
 	return h.ended[id]
@@ -134,12 +141,12 @@ func (h *Hub) IsWatched(id string) bool {
 func (h *Hub) PutMade(m *match.Match, last *match.WatchResponse, evs []*hangarv1.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if old := h.matches[m.ID]; old == nil || old.Version < m.Version {
+	if old := h.matches.peek(m.ID); old == nil || old.Version < m.Version {
 		if match.Ended(m.Status) {
-			delete(h.matches, m.ID)
+			h.matches.delete(m.ID)
 			h.keepEnded(m)
 		} else {
-			h.matches[m.ID] = m
+			h.matches.put(m)
 		}
 	}
 	if items := h.keep(m.ID, evs); last != nil && len(items) > 0 {
@@ -234,7 +241,7 @@ func (h *Hub) since(id string, after int64) ([]*watchItem, bool) {
 		// cached at version after has nothing after it that this node
 		// knows of: learn drops a cached state once a newer version is
 		// heard of, as the ring below is trusted only up to known.
-		m := h.matches[id]
+		m := h.matches.peek(id)
 		return nil, m != nil && m.Version == after && h.known[id] <= after
 	}
 	if r[0].ev.GetSeq() > after+1 || h.last(id) < h.known[id] {
@@ -281,7 +288,7 @@ func (h *Hub) fetchLock(id string) *sync.Mutex {
 func (h *Hub) Forget(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	delete(h.matches, id)
+	h.matches.delete(id)
 }
 
 // Subscribe returns a channel that receives a value after each change of
@@ -305,7 +312,7 @@ func (h *Hub) Subscribe(id string) (<-chan struct{}, func()) {
 func (h *Hub) Drop(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	delete(h.matches, id)
+	h.matches.delete(id)
 	if _, ok := h.ended[id]; ok {
 		delete(h.ended, id)
 		h.endedOrder = slices.DeleteFunc(h.endedOrder, func(e string) bool { return e == id })

@@ -25,7 +25,7 @@ func seqs(items []*watchItem) []int64 {
 }
 
 func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
-	h := NewHub()
+	h := NewHub(0)
 	m := &match.Match{ID: "m", Status: store.StatusActive, Version: 3}
 	// Unwatched matches keep no events.
 	h.PutMade(m, nil, evs(1, 3))
@@ -100,7 +100,7 @@ func TestHubServesWatchersFromMemoryOnlyWhileUpToDate(t *testing.T) {
 // came (a second node joining, which says it starts publishing, is such a
 // gap).
 func TestHubFullPageAfterGapIsNotCaughtUp(t *testing.T) {
-	h := NewHub()
+	h := NewHub(0)
 	_, unsubscribe := h.Subscribe("m")
 	defer unsubscribe()
 	h.Reached("m", 4)
@@ -120,7 +120,7 @@ func TestHubFullPageAfterGapIsNotCaughtUp(t *testing.T) {
 }
 
 func TestHubKeepsFinishedMatches(t *testing.T) {
-	h := NewHub()
+	h := NewHub(0)
 	for i := range endedLen + 1 {
 		h.Put(&match.Match{ID: string(rune('a'+i%26)) + string(rune(i)), Status: store.StatusFinished, Version: 1})
 	}
@@ -133,7 +133,7 @@ func TestHubKeepsFinishedMatches(t *testing.T) {
 // knows the version the watcher found at its start and serves from memory
 // only once it holds the events up to it.
 func TestHubFullPageIsNotCaughtUp(t *testing.T) {
-	h := NewHub()
+	h := NewHub(0)
 	_, unsubscribe := h.Subscribe("m")
 	defer unsubscribe()
 	h.Reached("m", 1451)
@@ -153,7 +153,7 @@ func TestHubFullPageIsNotCaughtUp(t *testing.T) {
 // the node knows of. It does read when it asks from further back, once a
 // newer version is heard of, or after a gap in the feed.
 func TestHubFirstWatcherAtTheCachedVersion(t *testing.T) {
-	h := NewHub()
+	h := NewHub(0)
 	h.PutMade(&match.Match{ID: "m", Status: store.StatusActive, Version: 3}, nil, evs(1, 3))
 	wake, unsubscribe := h.Subscribe("m")
 	defer unsubscribe()
