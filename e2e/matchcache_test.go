@@ -32,7 +32,13 @@ func TestMatchCacheBound(t *testing.T) {
 		wg.Wait()
 		for i, m := range ms {
 			if errs[i] != nil {
-				t.Fatalf("match %d: %v", i, errs[i])
+				g := ada.get(t, m.GetMatchId())
+				evs := ada.events(t, m.GetMatchId())
+				var lasts []int64
+				for _, w := range watched[i] {
+					lasts = append(lasts, w[len(w)-1].GetSeq())
+				}
+				t.Fatalf("match %d: %v; GetMatch says version %d, turn %d; the log has %d events; the watchers saw up to %v", i, errs[i], g.GetVersion(), g.GetTurnSeat(), len(evs), lasts)
 			}
 			if st := ada.get(t, m.GetMatchId()).GetStatus(); st != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
 				t.Errorf("match %d: %v", i, st)

@@ -39,8 +39,19 @@ func (s *Writer) Load(ctx context.Context, id string) (*Match, error) {
 
 // Fold folds the stored events after m.version onto a copy of m, up to
 // event upto (0: all of them).
+// A fold to the end holds every command committed before its first read,
+// so it carries the cache's epoch taken before that read.
 func (s *Writer) Fold(ctx context.Context, m *Match, upto int64) (*Match, error) {
-	return s.FoldWith(ctx, m, upto, s.store.Events)
+	if upto != 0 {
+		return s.FoldWith(ctx, m, upto, s.store.Events)
+	}
+	epoch := s.hub.Epoch(m.ID)
+	f, err := s.FoldWith(ctx, m, 0, s.store.Events)
+	if err != nil {
+		return nil, err
+	}
+	f.CacheEpoch = epoch
+	return f, nil
 }
 
 // EventReader reads a page of a match's events: the store's Events, or a
@@ -293,6 +304,9 @@ func (s *Writer) Commit(ctx context.Context, m *Match, cmd store.Command, decide
 		}
 		a.Events[i] = store.Event{Type: typ, Payload: p}
 	}
+	// An append that commits is the newest version of its match: any
+	// newer one is committed after it, so after this epoch.
+	next.CacheEpoch = s.hub.Epoch(m.ID)
 	r, err := s.store.Append(ctx, a)
 	if errors.Is(err, store.ErrVersionConflict) {
 		// Another command won the race: say which version it left.

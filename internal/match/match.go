@@ -60,6 +60,12 @@ type Match struct {
 	Options proto.Message
 	Seats   []Seat
 	Play    game.State // nil until started
+	// CacheEpoch is the node cache's count of departures (watch.Hub.Epoch)
+	// taken before the store read this state came from (a fold's, or the
+	// command's append): the cache keeps the state only if no state left it
+	// since. 0 is always safe: the state is then kept only while none
+	// has left.
+	CacheEpoch uint64
 	created time.Time
 	started time.Time
 	Ended   time.Time

@@ -123,6 +123,9 @@ type cache interface {
 	PutMade(m *Match, last *WatchResponse, evs []*hangarv1.Event)
 	// Forget drops a cached match (a conflict shows it is stale).
 	Forget(id string)
+	// Epoch is what a state read from the store now carries as its
+	// CacheEpoch.
+	Epoch(id string) uint64
 	// IsWatched says whether match id has watchers on the node.
 	IsWatched(id string) bool
 }

@@ -121,8 +121,19 @@ func (h *Hub) Get(id string) *match.Match {
 	return h.ended[id]
 }
 
-// Put caches m, unless a newer version is cached already, and wakes its
-// watchers. Finished matches leave the cache.
+// Epoch is the count of cached states that have left the cache, among
+// those of match id's shard: a fold takes it before it reads the store
+// (match.Match.CacheEpoch), and its state is cached only if no state of the
+// shard left since, or in place of an older one.
+func (h *Hub) Epoch(id string) uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.matches.epoch(id)
+}
+
+// Put caches m, unless a newer version is cached already or m may be older
+// than one that left (Epoch), and wakes its watchers. Finished matches
+// move to a cache of their own.
 func (h *Hub) Put(m *match.Match) {
 	h.PutMade(m, nil, nil)
 }
@@ -141,9 +152,21 @@ func (h *Hub) IsWatched(id string) bool {
 func (h *Hub) PutMade(m *match.Match, last *match.WatchResponse, evs []*hangarv1.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if old := h.matches.peek(m.ID); old == nil || old.Version < m.Version {
+	old := h.matches.peek(m.ID)
+	if old == nil {
+		old = h.ended[m.ID]
+	}
+	// Without a state of its own kept, m may be older than one that left
+	// the cache after m's store read: it is not kept then (states), and
+	// counts as gone itself, since a state read before it was committed
+	// may come next.
+	admit := old == nil && h.matches.admit(m)
+	if old == nil && !admit {
+		h.matches.gone(m.ID)
+	}
+	if admit || (old != nil && old.Version < m.Version) {
 		if match.Ended(m.Status) {
-			h.matches.delete(m.ID)
+			h.matches.move(m.ID)
 			h.keepEnded(m)
 		} else {
 			h.matches.put(m)
@@ -164,6 +187,7 @@ func (h *Hub) keepEnded(m *match.Match) {
 	if _, ok := h.ended[m.ID]; !ok {
 		h.endedOrder = append(h.endedOrder, m.ID)
 		if len(h.endedOrder) > endedLen {
+			h.matches.gone(h.endedOrder[0])
 			delete(h.ended, h.endedOrder[0])
 			h.endedOrder = h.endedOrder[1:]
 		}
@@ -314,6 +338,7 @@ func (h *Hub) Drop(id string) {
 	defer h.mu.Unlock()
 	h.matches.delete(id)
 	if _, ok := h.ended[id]; ok {
+		h.matches.gone(id)
 		delete(h.ended, id)
 		h.endedOrder = slices.DeleteFunc(h.endedOrder, func(e string) bool { return e == id })
 	}
