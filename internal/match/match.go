@@ -66,9 +66,9 @@ type Match struct {
 	// since. 0 is always safe: the state is then kept only while none
 	// has left.
 	CacheEpoch uint64
-	created time.Time
-	started time.Time
-	Ended   time.Time
+	created    time.Time
+	started    time.Time
+	Ended      time.Time
 	// clock is the turn clock: the turn time or the time control, and the
 	// turn it runs for (timecontrol.go).
 	clock turnClock
