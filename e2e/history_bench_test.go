@@ -19,26 +19,37 @@ import (
 )
 
 // BenchmarkHistory measures the history reads over gRPC, end to end (client,
-// server, Postgres on one machine), against a database filled by hangar
-// seed-history, and reports each read's latency percentiles:
+// server and store on one machine), against a store filled by hangar
+// seed-history, and reports each read's latency percentiles. On Postgres:
 //
 //	hangar seed-history --database-url $URL --matches 100000 --events-per-match 100 --players 10000
 //	HANGAR_HISTORY_DATABASE_URL=$URL HANGAR_HISTORY_PLAYERS=10000 \
 //	  go test ./e2e -run '^$' -bench History -benchtime 2000x
 //
+// On the embedded store, the same with a data directory:
+//
+//	hangar seed-history --data-dir $DIR --matches 100000 --events-per-match 100 --players 10000
+//	HANGAR_HISTORY_DATA_DIR=$DIR HANGAR_HISTORY_PLAYERS=10000 \
+//	  go test ./e2e -run '^$' -bench History -benchtime 2000x
+//
 // Each iteration is one call for a random seeded player as the caller (half
 // of them among the 50 busiest, half uniform). It is skipped without
-// HANGAR_HISTORY_DATABASE_URL.
+// HANGAR_HISTORY_DATABASE_URL or HANGAR_HISTORY_DATA_DIR, and fails with
+// both.
 func BenchmarkHistory(b *testing.B) {
-	url := os.Getenv("HANGAR_HISTORY_DATABASE_URL")
-	if url == "" {
-		b.Skip("set HANGAR_HISTORY_DATABASE_URL to a database filled by hangar seed-history")
+	cfg := server.Config{DatabaseURL: os.Getenv("HANGAR_HISTORY_DATABASE_URL"), DataDir: os.Getenv("HANGAR_HISTORY_DATA_DIR"),
+		Listen: "127.0.0.1:0"}
+	switch {
+	case cfg.DatabaseURL == "" && cfg.DataDir == "":
+		b.Skip("set HANGAR_HISTORY_DATABASE_URL (Postgres) or HANGAR_HISTORY_DATA_DIR (the embedded store) to a store filled by hangar seed-history")
+	case cfg.DatabaseURL != "" && cfg.DataDir != "":
+		b.Fatal("set one of HANGAR_HISTORY_DATABASE_URL and HANGAR_HISTORY_DATA_DIR, not both")
 	}
 	players := 10000
 	if v := os.Getenv("HANGAR_HISTORY_PLAYERS"); v != "" {
 		fmt.Sscan(v, &players)
 	}
-	m := unstarted(b, server.Config{DatabaseURL: url, Listen: "127.0.0.1:0"})
+	m := unstarted(b, cfg)
 	if err := m.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}

@@ -1,8 +1,9 @@
-// Package seed fills an empty Postgres database with finished matches, for
-// the history benchmark (BenchmarkHistory in e2e/history_bench_test.go,
-// run on a database 'hangar seed-history' filled). It is a fixture, not a
-// migration: rows go in with COPY (store/postgres LoadEnded), computed here
-// the way the write path would compute them:
+// Package seed fills an empty store, Postgres or the embedded SQLite store,
+// with finished matches, for the history benchmark (BenchmarkHistory in
+// e2e/history_bench_test.go, run on a store 'hangar seed-history' filled).
+// It is a fixture, not a migration: rows go in through the stores' bulk
+// loads (LoadEnded in store/postgres, with COPY, and in store/sqlite),
+// computed here the way the write path would compute them:
 //
 //   - players p_seed_000000 … with the bearer tokens hgr_seed000000 …
 //     (known tokens: never seed a database anyone plays on);
@@ -19,6 +20,7 @@ package seed
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -37,6 +39,7 @@ import (
 	"github.com/hangarhq/hangar/rating"
 	"github.com/hangarhq/hangar/store"
 	"github.com/hangarhq/hangar/store/postgres"
+	"github.com/hangarhq/hangar/store/sqlite"
 )
 
 // PlayerID is the id of the i-th seeded player.
@@ -47,15 +50,18 @@ func Token(i int) string { return fmt.Sprintf("hgr_seed%06d", i) }
 
 // Config is what History seeds; 'hangar seed-history' checks its bounds.
 type Config struct {
-	// URL is the Postgres URL of an empty (or new) database.
-	URL string
+	// URL is the Postgres URL of an empty (or new) database; DataDir is
+	// the directory of an empty (or new) embedded store, as 'hangar serve
+	// --data-dir' names it. Exactly one of them is set.
+	URL     string
+	DataDir string
 	// Matches is how many finished matches to create, each with
 	// EventsPerMatch events (at least 10), among Players players (at
 	// least 4).
 	Matches        int
 	EventsPerMatch int
 	Players        int
-	// Batch is how many matches go in one COPY transaction.
+	// Batch is how many matches go in one transaction.
 	Batch int
 	// Seed seeds the random choices.
 	Seed uint64
@@ -63,36 +69,72 @@ type Config struct {
 	Span time.Duration
 }
 
-// History migrates the database at c.URL, then fills it with c.Players
-// players and c.Matches finished matches, with their results, statistics and
-// ratings, reporting progress to out. It refuses a database that has matches.
+// loader is what History needs of a store: both stores' bulk loads
+// (load.go in store/postgres and store/sqlite) and a look for matches.
+type loader interface {
+	Matches(ctx context.Context, q store.Query) ([]store.Match, error)
+	LoadPlayers(ctx context.Context, ps []store.Player, tokenHashes [][]byte) error
+	LoadEnded(ctx context.Context, ms []store.EndedMatch) error
+	LoadSummaries(ctx context.Context, stats []store.PlayerStats, ratings []store.Rating) error
+	Close() error
+}
+
+var (
+	_ loader = (*postgres.Store)(nil)
+	_ loader = (*sqlite.Store)(nil)
+)
+
+// History migrates the store c names (c.URL or c.DataDir), then fills it
+// with c.Players players and c.Matches finished matches, with their
+// results, statistics and ratings, reporting progress to out. It refuses a
+// store that has matches, and a Config that names no store or both.
 func History(ctx context.Context, c Config, out io.Writer) error {
-	start := time.Now()
-	if err := postgres.Migrate(c.URL); err != nil {
-		return err
-	}
-	st, err := postgres.Open(ctx, c.URL)
+	st, err := open(ctx, c)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	return fill(ctx, st, c, time.Now().UTC().Truncate(time.Second), out)
+}
+
+// open migrates and opens the store c names.
+func open(ctx context.Context, c Config) (loader, error) {
+	switch {
+	case (c.URL == "") == (c.DataDir == ""):
+		return nil, errors.New("seed-history: name one store: a database URL or a data directory")
+	case c.URL != "":
+		if err := postgres.Migrate(c.URL); err != nil {
+			return nil, err
+		}
+		st, err := postgres.Open(ctx, c.URL)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
+	if err := sqlite.Migrate(c.DataDir); err != nil {
+		return nil, err
+	}
+	st, err := sqlite.Open(ctx, c.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// fill fills st as History does, with matches that end by end.
+func fill(ctx context.Context, st loader, c Config, end time.Time, out io.Writer) error {
+	start := time.Now()
 	if ms, err := st.Matches(ctx, store.Query{Limit: 1}); err != nil {
 		return err
 	} else if len(ms) > 0 {
-		return fmt.Errorf("seed-history: the database has matches already; seed an empty one")
+		return fmt.Errorf("seed-history: the store has matches already; seed an empty one")
 	}
 	r := rand.New(rand.NewPCG(c.Seed, 2))
-	end := time.Now().UTC().Truncate(time.Second)
 	first := end.Add(-c.Span)
 
-	players := make([]store.Player, c.Players)
-	hashes := make([][]byte, c.Players)
-	for i := range players {
-		players[i] = store.Player{ID: PlayerID(i), DisplayName: fmt.Sprint("Player ", i), Created: first.Add(-24 * time.Hour)}
-		h := sha256.Sum256([]byte(Token(i)))
-		hashes[i] = h[:]
-	}
-	if err := st.LoadPlayers(ctx, players, hashes); err != nil {
+	ps, hashes := players(c.Players, first.Add(-24*time.Hour))
+	if err := st.LoadPlayers(ctx, ps, hashes); err != nil {
 		return err
 	}
 	pool, err := seedGames(r, c.EventsPerMatch)
@@ -107,7 +149,7 @@ func History(ctx context.Context, c Config, out io.Writer) error {
 	var events, results int
 	for done := 0; done < c.Matches; {
 		n := min(c.Batch, c.Matches-done)
-		batch := make([]postgres.Ended, n)
+		batch := make([]store.EndedMatch, n)
 		for k := range batch {
 			batch[k] = g.match(done+k, first.Add(time.Duration(done+k+1)*gap))
 			events += len(batch[k].Events)
@@ -143,6 +185,19 @@ func History(ctx context.Context, c Config, out io.Writer) error {
 	fmt.Fprintf(out, "seed-history: %d players (%d played, %d rated), %d matches, %d events, %d result rows; busiest %s with %d matches; %s\n",
 		c.Players, len(stats), len(ratings), c.Matches, events, results, busiest.Player, busiest.Played, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// players are the first n seeded players, created at created, and the
+// hashes of their tokens.
+func players(n int, created time.Time) ([]store.Player, [][]byte) {
+	ps := make([]store.Player, n)
+	hashes := make([][]byte, n)
+	for i := range ps {
+		ps[i] = store.Player{ID: PlayerID(i), DisplayName: fmt.Sprint("Player ", i), Created: created}
+		h := sha256.Sum256([]byte(Token(i)))
+		hashes[i] = h[:]
+	}
+	return ps, hashes
 }
 
 // The game the matches are of, and a registry of it that packs its
@@ -244,7 +299,7 @@ func newSeedGen(c Config, r *rand.Rand, pool map[int][][]store.Event) (*seedGen,
 		stats: map[string]*store.PlayerStats{}, ratings: map[string]store.Rating{}, model: rating.Default()}, nil
 }
 
-func (g *seedGen) match(i int, ended time.Time) postgres.Ended {
+func (g *seedGen) match(i int, ended time.Time) store.EndedMatch {
 	r := g.r
 	n := 2
 	switch x := r.IntN(10); {
@@ -320,7 +375,7 @@ func (g *seedGen) match(i int, ended time.Time) postgres.Ended {
 		sum.Seats = append(sum.Seats, &hangarv1.Seat{Seat: int32(s.Seat), Status: status, PlayerId: s.Player,
 			DisplayName: name, Place: int32(s.Place)})
 	}
-	e := postgres.Ended{Result: res}
+	e := store.EndedMatch{Result: res}
 
 	// Events: created, joins, started, the game, ended.
 	add := func(ev *hangarv1.Event, author string) {

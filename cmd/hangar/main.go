@@ -55,7 +55,7 @@ commands:
   play      play or watch a match in the terminal (a client of a server)
   bench     load a server with simulated players and report throughput and latency
   soak      load two nodes for a long time at half the machine's throughput and report whether their memory, goroutines, files and database sessions stay flat
-  seed-history  fill an empty Postgres database with finished matches (history benchmark fixture)
+  seed-history  fill an empty store (--database-url URL | --data-dir DIR) with finished matches (history benchmark fixture)
   archive   archive the matches that ended long ago and remove their events from the database (archive restore: put them back)
   version   print the version, the commit and the Go toolchain the binary was built from (also --version)
 

@@ -30,14 +30,14 @@ func TestEndedMatchesPlan(t *testing.T) {
 	}
 	defer s.Close()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ms := make([]postgres.Ended, 20000)
+	ms := make([]store.EndedMatch, 20000)
 	for i := range ms {
 		m := store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: store.StatusFinished, Version: 1,
 			Creator: "p1", Created: t0, Started: t0, Ended: t0.Add(time.Duration(i) * 15 * time.Minute)}
 		if i%20 == 0 {
 			m.Status, m.Ended = store.StatusActive, time.Time{}
 		}
-		ms[i] = postgres.Ended{Match: m}
+		ms[i] = store.EndedMatch{Match: m}
 	}
 	if err := s.LoadEnded(ctx, ms); err != nil {
 		t.Fatal(err)

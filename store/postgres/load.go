@@ -14,16 +14,6 @@ import (
 // COPY and without checks, idempotency records (match_commands) or
 // notifications. Callers compute statistics and ratings themselves.
 
-// Ended is one finished match to load: its row, its events (numbered from
-// 1 in order; Seq is ignored), its result and the rating changes of its
-// rated seats.
-type Ended struct {
-	Match   store.Match
-	Events  []store.Event
-	Result  store.MatchResult
-	Ratings []store.RatingChange // Before.Player names the player
-}
-
 // LoadPlayers inserts players and their token hashes with COPY.
 func (s *Store) LoadPlayers(ctx context.Context, ps []store.Player, tokenHashes [][]byte) error {
 	if len(ps) != len(tokenHashes) {
@@ -46,7 +36,7 @@ func (s *Store) LoadPlayers(ctx context.Context, ps []store.Player, tokenHashes 
 
 // LoadEnded inserts ended matches with COPY, one table after another, in
 // one transaction.
-func (s *Store) LoadEnded(ctx context.Context, ms []Ended) error {
+func (s *Store) LoadEnded(ctx context.Context, ms []store.EndedMatch) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		copyRows := func(table string, cols []string, rows func(yield func(...any))) error {
 			var all [][]any

@@ -48,12 +48,12 @@ func TestHistoryQueryPlans(t *testing.T) {
 	if err := s.LoadPlayers(ctx, ps, hashes); err != nil {
 		t.Fatal(err)
 	}
-	var ended []postgres.Ended
+	var ended []store.EndedMatch
 	stats := map[string]*store.PlayerStats{}
 	ratings := map[string]store.Rating{}
 	for i := range matches {
 		at := t0.Add(time.Duration(i) * time.Minute)
-		e := postgres.Ended{Match: store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: store.StatusFinished,
+		e := store.EndedMatch{Match: store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: store.StatusFinished,
 			Version: 1, Created: at.Add(-time.Hour), Started: at.Add(-time.Hour), Ended: at}}
 		seen := map[string]bool{}
 		for k, place := range r.Perm(3) {
@@ -188,7 +188,7 @@ func TestQuotaAndSweepPlans(t *testing.T) {
 	if err := s.LoadPlayers(ctx, ps, hashes); err != nil {
 		t.Fatal(err)
 	}
-	ms := make([]postgres.Ended, matches)
+	ms := make([]store.EndedMatch, matches)
 	for i := range ms {
 		// p00042 created every other match: 9,500 finished, 400 active with
 		// players, 50 open, 50 bot-only.
@@ -204,7 +204,7 @@ func TestQuotaAndSweepPlans(t *testing.T) {
 				status = store.StatusActive
 			}
 		}
-		ms[i] = postgres.Ended{Match: store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: status, Version: 1,
+		ms[i] = store.EndedMatch{Match: store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: status, Version: 1,
 			Creator: creator, Players: seated, Created: t0, Started: t0}}
 	}
 	if err := s.LoadEnded(ctx, ms); err != nil {
@@ -478,13 +478,13 @@ func subtree(plan, node string) []string {
 
 // loadActive loads n active matches at version 1, each of one of players
 // players, and returns them.
-func loadActive(t *testing.T, s *postgres.Store, n, players int) []postgres.Ended {
+func loadActive(t *testing.T, s *postgres.Store, n, players int) []store.EndedMatch {
 	t.Helper()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ms := make([]postgres.Ended, n)
+	ms := make([]store.EndedMatch, n)
 	for i := range ms {
 		p := fmt.Sprintf("p%05d", i%players)
-		ms[i] = postgres.Ended{Match: store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: store.StatusActive,
+		ms[i] = store.EndedMatch{Match: store.Match{ID: fmt.Sprintf("m%06d", i), Game: "aeroplane", Status: store.StatusActive,
 			Version: 1, Creator: p, Players: []string{p}, Created: t0, Started: t0},
 			Events: []store.Event{{Type: "t", Payload: []byte("e")}}}
 	}
@@ -496,7 +496,7 @@ func loadActive(t *testing.T, s *postgres.Store, n, players int) []postgres.Ende
 
 // nextAppends is an append of two events to n of ms, one every step from
 // the 8th, every other one with a notice, as a batch lays them out.
-func nextAppends(ms []postgres.Ended, n, step int) ([]store.Append, []int) {
+func nextAppends(ms []store.EndedMatch, n, step int) ([]store.Append, []int) {
 	var as []store.Append
 	var idx []int
 	for i := range n {
