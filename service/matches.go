@@ -163,6 +163,13 @@ func (s *matchServer) ListMatchEvents(ctx context.Context, req *hangarv1.ListMat
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	if n := len(stored); n > 0 && stored[n-1].Seq > m.Version {
+		// The store holds events the node's cached match has not reached:
+		// a commit between its write and the cache's update (or another
+		// node's). The node learns of them, so that a GetMatch the client
+		// sends next is not behind the events it has read.
+		s.hub.Reached(m.ID, stored[n-1].Seq)
+	}
 	more := len(stored) > size
 	stored = stored[:min(len(stored), size)]
 	resp := &hangarv1.ListMatchEventsResponse{}
