@@ -38,9 +38,9 @@ func (s *Writer) Load(ctx context.Context, id string) (*Match, error) {
 }
 
 // Fold folds the stored events after m.version onto a copy of m, up to
-// event upto (0: all of them).
-// A fold to the end holds every command committed before its first read,
-// so it carries the cache's epoch taken before that read.
+// event upto (0: all of them). A fold to the end holds every command
+// committed before its first read, so it carries the cache's epoch taken
+// before that read (Match.CacheEpoch).
 func (s *Writer) Fold(ctx context.Context, m *Match, upto int64) (*Match, error) {
 	if upto != 0 {
 		return s.FoldWith(ctx, m, upto, s.store.Events)
