@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 	carcassonnev1 "github.com/hangarhq/hangar/api/hangar/carcassonne/v1"
 	hangarv1 "github.com/hangarhq/hangar/api/hangar/v1"
 	"github.com/hangarhq/hangar/server"
+	"github.com/hangarhq/hangar/service"
 )
 
 // The offers of a match (OfferService): draws, aborts, takebacks and
@@ -407,6 +409,106 @@ func TestRematchAcrossNodes(t *testing.T) {
 			_, err = eve.answer(id, made.GetOffer().GetOfferId(), true)
 			wantCode(t, "a stranger's answer on a private match", err, codes.NotFound, "NOT_FOUND")
 		}
+	})
+}
+
+// TestRematchOfferReachesTheEndingNode: a node that committed a match's end
+// keeps the finished match in memory; a rematch offered through another
+// node afterwards reaches its reads and its watchers all the same. With
+// lost notifications (a lone node on the database, which publishes
+// nothing) GetMatch still reads the store, as for a match in play.
+func TestRematchOfferReachesTheEndingNode(t *testing.T) {
+	t.Parallel()
+	end := func(t *testing.T, a, b *server.Server) (id string, ada, bob *client, ended *hangarv1.Match) {
+		t.Helper()
+		ada, bob = newClient(t, a.Addr(), "Ada"), newClient(t, b.Addr(), "Bob")
+		cr, err := ada.matches.CreateMatch(ada.ctx(), &hangarv1.CreateMatchRequest{Game: "carcassonne", SeatCount: 2, RequestId: reqID(), Private: true, InvitedPlayerIds: []string{bob.id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = cr.GetMatch().GetMatchId()
+		if _, err := bob.matches.AcceptInvitation(bob.ctx(), &hangarv1.AcceptInvitationRequest{MatchId: id}); err != nil {
+			t.Fatal(err)
+		}
+		// Bob offers a draw through node B; Ada's acceptance ends the match
+		// on node A.
+		made, err := bob.offer(id, hangarv1.OfferKind_OFFER_KIND_DRAW)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ans, err := ada.answer(id, made.GetOffer().GetOfferId(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ended = ans.GetMatch(); ended.GetStatus() != hangarv1.MatchStatus_MATCH_STATUS_FINISHED {
+			t.Fatalf("after the draw: %v", ended.GetStatus())
+		}
+		if got := ada.get(t, id); got.GetVersion() != ended.GetVersion() {
+			t.Fatalf("node A reads version %d of the finished match, want %d", got.GetVersion(), ended.GetVersion())
+		}
+		return id, ada, bob, ended
+	}
+	// seesOffer checks that Ada's GetMatch on node A shows Bob's rematch
+	// offer rm, and that she can accept it there.
+	seesOffer := func(t *testing.T, ada *client, id string, rm *hangarv1.MakeOfferResponse) {
+		t.Helper()
+		got := ada.get(t, id)
+		if got.GetVersion() != rm.GetMatch().GetVersion() || got.GetOffer().GetOfferId() != rm.GetOffer().GetOfferId() {
+			t.Fatalf("node A's GetMatch: version %d, offer %q; the rematch offer made version %d, offer %q",
+				got.GetVersion(), got.GetOffer().GetOfferId(), rm.GetMatch().GetVersion(), rm.GetOffer().GetOfferId())
+		}
+		ans, err := ada.answer(id, rm.GetOffer().GetOfferId(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.GetRematchMatchId() == "" {
+			t.Fatal("accepting the rematch on node A started none")
+		}
+	}
+
+	eachBus(t, func(t *testing.T, cfg server.Config) {
+		a, b := node(t, cfg), node(t, cfg)
+		id, ada, bob, ended := end(t, a, b)
+		// Ada follows the finished match on node A from its last event:
+		// receiving that event says the watch is in place.
+		ctx, cancel := context.WithTimeout(ada.ctx(), 30*time.Second)
+		defer cancel()
+		stream, err := ada.matches.WatchMatch(ctx, &hangarv1.WatchMatchRequest{MatchId: id, AfterSeq: ended.GetVersion() - 1, FollowRematch: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := stream.Recv(); err != nil || r.GetEvent().GetSeq() != ended.GetVersion() {
+			t.Fatalf("the watch's first event: %v, %v", r, err)
+		}
+		rm, err := bob.offer(id, hangarv1.OfferKind_OFFER_KIND_REMATCH)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Node A hears of the offer: its watcher gets it.
+		for {
+			r, err := stream.Recv()
+			if err != nil {
+				t.Fatalf("waiting for the rematch offer on node A's watch: %v", err)
+			}
+			if r.GetEvent().GetOfferMade() != nil {
+				break
+			}
+		}
+		seesOffer(t, ada, id, rm)
+	})
+
+	t.Run("lost notification", func(t *testing.T) {
+		t.Parallel()
+		// Node B's notifications never go out.
+		url, pg, _, a := countedNode(t)
+		held := heldFeed{Feed: pg, release: make(chan struct{})}
+		b := node(t, server.Config{DatabaseURL: url, CrossNode: true, Service: service.Options{Feed: held, PollEvery: time.Hour}})
+		id, ada, bob, _ := end(t, a, b)
+		rm, err := bob.offer(id, hangarv1.OfferKind_OFFER_KIND_REMATCH)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seesOffer(t, ada, id, rm)
 	})
 }
 

@@ -247,6 +247,10 @@ func (m *Match) Rematchable() bool {
 	return false
 }
 
+// Final reports whether m can take no more events: it has ended, and no
+// rematch may be offered or answered in it any more.
+func (m *Match) Final() bool { return Ended(m.Status) && !m.Rematchable() }
+
 // rematchID is the id of the rematch an offer starts.
 func rematchID(matchID, offerID string) string {
 	h := sha256.Sum256([]byte("rematch\x00" + matchID + "\x00" + offerID))

@@ -133,13 +133,15 @@ type cache interface {
 // Current returns the match as the store has it now. The cache is exact on
 // a single node; with other nodes it is caught up from the store (one
 // indexed read), because a node that dies between its commit and its
-// notification leaves the others' caches stale without telling them.
+// notification leaves the others' caches stale without telling them. A
+// finished match is caught up too while a rematch may still be offered or
+// answered in it (Final).
 func (s *Writer) Current(ctx context.Context, id string) (*Match, error) {
 	m, err := s.Load(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if Ended(m.Status) || s.singleNode {
+	if m.Final() || s.singleNode {
 		return m, nil
 	}
 	if m, err = s.Fold(ctx, m, 0); err != nil {

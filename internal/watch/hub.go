@@ -67,11 +67,15 @@ func (h *Hub) remote(id string, v int64) {
 }
 
 // learn records that match id has reached version v: the latest known
-// version of a watched match moves up, and a cached older state is dropped.
-// The caller holds h.mu.
+// version of a watched match moves up, and a cached older state is dropped,
+// in play or finished (a finished match takes rematch offers and their
+// answers). The caller holds h.mu.
 func (h *Hub) learn(id string, v int64) {
 	if m := h.matches.peek(id); m != nil && m.Version < v {
 		h.matches.delete(id)
+	}
+	if m := h.ended[id]; m != nil && m.Version < v {
+		h.dropEnded(id)
 	}
 	if _, watched := h.subs[id]; watched && h.known[id] < v {
 		h.known[id] = v
@@ -92,7 +96,9 @@ func (h *Hub) Reached(id string, v int64) {
 func (h *Hub) gap() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.matches.clear()
+	h.matches.clear() // counts every shard's states as gone
+	clear(h.ended)
+	h.endedOrder = h.endedOrder[:0]
 	for id := range h.subs {
 		// Serve nothing from memory until the store has been read again.
 		h.known[id] = max(h.known[id], h.last(id)+1)
@@ -337,6 +343,12 @@ func (h *Hub) Drop(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.matches.delete(id)
+	h.dropEnded(id)
+}
+
+// dropEnded lets the finished state of match id go, counting it as gone
+// (states); the caller holds h.mu.
+func (h *Hub) dropEnded(id string) {
 	if _, ok := h.ended[id]; ok {
 		h.matches.gone(id)
 		delete(h.ended, id)
